@@ -1,0 +1,79 @@
+# PerfLens — top-level build.
+#
+#   make            build the host agent and the viewer (build/)
+#   make check      install what is missing, build, run every test
+#   make demo       install what is missing, build, profile a sample workload
+#   make agents     static musl agents for the five targets (dist/)
+#   make fuzz       long fuzzing runs;  make bench   benchmarks
+#
+# Variables: BUILD (output dir), SAN=1 (ASan+UBSan build into build-san/).
+
+BUILD ?= build
+ifeq ($(SAN),1)
+BUILD := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+CC ?= gcc
+WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wmissing-prototypes -Werror
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -MMD -MP -Icommon
+LDFLAGS += $(SANFLAGS)
+ZSTD_LIBS := -lzstd
+
+COMMON_SRCS := $(wildcard common/*.c)
+COMMON_OBJS := $(COMMON_SRCS:%.c=$(BUILD)/%.o)
+AGENT_SRCS := $(wildcard agent/*.c)
+AGENT_OBJS := $(AGENT_SRCS:%.c=$(BUILD)/%.o)
+AGENT_LIB_OBJS := $(filter-out $(BUILD)/agent/main.o,$(AGENT_OBJS))
+
+UNIT_TESTS := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/*-test.c))
+WORKLOADS := $(patsubst test/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test/workloads/*.c))
+
+.PHONY: all check check-deps demo agents dist fuzz bench clean install
+all: $(BUILD)/perflens-agent $(UNIT_TESTS) $(WORKLOADS) viewer
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libplcommon.a: $(COMMON_OBJS)
+	ar rcs $@ $^
+
+$(BUILD)/perflens-agent: $(AGENT_OBJS) $(BUILD)/libplcommon.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS)
+
+# Unit tests: test/unit/NAME-test.c links the common library and the agent's
+# objects (everything but main.c), so agent internals are testable.
+$(BUILD)/test/%-test: test/unit/%-test.c $(AGENT_LIB_OBJS) $(BUILD)/libplcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itest -Iagent $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS) -lpthread
+
+# Workloads are built as a user's program would be: -g, frame pointers
+# kept, plus a variant without them (see test/workloads/README).
+$(BUILD)/workloads/%: test/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline-functions-called-once -pthread -o $@ $<
+	$(CC) -O1 -g -fomit-frame-pointer -fno-inline-functions-called-once -pthread -o $@-nofp $<
+
+-include viewer/viewer.mk
+viewer::
+
+check-deps:
+	@ci/deps.sh
+
+check: check-deps
+	$(MAKE) all
+	$(MAKE) SAN=1 all
+	test/run.sh $(BUILD) && test/run.sh build-san
+
+demo: check-deps all
+	ci/demo.sh $(BUILD)
+
+agents:
+	ci/agents.sh
+
+clean:
+	rm -rf build build-san dist
+
+-include $(COMMON_OBJS:.o=.d) $(AGENT_OBJS:.o=.d)

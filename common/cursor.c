@@ -1,0 +1,59 @@
+/* cursor.c — out-of-line parts of the bounds-checked reader. */
+#include "cursor.h"
+
+#include <errno.h>
+
+void pl_cur_fail(struct pl_cursor *c, int err)
+{
+	if (!c->err)
+		c->err = err;
+	c->p = c->end; /* nothing more is read after a failure */
+}
+
+uint64_t pl_cur_varint(struct pl_cursor *c)
+{
+	uint64_t v = 0;
+	for (int shift = 0; shift < 70; shift += 7) {
+		const uint8_t *p = pl_cur_take(c, 1);
+		if (!p)
+			return 0;
+		if (shift == 63 && *p > 1) {
+			pl_cur_fail(c, -EBADMSG);
+			return 0;
+		}
+		v |= (uint64_t)(*p & 0x7f) << shift;
+		if (!(*p & 0x80))
+			return v;
+	}
+	pl_cur_fail(c, -EBADMSG);
+	return 0;
+}
+
+uint64_t pl_cur_varint_max(struct pl_cursor *c, uint64_t max)
+{
+	uint64_t v = pl_cur_varint(c);
+	if (v > max) {
+		pl_cur_fail(c, -E2BIG);
+		return 0;
+	}
+	return v;
+}
+
+const uint8_t *pl_cur_blob(struct pl_cursor *c, size_t max, uint32_t *len)
+{
+	uint64_t n = pl_cur_varint_max(c, max);
+	const uint8_t *p = pl_cur_take(c, (size_t)n);
+	*len = p ? (uint32_t)n : 0;
+	return p;
+}
+
+struct pl_str pl_cur_str(struct pl_cursor *c, size_t max)
+{
+	struct pl_str s;
+	s.p = (const char *)pl_cur_blob(c, max, &s.len);
+	if (!s.p) {
+		s.p = "";
+		s.len = 0;
+	}
+	return s;
+}

@@ -1,0 +1,447 @@
+/* msg.h — the messages carried in frames, and their encoding.
+ *
+ * Each message type has one struct.  pl_msg_encode() appends a whole frame
+ * (header + body) to a writer; pl_msg_decode() fills a struct pl_msg from
+ * one frame body.  Decoded strings, stack copies and file chunks borrow the
+ * frame bytes (valid as long as the caller's block buffer is); arrays of
+ * integers are copied into the fixed arrays of the struct, whose sizes are
+ * the caps.  Neither function allocates.
+ *
+ * Body encoding: fields in the order of the struct, integers as LEB128
+ * varints unless noted, strings and byte arrays as varint length + bytes.
+ * Call-chain entries are zig-zag deltas from the previous entry (the first
+ * from 0): neighbouring return addresses are close, so this shrinks them.
+ *
+ * Direction: 1..63 agent → viewer, 64..127 viewer → agent.  Every command
+ * carries a request id the agent echoes in its PL_MSG_REPLY.
+ */
+#ifndef PL_MSG_H
+#define PL_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cursor.h"
+#include "writer.h"
+
+#define PL_PROTOCOL_VERSION 1u
+
+/* caps (also what the agent never exceeds) */
+#define PL_MAX_STR 4096u           /* any string but file chunks */
+#define PL_MAX_CALLCHAIN 1024u     /* entries, kernel + user + context markers */
+#define PL_MAX_REGS 64u            /* sampled user registers */
+#define PL_MAX_STACK_COPY 65528u   /* perf's sample_stack_user limit */
+#define PL_MAX_CHUNK (512u * 1024) /* one file chunk */
+#define PL_MAX_ARGV 64u
+#define PL_MAX_EVENTS 16u
+#define PL_MAX_COUNTERS 32u
+#define PL_MAX_BUILD_ID 20u
+
+enum pl_msg_type {
+	/* agent → viewer */
+	PL_MSG_HELLO = 1,
+	PL_MSG_PROBE_EVENT = 2,
+	PL_MSG_PROBE_CALLGRAPH = 3,
+	PL_MSG_PROBE_SUMMARY = 4,
+	PL_MSG_REPLY = 5,
+	PL_MSG_PROC = 6,
+	PL_MSG_SESSION = 7,
+	PL_MSG_EVENT_DESC = 8,
+	PL_MSG_SAMPLE = 16,
+	PL_MSG_MMAP = 17,
+	PL_MSG_COMM = 18,
+	PL_MSG_TASK = 19,
+	PL_MSG_SWITCH = 20,
+	PL_MSG_LOST = 21,
+	PL_MSG_THROTTLE = 22,
+	PL_MSG_COUNTERS = 23,
+	PL_MSG_HEALTH = 24,
+	PL_MSG_BUILD_ID = 25,
+	PL_MSG_FILE_CHUNK = 26,
+	PL_MSG_END = 27,
+	PL_MSG_LOG = 28,
+	/* viewer → agent */
+	PL_MSG_AUTH = 64,
+	PL_MSG_LIST = 65,
+	PL_MSG_PROBE = 66,
+	PL_MSG_START = 67,
+	PL_MSG_PAUSE = 68,
+	PL_MSG_RESUME = 69,
+	PL_MSG_CONFIGURE = 70,
+	PL_MSG_STOP = 71,
+	PL_MSG_BYE = 72,
+};
+
+/* Every known type, in order; tests iterate it so that a new type without
+ * coverage fails. */
+extern const uint16_t pl_msg_types[];
+extern const size_t pl_msg_type_count;
+const char *pl_msg_type_name(uint16_t type); /* "SAMPLE", or NULL if unknown */
+
+enum pl_byte_order { PL_LITTLE_ENDIAN = 1, PL_BIG_ENDIAN = 2 };
+enum pl_callgraph { PL_CG_NONE = 0, PL_CG_FP = 1, PL_CG_DWARF = 2, PL_CG_LBR = 3, PL_CG_AUTO = 4 };
+enum pl_stacks { PL_STACKS_USER = 1, PL_STACKS_KERNEL = 2, PL_STACKS_BOTH = 3 };
+enum pl_target { PL_TARGET_PID = 1, PL_TARGET_ALL = 2, PL_TARGET_COMMAND = 3 };
+
+/* HELLO: first frame from the agent; PROBE_* frames follow it. */
+enum pl_hello_flags {
+	PL_HELLO_AUTH_REQUIRED = 1u << 0,
+	PL_HELLO_PERF_AVAILABLE = 1u << 1, /* perf_event_open works at all */
+	PL_HELLO_HW_EVENTS = 1u << 2,      /* a hardware event opened */
+	PL_HELLO_CG_FP = 1u << 3,          /* call-graph modes that yielded stacks */
+	PL_HELLO_CG_DWARF = 1u << 4,
+	PL_HELLO_CG_LBR = 1u << 5,
+	PL_HELLO_BUSY = 1u << 6, /* another controller holds the agent */
+};
+struct pl_msg_hello {
+	uint32_t protocol_version;
+	struct pl_str agent_version;
+	struct pl_str machine; /* uname -m */
+	uint32_t e_machine;    /* ELF EM_* of the agent's own build */
+	uint8_t byte_order;    /* enum pl_byte_order of the board */
+	uint8_t word_size;     /* 4 or 8 */
+	uint32_t page_size;
+	struct pl_str kernel_release;
+	struct pl_str hostname;
+	uint32_t ncpus;
+	uint32_t clock_id;       /* CLOCK_* used for every timestamp (perf's use_clockid) */
+	uint64_t clock_now_ns;   /* that clock at HELLO time */
+	uint64_t wall_now_ns;    /* CLOCK_REALTIME at HELLO time: dates the session */
+	uint32_t flags;          /* enum pl_hello_flags */
+	int32_t perf_errno;      /* 0, or why perf_event_open is unusable (ENOSYS, EACCES…) */
+};
+
+enum pl_probe_event_flags {
+	PL_PROBE_HARDWARE = 1u << 0,
+	PL_PROBE_KERNEL_OK = 1u << 1, /* opened without exclude_kernel */
+	PL_PROBE_SAMPLING_OK = 1u << 2,
+	PL_PROBE_FALLBACK = 1u << 3, /* this event is the fallback default */
+};
+struct pl_msg_probe_event {
+	struct pl_str name; /* "cycles", "cpu-clock", "cpu_core/cycles/" … */
+	struct pl_str pmu;  /* "cpu", "software", "armv8_pmuv3_0", "cpu_atom" … */
+	uint32_t type;      /* perf_event_attr.type */
+	uint64_t config;
+	int32_t status; /* 0 or -errno */
+	uint32_t flags; /* enum pl_probe_event_flags */
+	struct pl_str message; /* what it means and what to do, when refused */
+};
+
+struct pl_msg_probe_callgraph {
+	uint8_t mode; /* enum pl_callgraph */
+	int32_t status;
+	uint32_t samples;
+	uint32_t samples_with_stack; /* non-empty user stack (fp/lbr) or stack copy (dwarf) */
+	uint32_t max_depth;
+	struct pl_str message;
+};
+
+struct pl_msg_probe_summary {
+	int32_t paranoid;
+	uint32_t max_sample_rate;
+	uint32_t max_stack;
+	int32_t kptr_restrict;
+	int32_t perf_errno;
+	uint8_t kernel_stacks_ok;
+	uint8_t user_stacks_ok;
+	struct pl_str default_event; /* what `auto` samples here */
+	struct pl_str pmus;          /* comma-separated /sys/bus/event_source/devices */
+	struct pl_str message;       /* the advice, e.g. about paranoid */
+};
+
+struct pl_msg_reply {
+	uint32_t request_id;
+	uint16_t command; /* the PL_MSG_* it answers */
+	int32_t status;   /* 0 or -errno */
+	struct pl_str message;
+};
+
+struct pl_msg_proc {
+	uint32_t request_id;
+	uint32_t pid;
+	uint32_t ppid;
+	uint32_t uid;
+	uint32_t threads;
+	uint64_t rss_kb;
+	uint64_t cpu_ms; /* utime + stime */
+	struct pl_str comm;
+	struct pl_str cmdline; /* NUL separators replaced by spaces, capped */
+};
+
+struct pl_msg_session {
+	uint32_t session_id;
+	uint8_t target;     /* enum pl_target */
+	uint32_t pid;       /* target or spawned pid; 0 for --all */
+	uint8_t callgraph;  /* enum pl_callgraph really in force */
+	uint32_t stack_size;
+	uint8_t stacks; /* enum pl_stacks */
+	uint64_t sample_regs_user;
+	uint32_t frequency;
+	uint32_t duration_ms;
+	uint32_t ring_pages;
+	uint64_t start_ns; /* clock_id time */
+	struct pl_str command;
+};
+
+enum pl_event_role { PL_ROLE_SAMPLED = 0, PL_ROLE_COUNTED = 1, PL_ROLE_SWITCH = 2 };
+struct pl_msg_event_desc {
+	uint32_t index; /* referred to by samples and counters */
+	uint8_t role;   /* enum pl_event_role */
+	struct pl_str name;
+	uint32_t type;
+	uint64_t config;
+	uint64_t config1;
+	uint64_t config2;
+	uint8_t freq; /* 1: sample_freq, 0: sample_period */
+	uint64_t period_or_freq;
+	uint8_t exclude_kernel;
+};
+
+/* SAMPLE: cpumode values follow PERF_RECORD_MISC_CPUMODE_MASK. */
+struct pl_msg_sample {
+	uint32_t event;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t time;
+	uint32_t cpu;
+	uint64_t period;
+	uint64_t ip;
+	uint8_t cpumode;
+	uint32_t nr_callchain;
+	uint64_t callchain[PL_MAX_CALLCHAIN]; /* as the kernel gives it, with context markers */
+	uint64_t regs_abi;                    /* PERF_SAMPLE_REGS_ABI_*; 0 = no registers */
+	uint32_t nr_regs;
+	uint64_t regs[PL_MAX_REGS]; /* in the order of the session's sample_regs_user bits */
+	uint32_t stack_size;        /* bytes really copied (dyn_size), ≤ requested */
+	uint32_t stack_requested;   /* the session's stack size: equal → maybe truncated */
+	const uint8_t *stack;       /* borrowed */
+};
+
+struct pl_msg_mmap {
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t time;
+	uint64_t start;
+	uint64_t len;
+	uint64_t pgoff;
+	uint32_t prot;
+	uint32_t flags;
+	uint32_t maj, min;
+	uint64_t ino;
+	uint8_t cpumode;  /* kernel vs user mapping */
+	uint8_t snapshot; /* from /proc/PID/maps at start, not from the kernel */
+	uint8_t build_id_len;
+	uint8_t build_id[PL_MAX_BUILD_ID];
+	struct pl_str filename;
+};
+
+struct pl_msg_comm {
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t time;
+	uint8_t exec;     /* renamed by exec */
+	uint8_t snapshot; /* from /proc at start */
+	struct pl_str comm;
+};
+
+enum pl_task_kind { PL_TASK_FORK = 1, PL_TASK_EXIT = 2 };
+struct pl_msg_task {
+	uint8_t kind;
+	uint32_t pid, ppid;
+	uint32_t tid, ptid;
+	uint64_t time;
+};
+
+enum pl_switch_flags { PL_SWITCH_OUT = 1u << 0, PL_SWITCH_PREEMPT = 1u << 1 };
+struct pl_msg_switch {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu;
+	uint8_t flags;
+	uint32_t other_pid, other_tid; /* next/prev task in CPU-wide mode, else 0 */
+};
+
+enum pl_lost_kind {
+	PL_LOST_RING = 1,         /* PERF_RECORD_LOST: the kernel's ring was full */
+	PL_LOST_SAMPLES = 2,      /* PERF_RECORD_LOST_SAMPLES */
+	PL_LOST_BACKPRESSURE = 3, /* the agent dropped encoded data: network too slow */
+	PL_LOST_OVERSIZE = 4,     /* a record too large to encode */
+};
+struct pl_msg_lost {
+	uint8_t kind;
+	uint32_t cpu;
+	uint64_t time;
+	uint64_t count;
+};
+
+struct pl_msg_throttle {
+	uint64_t time;
+	uint32_t event;
+	uint8_t unthrottle;
+};
+
+struct pl_counter_value {
+	uint32_t event;
+	uint64_t value;
+	uint64_t enabled_ns;
+	uint64_t running_ns;
+};
+struct pl_msg_counters {
+	uint64_t time;
+	uint32_t n;
+	struct pl_counter_value v[PL_MAX_COUNTERS];
+};
+
+struct pl_msg_health {
+	uint64_t time;
+	uint32_t ncpus;
+	uint32_t cpu_busy_permille; /* whole board, since the last HEALTH */
+	uint64_t mem_total_kb;
+	uint64_t mem_available_kb;
+	uint32_t load1_x100, load5_x100, load15_x100;
+	uint64_t agent_cpu_ns; /* the agent's own CPU time, cumulative */
+	uint64_t agent_rss_kb;
+	uint64_t samples;   /* cumulative, this session */
+	uint64_t lost;      /* kernel ring losses */
+	uint64_t dropped;   /* backpressure drops */
+	uint64_t throttled; /* throttle events */
+	uint64_t bytes_raw; /* encoded frames before compression */
+	uint64_t bytes_sent;
+};
+
+enum pl_build_id_source { PL_BUILD_ID_ELF_NOTE = 1, PL_BUILD_ID_KERNEL = 2 };
+struct pl_msg_build_id {
+	uint32_t pid; /* 0: system-wide path */
+	uint8_t source;
+	uint8_t len;
+	uint8_t id[PL_MAX_BUILD_ID];
+	struct pl_str path;
+};
+
+enum pl_chunk_kind {
+	PL_CHUNK_VDSO = 1,     /* the vDSO image, addr = its load address in pid */
+	PL_CHUNK_PERF_MAP = 2, /* /tmp/perf-PID.map text */
+	PL_CHUNK_KALLSYMS = 3, /* /proc/kallsyms text (text symbols only) */
+	PL_CHUNK_MODULES = 4,  /* /proc/modules text */
+};
+struct pl_msg_file_chunk {
+	uint8_t kind;
+	uint32_t pid;
+	uint64_t addr;
+	uint64_t offset; /* of this chunk within the file */
+	uint64_t total;  /* file size, when known, else 0 */
+	struct pl_str name;
+	uint32_t len;
+	const uint8_t *data; /* borrowed */
+};
+
+enum pl_end_reason {
+	PL_END_TARGET_EXITED = 1,
+	PL_END_STOPPED = 2,
+	PL_END_DURATION = 3,
+	PL_END_ERROR = 4,
+};
+struct pl_msg_end {
+	uint8_t reason;
+	int32_t status; /* exit status of a spawned command, or -errno */
+	uint64_t time;
+	struct pl_str message;
+};
+
+enum pl_log_level { PL_LOG_ERROR = 1, PL_LOG_WARN = 2, PL_LOG_INFO = 3 };
+struct pl_msg_log {
+	uint8_t level;
+	struct pl_str message;
+};
+
+struct pl_msg_auth {
+	uint32_t request_id;
+	struct pl_str token;
+};
+
+/* LIST, PROBE, PAUSE, RESUME, STOP, BYE carry only a request id. */
+struct pl_msg_request {
+	uint32_t request_id;
+};
+
+enum pl_start_flags {
+	PL_START_SWITCH_STACKS = 1u << 0, /* context-switch samples with stacks (off-CPU) */
+	PL_START_COUNTERS = 1u << 1,      /* the perf-stat style counting group */
+	PL_START_KALLSYMS = 1u << 2,      /* send /proc/kallsyms (kernel stacks) */
+};
+struct pl_msg_start {
+	uint32_t request_id;
+	uint8_t target; /* enum pl_target */
+	uint32_t pid;
+	uint32_t argc;
+	struct pl_str argv[PL_MAX_ARGV];
+	uint32_t nevents;
+	struct pl_str events[PL_MAX_EVENTS]; /* specs as --event takes them; none = default */
+	uint32_t frequency;
+	uint8_t callgraph; /* enum pl_callgraph */
+	uint32_t stack_size;
+	uint8_t stacks; /* enum pl_stacks */
+	uint32_t duration_ms;
+	uint32_t flags; /* enum pl_start_flags */
+	uint32_t counter_interval_ms;
+};
+
+struct pl_msg_configure {
+	uint32_t request_id;
+	uint32_t frequency; /* 0: unchanged */
+	uint32_t nevents;   /* 0: unchanged */
+	struct pl_str events[PL_MAX_EVENTS];
+};
+
+struct pl_msg {
+	uint16_t type;
+	union {
+		struct pl_msg_hello hello;
+		struct pl_msg_probe_event probe_event;
+		struct pl_msg_probe_callgraph probe_callgraph;
+		struct pl_msg_probe_summary probe_summary;
+		struct pl_msg_reply reply;
+		struct pl_msg_proc proc;
+		struct pl_msg_session session;
+		struct pl_msg_event_desc event_desc;
+		struct pl_msg_sample sample;
+		struct pl_msg_mmap mmap;
+		struct pl_msg_comm comm;
+		struct pl_msg_task task;
+		struct pl_msg_switch sw;
+		struct pl_msg_lost lost;
+		struct pl_msg_throttle throttle;
+		struct pl_msg_counters counters;
+		struct pl_msg_health health;
+		struct pl_msg_build_id build_id;
+		struct pl_msg_file_chunk chunk;
+		struct pl_msg_end end;
+		struct pl_msg_log log;
+		struct pl_msg_auth auth;
+		struct pl_msg_request request; /* LIST PROBE PAUSE RESUME STOP BYE */
+		struct pl_msg_start start;
+		struct pl_msg_configure configure;
+	} u;
+};
+
+/* Appends one whole frame.  Returns 0, -ENOBUFS if the writer is too small
+ * (the writer is rewound: nothing partial is left), -EINVAL for an unknown
+ * type or a field over its cap. */
+int pl_msg_encode(struct pl_writer *w, const struct pl_msg *m);
+
+/* Decodes one frame body of the given type.  Returns 0; -ENOENT for an
+ * unknown type (skip it); -EBADMSG / -E2BIG for a malformed body, with a
+ * reason in err.  Borrowed pointers in *m point into body. */
+int pl_msg_decode(uint16_t type, const uint8_t *body, size_t len, struct pl_msg *m, char *err,
+		  size_t errlen);
+
+/* Convenience for C strings built from borrowed ones. */
+static inline struct pl_str pl_str_c(const char *s)
+{
+	struct pl_str r = { s ? s : "", 0 };
+	while (r.p[r.len])
+		r.len++;
+	return r;
+}
+
+#endif

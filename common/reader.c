@@ -1,0 +1,154 @@
+/* reader.c — incremental stream reader; see reader.h. */
+#include "reader.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pl_reader_init(struct pl_reader *r, size_t max_block)
+{
+	memset(r, 0, sizeof(*r));
+	if (max_block < PL_BLOCK_HEADER_SIZE + 64 ||
+	    max_block > PL_BLOCK_HEADER_SIZE + PL_BLOCK_MAX_STORED)
+		return -EINVAL;
+	r->max_cap = max_block;
+	pl_cur_init(&r->frames, NULL, 0);
+	return pl_block_dec_init(&r->dec);
+}
+
+void pl_reader_free(struct pl_reader *r)
+{
+	free(r->buf);
+	pl_block_dec_free(&r->dec);
+	memset(r, 0, sizeof(*r));
+}
+
+static int fail(struct pl_reader *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->errmsg, sizeof(r->errmsg), fmt, ap);
+	va_end(ap);
+	r->err = err;
+	return err;
+}
+
+int pl_reader_feed(struct pl_reader *r, const void *p, size_t n)
+{
+	if (r->err)
+		return r->err;
+	/* Compact first.  Decoded frames live in the block decoder's buffer,
+	 * so unread frames survive this; only the stored-block view (r->block)
+	 * is invalidated, as documented. */
+	if (r->consumed) {
+		memmove(r->buf, r->buf + r->consumed, r->len - r->consumed);
+		r->len -= r->consumed;
+		r->consumed = 0;
+		r->block = NULL;
+		r->block_len = 0;
+	}
+	if (r->len + n > r->cap) {
+		size_t cap = r->cap ? r->cap : 4096;
+		while (cap < r->len + n)
+			cap *= 2;
+		uint8_t *nb = realloc(r->buf, cap);
+		if (!nb)
+			return fail(r, -ENOMEM, "out of memory buffering %zu bytes", r->len + n);
+		r->buf = nb;
+		r->cap = cap;
+	}
+	memcpy(r->buf + r->len, p, n);
+	r->len += n;
+	return 0;
+}
+
+size_t pl_reader_pending(const struct pl_reader *r)
+{
+	return r->len - r->consumed;
+}
+
+const char *pl_reader_error(const struct pl_reader *r)
+{
+	return r->err ? r->errmsg : NULL;
+}
+
+/* Loads the next complete block into r->frames; 1 loaded, 0 need more. */
+static int next_block(struct pl_reader *r)
+{
+	const uint8_t *p = r->buf + r->consumed;
+	size_t avail = r->len - r->consumed;
+	struct pl_block_header h;
+	int rc;
+
+	if (!r->have_header) {
+		if (avail < PL_STREAM_HEADER_SIZE)
+			return 0;
+		rc = pl_stream_header_parse(p, avail, &r->header, r->errmsg, sizeof(r->errmsg));
+		if (rc < 0)
+			return r->err = rc;
+		if (avail < r->header.header_size)
+			return 0;
+		r->consumed += r->header.header_size;
+		r->bytes += r->header.header_size;
+		r->have_header = 1;
+		p += r->header.header_size;
+		avail -= r->header.header_size;
+	}
+	if (avail < PL_BLOCK_HEADER_SIZE)
+		return 0;
+	rc = pl_block_header_parse(p, avail, &h, r->errmsg, sizeof(r->errmsg));
+	if (rc < 0)
+		return r->err = rc;
+	if (PL_BLOCK_HEADER_SIZE + (size_t)h.stored_len > r->max_cap)
+		return fail(r, -E2BIG, "block of %u bytes exceeds this reader's %zu-byte limit",
+			    h.stored_len, r->max_cap);
+	if (avail < PL_BLOCK_HEADER_SIZE + (size_t)h.stored_len)
+		return 0;
+	const uint8_t *raw;
+	size_t raw_len;
+	char why[120];
+	rc = pl_block_decode(&r->dec, &h, p + PL_BLOCK_HEADER_SIZE, &raw, &raw_len, why,
+			     sizeof(why));
+	if (rc < 0)
+		return fail(r, rc, "block %llu at byte %llu: %s", (unsigned long long)r->blocks,
+			    (unsigned long long)r->bytes, why);
+	r->block = p;
+	r->block_len = PL_BLOCK_HEADER_SIZE + h.stored_len;
+	r->consumed += r->block_len;
+	r->bytes += r->block_len;
+	r->blocks++;
+	pl_cur_init(&r->frames, raw, raw_len);
+	return 1;
+}
+
+int pl_reader_next(struct pl_reader *r, struct pl_msg *m)
+{
+	if (r->err)
+		return r->err;
+	for (;;) {
+		if (pl_cur_left(&r->frames) == 0) {
+			int rc = next_block(r);
+			if (rc <= 0)
+				return rc;
+			continue;
+		}
+		struct pl_frame_header fh;
+		char why[120];
+		int rc = pl_frame_header_parse(r->frames.p, pl_cur_left(&r->frames), &fh, why,
+					       sizeof(why));
+		if (rc < 0)
+			return fail(r, rc, "block %llu: %s", (unsigned long long)r->blocks, why);
+		const uint8_t *body = r->frames.p + PL_FRAME_HEADER_SIZE;
+		r->frames.p += PL_FRAME_HEADER_SIZE + fh.len;
+		rc = pl_msg_decode(fh.type, body, fh.len, m, why, sizeof(why));
+		if (rc == -ENOENT) {
+			r->skipped_frames++;
+			continue;
+		}
+		if (rc < 0)
+			return fail(r, rc, "block %llu: %s", (unsigned long long)r->blocks, why);
+		return 1;
+	}
+}

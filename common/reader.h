@@ -1,0 +1,62 @@
+/* reader.h — incremental reader of a PerfLens stream (socket or file).
+ *
+ * Feed it bytes as they arrive; pull decoded messages.  It parses the
+ * stream header, then blocks (caps and CRC checked, then decompressed),
+ * then frames; frames of unknown type are skipped by length.  Messages
+ * borrow the reader's buffers until the next pl_reader_next()/feed().
+ *
+ * Errors are final for the stream: once pl_reader_next() returns < 0 it
+ * keeps returning that error; the caller closes the connection or stops
+ * reading the file (everything before the bad block stays valid).
+ * Not thread-safe: one reader per stream.
+ */
+#ifndef PL_READER_H
+#define PL_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "block.h"
+#include "msg.h"
+#include "wire.h"
+
+struct pl_reader {
+	uint8_t *buf; /* undecoded input */
+	size_t len, cap, max_cap;
+	size_t consumed; /* bytes of buf already used */
+	int have_header;
+	struct pl_stream_header header;
+	struct pl_block_dec dec;
+	struct pl_cursor frames; /* the current block's remaining frames */
+	const uint8_t *block;    /* the current block's bytes as stored (header + payload) */
+	size_t block_len;
+	int err;
+	char errmsg[160];
+	uint64_t blocks;         /* complete blocks read */
+	uint64_t bytes;          /* stream bytes consumed (header + complete blocks) */
+	uint64_t skipped_frames; /* unknown types */
+};
+
+/* max_block bounds the input buffer (header + stored payload of one
+ * block); ≤ PL_BLOCK_HEADER_SIZE + PL_BLOCK_MAX_STORED.  A peer that sends
+ * a larger block gets -E2BIG. */
+int pl_reader_init(struct pl_reader *r, size_t max_block);
+void pl_reader_free(struct pl_reader *r);
+/* Appends bytes.  Returns 0 or -ENOMEM. */
+int pl_reader_feed(struct pl_reader *r, const void *p, size_t n);
+/* 1: *m holds a message; 0: need more bytes; < 0: stream error (see
+ * pl_reader_error()). */
+int pl_reader_next(struct pl_reader *r, struct pl_msg *m);
+const char *pl_reader_error(const struct pl_reader *r);
+/* Bytes fed but not yet part of a complete block: at end of file, a torn
+ * tail that was ignored. */
+size_t pl_reader_pending(const struct pl_reader *r);
+/* The stored bytes of the block the last message came from (to append it
+ * verbatim to a capture file), valid until the next call. */
+static inline const uint8_t *pl_reader_block(const struct pl_reader *r, size_t *n)
+{
+	*n = r->block_len;
+	return r->block;
+}
+
+#endif

@@ -1,0 +1,122 @@
+/* burn.c — a multi-threaded workload with known hot functions.
+ *
+ *   burn [SECONDS] [THREADS]
+ *
+ * Threads are named (pthread_setname_np) "burn-N"; each spends most of its
+ * time in hot_leaf() under a fixed call path main-or-thread_main →
+ * worker_loop → compute_outer → compute_mid → hot_leaf, and some in
+ * sort_step() (qsort with a callback, so stacks pass through libc).
+ * One extra thread, "sleeper", blocks in nanosleep so it context-switches
+ * off-CPU.  The main thread works too.  Tests look for these names.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile int stop;
+static volatile unsigned long sink;
+
+__attribute__((noinline)) unsigned long hot_leaf(unsigned long x)
+{
+	for (int i = 0; i < 2000; i++)
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+	return x;
+}
+
+static inline unsigned long inlined_mix(unsigned long x)
+{
+	/* inlined into compute_mid: its lines must show up as inline frames */
+	for (int i = 0; i < 200; i++)
+		x ^= x >> 7, x ^= x << 9;
+	return x;
+}
+
+__attribute__((noinline)) unsigned long compute_mid(unsigned long x)
+{
+	x = hot_leaf(x);
+	return inlined_mix(x);
+}
+
+__attribute__((noinline)) unsigned long compute_outer(unsigned long x)
+{
+	return compute_mid(x) + 1;
+}
+
+static int cmp_ulong(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+	return x < y ? -1 : x > y;
+}
+
+__attribute__((noinline)) void sort_step(unsigned long seed)
+{
+	unsigned long v[256];
+	for (int i = 0; i < 256; i++)
+		v[i] = seed = seed * 2862933555777941757ul + 3037000493ul;
+	qsort(v, 256, sizeof(v[0]), cmp_ulong);
+	sink += v[128];
+}
+
+__attribute__((noinline)) void worker_loop(unsigned long seed)
+{
+	while (!stop) {
+		for (int i = 0; i < 50; i++)
+			seed = compute_outer(seed);
+		sort_step(seed);
+		sink += seed;
+	}
+}
+
+static void *thread_main(void *arg)
+{
+	char name[16];
+	snprintf(name, sizeof(name), "burn-%ld", (long)(size_t)arg);
+	pthread_setname_np(pthread_self(), name);
+	worker_loop((unsigned long)(size_t)arg + 1);
+	return NULL;
+}
+
+static void *sleeper_main(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "sleeper");
+	while (!stop) {
+		struct timespec ts = { 0, 5 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+		sink += hot_leaf(sink) & 1;
+	}
+	return NULL;
+}
+
+static void *timer_main(void *arg)
+{
+	double secs = *(double *)arg;
+	struct timespec ts = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
+	nanosleep(&ts, NULL);
+	stop = 1;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 3.0;
+	int nthreads = argc > 2 ? atoi(argv[2]) : 2;
+	pthread_t th[64], sl, tm;
+	if (nthreads < 0 || nthreads > 64)
+		nthreads = 2;
+	pthread_create(&tm, NULL, timer_main, &secs);
+	pthread_create(&sl, NULL, sleeper_main, NULL);
+	for (long i = 0; i < nthreads; i++)
+		pthread_create(&th[i], NULL, thread_main, (void *)(size_t)(i + 1));
+	worker_loop(0);
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(th[i], NULL);
+	pthread_join(sl, NULL);
+	pthread_join(tm, NULL);
+	printf("burn done %lu\n", sink & 0xff);
+	return 0;
+}
