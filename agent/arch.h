@@ -1,0 +1,28 @@
+/* arch.h — per-architecture facts the agent needs: which user registers to
+ * sample for DWARF unwinding (perf's sample_regs_user bits, from
+ * arch/<arch>/include/uapi/asm/perf_regs.h) and the ELF machine number. */
+#ifndef PLA_ARCH_H
+#define PLA_ARCH_H
+
+#include <elf.h>
+#include <stdint.h>
+
+#if defined(__x86_64__)
+/* AX..R15 without the segment registers DS ES FS GS (bits 12-15), which
+ * the kernel refuses for 64-bit tasks. */
+#define PLA_REGS_USER_MASK 0xff0fffull
+#define PLA_E_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define PLA_REGS_USER_MASK ((1ull << 33) - 1) /* x0..x30, sp, pc */
+#define PLA_E_MACHINE EM_AARCH64
+#elif defined(__arm__)
+#define PLA_REGS_USER_MASK 0xffffull /* r0..r15 */
+#define PLA_E_MACHINE EM_ARM
+#elif defined(__i386__)
+#define PLA_REGS_USER_MASK 0x1ffull /* ax bx cx dx si di bp sp ip */
+#define PLA_E_MACHINE EM_386
+#else
+#error "add this architecture's perf register mask to agent/arch.h"
+#endif
+
+#endif

@@ -1,0 +1,107 @@
+/* collect.h — one profiling session on the board: opens the events for a
+ * target, snapshots what existed before, drains the rings into frames.
+ *
+ * Lifecycle: pla_collect_start() (allocates everything the session needs:
+ * fds, rings, id table), then from the event loop pla_collect_drain() when
+ * a ring fd is readable or the flush timer fires, pla_collect_tick() for
+ * counters and target liveness, and pla_collect_stop().  Drain and tick
+ * do not allocate.  Errors are -errno with a sentence for the user in the
+ * caller's buffer.
+ */
+#ifndef PLA_COLLECT_H
+#define PLA_COLLECT_H
+
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "msg.h"
+#include "perf.h"
+#include "ring.h"
+#include "stream.h"
+
+#define PLA_MAX_CPUS 256
+
+struct pla_collect_config {
+	uint8_t target; /* enum pl_target */
+	pid_t pid;
+	char *const *argv; /* PL_TARGET_COMMAND; NULL-terminated */
+	struct pla_event_spec events[PL_MAX_EVENTS];
+	uint32_t nevents; /* 0: the probe's default event */
+	uint32_t frequency;
+	uint8_t callgraph; /* enum pl_callgraph, resolved (no AUTO) */
+	uint32_t stack_size;
+	uint8_t stacks; /* enum pl_stacks */
+	uint32_t duration_ms;
+	uint32_t flags; /* enum pl_start_flags */
+	uint32_t counter_interval_ms;
+	uint32_t ring_pages; /* 0: sized from mode and frequency */
+};
+
+struct pla_fd {
+	int fd;
+	uint32_t event; /* index into the session's events */
+	int cpu;
+};
+
+struct pla_id_map {
+	uint64_t id;
+	uint32_t event;
+};
+
+struct pla_counter {
+	struct pla_event_spec spec;
+	uint32_t index; /* event index in the session */
+};
+
+struct pla_collector {
+	struct pla_collect_config cfg;
+	uint32_t session_id;
+	int ncpus;
+	pid_t child; /* spawned command, or 0 */
+	int child_status;
+	int child_reaped;
+	int target_gone;
+	int paused;
+	/* events: sampled ones first, then the switch sampler, then counters */
+	uint32_t nevents;
+	struct pl_msg_event_desc desc[PL_MAX_EVENTS + 1 + PL_MAX_COUNTERS];
+	char names[PL_MAX_EVENTS + 1 + PL_MAX_COUNTERS][64];
+	uint32_t nsampled; /* events with a ring (sampled + switch) */
+	struct pla_fd *fds;
+	size_t nfds, fds_cap;
+	struct pla_id_map *ids;
+	size_t nids;
+	struct pla_ring rings[PLA_MAX_CPUS];
+	int nrings;
+	uint64_t sample_type;
+	uint64_t regs_mask;
+	uint64_t start_ns, last_counter_ns;
+	/* statistics */
+	uint64_t samples, lost, throttled;
+	char note[512]; /* fallbacks taken, for the user */
+	struct pl_msg msg; /* scratch: one message being built (8 KiB callchain) */
+};
+
+int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *cfg,
+		      struct pla_stream *out, char *err, size_t errlen);
+/* Adds pollfds for the rings (POLLIN); returns how many were added. */
+int pla_collect_pollfds(struct pla_collector *c, struct pollfd *p, int max);
+/* Drains every ring into out.  Returns records drained. */
+int pla_collect_drain(struct pla_collector *c, struct pla_stream *out);
+/* Periodic work: counters, target liveness.  Returns 1 when the session
+ * is over (target exited or duration reached): *reason is enum
+ * pl_end_reason. */
+int pla_collect_tick(struct pla_collector *c, struct pla_stream *out, uint64_t now,
+		     uint8_t *reason);
+int pla_collect_pause(struct pla_collector *c, int pause);
+int pla_collect_set_frequency(struct pla_collector *c, uint32_t freq);
+/* Final drain, END frame, close everything, kill/reap a spawned child. */
+void pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t reason,
+		      const char *message);
+
+/* The kernel's sample frequency cap, and ring sizing helper (exposed for tests). */
+uint32_t pla_ring_pages_for(uint8_t callgraph, uint32_t stack_size, uint32_t freq);
+
+#endif

@@ -1,0 +1,320 @@
+/* main.c — perflens-agent: arguments, signals, and the only exit. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "net.h"
+#include "perf.h"
+#include "probe.h"
+#include "session.h"
+
+#ifndef PLA_VERSION
+#define PLA_VERSION "0.1.0"
+#endif
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: perflens-agent [MODE] [OPTIONS] [-- COMMAND ARGS...]\n"
+		"\n"
+		"A remote Linux CPU profiler's board side: samples with perf_event_open(2)\n"
+		"and streams to the PerfLens viewer.\n"
+		"\n"
+		"Modes (default --listen):\n"
+		"  --listen              wait for a viewer on TCP (port 9999)\n"
+		"  --port N              listening port\n"
+		"  --bind ADDR           listen on this address only (e.g. 127.0.0.1)\n"
+		"  --server HOST[:PORT]  dial out to a waiting viewer; reconnect with backoff\n"
+		"  --output FILE|-       record headless into a capture file (.plens)\n"
+		"  --probe               print what this board allows and exit\n"
+		"\n"
+		"What to record (for --output; a viewer chooses its own):\n"
+		"  --pid N               attach to a running process (all its threads)\n"
+		"  --all                 the whole system\n"
+		"  -- COMMAND ARGS       start COMMAND and profile it from exec, children too\n"
+		"  --frequency HZ        samples per second per thread (default 99)\n"
+		"  --event SPEC          cycles, cpu-clock, task-clock, page-faults, ...,\n"
+		"                        rNNNN, pmu/config=0xNN/; add :freq=HZ or :period=N;\n"
+		"                        repeatable (default: cycles, else cpu-clock)\n"
+		"  --callgraph MODE      fp, dwarf, lbr, none or auto (default auto)\n"
+		"  --stack-size BYTES    user stack copied per sample in dwarf mode (8192)\n"
+		"  --stacks WHICH        user, kernel or both (default user)\n"
+		"  --duration SECONDS    stop after this long\n"
+		"  --no-offcpu           no context-switch samples (off-CPU stacks)\n"
+		"  --no-counters         no perf-stat style counters\n"
+		"\n"
+		"Access:\n"
+		"  --token TOKEN         viewers must present this token\n"
+		"  --token-file FILE     read the token from FILE\n"
+		"  --no-auth             accept any viewer (trusted networks only)\n"
+		"  (default: a random token is generated and printed)\n"
+		"\n"
+		"  --version, --help\n");
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	pla_stop_requested = 1;
+}
+
+static int parse_uint(const char *opt, const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > max) {
+		fprintf(stderr, "perflens-agent: %s needs a number up to %lu, not '%s'\n", opt, max, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static char token_buf[128];
+
+static const char *read_token_file(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	if (!f || !fgets(token_buf, sizeof(token_buf), f)) {
+		fprintf(stderr, "perflens-agent: cannot read token file %s: %s\n", path,
+			strerror(errno));
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	token_buf[strcspn(token_buf, "\r\n")] = 0;
+	return token_buf;
+}
+
+static const char *random_token(void)
+{
+	unsigned char r[16];
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return NULL;
+	for (int i = 0; i < 16; i++)
+		snprintf(token_buf + 2 * i, 3, "%02x", r[i]);
+	return token_buf;
+}
+
+int main(int argc, char **argv)
+{
+	enum {
+		O_LISTEN = 256, O_PORT, O_BIND, O_SERVER, O_OUTPUT, O_PROBE, O_PID, O_ALL, O_FREQ,
+		O_EVENT, O_CG, O_STACK, O_STACKS, O_DURATION, O_TOKEN, O_TOKEN_FILE, O_NOAUTH,
+		O_NOOFF, O_NOCNT, O_VERSION, O_HELP, O_LEVEL,
+	};
+	static const struct option opts[] = {
+		{ "listen", no_argument, 0, O_LISTEN },
+		{ "port", required_argument, 0, O_PORT },
+		{ "bind", required_argument, 0, O_BIND },
+		{ "server", required_argument, 0, O_SERVER },
+		{ "output", required_argument, 0, O_OUTPUT },
+		{ "probe", no_argument, 0, O_PROBE },
+		{ "pid", required_argument, 0, O_PID },
+		{ "all", no_argument, 0, O_ALL },
+		{ "frequency", required_argument, 0, O_FREQ },
+		{ "event", required_argument, 0, O_EVENT },
+		{ "callgraph", required_argument, 0, O_CG },
+		{ "stack-size", required_argument, 0, O_STACK },
+		{ "stacks", required_argument, 0, O_STACKS },
+		{ "duration", required_argument, 0, O_DURATION },
+		{ "token", required_argument, 0, O_TOKEN },
+		{ "token-file", required_argument, 0, O_TOKEN_FILE },
+		{ "no-auth", no_argument, 0, O_NOAUTH },
+		{ "no-offcpu", no_argument, 0, O_NOOFF },
+		{ "no-counters", no_argument, 0, O_NOCNT },
+		{ "zstd-level", required_argument, 0, O_LEVEL },
+		{ "version", no_argument, 0, O_VERSION },
+		{ "help", no_argument, 0, O_HELP },
+		{ 0, 0, 0, 0 },
+	};
+	static struct pla_options o;
+	unsigned long v;
+	int probe_only = 0, no_auth = 0;
+	char err[256];
+
+	o.mode = PLA_MODE_LISTEN;
+	o.port = 9999;
+	o.zstd_level = 1;
+	o.callgraph_requested = PL_CG_AUTO;
+	o.collect.frequency = 99;
+	o.collect.stacks = PL_STACKS_USER;
+	o.collect.flags = PL_START_SWITCH_STACKS | PL_START_COUNTERS;
+
+	int c;
+	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+		switch (c) {
+		case O_LISTEN:
+			o.mode = PLA_MODE_LISTEN;
+			break;
+		case O_PORT:
+			if (parse_uint("--port", optarg, 65535, &v) < 0)
+				return 2;
+			o.port = (int)v;
+			break;
+		case O_BIND:
+			o.bind_addr = optarg;
+			break;
+		case O_SERVER:
+			o.mode = PLA_MODE_SERVER;
+			if (pla_net_split(optarg, 9999, o.server_host, sizeof(o.server_host),
+					  &o.server_port) < 0) {
+				fprintf(stderr, "perflens-agent: --server needs HOST[:PORT], not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case O_OUTPUT:
+			o.mode = PLA_MODE_OUTPUT;
+			o.output = optarg;
+			break;
+		case O_PROBE:
+			probe_only = 1;
+			break;
+		case O_PID:
+			if (parse_uint("--pid", optarg, 0x7fffffff, &v) < 0)
+				return 2;
+			o.collect.target = PL_TARGET_PID;
+			o.collect.pid = (pid_t)v;
+			break;
+		case O_ALL:
+			o.collect.target = PL_TARGET_ALL;
+			break;
+		case O_FREQ:
+			if (parse_uint("--frequency", optarg, 1000000, &v) < 0 || v == 0)
+				return 2;
+			o.collect.frequency = (uint32_t)v;
+			break;
+		case O_EVENT:
+			if (o.collect.nevents == PL_MAX_EVENTS) {
+				fprintf(stderr, "perflens-agent: at most %u --event\n", PL_MAX_EVENTS);
+				return 2;
+			}
+			if (pla_event_parse(optarg, &o.collect.events[o.collect.nevents], err,
+					    sizeof(err)) < 0) {
+				fprintf(stderr, "perflens-agent: %s\n", err);
+				return 2;
+			}
+			o.collect.nevents++;
+			break;
+		case O_CG:
+			if (!strcmp(optarg, "fp"))
+				o.callgraph_requested = PL_CG_FP;
+			else if (!strcmp(optarg, "dwarf"))
+				o.callgraph_requested = PL_CG_DWARF;
+			else if (!strcmp(optarg, "lbr"))
+				o.callgraph_requested = PL_CG_LBR;
+			else if (!strcmp(optarg, "none"))
+				o.callgraph_requested = PL_CG_NONE;
+			else if (!strcmp(optarg, "auto"))
+				o.callgraph_requested = PL_CG_AUTO;
+			else {
+				fprintf(stderr, "perflens-agent: --callgraph is fp, dwarf, lbr, none or auto\n");
+				return 2;
+			}
+			break;
+		case O_STACK:
+			if (parse_uint("--stack-size", optarg, PL_MAX_STACK_COPY, &v) < 0)
+				return 2;
+			o.collect.stack_size = (uint32_t)v;
+			break;
+		case O_STACKS:
+			if (!strcmp(optarg, "user"))
+				o.collect.stacks = PL_STACKS_USER;
+			else if (!strcmp(optarg, "kernel"))
+				o.collect.stacks = PL_STACKS_KERNEL;
+			else if (!strcmp(optarg, "both"))
+				o.collect.stacks = PL_STACKS_BOTH;
+			else {
+				fprintf(stderr, "perflens-agent: --stacks is user, kernel or both\n");
+				return 2;
+			}
+			break;
+		case O_DURATION: {
+			char *end;
+			double d = strtod(optarg, &end);
+			if (*end || d <= 0 || d > 86400 * 30) {
+				fprintf(stderr, "perflens-agent: --duration needs seconds, not '%s'\n", optarg);
+				return 2;
+			}
+			o.collect.duration_ms = (uint32_t)(d * 1000);
+			break;
+		}
+		case O_TOKEN:
+			o.token = optarg;
+			break;
+		case O_TOKEN_FILE:
+			if (!(o.token = read_token_file(optarg)))
+				return 2;
+			break;
+		case O_NOAUTH:
+			no_auth = 1;
+			break;
+		case O_NOOFF:
+			o.collect.flags &= ~(uint32_t)PL_START_SWITCH_STACKS;
+			break;
+		case O_NOCNT:
+			o.collect.flags &= ~(uint32_t)PL_START_COUNTERS;
+			break;
+		case O_LEVEL:
+			if (parse_uint("--zstd-level", optarg, 19, &v) < 0)
+				return 2;
+			o.zstd_level = (int)v;
+			break;
+		case O_VERSION:
+		case 'V':
+			printf("perflens-agent %s (protocol %u)\n", PLA_VERSION, PL_PROTOCOL_VERSION);
+			return 0;
+		case O_HELP:
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		o.collect.target = PL_TARGET_COMMAND;
+		o.collect.argv = argv + optind;
+	}
+
+	if (probe_only) {
+		struct pla_probe p;
+		pla_probe_run(&p);
+		pla_probe_print(&p);
+		return p.summary.perf_errno ? 1 : 0;
+	}
+	if (o.mode == PLA_MODE_OUTPUT && !o.collect.target) {
+		fprintf(stderr, "perflens-agent: --output needs --pid N, --all or -- COMMAND\n");
+		return 2;
+	}
+	if (o.mode != PLA_MODE_OUTPUT) {
+		if (no_auth) {
+			o.token = NULL;
+			fprintf(stderr, "perflens-agent: WARNING: --no-auth: anyone who reaches this "
+					"port can profile this board\n");
+		} else if (!o.token) {
+			if (!(o.token = random_token())) {
+				fprintf(stderr, "perflens-agent: no randomness for a token: pass --token\n");
+				return 1;
+			}
+			fprintf(stderr, "perflens-agent: token %s\n", o.token);
+		}
+	}
+
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return pla_session_run(&o);
+}

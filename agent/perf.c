@@ -1,0 +1,304 @@
+/* perf.c — perf_event_open wrapper, event specs, fallback policy. */
+#include "perf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct named {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+};
+
+static const struct named named_events[] = {
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
+	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	{ "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	/* aliases perf accepts */
+	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+};
+const char *const pla_named_events[] = {
+	"cycles",     "instructions", "cache-misses", "cache-references",
+	"branch-misses", "branch-instructions", "cpu-clock", "task-clock",
+	"page-faults", "context-switches", "cpu-migrations",
+};
+const size_t pla_named_event_count = sizeof(pla_named_events) / sizeof(pla_named_events[0]);
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 0);
+	if (errno || end == s || *end)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* /sys/bus/event_source/devices/PMU/type */
+static int pmu_type(const char *pmu, uint32_t *type)
+{
+	char path[320];
+	long v;
+	if (strchr(pmu, '/') || strstr(pmu, ".."))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
+	if (pla_read_int_file(path, &v) < 0)
+		return -1;
+	*type = (uint32_t)v;
+	return 0;
+}
+
+static const struct named *find_named(const char *name)
+{
+	for (size_t i = 0; i < sizeof(named_events) / sizeof(named_events[0]); i++)
+		if (strcmp(named_events[i].name, name) == 0)
+			return &named_events[i];
+	return NULL;
+}
+
+/* "freq=N" / "period=N" modifiers after ':' */
+static int parse_modifiers(char *mods, struct pla_event_spec *e, char *err, size_t errlen)
+{
+	for (char *tok = strtok(mods, ":,"); tok; tok = strtok(NULL, ":,")) {
+		uint64_t v;
+		if (!strncmp(tok, "freq=", 5) && parse_u64(tok + 5, &v) == 0 && v > 0) {
+			e->has_freq = 1;
+			e->freq = v;
+		} else if (!strncmp(tok, "period=", 7) && parse_u64(tok + 7, &v) == 0 && v > 0) {
+			e->has_period = 1;
+			e->period = v;
+		} else {
+			snprintf(err, errlen,
+				 "bad event modifier '%s': use :freq=HZ or :period=N", tok);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int pla_event_parse(const char *spec, struct pla_event_spec *out, char *err, size_t errlen)
+{
+	char buf[256];
+	memset(out, 0, sizeof(*out));
+	if (!spec || !*spec || strlen(spec) >= sizeof(buf)) {
+		snprintf(err, errlen, "empty or overlong event spec");
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", spec);
+	/* modifiers follow the last ':' that is outside a pmu/.../ term */
+	char *slash2 = strrchr(buf, '/');
+	char *colon = strchr(slash2 ? slash2 : buf, ':');
+	if (colon) {
+		*colon = 0;
+		if (parse_modifiers(colon + 1, out, err, errlen) < 0)
+			return -EINVAL;
+	}
+	snprintf(out->name, sizeof(out->name), "%s", buf);
+	const struct named *n = find_named(buf);
+	if (n) {
+		out->type = n->type;
+		out->config = n->config;
+		out->hardware = n->type == PERF_TYPE_HARDWARE;
+		return 0;
+	}
+	if (buf[0] == 'r' && buf[1] && strspn(buf + 1, "0123456789abcdefABCDEF") == strlen(buf + 1)) {
+		out->type = PERF_TYPE_RAW;
+		out->config = strtoull(buf + 1, NULL, 16);
+		out->hardware = 1;
+		return 0;
+	}
+	char *s1 = strchr(buf, '/');
+	if (s1 && slash2 && slash2 > s1 && slash2[1] == 0) {
+		*s1 = 0;
+		*slash2 = 0;
+		uint32_t type;
+		if (pmu_type(buf, &type) < 0) {
+			snprintf(err, errlen,
+				 "no PMU '%s' in /sys/bus/event_source/devices (see --probe)", buf);
+			return -EINVAL;
+		}
+		out->type = type;
+		out->hardware = 1;
+		const struct named *inner = find_named(s1 + 1);
+		if (inner && inner->type == PERF_TYPE_HARDWARE) {
+			/* hybrid PMUs: generic hardware event on one PMU type */
+			out->type = PERF_TYPE_HARDWARE;
+			out->config = inner->config | ((uint64_t)type << 32);
+			return 0;
+		}
+		for (char *t = strtok(s1 + 1, ","); t; t = strtok(NULL, ",")) {
+			uint64_t v;
+			char *eq = strchr(t, '=');
+			if (!eq || parse_u64(eq + 1, &v) < 0)
+				goto bad_term;
+			*eq = 0;
+			if (!strcmp(t, "config"))
+				out->config = v;
+			else if (!strcmp(t, "config1"))
+				out->config1 = v;
+			else if (!strcmp(t, "config2"))
+				out->config2 = v;
+			else
+				goto bad_term;
+		}
+		return 0;
+bad_term:
+		snprintf(err, errlen, "bad PMU term in '%s': use pmu/config=0xNN,config1=…/", spec);
+		return -EINVAL;
+	}
+	snprintf(err, errlen,
+		 "unknown event '%s': use a name (cycles, cpu-clock, task-clock, page-faults, "
+		 "context-switches, …), rNNNN or pmu/config=0xNN/",
+		 spec);
+	return -EINVAL;
+}
+
+int pla_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+		  unsigned long flags)
+{
+	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags | PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+static void note_add(char *note, size_t len, const char *s)
+{
+	if (!note || !len)
+		return;
+	size_t n = strlen(note);
+	if (n && strstr(note, s))
+		return; /* each sentence once, however many CPUs repeat it */
+	snprintf(note + n, len - n, "%s%s", n ? " " : "", s);
+}
+
+int pla_perf_open_fallback(struct perf_event_attr *attr, pid_t pid, int cpu, int allow_sw,
+			   int *fell_back, char *note, size_t notelen)
+{
+	for (int attempt = 0; attempt < 8; attempt++) {
+		int fd = pla_perf_open(attr, pid, cpu, -1, 0);
+		if (fd >= 0)
+			return fd;
+		if ((fd == -EACCES || fd == -EPERM) && !attr->exclude_kernel) {
+			attr->exclude_kernel = 1;
+			attr->exclude_hv = 1;
+			attr->exclude_callchain_kernel = 1;
+			note_add(note, notelen,
+				 "Kernel sampling is not allowed: sampling user space only "
+				 "(run as root or set kernel.perf_event_paranoid=1 for kernel stacks).");
+			continue;
+		}
+		if ((fd == -ENOENT || fd == -EOPNOTSUPP || fd == -ENODEV) && allow_sw &&
+		    (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_RAW ||
+		     attr->type >= PERF_TYPE_MAX)) {
+			attr->type = PERF_TYPE_SOFTWARE;
+			attr->config = PERF_COUNT_SW_CPU_CLOCK;
+			attr->config1 = attr->config2 = 0;
+			if (fell_back)
+				*fell_back = 1;
+			note_add(note, notelen,
+				 "Hardware events are not supported here (a VM or no PMU driver): "
+				 "falling back to cpu-clock.");
+			continue;
+		}
+		if (fd == -EINVAL && attr->build_id) {
+			attr->build_id = 0;
+			note_add(note, notelen,
+				 "The kernel cannot put build-ids in mmap records (older than "
+				 "5.12): build-ids come from the ELF files instead.");
+			continue;
+		}
+		if (fd == -EINVAL && attr->context_switch) {
+			attr->context_switch = 0;
+			note_add(note, notelen,
+				 "Context-switch records are not supported by this kernel: no "
+				 "off-CPU timeline.");
+			continue;
+		}
+		if (fd == -EINVAL && attr->use_clockid) {
+			attr->use_clockid = 0;
+			note_add(note, notelen,
+				 "The kernel cannot timestamp with CLOCK_MONOTONIC: using perf's "
+				 "clock.");
+			continue;
+		}
+		return fd;
+	}
+	return -EINVAL;
+}
+
+const char *pla_perf_explain(int err, int paranoid)
+{
+	switch (-err) {
+	case ENOSYS:
+		return "perf_event_open is not implemented (ENOSYS): the kernel lacks "
+		       "CONFIG_PERF_EVENTS, or this runs under qemu-user; run on the real board";
+	case EACCES:
+	case EPERM:
+		return paranoid >= 3
+			       ? "perf_event_paranoid is 3 (Debian's default forbids all users): run "
+				 "as root or `sysctl kernel.perf_event_paranoid=1`"
+			       : "not permitted: run as root, or lower kernel.perf_event_paranoid "
+				 "(1 allows user+kernel for your own processes), or grant "
+				 "CAP_PERFMON";
+	case ENOENT:
+	case EOPNOTSUPP:
+		return "this event is not supported by this CPU or kernel (hardware events are "
+		       "missing on most VMs): use cpu-clock";
+	case ENODEV:
+		return "no such PMU on this board: see --probe for what exists";
+	case EINVAL:
+		return "the kernel rejected these settings (frequency above "
+		       "perf_event_max_sample_rate, stack size too large, or an unsupported "
+		       "option): lower --frequency or --stack-size";
+	case EMFILE:
+		return "too many open files: raise `ulimit -n` (one event per thread per CPU)";
+	case ESRCH:
+		return "no such process (it exited?)";
+	case EBUSY:
+		return "the PMU is busy (another profiler holds it)";
+	}
+	return "perf_event_open failed";
+}
+
+int pla_read_int_file(const char *path, long *out)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	int ok = fscanf(f, "%ld", out) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+const char *pla_errno_name(int err)
+{
+	switch (err < 0 ? -err : err) {
+	case ENOSYS: return "ENOSYS";
+	case EACCES: return "EACCES";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case ENODEV: return "ENODEV";
+	case EINVAL: return "EINVAL";
+	case EMFILE: return "EMFILE";
+	case ESRCH: return "ESRCH";
+	case EBUSY: return "EBUSY";
+	case ENODATA: return "ENODATA";
+	}
+	return "error";
+}

@@ -1,0 +1,58 @@
+/* perf.h — the one perf_event_open(2) wrapper, event specs, and the
+ * fallback policy.
+ *
+ * Every event the agent opens goes through pla_perf_open(); every decision
+ * to open something else instead (cycles → cpu-clock, kernel → user only)
+ * lives in pla_perf_open_fallback(), and each fallback leaves a sentence for
+ * the user in the caller's buffer.
+ */
+#ifndef PLA_PERF_H
+#define PLA_PERF_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* An event as the user names it: "cycles", "cpu-clock:freq=999",
+ * "r00c0:period=100000", "armv8_pmuv3_0/config=0x11/", "cpu_core/cycles/". */
+struct pla_event_spec {
+	char name[256];
+	uint32_t type;
+	uint64_t config, config1, config2;
+	uint8_t has_freq, has_period;
+	uint64_t freq, period;
+	uint8_t hardware; /* may be missing on VMs: eligible for the cpu-clock fallback */
+};
+
+/* Parses a spec.  Returns 0, or -EINVAL with the reason in err. */
+int pla_event_parse(const char *spec, struct pla_event_spec *out, char *err, size_t errlen);
+/* The named generic events the probe tries, in order. */
+extern const char *const pla_named_events[];
+extern const size_t pla_named_event_count;
+
+/* Raw syscall; returns fd or -errno. */
+int pla_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+		  unsigned long flags);
+
+/* Opens attr, retrying with the documented fallbacks:
+ *   EACCES/EPERM with kernel sampling → exclude_kernel + exclude_hv;
+ *   ENOENT/EOPNOTSUPP/ENODEV for a hardware event and allow_sw set →
+ *     cpu-clock (attr is rewritten, *fell_back set);
+ *   EINVAL with build_id → without build_id (old kernels);
+ *   EINVAL with context_switch/use_clockid → without them.
+ * Each change appends a sentence to note.  Returns fd or -errno of the last
+ * attempt, with explain() text in note. */
+int pla_perf_open_fallback(struct perf_event_attr *attr, pid_t pid, int cpu, int allow_sw,
+			   int *fell_back, char *note, size_t notelen);
+
+/* What errno means for perf_event_open here and what to do: for users. */
+const char *pla_perf_explain(int err, int paranoid);
+
+/* "ENOSYS" for -ENOSYS (musl has no strerrorname_np). */
+const char *pla_errno_name(int err);
+
+/* /proc/sys/kernel/perf_event_* readers; -1 when unreadable. */
+int pla_read_int_file(const char *path, long *out);
+
+#endif

@@ -1,0 +1,388 @@
+/* procfs.c — /proc readers and ELF build-id notes; see procfs.h. */
+#include "procfs.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Reads a small file into buf (NUL-terminated); returns bytes or -errno. */
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t n = 0;
+	while (n + 1 < len) {
+		ssize_t r = read(fd, buf + n, len - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = 0;
+	return (ssize_t)n;
+}
+
+static int is_pid_name(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+int pla_proc_comm(pid_t pid, pid_t tid, char *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	ssize_t n = read_small(path, buf, len);
+	if (n < 0)
+		return (int)n;
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = 0;
+	return 0;
+}
+
+int pla_proc_each(int (*fn)(const struct pl_msg_proc *p, void *user), void *user)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return -errno;
+	struct dirent *de;
+	long tick = sysconf(_SC_CLK_TCK);
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	while ((de = readdir(d))) {
+		if (!is_pid_name(de->d_name))
+			continue;
+		char path[64], statline[1024], cmd[1024], comm[64];
+		struct pl_msg_proc p = { 0 };
+		p.pid = (uint32_t)atoi(de->d_name);
+		snprintf(path, sizeof(path), "/proc/%u/stat", p.pid);
+		if (read_small(path, statline, sizeof(statline)) <= 0)
+			continue; /* exited meanwhile */
+		/* comm is in parentheses and may contain anything: find the last ')' */
+		char *lp = strchr(statline, '('), *rp = strrchr(statline, ')');
+		if (!lp || !rp || rp < lp)
+			continue;
+		size_t cl = (size_t)(rp - lp - 1);
+		if (cl >= sizeof(comm))
+			cl = sizeof(comm) - 1;
+		memcpy(comm, lp + 1, cl);
+		comm[cl] = 0;
+		unsigned long utime = 0, stime = 0, rss = 0;
+		int ppid = 0;
+		long threads = 0;
+		char state;
+		/* fields after ')': state ppid pgrp session tty tpgid flags minflt cminflt
+		 * majflt cmajflt utime stime cutime cstime priority nice num_threads
+		 * itrealvalue starttime vsize rss */
+		sscanf(rp + 2,
+		       "%c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %*d %*d %*d %*d %ld "
+		       "%*d %*u %*u %lu",
+		       &state, &ppid, &utime, &stime, &threads, &rss);
+		p.ppid = (uint32_t)ppid;
+		p.threads = (uint32_t)threads;
+		p.rss_kb = (uint64_t)rss * (uint64_t)page_kb;
+		p.cpu_ms = (uint64_t)(utime + stime) * 1000 / (uint64_t)(tick > 0 ? tick : 100);
+		struct stat stt;
+		snprintf(path, sizeof(path), "/proc/%u", p.pid);
+		if (stat(path, &stt) == 0)
+			p.uid = stt.st_uid;
+		snprintf(path, sizeof(path), "/proc/%u/cmdline", p.pid);
+		ssize_t n = read_small(path, cmd, sizeof(cmd));
+		for (ssize_t i = 0; i < n; i++)
+			if (cmd[i] == 0)
+				cmd[i] = ' ';
+		while (n > 0 && cmd[n - 1] == ' ')
+			cmd[--n] = 0;
+		p.comm = pl_str_c(comm);
+		p.cmdline = pl_str_c(n > 0 ? cmd : "");
+		if (fn(&p, user))
+			break;
+	}
+	closedir(d);
+	return 0;
+}
+
+int pla_proc_threads(pid_t pid, pid_t *tids, int max)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -errno;
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && n < max)
+		if (is_pid_name(de->d_name))
+			tids[n++] = (pid_t)atoi(de->d_name);
+	closedir(d);
+	return n;
+}
+
+int pla_proc_maps_each(pid_t pid, int (*fn)(const struct pla_map *m, void *user), void *user)
+{
+	char path[64], line[4096 + 256];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		struct pla_map m = { 0 };
+		char perms[8] = "";
+		unsigned long long start, end, off, ino;
+		unsigned maj, min;
+		int pos = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off,
+			   &maj, &min, &ino, &pos) < 7)
+			continue;
+		char *p = line + pos;
+		p[strcspn(p, "\n")] = 0;
+		m.start = start;
+		m.end = end;
+		m.pgoff = off;
+		m.maj = maj;
+		m.min = min;
+		m.ino = ino;
+		m.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+			 (perms[2] == 'x' ? PROT_EXEC : 0);
+		m.flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+		m.path = p;
+		if (fn(&m, user))
+			break;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* ─── ELF notes ─────────────────────────────────────────────────────────── */
+
+struct elf_file {
+	int fd;
+	int is64, swap;
+	off_t size;
+};
+
+static uint16_t e16(const struct elf_file *e, uint16_t v)
+{
+	return e->swap ? __builtin_bswap16(v) : v;
+}
+static uint32_t e32(const struct elf_file *e, uint32_t v)
+{
+	return e->swap ? __builtin_bswap32(v) : v;
+}
+static uint64_t e64(const struct elf_file *e, uint64_t v)
+{
+	return e->swap ? __builtin_bswap64(v) : v;
+}
+
+static int pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	ssize_t r = pread(fd, buf, n, (off_t)off);
+	return r == (ssize_t)n ? 0 : -EIO;
+}
+
+/* Scans a note area [off, off+len) for NT_GNU_BUILD_ID. */
+static int scan_notes(const struct elf_file *e, uint64_t off, uint64_t len,
+		      uint8_t id[PL_MAX_BUILD_ID])
+{
+	uint8_t buf[4096];
+	if (len > sizeof(buf))
+		len = sizeof(buf); /* the build-id note is always near the start */
+	if (off > (uint64_t)e->size || len > (uint64_t)e->size - off)
+		return -ENOENT;
+	if (pread_all(e->fd, buf, (size_t)len, off) < 0)
+		return -EIO;
+	uint64_t p = 0;
+	while (p + 12 <= len) {
+		uint32_t namesz, descsz, type;
+		memcpy(&namesz, buf + p, 4);
+		memcpy(&descsz, buf + p + 4, 4);
+		memcpy(&type, buf + p + 8, 4);
+		namesz = e32(e, namesz);
+		descsz = e32(e, descsz);
+		type = e32(e, type);
+		uint64_t name_off = p + 12, desc_off = name_off + ((namesz + 3u) & ~3u);
+		uint64_t next = desc_off + ((descsz + 3u) & ~3u);
+		if (namesz > len || descsz > len || next > len)
+			break;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(buf + name_off, "GNU", 4) &&
+		    descsz > 0) {
+			uint32_t n = descsz > PL_MAX_BUILD_ID ? PL_MAX_BUILD_ID : descsz;
+			memcpy(id, buf + desc_off, n);
+			return (int)n;
+		}
+		p = next;
+	}
+	return -ENOENT;
+}
+
+int pla_elf_build_id(const char *path, uint8_t id[PL_MAX_BUILD_ID])
+{
+	struct elf_file e = { .fd = open(path, O_RDONLY | O_CLOEXEC) };
+	if (e.fd < 0)
+		return -errno;
+	struct stat st;
+	unsigned char ident[EI_NIDENT];
+	int rc = -ENOENT;
+	if (fstat(e.fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    pread_all(e.fd, ident, sizeof(ident), 0) < 0 || memcmp(ident, ELFMAG, SELFMAG))
+		goto out;
+	e.size = st.st_size;
+	e.is64 = ident[EI_CLASS] == ELFCLASS64;
+	int file_le = ident[EI_DATA] == ELFDATA2LSB;
+	int host_le = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+	e.swap = file_le != host_le;
+	uint64_t phoff, shoff;
+	unsigned phnum, phentsize, shnum, shentsize;
+	if (e.is64) {
+		Elf64_Ehdr h;
+		if (pread_all(e.fd, &h, sizeof(h), 0) < 0)
+			goto out;
+		phoff = e64(&e, h.e_phoff), phnum = e16(&e, h.e_phnum);
+		phentsize = e16(&e, h.e_phentsize);
+		shoff = e64(&e, h.e_shoff), shnum = e16(&e, h.e_shnum);
+		shentsize = e16(&e, h.e_shentsize);
+	} else {
+		Elf32_Ehdr h;
+		if (pread_all(e.fd, &h, sizeof(h), 0) < 0)
+			goto out;
+		phoff = e32(&e, h.e_phoff), phnum = e16(&e, h.e_phnum);
+		phentsize = e16(&e, h.e_phentsize);
+		shoff = e32(&e, h.e_shoff), shnum = e16(&e, h.e_shnum);
+		shentsize = e16(&e, h.e_shentsize);
+	}
+	for (unsigned i = 0; i < phnum && i < 256; i++) {
+		uint64_t type, off, sz;
+		if (e.is64) {
+			Elf64_Phdr ph;
+			if (phentsize < sizeof(ph) ||
+			    pread_all(e.fd, &ph, sizeof(ph), phoff + (uint64_t)i * phentsize) < 0)
+				break;
+			type = e32(&e, ph.p_type), off = e64(&e, ph.p_offset);
+			sz = e64(&e, ph.p_filesz);
+		} else {
+			Elf32_Phdr ph;
+			if (phentsize < sizeof(ph) ||
+			    pread_all(e.fd, &ph, sizeof(ph), phoff + (uint64_t)i * phentsize) < 0)
+				break;
+			type = e32(&e, ph.p_type), off = e32(&e, ph.p_offset);
+			sz = e32(&e, ph.p_filesz);
+		}
+		if (type == PT_NOTE && (rc = scan_notes(&e, off, sz, id)) > 0)
+			goto out;
+	}
+	for (unsigned i = 0; i < shnum && i < 4096; i++) {
+		uint64_t type, off, sz;
+		if (e.is64) {
+			Elf64_Shdr sh;
+			if (shentsize < sizeof(sh) ||
+			    pread_all(e.fd, &sh, sizeof(sh), shoff + (uint64_t)i * shentsize) < 0)
+				break;
+			type = e32(&e, sh.sh_type), off = e64(&e, sh.sh_offset);
+			sz = e64(&e, sh.sh_size);
+		} else {
+			Elf32_Shdr sh;
+			if (shentsize < sizeof(sh) ||
+			    pread_all(e.fd, &sh, sizeof(sh), shoff + (uint64_t)i * shentsize) < 0)
+				break;
+			type = e32(&e, sh.sh_type), off = e32(&e, sh.sh_offset);
+			sz = e32(&e, sh.sh_size);
+		}
+		if (type == SHT_NOTE && (rc = scan_notes(&e, off, sz, id)) > 0)
+			goto out;
+	}
+	rc = -ENOENT;
+out:
+	close(e.fd);
+	return rc;
+}
+
+size_t pla_vdso_image(const uint8_t **image)
+{
+	const uint8_t *base = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+	*image = base;
+	if (!base || memcmp(base, ELFMAG, SELFMAG))
+		return 0;
+	/* the image ends with its section headers: that is its true size
+	 * (the mapping is whole pages, and the page after may be unmapped) */
+	if (base[EI_CLASS] == ELFCLASS64) {
+		const Elf64_Ehdr *h = (const void *)base;
+		return (size_t)(h->e_shoff + (uint64_t)h->e_shnum * h->e_shentsize);
+	}
+	const Elf32_Ehdr *h = (const void *)base;
+	return (size_t)(h->e_shoff + (uint64_t)h->e_shnum * h->e_shentsize);
+}
+
+/* ─── health ────────────────────────────────────────────────────────────── */
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void pla_health_read(struct pla_health_state *st, struct pl_msg_health *h)
+{
+	char buf[4096];
+	h->time = now_ns(CLOCK_MONOTONIC);
+	h->ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+	if (read_small("/proc/stat", buf, sizeof(buf)) > 0) {
+		unsigned long long v[10] = { 0 };
+		sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+		       &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
+		uint64_t idle = v[3] + v[4], total = 0;
+		for (int i = 0; i < 8; i++)
+			total += v[i];
+		uint64_t busy = total - idle;
+		if (st->prev_total && total > st->prev_total)
+			h->cpu_busy_permille = (uint32_t)((busy - st->prev_busy) * 1000 /
+							  (total - st->prev_total));
+		st->prev_busy = busy;
+		st->prev_total = total;
+	}
+	if (read_small("/proc/meminfo", buf, sizeof(buf)) > 0) {
+		char *p = strstr(buf, "MemTotal:");
+		if (p)
+			h->mem_total_kb = strtoull(p + 9, NULL, 10);
+		p = strstr(buf, "MemAvailable:");
+		if (p)
+			h->mem_available_kb = strtoull(p + 13, NULL, 10);
+	}
+	if (read_small("/proc/loadavg", buf, sizeof(buf)) > 0) {
+		double a = 0, b = 0, c = 0;
+		sscanf(buf, "%lf %lf %lf", &a, &b, &c);
+		h->load1_x100 = (uint32_t)(a * 100 + 0.5);
+		h->load5_x100 = (uint32_t)(b * 100 + 0.5);
+		h->load15_x100 = (uint32_t)(c * 100 + 0.5);
+	}
+	pla_self_usage(&h->agent_cpu_ns, &h->agent_rss_kb);
+}
+
+void pla_self_usage(uint64_t *cpu_ns, uint64_t *rss_kb)
+{
+	char buf[2048];
+	*cpu_ns = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	*rss_kb = 0;
+	if (read_small("/proc/self/status", buf, sizeof(buf)) > 0) {
+		char *p = strstr(buf, "VmRSS:");
+		if (p)
+			*rss_kb = strtoull(p + 6, NULL, 10);
+	}
+}

@@ -1,0 +1,40 @@
+/* ring.h — reading a perf mmap ring buffer.
+ *
+ * The protocol, as in the kernel's tools/lib/perf/mmap.c: start (load the
+ * head with acquire semantics), read records between tail and head, end
+ * (store the tail with release semantics so the kernel may reuse the
+ * space).  The two barriers live in ring.c and nowhere else.  A record
+ * that wraps the end of the buffer is copied into the ring's own scratch
+ * buffer, so callers always see a contiguous record.  No allocation after
+ * pla_ring_map().
+ */
+#ifndef PLA_RING_H
+#define PLA_RING_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pla_ring {
+	int fd;
+	int cpu;
+	void *base;   /* metadata page + data pages */
+	size_t pages; /* data pages (power of two) */
+	size_t mask;  /* data size - 1 */
+	uint64_t head, tail;
+	uint8_t *scratch; /* for wrapped records, 64 KiB (max record size) */
+};
+
+/* Maps 1 + data_pages pages of fd.  Returns 0 or -errno. */
+int pla_ring_map(struct pla_ring *r, int fd, int cpu, size_t data_pages);
+void pla_ring_unmap(struct pla_ring *r);
+
+/* Starts a read pass: snapshots head.  Returns bytes available. */
+size_t pla_ring_start(struct pla_ring *r);
+/* Next record of this pass, or NULL when the pass is done.  The pointer is
+ * valid until the next call. */
+const struct perf_event_header *pla_ring_next(struct pla_ring *r);
+/* Ends the pass: hands the space back to the kernel. */
+void pla_ring_end(struct pla_ring *r);
+
+#endif

@@ -1,0 +1,555 @@
+/* session.c — the controller's event loop; see session.h. */
+#include "session.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include "arch.h"
+#include "net.h"
+#include "probe.h"
+#include "procfs.h"
+#include "reader.h"
+
+#ifndef PLA_VERSION
+#define PLA_VERSION "0.1.0"
+#endif
+
+#define FLUSH_NS (100ull * 1000000)    /* a block is never older than this */
+#define HEALTH_NS (1000ull * 1000000)  /* device health period */
+#define CMD_BLOCK_MAX (64 * 1024)      /* commands are small: cap what a peer can make us buffer */
+#define SEND_QUEUE (1u << 20)
+#define BLOCK_RAW (128u * 1024)
+#define AUTH_TIMEOUT_NS (10000ull * 1000000)
+#define MAX_POLL (PLA_MAX_CPUS + 4)
+
+volatile int pla_stop_requested;
+
+struct agent {
+	struct pla_options *o;
+	struct pla_probe probe;
+	struct pla_stream out;
+	struct pl_reader cmd;
+	struct pla_collector col;
+	int active;      /* a collection runs */
+	int client;      /* socket of the controller, -1 none */
+	int authed;
+	uint64_t auth_deadline; /* a peer that does not authenticate is dropped */
+	char peer[300];
+	struct pla_health_state hs;
+	uint64_t last_health;
+	struct pl_msg msg;
+	char *argv_store[PL_MAX_ARGV + 1];
+	char argv_buf[8192];
+};
+
+static void logf_(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void logf_(struct agent *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "perflens-agent: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void send_hello(struct agent *a, uint32_t extra_flags)
+{
+	struct utsname u;
+	char host[256] = "";
+	uname(&u);
+	gethostname(host, sizeof(host) - 1);
+	struct timespec mono, wall;
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &wall);
+	struct pl_msg *m = &a->msg;
+	m->type = PL_MSG_HELLO;
+	m->u.hello = (struct pl_msg_hello){
+		.protocol_version = PL_PROTOCOL_VERSION,
+		.agent_version = pl_str_c(PLA_VERSION),
+		.machine = pl_str_c(u.machine),
+		.e_machine = PLA_E_MACHINE,
+		.byte_order = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? PL_BIG_ENDIAN : PL_LITTLE_ENDIAN,
+		.word_size = (uint8_t)sizeof(void *),
+		.page_size = (uint32_t)sysconf(_SC_PAGESIZE),
+		.kernel_release = pl_str_c(u.release),
+		.hostname = pl_str_c(host),
+		.ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN),
+		.clock_id = CLOCK_MONOTONIC,
+		.clock_now_ns = (uint64_t)mono.tv_sec * 1000000000ull + (uint64_t)mono.tv_nsec,
+		.wall_now_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec,
+		.flags = a->probe.hello_flags | extra_flags | (a->o->token ? PL_HELLO_AUTH_REQUIRED : 0),
+		.perf_errno = a->probe.summary.perf_errno,
+	};
+	pla_stream_msg(&a->out, m);
+	pla_probe_send(&a->probe, &a->out);
+	pla_stream_flush(&a->out);
+}
+
+static void reply(struct agent *a, uint32_t req, uint16_t cmd, int status, const char *text)
+{
+	struct pl_msg *m = &a->msg;
+	m->type = PL_MSG_REPLY;
+	m->u.reply = (struct pl_msg_reply){ req, cmd, status, pl_str_c(text ? text : "") };
+	pla_stream_msg(&a->out, m);
+	pla_stream_flush(&a->out);
+}
+
+static void send_health(struct agent *a)
+{
+	struct pl_msg *m = &a->msg;
+	memset(&m->u.health, 0, sizeof(m->u.health));
+	m->type = PL_MSG_HEALTH;
+	pla_health_read(&a->hs, &m->u.health);
+	m->u.health.samples = a->col.samples;
+	m->u.health.lost = a->col.lost;
+	m->u.health.throttled = a->col.throttled;
+	m->u.health.dropped = a->out.dropped_samples;
+	m->u.health.bytes_raw = a->out.bytes_raw;
+	m->u.health.bytes_sent = a->out.bytes_sent;
+	pla_stream_msg(&a->out, m);
+}
+
+static void end_session(struct agent *a, uint8_t reason, const char *text)
+{
+	if (!a->active)
+		return;
+	send_health(a);
+	pla_collect_stop(&a->col, a->out.fd >= 0 ? &a->out : NULL, reason, text);
+	a->active = 0;
+}
+
+/* Constant-time comparison: the time taken does not depend on where the
+ * first difference is. */
+static int token_equal(const char *want, const struct pl_str *got)
+{
+	size_t wl = strlen(want);
+	unsigned diff = (unsigned)(wl ^ got->len);
+	for (size_t i = 0; i < wl; i++)
+		diff |= (unsigned char)want[i] ^ (unsigned char)(i < got->len ? got->p[i] : 0);
+	return diff == 0;
+}
+
+struct list_ctx {
+	struct agent *a;
+	uint32_t req;
+};
+static int list_cb(const struct pl_msg_proc *p, void *user)
+{
+	struct list_ctx *x = user;
+	struct pl_msg *m = &x->a->msg;
+	m->type = PL_MSG_PROC;
+	m->u.proc = *p;
+	m->u.proc.request_id = x->req;
+	return pla_stream_msg(&x->a->out, m) < 0;
+}
+
+static char *dup_str(struct agent *a, size_t *used, struct pl_str s)
+{
+	if (*used + s.len + 1 > sizeof(a->argv_buf))
+		return NULL;
+	char *d = a->argv_buf + *used;
+	memcpy(d, s.p, s.len);
+	d[s.len] = 0;
+	*used += s.len + 1;
+	return d;
+}
+
+/* START from a viewer → a collect config, validated. */
+static int start_from_msg(struct agent *a, const struct pl_msg_start *s, char *err, size_t errlen)
+{
+	struct pla_collect_config cfg = { 0 };
+	size_t used = 0;
+	cfg.target = s->target;
+	cfg.pid = (pid_t)s->pid;
+	if (s->target == PL_TARGET_COMMAND) {
+		if (s->argc == 0) {
+			snprintf(err, errlen, "START with no command");
+			return -EINVAL;
+		}
+		for (uint32_t i = 0; i < s->argc; i++)
+			if (!(a->argv_store[i] = dup_str(a, &used, s->argv[i]))) {
+				snprintf(err, errlen, "command line too long");
+				return -E2BIG;
+			}
+		a->argv_store[s->argc] = NULL;
+		cfg.argv = a->argv_store;
+	} else if (s->target == PL_TARGET_PID) {
+		if (s->pid == 0 || kill((pid_t)s->pid, 0) < 0) {
+			snprintf(err, errlen, "no process %u on the board (pick one from the list)",
+				 s->pid);
+			return -ESRCH;
+		}
+	} else if (s->target != PL_TARGET_ALL) {
+		snprintf(err, errlen, "unknown target kind %u", s->target);
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < s->nevents; i++) {
+		char spec[256];
+		snprintf(spec, sizeof(spec), "%.*s", (int)s->events[i].len, s->events[i].p);
+		if (pla_event_parse(spec, &cfg.events[i], err, errlen) < 0)
+			return -EINVAL;
+	}
+	cfg.nevents = s->nevents;
+	cfg.frequency = s->frequency;
+	cfg.callgraph = s->callgraph == PL_CG_AUTO ? pla_probe_auto_callgraph(&a->probe) : s->callgraph;
+	if (cfg.callgraph > PL_CG_LBR) {
+		snprintf(err, errlen, "unknown call-graph mode %u", s->callgraph);
+		return -EINVAL;
+	}
+	cfg.stack_size = s->stack_size;
+	cfg.stacks = s->stacks;
+	cfg.duration_ms = s->duration_ms;
+	cfg.flags = s->flags;
+	cfg.counter_interval_ms = s->counter_interval_ms;
+	if (a->probe.summary.max_sample_rate && cfg.frequency > a->probe.summary.max_sample_rate) {
+		snprintf(err, errlen,
+			 "frequency %u Hz is above this board's perf_event_max_sample_rate (%u): "
+			 "lower --frequency",
+			 cfg.frequency, a->probe.summary.max_sample_rate);
+		return -EINVAL;
+	}
+	return pla_collect_start(&a->col, &cfg, &a->out, err, errlen);
+}
+
+static void close_client(struct agent *a, const char *why)
+{
+	if (a->client < 0)
+		return;
+	if (why)
+		logf_(a, "controller %s disconnected: %s", a->peer, why);
+	end_session(a, PL_END_STOPPED, "controller disconnected");
+	pla_stream_drain(&a->out, 200);
+	close(a->client);
+	a->client = -1;
+	a->authed = 0;
+	pla_stream_detach(&a->out);
+	pl_reader_free(&a->cmd);
+}
+
+/* Returns 0 to keep the connection, -1 to close it. */
+static int on_command(struct agent *a, const struct pl_msg *m)
+{
+	char err[512] = "";
+	uint32_t req = m->type == PL_MSG_START ? m->u.start.request_id
+		     : m->type == PL_MSG_CONFIGURE ? m->u.configure.request_id
+		     : m->type == PL_MSG_AUTH ? m->u.auth.request_id
+		     : m->u.request.request_id;
+	if (m->type < 64) {
+		logf_(a, "%s sent an agent-side message (%s): closing", a->peer,
+		      pl_msg_type_name(m->type));
+		return -1;
+	}
+	if (m->type == PL_MSG_AUTH) {
+		if (!a->o->token || token_equal(a->o->token, &m->u.auth.token)) {
+			a->authed = 1;
+			reply(a, req, m->type, 0, "authenticated");
+			return 0;
+		}
+		logf_(a, "wrong token from %s", a->peer);
+		sleep(1); /* slows down guessing */
+		reply(a, req, m->type, -EACCES,
+		      "wrong token: use the token the agent printed at start (or --token)");
+		return -1;
+	}
+	if (a->o->token && !a->authed) {
+		reply(a, req, m->type, -EACCES, "authenticate first (this agent requires a token)");
+		return -1;
+	}
+	switch (m->type) {
+	case PL_MSG_LIST: {
+		struct list_ctx x = { a, req };
+		pla_proc_each(list_cb, &x);
+		reply(a, req, m->type, 0, "");
+		return 0;
+	}
+	case PL_MSG_PROBE:
+		if (a->active) {
+			reply(a, req, m->type, -EBUSY, "stop the session before probing again");
+			return 0;
+		}
+		pla_probe_run(&a->probe);
+		pla_probe_send(&a->probe, &a->out);
+		reply(a, req, m->type, 0, a->probe.message);
+		return 0;
+	case PL_MSG_START: {
+		if (a->active) {
+			reply(a, req, m->type, -EBUSY, "a session is already running: stop it first");
+			return 0;
+		}
+		if (a->probe.summary.perf_errno) {
+			reply(a, req, m->type, a->probe.summary.perf_errno, a->probe.message);
+			return 0;
+		}
+		int rc = start_from_msg(a, &m->u.start, err, sizeof(err));
+		if (rc < 0) {
+			reply(a, req, m->type, rc, err);
+			return 0;
+		}
+		a->active = 1;
+		reply(a, req, m->type, 0, a->col.note[0] ? a->col.note : "started");
+		return 0;
+	}
+	case PL_MSG_PAUSE:
+	case PL_MSG_RESUME: {
+		int rc = a->active ? pla_collect_pause(&a->col, m->type == PL_MSG_PAUSE) : -ENOENT;
+		if (rc == 0 && m->type == PL_MSG_PAUSE) {
+			pla_collect_drain(&a->col, &a->out);
+		}
+		reply(a, req, m->type, rc, rc == -ENOENT ? "no session running" : "");
+		return 0;
+	}
+	case PL_MSG_CONFIGURE: {
+		int rc = -ENOENT;
+		if (a->active && m->u.configure.nevents) {
+			rc = -EOPNOTSUPP;
+			snprintf(err, sizeof(err), "changing events needs a new session: stop and start");
+		} else if (a->active && m->u.configure.frequency) {
+			rc = pla_collect_set_frequency(&a->col, m->u.configure.frequency);
+			if (rc < 0)
+				snprintf(err, sizeof(err), "%s", pla_perf_explain(rc, a->probe.summary.paranoid));
+		} else if (!a->active) {
+			snprintf(err, sizeof(err), "no session running");
+		} else {
+			rc = 0;
+		}
+		reply(a, req, m->type, rc, err);
+		return 0;
+	}
+	case PL_MSG_STOP:
+		if (!a->active) {
+			reply(a, req, m->type, -ENOENT, "no session running");
+			return 0;
+		}
+		end_session(a, PL_END_STOPPED, "stopped by the viewer");
+		reply(a, req, m->type, 0, "stopped");
+		return 0;
+	case PL_MSG_BYE:
+		reply(a, req, m->type, 0, "bye");
+		return -1;
+	}
+	return 0; /* an unknown command type of a newer viewer: ignored */
+}
+
+static void on_readable(struct agent *a)
+{
+	uint8_t buf[16384];
+	ssize_t n = recv(a->client, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		close_client(a, n == 0 ? "closed" : strerror(errno));
+		return;
+	}
+	if (n < 0)
+		return;
+	if (pl_reader_feed(&a->cmd, buf, (size_t)n) < 0) {
+		close_client(a, "out of memory");
+		return;
+	}
+	int rc;
+	struct pl_msg *m = malloc(sizeof(*m)); /* commands are rare: not the hot path */
+	if (!m) {
+		close_client(a, "out of memory");
+		return;
+	}
+	while ((rc = pl_reader_next(&a->cmd, m)) == 1) {
+		if (on_command(a, m) < 0) {
+			free(m);
+			close_client(a, "by request or refused");
+			return;
+		}
+	}
+	free(m);
+	if (rc < 0) {
+		logf_(a, "bad data from %s: %s", a->peer, pl_reader_error(&a->cmd));
+		close_client(a, NULL);
+	}
+}
+
+static void take_client(struct agent *a, int fd)
+{
+	a->client = fd;
+	a->authed = 0;
+	a->auth_deadline = pla_now_ns() + AUTH_TIMEOUT_NS;
+	pl_reader_init(&a->cmd, CMD_BLOCK_MAX);
+	pla_stream_attach(&a->out, fd, 1, PL_STREAM_FROM_AGENT);
+	send_hello(a, 0);
+	logf_(a, "controller %s connected", a->peer);
+}
+
+/* A second viewer: tell it who holds the agent, then hang up. */
+static void refuse_busy(struct agent *a, int fd, const char *peer)
+{
+	struct pla_stream s;
+	if (pla_stream_init(&s, 16384, 65536, 0) == 0) {
+		pla_stream_attach(&s, fd, 1, PL_STREAM_FROM_AGENT);
+		struct pl_msg m = { .type = PL_MSG_REPLY };
+		char text[400];
+		snprintf(text, sizeof(text), "busy: another viewer (%s) controls this agent", a->peer);
+		m.u.reply = (struct pl_msg_reply){ 0, PL_MSG_AUTH, -EBUSY, pl_str_c(text) };
+		pla_stream_msg(&s, &m);
+		pla_stream_drain(&s, 200);
+		pla_stream_free(&s);
+	}
+	logf_(a, "refused %s: busy", peer);
+	close(fd);
+}
+
+int pla_session_run(struct pla_options *o)
+{
+	struct agent *a = calloc(1, sizeof(*a));
+	int lfd = -1, status = 0;
+	char err[512];
+	if (!a)
+		return 1;
+	a->o = o;
+	a->client = -1;
+	pla_probe_run(&a->probe);
+	if (pla_stream_init(&a->out, BLOCK_RAW, o->mode == PLA_MODE_OUTPUT ? 16 : SEND_QUEUE,
+			    o->zstd_level) < 0) {
+		fprintf(stderr, "perflens-agent: out of memory\n");
+		return 1;
+	}
+	pla_health_read(&a->hs, &a->msg.u.health);
+
+	if (o->mode == PLA_MODE_OUTPUT) {
+		int fd = strcmp(o->output, "-") ? open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : 1;
+		if (fd < 0) {
+			fprintf(stderr, "perflens-agent: cannot write %s: %s\n", o->output, strerror(errno));
+			return 1;
+		}
+		pla_stream_attach(&a->out, fd, 0, PL_STREAM_FROM_AGENT | PL_STREAM_CAPTURE);
+		send_hello(a, 0);
+		if (a->probe.summary.perf_errno) {
+			fprintf(stderr, "perflens-agent: %s\n", a->probe.message);
+			return 1;
+		}
+		struct pla_collect_config cfg = o->collect;
+		cfg.callgraph = o->callgraph_requested == PL_CG_AUTO ? pla_probe_auto_callgraph(&a->probe)
+								     : o->callgraph_requested;
+		if (pla_collect_start(&a->col, &cfg, &a->out, err, sizeof(err)) < 0) {
+			fprintf(stderr, "perflens-agent: %s\n", err);
+			return 1;
+		}
+		if (a->col.note[0])
+			fprintf(stderr, "perflens-agent: %s\n", a->col.note);
+		a->active = 1;
+	} else if (o->mode == PLA_MODE_LISTEN) {
+		lfd = pla_net_listen(o->bind_addr, o->port, err, sizeof(err));
+		if (lfd < 0) {
+			fprintf(stderr, "perflens-agent: %s\n", err);
+			return 1;
+		}
+		fprintf(stderr, "perflens-agent: listening on %s:%d\n",
+			o->bind_addr ? o->bind_addr : "*", o->port);
+	}
+
+	struct pla_backoff bo;
+	pla_backoff_init(&bo, 30000);
+	uint64_t next_dial = 0;
+	struct pollfd *pfd = calloc(MAX_POLL, sizeof(*pfd));
+	while (!pla_stop_requested) {
+		uint64_t now = pla_now_ns();
+		if (o->mode == PLA_MODE_SERVER && a->client < 0 && now >= next_dial) {
+			int fd = pla_net_dial(o->server_host, o->server_port, 2000, err, sizeof(err));
+			if (fd >= 0) {
+				snprintf(a->peer, sizeof(a->peer), "%s:%d", o->server_host, o->server_port);
+				pla_backoff_reset(&bo);
+				take_client(a, fd);
+			} else {
+				uint32_t ms = pla_backoff_next(&bo);
+				logf_(a, "%s; retrying in %u ms", err, ms);
+				next_dial = pla_now_ns() + (uint64_t)ms * 1000000ull;
+			}
+		}
+		int n = 0, lidx = -1, cidx = -1;
+		if (lfd >= 0) {
+			lidx = n;
+			pfd[n++] = (struct pollfd){ lfd, POLLIN, 0 };
+		}
+		if (a->client >= 0) {
+			cidx = n;
+			pfd[n++] = (struct pollfd){ a->client,
+						    POLLIN | (pla_stream_wants_write(&a->out) ? POLLOUT : 0), 0 };
+		}
+		int ring0 = n;
+		if (a->active)
+			n += pla_collect_pollfds(&a->col, pfd + n, MAX_POLL - n);
+		int r = poll(pfd, (nfds_t)n, 50);
+		if (r < 0 && errno != EINTR)
+			break;
+		now = pla_now_ns();
+		/* the controller first: a viewer that hangs up and reconnects in one
+		 * poll round must not find its own old connection "busy" */
+		if (cidx >= 0 && a->client >= 0 && (pfd[cidx].revents & (POLLIN | POLLHUP | POLLERR)))
+			on_readable(a);
+		if (a->client >= 0 && !a->authed && a->o->token && now > a->auth_deadline)
+			close_client(a, "no authentication within 10 s");
+		if (lidx >= 0 && (pfd[lidx].revents & POLLIN)) {
+			char peer[128];
+			int fd = pla_net_accept(lfd, peer, sizeof(peer));
+			if (fd >= 0 && a->client >= 0) {
+				refuse_busy(a, fd, peer);
+			} else if (fd >= 0) {
+				snprintf(a->peer, sizeof(a->peer), "%s", peer);
+				take_client(a, fd);
+				cidx = -1; /* not in this poll round */
+			}
+		}
+		if (a->active) {
+			(void)ring0;
+			pla_collect_drain(&a->col, &a->out);
+			uint8_t reason;
+			if (pla_collect_tick(&a->col, &a->out, now, &reason)) {
+				end_session(a, reason,
+					    reason == PL_END_TARGET_EXITED ? "target exited" : "duration reached");
+				if (o->mode == PLA_MODE_OUTPUT)
+					break;
+			}
+		}
+		if (a->out.fd >= 0) {
+			if (a->active && now - a->last_health >= HEALTH_NS) {
+				a->last_health = now;
+				send_health(a);
+			}
+			pla_stream_maybe_flush(&a->out, now, FLUSH_NS);
+			if (pla_stream_pump(&a->out) < 0 || a->out.dead) {
+				if (o->mode == PLA_MODE_OUTPUT) {
+					fprintf(stderr, "perflens-agent: writing %s failed: %s\n", o->output,
+						strerror(-a->out.dead));
+					status = 1;
+					break;
+				}
+				close_client(a, strerror(-a->out.dead));
+				if (o->mode == PLA_MODE_SERVER)
+					next_dial = pla_now_ns() + (uint64_t)pla_backoff_next(&bo) * 1000000ull;
+			}
+		}
+		if (o->mode == PLA_MODE_SERVER && a->client < 0 && next_dial == 0)
+			next_dial = now;
+	}
+	if (a->active)
+		end_session(a, PL_END_STOPPED, pla_stop_requested ? "agent interrupted" : "stopped");
+	if (o->mode == PLA_MODE_OUTPUT) {
+		pla_stream_flush(&a->out);
+		if (a->out.fd > 1)
+			close(a->out.fd);
+	} else {
+		close_client(a, NULL);
+	}
+	if (lfd >= 0)
+		close(lfd);
+	free(pfd);
+	pla_stream_free(&a->out);
+	free(a);
+	return status;
+}

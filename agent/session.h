@@ -1,0 +1,36 @@
+/* session.h — the agent's controller: one event loop that serves a viewer
+ * (accepted with --listen or dialled with --server) or writes a capture
+ * (--output).  Commands in, stream out; at most one controller at a time.
+ */
+#ifndef PLA_SESSION_H
+#define PLA_SESSION_H
+
+#include <stdint.h>
+
+#include "collect.h"
+
+enum pla_mode { PLA_MODE_LISTEN = 1, PLA_MODE_SERVER = 2, PLA_MODE_OUTPUT = 3 };
+
+struct pla_options {
+	int mode;
+	const char *bind_addr;
+	int port;
+	char server_host[256];
+	int server_port;
+	const char *output; /* path or "-" */
+	const char *token;  /* NULL: no authentication */
+	struct pla_collect_config collect; /* for --output: what to record */
+	const char *event_specs[PL_MAX_EVENTS];
+	int nevent_specs;
+	uint8_t callgraph_requested; /* may be PL_CG_AUTO */
+	int zstd_level;
+	int verbose;
+};
+
+/* Runs until the output session ends (output mode) or a signal (others).
+ * Returns the process exit status. */
+int pla_session_run(struct pla_options *o);
+/* Set from a signal handler: stop gracefully. */
+extern volatile int pla_stop_requested;
+
+#endif

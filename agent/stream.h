@@ -1,0 +1,58 @@
+/* stream.h — the agent's outgoing stream: frames → blocks → a socket or
+ * a file.
+ *
+ * Frames are encoded into the block encoder's buffer (no allocation); a
+ * block is finished when full or when it is older than the flush interval,
+ * then queued.  For a socket the queue is a fixed byte ring drained with
+ * non-blocking writes: when a finished block does not fit, it is dropped
+ * and its frames counted, never blocking the drain of the kernel's rings;
+ * the loss travels to the viewer in a LOST(BACKPRESSURE) frame.  For a
+ * file, writes are blocking (the disk is the only consumer).
+ */
+#ifndef PLA_STREAM_H
+#define PLA_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "block.h"
+#include "msg.h"
+
+struct pla_stream {
+	struct pl_block_enc enc;
+	int fd;
+	int is_socket;
+	int dead; /* -errno of a failed write: the peer or disk is gone */
+	uint8_t *queue;
+	size_t qcap, qstart, qlen;
+	uint64_t block_start_ns; /* when the current block got its first frame */
+	uint32_t frames_in_block, samples_in_block;
+	/* statistics, cumulative */
+	uint64_t bytes_raw, bytes_sent, frames, dropped_frames, dropped_samples;
+	uint64_t pending_drop_report; /* samples dropped, not yet reported */
+};
+
+/* queue_cap: bytes of send queue for a socket (ignored for files). */
+int pla_stream_init(struct pla_stream *s, size_t block_raw, size_t queue_cap, int zstd_level);
+void pla_stream_free(struct pla_stream *s);
+/* Attach to fd and write the stream header.  Resets the queue. */
+int pla_stream_attach(struct pla_stream *s, int fd, int is_socket, uint32_t header_flags);
+void pla_stream_detach(struct pla_stream *s);
+/* Appends one message.  Returns 0, or -errno if the stream is dead. */
+int pla_stream_msg(struct pla_stream *s, const struct pl_msg *m);
+/* Finishes the current block (if any) and queues or writes it. */
+int pla_stream_flush(struct pla_stream *s);
+/* Flushes if the current block is older than max_age_ns. */
+int pla_stream_maybe_flush(struct pla_stream *s, uint64_t now_ns, uint64_t max_age_ns);
+/* Sends what the queue holds without blocking.  Returns 0 or -errno. */
+int pla_stream_pump(struct pla_stream *s);
+static inline int pla_stream_wants_write(const struct pla_stream *s)
+{
+	return s->qlen > 0;
+}
+/* Blocks (up to timeout_ms) until the queue is empty: before closing. */
+int pla_stream_drain(struct pla_stream *s, int timeout_ms);
+
+uint64_t pla_now_ns(void); /* CLOCK_MONOTONIC, the clock of every timestamp */
+
+#endif

@@ -1,0 +1,650 @@
+/* agent-test.c — the real perflens-agent on the real kernel (software
+ * events), checked through its capture files and its TCP protocol. */
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <sys/socket.h>
+
+#include "pl-test-agent.h"
+
+static char agent[PATH_MAX + 32], burn[PATH_MAX + 32], burn_nofp[PATH_MAX + 32];
+static char tmpdir[256];
+
+static void paths(void)
+{
+	/* absolute paths: the kernel reports mappings by absolute path */
+	char dir[PATH_MAX];
+	if (!realpath(pl_build_dir(), dir))
+		PL_SKIP("no build directory %s", pl_build_dir());
+	snprintf(agent, sizeof(agent), "%s/perflens-agent", dir);
+	snprintf(burn, sizeof(burn), "%s/workloads/burn", dir);
+	snprintf(burn_nofp, sizeof(burn_nofp), "%s/workloads/burn-nofp", dir);
+	if (!tmpdir[0]) {
+		snprintf(tmpdir, sizeof(tmpdir), "/tmp/pl-agent-test-XXXXXX");
+		if (!mkdtemp(tmpdir))
+			PL_CHECK(0);
+	}
+}
+
+static void need_perf(void)
+{
+	paths();
+	char cmd[PATH_MAX + 100];
+	snprintf(cmd, sizeof(cmd), "%s --probe >/dev/null 2>&1", agent);
+	if (system(cmd) != 0)
+		PL_SKIP("perf events unavailable on this machine (see perflens-agent --probe)");
+}
+
+/* nm -S: address and size of a function in the workload */
+static int sym_range(const char *bin, const char *name, uint64_t *lo, uint64_t *hi)
+{
+	char cmd[PATH_MAX + 100], line[512];
+	snprintf(cmd, sizeof(cmd), "nm -S --defined-only %s", bin);
+	FILE *p = popen(cmd, "r");
+	int found = 0;
+	while (p && fgets(line, sizeof(line), p)) {
+		unsigned long long a, s;
+		char t, n[256];
+		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &t, n) == 4 && !strcmp(n, name)) {
+			*lo = a;
+			*hi = a + s;
+			found = 1;
+		}
+	}
+	if (p)
+		pclose(p);
+	return found;
+}
+
+static int read_build_id(const char *bin, char *hex, size_t len)
+{
+	char cmd[PATH_MAX + 100], line[512];
+	snprintf(cmd, sizeof(cmd), "readelf -n %s", bin);
+	FILE *p = popen(cmd, "r");
+	int found = 0;
+	while (p && fgets(line, sizeof(line), p)) {
+		char *b = strstr(line, "Build ID: ");
+		if (b) {
+			snprintf(hex, len, "%s", b + 10);
+			hex[strcspn(hex, "\n ")] = 0;
+			found = 1;
+		}
+	}
+	if (p)
+		pclose(p);
+	return found;
+}
+
+/* ─── what a capture holds ─────────────────────────────────────────────── */
+
+#define MAXT 64
+struct summary {
+	int hello_first, nmsgs, hello;
+	uint32_t hello_flags;
+	struct pl_msg_session session;
+	int has_session;
+	uint32_t switch_event; /* index of the switch sampler, or ~0 */
+	long samples, switch_samples;
+	long sample_with_chain, dwarf_ok, dwarf_bad;
+	uint32_t tids[MAXT];
+	long tid_samples[MAXT];
+	int ntids;
+	char comms[16][32];
+	int ncomms;
+	int forks, exits, comm_snapshots, mmap_snapshots;
+	int switches_out_voluntary[MAXT], switches_any;
+	int counters;
+	uint64_t task_clock;
+	uint32_t task_clock_index;
+	int end, end_reason, end_status;
+	char burn_build_id[64];
+	uint64_t burn_bias;
+	int have_burn_map;
+	const char *burn_path;
+	/* fp check: sample chains that pass through these functions */
+	uint64_t wl_lo, wl_hi, cm_lo, cm_hi;
+	long chain_hits_worker, chain_hits_mid;
+	long first_sample_ms;
+	int lost_msgs;
+	uint64_t health;
+};
+
+static int tid_slot(struct summary *s, uint32_t tid)
+{
+	for (int i = 0; i < s->ntids; i++)
+		if (s->tids[i] == tid)
+			return i;
+	if (s->ntids == MAXT)
+		return MAXT - 1;
+	s->tids[s->ntids] = tid;
+	return s->ntids++;
+}
+
+static void summarize(const struct pl_msg *m, void *user)
+{
+	struct summary *s = user;
+	if (s->nmsgs++ == 0)
+		s->hello_first = m->type == PL_MSG_HELLO;
+	switch (m->type) {
+	case PL_MSG_HELLO:
+		s->hello++;
+		s->hello_flags = m->u.hello.flags;
+		break;
+	case PL_MSG_SESSION:
+		s->session = m->u.session;
+		s->has_session = 1;
+		break;
+	case PL_MSG_EVENT_DESC:
+		if (m->u.event_desc.role == PL_ROLE_SWITCH)
+			s->switch_event = m->u.event_desc.index;
+		if (m->u.event_desc.name.len == 10 && !memcmp(m->u.event_desc.name.p, "task-clock", 10))
+			s->task_clock_index = m->u.event_desc.index;
+		break;
+	case PL_MSG_SAMPLE: {
+		const struct pl_msg_sample *x = &m->u.sample;
+		if (x->event == s->switch_event) {
+			s->switch_samples++;
+			break;
+		}
+		s->samples++;
+		s->tid_samples[tid_slot(s, x->tid)]++;
+		if (x->nr_callchain > 2)
+			s->sample_with_chain++;
+		int in_wl = 0, in_cm = 0;
+		for (uint32_t i = 0; i < x->nr_callchain; i++) {
+			uint64_t a = x->callchain[i] - s->burn_bias;
+			in_wl |= a >= s->wl_lo && a < s->wl_hi;
+			in_cm |= a >= s->cm_lo && a < s->cm_hi;
+		}
+		s->chain_hits_worker += in_wl;
+		s->chain_hits_mid += in_cm;
+		if (s->session.callgraph == PL_CG_DWARF) {
+			if (x->regs_abi == PERF_SAMPLE_REGS_ABI_64 && x->nr_regs == 20 &&
+			    x->stack_size > 0 && x->stack_size <= s->session.stack_size &&
+			    x->stack_requested == s->session.stack_size)
+				s->dwarf_ok++;
+			else
+				s->dwarf_bad++;
+		}
+		break;
+	}
+	case PL_MSG_COMM:
+		if (m->u.comm.snapshot)
+			s->comm_snapshots++;
+		if (s->ncomms < 16)
+			snprintf(s->comms[s->ncomms++], 32, "%.*s", (int)m->u.comm.comm.len,
+				 m->u.comm.comm.p);
+		break;
+	case PL_MSG_TASK:
+		if (m->u.task.kind == PL_TASK_FORK)
+			s->forks++;
+		else
+			s->exits++;
+		break;
+	case PL_MSG_SWITCH:
+		s->switches_any++;
+		if ((m->u.sw.flags & PL_SWITCH_OUT) && !(m->u.sw.flags & PL_SWITCH_PREEMPT))
+			s->switches_out_voluntary[tid_slot(s, m->u.sw.tid)]++;
+		break;
+	case PL_MSG_MMAP:
+		if (m->u.mmap.snapshot)
+			s->mmap_snapshots++;
+		if (s->burn_path && m->u.mmap.filename.len == strlen(s->burn_path) &&
+		    !memcmp(m->u.mmap.filename.p, s->burn_path, m->u.mmap.filename.len) &&
+		    (m->u.mmap.prot & 4 /* PROT_EXEC */)) {
+			s->have_burn_map = 1;
+			s->burn_bias = m->u.mmap.start - m->u.mmap.pgoff;
+			for (int i = 0; i < m->u.mmap.build_id_len; i++)
+				snprintf(s->burn_build_id + 2 * i, 3, "%02x", m->u.mmap.build_id[i]);
+		}
+		break;
+	case PL_MSG_COUNTERS:
+		s->counters++;
+		for (uint32_t i = 0; i < m->u.counters.n; i++)
+			if (m->u.counters.v[i].event == s->task_clock_index)
+				s->task_clock = m->u.counters.v[i].value;
+		break;
+	case PL_MSG_END:
+		s->end++;
+		s->end_reason = m->u.end.reason;
+		s->end_status = m->u.end.status;
+		break;
+	case PL_MSG_LOST:
+		s->lost_msgs++;
+		break;
+	case PL_MSG_HEALTH:
+		s->health++;
+		break;
+	}
+}
+
+static void summary_init(struct summary *s, const char *bin)
+{
+	memset(s, 0, sizeof(*s));
+	s->switch_event = ~0u;
+	s->task_clock_index = ~0u;
+	s->burn_path = bin;
+	PL_CHECK(sym_range(bin, "worker_loop", &s->wl_lo, &s->wl_hi));
+	PL_CHECK(sym_range(bin, "compute_outer", &s->cm_lo, &s->cm_hi));
+}
+
+static int comm_seen(const struct summary *s, const char *name)
+{
+	for (int i = 0; i < s->ncomms; i++)
+		if (!strcmp(s->comms[i], name))
+			return 1;
+	return 0;
+}
+
+static int run_agent(char *const argv[], int timeout_ms)
+{
+	char log[300];
+	snprintf(log, sizeof(log), "%s/agent.log", tmpdir);
+	pid_t pid = pl_spawn(argv, log);
+	int st = pl_wait(pid, timeout_ms);
+	if (st < 0) {
+		pl_kill(pid);
+		return -1;
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Two passes over a capture: the first learns the load bias of the
+ * workload, the second counts. */
+static void read_capture(const char *path, struct summary *s)
+{
+	char err[200];
+	long n = pl_capture_each(path, summarize, s, err, sizeof(err));
+	PL_CHECKF(n > 0, "%s", err);
+	uint64_t bias = s->burn_bias;
+	const char *bin = s->burn_path;
+	summary_init(s, bin);
+	s->burn_bias = bias;
+	PL_CHECK(pl_capture_each(path, summarize, s, err, sizeof(err)) == n);
+}
+
+/* ─── tests ─────────────────────────────────────────────────────────── */
+
+static void test_version_help_and_bad_options(void)
+{
+	paths();
+	char *v[] = { agent, "--version", NULL };
+	PL_CHECK(run_agent(v, 5000) == 0);
+	char *h[] = { agent, "--help", NULL };
+	PL_CHECK(run_agent(h, 5000) == 0);
+	char *bad[] = { agent, "--frequency", "lots", NULL };
+	PL_CHECK(run_agent(bad, 5000) == 2);
+	char *noout[] = { agent, "--output", "/tmp/x.plens", NULL };
+	PL_CHECK(run_agent(noout, 5000) == 2);
+	char *badev[] = { agent, "--event", "nonsense", "--output", "/tmp/x", "--all", NULL };
+	PL_CHECK(run_agent(badev, 5000) == 2);
+}
+
+static void test_probe_reports_fallback(void)
+{
+	need_perf();
+	char cmd[PATH_MAX + 100], out[8192] = "";
+	snprintf(cmd, sizeof(cmd), "%s --probe 2>&1", agent);
+	FILE *p = popen(cmd, "r");
+	size_t n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	pclose(p);
+	PL_CHECKF(strstr(out, "cpu-clock") && strstr(out, "call graphs"), "%s", out);
+	PL_CHECKF(strstr(out, "fp     yes"), "fp call graphs should work here:\n%s", out);
+	PL_CHECKF(strstr(out, "dwarf  yes"), "dwarf call graphs should work here:\n%s", out);
+	/* this VM has no hardware events: the probe must say it falls back */
+	if (strstr(out, "cycles                 no"))
+		PL_CHECKF(strstr(out, "falls back to cpu-clock"), "%s", out);
+}
+
+static void test_output_command_fp(void)
+{
+	need_perf();
+	char file[300];
+	snprintf(file, sizeof(file), "%s/fp.plens", tmpdir);
+	char *argv[] = { agent, "--output", file, "--frequency", "999", "--callgraph", "fp", "--",
+			 burn, "1.5", "2", NULL };
+	PL_CHECK(run_agent(argv, 20000) == 0);
+	static struct summary s;
+	summary_init(&s, burn);
+	read_capture(file, &s);
+	PL_CHECK(s.hello_first && s.hello == 1 && s.has_session);
+	PL_CHECK(s.session.callgraph == PL_CG_FP && s.session.target == PL_TARGET_COMMAND);
+	PL_CHECKF(s.samples > 300, "only %ld samples", s.samples);
+	/* main, burn-1, burn-2 burn CPU: each has samples */
+	int busy = 0;
+	for (int i = 0; i < s.ntids; i++)
+		busy += s.tid_samples[i] > 20;
+	PL_CHECKF(busy >= 3, "%d threads with samples", busy);
+	PL_CHECK(comm_seen(&s, "burn-1") && comm_seen(&s, "burn-2") && comm_seen(&s, "sleeper"));
+	PL_CHECK(s.forks >= 4 && s.exits >= 4);
+	/* the workload's mapping with the build-id of the file */
+	char want[64];
+	PL_CHECK(read_build_id(burn, want, sizeof(want)));
+	PL_CHECK(s.have_burn_map);
+	PL_CHECKF(!strcmp(s.burn_build_id, want), "build-id %s, file has %s", s.burn_build_id, want);
+	/* fp chains carry the workload's own return addresses */
+	PL_CHECKF(s.chain_hits_worker > s.samples / 2, "%ld of %ld chains through worker_loop",
+		  s.chain_hits_worker, s.samples);
+	/* (compute_mid, the caller of the frameless leaf hot_leaf, is skipped
+	 * by fp unwinding: that is what DWARF mode is for) */
+	PL_CHECKF(s.chain_hits_mid > s.samples / 2, "%ld of %ld chains through compute_outer",
+		  s.chain_hits_mid, s.samples);
+	/* the sleeper thread switches out voluntarily, often */
+	int sleeper_switches = 0;
+	for (int i = 0; i < s.ntids; i++)
+		if (s.switches_out_voluntary[i] > sleeper_switches)
+			sleeper_switches = s.switches_out_voluntary[i];
+	PL_CHECKF(sleeper_switches > 50, "max voluntary switch-outs of a thread: %d",
+		  sleeper_switches);
+	PL_CHECKF(s.switch_samples > 50, "%ld context-switch samples", s.switch_samples);
+	PL_CHECK(s.counters >= 1 && s.task_clock > 100000000ull); /* > 0.1 s of task-clock */
+	PL_CHECK(s.health >= 1);
+	PL_CHECK(s.end == 1 && s.end_reason == PL_END_TARGET_EXITED && s.end_status == 0);
+}
+
+static void test_output_command_dwarf(void)
+{
+	need_perf();
+	char file[300];
+	snprintf(file, sizeof(file), "%s/dwarf.plens", tmpdir);
+	char *argv[] = { agent, "--output", file, "--frequency", "499", "--callgraph", "dwarf",
+			 "--stack-size", "8192", "--no-offcpu", "--", burn_nofp, "1", "1", NULL };
+	PL_CHECK(run_agent(argv, 20000) == 0);
+	static struct summary s;
+	summary_init(&s, burn_nofp);
+	read_capture(file, &s);
+	PL_CHECK(s.session.callgraph == PL_CG_DWARF && s.session.stack_size == 8192);
+	PL_CHECK(s.session.sample_regs_user != 0);
+	PL_CHECKF(s.samples > 100, "%ld samples", s.samples);
+	PL_CHECKF(s.dwarf_ok == s.samples && s.dwarf_bad == 0, "%ld ok %ld bad", s.dwarf_ok,
+		  s.dwarf_bad);
+	PL_CHECK(s.switch_samples == 0);
+}
+
+static void test_attach_to_running_pid(void)
+{
+	need_perf();
+	char *bargv[] = { burn, "2.5", "2", NULL };
+	pid_t target = pl_spawn(bargv, "/dev/null");
+	usleep(300000); /* let it start its threads */
+	char file[300], pidarg[16];
+	snprintf(file, sizeof(file), "%s/attach.plens", tmpdir);
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)target);
+	char *argv[] = { agent, "--output", file, "--pid", pidarg, "--frequency", "499",
+			 "--callgraph", "fp", NULL };
+	uint64_t t0 = pl_ms_now();
+	int rc = run_agent(argv, 20000);
+	uint64_t took = pl_ms_now() - t0;
+	int st = pl_wait(target, 5000);
+	PL_CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0); /* unharmed */
+	PL_CHECKF(rc == 0, "agent exit %d", rc);
+	PL_CHECKF(took < 6000, "agent took %llu ms to notice the exit", (unsigned long long)took);
+	static struct summary s;
+	summary_init(&s, burn);
+	read_capture(file, &s);
+	PL_CHECK(s.session.target == PL_TARGET_PID && s.session.pid == (uint32_t)target);
+	PL_CHECK(s.comm_snapshots >= 4 && s.mmap_snapshots >= 2);
+	PL_CHECK(comm_seen(&s, "burn-1") && comm_seen(&s, "sleeper"));
+	PL_CHECK(s.have_burn_map);
+	PL_CHECKF(s.samples > 200, "%ld samples", s.samples);
+	int busy = 0;
+	for (int i = 0; i < s.ntids; i++)
+		busy += s.tid_samples[i] > 20;
+	PL_CHECKF(busy >= 3, "%d busy threads", busy);
+	PL_CHECK(s.chain_hits_worker > s.samples / 2);
+	PL_CHECK(s.end == 1 && s.end_reason == PL_END_TARGET_EXITED);
+}
+
+/* ─── the TCP protocol ──────────────────────────────────────────────── */
+
+static pid_t start_listener(int port, const char *token)
+{
+	char portarg[16], log[300];
+	snprintf(portarg, sizeof(portarg), "%d", port);
+	snprintf(log, sizeof(log), "%s/listen.log", tmpdir);
+	char *argv[] = { agent, "--listen", "--bind", "127.0.0.1", "--port", portarg, "--token",
+			 (char *)token, NULL };
+	return pl_spawn(argv, log);
+}
+
+struct proc_seen {
+	int ours, count;
+};
+
+static void test_listen_full_session(void)
+{
+	need_perf();
+	int port = pl_free_port();
+	pid_t ag = start_listener(port, "s3cret");
+	struct pl_conn c;
+	PL_CHECK(pl_conn_open(&c, port, 5000) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
+	PL_CHECK(c.m.u.hello.flags & PL_HELLO_AUTH_REQUIRED);
+	PL_CHECK(c.m.u.hello.flags & PL_HELLO_PERF_AVAILABLE);
+	PL_CHECK(c.m.u.hello.e_machine == 62 /* EM_X86_64 */ && c.m.u.hello.word_size == 8);
+	PL_CHECK(c.m.u.hello.ncpus >= 1 && c.m.u.hello.kernel_release.len > 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_PROBE_SUMMARY, 5000) == 1);
+	/* commands before authentication are refused */
+	PL_CHECK(pl_conn_auth(&c, "s3cret") == 0);
+
+	/* the process list includes this test */
+	struct pl_msg m = { .type = PL_MSG_LIST };
+	m.u.request.request_id = 77;
+	PL_CHECK(pl_conn_send(&c, &m) == 0);
+	int procs = 0, ours = 0;
+	for (;;) {
+		PL_CHECK(pl_conn_next(&c, 5000) == 1);
+		if (c.m.type == PL_MSG_PROC) {
+			procs++;
+			ours |= c.m.u.proc.pid == (uint32_t)getpid();
+		}
+		if (c.m.type == PL_MSG_REPLY && c.m.u.reply.request_id == 77)
+			break;
+	}
+	PL_CHECKF(procs > 3 && ours, "%d processes, ours %d", procs, ours);
+
+	/* start a command; samples arrive within a second */
+	memset(&m, 0, sizeof(m));
+	m.type = PL_MSG_START;
+	struct pl_msg_start *st = &m.u.start;
+	st->request_id = 78;
+	st->target = PL_TARGET_COMMAND;
+	st->argc = 3;
+	st->argv[0] = pl_str_c(burn);
+	st->argv[1] = pl_str_c("20");
+	st->argv[2] = pl_str_c("1");
+	st->frequency = 499;
+	st->callgraph = PL_CG_FP;
+	st->stacks = PL_STACKS_USER;
+	st->flags = PL_START_COUNTERS;
+	PL_CHECK(pl_conn_send(&c, &m) == 0);
+	uint64_t t_start = pl_ms_now();
+	int got_reply = 0;
+	while (!got_reply) {
+		PL_CHECK(pl_conn_next(&c, 5000) == 1);
+		if (c.m.type == PL_MSG_REPLY && c.m.u.reply.request_id == 78) {
+			PL_CHECKF(c.m.u.reply.status == 0, "START: %.*s", (int)c.m.u.reply.message.len,
+				  c.m.u.reply.message.p);
+			got_reply = 1;
+		}
+	}
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_SAMPLE, 1000) == 1);
+	uint64_t first = pl_ms_now() - t_start;
+	PL_CHECKF(first <= 1000, "first sample after %llu ms", (unsigned long long)first);
+
+	/* pause: after the reply (and what was in flight), no more samples */
+	PL_CHECK(pl_conn_request(&c, PL_MSG_PAUSE) == 0);
+	uint64_t quiet_from = pl_ms_now() + 250;
+	int after = 0;
+	while (pl_ms_now() < quiet_from + 500) {
+		if (pl_conn_next(&c, 100) == 1 && c.m.type == PL_MSG_SAMPLE && pl_ms_now() > quiet_from)
+			after++;
+	}
+	PL_CHECKF(after == 0, "%d samples while paused", after);
+	PL_CHECK(pl_conn_request(&c, PL_MSG_RESUME) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_SAMPLE, 1000) == 1);
+
+	/* frequency change while running */
+	memset(&m, 0, sizeof(m));
+	m.type = PL_MSG_CONFIGURE;
+	m.u.configure.request_id = 90;
+	m.u.configure.frequency = 199;
+	PL_CHECK(pl_conn_send(&c, &m) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_REPLY, 3000) == 1 && c.m.u.reply.status == 0);
+
+	/* a second viewer is told the agent is busy */
+	struct pl_conn c2;
+	PL_CHECK(pl_conn_open(&c2, port, 2000) == 0);
+	PL_CHECK(pl_conn_wait(&c2, PL_MSG_REPLY, 3000) == 1);
+	PL_CHECK(c2.m.u.reply.status == -EBUSY);
+	PL_CHECK(strstr(c2.m.u.reply.message.p, "busy") != NULL);
+	PL_CHECK(pl_conn_next(&c2, 2000) == -1); /* and hung up on */
+	pl_conn_close(&c2);
+
+	/* stop: END arrives, the spawned command is gone */
+	PL_CHECK(pl_conn_request(&c, PL_MSG_STOP) == 0 || c.m.type == PL_MSG_REPLY);
+	PL_CHECK(pl_conn_request(&c, PL_MSG_BYE) == 0);
+	pl_conn_close(&c);
+
+	/* a wrong token is refused and the connection closed */
+	PL_CHECK(pl_conn_open(&c, port, 2000) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 3000) == 1);
+	PL_CHECK(pl_conn_auth(&c, "guess") == -EACCES);
+	PL_CHECK(pl_conn_next(&c, 3000) == -1);
+	pl_conn_close(&c);
+
+	/* and an unauthenticated command too */
+	PL_CHECK(pl_conn_open(&c, port, 2000) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 3000) == 1);
+	PL_CHECK(pl_conn_request(&c, PL_MSG_LIST) == -EACCES);
+	pl_conn_close(&c);
+
+	/* garbage does not kill the agent */
+	PL_CHECK(pl_conn_open(&c, port, 2000) == 0);
+	PL_CHECK(send(c.fd, "GET / HTTP/1.0\r\n\r\n", 18, MSG_NOSIGNAL) == 18);
+	PL_CHECK(pl_conn_next(&c, 3000) >= -1);
+	pl_conn_close(&c);
+	PL_CHECK(pl_conn_open(&c, port, 2000) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 3000) == 1);
+	PL_CHECK(pl_conn_auth(&c, "s3cret") == 0);
+	pl_conn_close(&c);
+	pl_kill(ag);
+}
+
+static void test_stop_ends_session_with_end_message(void)
+{
+	need_perf();
+	int port = pl_free_port();
+	pid_t ag = start_listener(port, "t");
+	struct pl_conn c;
+	PL_CHECK(pl_conn_open(&c, port, 5000) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
+	PL_CHECK(pl_conn_auth(&c, "t") == 0);
+	struct pl_msg m = { .type = PL_MSG_START };
+	m.u.start.request_id = 5;
+	m.u.start.target = PL_TARGET_COMMAND;
+	m.u.start.argc = 2;
+	m.u.start.argv[0] = pl_str_c(burn);
+	m.u.start.argv[1] = pl_str_c("30");
+	m.u.start.frequency = 99;
+	m.u.start.callgraph = PL_CG_FP;
+	PL_CHECK(pl_conn_send(&c, &m) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_REPLY, 5000) == 1 && c.m.u.reply.status == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_SAMPLE, 2000) == 1);
+	m.type = PL_MSG_STOP;
+	m.u.request.request_id = 6;
+	PL_CHECK(pl_conn_send(&c, &m) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_END, 5000) == 1);
+	PL_CHECK(c.m.u.end.reason == PL_END_STOPPED);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_REPLY, 5000) == 1 && c.m.u.reply.status == 0);
+	/* a start with a pid that does not exist is refused with a reason */
+	memset(&m, 0, sizeof(m));
+	m.type = PL_MSG_START;
+	m.u.start.request_id = 7;
+	m.u.start.target = PL_TARGET_PID;
+	m.u.start.pid = 0x7ffffff0;
+	PL_CHECK(pl_conn_send(&c, &m) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_REPLY, 5000) == 1);
+	PL_CHECK(c.m.u.reply.status == -ESRCH && c.m.u.reply.message.len > 10);
+	pl_conn_close(&c);
+	pl_kill(ag);
+}
+
+static int listen_on(int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int one = 1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 4) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int accept_within(int lfd, int ms)
+{
+	struct pollfd p = { lfd, POLLIN, 0 };
+	if (poll(&p, 1, ms) != 1)
+		return -1;
+	return accept(lfd, NULL, NULL);
+}
+
+static int read_hello(int fd)
+{
+	struct pl_conn c;
+	memset(&c, 0, sizeof(c));
+	c.fd = fd;
+	pl_reader_init(&c.r, PL_BLOCK_HEADER_SIZE + PL_BLOCK_MAX_STORED);
+	int rc = pl_conn_wait(&c, PL_MSG_HELLO, 5000);
+	pl_reader_free(&c.r);
+	return rc;
+}
+
+static void test_server_mode_reconnects(void)
+{
+	paths();
+	int port = pl_free_port();
+	int lfd = listen_on(port);
+	PL_CHECK(lfd >= 0);
+	char target[64], log[300];
+	snprintf(target, sizeof(target), "127.0.0.1:%d", port);
+	snprintf(log, sizeof(log), "%s/server.log", tmpdir);
+	char *argv[] = { agent, "--server", target, "--no-auth", NULL };
+	pid_t ag = pl_spawn(argv, log);
+	int fd = accept_within(lfd, 5000);
+	PL_CHECK(fd >= 0);
+	PL_CHECK(read_hello(fd) == 1);
+	/* the viewer goes away: listener and connection */
+	close(fd);
+	close(lfd);
+	usleep(700000);
+	uint64_t t0 = pl_ms_now();
+	lfd = listen_on(port);
+	PL_CHECK(lfd >= 0);
+	fd = accept_within(lfd, 10000);
+	PL_CHECKF(fd >= 0, "no reconnection within 10 s");
+	PL_CHECK(read_hello(fd) == 1);
+	uint64_t took = pl_ms_now() - t0;
+	close(fd);
+	close(lfd);
+	pl_kill(ag);
+	/* the log shows the backoff */
+	FILE *f = fopen(log, "r");
+	char text[8192] = "";
+	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+	text[n] = 0;
+	if (f)
+		fclose(f);
+	PL_CHECKF(strstr(text, "retrying in"), "log: %s", text);
+	PL_CHECKF(took < 10000, "reconnected after %llu ms", (unsigned long long)took);
+}
+
+PL_TEST_MAIN(PL_CASE(test_version_help_and_bad_options), PL_CASE(test_probe_reports_fallback),
+	     PL_CASE(test_output_command_fp), PL_CASE(test_output_command_dwarf),
+	     PL_CASE(test_attach_to_running_pid), PL_CASE(test_listen_full_session),
+	     PL_CASE(test_stop_ends_session_with_end_message),
+	     PL_CASE(test_server_mode_reconnects))

@@ -1,0 +1,216 @@
+/* pl-symbols-private.h — what the files of viewer/symbols share.
+ *
+ * A PlSymbols owns:
+ *   - PlElf: one per (board path, build-id) seen in mappings.  It holds the
+ *     locator's answer (local file, separate debug file, problem), the ELF's
+ *     PT_LOAD table (to turn a mapping into a load bias), a private Dwfl with
+ *     the file reported at bias 0 for symbolization, and the frame cache
+ *     keyed by the address relative to that bias.  Nothing in a PlElf
+ *     depends on a process, so the cache serves every process and survives
+ *     ASLR (perfparser's perfaddresscache habit).
+ *   - PlProc: one per pid: its mappings (sorted, non-overlapping), and the
+ *     Dwfl used to unwind its samples (attached once, reused, rebuilt only
+ *     when a new mapping overlaps a reported module).
+ *   - PlTextSyms: sorted (address, name) tables from text files the agent
+ *     sends: /proc/kallsyms and /tmp/perf-PID.map.
+ */
+#ifndef PL_SYMBOLS_PRIVATE_H
+#define PL_SYMBOLS_PRIVATE_H
+
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include "pl-symbols.h"
+
+#define PL_SYM_MAX_BUILD_ID 64u
+#define PL_SYM_MAX_INLINE 32u              /* inline depth kept per address */
+#define PL_SYM_MAX_VDSO (8u << 20)         /* a vDSO image is a few pages */
+#define PL_SYM_MAX_TEXT_FILE (128u << 20)  /* kallsyms / perf map text */
+#define PL_SYM_MAX_PERF_REGS 64u           /* bits of sample_regs_user */
+
+/* ======================================================================
+ * ELF files
+ * ====================================================================== */
+
+typedef struct {
+	guint64 offset, vaddr, filesz, memsz, align;
+} PlLoad;
+
+typedef struct {
+	guint n;
+	PlFrameInfo frames[]; /* rel_addr holds the looked-up address */
+} PlCachedFrames;
+
+typedef struct _PlElf {
+	char *board_path;
+	char *name;       /* basename shown to the user */
+	guint8 build_id[PL_SYM_MAX_BUILD_ID];
+	gsize build_id_len; /* 0: the board did not say */
+	gboolean is_vdso;
+
+	gboolean located; /* the locator ran (its answer is below) */
+	char *local_path; /* main file: code, phdrs, .eh_frame */
+	char *debug_path; /* separate debug file, or NULL */
+	char *problem;
+	gboolean build_id_match;
+	int image_fd; /* vDSO image from the board (memfd), else -1 */
+
+	guint e_machine;
+	guint e_type;
+	GArray *loads; /* PlLoad, PT_LOAD of local_path */
+	gboolean has_symbols, has_lines, has_cfi, has_ehabi;
+
+	Dwfl *dwfl; /* symbolization: this file alone at bias 0 */
+	Dwfl_Module *mod;
+	gboolean dwfl_failed;
+	GHashTable *cache; /* guint64* rel -> PlCachedFrames* */
+	guint64 samples;
+} PlElf;
+
+/* ======================================================================
+ * Text symbol tables (kallsyms, perf-PID.map)
+ * ====================================================================== */
+
+typedef struct {
+	guint64 addr;
+	guint64 size; /* 0: up to the next symbol */
+	const char *name;   /* interned */
+	const char *module; /* interned: "[kernel]", "[ext4]", "perf-12.map" */
+} PlTextSym;
+
+typedef struct {
+	GArray *syms; /* PlTextSym sorted by addr */
+	guint64 lines_bad;
+	gboolean all_zero; /* kallsyms read under kptr_restrict */
+} PlTextSyms;
+
+/* Accumulates a text file sent in chunks; parsed when first needed after
+ * new bytes came. */
+typedef struct {
+	GByteArray *text;
+	gboolean dirty;
+	gboolean overflow; /* over PL_SYM_MAX_TEXT_FILE: the rest was dropped */
+	PlTextSyms *table;
+} PlTextFile;
+
+/* ======================================================================
+ * Processes
+ * ====================================================================== */
+
+typedef struct {
+	guint64 start, end, pgoff;
+	PlElf *elf;        /* NULL for anon / special mappings */
+	const char *name;  /* interned board name */
+	gboolean reported; /* its file is a module of the process's Dwfl */
+	guint64 bias;      /* valid when reported */
+} PlMapping;
+
+typedef struct _PlProc PlProc;
+
+/* The sample being unwound: what the Dwfl callbacks read. */
+typedef struct {
+	guint64 regs[PL_SYM_MAX_PERF_REGS]; /* by perf register index */
+	guint64 have; /* bit i: regs[i] is set */
+	const guint8 *stack;
+	gsize stack_size;
+	guint64 sp;
+	guint32 tid;
+	gboolean outside_read; /* memory outside the copy was needed and missing */
+} PlUnwindSample;
+
+struct _PlProc {
+	guint32 pid;
+	GArray *maps; /* PlMapping sorted by start, non-overlapping */
+	Dwfl *dwfl;   /* unwinding; NULL until the first unwind or after a rebuild */
+	gboolean attached;
+	gboolean need_rebuild;
+	PlUnwindSample *cur;
+	Elf *arch_elf; /* bare ELF header naming the machine, for dwfl_attach_state */
+	guint8 arch_ehdr[64];
+	PlTextFile perf_map;
+	GByteArray *vdso_image;
+	guint64 vdso_addr;
+};
+
+struct _PlSymbols {
+	PlSymOptions opts; /* deep copy */
+	PlTargetArch arch;
+	GHashTable *elfs;  /* "path\x01hexid" -> PlElf* */
+	GPtrArray *elf_order; /* PlElf*, in order of first sight (coverage rows) */
+	GHashTable *procs; /* pid -> PlProc* */
+	GStringChunk *strings;
+	PlTextFile kallsyms;
+	gboolean kernel_seen; /* a [kernel.kallsyms] mapping or a kallsyms chunk */
+	guint64 kernel_samples;
+	guint64 unknown_samples;
+	GPtrArray *binaries; /* PlBinary*, lazily indexed opts.binaries */
+	gboolean binaries_indexed;
+};
+
+const char *pl_sym_intern(PlSymbols *self, const char *s);
+
+/* ======================================================================
+ * ELF locator (pl-elf-locator.c)
+ * ====================================================================== */
+
+/* Reads the GNU build-id note of a file.  Returns its length (0: none, or
+ * not an ELF file).  id must hold PL_SYM_MAX_BUILD_ID bytes. */
+gsize pl_elf_file_build_id(const char *path, guint8 *id);
+char *pl_build_id_hex(const guint8 *id, gsize len);
+/* Runs the search order for elf once; fills located, local_path,
+ * debug_path, problem, build_id_match, loads and the has_* flags. */
+void pl_elf_locate(PlSymbols *self, PlElf *elf);
+/* Opens the main file of a located elf (a dup of the vDSO image fd, or
+ * the local path).  Returns -1 with errno set when there is none. */
+int pl_elf_open_main(PlElf *elf);
+/* Load bias of a mapping of elf: pc - bias is the ELF virtual address. */
+gboolean pl_elf_bias(const PlElf *elf, const PlMapping *m, guint64 *bias);
+void pl_binary_free(gpointer p);
+
+/* libdwfl callbacks shared by both Dwfl kinds: find_elf refuses (every
+ * module is reported with its file), find_debuginfo serves the located
+ * separate debug file of the PlElf set as the module's userdata. */
+extern const Dwfl_Callbacks pl_sym_dwfl_callbacks;
+/* Reports elf into dwfl at bias and ties the module to elf. */
+Dwfl_Module *pl_elf_report(Dwfl *dwfl, PlElf *elf, guint64 bias);
+
+/* ======================================================================
+ * Text tables (pl-text-syms.c)
+ * ====================================================================== */
+
+PlTextSyms *pl_text_syms_parse_kallsyms(PlSymbols *self, const char *text, gsize len);
+PlTextSyms *pl_text_syms_parse_perf_map(PlSymbols *self, const char *text, gsize len,
+					const char *module);
+void pl_text_syms_free(PlTextSyms *t);
+const PlTextSym *pl_text_syms_lookup(const PlTextSyms *t, guint64 addr);
+void pl_text_file_append(PlTextFile *f, guint64 offset, const guint8 *data, gsize len);
+void pl_text_file_clear(PlTextFile *f);
+
+/* ======================================================================
+ * Unwinding (pl-unwind.c, pl-ehabi.c)
+ * ====================================================================== */
+
+PlProc *pl_proc_get(PlSymbols *self, guint32 pid, gboolean create);
+/* Locates elf (attaching the vDSO image first).  TRUE when a file with
+ * program headers was found. */
+gboolean pl_elf_prepare(PlSymbols *self, PlElf *elf);
+void pl_proc_drop_dwfl(PlProc *proc);
+/* Load bias of mapping m (an element of proc->maps with a located elf). */
+gboolean pl_mapping_bias(const PlProc *proc, const PlMapping *m, guint64 *bias);
+
+/* ARM EHABI hook (pl-ehabi.c).  Called when libdw stopped on an ARM
+ * frame (no CFI covers pc: Debian's armhf libc has only .ARM.exidx).
+ * regs[0..15] are the frame's r0..r15 (pc in r15), valid bit i in *valid.
+ * On success writes the caller's registers in place and returns TRUE; the
+ * unwinder then restarts libdw from them.  Not implemented yet: returns
+ * FALSE, so ARM stacks stop (truncated) at the first EHABI-only frame. */
+gboolean pl_ehabi_step(PlSymbols *self, PlProc *proc, guint64 regs[16], guint32 *valid);
+
+/* ======================================================================
+ * Demangling (pl-demangle.c)
+ * ====================================================================== */
+
+/* Returns an interned demangled name, or name itself (interned). */
+const char *pl_sym_demangle(PlSymbols *self, const char *name);
+
+#endif

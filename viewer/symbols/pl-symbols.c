@@ -1,0 +1,678 @@
+/* pl-symbols.c — PlSymbols: mappings, file chunks, symbolization, coverage.
+ *
+ * Symbolization goes through one Dwfl per ELF file with the file reported
+ * at bias 0, so that an address is looked up as "pc - load bias" and the
+ * answer (inline frames, source lines, demangled names) is cached per
+ * (PlElf, rel_addr) for every process that maps the file, failed lookups
+ * included.  Unwinding uses per-process Dwfls (pl-unwind.c).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+
+#include "pl-symbols-private.h"
+
+#define MSG_CHUNK_VDSO 1u
+#define MSG_CHUNK_PERF_MAP 2u
+#define MSG_CHUNK_KALLSYMS 3u
+
+const char *pl_sym_intern(PlSymbols *self, const char *s)
+{
+	return s ? g_string_chunk_insert_const(self->strings, s) : NULL;
+}
+
+/* ======================================================================
+ * Lifecycle
+ * ====================================================================== */
+
+static GPtrArray *strv_copy(const GPtrArray *a)
+{
+	GPtrArray *r = g_ptr_array_new_with_free_func(g_free);
+	for (guint i = 0; a && i < a->len; i++)
+		g_ptr_array_add(r, g_strdup(g_ptr_array_index(a, i)));
+	return r;
+}
+
+static char *sysroot_from_toolchain(const char *prefix)
+{
+	g_autofree char *gcc = g_strconcat(prefix, "gcc", NULL);
+	char *argv[] = { gcc, (char *)"-print-sysroot", NULL };
+	g_autofree char *out = NULL;
+	gint status = 0;
+	if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+			  NULL, NULL, &out, NULL, &status, NULL) ||
+	    !g_spawn_check_wait_status(status, NULL) || !out)
+		return NULL;
+	g_strstrip(out);
+	return *out ? g_strdup(out) : NULL;
+}
+
+static void elf_free(gpointer p)
+{
+	PlElf *e = p;
+	if (e->dwfl)
+		dwfl_end(e->dwfl);
+	if (e->image_fd >= 0)
+		close(e->image_fd);
+	if (e->loads)
+		g_array_unref(e->loads);
+	if (e->cache)
+		g_hash_table_unref(e->cache);
+	g_free(e->board_path);
+	g_free(e->name);
+	g_free(e->local_path);
+	g_free(e->debug_path);
+	g_free(e->problem);
+	g_free(e);
+}
+
+static void proc_free(gpointer p)
+{
+	PlProc *proc = p;
+	pl_proc_drop_dwfl(proc);
+	g_array_unref(proc->maps);
+	pl_text_file_clear(&proc->perf_map);
+	if (proc->vdso_image)
+		g_byte_array_unref(proc->vdso_image);
+	g_free(proc);
+}
+
+PlSymbols *pl_symbols_new(const PlSymOptions *opts, const PlTargetArch *arch)
+{
+	PlSymbols *self = g_new0(PlSymbols, 1);
+	PlSymOptions none = { 0 };
+	if (!opts)
+		opts = &none;
+	self->opts = *opts;
+	self->opts.sysroot = g_strdup(opts->sysroot);
+	self->opts.toolchain_prefix = g_strdup(opts->toolchain_prefix);
+	self->opts.map_file = g_strdup(opts->map_file);
+	self->opts.binaries = strv_copy(opts->binaries);
+	self->opts.debug_dirs = strv_copy(opts->debug_dirs);
+	self->opts.source_dirs = strv_copy(opts->source_dirs);
+	self->opts.path_maps = strv_copy(opts->path_maps);
+	if (!self->opts.sysroot && self->opts.toolchain_prefix)
+		self->opts.sysroot = sysroot_from_toolchain(self->opts.toolchain_prefix);
+	if (arch)
+		self->arch = *arch;
+	if (!self->arch.word_size)
+		self->arch.word_size = self->arch.e_machine == EM_ARM ||
+						       self->arch.e_machine == EM_386
+					       ? 4
+					       : 8;
+	self->elfs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	self->elf_order = g_ptr_array_new_with_free_func(elf_free);
+	self->procs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, proc_free);
+	self->strings = g_string_chunk_new(64 * 1024);
+	self->binaries = g_ptr_array_new_with_free_func(pl_binary_free);
+	elf_version(EV_CURRENT);
+	return self;
+}
+
+void pl_symbols_free(PlSymbols *self)
+{
+	if (!self)
+		return;
+	g_hash_table_unref(self->procs); /* before the PlElfs their Dwfls point at */
+	g_hash_table_unref(self->elfs);
+	g_ptr_array_unref(self->elf_order);
+	pl_text_file_clear(&self->kallsyms);
+	g_ptr_array_unref(self->binaries);
+	g_free(self->opts.sysroot);
+	g_free(self->opts.toolchain_prefix);
+	g_free(self->opts.map_file);
+	g_ptr_array_unref(self->opts.binaries);
+	g_ptr_array_unref(self->opts.debug_dirs);
+	g_ptr_array_unref(self->opts.source_dirs);
+	g_ptr_array_unref(self->opts.path_maps);
+	g_string_chunk_free(self->strings);
+	g_free(self);
+}
+
+/* ======================================================================
+ * Processes and mappings
+ * ====================================================================== */
+
+PlProc *pl_proc_get(PlSymbols *self, guint32 pid, gboolean create)
+{
+	PlProc *p = g_hash_table_lookup(self->procs, GUINT_TO_POINTER(pid));
+	if (p || !create)
+		return p;
+	p = g_new0(PlProc, 1);
+	p->pid = pid;
+	p->maps = g_array_new(FALSE, FALSE, sizeof(PlMapping));
+	g_hash_table_insert(self->procs, GUINT_TO_POINTER(pid), p);
+	return p;
+}
+
+static gboolean is_special(const char *name)
+{
+	return !name || !*name || name[0] == '[' || !strncmp(name, "//anon", 6) ||
+	       !strncmp(name, "/dev/", 5) || !strncmp(name, "/memfd:", 7) ||
+	       !strncmp(name, "anon_inode:", 11) || g_str_has_suffix(name, " (deleted)");
+}
+
+static PlElf *elf_get(PlSymbols *self, const char *path, const guint8 *id, gsize id_len)
+{
+	id_len = MIN(id_len, PL_SYM_MAX_BUILD_ID);
+	g_autofree char *hex = pl_build_id_hex(id, id_len);
+	g_autofree char *key = g_strconcat(path, "\x01", hex, NULL);
+	PlElf *e = g_hash_table_lookup(self->elfs, key);
+	if (e)
+		return e;
+	e = g_new0(PlElf, 1);
+	e->board_path = g_strdup(path);
+	e->is_vdso = !strcmp(path, "[vdso]");
+	e->name = g_path_get_basename(path);
+	if (id_len)
+		memcpy(e->build_id, id, id_len);
+	e->build_id_len = id_len;
+	e->image_fd = -1;
+	e->cache = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+	g_hash_table_insert(self->elfs, g_steal_pointer(&key), e);
+	g_ptr_array_add(self->elf_order, e);
+	return e;
+}
+
+void pl_symbols_add_mapping(PlSymbols *self, guint32 pid, guint64 start, guint64 len,
+			    guint64 pgoff, const char *filename, const guint8 *build_id,
+			    gsize build_id_len)
+{
+	if (len == 0 || start + len < start)
+		return;
+	if (filename && (!strncmp(filename, "[kernel.kallsyms]", 17) ||
+			 !strncmp(filename, "[guest.kernel", 13))) {
+		self->kernel_seen = TRUE;
+		return; /* kernel addresses go through kallsyms, not mappings */
+	}
+	PlProc *proc = pl_proc_get(self, pid, TRUE);
+	PlMapping nm = { start, start + len, pgoff, NULL, pl_sym_intern(self, filename ? filename : ""), FALSE, 0 };
+	if (filename && (!is_special(filename) || !strcmp(filename, "[vdso]")))
+		nm.elf = elf_get(self, filename, build_id, build_id ? build_id_len : 0);
+
+	/* cut older mappings that the new one covers */
+	GArray *m = proc->maps;
+	for (guint i = 0; i < m->len;) {
+		PlMapping *o = &g_array_index(m, PlMapping, i);
+		if (o->end <= nm.start || o->start >= nm.end) {
+			i++;
+			continue;
+		}
+		/* libdwfl cannot drop one module: a reported file that is
+		 * unmapped or moved means a new Dwfl (an identical re-report of
+		 * a mapping, snapshot then kernel event, does not) */
+		if (o->reported && (o->elf != nm.elf || o->start != nm.start ||
+				    o->end != nm.end || o->pgoff != nm.pgoff))
+			proc->need_rebuild = TRUE;
+		nm.reported = o->reported && !proc->need_rebuild;
+		PlMapping left = *o, right = *o;
+		gboolean keep_left = o->start < nm.start, keep_right = o->end > nm.end;
+		left.end = nm.start;
+		right.pgoff += nm.end - o->start;
+		right.start = nm.end;
+		g_array_remove_index(m, i);
+		if (keep_right)
+			g_array_insert_val(m, i, right);
+		if (keep_left)
+			g_array_insert_val(m, i, left);
+		i += (guint)keep_left + (guint)keep_right;
+	}
+	guint at = 0;
+	while (at < m->len && g_array_index(m, PlMapping, at).start < nm.start)
+		at++;
+	g_array_insert_val(m, at, nm);
+}
+
+void pl_symbols_process_exec(PlSymbols *self, guint32 pid)
+{
+	PlProc *proc = pl_proc_get(self, pid, FALSE);
+	if (!proc)
+		return;
+	g_array_set_size(proc->maps, 0);
+	pl_proc_drop_dwfl(proc);
+	pl_text_file_clear(&proc->perf_map);
+}
+
+void pl_symbols_process_exit(PlSymbols *self, guint32 pid)
+{
+	PlProc *proc = pl_proc_get(self, pid, FALSE);
+	if (proc)
+		pl_proc_drop_dwfl(proc);
+}
+
+static const PlMapping *find_mapping(const PlProc *proc, guint64 pc)
+{
+	if (!proc)
+		return NULL;
+	const PlMapping *v = (const PlMapping *)(void *)proc->maps->data;
+	guint lo = 0, hi = proc->maps->len;
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+		if (v[mid].end <= pc)
+			lo = mid + 1;
+		else if (v[mid].start > pc)
+			hi = mid;
+		else
+			return &v[mid];
+	}
+	return NULL;
+}
+
+gboolean pl_mapping_bias(const PlProc *proc, const PlMapping *m, guint64 *bias)
+{
+	/* Segments can share a file page (r-- .rodata and rw- .data both at
+	 * pgoff 0x2000), so pgoff alone may name the wrong PT_LOAD.  ld.so
+	 * maps the first PT_LOAD (file offset 0) lowest: anchor on the
+	 * nearest mapping of the same file below with pgoff 0. */
+	const PlMapping *v = (const PlMapping *)(void *)proc->maps->data;
+	gssize i = m - v;
+	for (gssize j = i, steps = 0; j >= 0 && steps < 32; j--, steps++) {
+		if (v[j].elf == m->elf && v[j].pgoff == 0)
+			return pl_elf_bias(m->elf, &v[j], bias);
+	}
+	return pl_elf_bias(m->elf, m, bias);
+}
+
+/* ======================================================================
+ * File chunks
+ * ====================================================================== */
+
+static void vdso_attach_image(PlSymbols *self, PlElf *elf)
+{
+	/* the vDSO is the kernel's: one image serves every process of the
+	 * board; prefer one whose build-id is the mapping's */
+	GHashTableIter it;
+	gpointer k, v;
+	GByteArray *pick = NULL;
+	g_hash_table_iter_init(&it, self->procs);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		PlProc *p = v;
+		if (!p->vdso_image || !p->vdso_image->len)
+			continue;
+		if (!pick)
+			pick = p->vdso_image;
+		if (elf->build_id_len) {
+			const void *idp = NULL;
+			Elf *e = elf_memory((char *)p->vdso_image->data, p->vdso_image->len);
+			ssize_t n = e ? dwelf_elf_gnu_build_id(e, &idp) : -1;
+			if (n == (ssize_t)elf->build_id_len && !memcmp(idp, elf->build_id, (size_t)n))
+				pick = p->vdso_image;
+			if (e)
+				elf_end(e);
+		}
+	}
+	if (!pick)
+		return;
+	int fd = memfd_create("perflens-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, pick->data, pick->len) != (ssize_t)pick->len) {
+		close(fd);
+		return;
+	}
+	elf->image_fd = fd;
+}
+
+void pl_symbols_add_chunk(PlSymbols *self, guint kind, guint32 pid, guint64 addr,
+			  guint64 offset, const guint8 *data, gsize len)
+{
+	if (!data && len)
+		return;
+	switch (kind) {
+	case MSG_CHUNK_VDSO: {
+		PlProc *proc = pl_proc_get(self, pid, TRUE);
+		if (!proc->vdso_image)
+			proc->vdso_image = g_byte_array_new();
+		if (offset == 0)
+			g_byte_array_set_size(proc->vdso_image, 0);
+		if (offset != proc->vdso_image->len || len > PL_SYM_MAX_VDSO - offset)
+			return;
+		g_byte_array_append(proc->vdso_image, data, (guint)len);
+		proc->vdso_addr = addr;
+		break;
+	}
+	case MSG_CHUNK_PERF_MAP:
+		pl_text_file_append(&pl_proc_get(self, pid, TRUE)->perf_map, offset, data, len);
+		break;
+	case MSG_CHUNK_KALLSYMS:
+		self->kernel_seen = TRUE;
+		pl_text_file_append(&self->kallsyms, offset, data, len);
+		break;
+	default:
+		break; /* /proc/modules and newer kinds: not used here */
+	}
+}
+
+static const PlTextSyms *text_table(PlSymbols *self, PlTextFile *f, guint32 pid)
+{
+	if (f->dirty && f->text) {
+		g_clear_pointer(&f->table, pl_text_syms_free);
+		if (f == &self->kallsyms) {
+			f->table = pl_text_syms_parse_kallsyms(self, (const char *)f->text->data,
+							       f->text->len);
+		} else {
+			g_autofree char *mod = g_strdup_printf("perf-%u.map", pid);
+			f->table = pl_text_syms_parse_perf_map(self, (const char *)f->text->data,
+							       f->text->len, mod);
+		}
+		f->dirty = FALSE;
+	}
+	return f->table;
+}
+
+/* ======================================================================
+ * Symbolization of one ELF address
+ * ====================================================================== */
+
+gboolean pl_elf_prepare(PlSymbols *self, PlElf *elf)
+{
+	if (elf->is_vdso && elf->image_fd < 0) {
+		/* the image may have arrived after an earlier fruitless look */
+		vdso_attach_image(self, elf);
+		if (elf->image_fd >= 0 && elf->located) {
+			elf->located = FALSE;
+			g_clear_pointer(&elf->problem, g_free);
+			g_clear_pointer(&elf->local_path, g_free);
+		}
+	}
+	pl_elf_locate(self, elf);
+	return elf->loads && elf->loads->len;
+}
+
+/* Located, and its symbolization Dwfl open. */
+static gboolean elf_ready(PlSymbols *self, PlElf *elf)
+{
+	if (!pl_elf_prepare(self, elf))
+		return FALSE;
+	if (elf->mod)
+		return TRUE;
+	if (elf->dwfl_failed)
+		return FALSE;
+	elf->dwfl = dwfl_begin(&pl_sym_dwfl_callbacks);
+	if (elf->dwfl) {
+		dwfl_report_begin(elf->dwfl);
+		elf->mod = pl_elf_report(elf->dwfl, elf, 0);
+		dwfl_report_end(elf->dwfl, NULL, NULL);
+	}
+	if (!elf->mod) {
+		elf->dwfl_failed = TRUE;
+		if (!elf->problem)
+			elf->problem = g_strdup_printf("%s: libdw cannot read %s: %s", elf->name,
+						       elf->local_path, dwfl_errmsg(-1));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static const char *map_path(PlSymbols *self, const char *dir, const char *file)
+{
+	if (!file)
+		return NULL;
+	g_autofree char *full = NULL;
+	if (dir && *dir && file[0] != '/')
+		full = g_build_filename(dir, file, NULL);
+	const char *f = full ? full : file;
+	for (guint i = 0; i < self->opts.path_maps->len; i++) {
+		const char *pm = g_ptr_array_index(self->opts.path_maps, i);
+		const char *eq = strchr(pm, '=');
+		if (!eq || eq == pm)
+			continue;
+		gsize n = (gsize)(eq - pm);
+		if (!strncmp(f, pm, n) && (f[n] == '/' || f[n] == 0 || pm[n - 1] == '/')) {
+			g_autofree char *m = g_strconcat(eq + 1, f + n, NULL);
+			return pl_sym_intern(self, m);
+		}
+	}
+	return pl_sym_intern(self, f);
+}
+
+static const char *die_function_name(PlSymbols *self, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		n = dwarf_formstring(&a);
+	if (!n && dwarf_attr_integrate(die, DW_AT_name, &a))
+		n = dwarf_formstring(&a);
+	return n ? pl_sym_demangle(self, n) : NULL;
+}
+
+/* File name of entry idx of the CU's line table. */
+static const char *cu_file(PlSymbols *self, Dwarf_Die *cu, Dwarf_Word idx)
+{
+	Dwarf_Files *files;
+	size_t n;
+	if (dwarf_getsrcfiles(cu, &files, &n) != 0 || idx >= n)
+		return NULL;
+	const char *f = dwarf_filesrc(files, idx, NULL, NULL);
+	const char *const *dirs;
+	size_t ndirs;
+	const char *comp = NULL;
+	if (dwarf_getsrcdirs(files, &dirs, &ndirs) == 0 && ndirs > 0)
+		comp = dirs[0];
+	return map_path(self, comp, f);
+}
+
+/* Fills frames for lookup address a (relative to bias 0). */
+static guint symbolize(PlSymbols *self, PlElf *elf, guint64 a, PlFrameInfo *fr, guint max)
+{
+	const char *module = pl_sym_intern(self, elf->name);
+	for (guint i = 0; i < max; i++)
+		fr[i] = (PlFrameInfo){ .module = module, .rel_addr = a };
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *symname = dwfl_module_addrinfo(elf->mod, a, &off, &sym, NULL, NULL, NULL);
+	g_autofree char *unversioned = NULL;
+	const char *ver = symname && symname[0] != '@' ? strchr(symname, '@') : NULL;
+	if (ver) /* "__libc_start_main@@GLIBC_2.34": the version is noise here */
+		symname = unversioned = g_strndup(symname, (gsize)(ver - symname));
+	const char *outer_name = symname ? pl_sym_demangle(self, symname) : NULL;
+
+	const char *file = NULL;
+	guint line = 0;
+	Dwfl_Line *dl = dwfl_module_getsrc(elf->mod, a);
+	if (dl) {
+		int l = 0;
+		const char *src = dwfl_lineinfo(dl, NULL, &l, NULL, NULL, NULL);
+		if (src) {
+			file = map_path(self, NULL, src);
+			line = l > 0 ? (guint)l : 0;
+		}
+	}
+
+	guint n = 0;
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = self->opts.no_inline ? NULL : dwfl_module_addrdie(elf->mod, a, &bias);
+	Dwarf_Die *scopes = NULL;
+	int ns = cu ? dwarf_getscopes(cu, a - bias, &scopes) : 0;
+	for (int i = 0; i < ns && n + 1 < max; i++) {
+		Dwarf_Die *s = &scopes[i];
+		int tag = dwarf_tag(s);
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		/* this inline body runs at file:line; its caller is at the call site */
+		fr[n].function = die_function_name(self, s);
+		fr[n].file = file;
+		fr[n].line = line;
+		fr[n].inlined = TRUE;
+		n++;
+		Dwarf_Attribute at;
+		Dwarf_Word cf = 0, cl = 0;
+		file = NULL;
+		line = 0;
+		if (dwarf_formudata(dwarf_attr(s, DW_AT_call_file, &at), &cf) == 0)
+			file = cu_file(self, cu, cf);
+		if (dwarf_formudata(dwarf_attr(s, DW_AT_call_line, &at), &cl) == 0)
+			line = (guint)cl;
+		if (n >= PL_SYM_MAX_INLINE)
+			break;
+	}
+	/* the real function: the ELF symbol (has the full C++ name), else DWARF */
+	const char *fn = outer_name;
+	for (int i = 0; !fn && i < ns; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			fn = die_function_name(self, &scopes[i]);
+	free(scopes);
+	fr[n].function = fn;
+	fr[n].file = file;
+	fr[n].line = line;
+	fr[n].inlined = FALSE;
+	return n + 1;
+}
+
+static guint resolve_elf(PlSymbols *self, PlElf *elf, guint64 lookup, guint64 rel,
+			 PlFrameInfo *out, guint max)
+{
+	PlCachedFrames *c = g_hash_table_lookup(elf->cache, &lookup);
+	if (!c) {
+		PlFrameInfo tmp[PL_SYM_MAX_INLINE + 1];
+		guint n = symbolize(self, elf, lookup, tmp, G_N_ELEMENTS(tmp));
+		c = g_malloc(sizeof(*c) + n * sizeof(PlFrameInfo));
+		c->n = n;
+		memcpy(c->frames, tmp, n * sizeof(PlFrameInfo));
+		g_hash_table_insert(elf->cache, g_memdup2(&lookup, sizeof(lookup)), c);
+	}
+	guint n = MIN(c->n, max);
+	memcpy(out, c->frames, n * sizeof(PlFrameInfo));
+	for (guint i = 0; i < n; i++)
+		out[i].rel_addr = rel;
+	return n;
+}
+
+guint pl_symbols_resolve(PlSymbols *self, guint32 pid, guint64 pc, gboolean is_return_address,
+			 PlFrameInfo *out, guint max)
+{
+	if (max == 0)
+		return 0;
+	guint64 lookup_pc = is_return_address && pc ? pc - 1 : pc;
+	PlProc *proc = pl_proc_get(self, pid, FALSE);
+	const PlMapping *m = find_mapping(proc, lookup_pc);
+	out[0] = (PlFrameInfo){ .rel_addr = pc };
+
+	if (m && m->elf) {
+		PlElf *elf = m->elf;
+		elf->samples++;
+		guint64 bias;
+		if (elf_ready(self, elf) && pl_mapping_bias(proc, m, &bias))
+			return resolve_elf(self, elf, lookup_pc - bias, pc - bias, out, max);
+		out[0].module = pl_sym_intern(self, elf->name);
+		out[0].rel_addr = pc - m->start + m->pgoff;
+		return 1;
+	}
+	if (!m && self->kallsyms.text) {
+		const PlTextSym *s = pl_text_syms_lookup(text_table(self, &self->kallsyms, 0),
+							 lookup_pc);
+		if (s) {
+			self->kernel_samples++;
+			out[0].function = s->name;
+			out[0].module = s->module;
+			return 1;
+		}
+	}
+	if (proc && proc->perf_map.text) {
+		const PlTextSym *s = pl_text_syms_lookup(
+			text_table(self, &proc->perf_map, pid), lookup_pc);
+		if (s) {
+			out[0].function = s->name;
+			out[0].module = s->module;
+			return 1;
+		}
+	}
+	self->unknown_samples++;
+	if (m) {
+		g_autofree char *b = g_path_get_basename(m->name);
+		out[0].module = pl_sym_intern(self, *m->name ? b : "[anon]");
+		out[0].rel_addr = pc - m->start + m->pgoff;
+	} else {
+		out[0].module = pl_sym_intern(self, "[unknown]");
+	}
+	return 1;
+}
+
+/* ======================================================================
+ * Source files and coverage
+ * ====================================================================== */
+
+char *pl_symbols_find_source(PlSymbols *self, const char *file)
+{
+	if (!file || !*file)
+		return NULL;
+	if (self->opts.host_files && g_file_test(file, G_FILE_TEST_IS_REGULAR))
+		return g_strdup(file);
+	/* try ever shorter trailing parts: /build/x/src/a.c → src/a.c → a.c */
+	for (const char *p = file; p && *p;) {
+		while (*p == '/')
+			p++;
+		for (guint i = 0; i < self->opts.source_dirs->len; i++) {
+			char *c = g_build_filename(g_ptr_array_index(self->opts.source_dirs, i), p,
+						   NULL);
+			if (g_file_test(c, G_FILE_TEST_IS_REGULAR))
+				return c;
+			g_free(c);
+		}
+		p = strchr(p, '/');
+	}
+	return NULL;
+}
+
+void pl_module_report_free(PlModuleReport *r)
+{
+	if (!r)
+		return;
+	g_free(r->module);
+	g_free(r->local_path);
+	g_free(r->debug_path);
+	g_free(r->problem);
+	g_free(r);
+}
+
+GPtrArray *pl_symbols_coverage(PlSymbols *self)
+{
+	GPtrArray *rows = g_ptr_array_new_with_free_func((GDestroyNotify)pl_module_report_free);
+	for (guint i = 0; i < self->elf_order->len; i++) {
+		PlElf *e = g_ptr_array_index(self->elf_order, i);
+		elf_ready(self, e);
+		PlModuleReport *r = g_new0(PlModuleReport, 1);
+		r->module = g_strdup(e->board_path);
+		r->local_path = g_strdup(e->local_path);
+		r->debug_path = g_strdup(e->debug_path);
+		r->problem = g_strdup(e->problem);
+		r->has_symbols = e->has_symbols;
+		r->has_lines = e->has_lines;
+		r->has_cfi = e->has_cfi;
+		r->has_ehabi = e->has_ehabi;
+		r->build_id_match = e->build_id_match;
+		r->samples = e->samples;
+		g_ptr_array_add(rows, r);
+	}
+	if (self->kernel_seen) {
+		PlModuleReport *r = g_new0(PlModuleReport, 1);
+		const PlTextSyms *t = self->kallsyms.text ? text_table(self, &self->kallsyms, 0)
+							  : NULL;
+		r->module = g_strdup("[kernel.kallsyms]");
+		r->samples = self->kernel_samples;
+		r->build_id_match = TRUE;
+		if (t && t->syms->len) {
+			r->local_path = g_strdup("(/proc/kallsyms sent by the agent)");
+			r->has_symbols = TRUE;
+		} else if (t && t->all_zero) {
+			r->problem = g_strdup("[kernel]: /proc/kallsyms addresses are all zero "
+					      "(kptr_restrict): run the agent as root or "
+					      "sysctl kernel.kptr_restrict=0");
+		} else {
+			r->problem = g_strdup("[kernel]: no /proc/kallsyms from the agent: kernel "
+					      "frames stay unknown; record with kernel stacks so "
+					      "the agent sends it");
+		}
+		g_ptr_array_add(rows, r);
+	}
+	return rows;
+}

@@ -1,0 +1,118 @@
+/* pl-symbols.h — symbolization and unwinding of one session's processes.
+ *
+ * Everything the viewer knows about code addresses goes through a
+ * PlSymbols: ELF lookup (search order, build-id check), libdwfl
+ * symbolization with inline frames and source lines, DWARF unwinding of
+ * sampled user stacks (one Dwfl per process, attached once, reused), ARM
+ * EHABI where no CFI covers a PC, kallsyms for kernel frames, perf-PID.map
+ * files, GNU ld map files as a fallback.
+ *
+ * Threading: a PlSymbols is used from one thread at a time.  Strings in
+ * PlFrameInfo are interned and owned by the PlSymbols (valid until it is
+ * freed).  No GTK here: viewer core only (GLib + libdw).
+ */
+#ifndef PL_SYMBOLS_H
+#define PL_SYMBOLS_H
+
+#include <glib.h>
+#include <stdint.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+	char *sysroot;          /* NULL: derived from toolchain_prefix-gcc -print-sysroot, else none */
+	char *toolchain_prefix; /* e.g. "aarch64-linux-gnu-"; also gives objdump */
+	GPtrArray *binaries;    /* char*: unstripped files, matched by build-id, else by name */
+	GPtrArray *debug_dirs;  /* char*: .build-id trees and debug-link dirs */
+	GPtrArray *source_dirs; /* char*: where to look for source files */
+	GPtrArray *path_maps;   /* char*: "FROM=TO" prefixes for source paths */
+	char *map_file;         /* GNU ld -Map output, fallback symbols */
+	gboolean no_inline;     /* TRUE: do not expand inline frames */
+	gboolean host_files;    /* TRUE: may read the board's paths on this host (same machine,
+				 * e.g. perf.data recorded here); FALSE: only inside the dirs above */
+} PlSymOptions;
+
+/* The board: ELF machine (EM_*), byte order and word size from HELLO. */
+typedef struct {
+	guint e_machine;
+	gboolean big_endian;
+	guint word_size;
+} PlTargetArch;
+
+typedef struct _PlSymbols PlSymbols;
+
+PlSymbols *pl_symbols_new(const PlSymOptions *opts, const PlTargetArch *arch);
+void pl_symbols_free(PlSymbols *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlSymbols, pl_symbols_free)
+
+/* A mapping of a file (or [vdso], [kernel.kallsyms], //anon …) into pid.
+ * A new mapping overlapping older ones replaces them. */
+void pl_symbols_add_mapping(PlSymbols *self, guint32 pid, guint64 start, guint64 len,
+			    guint64 pgoff, const char *filename, const guint8 *build_id,
+			    gsize build_id_len);
+/* pid exec'd: forget its mappings.  pid exited: free its Dwfl. */
+void pl_symbols_process_exec(PlSymbols *self, guint32 pid);
+void pl_symbols_process_exit(PlSymbols *self, guint32 pid);
+
+/* File images sent by the agent (PL_CHUNK_* of common/msg.h): the vDSO
+ * image, /tmp/perf-PID.map text, /proc/kallsyms text.  Chunks of one file
+ * arrive in order (offset increasing). */
+void pl_symbols_add_chunk(PlSymbols *self, guint kind, guint32 pid, guint64 addr,
+			  guint64 offset, const guint8 *data, gsize len);
+
+/* Unwinds one sampled user stack.  regs are in the order of the bits of
+ * regs_mask (perf's sample_regs_user), stack is the copy starting at the
+ * sampled SP.  Writes up to max PCs, innermost first (the first is the
+ * sampled IP; later ones are return addresses).  Returns the number
+ * written; *truncated is set when the walk ran off the end of the copied
+ * stack rather than reaching the outermost frame. */
+guint pl_symbols_unwind(PlSymbols *self, guint32 pid, guint32 tid, guint64 regs_mask,
+			const guint64 *regs, guint nregs, const guint8 *stack, gsize stack_size,
+			guint64 *pcs, guint max, gboolean *truncated);
+
+typedef struct {
+	const char *function; /* demangled; NULL when unknown */
+	const char *module;   /* basename of the ELF or [kernel] / [vdso] / [unknown] */
+	const char *file;     /* source file after path maps; NULL when no line info */
+	guint line;
+	guint64 rel_addr;     /* pc - load bias: the ELF virtual address nm and addr2line
+			       * use (for the kernel and perf maps: pc itself; for an
+			       * ELF that was not found: file offset of pc) */
+	gboolean inlined;     /* this frame was inlined into the next one */
+} PlFrameInfo;
+
+/* Resolves one address into frames, innermost (deepest inline) first.
+ * is_return_address: pc is a return address (look up pc-1).  Returns the
+ * number of frames written (≥ 1 when max ≥ 1: an unknown address still
+ * gives a frame with function NULL and the module if any).  Cached by
+ * (module build-id or path, rel_addr). */
+guint pl_symbols_resolve(PlSymbols *self, guint32 pid, guint64 pc, gboolean is_return_address,
+			 PlFrameInfo *out, guint max);
+
+/* One row per module seen in mappings. */
+typedef struct {
+	char *module;        /* path on the board */
+	char *local_path;    /* file used here, or NULL when not found */
+	char *debug_path;    /* separate debug file used with it, or NULL */
+	char *problem;       /* NULL, or what is wrong and what to do */
+	gboolean has_symbols;
+	gboolean has_lines;
+	gboolean has_cfi;    /* .eh_frame or .debug_frame (or EHABI on ARM) */
+	gboolean has_ehabi;
+	gboolean build_id_match; /* TRUE also when the board gave no build-id and names match */
+	guint64 samples;     /* addresses resolved in it so far */
+} PlModuleReport;
+void pl_module_report_free(PlModuleReport *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlModuleReport, pl_module_report_free)
+/* Returns PlModuleReport* (owned by the array). */
+GPtrArray *pl_symbols_coverage(PlSymbols *self);
+
+/* A source file named by PlFrameInfo.file (already path-mapped) as a file
+ * readable here: the file itself if it exists (only with host_files or
+ * when a path map produced it), else the first source_dirs entry holding
+ * it by trailing path components.  Returns NULL when not found. */
+char *pl_symbols_find_source(PlSymbols *self, const char *file);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,361 @@
+/* pl-unwind.c — DWARF unwinding of sampled user stacks with libdwfl.
+ *
+ * perfparser's model: one Dwfl per process, attached once with
+ * dwfl_attach_state and reused for every sample of that process; its
+ * modules are reported as mappings appear and the Dwfl is rebuilt only
+ * when a new mapping overlaps a reported module (dlclose + dlopen, exec).
+ * For each sample the callbacks are pointed at the sample: registers come
+ * from perf's user registers through a per-architecture table, memory
+ * reads are served from the copied stack [sp, sp + size) and, outside it,
+ * from the loaded segments of the ELF files.  Nothing reads the live
+ * process: the board is elsewhere.
+ */
+#include <string.h>
+
+#include "pl-symbols-private.h"
+
+/* ======================================================================
+ * perf register index → DWARF register number, per architecture
+ *
+ * perf's order is arch/<arch>/include/uapi/asm/perf_regs.h; DWARF numbers
+ * are each psABI's.  -1: not a DWARF register (flags, segments) or passed
+ * as the PC with dwfl_thread_state_register_pc.
+ * ====================================================================== */
+
+typedef struct {
+	guint e_machine;
+	guint perf_pc, perf_sp;
+	guint n;
+	const int *dwarf; /* [n] */
+} PlRegTable;
+
+/* perf: AX BX CX DX SI DI BP SP IP FLAGS CS SS DS ES FS GS R8..R15
+ * DWARF: rax 0, rdx 1, rcx 2, rbx 3, rsi 4, rdi 5, rbp 6, rsp 7, r8-r15 8-15, rip 16 */
+static const int x86_64_dwarf[24] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, -1, -1, -1,
+				      -1, -1, -1, -1, 8, 9, 10, 11, 12, 13, 14, 15 };
+/* perf: AX BX CX DX SI DI BP SP IP
+ * DWARF: eax 0, ecx 1, edx 2, ebx 3, esp 4, ebp 5, esi 6, edi 7, eip 8 */
+static const int i386_dwarf[9] = { 0, 3, 1, 2, 6, 7, 5, 4, 8 };
+/* perf: X0..X30, SP, PC;  DWARF: x0..x30 0-30, sp 31 */
+static const int aarch64_dwarf[33] = { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+				       11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+				       22, 23, 24, 25, 26, 27, 28, 29, 30, 31, -1 };
+/* perf: R0..R10, FP(r11), IP(r12), SP(r13), LR(r14), PC(r15); DWARF: r0..r15 */
+static const int arm_dwarf[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+/* perf: PC, RA(x1), SP(x2), GP, TP, T0-T2, S0, S1, A0-A7, S2-S11, T3-T6 = x1..x31 */
+static const int riscv_dwarf[32] = { -1, 1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+				     11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+				     22, 23, 24, 25, 26, 27, 28, 29, 30, 31 };
+
+static const PlRegTable reg_tables[] = {
+	{ EM_X86_64, 8, 7, G_N_ELEMENTS(x86_64_dwarf), x86_64_dwarf },
+	{ EM_386, 8, 7, G_N_ELEMENTS(i386_dwarf), i386_dwarf },
+	{ EM_AARCH64, 32, 31, G_N_ELEMENTS(aarch64_dwarf), aarch64_dwarf },
+	{ EM_ARM, 15, 13, G_N_ELEMENTS(arm_dwarf), arm_dwarf },
+	{ EM_RISCV, 0, 2, G_N_ELEMENTS(riscv_dwarf), riscv_dwarf },
+};
+
+static const PlRegTable *reg_table(guint e_machine)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(reg_tables); i++)
+		if (reg_tables[i].e_machine == e_machine)
+			return &reg_tables[i];
+	return NULL;
+}
+
+/* ======================================================================
+ * Dwfl callbacks: the current sample is proc->cur
+ * ====================================================================== */
+
+static guint64 load_word(const guint8 *p, guint ws, gboolean big)
+{
+	guint64 v = 0;
+	for (guint i = 0; i < ws; i++)
+		v |= (guint64)p[big ? ws - 1 - i : i] << (8 * i);
+	return v;
+}
+
+static pid_t cb_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	PlProc *proc = arg;
+	if (*thread_argp || !proc->cur)
+		return 0;
+	*thread_argp = proc;
+	return (pid_t)proc->cur->tid;
+}
+
+static bool cb_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	PlProc *proc = arg;
+	*thread_argp = proc;
+	return proc->cur && (pid_t)proc->cur->tid == tid;
+}
+
+/* The PlSymbols of a PlProc, for the target's word size and byte order. */
+typedef struct {
+	guint ws;
+	gboolean big;
+	const PlRegTable *t;
+} PlArchInfo;
+static PlArchInfo cur_arch; /* set per unwind; PlSymbols is single-threaded */
+
+static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	PlProc *proc = arg;
+	PlUnwindSample *s = proc->cur;
+	guint ws = cur_arch.ws;
+	if (!s)
+		return false;
+	if (addr >= s->sp && addr - s->sp <= s->stack_size && s->stack_size - (addr - s->sp) >= ws) {
+		*result = load_word(s->stack + (addr - s->sp), ws, cur_arch.big);
+		return true;
+	}
+	/* not on the copied stack: read-only data of a mapped file may do */
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
+	Dwarf_Addr bias = 0;
+	Elf *e = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	size_t phnum = 0, rawsize = 0;
+	const char *raw = e ? elf_rawfile(e, &rawsize) : NULL;
+	if (raw && elf_getphdrnum(e, &phnum) == 0) {
+		guint64 va = addr - bias;
+		for (size_t i = 0; i < phnum; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
+			    va < ph.p_vaddr || va - ph.p_vaddr + ws > ph.p_filesz)
+				continue;
+			guint64 off = ph.p_offset + (va - ph.p_vaddr);
+			if (off + ws > rawsize)
+				break;
+			*result = load_word((const guint8 *)raw + off, ws, cur_arch.big);
+			return true;
+		}
+	}
+	s->outside_read = TRUE;
+	return false;
+}
+
+static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	PlProc *proc = arg;
+	PlUnwindSample *s = proc->cur;
+	const PlRegTable *t = cur_arch.t;
+	guint64 mask = cur_arch.ws == 4 ? 0xffffffffu : ~0ull;
+	for (guint i = 0; i < t->n; i++) {
+		if (!(s->have & (1ull << i)) || t->dwarf[i] < 0)
+			continue;
+		Dwarf_Word v = s->regs[i] & mask;
+		if (!dwfl_thread_state_registers(thread, t->dwarf[i], 1, &v))
+			return false;
+	}
+	dwfl_thread_state_register_pc(thread, s->regs[t->perf_pc] & mask);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = cb_next_thread,
+	.get_thread = cb_get_thread,
+	.memory_read = cb_memory_read,
+	.set_initial_registers = cb_set_initial_registers,
+};
+
+/* ======================================================================
+ * The per-process Dwfl
+ * ====================================================================== */
+
+void pl_proc_drop_dwfl(PlProc *proc)
+{
+	if (proc->dwfl)
+		dwfl_end(proc->dwfl);
+	proc->dwfl = NULL;
+	proc->attached = FALSE;
+	proc->need_rebuild = FALSE;
+	if (proc->arch_elf)
+		elf_end(proc->arch_elf);
+	proc->arch_elf = NULL;
+	for (guint i = 0; i < proc->maps->len; i++)
+		g_array_index(proc->maps, PlMapping, i).reported = FALSE;
+}
+
+/* A bare ELF header naming the target machine: dwfl_attach_state picks
+ * its unwinder backend from it, before any module is reported. */
+static Elf *arch_elf(PlSymbols *self, PlProc *proc)
+{
+	guint8 *h = proc->arch_ehdr;
+	gboolean big = self->arch.big_endian, is64 = self->arch.word_size == 8;
+	memset(proc->arch_ehdr, 0, sizeof(proc->arch_ehdr));
+	memcpy(h, ELFMAG, SELFMAG);
+	h[EI_CLASS] = is64 ? ELFCLASS64 : ELFCLASS32;
+	h[EI_DATA] = big ? ELFDATA2MSB : ELFDATA2LSB;
+	h[EI_VERSION] = EV_CURRENT;
+#define PUT16(off, v)                                                                            \
+	do {                                                                                     \
+		h[(off) + (big ? 1 : 0)] = (guint8)(v);                                          \
+		h[(off) + (big ? 0 : 1)] = (guint8)((v) >> 8);                                   \
+	} while (0)
+	PUT16(16, ET_EXEC);
+	PUT16(18, self->arch.e_machine);
+	h[big ? 23 : 20] = EV_CURRENT; /* e_version, 32 bits */
+	PUT16(is64 ? 52 : 40, is64 ? 64 : 52); /* e_ehsize */
+#undef PUT16
+	return elf_memory((char *)proc->arch_ehdr, is64 ? 64 : 52);
+}
+
+/* Creates, fills and attaches proc's Dwfl.  Returns FALSE when libdw has
+ * no unwinder for this machine. */
+static gboolean proc_dwfl(PlSymbols *self, PlProc *proc)
+{
+	if (proc->need_rebuild)
+		pl_proc_drop_dwfl(proc);
+	if (!proc->dwfl) {
+		proc->dwfl = dwfl_begin(&pl_sym_dwfl_callbacks);
+		if (!proc->dwfl)
+			return FALSE;
+	}
+	gboolean began = FALSE;
+	for (guint i = 0; i < proc->maps->len; i++) {
+		PlMapping *m = &g_array_index(proc->maps, PlMapping, i);
+		guint64 bias;
+		if (!m->elf || m->reported)
+			continue;
+		m->reported = TRUE;
+		if (!pl_elf_prepare(self, m->elf) || !pl_mapping_bias(proc, m, &bias))
+			continue;
+		m->bias = bias;
+		gboolean dup = FALSE;
+		for (guint j = 0; j < proc->maps->len && !dup; j++) {
+			const PlMapping *o = &g_array_index(proc->maps, PlMapping, j);
+			dup = j != i && o->reported && o->elf == m->elf && o->bias == bias;
+		}
+		if (dup)
+			continue; /* its file is already a module at this bias */
+		if (!began)
+			dwfl_report_begin_add(proc->dwfl);
+		began = TRUE;
+		/* several mappings of one file at one bias give one module
+		 * (libdwfl reuses a module of the same name and range); a
+		 * failure (two files claiming one range) leaves that file's
+		 * frames to libdw's frame-pointer fallback */
+		pl_elf_report(proc->dwfl, m->elf, bias);
+	}
+	if (began)
+		dwfl_report_end(proc->dwfl, NULL, NULL);
+	if (!proc->attached) {
+		if (!proc->arch_elf)
+			proc->arch_elf = arch_elf(self, proc);
+		if (!proc->arch_elf ||
+		    !dwfl_attach_state(proc->dwfl, proc->arch_elf, (pid_t)(proc->pid ? proc->pid : 1),
+				       &thread_callbacks, proc))
+			return FALSE;
+		proc->attached = TRUE;
+	}
+	return TRUE;
+}
+
+/* ======================================================================
+ * The walk
+ * ====================================================================== */
+
+typedef struct {
+	guint64 *pcs;
+	guint n, max;
+	gboolean full;
+	guint dwarf_arm;      /* EM_ARM: keep the last frame's r0..r15 for EHABI */
+	guint64 last_regs[16];
+	guint32 last_valid;
+} PlWalk;
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	PlWalk *w = arg;
+	Dwarf_Addr pc;
+	if (!dwfl_frame_pc(state, &pc, NULL))
+		return DWARF_CB_ABORT;
+	if (w->n >= w->max) {
+		w->full = TRUE;
+		return DWARF_CB_ABORT;
+	}
+	w->pcs[w->n++] = pc;
+	if (w->dwarf_arm) {
+		w->last_valid = 0;
+		for (guint r = 0; r < 16; r++) {
+			Dwarf_Word v;
+			if (dwfl_frame_reg(state, r, &v) == 0) {
+				w->last_regs[r] = v;
+				w->last_valid |= 1u << r;
+			}
+		}
+		w->last_regs[15] = pc;
+		w->last_valid |= 1u << 15;
+	}
+	return DWARF_CB_OK;
+}
+
+guint pl_symbols_unwind(PlSymbols *self, guint32 pid, guint32 tid, guint64 regs_mask,
+			const guint64 *regs, guint nregs, const guint8 *stack, gsize stack_size,
+			guint64 *pcs, guint max, gboolean *truncated)
+{
+	gboolean trunc_dummy;
+	if (!truncated)
+		truncated = &trunc_dummy;
+	*truncated = TRUE;
+	const PlRegTable *t = reg_table(self->arch.e_machine);
+	if (max == 0 || !t || !regs)
+		return 0;
+
+	PlUnwindSample s = { 0 };
+	for (guint bit = 0, i = 0; bit < PL_SYM_MAX_PERF_REGS && i < nregs; bit++) {
+		if (!(regs_mask & (1ull << bit)))
+			continue;
+		s.regs[bit] = regs[i++];
+		s.have |= 1ull << bit;
+	}
+	if (!(s.have & (1ull << t->perf_pc)))
+		return 0;
+	guint64 mask = self->arch.word_size == 4 ? 0xffffffffu : ~0ull;
+	pcs[0] = s.regs[t->perf_pc] & mask;
+	if (!(s.have & (1ull << t->perf_sp)) || !stack)
+		return 1;
+	s.stack = stack;
+	s.stack_size = stack_size;
+	s.sp = s.regs[t->perf_sp] & mask;
+	s.tid = tid ? tid : (pid ? pid : 1);
+
+	PlProc *proc = pl_proc_get(self, pid, TRUE);
+	if (!proc_dwfl(self, proc))
+		return 1;
+	cur_arch = (PlArchInfo){ self->arch.word_size, self->arch.big_endian, t };
+	proc->cur = &s;
+
+	PlWalk w = { pcs, 0, max, FALSE, self->arch.e_machine == EM_ARM, { 0 }, 0 };
+	int ret;
+	for (guint restarts = 0;; restarts++) {
+		ret = dwfl_getthread_frames(proc->dwfl, (pid_t)s.tid, frame_cb, &w);
+		if (ret == 0 || w.full || !w.dwarf_arm || restarts >= max || w.n == 0)
+			break;
+		/* libdw stopped on an ARM frame: the EHABI tables may know it */
+		guint64 r[16];
+		guint32 valid = w.last_valid;
+		memcpy(r, w.last_regs, sizeof(r));
+		if (!pl_ehabi_step(self, proc, r, &valid))
+			break;
+		/* restart libdw from the caller: its first frame is r15 */
+		s.have = 0;
+		for (guint i = 0; i < 16; i++) {
+			s.regs[i] = r[i];
+			if (valid & (1u << i))
+				s.have |= 1ull << i;
+		}
+		s.outside_read = FALSE;
+	}
+	proc->cur = NULL;
+	/* ret 0: libdw reached a frame with no caller (CFI marks the return
+	 * address undefined, as _start and clone do).  Anything else — an
+	 * error, a read outside the copy, the caller's max — is a truncated
+	 * stack the UI should mark. */
+	*truncated = ret != 0 || w.full || s.outside_read;
+	if (w.n == 0) {
+		pcs[0] = s.regs[t->perf_pc] & mask;
+		return 1;
+	}
+	return w.n;
+}

@@ -1,0 +1,29 @@
+# viewer/symbols/symbols.mk — the symbolization/unwinding library and its tests.
+# Included by viewer/viewer.mk (after the top Makefile's variables are set).
+#
+#   SYMBOLS_OBJS    objects of the library, built by the generic $(BUILD)/%.o rule
+#   SYMBOLS_CFLAGS  / SYMBOLS_LIBS: glib-2.0 libdw libelf (+ libstdc++ for
+#                   __cxa_demangle, see pl-demangle.c)
+#   $(BUILD)/test/viewer-symbols-*-test   one per viewer/symbols/tests/*-test.c
+
+SYMBOLS_SRCS := $(wildcard viewer/symbols/*.c)
+SYMBOLS_OBJS := $(SYMBOLS_SRCS:%.c=$(BUILD)/%.o)
+SYMBOLS_CFLAGS := $(shell pkg-config --cflags glib-2.0 libdw libelf)
+SYMBOLS_LIBS := $(shell pkg-config --libs glib-2.0 libdw libelf) -lstdc++
+SYMBOLS_TESTS := $(patsubst viewer/symbols/tests/%-test.c,$(BUILD)/test/viewer-symbols-%-test,\
+	$(wildcard viewer/symbols/tests/*-test.c))
+
+$(BUILD)/viewer/symbols/%.o: ALL_CFLAGS += $(SYMBOLS_CFLAGS)
+
+# Tests find the workloads and compile small programs at run time; they get
+# the build dir through PL_BUILD (test/run.sh) or this default.
+$(BUILD)/test/viewer-symbols-%-test: viewer/symbols/tests/%-test.c $(SYMBOLS_OBJS) \
+		$(BUILD)/libplcommon.a viewer/symbols/tests/sym-test-util.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SYMBOLS_CFLAGS) -Itest -Iviewer/symbols \
+		-DPL_DEFAULT_BUILD='"$(abspath $(BUILD))"' -DPL_TOP='"$(abspath .)"' \
+		$(LDFLAGS) -o $@ $< $(SYMBOLS_OBJS) $(BUILD)/libplcommon.a $(SYMBOLS_LIBS) $(ZSTD_LIBS)
+
+viewer:: $(SYMBOLS_OBJS) $(SYMBOLS_TESTS)
+
+-include $(SYMBOLS_OBJS:.o=.d)

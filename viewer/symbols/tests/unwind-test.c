@@ -1,0 +1,264 @@
+/* unwind-test.c — DWARF unwinding of real captured stacks with real libdw.
+ *
+ * A small program, compiled by gcc at test time with and without frame
+ * pointers, captures its own registers (perf's x86-64 order) and copies
+ * its stack from sp up, in test_fn → caller → main, then writes them and
+ * its /proc/self/maps out; the test unwinds that snapshot off-line as the
+ * viewer would a PL_MSG_SAMPLE, and checks the frames by name. */
+#include "pl-symbols-private.h"
+#include "sym-test-util.h"
+
+#define PID 777u
+
+static const char snap_src[] =
+	"#include <stdio.h>\n"
+	"#include <stdlib.h>\n"
+	"#include <string.h>\n"
+	"static unsigned char stack_copy[65536];\n"
+	"static unsigned long regs[24];\n"
+	"static const char *out;\n"
+	"static unsigned long stack_top(unsigned long sp) {\n"
+	"  FILE *f = fopen(\"/proc/self/maps\", \"r\"); char l[512]; unsigned long a, b;\n"
+	"  while (fgets(l, sizeof l, f))\n"
+	"    if (sscanf(l, \"%lx-%lx\", &a, &b) == 2 && sp >= a && sp < b) { fclose(f); return b; }\n"
+	"  fclose(f); return sp;\n"
+	"}\n"
+	"static void dump(unsigned long n) {\n"
+	"  char p[4096]; FILE *f;\n"
+	"  snprintf(p, sizeof p, \"%s/regs\", out); f = fopen(p, \"w\");\n"
+	"  for (int i = 0; i < 24; i++) fprintf(f, \"%lu\\n\", regs[i]); fclose(f);\n"
+	"  snprintf(p, sizeof p, \"%s/stack\", out); f = fopen(p, \"w\");\n"
+	"  fwrite(stack_copy, 1, n, f); fclose(f);\n"
+	"  snprintf(p, sizeof p, \"%s/maps\", out); f = fopen(p, \"w\");\n"
+	"  FILE *m = fopen(\"/proc/self/maps\", \"r\"); int c;\n"
+	"  while ((c = fgetc(m)) != EOF) fputc(c, f); fclose(m); fclose(f);\n"
+	"}\n"
+	"__attribute__((noinline)) int test_fn(int depth) {\n"
+	"  volatile int pad[32]; pad[depth & 31] = depth;\n"
+	"  __asm__ volatile(\n"
+	"    \"mov %%rbx, 8(%0)\\n\\t\" \"mov %%rbp, 48(%0)\\n\\t\" \"mov %%rsp, 56(%0)\\n\\t\"\n"
+	"    \"lea 0(%%rip), %%rax\\n\\t\" \"mov %%rax, 64(%0)\\n\\t\"\n"
+	"    \"mov %%r12, 160(%0)\\n\\t\" \"mov %%r13, 168(%0)\\n\\t\"\n"
+	"    \"mov %%r14, 176(%0)\\n\\t\" \"mov %%r15, 184(%0)\\n\\t\"\n"
+	"    : : \"r\"(regs) : \"rax\", \"memory\");\n"
+	"  unsigned long sp = regs[7], n = stack_top(sp) - sp;\n"
+	"  if (n > sizeof stack_copy) n = sizeof stack_copy;\n"
+	"  memcpy(stack_copy, (void *)sp, n);\n"
+	"  dump(n);\n"
+	"  return pad[depth & 31];\n"
+	"}\n"
+	"__attribute__((noinline)) int caller(int x) { return test_fn(x + 1) + 1; }\n"
+	"int main(int argc, char **argv) { out = argv[1]; return caller(argc) == 0; }\n";
+
+typedef struct {
+	char *dir, *bin;
+	guint64 regs[24];
+	guint8 *stack;
+	gsize stack_size;
+	char *maps;
+} Snap;
+
+static void snap_clear(Snap *s)
+{
+	g_free(s->dir);
+	g_free(s->bin);
+	g_free(s->stack);
+	g_free(s->maps);
+}
+
+static void take_snapshot(Snap *s, const char *name, const char *flags)
+{
+#if !defined(__x86_64__)
+	PL_SKIP("the snapshot program captures x86-64 registers; this host is not x86-64");
+#endif
+	memset(s, 0, sizeof(*s));
+	s->dir = g_build_filename(t_tmp(), name, NULL);
+	g_mkdir_with_parents(s->dir, 0755);
+	g_autofree char *src = g_build_filename(s->dir, "snap.c", NULL);
+	s->bin = g_build_filename(s->dir, "snap", NULL);
+	t_write(src, snap_src);
+	t_cc(src, s->bin, flags);
+	char *argv[] = { s->bin, s->dir, NULL };
+	char *why = NULL;
+	g_autofree char *out = t_run(argv, &why);
+	PL_CHECKF(out, "%s", why);
+	g_autofree char *rp = g_build_filename(s->dir, "regs", NULL);
+	g_autofree char *sp = g_build_filename(s->dir, "stack", NULL);
+	g_autofree char *mp = g_build_filename(s->dir, "maps", NULL);
+	g_autofree char *rt = NULL;
+	PL_CHECK(g_file_get_contents(rp, &rt, NULL, NULL));
+	g_auto(GStrv) rl = g_strsplit(rt, "\n", -1);
+	for (guint i = 0; i < 24 && rl[i]; i++)
+		s->regs[i] = g_ascii_strtoull(rl[i], NULL, 10);
+	PL_CHECK(g_file_get_contents(sp, (char **)&s->stack, &s->stack_size, NULL));
+	PL_CHECK(g_file_get_contents(mp, &s->maps, NULL, NULL));
+	PL_CHECK(s->regs[7] && s->regs[8] && s->stack_size > 256);
+}
+
+/* Unwinds the snapshot with a stack copy of at most copy bytes. */
+static guint unwind(PlSymbols *sym, Snap *s, gsize copy, guint64 *pcs, guint max,
+		    gboolean *truncated)
+{
+	/* perf's sample_regs_user order: AX BX CX DX SI DI BP SP IP (0..8),
+	 * R12..R15 (20..23); the regs array follows the mask's bits */
+	guint64 mask = 0, regs[24];
+	guint n = 0;
+	for (guint i = 0; i < 24; i++) {
+		if (i > 8 && i < 20)
+			continue;
+		mask |= 1ull << i;
+		regs[n++] = s->regs[i];
+	}
+	return pl_symbols_unwind(sym, PID, PID, mask, regs, n, s->stack, MIN(copy, s->stack_size),
+				 pcs, max, truncated);
+}
+
+static void names_of(PlSymbols *sym, const guint64 *pcs, guint n, GPtrArray *names)
+{
+	for (guint i = 0; i < n; i++) {
+		PlFrameInfo f[8];
+		guint k = pl_symbols_resolve(sym, PID, pcs[i], i > 0, f, 8);
+		g_ptr_array_add(names, (gpointer)(f[k - 1].function ? f[k - 1].function : "?"));
+	}
+}
+
+static char *join(GPtrArray *names)
+{
+	GString *g = g_string_new(NULL);
+	for (guint i = 0; i < names->len; i++)
+		g_string_append_printf(g, "%s%s", i ? " <- " : "", (char *)names->pdata[i]);
+	return g_string_free(g, FALSE);
+}
+
+static void check_full_walk(const char *name, const char *flags, gboolean stripped)
+{
+	Snap s;
+	take_snapshot(&s, name, flags);
+	PlSymOptions o = t_opts();
+	o.host_files = TRUE; /* the "board" is this machine */
+	PlTargetArch arch = t_host_arch();
+	g_autoptr(PlSymbols) sym = pl_symbols_new(&o, &arch);
+	t_opts_clear(&o);
+	t_add_maps(sym, PID, s.maps);
+
+	guint64 pcs[64];
+	gboolean truncated = TRUE;
+	guint n = unwind(sym, &s, s.stack_size, pcs, 64, &truncated);
+	g_autoptr(GPtrArray) names = g_ptr_array_new();
+	names_of(sym, pcs, n, names);
+	g_autofree char *chain = join(names);
+	PL_CHECKF(n >= 4, "%u frames: %s", n, chain);
+	PL_CHECK(pcs[0] == s.regs[8]);
+	PL_CHECKF(!truncated, "a full copy reached _start yet truncated: %s", chain);
+	if (stripped) {
+		/* no names in the program, but .eh_frame still walks it into libc */
+		PL_CHECKF(n == 6 && !strcmp(names->pdata[3], "__libc_start_call_main") &&
+				  !strcmp(names->pdata[4], "__libc_start_main"),
+			  "%s", chain);
+	} else {
+		PL_CHECKF(!strcmp(names->pdata[0], "test_fn") &&
+				  !strcmp(names->pdata[1], "caller") &&
+				  !strcmp(names->pdata[2], "main"),
+			  "%s", chain);
+		PL_CHECKF(!strcmp(names->pdata[n - 1], "_start"), "%s", chain);
+	}
+
+	/* the same Dwfl serves the next sample of the process */
+	guint64 pcs2[64];
+	gboolean t2;
+	PL_CHECK(unwind(sym, &s, s.stack_size, pcs2, 64, &t2) == n && !t2);
+	PL_CHECK(!memcmp(pcs, pcs2, n * sizeof(pcs[0])));
+
+	/* a short copy: fewer frames, marked truncated */
+	guint n3 = unwind(sym, &s, 24, pcs2, 64, &t2);
+	PL_CHECKF(n3 >= 1 && n3 < n && t2, "%u frames, truncated %d", n3, t2);
+	/* max reached: truncated too */
+	guint n4 = unwind(sym, &s, s.stack_size, pcs2, 2, &t2);
+	PL_CHECK(n4 == 2 && t2);
+	snap_clear(&s);
+}
+
+static void unwind_with_frame_pointers(void)
+{
+	check_full_walk("fp", "-g -O1 -fno-omit-frame-pointer", FALSE);
+}
+
+static void unwind_cfi_only(void)
+{
+	/* no frame pointer: only .eh_frame can find the callers */
+	check_full_walk("nofp", "-g -O2 -fomit-frame-pointer", FALSE);
+}
+
+static void unwind_stripped_binary_uses_eh_frame(void)
+{
+	check_full_walk("nodebug", "-O2 -fomit-frame-pointer -s", TRUE);
+}
+
+static guint count_fds(void)
+{
+	guint n = 0;
+	GDir *d = g_dir_open("/proc/self/fd", 0, NULL);
+	while (d && g_dir_read_name(d))
+		n++;
+	if (d)
+		g_dir_close(d);
+	return n;
+}
+
+/* dlclose + dlopen of another file at the same place: the Dwfl is rebuilt
+ * and the walk still works; freeing everything returns every fd. */
+static void overlap_rebuilds_and_frees(void)
+{
+	Snap s;
+	take_snapshot(&s, "overlap", "-g -O1 -fomit-frame-pointer");
+	guint fds = count_fds();
+	{
+		PlSymOptions o = t_opts();
+		o.host_files = TRUE;
+		PlTargetArch arch = t_host_arch();
+		g_autoptr(PlSymbols) sym = pl_symbols_new(&o, &arch);
+		t_opts_clear(&o);
+		t_add_maps(sym, PID, s.maps);
+		guint64 pcs[64], pcs2[64];
+		gboolean t1, t2;
+		guint n = unwind(sym, &s, s.stack_size, pcs, 64, &t1);
+		/* a file mapped over a far-away range that no frame uses */
+		pl_symbols_add_mapping(sym, PID, 0x10000, 0x1000, 0, s.bin, NULL, 0);
+		/* and the program's own text replaced by the same file again */
+		t_add_maps(sym, PID, s.maps);
+		guint n2 = unwind(sym, &s, s.stack_size, pcs2, 64, &t2);
+		PL_CHECKF(n2 == n && !t1 && !t2 && !memcmp(pcs, pcs2, n * 8), "%u vs %u", n, n2);
+		pl_symbols_process_exit(sym, PID);
+		guint n3 = unwind(sym, &s, s.stack_size, pcs2, 64, &t2); /* a new Dwfl */
+		PL_CHECKF(n3 == n && !t2, "%u frames after exit, %u before", n3, n);
+	}
+	PL_CHECKF(count_fds() == fds, "%u fds before, %u after", fds, count_fds());
+	snap_clear(&s);
+}
+
+static void bad_input_does_not_crash(void)
+{
+	PlTargetArch arch = t_host_arch();
+	g_autoptr(PlSymbols) sym = pl_symbols_new(NULL, &arch);
+	guint64 pcs[8], regs[3] = { 0x1000, 0x2000, 0x3000 };
+	gboolean t = FALSE;
+	guint8 stack[64] = { 0 };
+	/* no registers at all */
+	PL_CHECK(pl_symbols_unwind(sym, 1, 1, 0, regs, 0, stack, 64, pcs, 8, &t) == 0 && t);
+	/* IP only: one frame */
+	PL_CHECK(pl_symbols_unwind(sym, 1, 1, 1ull << 8, regs, 1, stack, 64, pcs, 8, &t) == 1);
+	PL_CHECK(pcs[0] == 0x1000 && t);
+	/* SP + IP into nothing mapped */
+	PL_CHECK(pl_symbols_unwind(sym, 1, 1, 3ull << 7, regs, 2, stack, 64, pcs, 8, &t) >= 1);
+	PL_CHECK(t);
+	/* more regs claimed than given */
+	PL_CHECK(pl_symbols_unwind(sym, 1, 1, ~0ull, regs, 3, stack, 0, pcs, 8, &t) == 0);
+	/* a machine with no table */
+	PlTargetArch odd = { EM_SPARC, TRUE, 4 };
+	g_autoptr(PlSymbols) s2 = pl_symbols_new(NULL, &odd);
+	PL_CHECK(pl_symbols_unwind(s2, 1, 1, 3ull << 7, regs, 2, stack, 64, pcs, 8, &t) == 0 && t);
+}
+
+PL_TEST_MAIN(PL_CASE(unwind_with_frame_pointers), PL_CASE(unwind_cfi_only),
+	     PL_CASE(unwind_stripped_binary_uses_eh_frame), PL_CASE(overlap_rebuilds_and_frees),
+	     PL_CASE(bad_input_does_not_crash))
