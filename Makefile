@@ -82,7 +82,7 @@ check-deps:
 check: check-deps
 	$(MAKE) all
 	$(MAKE) SAN=1 all
-	test/run.sh $(BUILD) && test/run.sh build-san
+	test/run.sh build build-san
 
 demo: check-deps all
 	ci/demo.sh $(BUILD)

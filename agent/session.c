@@ -344,16 +344,22 @@ static int on_command(struct agent *a, const struct pl_msg *m)
 static void on_readable(struct agent *a)
 {
 	uint8_t buf[16384];
-	ssize_t n = recv(a->client, buf, sizeof(buf), MSG_DONTWAIT);
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-		close_client(a, n == 0 ? "closed" : strerror(errno));
-		return;
-	}
-	if (n < 0)
-		return;
-	if (pl_reader_feed(&a->cmd, buf, (size_t)n) < 0) {
-		close_client(a, "out of memory");
-		return;
+	/* read until the socket is empty: a hang-up queued behind data must be
+	 * seen in this round, before a reconnecting viewer is accepted */
+	for (;;) {
+		ssize_t n = recv(a->client, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+			close_client(a, n == 0 ? "closed" : strerror(errno));
+			return;
+		}
+		if (n < 0)
+			break;
+		if (pl_reader_feed(&a->cmd, buf, (size_t)n) < 0) {
+			close_client(a, "out of memory");
+			return;
+		}
+		if ((size_t)n < sizeof(buf))
+			break;
 	}
 	int rc;
 	struct pl_msg *m = malloc(sizeof(*m)); /* commands are rare: not the hot path */
@@ -372,7 +378,12 @@ static void on_readable(struct agent *a)
 	if (rc < 0) {
 		logf_(a, "bad data from %s: %s", a->peer, pl_reader_error(&a->cmd));
 		close_client(a, NULL);
+		return;
 	}
+	/* a short read may hide a hang-up that arrived just after it */
+	ssize_t n = recv(a->client, buf, 1, MSG_DONTWAIT | MSG_PEEK);
+	if (n == 0)
+		close_client(a, "closed");
 }
 
 static void take_client(struct agent *a, int fd)

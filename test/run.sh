@@ -1,26 +1,30 @@
 #!/usr/bin/env bash
 # test/run.sh — runs every test program and sums their "ok / not ok / skip"
-# lines into the closing "N passed, N failed, N skipped" line.
+# lines into one closing "N passed, N failed, N skipped" line.
 #
-#   test/run.sh [BUILD_DIR] [PATTERN]
+#   test/run.sh [-k PATTERN] BUILD_DIR...
 #
-# A test program is any executable build/test/*-test, plus test/integration/*.sh.
-# Each prints one line per case; a program that dies without printing its
-# cases counts as one failure (so a crash is never silent).
+# For each build dir (e.g. build and build-san, the ASan+UBSan build) it
+# runs every executable BUILD/test/*-test and test/integration/*.sh with
+# PL_BUILD=BUILD.  Each prints one line per case; a program that dies
+# without reporting a failed case counts as one failure, so a crash or a
+# sanitizer report is never silent.
 set -u
-build=${1:-build}
-pattern=${2:-}
+pattern=
+if [ "${1:-}" = "-k" ]; then pattern=$2; shift 2; fi
+[ $# -gt 0 ] || set -- build
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
-outdir="$build/test-logs"
-mkdir -p "$outdir"
-export PL_BUILD="$(cd "$build" && pwd)" PL_TOP="$top"
+export PL_TOP="$top"
+# sanitizer reports end the program with an error, and leaks count
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}
 pass=0 fail=0 skip=0
 failed_names=()
 
 run_one() {
-	local name=$1; shift
-	local log="$outdir/$name.log"
+	local name=$1 logdir=$2; shift 2
+	local log="$logdir/${name##*/}.log"
 	local t0=$SECONDS
 	"$@" >"$log" 2>&1
 	local rc=$?
@@ -33,25 +37,34 @@ run_one() {
 		f=$((f + 1))
 	fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
-	grep -E '^(not ok|skip) ' "$log" | sed "s/^/  [$name] /"
-	printf '%-28s %3d ok %3d failed %3d skipped  (%ds)\n' "$name" "$p" "$f" "$s" $((SECONDS - t0))
+	grep -E '^(not ok|skip) ' "$log" | sed "s#^#  [$name] #"
+	printf '%-40s %3d ok %3d failed %3d skipped  (%ds)\n' "$name" "$p" "$f" "$s" $((SECONDS - t0))
 	if [ "$f" -ne 0 ]; then
 		failed_names+=("$name")
-		echo "---- tail of $log ----"; tail -n 30 "$log"; echo "----"
+		echo "---- tail of $log ----"; tail -n 40 "$log"; echo "----"
 	fi
 }
 
-for t in "$build"/test/*-test; do
-	[ -x "$t" ] || continue
-	name=$(basename "$t")
-	[ -n "$pattern" ] && [[ "$name" != *$pattern* ]] && continue
-	run_one "$name" "$t"
-done
-for t in "$here"/integration/*.sh; do
-	[ -f "$t" ] || continue
-	name=$(basename "$t" .sh)
-	[ -n "$pattern" ] && [[ "$name" != *$pattern* ]] && continue
-	run_one "$name" bash "$t"
+for build in "$@"; do
+	[ -d "$build" ] || { echo "not ok $build: build directory missing"; fail=$((fail + 1)); continue; }
+	export PL_BUILD
+	PL_BUILD=$(cd "$build" && pwd)
+	logdir="$PL_BUILD/test-logs"
+	mkdir -p "$logdir"
+	tag=$(basename "$build")
+	echo "== $tag"
+	for t in "$PL_BUILD"/test/*-test; do
+		[ -x "$t" ] || continue
+		name=$(basename "$t")
+		[ -n "$pattern" ] && [[ "$name" != *$pattern* ]] && continue
+		run_one "$tag/$name" "$logdir" "$t"
+	done
+	for t in "$here"/integration/*.sh; do
+		[ -f "$t" ] || continue
+		name=$(basename "$t" .sh)
+		[ -n "$pattern" ] && [[ "$name" != *$pattern* ]] && continue
+		run_one "$tag/$name" "$logdir" bash "$t"
+	done
 done
 
 [ ${#failed_names[@]} -gt 0 ] && echo "failed programs: ${failed_names[*]}"
