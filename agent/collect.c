@@ -99,7 +99,7 @@ static void sampling_attr(struct pla_collector *c, struct perf_event_attr *a, in
 		a->comm = 1;
 		a->comm_exec = 1;
 		a->task = 1;
-		a->context_switch = 1;
+		a->context_switch = !(c->cfg.flags & PL_START_NO_SWITCHES);
 		a->build_id = 1;
 	}
 }
@@ -518,7 +518,9 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	free(tids);
 	tids = NULL;
 
-	/* tell the viewer what is in force */
+	/* tell the viewer what is in force; a session may be saved on its own,
+	 * so it must not lean on stacks defined before it */
+	pla_stream_reset_stacks(out);
 	c->start_ns = c->last_counter_ns = pla_now_ns();
 	struct pl_msg *m = &c->msg;
 	m->type = PL_MSG_SESSION;
@@ -933,7 +935,7 @@ static void read_counters(struct pla_collector *c, struct pla_stream *out, uint6
 int pla_collect_tick(struct pla_collector *c, struct pla_stream *out, uint64_t now,
 		     uint8_t *reason)
 {
-	if (c->nevents > c->nsampled &&
+	if (c->nevents > c->nsampled && now > c->last_counter_ns &&
 	    now - c->last_counter_ns >= (uint64_t)c->cfg.counter_interval_ms * 1000000ull) {
 		c->last_counter_ns = now;
 		read_counters(c, out, now);
@@ -953,7 +955,9 @@ int pla_collect_tick(struct pla_collector *c, struct pla_stream *out, uint64_t n
 		*reason = PL_END_TARGET_EXITED;
 		return 1;
 	}
-	if (c->cfg.duration_ms && now - c->start_ns >= (uint64_t)c->cfg.duration_ms * 1000000ull) {
+	/* `now` may predate a session started later in the same loop round */
+	if (c->cfg.duration_ms && now > c->start_ns &&
+	    now - c->start_ns >= (uint64_t)c->cfg.duration_ms * 1000000ull) {
 		*reason = PL_END_DURATION;
 		return 1;
 	}

@@ -13,6 +13,7 @@
 #include "net.h"
 #include "perf.h"
 #include "probe.h"
+#include "scan.h"
 #include "session.h"
 
 #ifndef PLA_VERSION
@@ -47,7 +48,8 @@ static void usage(FILE *f)
 		"  --stack-size BYTES    user stack copied per sample in dwarf mode (8192)\n"
 		"  --stacks WHICH        user, kernel or both (default user)\n"
 		"  --duration SECONDS    stop after this long\n"
-		"  --no-offcpu           no context-switch samples (off-CPU stacks)\n"
+		"  --no-offcpu           no context switches recorded (no off-CPU stacks, no\n"
+		"                        thread timeline): the smallest stream\n"
 		"  --no-counters         no perf-stat style counters\n"
 		"\n"
 		"Access:\n"
@@ -240,13 +242,14 @@ int main(int argc, char **argv)
 			}
 			break;
 		case O_DURATION: {
-			char *end;
-			double d = strtod(optarg, &end);
-			if (*end || d <= 0 || d > 86400 * 30) {
-				fprintf(stderr, "perflens-agent: --duration needs seconds, not '%s'\n", optarg);
+			const char *q = optarg;
+			uint64_t ms;
+			if (pla_scan_fixed(&q, 1000, &ms) < 0 || *q || ms == 0 || ms > 30ull * 86400000) {
+				fprintf(stderr, "perflens-agent: --duration needs seconds (e.g. 10 or 2.5), "
+						"not '%s'\n", optarg);
 				return 2;
 			}
-			o.collect.duration_ms = (uint32_t)(d * 1000);
+			o.collect.duration_ms = (uint32_t)ms;
 			break;
 		}
 		case O_TOKEN:
@@ -261,6 +264,7 @@ int main(int argc, char **argv)
 			break;
 		case O_NOOFF:
 			o.collect.flags &= ~(uint32_t)PL_START_SWITCH_STACKS;
+			o.collect.flags |= PL_START_NO_SWITCHES;
 			break;
 		case O_NOCNT:
 			o.collect.flags &= ~(uint32_t)PL_START_COUNTERS;

@@ -1,10 +1,14 @@
-/* net.c — sockets; see net.h. */
+/* net.c — sockets; see net.h.
+ *
+ * Addresses are numeric (IPv4 or IPv6) or "localhost": the static agent
+ * carries no DNS resolver (musl's costs ~10 KB of a 160 KB budget), and a
+ * board's viewer is normally reached by address anyway.  The error says so.
+ */
 #include "net.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -22,37 +26,52 @@ static void tune(int fd)
 	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
 }
 
-int pla_net_listen(const char *bind_addr, int port, char *err, size_t errlen)
+/* host (NULL: any) + port → sockaddr.  Returns 0 or -EINVAL. */
+static int make_addr(const char *host, int port, struct sockaddr_storage *ss, socklen_t *len)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
-	struct addrinfo *res;
-	char ports[16];
-	snprintf(ports, sizeof(ports), "%d", port);
-	int rc = getaddrinfo(bind_addr, ports, &hints, &res);
-	if (rc) {
-		snprintf(err, errlen, "cannot resolve bind address '%s': %s",
-			 bind_addr ? bind_addr : "*", gai_strerror(rc));
+	memset(ss, 0, sizeof(*ss));
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+	if (!host || !*host || !strcmp(host, "*") || !strcmp(host, "0.0.0.0")) {
+		a4->sin_family = AF_INET;
+		a4->sin_addr.s_addr = htonl(INADDR_ANY);
+	} else if (!strcmp(host, "localhost")) {
+		a4->sin_family = AF_INET;
+		a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	} else if (inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+	} else if (inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*a6);
+		return 0;
+	} else {
 		return -EINVAL;
 	}
-	int fd = -1, e = 0;
-	/* prefer IPv4 wildcard when no address is given: boards often lack IPv6 */
-	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (fd < 0) {
-			e = errno;
-			continue;
-		}
-		int one = 1;
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 4) == 0)
-			break;
-		e = errno;
-		close(fd);
-		fd = -1;
+	a4->sin_port = htons((uint16_t)port);
+	*len = sizeof(*a4);
+	return 0;
+}
+
+int pla_net_listen(const char *bind_addr, int port, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	if (make_addr(bind_addr, port, &ss, &len) < 0) {
+		snprintf(err, errlen, "--bind needs a numeric IPv4 or IPv6 address, not '%s'",
+			 bind_addr);
+		return -EINVAL;
 	}
-	freeaddrinfo(res);
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
+		snprintf(err, errlen, "cannot create a socket: %s", strerror(errno));
+		return -errno;
+	}
+	int one = 1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 4) < 0) {
+		int e = errno;
+		close(fd);
 		snprintf(err, errlen, "cannot listen on %s:%d: %s%s", bind_addr ? bind_addr : "*",
 			 port, strerror(e),
 			 e == EADDRINUSE ? " (another agent running? use --port)" : "");
@@ -68,51 +87,55 @@ int pla_net_accept(int lfd, char *peer, size_t peerlen)
 	int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	char host[NI_MAXHOST] = "?", serv[NI_MAXSERV] = "?";
-	getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), serv, sizeof(serv),
-		    NI_NUMERICHOST | NI_NUMERICSERV);
-	snprintf(peer, peerlen, "%s:%s", host, serv);
+	char host[INET6_ADDRSTRLEN] = "?";
+	int port = 0;
+	if (ss.ss_family == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+		inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+		port = ntohs(a->sin_port);
+	} else if (ss.ss_family == AF_INET6) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+		port = ntohs(a->sin6_port);
+	}
+	snprintf(peer, peerlen, "%s:%d", host, port);
 	tune(fd);
 	return fd;
 }
 
 int pla_net_dial(const char *host, int port, int timeout_ms, char *err, size_t errlen)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_NUMERICSERV };
-	struct addrinfo *res;
-	char ports[16];
-	snprintf(ports, sizeof(ports), "%d", port);
-	int rc = getaddrinfo(host, ports, &hints, &res);
-	if (rc) {
-		snprintf(err, errlen, "cannot resolve '%s': %s", host, gai_strerror(rc));
-		return -EHOSTUNREACH;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	if (make_addr(host, port, &ss, &len) < 0) {
+		snprintf(err, errlen,
+			 "'%s' is not a numeric address: give the viewer's IP address (the agent "
+			 "has no DNS resolver)",
+			 host);
+		return -EINVAL;
 	}
-	int fd = -1, e = ECONNREFUSED;
-	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (fd < 0) {
-			e = errno;
-			continue;
-		}
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-			break;
-		if (errno == EINPROGRESS) {
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create a socket: %s", strerror(errno));
+		return -errno;
+	}
+	int e = 0;
+	if (connect(fd, (struct sockaddr *)&ss, len) < 0) {
+		e = errno;
+		if (e == EINPROGRESS) {
 			struct pollfd p = { fd, POLLOUT, 0 };
 			int soerr = 0;
 			socklen_t sl = sizeof(soerr);
-			if (poll(&p, 1, timeout_ms) == 1 &&
-			    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) == 0 && soerr == 0)
-				break;
-			e = soerr ? soerr : ETIMEDOUT;
-		} else {
-			e = errno;
+			if (poll(&p, 1, timeout_ms) != 1)
+				e = ETIMEDOUT;
+			else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0)
+				e = errno;
+			else
+				e = soerr;
 		}
-		close(fd);
-		fd = -1;
 	}
-	freeaddrinfo(res);
-	if (fd < 0) {
+	if (e) {
+		close(fd);
 		snprintf(err, errlen, "cannot connect to %s:%d: %s", host, port, strerror(e));
 		return -e;
 	}

@@ -2,6 +2,7 @@
 #include "perf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,12 +278,22 @@ const char *pla_perf_explain(int err, int paranoid)
 
 int pla_read_int_file(const char *path, long *out)
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
+	char buf[32];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	int ok = fscanf(f, "%ld", out) == 1;
-	fclose(f);
-	return ok ? 0 : -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	char *end;
+	errno = 0;
+	long v = strtol(buf, &end, 10);
+	if (errno || end == buf)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 const char *pla_errno_name(int err)

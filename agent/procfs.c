@@ -1,6 +1,8 @@
 /* procfs.c — /proc readers and ELF build-id notes; see procfs.h. */
 #include "procfs.h"
 
+#include "scan.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <elf.h>
@@ -84,17 +86,20 @@ int pla_proc_each(int (*fn)(const struct pl_msg_proc *p, void *user), void *user
 			cl = sizeof(comm) - 1;
 		memcpy(comm, lp + 1, cl);
 		comm[cl] = 0;
-		unsigned long utime = 0, stime = 0, rss = 0;
-		int ppid = 0;
-		long threads = 0;
-		char state;
-		/* fields after ')': state ppid pgrp session tty tpgid flags minflt cminflt
-		 * majflt cmajflt utime stime cutime cstime priority nice num_threads
-		 * itrealvalue starttime vsize rss */
-		sscanf(rp + 2,
-		       "%c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %*d %*d %*d %*d %ld "
-		       "%*d %*u %*u %lu",
-		       &state, &ppid, &utime, &stime, &threads, &rss);
+		/* fields after ')': state ppid pgrp session tty tpgid flags minflt
+		 * cminflt majflt cmajflt utime stime cutime cstime priority nice
+		 * num_threads itrealvalue starttime vsize rss */
+		uint64_t ppid = 0, utime = 0, stime = 0, threads = 0, rss = 0;
+		const char *q = rp + 1;
+		pla_skip_fields(&q, 1);
+		pla_scan_u64(&q, 10, &ppid);
+		pla_skip_fields(&q, 8);
+		pla_scan_u64(&q, 10, &utime);
+		pla_scan_u64(&q, 10, &stime);
+		pla_skip_fields(&q, 4);
+		pla_scan_u64(&q, 10, &threads);
+		pla_skip_fields(&q, 3);
+		pla_scan_u64(&q, 10, &rss);
 		p.ppid = (uint32_t)ppid;
 		p.threads = (uint32_t)threads;
 		p.rss_kb = (uint64_t)rss * (uint64_t)page_kb;
@@ -144,20 +149,29 @@ int pla_proc_maps_each(pid_t pid, int (*fn)(const struct pla_map *m, void *user)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		struct pla_map m = { 0 };
-		char perms[8] = "";
-		unsigned long long start, end, off, ino;
-		unsigned maj, min;
-		int pos = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off,
-			   &maj, &min, &ino, &pos) < 7)
+		/* start-end perms offset maj:min inode path */
+		uint64_t start, end, off, maj, min, ino;
+		const char *q = line;
+		if (pla_scan_u64(&q, 16, &start) < 0 || *q++ != '-' || pla_scan_u64(&q, 16, &end) < 0)
 			continue;
-		char *p = line + pos;
+		pla_skip_spaces(&q);
+		char perms[4] = { q[0], q[0] ? q[1] : 0, 0, 0 };
+		if (!perms[1] || !q[2] || !q[3])
+			continue;
+		perms[2] = q[2];
+		perms[3] = q[3];
+		pla_skip_fields(&q, 1);
+		if (pla_scan_u64(&q, 16, &off) < 0 || pla_scan_u64(&q, 16, &maj) < 0 || *q++ != ':' ||
+		    pla_scan_u64(&q, 16, &min) < 0 || pla_scan_u64(&q, 10, &ino) < 0)
+			continue;
+		pla_skip_spaces(&q);
+		char *p = line + (q - line);
 		p[strcspn(p, "\n")] = 0;
 		m.start = start;
 		m.end = end;
 		m.pgoff = off;
-		m.maj = maj;
-		m.min = min;
+		m.maj = (uint32_t)maj;
+		m.min = (uint32_t)min;
 		m.ino = ino;
 		m.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
 			 (perms[2] == 'x' ? PROT_EXEC : 0);
@@ -344,9 +358,10 @@ void pla_health_read(struct pla_health_state *st, struct pl_msg_health *h)
 	h->time = now_ns(CLOCK_MONOTONIC);
 	h->ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
 	if (read_small("/proc/stat", buf, sizeof(buf)) > 0) {
-		unsigned long long v[10] = { 0 };
-		sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
-		       &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
+		uint64_t v[10] = { 0 };
+		const char *q = buf + 3; /* "cpu  user nice system idle iowait irq softirq steal ..." */
+		for (int i = 0; i < 10; i++)
+			pla_scan_u64(&q, 10, &v[i]);
 		uint64_t idle = v[3] + v[4], total = 0;
 		for (int i = 0; i < 8; i++)
 			total += v[i];
@@ -366,11 +381,13 @@ void pla_health_read(struct pla_health_state *st, struct pl_msg_health *h)
 			h->mem_available_kb = strtoull(p + 13, NULL, 10);
 	}
 	if (read_small("/proc/loadavg", buf, sizeof(buf)) > 0) {
-		double a = 0, b = 0, c = 0;
-		sscanf(buf, "%lf %lf %lf", &a, &b, &c);
-		h->load1_x100 = (uint32_t)(a * 100 + 0.5);
-		h->load5_x100 = (uint32_t)(b * 100 + 0.5);
-		h->load15_x100 = (uint32_t)(c * 100 + 0.5);
+		uint64_t l[3] = { 0, 0, 0 };
+		const char *q = buf;
+		for (int i = 0; i < 3; i++)
+			pla_scan_fixed(&q, 100, &l[i]);
+		h->load1_x100 = (uint32_t)l[0];
+		h->load5_x100 = (uint32_t)l[1];
+		h->load15_x100 = (uint32_t)l[2];
 	}
 	pla_self_usage(&h->agent_cpu_ns, &h->agent_rss_kb);
 }

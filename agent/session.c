@@ -528,7 +528,8 @@ int pla_session_run(struct pla_options *o)
 			}
 		}
 		if (a->out.fd >= 0) {
-			if (a->active && now - a->last_health >= HEALTH_NS) {
+			/* device health goes to any viewer, sampling or not */
+			if ((a->active || a->authed || !o->token) && now - a->last_health >= HEALTH_NS) {
 				a->last_health = now;
 				send_health(a);
 			}

@@ -25,17 +25,28 @@ int pla_stream_init(struct pla_stream *s, size_t block_raw, size_t queue_cap, in
 		return rc;
 	s->qcap = queue_cap;
 	s->queue = malloc(queue_cap);
-	if (!s->queue) {
-		pl_block_enc_free(&s->enc);
+	s->chains = malloc(sizeof(uint64_t) * PLA_STACK_SLOTS * PLA_STACK_DEPTH);
+	s->stack_msg = malloc(sizeof(*s->stack_msg));
+	s->lost_msg = malloc(sizeof(*s->lost_msg));
+	if (!s->queue || !s->chains || !s->stack_msg || !s->lost_msg) {
+		pla_stream_free(s);
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+void pla_stream_reset_stacks(struct pla_stream *s)
+{
+	memset(s->slots, 0, sizeof(s->slots));
 }
 
 void pla_stream_free(struct pla_stream *s)
 {
 	pl_block_enc_free(&s->enc);
 	free(s->queue);
+	free(s->chains);
+	free(s->stack_msg);
+	free(s->lost_msg);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 }
@@ -93,6 +104,7 @@ int pla_stream_attach(struct pla_stream *s, int fd, int is_socket, uint32_t head
 	s->qstart = s->qlen = 0;
 	pl_w_init(&s->enc.w, s->enc.raw, s->enc.raw_cap); /* drop a half block of a past peer */
 	s->frames_in_block = s->samples_in_block = 0;
+	pla_stream_reset_stacks(s); /* the new peer knows none */
 	pl_stream_header_put(hdr, header_flags);
 	return emit(s, hdr, sizeof(hdr));
 }
@@ -115,13 +127,17 @@ int pla_stream_flush(struct pla_stream *s)
 	pl_block_enc_finish(&s->enc, &blk, &n);
 	int rc = emit(s, blk, n);
 	if (rc == -ENOBUFS) {
-		/* backpressure: the network is slower than the samples */
+		/* backpressure: the network is slower than the samples.  The
+		 * block may itself have carried an earlier loss report: that
+		 * count must be reported again. */
 		s->dropped_frames += s->frames_in_block;
 		s->dropped_samples += s->samples_in_block;
-		s->pending_drop_report += s->samples_in_block;
+		s->pending_drop_report += s->samples_in_block + s->reported_in_block;
+		pla_stream_reset_stacks(s); /* the lost block may have defined some */
 		rc = 0;
 	}
 	s->frames_in_block = s->samples_in_block = 0;
+	s->reported_in_block = 0;
 	return rc;
 }
 
@@ -132,7 +148,7 @@ int pla_stream_maybe_flush(struct pla_stream *s, uint64_t now_ns, uint64_t max_a
 	return s->dead;
 }
 
-static int put(struct pla_stream *s, const struct pl_msg *m)
+static int encode(struct pla_stream *s, const struct pl_msg *m)
 {
 	int rc = pl_msg_encode(&s->enc.w, m);
 	if (rc == -ENOBUFS && !pl_block_enc_empty(&s->enc)) {
@@ -145,25 +161,120 @@ static int put(struct pla_stream *s, const struct pl_msg *m)
 	if (s->frames_in_block++ == 0)
 		s->block_start_ns = pla_now_ns();
 	s->frames++;
-	if (m->type == PL_MSG_SAMPLE)
-		s->samples_in_block++;
 	return 0;
 }
 
-int pla_stream_msg(struct pla_stream *s, const struct pl_msg *m)
+static uint64_t chain_hash(const uint64_t *v, uint32_t n)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a over the entries */
+	for (uint32_t i = 0; i < n; i++) {
+		h ^= v[i];
+		h *= 1099511628211ull;
+	}
+	return h ^ n;
+}
+
+/* Returns the slot id (1-based) holding this chain, defining it first if
+ * needed; 0 when the chain is not interned (too short or too deep). */
+static uint32_t intern(struct pla_stream *s, const struct pl_msg_sample *x, int *rc)
+{
+	*rc = 0;
+	if (x->nr_callchain < 2 || x->nr_callchain > PLA_STACK_DEPTH)
+		return 0;
+	uint64_t h = chain_hash(x->callchain, x->nr_callchain);
+	uint32_t slot = (uint32_t)(h % PLA_STACK_SLOTS);
+	uint64_t *stored = s->chains + (size_t)slot * PLA_STACK_DEPTH;
+	struct pla_stack_slot *sl = &s->slots[slot];
+	if (sl->nr == x->nr_callchain && sl->hash == h &&
+	    !memcmp(stored, x->callchain, x->nr_callchain * sizeof(uint64_t)))
+		return slot + 1;
+	struct pl_msg *d = s->stack_msg;
+	d->type = PL_MSG_STACK;
+	d->u.stack.id = slot + 1;
+	d->u.stack.nr = x->nr_callchain;
+	memcpy(d->u.stack.chain, x->callchain, x->nr_callchain * sizeof(uint64_t));
+	if ((*rc = encode(s, d)) < 0)
+		return 0;
+	memcpy(stored, x->callchain, x->nr_callchain * sizeof(uint64_t));
+	sl->nr = x->nr_callchain;
+	sl->hash = h;
+	s->stacks_defined++;
+	return slot + 1;
+}
+
+static int put_sample(struct pla_stream *s, struct pl_msg *m)
+{
+	struct pl_msg_sample *x = &m->u.sample;
+	uint64_t t = x->time;
+	uint32_t nr = x->nr_callchain;
+	uint64_t defined_before = s->stacks_defined;
+	int rc = 0;
+	/* Twice at most: if the sample does not fit, the block is flushed and
+	 * the sample becomes the first of the next one (absolute time), and
+	 * its stack is looked up again, since a dropped block forgets them. */
+	for (int attempt = 0; attempt < 2; attempt++) {
+		x->nr_callchain = nr;
+		uint32_t id = intern(s, x, &rc);
+		if (rc < 0)
+			break;
+		x->stack_id = id;
+		if (id)
+			x->nr_callchain = 0;
+		int first = s->samples_in_block == 0;
+		x->flags = first ? 0 : PL_SAMPLE_TIME_DELTA;
+		x->time = first ? t : t - s->prev_time;
+		size_t before = pl_w_len(&s->enc.w);
+		rc = pl_msg_encode(&s->enc.w, m);
+		if (rc != -ENOBUFS || before == 0)
+			break;
+		if ((rc = pla_stream_flush(s)) < 0)
+			break;
+		rc = -ENOBUFS;
+	}
+	uint64_t defined = s->stacks_defined;
+	x->time = t;
+	x->nr_callchain = nr;
+	x->flags = 0;
+	if (rc < 0) {
+		x->stack_id = 0;
+		return rc;
+	}
+	if (x->stack_id && defined == defined_before)
+		s->stacks_reused++;
+	x->stack_id = 0;
+	if (s->frames_in_block++ == 0)
+		s->block_start_ns = pla_now_ns();
+	s->frames++;
+	s->samples_in_block++;
+	s->prev_time = t;
+	return 0;
+}
+
+static int put(struct pla_stream *s, struct pl_msg *m)
+{
+	return m->type == PL_MSG_SAMPLE ? put_sample(s, m) : encode(s, m);
+}
+
+/* Puts a LOST(BACKPRESSURE) for the samples dropped so far. */
+static void report_drops(struct pla_stream *s)
+{
+	s->lost_msg->type = PL_MSG_LOST;
+	s->lost_msg->u.lost = (struct pl_msg_lost){ PL_LOST_BACKPRESSURE, 0, pla_now_ns(),
+						     s->pending_drop_report };
+	if (put(s, s->lost_msg) == 0) {
+		s->reported_in_block += s->pending_drop_report;
+		s->pending_drop_report = 0;
+	}
+}
+
+int pla_stream_msg(struct pla_stream *s, struct pl_msg *m)
 {
 	if (s->dead)
 		return s->dead;
 	if (s->fd < 0)
 		return -ENOTCONN;
-	if (s->pending_drop_report && m->type == PL_MSG_SAMPLE) {
-		struct pl_msg lost = { .type = PL_MSG_LOST };
-		lost.u.lost.kind = PL_LOST_BACKPRESSURE;
-		lost.u.lost.time = pla_now_ns();
-		lost.u.lost.count = s->pending_drop_report;
-		if (put(s, &lost) == 0)
-			s->pending_drop_report = 0;
-	}
+	if (s->pending_drop_report && m->type == PL_MSG_SAMPLE)
+		report_drops(s);
 	return put(s, m);
 }
 
@@ -183,6 +294,11 @@ int pla_stream_pump(struct pla_stream *s)
 		s->qstart = (s->qstart + (size_t)w) % s->qcap;
 		s->qlen -= (size_t)w;
 		s->bytes_sent += (uint64_t)w;
+	}
+	/* the network caught up: tell the viewer what it missed, now */
+	if (s->pending_drop_report && s->fd >= 0) {
+		report_drops(s);
+		return pla_stream_flush(s);
 	}
 	return 0;
 }

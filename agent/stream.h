@@ -8,6 +8,12 @@
  * and its frames counted, never blocking the drain of the kernel's rings;
  * the loss travels to the viewer in a LOST(BACKPRESSURE) frame.  For a
  * file, writes are blocking (the disk is the only consumer).
+ *
+ * SAMPLEs are compacted on the way (msg.h): call chains are interned in a
+ * fixed table of PLA_STACK_SLOTS chains (a STACK frame defines a slot the
+ * first time, later samples name it), and times are deltas within a block.
+ * The table is forgotten whenever the viewer could miss a definition: a
+ * dropped block, a new connection, a new session.
  */
 #ifndef PLA_STREAM_H
 #define PLA_STREAM_H
@@ -17,6 +23,14 @@
 
 #include "block.h"
 #include "msg.h"
+
+#define PLA_STACK_SLOTS 1024
+#define PLA_STACK_DEPTH 64 /* longer chains are sent inline */
+
+struct pla_stack_slot {
+	uint64_t hash;
+	uint32_t nr; /* 0: empty */
+};
 
 struct pla_stream {
 	struct pl_block_enc enc;
@@ -30,6 +44,14 @@ struct pla_stream {
 	/* statistics, cumulative */
 	uint64_t bytes_raw, bytes_sent, frames, dropped_frames, dropped_samples;
 	uint64_t pending_drop_report; /* samples dropped, not yet reported */
+	uint64_t reported_in_block;   /* drops reported by a LOST in the current block */
+	struct pl_msg *lost_msg;
+	/* sample compaction */
+	struct pla_stack_slot slots[PLA_STACK_SLOTS];
+	uint64_t *chains; /* PLA_STACK_SLOTS x PLA_STACK_DEPTH */
+	struct pl_msg *stack_msg;
+	uint64_t prev_time;
+	uint64_t stacks_defined, stacks_reused;
 };
 
 /* queue_cap: bytes of send queue for a socket (ignored for files). */
@@ -38,8 +60,12 @@ void pla_stream_free(struct pla_stream *s);
 /* Attach to fd and write the stream header.  Resets the queue. */
 int pla_stream_attach(struct pla_stream *s, int fd, int is_socket, uint32_t header_flags);
 void pla_stream_detach(struct pla_stream *s);
-/* Appends one message.  Returns 0, or -errno if the stream is dead. */
-int pla_stream_msg(struct pla_stream *s, const struct pl_msg *m);
+/* Appends one message.  A SAMPLE is compacted in place (its time and call
+ * chain fields are rewritten and restored).  Returns 0, or -errno if the
+ * stream is dead. */
+int pla_stream_msg(struct pla_stream *s, struct pl_msg *m);
+/* Forgets the interned stacks (a new session starts). */
+void pla_stream_reset_stacks(struct pla_stream *s);
 /* Finishes the current block (if any) and queues or writes it. */
 int pla_stream_flush(struct pla_stream *s);
 /* Flushes if the current block is older than max_age_ns. */

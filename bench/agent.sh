@@ -32,8 +32,9 @@ run_perflens() {
 	"$burn" $((secs + 3)) 3 >/dev/null &
 	local target=$!
 	sleep 0.3
+	# like `perf record -g`: samples and side-band only, no switches or counters
 	"$agent" --output "$out" --pid "$target" --frequency 999 --callgraph "$mode" \
-		--duration "$secs" 2>/dev/null &
+		--no-offcpu --no-counters --duration "$secs" 2>/dev/null &
 	local ag=$!
 	sleep 1.5 # past the start-up probe
 	local t0 c0 t1 c1 rss

@@ -18,8 +18,18 @@ int pl_block_enc_init(struct pl_block_enc *e, size_t raw_cap, int zstd_level)
 	e->raw = malloc(raw_cap);
 	e->out = malloc(e->out_cap);
 	e->level = zstd_level;
-	if (zstd_level > 0)
+	if (zstd_level > 0) {
 		e->zctx = ZSTD_createCCtx();
+		if (e->zctx) {
+			ZSTD_CCtx_setParameter(e->zctx, ZSTD_c_compressionLevel, zstd_level);
+#ifdef PL_ZSTD_FAST_ONLY
+			/* the static agent links only the fast match finders
+			 * (agent/static/zstd-fast-only.c) */
+			ZSTD_CCtx_setParameter(e->zctx, ZSTD_c_strategy,
+					       zstd_level >= 2 ? ZSTD_dfast : ZSTD_fast);
+#endif
+		}
+	}
 	if (!e->raw || !e->out || (zstd_level > 0 && !e->zctx)) {
 		pl_block_enc_free(e);
 		return -ENOMEM;
@@ -45,7 +55,7 @@ int pl_block_enc_finish(struct pl_block_enc *e, const uint8_t **out, size_t *n)
 	size_t cap = e->out_cap - PL_BLOCK_HEADER_SIZE;
 
 	if (e->zctx && raw_len > 0) {
-		size_t z = ZSTD_compressCCtx(e->zctx, payload, cap, e->raw, raw_len, e->level);
+		size_t z = ZSTD_compress2(e->zctx, payload, cap, e->raw, raw_len);
 		if (!ZSTD_isError(z) && z < raw_len) {
 			h.codec = PL_CODEC_ZSTD;
 			h.stored_len = (uint32_t)z;
@@ -61,17 +71,26 @@ int pl_block_enc_finish(struct pl_block_enc *e, const uint8_t **out, size_t *n)
 	return 0;
 }
 
+/* The agent is built with PL_BLOCK_NO_DECOMPRESS: it links only zstd's
+ * compressor (most of its size budget), and viewers send it raw blocks,
+ * since commands are too small to gain from compression. */
 int pl_block_dec_init(struct pl_block_dec *d)
 {
 	memset(d, 0, sizeof(*d));
+#ifndef PL_BLOCK_NO_DECOMPRESS
 	d->dctx = ZSTD_createDCtx();
-	return d->dctx ? 0 : -ENOMEM;
+	if (!d->dctx)
+		return -ENOMEM;
+#endif
+	return 0;
 }
 
 void pl_block_dec_free(struct pl_block_dec *d)
 {
+#ifndef PL_BLOCK_NO_DECOMPRESS
 	if (d->dctx)
 		ZSTD_freeDCtx(d->dctx);
+#endif
 	free(d->raw);
 	memset(d, 0, sizeof(*d));
 }
@@ -113,6 +132,10 @@ int pl_block_decode(struct pl_block_dec *d, const struct pl_block_header *h,
 		*raw_len = h->raw_len;
 		return 0;
 	}
+#ifdef PL_BLOCK_NO_DECOMPRESS
+	snprintf(err, errlen, "a zstd block sent to the agent: viewers must send raw blocks");
+	return -EBADMSG;
+#else
 	size_t got = ZSTD_decompressDCtx(d->dctx, d->raw, h->raw_len, payload, h->stored_len);
 	if (ZSTD_isError(got) || got != h->raw_len) {
 		snprintf(err, errlen, "zstd block does not decompress to its %u bytes: %s",
@@ -122,4 +145,5 @@ int pl_block_decode(struct pl_block_dec *d, const struct pl_block_header *h,
 	*raw = d->raw;
 	*raw_len = got;
 	return 0;
+#endif
 }

@@ -8,6 +8,9 @@
  *
  * The decoder checks the header's caps and the CRC before zstd sees a
  * byte, and insists that the payload decompresses to exactly raw_len.
+ *
+ * Direction rule: agent → viewer blocks may be zstd; viewer → agent blocks
+ * are always raw (level 0), because the agent links no decompressor.
  */
 #ifndef PL_BLOCK_H
 #define PL_BLOCK_H

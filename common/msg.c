@@ -17,6 +17,7 @@ enum field_kind {
 	F_U32,     /* varint into uint32_t */
 	F_U64,     /* varint into uint64_t */
 	F_S32,     /* zig-zag varint into int32_t */
+	F_S64,     /* zig-zag varint into uint64_t (deltas that may be negative) */
 	F_STR,     /* struct pl_str, cap bytes */
 	F_BYTES,   /* uint32_t len at off, const uint8_t * at off2, cap bytes */
 	F_BUILDID, /* uint8_t len at off, uint8_t[PL_MAX_BUILD_ID] at off2 */
@@ -103,16 +104,23 @@ static const struct field event_desc_f[] = {
 	FLD(F_U64, pl_msg_event_desc, period_or_freq),
 	FLD(F_U8, pl_msg_event_desc, exclude_kernel),
 };
+/* The order on the wire puts what repeats from sample to sample first and
+ * the time (which never repeats) last, so that zstd sees one long match per
+ * sample instead of several short ones. */
 static const struct field sample_f[] = {
 	FLD(F_U32, pl_msg_sample, event), FLD(F_U32, pl_msg_sample, pid),
-	FLD(F_U32, pl_msg_sample, tid), FLD(F_U64, pl_msg_sample, time),
-	FLD(F_U32, pl_msg_sample, cpu), FLD(F_U64, pl_msg_sample, period),
-	FLD(F_U64, pl_msg_sample, ip), FLD(F_U8, pl_msg_sample, cpumode),
+	FLD(F_U32, pl_msg_sample, tid), FLD(F_U32, pl_msg_sample, cpu),
+	FLD(F_U8, pl_msg_sample, cpumode), FLD(F_U32, pl_msg_sample, stack_id),
+	FLD(F_U64, pl_msg_sample, ip), FLD(F_U64, pl_msg_sample, period),
 	ARR(F_CHAIN, pl_msg_sample, nr_callchain, callchain, PL_MAX_CALLCHAIN),
 	FLD(F_U64, pl_msg_sample, regs_abi),
 	ARR(F_U64S, pl_msg_sample, nr_regs, regs, PL_MAX_REGS),
 	ARR(F_BYTES, pl_msg_sample, stack_size, stack, PL_MAX_STACK_COPY),
-	FLD(F_U32, pl_msg_sample, stack_requested),
+	FLD(F_U32, pl_msg_sample, stack_requested), FLD(F_U32, pl_msg_sample, flags),
+	FLD(F_S64, pl_msg_sample, time),
+};
+static const struct field stack_f[] = {
+	FLD(F_U32, pl_msg_stack, id), ARR(F_CHAIN, pl_msg_stack, nr, chain, PL_MAX_CALLCHAIN),
 };
 static const struct field mmap_f[] = {
 	FLD(F_U32, pl_msg_mmap, pid), FLD(F_U32, pl_msg_mmap, tid), FLD(F_U64, pl_msg_mmap, time),
@@ -220,6 +228,7 @@ static const struct msg_desc descs[] = {
 	MSG(PL_MSG_FILE_CHUNK, "FILE_CHUNK", chunk_f),
 	MSG(PL_MSG_END, "END", end_f),
 	MSG(PL_MSG_LOG, "LOG", log_f),
+	MSG(PL_MSG_STACK, "STACK", stack_f),
 	MSG(PL_MSG_AUTH, "AUTH", auth_f),
 	MSG(PL_MSG_LIST, "LIST", request_f),
 	MSG(PL_MSG_PROBE, "PROBE", request_f),
@@ -238,7 +247,7 @@ const uint16_t pl_msg_types[] = {
 	PL_MSG_SAMPLE,	PL_MSG_MMAP,	    PL_MSG_COMM,	    PL_MSG_TASK,
 	PL_MSG_SWITCH,	PL_MSG_LOST,	    PL_MSG_THROTTLE,	    PL_MSG_COUNTERS,
 	PL_MSG_HEALTH,	PL_MSG_BUILD_ID,    PL_MSG_FILE_CHUNK,	    PL_MSG_END,
-	PL_MSG_LOG,	PL_MSG_AUTH,	    PL_MSG_LIST,	    PL_MSG_PROBE,
+	PL_MSG_LOG,	PL_MSG_STACK,	PL_MSG_AUTH,	    PL_MSG_LIST,	    PL_MSG_PROBE,
 	PL_MSG_START,	PL_MSG_PAUSE,	    PL_MSG_RESUME,	    PL_MSG_CONFIGURE,
 	PL_MSG_STOP,	PL_MSG_BYE,
 };
@@ -262,6 +271,7 @@ const char *pl_msg_type_name(uint16_t type)
 	return d ? d->name : NULL;
 }
 
+typedef const uint8_t *cbytes; /* a borrowed byte pointer field */
 #define AT(base, off, T) ((T *)((char *)(base) + (off)))
 #define CAT(base, off, T) ((const T *)((const char *)(base) + (off)))
 
@@ -285,6 +295,9 @@ static int encode_field(struct pl_writer *w, const struct field *f, const void *
 	case F_S32:
 		pl_w_svarint(w, *CAT(s, f->off, int32_t));
 		break;
+	case F_S64:
+		pl_w_svarint(w, (int64_t)*CAT(s, f->off, uint64_t));
+		break;
 	case F_STR: {
 		const struct pl_str *str = CAT(s, f->off, struct pl_str);
 		if (str->len > f->cap)
@@ -294,7 +307,7 @@ static int encode_field(struct pl_writer *w, const struct field *f, const void *
 	}
 	case F_BYTES: {
 		uint32_t n = *CAT(s, f->off, uint32_t);
-		const uint8_t *p = *CAT(s, f->off2, const uint8_t *);
+		const uint8_t *p = *CAT(s, f->off2, cbytes);
 		if (n > f->cap || (n && !p))
 			return -EINVAL;
 		pl_w_blob(w, p, n);
@@ -403,11 +416,14 @@ static void decode_field(struct pl_cursor *c, const struct field *f, void *s)
 		*AT(s, f->off, int32_t) = (int32_t)v;
 		break;
 	}
+	case F_S64:
+		*AT(s, f->off, uint64_t) = (uint64_t)pl_cur_svarint(c);
+		break;
 	case F_STR:
 		*AT(s, f->off, struct pl_str) = pl_cur_str(c, f->cap);
 		break;
 	case F_BYTES:
-		*AT(s, f->off2, const uint8_t *) = pl_cur_blob(c, f->cap, AT(s, f->off, uint32_t));
+		*AT(s, f->off2, cbytes) = pl_cur_blob(c, f->cap, AT(s, f->off, uint32_t));
 		break;
 	case F_BUILDID: {
 		uint32_t n;
@@ -460,6 +476,8 @@ static size_t header_part(uint16_t type)
 {
 	if (type == PL_MSG_SAMPLE)
 		return offsetof(struct pl_msg_sample, callchain);
+	if (type == PL_MSG_STACK)
+		return offsetof(struct pl_msg_stack, chain);
 	return sizeof(((struct pl_msg *)0)->u);
 }
 

@@ -60,6 +60,7 @@ enum pl_msg_type {
 	PL_MSG_FILE_CHUNK = 26,
 	PL_MSG_END = 27,
 	PL_MSG_LOG = 28,
+	PL_MSG_STACK = 29,
 	/* viewer → agent */
 	PL_MSG_AUTH = 64,
 	PL_MSG_LIST = 65,
@@ -197,12 +198,23 @@ struct pl_msg_event_desc {
 	uint8_t exclude_kernel;
 };
 
-/* SAMPLE: cpumode values follow PERF_RECORD_MISC_CPUMODE_MASK. */
+/* SAMPLE: cpumode values follow PERF_RECORD_MISC_CPUMODE_MASK.
+ *
+ * Two encodings make samples small on the wire; pl_reader undoes both, so
+ * its callers always see absolute times and full call chains:
+ *  - PL_SAMPLE_TIME_DELTA: time is the difference (zig-zag, may be
+ *    negative: rings of different CPUs interleave) from the previous SAMPLE
+ *    of the same block; the first SAMPLE of a block is absolute.
+ *  - stack_id != 0 with nr_callchain == 0: the call chain is the one last
+ *    defined for that id by a STACK frame earlier in the stream. */
+enum pl_sample_flags { PL_SAMPLE_TIME_DELTA = 1u << 0 };
 struct pl_msg_sample {
 	uint32_t event;
 	uint32_t pid;
 	uint32_t tid;
-	uint64_t time;
+	uint32_t flags;    /* enum pl_sample_flags (wire level; pl_reader clears them) */
+	uint64_t time;     /* absolute after pl_reader; raw delta from pl_msg_decode */
+	uint32_t stack_id; /* 0: none; else a PL_MSG_STACK id */
 	uint32_t cpu;
 	uint64_t period;
 	uint64_t ip;
@@ -215,6 +227,15 @@ struct pl_msg_sample {
 	uint32_t stack_size;        /* bytes really copied (dyn_size), ≤ requested */
 	uint32_t stack_requested;   /* the session's stack size: equal → maybe truncated */
 	const uint8_t *stack;       /* borrowed */
+};
+
+/* STACK: defines (or redefines) a call chain id for later SAMPLEs.  The
+ * reader keeps at most PL_MAX_STACK_IDS ids. */
+#define PL_MAX_STACK_IDS 4096u
+struct pl_msg_stack {
+	uint32_t id; /* 1 .. PL_MAX_STACK_IDS */
+	uint32_t nr;
+	uint64_t chain[PL_MAX_CALLCHAIN];
 };
 
 struct pl_msg_mmap {
@@ -368,6 +389,7 @@ enum pl_start_flags {
 	PL_START_SWITCH_STACKS = 1u << 0, /* context-switch samples with stacks (off-CPU) */
 	PL_START_COUNTERS = 1u << 1,      /* the perf-stat style counting group */
 	PL_START_KALLSYMS = 1u << 2,      /* send /proc/kallsyms (kernel stacks) */
+	PL_START_NO_SWITCHES = 1u << 3,   /* no context-switch records (no thread timeline) */
 };
 struct pl_msg_start {
 	uint32_t request_id;
@@ -405,6 +427,7 @@ struct pl_msg {
 		struct pl_msg_session session;
 		struct pl_msg_event_desc event_desc;
 		struct pl_msg_sample sample;
+		struct pl_msg_stack stack;
 		struct pl_msg_mmap mmap;
 		struct pl_msg_comm comm;
 		struct pl_msg_task task;

@@ -20,6 +20,11 @@ int pl_reader_init(struct pl_reader *r, size_t max_block)
 
 void pl_reader_free(struct pl_reader *r)
 {
+	if (r->stacks)
+		for (uint32_t i = 0; i < PL_MAX_STACK_IDS; i++)
+			free(r->stacks[i]);
+	free(r->stacks);
+	free(r->stack_len);
 	free(r->buf);
 	pl_block_dec_free(&r->dec);
 	memset(r, 0, sizeof(*r));
@@ -119,8 +124,54 @@ static int next_block(struct pl_reader *r)
 	r->consumed += r->block_len;
 	r->bytes += r->block_len;
 	r->blocks++;
+	r->have_prev_time = 0; /* time deltas restart in every block */
 	pl_cur_init(&r->frames, raw, raw_len);
 	return 1;
+}
+
+static int define_stack(struct pl_reader *r, const struct pl_msg_stack *s)
+{
+	if (s->id == 0 || s->id > PL_MAX_STACK_IDS)
+		return fail(r, -EBADMSG, "block %llu: STACK id %u out of range 1..%u",
+			    (unsigned long long)r->blocks, s->id, PL_MAX_STACK_IDS);
+	if (!r->stacks) {
+		r->stacks = calloc(PL_MAX_STACK_IDS, sizeof(*r->stacks));
+		r->stack_len = calloc(PL_MAX_STACK_IDS, sizeof(*r->stack_len));
+		if (!r->stacks || !r->stack_len)
+			return fail(r, -ENOMEM, "out of memory for the stack dictionary");
+	}
+	uint32_t i = s->id - 1;
+	uint64_t *chain = realloc(r->stacks[i], (s->nr ? s->nr : 1) * sizeof(uint64_t));
+	if (!chain)
+		return fail(r, -ENOMEM, "out of memory for a %u-entry stack", s->nr);
+	memcpy(chain, s->chain, s->nr * sizeof(uint64_t));
+	r->stacks[i] = chain;
+	r->stack_len[i] = s->nr;
+	return 0;
+}
+
+/* Absolute time and full call chain for a compacted SAMPLE. */
+static int expand_sample(struct pl_reader *r, struct pl_msg_sample *s)
+{
+	if (s->flags & PL_SAMPLE_TIME_DELTA) {
+		if (!r->have_prev_time)
+			return fail(r, -EBADMSG, "block %llu: a time delta with no sample before it",
+				    (unsigned long long)r->blocks);
+		s->time = r->prev_time + s->time;
+	}
+	s->flags &= ~(uint32_t)PL_SAMPLE_TIME_DELTA;
+	r->prev_time = s->time;
+	r->have_prev_time = 1;
+	if (s->stack_id && s->nr_callchain == 0) {
+		uint32_t i = s->stack_id - 1;
+		if (s->stack_id <= PL_MAX_STACK_IDS && r->stacks && r->stacks[i]) {
+			memcpy(s->callchain, r->stacks[i], r->stack_len[i] * sizeof(uint64_t));
+			s->nr_callchain = r->stack_len[i];
+		} else {
+			r->unresolved_stacks++;
+		}
+	}
+	return 0;
 }
 
 int pl_reader_next(struct pl_reader *r, struct pl_msg *m)
@@ -149,6 +200,13 @@ int pl_reader_next(struct pl_reader *r, struct pl_msg *m)
 		}
 		if (rc < 0)
 			return fail(r, rc, "block %llu: %s", (unsigned long long)r->blocks, why);
+		if (m->type == PL_MSG_STACK) {
+			if ((rc = define_stack(r, &m->u.stack)) < 0)
+				return rc;
+			continue;
+		}
+		if (m->type == PL_MSG_SAMPLE && (rc = expand_sample(r, &m->u.sample)) < 0)
+			return rc;
 		return 1;
 	}
 }

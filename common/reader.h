@@ -5,6 +5,10 @@
  * then frames; frames of unknown type are skipped by length.  Messages
  * borrow the reader's buffers until the next pl_reader_next()/feed().
  *
+ * It also undoes the wire's sample compaction (msg.h): STACK frames are
+ * kept in a dictionary (at most PL_MAX_STACK_IDS chains) and not returned;
+ * SAMPLEs come out with absolute times and their full call chains.
+ *
  * Errors are final for the stream: once pl_reader_next() returns < 0 it
  * keeps returning that error; the caller closes the connection or stops
  * reading the file (everything before the bad block stays valid).
@@ -35,6 +39,12 @@ struct pl_reader {
 	uint64_t blocks;         /* complete blocks read */
 	uint64_t bytes;          /* stream bytes consumed (header + complete blocks) */
 	uint64_t skipped_frames; /* unknown types */
+	uint64_t unresolved_stacks; /* samples naming a stack id never defined */
+	/* sample decompaction state */
+	uint64_t **stacks; /* PL_MAX_STACK_IDS slots, allocated on first STACK */
+	uint32_t *stack_len;
+	uint64_t prev_time; /* of the previous SAMPLE in this block */
+	int have_prev_time;
 };
 
 /* max_block bounds the input buffer (header + stored payload of one

@@ -119,7 +119,7 @@ static inline int pl_conn_open(struct pl_conn *c, int port, int timeout_ms)
 		usleep(20000);
 	}
 	pl_reader_init(&c->r, PL_BLOCK_HEADER_SIZE + PL_BLOCK_MAX_STORED);
-	pl_block_enc_init(&c->enc, 65536, 1);
+	pl_block_enc_init(&c->enc, 65536, 0); /* viewers send raw blocks */
 	uint8_t hdr[PL_STREAM_HEADER_SIZE];
 	pl_stream_header_put(hdr, PL_STREAM_FROM_VIEWER);
 	if (write(c->fd, hdr, sizeof(hdr)) != (ssize_t)sizeof(hdr))

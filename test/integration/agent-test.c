@@ -16,7 +16,12 @@ static void paths(void)
 	char dir[PATH_MAX];
 	if (!realpath(pl_build_dir(), dir))
 		PL_SKIP("no build directory %s", pl_build_dir());
-	snprintf(agent, sizeof(agent), "%s/perflens-agent", dir);
+	/* PL_AGENT: test another build of the agent (the static musl one) */
+	const char *other = getenv("PL_AGENT");
+	if (other && !realpath(other, agent))
+		PL_SKIP("no agent %s (run make agents)", other);
+	if (!other)
+		snprintf(agent, sizeof(agent), "%s/perflens-agent", dir);
 	snprintf(burn, sizeof(burn), "%s/workloads/burn", dir);
 	snprintf(burn_nofp, sizeof(burn_nofp), "%s/workloads/burn-nofp", dir);
 	if (!tmpdir[0]) {

@@ -126,6 +126,14 @@ static int example(uint16_t type, struct pl_msg *m)
 		s->stack = stack_bytes;
 		return 1;
 	}
+	case PL_MSG_STACK:
+		m->u.stack.id = PL_MAX_STACK_IDS;
+		m->u.stack.nr = 4;
+		m->u.stack.chain[0] = (uint64_t)-512;
+		m->u.stack.chain[1] = 0x400123;
+		m->u.stack.chain[2] = 0x400100;
+		m->u.stack.chain[3] = 0x7f0000001000ull;
+		return 1;
 	case PL_MSG_MMAP: {
 		struct pl_msg_mmap *p = &m->u.mmap;
 		*p = (struct pl_msg_mmap){ .pid = 1,	      .tid = 2,	   .time = 3,
@@ -321,6 +329,7 @@ static void check_equal(const struct pl_msg *a, const struct pl_msg *b)
 	case PL_MSG_SAMPLE: {
 		const struct pl_msg_sample *x = &a->u.sample, *y = &b->u.sample;
 		PL_CHECK(x->event == y->event && x->pid == y->pid && x->tid == y->tid);
+		PL_CHECK(x->flags == y->flags && x->stack_id == y->stack_id);
 		PL_CHECK(x->time == y->time && x->cpu == y->cpu && x->period == y->period);
 		PL_CHECK(x->ip == y->ip && x->cpumode == y->cpumode);
 		PL_CHECK(x->nr_callchain == y->nr_callchain);
@@ -343,6 +352,10 @@ static void check_equal(const struct pl_msg *a, const struct pl_msg *b)
 		PL_CHECK(str_eq(x->filename, y->filename));
 		return;
 	}
+	case PL_MSG_STACK:
+		PL_CHECK(a->u.stack.id == b->u.stack.id && a->u.stack.nr == b->u.stack.nr);
+		PL_CHECK(!memcmp(a->u.stack.chain, b->u.stack.chain, a->u.stack.nr * 8));
+		return;
 	case PL_MSG_COMM:
 		PL_CHECK(a->u.comm.pid == b->u.comm.pid && a->u.comm.tid == b->u.comm.tid);
 		PL_CHECK(a->u.comm.time == b->u.comm.time && a->u.comm.exec == b->u.comm.exec);
@@ -558,6 +571,20 @@ static size_t build_stream(uint8_t *out, size_t cap, int level, int nblocks)
 
 static uint8_t stream[1u << 20];
 
+/* The reader keeps STACK frames to itself: the n-th message it returns is
+ * the n-th of the types list with STACK left out. */
+static size_t expected_index(size_t n)
+{
+	size_t per = pl_msg_type_count - 1, k = n % per;
+	for (size_t i = 0; i < pl_msg_type_count; i++) {
+		if (pl_msg_types[i] == PL_MSG_STACK)
+			continue;
+		if (k-- == 0)
+			return i;
+	}
+	return 0;
+}
+
 static int read_all(const uint8_t *p, size_t n, size_t step, size_t *msgs, char *why)
 {
 	struct pl_reader r;
@@ -568,7 +595,7 @@ static int read_all(const uint8_t *p, size_t n, size_t step, size_t *msgs, char 
 		size_t k = n - off < step ? n - off : step;
 		PL_CHECK(pl_reader_feed(&r, p + off, k) == 0);
 		while ((rc = pl_reader_next(&r, &mb)) == 1) {
-			uint16_t want = pl_msg_types[*msgs % pl_msg_type_count];
+			uint16_t want = pl_msg_types[expected_index(*msgs)];
 			PL_CHECKF(mb.type == want, "message %zu type %u want %u", *msgs, mb.type,
 				  want);
 			example(want, &ma);
@@ -595,7 +622,7 @@ static void test_stream_round_trip(void)
 			int rc = read_all(stream, n, steps[s], &msgs, why);
 			PL_CHECKF(rc == 0, "level %d step %zu: rc %d %s", level, steps[s], rc,
 				  rc < 0 ? why : "");
-			PL_CHECK(msgs == 3 * pl_msg_type_count);
+			PL_CHECK(msgs == 3 * (pl_msg_type_count - 1));
 		}
 	}
 }
@@ -609,7 +636,7 @@ static void test_torn_tail_keeps_complete_blocks(void)
 		char why[200];
 		int rc = read_all(stream, cut, 1000, &msgs, why);
 		PL_CHECK(rc == 1);
-		PL_CHECK(msgs == 2 * pl_msg_type_count);
+		PL_CHECK(msgs == 2 * (pl_msg_type_count - 1));
 	}
 }
 
@@ -622,7 +649,7 @@ static void test_corruption_detected(void)
 	stream[n - 5] ^= 0x40;
 	PL_CHECK(read_all(stream, n, 4096, &msgs, why) < 0);
 	PL_CHECKF(strstr(why, "checksum") != NULL, "%s", why);
-	PL_CHECK(msgs == pl_msg_type_count);
+	PL_CHECK(msgs == pl_msg_type_count - 1);
 	/* wrong version */
 	n = build_stream(stream, sizeof(stream), 3, 1);
 	stream[8] = 9;
@@ -676,6 +703,89 @@ static void test_small_reader_limit(void)
 	pl_reader_free(&r);
 }
 
+/* Samples compacted as the agent sends them come out of the reader whole:
+ * absolute times from deltas, call chains from STACK definitions. */
+static void test_reader_expands_compact_samples(void)
+{
+	struct pl_block_enc e;
+	PL_CHECK(pl_block_enc_init(&e, 65536, 1) == 0);
+	uint8_t out[1 << 16];
+	size_t n = PL_STREAM_HEADER_SIZE;
+	pl_stream_header_put(out, 0);
+	struct pl_msg st = { .type = PL_MSG_STACK };
+	st.u.stack.id = 7;
+	st.u.stack.nr = 3;
+	st.u.stack.chain[0] = (uint64_t)-512;
+	st.u.stack.chain[1] = 0x401000;
+	st.u.stack.chain[2] = 0x400500;
+	uint64_t times[] = { 5000000000ull, 5001000000ull, 4999000000ull /* other CPU */ };
+	for (int blk = 0; blk < 2; blk++) {
+		if (blk == 0)
+			PL_CHECK(pl_msg_encode(&e.w, &st) == 0);
+		for (int i = 0; i < 3; i++) {
+			example(PL_MSG_SAMPLE, &ma);
+			ma.u.sample.nr_callchain = 0;
+			ma.u.sample.stack_id = 7;
+			ma.u.sample.flags = i ? PL_SAMPLE_TIME_DELTA : 0;
+			ma.u.sample.time = i ? times[i] - times[i - 1] : times[0];
+			PL_CHECK(pl_msg_encode(&e.w, &ma) == 0);
+		}
+		const uint8_t *b;
+		size_t bn;
+		pl_block_enc_finish(&e, &b, &bn);
+		memcpy(out + n, b, bn);
+		n += bn;
+	}
+	/* a sample naming a stack never defined */
+	example(PL_MSG_SAMPLE, &ma);
+	ma.u.sample.nr_callchain = 0;
+	ma.u.sample.stack_id = 9;
+	PL_CHECK(pl_msg_encode(&e.w, &ma) == 0);
+	const uint8_t *b;
+	size_t bn;
+	pl_block_enc_finish(&e, &b, &bn);
+	memcpy(out + n, b, bn);
+	n += bn;
+	pl_block_enc_free(&e);
+
+	struct pl_reader r;
+	pl_reader_init(&r, 65536);
+	pl_reader_feed(&r, out, n);
+	for (int blk = 0; blk < 2; blk++)
+		for (int i = 0; i < 3; i++) {
+			PL_CHECK(pl_reader_next(&r, &mb) == 1 && mb.type == PL_MSG_SAMPLE);
+			PL_CHECK(mb.u.sample.time == times[i] && mb.u.sample.flags == 0);
+			PL_CHECK(mb.u.sample.nr_callchain == 3);
+			PL_CHECK(!memcmp(mb.u.sample.callchain, st.u.stack.chain, 24));
+		}
+	PL_CHECK(pl_reader_next(&r, &mb) == 1 && mb.u.sample.nr_callchain == 0);
+	PL_CHECK(r.unresolved_stacks == 1);
+	PL_CHECK(pl_reader_next(&r, &mb) == 0);
+	pl_reader_free(&r);
+
+	/* a delta with no base in its block is corrupt, and so is STACK id 0 */
+	pl_block_enc_init(&e, 65536, 0);
+	example(PL_MSG_SAMPLE, &ma);
+	ma.u.sample.flags = PL_SAMPLE_TIME_DELTA;
+	pl_msg_encode(&e.w, &ma);
+	pl_block_enc_finish(&e, &b, &bn);
+	memcpy(out + PL_STREAM_HEADER_SIZE, b, bn);
+	pl_reader_init(&r, 65536);
+	pl_reader_feed(&r, out, PL_STREAM_HEADER_SIZE + bn);
+	PL_CHECK(pl_reader_next(&r, &mb) == -EBADMSG);
+	pl_reader_free(&r);
+	st.u.stack.id = 0;
+	pl_msg_encode(&e.w, &st);
+	pl_block_enc_finish(&e, &b, &bn);
+	memcpy(out + PL_STREAM_HEADER_SIZE, b, bn);
+	pl_reader_init(&r, 65536);
+	pl_reader_feed(&r, out, PL_STREAM_HEADER_SIZE + bn);
+	PL_CHECK(pl_reader_next(&r, &mb) == -EBADMSG);
+	PL_CHECK(strstr(pl_reader_error(&r), "STACK id") != NULL);
+	pl_reader_free(&r);
+	pl_block_enc_free(&e);
+}
+
 static void test_crc32_known_value(void)
 {
 	PL_CHECK(pl_crc32(0, "123456789", 9) == 0xcbf43926u);
@@ -685,4 +795,5 @@ PL_TEST_MAIN(PL_CASE(test_every_type_round_trips), PL_CASE(test_trailing_fields_
 	     PL_CASE(test_caps_enforced), PL_CASE(test_writer_full_leaves_nothing),
 	     PL_CASE(test_stream_round_trip), PL_CASE(test_torn_tail_keeps_complete_blocks),
 	     PL_CASE(test_corruption_detected), PL_CASE(test_unknown_frames_skipped),
-	     PL_CASE(test_small_reader_limit), PL_CASE(test_crc32_known_value))
+	     PL_CASE(test_small_reader_limit), PL_CASE(test_reader_expands_compact_samples),
+	     PL_CASE(test_crc32_known_value))

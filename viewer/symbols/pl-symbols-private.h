@@ -198,13 +198,32 @@ void pl_proc_drop_dwfl(PlProc *proc);
 /* Load bias of mapping m (an element of proc->maps with a located elf). */
 gboolean pl_mapping_bias(const PlProc *proc, const PlMapping *m, guint64 *bias);
 
+/* Reads one target word (word size and byte order of the board) of the
+ * sample being unwound: the copied stack first, then the loaded segments
+ * of the mapped files.  A miss marks the sample truncated. */
+gboolean pl_unwind_read_word(PlProc *proc, guint64 addr, guint64 *word);
+
 /* ARM EHABI hook (pl-ehabi.c).  Called when libdw stopped on an ARM
  * frame (no CFI covers pc: Debian's armhf libc has only .ARM.exidx).
- * regs[0..15] are the frame's r0..r15 (pc in r15), valid bit i in *valid.
- * On success writes the caller's registers in place and returns TRUE; the
- * unwinder then restarts libdw from them.  Not implemented yet: returns
- * FALSE, so ARM stacks stop (truncated) at the first EHABI-only frame. */
-gboolean pl_ehabi_step(PlSymbols *self, PlProc *proc, guint64 regs[16], guint32 *valid);
+ * regs[0..15] are the frame's r0..r15 (pc in r15), valid bit i in *valid;
+ * is_return_address: r15 is a return address (every frame but the
+ * sampled one).  PL_EHABI_STEP_OK: regs hold the caller's registers and
+ * the unwinder restarts libdw from them; PL_EHABI_STEP_END: the tables
+ * mark this frame the outermost (_start, a thread's start); FAIL: the walk
+ * stops here, truncated. */
+typedef enum {
+	PL_EHABI_STEP_FAIL,
+	PL_EHABI_STEP_OK,
+	PL_EHABI_STEP_END,
+} PlEhabiStep;
+PlEhabiStep pl_ehabi_step(PlSymbols *self, PlProc *proc, guint64 regs[16], guint32 *valid,
+			  gboolean is_return_address);
+
+/* Coverage (pl-ehabi.c): on an ARM32 module, appends to row->problem the
+ * code ranges that neither CFI nor .ARM.exidx describes (or that the module
+ * has no unwind table at all).  elf must be located and its symbolization
+ * Dwfl open (elf->mod) for the ranges to be named. */
+void pl_ehabi_coverage(PlSymbols *self, PlElf *elf, PlModuleReport *row);
 
 /* ======================================================================
  * Demangling (pl-demangle.c)

@@ -645,6 +645,7 @@ GPtrArray *pl_symbols_coverage(PlSymbols *self)
 		r->local_path = g_strdup(e->local_path);
 		r->debug_path = g_strdup(e->debug_path);
 		r->problem = g_strdup(e->problem);
+		pl_ehabi_coverage(self, e, r); /* ARM32: code no unwind table describes */
 		r->has_symbols = e->has_symbols;
 		r->has_lines = e->has_lines;
 		r->has_cfi = e->has_cfi;

@@ -134,6 +134,15 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	return false;
 }
 
+gboolean pl_unwind_read_word(PlProc *proc, guint64 addr, guint64 *word)
+{
+	Dwarf_Word w;
+	if (!proc->dwfl || !cb_memory_read(proc->dwfl, addr, &w, proc))
+		return FALSE;
+	*word = w;
+	return TRUE;
+}
+
 static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	PlProc *proc = arg;
@@ -332,12 +341,23 @@ guint pl_symbols_unwind(PlSymbols *self, guint32 pid, guint32 tid, guint64 regs_
 		ret = dwfl_getthread_frames(proc->dwfl, (pid_t)s.tid, frame_cb, &w);
 		if (ret == 0 || w.full || !w.dwarf_arm || restarts >= max || w.n == 0)
 			break;
-		/* libdw stopped on an ARM frame: the EHABI tables may know it */
+		/* libdw stopped on an ARM frame: the EHABI tables may know it.
+		 * Only pcs[0] is the sampled pc; every later frame's is a
+		 * return address, the first of a restarted walk included. */
 		guint64 r[16];
 		guint32 valid = w.last_valid;
 		memcpy(r, w.last_regs, sizeof(r));
-		if (!pl_ehabi_step(self, proc, r, &valid))
+		gboolean libdw_outside = s.outside_read;
+		s.outside_read = FALSE; /* the EHABI step decides now */
+		PlEhabiStep st = pl_ehabi_step(self, proc, r, &valid, w.n > 1);
+		if (st == PL_EHABI_STEP_END) {
+			ret = 0; /* the tables mark the outermost frame */
 			break;
+		}
+		if (st != PL_EHABI_STEP_OK) {
+			s.outside_read |= libdw_outside;
+			break;
+		}
 		/* restart libdw from the caller: its first frame is r15 */
 		s.have = 0;
 		for (guint i = 0; i < 16; i++) {

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# ci/agents.sh — the five static agents: dist/perflens-agent-<arch>.
+#
+#   ci/agents.sh [ARCH...]        (default: all five)
+#
+# Builds each with toolchains/cc.sh (musl, compression-only zstd and
+# compiler-rt builtins from Debian source packages, cached under
+# ~/.cache/perflens), checks that it is static and stripped, and prints
+# the size table.  Fails when an agent exceeds the size budget.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+budget=${PERFLENS_AGENT_BUDGET:-163840} # 160 KiB
+archs=("$@")
+[ ${#archs[@]} -gt 0 ] || archs=(x86_64 aarch64 aarch64_be armv7l armeb)
+toolchains/deps.sh >/dev/null
+mkdir -p dist
+version=$(sed -n 's/^#define PLA_VERSION "\(.*\)"/\1/p' agent/session.c | head -n1)
+status=0
+printf '| target | bytes | static | budget |\n|---|---|---|---|\n' >dist/sizes.md
+for arch in "${archs[@]}"; do
+	sysroot=$(toolchains/sysroot.sh "$arch" | tail -n 1)
+	out=dist/perflens-agent-$arch
+	# Compile each file (LLVM bitcode with LTO), then link.  Only probe.c
+	# keeps frame pointers: the probe samples its own busy child to learn
+	# whether fp call graphs work on the board; elsewhere they cost size.
+	obj=build/agents/$arch
+	rm -rf "$obj"
+	mkdir -p "$obj"
+	flags=(-std=gnu11 -D_GNU_SOURCE -DPLA_VERSION="\"$version\"" -DPL_BLOCK_NO_DECOMPRESS
+		-DPL_ZSTD_FAST_ONLY -Oz -Icommon -Iagent)
+	for src in agent/*.c agent/static/*.c common/*.c; do
+		extra=()
+		[ "$src" = agent/probe.c ] && extra=(-fno-omit-frame-pointer)
+		o=$obj/$(echo "$src" | tr / _).o
+		PERFLENS_SYSROOT=$sysroot toolchains/cc.sh "$arch" "${flags[@]}" "${extra[@]}" \
+			-c "$src" -o "$o" &
+	done
+	wait
+	PERFLENS_SYSROOT=$sysroot toolchains/cc.sh "$arch" -Oz -o "$out" "$obj"/*.o
+	size=$(stat -c %s "$out")
+	kind=$(file -b "$out")
+	static=no
+	case "$kind" in *"statically linked"*|*"static-pie linked"*) static=yes ;; esac
+	case "$kind" in *"not stripped"*) static="$static, NOT STRIPPED"; status=1 ;; esac
+	verdict=ok
+	[ "$size" -le "$budget" ] || { verdict="OVER $budget"; status=1; }
+	[ "$static" = yes ] || status=1
+	printf '| %s | %d | %s | %s |\n' "$arch" "$size" "$static" "$verdict" | tee -a dist/sizes.md
+done
+exit $status

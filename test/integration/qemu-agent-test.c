@@ -1,0 +1,183 @@
+/* qemu-agent-test.c — the four ARM agents (dist/perflens-agent-<arch>)
+ * under qemu-user, talking to this x86_64 machine's viewer.
+ *
+ * qemu-user has no perf_event_open (ENOSYS), so this is the test of the
+ * wire encoding of big-endian and 32-bit agents: handshake fields, the
+ * probe's clear refusal, the process list, device health, and a START that
+ * is refused with a reason — through the protocol and through the viewer's
+ * own command line. */
+#include <elf.h>
+#include <limits.h>
+
+#include "pl-test-agent.h"
+
+struct target {
+	const char *arch, *qemu;
+	uint32_t e_machine;
+	uint8_t order, word;
+};
+
+static const struct target targets[] = {
+	{ "aarch64", "qemu-aarch64", EM_AARCH64, PL_LITTLE_ENDIAN, 8 },
+	{ "aarch64_be", "qemu-aarch64_be", EM_AARCH64, PL_BIG_ENDIAN, 8 },
+	{ "armv7l", "qemu-arm", EM_ARM, PL_LITTLE_ENDIAN, 4 },
+	{ "armeb", "qemu-armeb", EM_ARM, PL_BIG_ENDIAN, 4 },
+};
+
+static char top[PATH_MAX];
+
+static int find_qemu(const char *name, char *out, size_t len)
+{
+	const char *dirs[] = { "/usr/bin", "/usr/local/bin" };
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(out, len, "%s/%s", dirs[i], name);
+		if (access(out, X_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void setup(const struct target *t, char *agent, size_t alen, char *qemu, size_t qlen)
+{
+	const char *tp = getenv("PL_TOP");
+	snprintf(top, sizeof(top), "%s", tp ? tp : ".");
+	snprintf(agent, alen, "%s/dist/perflens-agent-%s", top, t->arch);
+	if (access(agent, X_OK) != 0)
+		PL_SKIP("%s not built (make agents)", agent);
+	if (!find_qemu(t->qemu, qemu, qlen))
+		PL_SKIP("%s not installed (apt-get install qemu-user)", t->qemu);
+}
+
+static int run_capture(char *const argv[], char *out, size_t len)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	size_t n = 0;
+	ssize_t r;
+	while (n + 1 < len && (r = read(p[0], out + n, len - 1 - n)) > 0)
+		n += (size_t)r;
+	out[n] = 0;
+	close(p[0]);
+	int st = pl_wait(pid, 30000);
+	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void check_target(const struct target *t)
+{
+	char agent[PATH_MAX + 64], qemu[PATH_MAX], out[16384];
+
+	setup(t, agent, sizeof(agent), qemu, sizeof(qemu));
+	/* --version and --probe run and say what is wrong */
+	char *ver[] = { qemu, agent, "--version", NULL };
+	PL_CHECKF(run_capture(ver, out, sizeof(out)) == 0 && strstr(out, "perflens-agent"), "%s",
+		  out);
+	char *probe[] = { qemu, agent, "--probe", NULL };
+	int rc = run_capture(probe, out, sizeof(out));
+	PL_CHECKF(rc == 1 && strstr(out, "UNAVAILABLE") && strstr(out, "ENOSYS") &&
+			  strstr(out, "qemu-user"),
+		  "%s --probe exit %d: %s", t->arch, rc, out);
+
+	/* --listen serves the protocol */
+	int port = pl_free_port();
+	char portarg[16];
+	snprintf(portarg, sizeof(portarg), "%d", port);
+	char *listen[] = { qemu, agent, "--listen", "--bind", "127.0.0.1", "--port", portarg,
+			   "--token", "qt", NULL };
+	pid_t ag = pl_spawn(listen, "/dev/null");
+	struct pl_conn c;
+	PL_CHECK(pl_conn_open(&c, port, 15000) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 15000) == 1);
+	const struct pl_msg_hello *h = &c.m.u.hello;
+	PL_CHECKF(h->e_machine == t->e_machine && h->byte_order == t->order &&
+			  h->word_size == t->word,
+		  "%s: e_machine %u order %u word %u", t->arch, h->e_machine, h->byte_order,
+		  h->word_size);
+	PL_CHECK(h->protocol_version == PL_PROTOCOL_VERSION);
+	PL_CHECK(h->perf_errno == -ENOSYS && !(h->flags & PL_HELLO_PERF_AVAILABLE));
+	PL_CHECK(h->flags & PL_HELLO_AUTH_REQUIRED);
+	PL_CHECK(h->page_size >= 4096 && h->ncpus >= 1 && h->machine.len > 0);
+	PL_CHECK(h->clock_now_ns > 0 && h->wall_now_ns > 1700000000ull * 1000000000ull);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_PROBE_SUMMARY, 5000) == 1);
+	PL_CHECK(c.m.u.probe_summary.perf_errno == -ENOSYS);
+	PL_CHECK(strstr(c.m.u.probe_summary.message.p, "ENOSYS") != NULL);
+	PL_CHECK(pl_conn_auth(&c, "qt") == 0);
+	/* the process list */
+	struct pl_msg m = { .type = PL_MSG_LIST };
+	m.u.request.request_id = 42;
+	PL_CHECK(pl_conn_send(&c, &m) == 0);
+	int procs = 0, ours = 0;
+	for (;;) {
+		PL_CHECK(pl_conn_next(&c, 15000) == 1);
+		if (c.m.type == PL_MSG_PROC) {
+			procs++;
+			ours |= c.m.u.proc.pid == (uint32_t)getpid();
+		}
+		if (c.m.type == PL_MSG_REPLY && c.m.u.reply.request_id == 42)
+			break;
+	}
+	PL_CHECKF(procs > 3 && ours, "%s: %d processes", t->arch, procs);
+	/* device health, every second */
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HEALTH, 5000) == 1);
+	PL_CHECK(c.m.u.health.mem_total_kb > 0 && c.m.u.health.ncpus >= 1);
+	PL_CHECK(c.m.u.health.agent_rss_kb > 0);
+	/* START is refused with the reason */
+	memset(&m, 0, sizeof(m));
+	m.type = PL_MSG_START;
+	m.u.start.request_id = 43;
+	m.u.start.target = PL_TARGET_ALL;
+	m.u.start.frequency = 99;
+	m.u.start.callgraph = PL_CG_FP;
+	PL_CHECK(pl_conn_send(&c, &m) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_REPLY, 5000) == 1);
+	PL_CHECK(c.m.u.reply.request_id == 43 && c.m.u.reply.status == -ENOSYS);
+	PL_CHECKF(strstr(c.m.u.reply.message.p, "ENOSYS") != NULL, "%.*s",
+		  (int)c.m.u.reply.message.len, c.m.u.reply.message.p);
+	PL_CHECK(pl_conn_request(&c, PL_MSG_BYE) == 0);
+	pl_conn_close(&c);
+
+	/* the x86_64 viewer's command line against it */
+	char viewer[PATH_MAX + 32], hostport[64];
+	snprintf(viewer, sizeof(viewer), "%s/perflens", pl_build_dir());
+	snprintf(hostport, sizeof(hostport), "127.0.0.1:%d", port);
+	if (access(viewer, X_OK) == 0) {
+		char *ps[] = { viewer, "ps", hostport, "--token", "qt", NULL };
+		rc = run_capture(ps, out, sizeof(out));
+		PL_CHECKF(rc == 0 && strstr(out, "qemu"), "perflens ps exit %d: %.300s", rc, out);
+		char *rec[] = { viewer, "record", hostport, "--token", "qt", "--command", "true",
+				"-o", "/tmp/pl-qemu-refused.plens", NULL };
+		rc = run_capture(rec, out, sizeof(out));
+		PL_CHECKF(rc == 2 && strstr(out, "ENOSYS"), "perflens record exit %d: %.300s", rc,
+			  out);
+	}
+	pl_kill(ag);
+}
+
+static void test_aarch64(void)
+{
+	check_target(&targets[0]);
+}
+static void test_aarch64_be(void)
+{
+	check_target(&targets[1]);
+}
+static void test_armv7l(void)
+{
+	check_target(&targets[2]);
+}
+static void test_armeb(void)
+{
+	check_target(&targets[3]);
+}
+
+PL_TEST_MAIN(PL_CASE(test_aarch64), PL_CASE(test_aarch64_be), PL_CASE(test_armv7l),
+	     PL_CASE(test_armeb))

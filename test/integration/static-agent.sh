@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The shipped static musl agent (dist/perflens-agent-x86_64) passes the same
+# integration tests as the host build: this is the binary users scp.
+set -u
+top=${PL_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+bin=$top/dist/perflens-agent-x86_64
+if [ "$(uname -m)" != x86_64 ]; then
+	echo "skip static-agent: this host is not x86_64"; exit 0
+fi
+if [ ! -x "$bin" ]; then
+	echo "skip static-agent: $bin not built (make agents)"; exit 0
+fi
+case "$(file -b "$bin")" in
+*"statically linked"*) echo "ok static-agent-is-static" ;;
+*) echo "not ok static-agent-is-static: $(file -b "$bin")" ;;
+esac
+PL_AGENT=$bin "$PL_BUILD/test/agent-test" | sed 's/^\(ok\|not ok\|skip\) /\1 static-/'
+exit "${PIPESTATUS[0]}"

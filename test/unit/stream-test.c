@@ -1,0 +1,178 @@
+/* stream-test.c — the agent's outgoing stream: compaction that the reader
+ * undoes exactly, and backpressure that drops whole blocks, reports the
+ * loss and never leaves a sample pointing at a lost stack definition. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "pl-test.h"
+#include "reader.h"
+#include "stream.h"
+
+static struct pl_msg m, got;
+
+/* sample i: one of 5 stacks, time advancing unevenly, two "CPUs" */
+static void make_sample(uint32_t i)
+{
+	memset(&m.u.sample, 0, offsetof(struct pl_msg_sample, callchain));
+	m.type = PL_MSG_SAMPLE;
+	struct pl_msg_sample *s = &m.u.sample;
+	s->pid = 100;
+	s->tid = 100 + i % 3;
+	s->cpu = i % 2;
+	s->time = 1000000000ull + (uint64_t)i * 1000000 - (i % 2) * 400000;
+	s->period = 1001001;
+	s->nr_callchain = 2 + i % 5;
+	s->callchain[0] = (uint64_t)-512;
+	for (uint32_t k = 1; k < s->nr_callchain; k++)
+		s->callchain[k] = 0x400000 + (i % 5) * 0x100 + k * 8;
+	s->ip = s->callchain[1];
+	s->regs_abi = 0;
+	s->nr_regs = 0;
+	s->stack_size = 0;
+	s->stack = NULL;
+}
+
+static void check_sample(const struct pl_msg_sample *s, uint32_t i)
+{
+	make_sample(i);
+	PL_CHECKF(s->time == m.u.sample.time, "sample %u time %llu want %llu", i,
+		  (unsigned long long)s->time, (unsigned long long)m.u.sample.time);
+	PL_CHECK(s->tid == m.u.sample.tid && s->flags == 0);
+	PL_CHECKF(s->nr_callchain == m.u.sample.nr_callchain, "sample %u chain %u", i,
+		  s->nr_callchain);
+	PL_CHECK(!memcmp(s->callchain, m.u.sample.callchain, s->nr_callchain * 8));
+}
+
+static void test_compaction_round_trip_through_a_file(void)
+{
+	char path[] = "/tmp/pl-stream-test-XXXXXX";
+	int fd = mkstemp(path);
+	PL_CHECK(fd >= 0);
+	struct pla_stream st;
+	PL_CHECK(pla_stream_init(&st, 4096 /* small blocks: many boundaries */, 16, 1) == 0);
+	PL_CHECK(pla_stream_attach(&st, fd, 0, PL_STREAM_CAPTURE) == 0);
+	const uint32_t N = 5000;
+	for (uint32_t i = 0; i < N; i++) {
+		make_sample(i);
+		PL_CHECK(pla_stream_msg(&st, &m) == 0);
+		/* the caller's message is left as it was */
+		PL_CHECK(m.u.sample.nr_callchain == 2 + i % 5 && m.u.sample.flags == 0);
+	}
+	PL_CHECK(pla_stream_flush(&st) == 0);
+	PL_CHECKF(st.stacks_defined == 5 && st.stacks_reused == N - 5, "defined %llu reused %llu",
+		  (unsigned long long)st.stacks_defined, (unsigned long long)st.stacks_reused);
+	uint64_t sent = st.bytes_sent;
+	pla_stream_free(&st);
+	close(fd);
+
+	struct pl_reader r;
+	pl_reader_init(&r, PL_BLOCK_HEADER_SIZE + PL_BLOCK_MAX_STORED);
+	FILE *f = fopen(path, "rb");
+	uint8_t buf[8192];
+	size_t n;
+	uint32_t i = 0;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		PL_CHECK(pl_reader_feed(&r, buf, n) == 0);
+		int rc;
+		while ((rc = pl_reader_next(&r, &got)) == 1)
+			check_sample(&got.u.sample, i++);
+		PL_CHECKF(rc == 0, "%s", pl_reader_error(&r));
+	}
+	fclose(f);
+	unlink(path);
+	PL_CHECK(i == N && r.unresolved_stacks == 0 && r.blocks > 10);
+	pl_reader_free(&r);
+	/* interning and deltas make these samples small */
+	PL_CHECKF(sent < N * 12, "%llu bytes for %u samples", (unsigned long long)sent, N);
+}
+
+static void test_backpressure_drops_blocks_and_reports(void)
+{
+	int sv[2];
+	PL_CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	int small = 4096;
+	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	struct pla_stream st;
+	PL_CHECK(pla_stream_init(&st, 2048, 16384, 0) == 0);
+	PL_CHECK(pla_stream_attach(&st, sv[0], 1, 0) == 0);
+	/* nobody reads: the queue fills, blocks are dropped, never blocking */
+	const uint32_t N = 20000;
+	for (uint32_t i = 0; i < N; i++) {
+		make_sample(i);
+		PL_CHECK(pla_stream_msg(&st, &m) == 0);
+	}
+	PL_CHECK(pla_stream_flush(&st) == 0);
+	PL_CHECK(st.dropped_samples > 0 && st.dropped_frames >= st.dropped_samples);
+	uint64_t dropped = st.dropped_samples;
+
+	/* now the viewer reads everything that was queued, and more arrives */
+	struct pl_reader r;
+	pl_reader_init(&r, PL_BLOCK_HEADER_SIZE + PL_BLOCK_MAX_STORED);
+	uint64_t samples = 0, lost_reported = 0;
+	for (uint32_t i = N; i < N + 200; i++) {
+		make_sample(i);
+		PL_CHECK(pla_stream_msg(&st, &m) == 0);
+	}
+	for (int spins = 0; spins < 2000; spins++) {
+		pla_stream_flush(&st);
+		pla_stream_pump(&st);
+		uint8_t buf[65536];
+		ssize_t n = recv(sv[1], buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0)
+			pl_reader_feed(&r, buf, (size_t)n);
+		int rc;
+		while ((rc = pl_reader_next(&r, &got)) == 1) {
+			if (got.type == PL_MSG_SAMPLE) {
+				samples++;
+				/* every sample that arrives is whole */
+				PL_CHECK(got.u.sample.nr_callchain >= 2);
+			}
+			if (got.type == PL_MSG_LOST) {
+				PL_CHECK(got.u.lost.kind == PL_LOST_BACKPRESSURE);
+				lost_reported += got.u.lost.count;
+			}
+		}
+		PL_CHECKF(rc == 0, "%s", pl_reader_error(&r));
+		if (n <= 0 && !pla_stream_wants_write(&st))
+			break;
+	}
+	PL_CHECK(r.unresolved_stacks == 0);
+	PL_CHECKF(samples + st.dropped_samples == N + 200, "%llu arrived + %llu dropped",
+		  (unsigned long long)samples, (unsigned long long)st.dropped_samples);
+	PL_CHECKF(lost_reported >= dropped, "reported %llu of %llu dropped",
+		  (unsigned long long)lost_reported, (unsigned long long)dropped);
+	pl_reader_free(&r);
+	pla_stream_free(&st);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+static void test_peer_gone_is_reported(void)
+{
+	int sv[2];
+	PL_CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	struct pla_stream st;
+	PL_CHECK(pla_stream_init(&st, 2048, 16384, 1) == 0);
+	PL_CHECK(pla_stream_attach(&st, sv[0], 1, 0) == 0);
+	close(sv[1]);
+	int rc = 0;
+	for (uint32_t i = 0; i < 2000 && rc == 0; i++) {
+		make_sample(i);
+		rc = pla_stream_msg(&st, &m);
+		if (rc == 0)
+			rc = pla_stream_flush(&st);
+	}
+	PL_CHECK(rc == -EPIPE || rc == -ECONNRESET);
+	PL_CHECK(st.dead < 0);
+	pla_stream_free(&st);
+	close(sv[0]);
+}
+
+PL_TEST_MAIN(PL_CASE(test_compaction_round_trip_through_a_file),
+	     PL_CASE(test_backpressure_drops_blocks_and_reports), PL_CASE(test_peer_gone_is_reported))

@@ -1,0 +1,274 @@
+/* record.c — perflens record: profile live through an agent, saving the
+ * session as it streams. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pl-cli.h"
+#include "pl-client.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = 1;
+}
+
+typedef struct {
+	guint64 samples, lost;
+	gboolean quiet;
+} RecordStats;
+
+static gboolean on_msg(const struct pl_msg *m, gpointer data)
+{
+	RecordStats *s = data;
+	switch (m->type) {
+	case PL_MSG_SAMPLE:
+		s->samples++;
+		break;
+	case PL_MSG_LOST:
+		s->lost += m->u.lost.count;
+		break;
+	case PL_MSG_LOG:
+		if (!s->quiet)
+			fprintf(stderr, "perflens: agent: %.*s\n", (int)m->u.log.message.len,
+				m->u.log.message.p);
+		break;
+	case PL_MSG_END:
+		if (!s->quiet && m->u.end.message.len)
+			fprintf(stderr, "perflens: session ended: %.*s\n",
+				(int)m->u.end.message.len, m->u.end.message.p);
+		break;
+	}
+	return TRUE;
+}
+
+static guint8 parse_callgraph(const char *s)
+{
+	if (!s || !strcmp(s, "auto"))
+		return PL_CG_AUTO;
+	if (!strcmp(s, "fp"))
+		return PL_CG_FP;
+	if (!strcmp(s, "dwarf"))
+		return PL_CG_DWARF;
+	if (!strcmp(s, "lbr"))
+		return PL_CG_LBR;
+	if (!strcmp(s, "none"))
+		return PL_CG_NONE;
+	return 0xff;
+}
+
+int pl_cli_record(int argc, char **argv)
+{
+	char *token = NULL, *command = NULL, *output = NULL, *listen = NULL, *callgraph = NULL;
+	char **events = NULL;
+	gint pid = 0, frequency = 0, stack_size = 0, timeout_s = 10;
+	gdouble duration = 0;
+	gboolean all = FALSE, switches = FALSE, counters = FALSE, quiet = FALSE;
+	const GOptionEntry entries[] = {
+		{ "token", 't', 0, G_OPTION_ARG_STRING, &token,
+		  "The agent's token (default $PERFLENS_TOKEN)", "T" },
+		{ "pid", 'p', 0, G_OPTION_ARG_INT, &pid, "Profile this process", "N" },
+		{ "command", 'c', 0, G_OPTION_ARG_STRING, &command,
+		  "Start and profile this command on the board", "CMD" },
+		{ "all", 'a', 0, G_OPTION_ARG_NONE, &all, "Profile the whole board", NULL },
+		{ "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &duration,
+		  "Stop after S seconds (default: until the target exits or Ctrl-C)", "S" },
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+		  "Save to FILE (default $XDG_DATA_HOME/perflens/sessions/…)", "FILE" },
+		{ "frequency", 'F', 0, G_OPTION_ARG_INT, &frequency, "Samples per second", "HZ" },
+		{ "callgraph", 'g', 0, G_OPTION_ARG_STRING, &callgraph, "Stack mode",
+		  "auto|fp|dwarf|lbr|none" },
+		{ "stack-size", 0, 0, G_OPTION_ARG_INT, &stack_size,
+		  "Bytes of stack copied per sample (dwarf)", "N" },
+		{ "event", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &events, "Event to sample (repeatable)",
+		  "SPEC" },
+		{ "switch", 0, 0, G_OPTION_ARG_NONE, &switches,
+		  "Also sample context switches with stacks (off-CPU)", NULL },
+		{ "counters", 0, 0, G_OPTION_ARG_NONE, &counters, "Also count perf-stat events",
+		  NULL },
+		{ "listen", 0, 0, G_OPTION_ARG_STRING, &listen,
+		  "Wait for an agent started with --server to dial in on [ADDR:]PORT", "PORT" },
+		{ "timeout", 0, 0, G_OPTION_ARG_INT, &timeout_s,
+		  "Seconds to wait for the agent to connect / answer (default 10)", "S" },
+		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress messages", NULL },
+		{ NULL }
+	};
+	g_autoptr(GOptionContext) ctx =
+		g_option_context_new("HOST[:PORT] — profile live through a perflens-agent");
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	int rc = PL_EXIT_BAD_INPUT;
+	g_autoptr(PlClient) client = NULL;
+	g_autoptr(PlSessionWriter) writer = NULL;
+	g_autoptr(GError) error = NULL;
+	g_auto(GStrv) cmd_argv = NULL;
+	RecordStats stats = { 0, 0, quiet };
+	g_autofree char *path = NULL;
+
+	if (!pl_cli_parse(ctx, &argc, &argv, "record"))
+		goto out;
+	stats.quiet = quiet;
+	if ((listen == NULL) == (argc != 2)) {
+		pl_cli_fail("record needs HOST[:PORT] or --listen PORT (run perflens record "
+			    "--help)");
+		goto out;
+	}
+	if ((pid > 0) + (command != NULL) + all != 1) {
+		pl_cli_fail("record: give exactly one of --pid N, --command \"CMD\", --all");
+		goto out;
+	}
+	if (command && !g_shell_parse_argv(command, NULL, &cmd_argv, &error)) {
+		pl_cli_fail("record: cannot split --command: %s", error->message);
+		goto out;
+	}
+	if (cmd_argv && g_strv_length(cmd_argv) > PL_MAX_ARGV) {
+		pl_cli_fail("record: --command has more than %u words", PL_MAX_ARGV);
+		goto out;
+	}
+	if (events && g_strv_length(events) > PL_MAX_EVENTS) {
+		pl_cli_fail("record: at most %u --event", PL_MAX_EVENTS);
+		goto out;
+	}
+	guint8 cg = parse_callgraph(callgraph);
+	if (cg == 0xff) {
+		pl_cli_fail("record: --callgraph takes auto, fp, dwarf, lbr or none");
+		goto out;
+	}
+	if (duration < 0 || frequency < 0 || stack_size < 0 || timeout_s <= 0) {
+		pl_cli_fail("record: --duration, --frequency, --stack-size, --timeout must be "
+			    "positive");
+		goto out;
+	}
+	if (!token)
+		token = g_strdup(g_getenv("PERFLENS_TOKEN"));
+
+	guint timeout_ms = (guint)timeout_s * 1000;
+	if (listen) {
+		if (!quiet)
+			fprintf(stderr, "perflens: waiting for an agent on %s …\n", listen);
+		client = pl_client_accept(listen, 0, &error);
+	} else {
+		client = pl_client_connect(argv[1], timeout_ms, &error);
+	}
+	if (!client) {
+		pl_cli_fail("%s", error->message);
+		goto out;
+	}
+	const PlAgentInfo *agent = pl_client_get_agent(client);
+	if (!quiet)
+		fprintf(stderr, "perflens: connected to %s (%s, %s, Linux %s, agent %s)\n",
+			pl_client_get_peer(client), agent->hostname, agent->machine,
+			agent->kernel_release, agent->agent_version);
+	if (!pl_client_authenticate(client, token, timeout_ms, &error)) {
+		pl_cli_fail("%s", error->message);
+		goto out;
+	}
+	if (!(agent->flags & PL_HELLO_PERF_AVAILABLE) && agent->perf_errno)
+		fprintf(stderr, "perflens: warning: the agent reports perf_event_open fails there "
+				"(%s); START will say more\n",
+			g_strerror(agent->perf_errno));
+
+	path = output ? g_strdup(output) : pl_session_default_path(agent->hostname);
+	writer = pl_session_writer_new(path, &error);
+	if (!writer) {
+		pl_cli_fail("%s", error->message);
+		goto out;
+	}
+	pl_client_set_handler(client, on_msg, &stats);
+	if (!pl_client_set_writer(client, writer, &error)) {
+		pl_cli_fail("%s", error->message);
+		goto out;
+	}
+
+	struct pl_msg *m = g_new0(struct pl_msg, 1);
+	m->type = PL_MSG_START;
+	struct pl_msg_start *s = &m->u.start;
+	s->target = all ? PL_TARGET_ALL : command ? PL_TARGET_COMMAND : PL_TARGET_PID;
+	s->pid = (guint32)pid;
+	for (guint i = 0; cmd_argv && cmd_argv[i]; i++)
+		s->argv[s->argc++] = pl_str_c(cmd_argv[i]);
+	for (guint i = 0; events && events[i]; i++)
+		s->events[s->nevents++] = pl_str_c(events[i]);
+	s->frequency = (guint32)frequency;
+	s->callgraph = cg;
+	s->stack_size = (guint32)stack_size;
+	s->stacks = PL_STACKS_BOTH;
+	s->duration_ms = (guint32)(duration * 1000);
+	s->flags = (switches ? PL_START_SWITCH_STACKS : 0) | (counters ? PL_START_COUNTERS : 0);
+	gboolean started = pl_client_request(client, m, timeout_ms, &error);
+	g_free(m);
+	if (!started) {
+		pl_cli_fail("%s", error->message);
+		goto out;
+	}
+	if (!quiet)
+		fprintf(stderr, "perflens: recording to %s (Ctrl-C to stop)\n", path);
+
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* The agent ends the session itself (duration, target exit); our
+	 * deadline is a backstop in case it does not. */
+	gint64 deadline = duration > 0 ? g_get_monotonic_time() +
+						 (gint64)((duration + 15) * G_USEC_PER_SEC)
+				       : G_MAXINT64;
+	gboolean stopping = FALSE;
+	gint64 stop_deadline = 0;
+	gboolean progress = !quiet && isatty(2);
+	gint64 next_progress = g_get_monotonic_time() + G_USEC_PER_SEC;
+	while (!pl_client_got_end(client)) {
+		if (progress && g_get_monotonic_time() >= next_progress) {
+			next_progress += G_USEC_PER_SEC;
+			fprintf(stderr, "\r  %" G_GUINT64_FORMAT " samples, %" G_GUINT64_FORMAT " KiB",
+				stats.samples, pl_session_writer_get_bytes(writer) / 1024);
+		}
+		if (!stopping && (interrupted || g_get_monotonic_time() > deadline)) {
+			struct pl_msg stop = { .type = PL_MSG_STOP };
+			if (!pl_client_send(client, &stop, &error))
+				break;
+			stopping = TRUE;
+			stop_deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+		}
+		if (stopping && g_get_monotonic_time() > stop_deadline) {
+			fprintf(stderr, "perflens: the agent did not end the session after STOP; "
+					"closing\n");
+			break;
+		}
+		if (!pl_client_poll(client, 200, &error))
+			break;
+	}
+	if (!pl_client_got_end(client) && error &&
+	    !g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CLOSED)) {
+		pl_cli_fail("%s (the session so far is saved in %s)", error->message, path);
+		goto out;
+	}
+	if (!pl_client_got_end(client) && error)
+		fprintf(stderr, "perflens: %s before the session ended; what arrived is saved\n",
+			error->message);
+	g_clear_error(&error);
+	if (progress)
+		fputc('\n', stderr);
+	struct pl_msg bye = { .type = PL_MSG_BYE };
+	pl_client_send(client, &bye, NULL);
+	if (!quiet) {
+		fprintf(stderr,
+			"perflens: saved %" G_GUINT64_FORMAT " samples (%" G_GUINT64_FORMAT
+			" bytes) to %s\n",
+			stats.samples, pl_session_writer_get_bytes(writer), path);
+		if (stats.lost)
+			fprintf(stderr, "perflens: %" G_GUINT64_FORMAT " samples were lost\n",
+				stats.lost);
+		fprintf(stderr, "perflens: next: perflens report %s\n", path);
+	}
+	rc = PL_EXIT_OK;
+out:
+	g_free(token);
+	g_free(command);
+	g_free(output);
+	g_free(listen);
+	g_free(callgraph);
+	g_strfreev(events);
+	return rc;
+}

@@ -1,0 +1,487 @@
+/* report.c — perflens report: the text summary of a recording. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pl-cli.h"
+
+typedef struct {
+	PlCliSymArgs sym;
+	char *sort;
+	gint tid;
+	gint top;
+	char *event;
+	char **fail_if;
+	gboolean lines;
+	char *function;
+	gdouble from, to;
+} ReportArgs;
+
+static double pct(guint64 part, guint64 whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static const char *thread_name(PlProfile *p, guint32 tid)
+{
+	PlThread *t = pl_profile_lookup_thread(p, tid);
+	return t && t->name ? t->name : "?";
+}
+
+/* ─── --fail-if ──────────────────────────────────────────────────────── */
+
+typedef struct {
+	gboolean total; /* compare total%, else self% */
+	char *sym;
+	char op[3]; /* ">", ">=", "<", "<=" */
+	double value;
+} FailIf;
+
+/* "[self:|total:]SYM(>|>=|<|<=)NUM[%]": the operator is the last < or >,
+ * so names with template brackets still parse. */
+static gboolean fail_if_parse(const char *s, FailIf *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (g_str_has_prefix(s, "total:")) {
+		f->total = TRUE;
+		s += 6;
+	} else if (g_str_has_prefix(s, "self:")) {
+		s += 5;
+	}
+	const char *op = NULL;
+	for (const char *p = s; *p; p++)
+		if (*p == '<' || *p == '>')
+			op = p;
+	if (!op || op == s)
+		return FALSE;
+	gsize oplen = op[1] == '=' ? 2 : 1;
+	memcpy(f->op, op, oplen);
+	char *end;
+	const char *num = op + oplen;
+	f->value = g_ascii_strtod(num, &end);
+	if (end == num || (*end && strcmp(end, "%") != 0) || f->value < 0)
+		return FALSE;
+	f->sym = g_strstrip(g_strndup(s, (gsize)(op - s)));
+	return *f->sym != 0;
+}
+
+static gboolean fail_if_holds(const FailIf *f, double v)
+{
+	if (!strcmp(f->op, ">"))
+		return v > f->value;
+	if (!strcmp(f->op, ">="))
+		return v >= f->value;
+	if (!strcmp(f->op, "<"))
+		return v < f->value;
+	return v <= f->value;
+}
+
+/* ─── sections ───────────────────────────────────────────────────────── */
+
+static void print_header(PlProfile *p, const char *path, const PlCaptureInfo *info,
+			 PlAggregate *agg, guint32 event)
+{
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	double span = st->last_time > st->first_time
+			      ? (double)(st->last_time - st->first_time) / 1e9
+			      : 0.0;
+	GPtrArray *procs = pl_profile_get_processes(p);
+	GPtrArray *threads = pl_profile_get_threads(p);
+	const PlEvent *ev = event != PL_NO_ID ? pl_profile_lookup_event(p, event) : NULL;
+	printf("%s: %" G_GUINT64_FORMAT " samples over %.3f s, %u process%s, %u thread%s", path,
+	       st->samples, span, procs->len, procs->len == 1 ? "" : "es", threads->len,
+	       threads->len == 1 ? "" : "s");
+	if (ev)
+		printf(", event %s", ev->name);
+	printf("\n");
+	if (st->hostname && *st->hostname)
+		printf("  recorded on %s (%s, Linux %s) by agent %s\n", st->hostname,
+		       st->machine ? st->machine : "?",
+		       st->kernel_release ? st->kernel_release : "?",
+		       st->agent_version ? st->agent_version : "?");
+	if (st->command && *st->command && st->target_pid)
+		printf("  command: %s (pid %u)\n", st->command, st->target_pid);
+	else if (st->command && *st->command)
+		printf("  command: %s\n", st->command);
+	else if (st->target_pid)
+		printf("  target: pid %u\n", st->target_pid);
+	if (st->frequency || st->duration_ms || st->callgraph) {
+		static const char *const cg[] = { "none", "fp", "dwarf", "lbr", "auto" };
+		printf("  session: %u Hz, call graph %s", st->frequency,
+		       st->callgraph < G_N_ELEMENTS(cg) ? cg[st->callgraph] : "?");
+		if (st->duration_ms)
+			printf(", duration limit %.1f s", st->duration_ms / 1000.0);
+		printf("\n");
+	}
+	if (info->kind == PL_FILE_PERF_DATA)
+		printf("  source: perf.data\n");
+	GPtrArray *evs = pl_profile_get_events(p);
+	if (evs->len > 1) {
+		printf("  samples by event:");
+		for (guint i = 0; i < evs->len; i++) {
+			const PlEvent *e = evs->pdata[i];
+			if (e->samples)
+				printf(" %s %" G_GUINT64_FORMAT, e->name, e->samples);
+		}
+		printf("\n");
+	}
+	if (agg->filter.tid)
+		printf("  thread filter: %u (%s)\n", agg->filter.tid,
+		       thread_name(p, agg->filter.tid));
+	if (agg->filter.t0 || agg->filter.t1)
+		printf("  time filter: %.3f s to %.3f s after the first record\n",
+		       (agg->filter.t0 ? agg->filter.t0 - st->first_time : 0) / 1e9,
+		       (agg->filter.t1 ? agg->filter.t1 - st->first_time : st->last_time - st->first_time) / 1e9);
+}
+
+static void print_functions(PlProfile *p, PlAggregate *agg, gboolean by_total, int top,
+			    guint32 event)
+{
+	const PlEvent *ev = event != PL_NO_ID ? pl_profile_lookup_event(p, event) : NULL;
+	printf("\nTop functions by %s (%s; %% of %" G_GUINT64_FORMAT " samples%s):\n",
+	       by_total ? "total" : "self", ev ? ev->name : "all events", agg->all.samples,
+	       ev && ev->role == PL_ROLE_SWITCH ? ", weighted by off-CPU time"
+						 : ", weighted by period");
+	if (!agg->all.samples) {
+		printf("  (no samples)\n");
+		return;
+	}
+	printf("  %7s %7s %9s  %-40s %s\n", "Self%", "Total%", "Samples", "Function", "Module");
+	g_autoptr(GArray) rows = pl_aggregate_functions(agg, by_total);
+	for (guint i = 0; i < rows->len && (top <= 0 || (int)i < top); i++) {
+		const PlRow *r = &g_array_index(rows, PlRow, i);
+		const PlFunction *f = pl_profile_get_function(p, r->id);
+		printf("  %6.2f%% %6.2f%% %9" G_GUINT64_FORMAT "  %-40s %s%s\n",
+		       pct(r->self.weight, agg->all.weight), pct(r->total.weight, agg->all.weight),
+		       r->self.samples, pl_profile_get_function_label(p, r->id), f->module,
+		       f->inlined ? " (inlined)" : "");
+	}
+}
+
+static void print_relatives(PlProfile *p, PlAggregate *agg, const char *name)
+{
+	guint32 f = pl_profile_find_function(p, name);
+	printf("\nCallers and callees of %s:\n", name);
+	if (f == PL_NO_ID) {
+		printf("  (no function of that name in this recording)\n");
+		return;
+	}
+	g_autoptr(GArray) up = pl_aggregate_callers(agg, f);
+	g_autoptr(GArray) down = pl_aggregate_callees(agg, f);
+	for (guint i = 0; i < up->len; i++) {
+		const PlRow *r = &g_array_index(up, PlRow, i);
+		printf("  caller %6.2f%%  %s\n", pct(r->total.weight, agg->all.weight),
+		       pl_profile_get_function_label(p, r->id));
+	}
+	for (guint i = 0; i < down->len; i++) {
+		const PlRow *r = &g_array_index(down, PlRow, i);
+		printf("  callee %6.2f%%  %s\n", pct(r->total.weight, agg->all.weight),
+		       pl_profile_get_function_label(p, r->id));
+	}
+}
+
+static void print_lines(PlProfile *p, PlAggregate *agg, int top)
+{
+	g_autoptr(GArray) rows = pl_aggregate_lines(agg);
+	printf("\nHot source lines:\n");
+	if (!rows->len) {
+		printf("  (no line information: build with -g, or pass --binary / --debug-dir)\n");
+		return;
+	}
+	printf("  %7s %7s  %s\n", "Self%", "Total%", "Location");
+	for (guint i = 0; i < rows->len && (top <= 0 || (int)i < top); i++) {
+		const PlRow *r = &g_array_index(rows, PlRow, i);
+		const PlLocation *l = pl_profile_get_location(p, r->id);
+		printf("  %6.2f%% %6.2f%%  %s:%u\n", pct(r->self.weight, agg->all.weight),
+		       pct(r->total.weight, agg->all.weight), l->file, l->line);
+	}
+}
+
+static int cmp_thread_rows(gconstpointer a, gconstpointer b, gpointer data)
+{
+	GHashTable *h = data;
+	guint32 x = *(const guint32 *)a, y = *(const guint32 *)b;
+	const PlCount *cx = g_hash_table_lookup(h, GUINT_TO_POINTER(x));
+	const PlCount *cy = g_hash_table_lookup(h, GUINT_TO_POINTER(y));
+	guint64 wx = cx ? cx->weight : 0, wy = cy ? cy->weight : 0;
+	if (wx != wy)
+		return wx > wy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static void print_threads(PlProfile *p, PlAggregate *agg, int top)
+{
+	GPtrArray *threads = pl_profile_get_threads(p);
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	g_autoptr(GArray) tids = g_array_new(FALSE, FALSE, sizeof(guint32));
+	for (guint i = 0; i < threads->len; i++) {
+		const PlThread *t = threads->pdata[i];
+		if (g_hash_table_contains(agg->threads, GUINT_TO_POINTER(t->tid)) ||
+		    t->intervals->len)
+			g_array_append_val(tids, t->tid);
+	}
+	g_array_sort_with_data(tids, cmp_thread_rows, agg->threads);
+	printf("\nThreads:\n");
+	printf("  %8s %8s  %-16s %9s %7s", "TID", "PID", "Name", "Samples", "Share");
+	if (st->switches)
+		printf(" %11s %11s", "On-CPU ms", "Off-CPU ms");
+	printf("\n");
+	for (guint i = 0; i < tids->len && (top <= 0 || (int)i < top); i++) {
+		guint32 tid = g_array_index(tids, guint32, i);
+		const PlThread *t = pl_profile_lookup_thread(p, tid);
+		const PlCount *c = g_hash_table_lookup(agg->threads, GUINT_TO_POINTER(tid));
+		printf("  %8u %8u  %-16s %9" G_GUINT64_FORMAT " %6.2f%%", tid, t->pid,
+		       t->name ? t->name : "?", c ? c->samples : 0,
+		       pct(c ? c->weight : 0, agg->all.weight));
+		if (st->switches)
+			printf(" %11.1f %11.1f", t->on_cpu_ns / 1e6, t->off_cpu_ns / 1e6);
+		printf("%s\n", t->exited ? "  (exited)" : "");
+	}
+	if (tids->len > (guint)top && top > 0)
+		printf("  … %u more (--top)\n", tids->len - (guint)top);
+}
+
+static void print_off_cpu(PlProfile *p, const PlFilter *base, int top)
+{
+	GPtrArray *evs = pl_profile_get_events(p);
+	for (guint i = 0; i < evs->len; i++) {
+		const PlEvent *e = evs->pdata[i];
+		if (e->role != PL_ROLE_SWITCH || !e->samples)
+			continue;
+		PlFilter f = *base;
+		f.event = e->index;
+		g_autoptr(PlAggregate) agg = pl_profile_aggregate(p, &f);
+		printf("\nOff-CPU (%s: %" G_GUINT64_FORMAT " switches, %.1f ms off-CPU):\n", e->name,
+		       agg->all.samples, agg->all.weight / 1e6);
+		g_autoptr(GArray) rows = pl_aggregate_functions(agg, FALSE);
+		for (guint k = 0; k < rows->len && (top <= 0 || (int)k < top); k++) {
+			const PlRow *r = &g_array_index(rows, PlRow, k);
+			printf("  %6.2f%% %10.1f ms  %s\n", pct(r->self.weight, agg->all.weight),
+			       r->self.weight / 1e6, pl_profile_get_function_label(p, r->id));
+		}
+	}
+}
+
+static void print_counters(PlProfile *p)
+{
+	g_autoptr(GArray) evs = pl_profile_dup_counter_events(p);
+	if (!evs->len)
+		return;
+	printf("\nCounters:\n");
+	printf("  %-24s %16s %14s %8s\n", "Event", "Value", "Per second", "Running");
+	for (guint i = 0; i < evs->len; i++) {
+		guint32 e = g_array_index(evs, guint32, i);
+		GArray *pts = pl_profile_get_counter(p, e);
+		const PlCounterPoint *first = &g_array_index(pts, PlCounterPoint, 0);
+		const PlCounterPoint *last = &g_array_index(pts, PlCounterPoint, pts->len - 1);
+		const PlEvent *ev = pl_profile_lookup_event(p, e);
+		/* multiplexed counters are scaled as perf stat does */
+		double v = (double)last->value;
+		double run = last->enabled_ns ? (double)last->running_ns / last->enabled_ns : 1.0;
+		if (last->running_ns && last->enabled_ns > last->running_ns)
+			v = v * last->enabled_ns / last->running_ns;
+		double dt = (double)(last->time - first->time) / 1e9;
+		double rate = dt > 0 ? ((double)last->value - (double)first->value) / dt : 0;
+		printf("  %-24s %16.0f %14.0f %7.1f%%\n", ev ? ev->name : "?", v, rate, 100 * run);
+	}
+}
+
+static void print_coverage(PlProfile *p)
+{
+	g_autoptr(GPtrArray) rows = pl_symbols_coverage(pl_profile_get_symbols(p));
+	if (!rows->len)
+		return;
+	printf("\nSymbol coverage:\n");
+	for (guint i = 0; i < rows->len; i++) {
+		const PlModuleReport *r = rows->pdata[i];
+		printf("  %-44s %8" G_GUINT64_FORMAT " addrs  %s%s%s%s\n", r->module, r->samples,
+		       r->has_symbols ? "symbols" : "NO SYMBOLS", r->has_lines ? " lines" : "",
+		       r->has_cfi ? " cfi" : "", r->build_id_match ? "" : " BUILD-ID MISMATCH");
+		if (r->problem)
+			printf("    %s\n", r->problem);
+	}
+}
+
+static void print_losses(PlProfile *p)
+{
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	guint64 lost = 0;
+	for (guint i = 0; i < G_N_ELEMENTS(st->lost); i++)
+		lost += st->lost[i];
+	printf("\nQuality:\n");
+	printf("  samples %" G_GUINT64_FORMAT ", with a stack %" G_GUINT64_FORMAT,
+	       st->samples, st->samples - st->samples_no_stack);
+	if (st->dwarf_samples)
+		printf(", dwarf %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT
+		       " truncated, %" G_GUINT64_FORMAT " not unwound)",
+		       st->dwarf_samples, st->dwarf_truncated, st->dwarf_failed);
+	printf("\n");
+	if (lost)
+		printf("  LOST %" G_GUINT64_FORMAT ": kernel ring %" G_GUINT64_FORMAT
+		       ", samples %" G_GUINT64_FORMAT ", network backpressure %" G_GUINT64_FORMAT
+		       ", oversize %" G_GUINT64_FORMAT
+		       " — lower --frequency or raise the ring size if this matters\n",
+		       lost, st->lost[PL_LOST_RING], st->lost[PL_LOST_SAMPLES],
+		       st->lost[PL_LOST_BACKPRESSURE], st->lost[PL_LOST_OVERSIZE]);
+	else
+		printf("  nothing lost\n");
+	if (st->throttled)
+		printf("  throttled %" G_GUINT64_FORMAT " times by the kernel "
+		       "(kernel.perf_event_max_sample_rate)\n",
+		       st->throttled);
+	if (st->have_health) {
+		const struct pl_msg_health *h = &st->health;
+		printf("  agent: %.1f ms CPU, %" G_GUINT64_FORMAT " KiB RSS; board CPU %.1f%%, "
+		       "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " KiB available; sent %"
+		       G_GUINT64_FORMAT " bytes (%" G_GUINT64_FORMAT " raw)\n",
+		       h->agent_cpu_ns / 1e6, h->agent_rss_kb, h->cpu_busy_permille / 10.0,
+		       h->mem_available_kb, h->mem_total_kb, h->bytes_sent, h->bytes_raw);
+	}
+	if (st->end_reason) {
+		const char *why = st->end_reason == PL_END_TARGET_EXITED ? "target exited"
+				  : st->end_reason == PL_END_STOPPED    ? "stopped"
+				  : st->end_reason == PL_END_DURATION   ? "duration reached"
+									: "error";
+		gboolean same = !st->end_message || !*st->end_message ||
+				!g_strcmp0(st->end_message, why);
+		printf("  ended: %s%s%s\n", why, same ? "" : ": ", same ? "" : st->end_message);
+	}
+	for (guint i = 0; i < st->log->len; i++)
+		printf("  %s\n", (const char *)st->log->pdata[i]);
+}
+
+/* ─── main ───────────────────────────────────────────────────────────── */
+
+int pl_cli_report(int argc, char **argv)
+{
+	ReportArgs a = { .top = 20 };
+	const GOptionEntry entries[] = {
+		{ "sort", 0, 0, G_OPTION_ARG_STRING, &a.sort, "Order functions by self or total",
+		  "self|total" },
+		{ "tid", 0, 0, G_OPTION_ARG_INT, &a.tid, "Only this thread", "N" },
+		{ "top", 0, 0, G_OPTION_ARG_INT, &a.top, "Rows per table (default 20, 0: all)",
+		  "N" },
+		{ "event", 0, 0, G_OPTION_ARG_STRING, &a.event,
+		  "Sampled event to report (default: the one with most samples)", "NAME" },
+		{ "fail-if", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.fail_if,
+		  "Exit 1 when a function's share crosses a limit: 'SYM>5%', "
+		  "'total:SYM>=40%', 'SYM<1%' (repeatable)",
+		  "EXPR" },
+		{ "lines", 0, 0, G_OPTION_ARG_NONE, &a.lines, "Also list hot source lines", NULL },
+		{ "function", 0, 0, G_OPTION_ARG_STRING, &a.function,
+		  "Also list callers and callees of this function", "SYM" },
+		{ "from", 0, 0, G_OPTION_ARG_DOUBLE, &a.from,
+		  "Only samples from S seconds after the first one", "S" },
+		{ "to", 0, 0, G_OPTION_ARG_DOUBLE, &a.to,
+		  "Only samples before S seconds after the first one", "S" },
+		{ NULL }
+	};
+	g_autoptr(GOptionContext) ctx = g_option_context_new("FILE — summarize a recording");
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	g_option_context_add_group(ctx, pl_cli_sym_group(&a.sym));
+	int rc = PL_EXIT_BAD_INPUT;
+	g_autoptr(PlProfile) p = NULL;
+	g_autoptr(GArray) checks = g_array_new(FALSE, TRUE, sizeof(FailIf));
+	g_autoptr(PlAggregate) agg = NULL;
+	PlCaptureInfo info;
+
+	if (!pl_cli_parse(ctx, &argc, &argv, "report"))
+		goto out;
+	if (argc != 2) {
+		pl_cli_fail("report needs exactly one FILE (run perflens report --help)");
+		goto out;
+	}
+	gboolean by_total = FALSE;
+	if (a.sort && !strcmp(a.sort, "total"))
+		by_total = TRUE;
+	else if (a.sort && strcmp(a.sort, "self") != 0) {
+		pl_cli_fail("--sort takes self or total, not '%s'", a.sort);
+		goto out;
+	}
+	if (a.tid < 0 || a.top < 0 || a.from < 0 || a.to < 0 || (a.to && a.to <= a.from)) {
+		pl_cli_fail("--tid, --top, --from, --to take positive numbers (and --to > --from)");
+		goto out;
+	}
+	for (char **f = a.fail_if; f && *f; f++) {
+		FailIf fi;
+		if (!fail_if_parse(*f, &fi)) {
+			pl_cli_fail("cannot parse --fail-if '%s': write it like 'hot_leaf>5%%' or "
+				    "'total:main<90%%'",
+				    *f);
+			goto out;
+		}
+		g_array_append_val(checks, fi);
+	}
+
+	p = pl_cli_load(argv[1], &a.sym, &info);
+	if (!p)
+		goto out;
+
+	guint32 event = pl_profile_get_main_event(p);
+	if (a.event) {
+		event = PL_NO_ID;
+		GPtrArray *evs = pl_profile_get_events(p);
+		for (guint i = 0; i < evs->len; i++)
+			if (!strcmp(((PlEvent *)evs->pdata[i])->name, a.event))
+				event = ((PlEvent *)evs->pdata[i])->index;
+		if (event == PL_NO_ID) {
+			pl_cli_fail("no event '%s' in %s", a.event, argv[1]);
+			goto out;
+		}
+	}
+	if (a.tid && !pl_profile_lookup_thread(p, (guint32)a.tid)) {
+		pl_cli_fail("no thread %d in %s: see the Threads section of the full report",
+			    a.tid, argv[1]);
+		goto out;
+	}
+	/* time range: relative to the first record, as a timeline shows it */
+	guint64 t0 = pl_profile_get_stats(p)->first_time;
+	PlFilter filter = { (guint32)a.tid, event, 0, 0 };
+	if (a.from > 0)
+		filter.t0 = t0 + (guint64)(a.from * 1e9);
+	if (a.to > 0)
+		filter.t1 = t0 + (guint64)(a.to * 1e9);
+	agg = pl_profile_aggregate(p, &filter);
+
+	print_header(p, argv[1], &info, agg, event);
+	print_functions(p, agg, by_total, a.top, event);
+	if (a.function)
+		print_relatives(p, agg, a.function);
+	if (a.lines)
+		print_lines(p, agg, a.top);
+	print_threads(p, agg, a.top);
+	PlFilter base = { (guint32)a.tid, PL_NO_ID, filter.t0, filter.t1 };
+	print_off_cpu(p, &base, a.top);
+	print_counters(p);
+	print_coverage(p);
+	print_losses(p);
+
+	rc = PL_EXIT_OK;
+	for (guint i = 0; i < checks->len; i++) {
+		const FailIf *fi = &g_array_index(checks, FailIf, i);
+		double v = 0;
+		/* every function of that name (static functions may repeat) */
+		for (guint32 id = 0; id < agg->n_functions; id++) {
+			const PlFunction *f = pl_profile_get_function(p, id);
+			if (g_strcmp0(f->name, fi->sym) == 0)
+				v += pct(fi->total ? agg->func_total[id].weight
+						   : agg->func_self[id].weight,
+					 agg->all.weight);
+		}
+		if (fail_if_holds(fi, v)) {
+			fflush(stdout);
+			fprintf(stderr, "perflens: --fail-if: %s %s is %.2f%% (%s %g%%)\n", fi->sym,
+				fi->total ? "total" : "self", v, fi->op, fi->value);
+			rc = PL_EXIT_CHECK;
+		}
+	}
+out:
+	for (guint i = 0; i < checks->len; i++)
+		g_free(g_array_index(checks, FailIf, i).sym);
+	pl_cli_sym_args_clear(&a.sym);
+	g_free(a.sort);
+	g_free(a.event);
+	g_free(a.function);
+	g_strfreev(a.fail_if);
+	return rc;
+}

@@ -1,0 +1,41 @@
+# viewer/formats/formats.mk — perf.data reader and writer (viewer core).
+#
+# Included by viewer/viewer.mk; until that exists, build with
+#   make -f Makefile -f viewer/formats/formats.mk viewer
+# Defines FORMATS_OBJS (link them with $(BUILD)/libplcommon.a $(ZSTD_LIBS)
+# $(FORMATS_LIBS)), FORMATS_CFLAGS and FORMATS_LIBS, and the test programs
+# $(BUILD)/test/viewer-formats-*-test plus the debugging dump
+# $(BUILD)/test/perfdata-dump.
+
+FORMATS_SRCS := $(wildcard viewer/formats/*.c)
+FORMATS_OBJS := $(FORMATS_SRCS:%.c=$(BUILD)/%.o)
+FORMATS_CFLAGS := $(shell pkg-config --cflags gio-2.0)
+FORMATS_LIBS := $(shell pkg-config --libs gio-2.0)
+FORMATS_TESTS := $(patsubst viewer/formats/tests/%-test.c,$(BUILD)/test/viewer-formats-%-test,\
+	$(wildcard viewer/formats/tests/*-test.c))
+
+$(FORMATS_OBJS): ALL_CFLAGS += $(FORMATS_CFLAGS)
+
+# Static pattern rules: they win over the top Makefile's test/unit rule.
+$(FORMATS_TESTS): $(BUILD)/test/viewer-formats-%-test: viewer/formats/tests/%-test.c \
+		$(FORMATS_OBJS) $(BUILD)/libplcommon.a | $(BUILD)/workloads/burn
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FORMATS_CFLAGS) -Itest -Iviewer/formats -MF $@.d $(LDFLAGS) -o $@ \
+		$(filter %.c %.o %.a,$^) $(FORMATS_LIBS) $(ZSTD_LIBS)
+
+$(BUILD)/test/perfdata-dump: viewer/formats/tests/perfdata-dump.c $(FORMATS_OBJS) \
+		$(BUILD)/libplcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FORMATS_CFLAGS) -Iviewer/formats -MF $@.d $(LDFLAGS) -o $@ \
+		$(filter %.c %.o %.a,$^) $(FORMATS_LIBS) $(ZSTD_LIBS)
+
+viewer:: $(FORMATS_OBJS) $(FORMATS_TESTS) $(BUILD)/test/perfdata-dump
+
+-include $(FORMATS_OBJS:.o=.d) $(FORMATS_TESTS:=.d) $(BUILD)/test/perfdata-dump.d
+
+# libFuzzer harness (clang; not part of `viewer`): make $(BUILD)/fuzz/perf-data-fuzz
+$(BUILD)/fuzz/perf-data-fuzz: viewer/formats/tests/perf-data-fuzz.c $(FORMATS_SRCS) \
+		$(wildcard common/*.c)
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -Icommon \
+		-Iviewer/formats $(FORMATS_CFLAGS) -o $@ $^ $(FORMATS_LIBS) $(ZSTD_LIBS)

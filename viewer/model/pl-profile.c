@@ -1,0 +1,1291 @@
+/* pl-profile.c — the session model; see pl-profile.h. */
+#include "pl-profile.h"
+
+#include <string.h>
+
+/* perf's callchain context markers (include/uapi/linux/perf_event.h):
+ * entries ≥ PERF_CONTEXT_MAX are markers, not addresses. */
+#define CTX_HV ((guint64)-32)
+#define CTX_KERNEL ((guint64)-128)
+#define CTX_USER ((guint64)-512)
+#define CTX_GUEST ((guint64)-2048)
+#define CTX_GUEST_KERNEL ((guint64)-2176)
+#define CTX_GUEST_USER ((guint64)-2560)
+#define CTX_MAX ((guint64)-4095)
+
+#define MAX_INLINE 32 /* frames one address expands to */
+
+/* ─── a small open-addressing table: (u64, u64) → u32 ───────────────── */
+
+typedef struct {
+	guint64 *ka, *kb;
+	guint32 *val; /* PL_NO_ID: empty */
+	gsize cap, n;
+} ITab;
+
+static guint64 mix64(guint64 a, guint64 b)
+{
+	guint64 h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull + (a << 6) + (a >> 2));
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 29);
+}
+
+static void itab_init(ITab *t)
+{
+	t->cap = 1024;
+	t->n = 0;
+	t->ka = g_new(guint64, t->cap);
+	t->kb = g_new(guint64, t->cap);
+	t->val = g_new(guint32, t->cap);
+	memset(t->val, 0xff, t->cap * sizeof(guint32));
+}
+
+static void itab_free(ITab *t)
+{
+	g_free(t->ka);
+	g_free(t->kb);
+	g_free(t->val);
+}
+
+static guint32 *itab_slot(ITab *t, guint64 a, guint64 b)
+{
+	gsize i = mix64(a, b) & (t->cap - 1);
+	while (t->val[i] != PL_NO_ID && (t->ka[i] != a || t->kb[i] != b))
+		i = (i + 1) & (t->cap - 1);
+	return &t->val[i];
+}
+
+static void itab_grow(ITab *t)
+{
+	ITab o = *t;
+	t->cap *= 2;
+	t->ka = g_new(guint64, t->cap);
+	t->kb = g_new(guint64, t->cap);
+	t->val = g_new(guint32, t->cap);
+	memset(t->val, 0xff, t->cap * sizeof(guint32));
+	for (gsize i = 0; i < o.cap; i++)
+		if (o.val[i] != PL_NO_ID) {
+			guint32 *s = itab_slot(t, o.ka[i], o.kb[i]);
+			gsize j = (gsize)(s - t->val);
+			t->ka[j] = o.ka[i];
+			t->kb[j] = o.kb[i];
+			*s = o.val[i];
+		}
+	itab_free(&o);
+}
+
+static guint32 itab_lookup(ITab *t, guint64 a, guint64 b)
+{
+	return *itab_slot(t, a, b);
+}
+
+static void itab_insert(ITab *t, guint64 a, guint64 b, guint32 v)
+{
+	if ((t->n + 1) * 4 > t->cap * 3)
+		itab_grow(t);
+	guint32 *s = itab_slot(t, a, b);
+	gsize j = (gsize)(s - t->val);
+	if (*s == PL_NO_ID)
+		t->n++;
+	t->ka[j] = a;
+	t->kb[j] = b;
+	*s = v;
+}
+
+/* ─── the profile ────────────────────────────────────────────────────── */
+
+enum { AF_RETURN = 1, AF_KERNEL = 2, AF_ROOT = 4 };
+
+/* A message held back for reordering, re-encoded with the wire encoder
+ * (compact, and it owns copies of what the original borrowed). */
+typedef struct {
+	guint64 time, seq;
+	guint8 *frame;
+	guint32 len;
+} Pending;
+
+/* Records reach us in the order the agent drained its per-CPU rings (or
+ * perf wrote them), not in time order: a worker's samples can precede the
+ * MMAP and exec COMM of its process.  Timed records wait until the stream
+ * is this far past them, then go in time order, as perf's ordered events. */
+#define REORDER_WINDOW_NS (500ull * 1000 * 1000)
+#define REORDER_MAX_HELD 200000u
+
+typedef struct {
+	guint32 parent;
+	guint32 fnode;     /* call-tree node of the innermost frame of this address */
+	guint32 loc_first; /* into self->node_locs */
+	guint16 loc_n;
+	guint16 event;
+} AddrNode;
+
+struct _PlProfile {
+	PlSymOptions opts;
+	PlSymbols *syms;
+	PlTargetArch arch;
+	gboolean have_arch;
+	GStringChunk *strings;
+
+	GArray *funcs; /* PlFunction */
+	ITab func_tab;
+	GPtrArray *func_labels; /* char*, lazily */
+	GArray *nodes; /* PlNode */
+	GArray *last_child; /* guint32 per node: append children in order */
+	ITab node_tab;
+	GArray *addrs; /* AddrNode */
+	ITab addr_tab;
+	GArray *locs; /* PlLocation */
+	ITab loc_tab;
+	GArray *node_locs; /* guint32 location ids, innermost first per addr node */
+
+	GArray *samples; /* PlSample */
+	GHashTable *threads;   /* tid → PlThread* */
+	GHashTable *processes; /* pid → PlProcess* */
+	GHashTable *events;    /* index → PlEvent* */
+	GHashTable *counters;  /* event index → GArray<PlCounterPoint> */
+	GPtrArray *sorted_threads, *sorted_processes, *sorted_events;
+	PlProfileStats stats;
+	/* reordering: see ingest */
+	GArray *heap; /* Pending, a binary min-heap on (time, seq) */
+	guint64 seq;
+	guint64 max_time;
+	guint8 *scratch; /* one encoded frame */
+	struct pl_msg *decoded;
+	guint64 pcs[PL_MAX_CALLCHAIN + 8];
+	guint8 pc_flags[PL_MAX_CALLCHAIN + 8];
+};
+
+static void ingest_now(PlProfile *self, const struct pl_msg *m);
+static void release(PlProfile *self, guint64 limit);
+
+static void thread_free(gpointer p)
+{
+	PlThread *t = p;
+	g_free(t->name);
+	g_array_free(t->intervals, TRUE);
+	g_array_free(t->pending, TRUE);
+	g_free(t);
+}
+
+static void process_free(gpointer p)
+{
+	PlProcess *pr = p;
+	g_free(pr->name);
+	g_free(pr);
+}
+
+static void event_free(gpointer p)
+{
+	PlEvent *e = p;
+	g_free(e->name);
+	g_free(e);
+}
+
+static GPtrArray *strv_copy(GPtrArray *a)
+{
+	if (!a)
+		return NULL;
+	GPtrArray *r = g_ptr_array_new_with_free_func(g_free);
+	for (guint i = 0; i < a->len; i++)
+		g_ptr_array_add(r, g_strdup(a->pdata[i]));
+	return r;
+}
+
+PlProfile *pl_profile_new(const PlSymOptions *opts)
+{
+	PlProfile *self = g_new0(PlProfile, 1);
+	if (opts) {
+		self->opts = *opts;
+		self->opts.sysroot = g_strdup(opts->sysroot);
+		self->opts.toolchain_prefix = g_strdup(opts->toolchain_prefix);
+		self->opts.binaries = strv_copy(opts->binaries);
+		self->opts.debug_dirs = strv_copy(opts->debug_dirs);
+		self->opts.source_dirs = strv_copy(opts->source_dirs);
+		self->opts.path_maps = strv_copy(opts->path_maps);
+		self->opts.map_file = g_strdup(opts->map_file);
+	} else {
+		self->opts.host_files = TRUE;
+	}
+	self->strings = g_string_chunk_new(16384);
+	self->funcs = g_array_new(FALSE, FALSE, sizeof(PlFunction));
+	self->func_labels = g_ptr_array_new();
+	self->nodes = g_array_new(FALSE, FALSE, sizeof(PlNode));
+	self->last_child = g_array_new(FALSE, FALSE, sizeof(guint32));
+	self->addrs = g_array_new(FALSE, FALSE, sizeof(AddrNode));
+	self->locs = g_array_new(FALSE, FALSE, sizeof(PlLocation));
+	self->node_locs = g_array_new(FALSE, FALSE, sizeof(guint32));
+	self->samples = g_array_new(FALSE, FALSE, sizeof(PlSample));
+	itab_init(&self->func_tab);
+	itab_init(&self->node_tab);
+	itab_init(&self->addr_tab);
+	itab_init(&self->loc_tab);
+	PlNode root = { PL_NO_ID, PL_NO_ID, PL_NO_ID, PL_NO_ID };
+	guint32 none = PL_NO_ID;
+	g_array_append_val(self->nodes, root);
+	g_array_append_val(self->last_child, none);
+	self->threads = g_hash_table_new_full(NULL, NULL, NULL, thread_free);
+	self->processes = g_hash_table_new_full(NULL, NULL, NULL, process_free);
+	self->events = g_hash_table_new_full(NULL, NULL, NULL, event_free);
+	self->counters = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
+	self->stats.log = g_ptr_array_new_with_free_func(g_free);
+	self->heap = g_array_new(FALSE, FALSE, sizeof(Pending));
+	self->scratch = g_malloc(PL_FRAME_HEADER_SIZE + PL_FRAME_MAX);
+	self->decoded = g_new0(struct pl_msg, 1);
+	return self;
+}
+
+void pl_profile_free(PlProfile *self)
+{
+	if (!self)
+		return;
+	for (guint i = 0; i < self->heap->len; i++)
+		g_free(g_array_index(self->heap, Pending, i).frame);
+	g_array_free(self->heap, TRUE);
+	g_free(self->scratch);
+	g_free(self->decoded);
+	g_clear_pointer(&self->syms, pl_symbols_free);
+	g_free(self->opts.sysroot);
+	g_free(self->opts.toolchain_prefix);
+	g_free(self->opts.map_file);
+	g_clear_pointer(&self->opts.binaries, g_ptr_array_unref);
+	g_clear_pointer(&self->opts.debug_dirs, g_ptr_array_unref);
+	g_clear_pointer(&self->opts.source_dirs, g_ptr_array_unref);
+	g_clear_pointer(&self->opts.path_maps, g_ptr_array_unref);
+	g_string_chunk_free(self->strings);
+	g_array_free(self->funcs, TRUE);
+	g_ptr_array_free(self->func_labels, TRUE);
+	g_array_free(self->nodes, TRUE);
+	g_array_free(self->last_child, TRUE);
+	g_array_free(self->addrs, TRUE);
+	g_array_free(self->locs, TRUE);
+	g_array_free(self->node_locs, TRUE);
+	g_array_free(self->samples, TRUE);
+	itab_free(&self->func_tab);
+	itab_free(&self->node_tab);
+	itab_free(&self->addr_tab);
+	itab_free(&self->loc_tab);
+	g_clear_pointer(&self->sorted_threads, g_ptr_array_unref);
+	g_clear_pointer(&self->sorted_processes, g_ptr_array_unref);
+	g_clear_pointer(&self->sorted_events, g_ptr_array_unref);
+	g_hash_table_destroy(self->threads);
+	g_hash_table_destroy(self->processes);
+	g_hash_table_destroy(self->events);
+	g_hash_table_destroy(self->counters);
+	PlProfileStats *s = &self->stats;
+	g_free(s->end_message);
+	g_free(s->hostname);
+	g_free(s->machine);
+	g_free(s->kernel_release);
+	g_free(s->agent_version);
+	g_free(s->command);
+	g_ptr_array_unref(s->log);
+	g_free(self);
+}
+
+PlSymbols *pl_profile_get_symbols(PlProfile *self)
+{
+	if (!self->syms) {
+		if (!self->have_arch) {
+			/* no HELLO (perf.data, or a capture cut before it): this host */
+			self->arch.e_machine = 62; /* EM_X86_64 */
+#if defined(__aarch64__)
+			self->arch.e_machine = 183;
+#elif defined(__arm__)
+			self->arch.e_machine = 40;
+#elif defined(__i386__)
+			self->arch.e_machine = 3;
+#endif
+			self->arch.big_endian = G_BYTE_ORDER == G_BIG_ENDIAN;
+			self->arch.word_size = sizeof(void *);
+		}
+		self->syms = pl_symbols_new(&self->opts, &self->arch);
+	}
+	return self->syms;
+}
+
+const PlProfileStats *pl_profile_get_stats(PlProfile *self)
+{
+	return &self->stats;
+}
+
+static char *str_dup(struct pl_str s)
+{
+	return g_strndup(s.p ? s.p : "", s.len);
+}
+
+static void note(PlProfile *self, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static void note(PlProfile *self, const char *fmt, ...)
+{
+	/* a bounded log: a broken stream must not grow it without end */
+	if (self->stats.log->len >= 200)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	g_ptr_array_add(self->stats.log, g_strdup_vprintf(fmt, ap));
+	va_end(ap);
+}
+
+static void see_time(PlProfile *self, guint64 t)
+{
+	if (!t)
+		return;
+	if (!self->stats.first_time || t < self->stats.first_time)
+		self->stats.first_time = t;
+	if (t > self->stats.last_time)
+		self->stats.last_time = t;
+}
+
+/* ─── processes and threads ──────────────────────────────────────────── */
+
+static PlProcess *process_get(PlProfile *self, guint32 pid)
+{
+	PlProcess *p = g_hash_table_lookup(self->processes, GUINT_TO_POINTER(pid));
+	if (!p) {
+		p = g_new0(PlProcess, 1);
+		p->pid = pid;
+		g_hash_table_insert(self->processes, GUINT_TO_POINTER(pid), p);
+		g_clear_pointer(&self->sorted_processes, g_ptr_array_unref);
+	}
+	return p;
+}
+
+static PlThread *thread_get(PlProfile *self, guint32 pid, guint32 tid)
+{
+	PlThread *t = g_hash_table_lookup(self->threads, GUINT_TO_POINTER(tid));
+	if (!t) {
+		t = g_new0(PlThread, 1);
+		t->tid = tid;
+		t->pid = pid;
+		t->intervals = g_array_new(FALSE, FALSE, sizeof(PlInterval));
+		t->pending = g_array_new(FALSE, FALSE, sizeof(guint));
+		g_hash_table_insert(self->threads, GUINT_TO_POINTER(tid), t);
+		g_clear_pointer(&self->sorted_threads, g_ptr_array_unref);
+		process_get(self, pid);
+	}
+	if (pid && !t->pid)
+		t->pid = pid;
+	return t;
+}
+
+static void ingest_comm(PlProfile *self, const struct pl_msg_comm *c)
+{
+	PlThread *t = thread_get(self, c->pid, c->tid);
+	g_free(t->name);
+	t->name = str_dup(c->comm);
+	if (c->pid == c->tid) {
+		PlProcess *p = process_get(self, c->pid);
+		g_free(p->name);
+		p->name = str_dup(c->comm);
+		if (c->exec && !c->snapshot && self->syms)
+			pl_symbols_process_exec(self->syms, c->pid);
+	}
+}
+
+static void ingest_task(PlProfile *self, const struct pl_msg_task *k)
+{
+	see_time(self, k->time);
+	if (k->kind == PL_TASK_FORK) {
+		PlThread *t = thread_get(self, k->pid, k->tid);
+		t->ptid = k->ptid;
+		t->start = k->time;
+		PlThread *parent = g_hash_table_lookup(self->threads, GUINT_TO_POINTER(k->ptid));
+		if (!t->name && parent && parent->name)
+			t->name = g_strdup(parent->name); /* a fork inherits the comm */
+		if (k->pid == k->tid) {
+			PlProcess *p = process_get(self, k->pid);
+			p->ppid = k->ppid;
+			p->start = k->time;
+			PlProcess *pp = g_hash_table_lookup(self->processes,
+							   GUINT_TO_POINTER(k->ppid));
+			if (!p->name && pp && pp->name)
+				p->name = g_strdup(pp->name);
+		}
+	} else if (k->kind == PL_TASK_EXIT) {
+		PlThread *t = thread_get(self, k->pid, k->tid);
+		t->end = k->time;
+		t->exited = TRUE;
+		if (k->pid == k->tid) {
+			PlProcess *p = process_get(self, k->pid);
+			p->end = k->time;
+			p->exited = TRUE;
+			if (self->syms)
+				pl_symbols_process_exit(self->syms, k->pid);
+		}
+	}
+}
+
+static void add_interval(PlThread *t, guint64 start, guint64 end, gboolean on, gboolean preempt)
+{
+	if (end < start)
+		return;
+	PlInterval iv = { start, end, on, preempt };
+	g_array_append_val(t->intervals, iv);
+	if (on)
+		t->on_cpu_ns += end - start;
+	else
+		t->off_cpu_ns += end - start;
+}
+
+static void ingest_switch(PlProfile *self, const struct pl_msg_switch *s)
+{
+	self->stats.switches++;
+	see_time(self, s->time);
+	PlThread *t = thread_get(self, s->pid, s->tid);
+	gboolean out = (s->flags & PL_SWITCH_OUT) != 0;
+	if (t->state == 1 && out) {
+		add_interval(t, t->last_switch, s->time, TRUE, FALSE);
+	} else if (t->state == 2 && !out) {
+		add_interval(t, t->last_switch, s->time, FALSE, t->last_preempt);
+		/* the context-switch samples taken when it went off-CPU weigh
+		 * the time it stayed off */
+		for (guint i = 0; i < t->pending->len; i++) {
+			PlSample *sm = &g_array_index(self->samples, PlSample,
+						      g_array_index(t->pending, guint, i));
+			sm->weight = s->time > sm->time ? s->time - sm->time : 0;
+		}
+		g_array_set_size(t->pending, 0);
+	}
+	t->state = out ? 2 : 1;
+	t->last_switch = s->time;
+	t->last_preempt = (s->flags & PL_SWITCH_PREEMPT) != 0;
+}
+
+void pl_profile_finish(PlProfile *self)
+{
+	release(self, G_MAXUINT64);
+	GHashTableIter it;
+	gpointer v;
+	guint64 end = self->stats.last_time;
+	g_hash_table_iter_init(&it, self->threads);
+	while (g_hash_table_iter_next(&it, NULL, &v)) {
+		PlThread *t = v;
+		guint64 tend = t->exited && t->end ? t->end : end;
+		if (t->state == 1)
+			add_interval(t, t->last_switch, tend, TRUE, FALSE);
+		else if (t->state == 2)
+			add_interval(t, t->last_switch, tend, FALSE, t->last_preempt);
+		if (t->state)
+			t->last_switch = tend;
+		g_array_set_size(t->pending, 0);
+	}
+}
+
+static PlEvent *event_get(PlProfile *self, guint32 index)
+{
+	PlEvent *e = g_hash_table_lookup(self->events, GUINT_TO_POINTER(index));
+	if (!e) {
+		if (g_hash_table_size(self->events) >= 4096)
+			index = 4095; /* a corrupt stream cannot grow the table for ever */
+		e = g_hash_table_lookup(self->events, GUINT_TO_POINTER(index));
+		if (e)
+			return e;
+		e = g_new0(PlEvent, 1);
+		e->index = index;
+		e->name = g_strdup_printf("event%u", index);
+		g_hash_table_insert(self->events, GUINT_TO_POINTER(index), e);
+		g_clear_pointer(&self->sorted_events, g_ptr_array_unref);
+	}
+	return e;
+}
+
+/* ─── stacks ─────────────────────────────────────────────────────────── */
+
+static guint32 function_intern(PlProfile *self, const char *name, const char *module,
+			       gboolean inlined)
+{
+	const char *n = name ? g_string_chunk_insert_const(self->strings, name) : NULL;
+	const char *mo = g_string_chunk_insert_const(self->strings, module ? module : "[unknown]");
+	guint64 a = (guint64)(guintptr)n, b = ((guint64)(guintptr)mo << 1) | (inlined ? 1 : 0);
+	guint32 id = itab_lookup(&self->func_tab, a, b);
+	if (id != PL_NO_ID)
+		return id;
+	PlFunction f = { n, mo, inlined };
+	id = self->funcs->len;
+	g_array_append_val(self->funcs, f);
+	g_ptr_array_add(self->func_labels, NULL);
+	itab_insert(&self->func_tab, a, b, id);
+	return id;
+}
+
+static guint32 node_intern(PlProfile *self, guint32 parent, guint32 func)
+{
+	guint32 id = itab_lookup(&self->node_tab, parent, func);
+	if (id != PL_NO_ID)
+		return id;
+	id = self->nodes->len;
+	PlNode n = { parent, func, PL_NO_ID, PL_NO_ID };
+	guint32 none = PL_NO_ID;
+	g_array_append_val(self->nodes, n);
+	g_array_append_val(self->last_child, none);
+	guint32 *last = &g_array_index(self->last_child, guint32, parent);
+	if (*last == PL_NO_ID)
+		g_array_index(self->nodes, PlNode, parent).first_child = id;
+	else
+		g_array_index(self->nodes, PlNode, *last).next_sibling = id;
+	*last = id;
+	itab_insert(&self->node_tab, parent, func, id);
+	return id;
+}
+
+static guint32 location_intern(PlProfile *self, const char *file, guint line)
+{
+	const char *f = g_string_chunk_insert_const(self->strings, file);
+	guint32 id = itab_lookup(&self->loc_tab, (guint64)(guintptr)f, line);
+	if (id != PL_NO_ID)
+		return id;
+	PlLocation l = { f, line };
+	id = self->locs->len;
+	g_array_append_val(self->locs, l);
+	itab_insert(&self->loc_tab, (guint64)(guintptr)f, line, id);
+	return id;
+}
+
+static guint32 addr_root(PlProfile *self, guint32 event, guint32 pid)
+{
+	guint64 key = (guint64)event << 32 | pid;
+	guint32 id = itab_lookup(&self->addr_tab, key, (guint64)AF_ROOT << 56 | PL_NO_ID);
+	if (id != PL_NO_ID)
+		return id;
+	AddrNode n = { PL_NO_ID, 0, 0, 0, (guint16)MIN(event, G_MAXUINT16) };
+	id = self->addrs->len;
+	g_array_append_val(self->addrs, n);
+	itab_insert(&self->addr_tab, key, (guint64)AF_ROOT << 56 | PL_NO_ID, id);
+	return id;
+}
+
+/* Interns (parent, pc) and, the first time, symbolizes pc: its frames
+ * (innermost first) extend the parent's call-tree node. */
+static guint32 addr_intern(PlProfile *self, guint32 parent, guint32 pid, guint64 pc,
+			   guint8 flags)
+{
+	guint64 kb = (guint64)flags << 56 | parent;
+	guint32 id = itab_lookup(&self->addr_tab, pc, kb);
+	if (id != PL_NO_ID)
+		return id;
+	PlFrameInfo fr[MAX_INLINE];
+	guint n = pl_symbols_resolve(pl_profile_get_symbols(self), pid, pc,
+				     (flags & AF_RETURN) != 0, fr, MAX_INLINE);
+	const AddrNode *pn = &g_array_index(self->addrs, AddrNode, parent);
+	AddrNode an = { parent, pn->fnode, self->node_locs->len, 0, pn->event };
+	if (n == 0) {
+		fr[0] = (PlFrameInfo){ .module = (flags & AF_KERNEL) ? "[kernel]" : "[unknown]" };
+		n = 1;
+	}
+	for (guint i = n; i-- > 0;) {
+		const char *module = fr[i].module;
+		if (!module)
+			module = (flags & AF_KERNEL) ? "[kernel]" : "[unknown]";
+		guint32 f = function_intern(self, fr[i].function, module, fr[i].inlined);
+		an.fnode = node_intern(self, an.fnode, f);
+	}
+	for (guint i = 0; i < n; i++)
+		if (fr[i].file && fr[i].line) {
+			guint32 l = location_intern(self, fr[i].file, fr[i].line);
+			g_array_append_val(self->node_locs, l);
+			an.loc_n++;
+		}
+	id = self->addrs->len;
+	g_array_append_val(self->addrs, an);
+	itab_insert(&self->addr_tab, pc, kb, id);
+	return id;
+}
+
+/* Fills self->pcs (innermost first) from an fp callchain.  After each
+ * context marker the first entry is the interrupted IP and the following
+ * ones are return addresses. */
+static guint callchain_pcs(PlProfile *self, const struct pl_msg_sample *s, gboolean user_too)
+{
+	guint n = 0;
+	guint8 ctx = (s->cpumode & 7) == 1 ? AF_KERNEL : 0; /* PERF_RECORD_MISC_KERNEL */
+	gboolean first = TRUE, skip = FALSE;
+	for (guint i = 0; i < s->nr_callchain && n < PL_MAX_CALLCHAIN; i++) {
+		guint64 pc = s->callchain[i];
+		if (pc >= CTX_MAX) {
+			first = TRUE;
+			skip = FALSE;
+			if (pc == CTX_KERNEL)
+				ctx = AF_KERNEL;
+			else if (pc == CTX_USER)
+				ctx = 0;
+			else
+				skip = TRUE; /* hypervisor, guest: not ours to symbolize */
+			if (pc == CTX_USER && !user_too)
+				break;
+			continue;
+		}
+		if (skip)
+			continue;
+		self->pcs[n] = pc;
+		self->pc_flags[n] = ctx | (first ? 0 : AF_RETURN);
+		n++;
+		first = FALSE;
+	}
+	return n;
+}
+
+static gboolean is_dwarf_sample(PlProfile *self, const struct pl_msg_sample *s)
+{
+	return s->regs_abi != 0 && s->nr_regs > 0 && s->stack_size > 0;
+}
+
+static void ingest_sample(PlProfile *self, const struct pl_msg_sample *s)
+{
+	PlProfileStats *st = &self->stats;
+	guint n;
+	st->samples++;
+	see_time(self, s->time);
+	if (is_dwarf_sample(self, s)) {
+		/* kernel part from the callchain, user part unwound from the copy */
+		st->dwarf_samples++;
+		n = callchain_pcs(self, s, FALSE);
+		gboolean truncated = FALSE;
+		guint64 upcs[PL_MAX_CALLCHAIN];
+		guint un = pl_symbols_unwind(pl_profile_get_symbols(self), s->pid, s->tid,
+					     st->sample_regs_user,
+					     s->regs, s->nr_regs, s->stack, s->stack_size, upcs,
+					     PL_MAX_CALLCHAIN - n, &truncated);
+		if (un == 0) {
+			st->dwarf_failed++;
+			upcs[0] = s->ip;
+			un = 1;
+		} else if (truncated) {
+			st->dwarf_truncated++;
+		}
+		for (guint i = 0; i < un && n < PL_MAX_CALLCHAIN; i++) {
+			self->pcs[n] = upcs[i];
+			self->pc_flags[n] = i ? AF_RETURN : 0;
+			n++;
+		}
+	} else {
+		n = callchain_pcs(self, s, TRUE);
+	}
+	if (n == 0) {
+		st->samples_no_stack++;
+		self->pcs[0] = s->ip;
+		self->pc_flags[0] = (s->cpumode & 7) == 1 ? AF_KERNEL : 0;
+		n = 1;
+	} else if (n == 1) {
+		st->samples_no_stack++;
+	}
+	guint32 node = addr_root(self, s->event, s->pid);
+	for (guint i = n; i-- > 0;)
+		node = addr_intern(self, node, s->pid, self->pcs[i], self->pc_flags[i]);
+
+	PlThread *t = thread_get(self, s->pid, s->tid);
+	t->samples++;
+	PlEvent *ev = event_get(self, s->event);
+	ev->samples++;
+	PlSample sm = { s->time, s->period ? s->period : 1, s->tid, node };
+	if (ev->role == PL_ROLE_SWITCH) {
+		/* weighed by the off-CPU time that follows: known at switch-in */
+		sm.weight = 0;
+		guint idx = self->samples->len;
+		if (t->pending->len < 4096)
+			g_array_append_val(t->pending, idx);
+	}
+	g_array_append_val(self->samples, sm);
+}
+
+/* ─── ingest ─────────────────────────────────────────────────────────── */
+
+static void ingest_counters(PlProfile *self, const struct pl_msg_counters *c)
+{
+	see_time(self, c->time);
+	for (guint i = 0; i < c->n && i < PL_MAX_COUNTERS; i++) {
+		const struct pl_counter_value *v = &c->v[i];
+		GArray *a = g_hash_table_lookup(self->counters, GUINT_TO_POINTER(v->event));
+		if (!a) {
+			if (g_hash_table_size(self->counters) >= 256)
+				continue;
+			a = g_array_new(FALSE, FALSE, sizeof(PlCounterPoint));
+			g_hash_table_insert(self->counters, GUINT_TO_POINTER(v->event), a);
+		}
+		PlCounterPoint p = { c->time, v->value, v->enabled_ns, v->running_ns };
+		g_array_append_val(a, p);
+	}
+}
+
+static void ingest_now(PlProfile *self, const struct pl_msg *m)
+{
+	PlProfileStats *st = &self->stats;
+	switch (m->type) {
+	case PL_MSG_HELLO: {
+		const struct pl_msg_hello *h = &m->u.hello;
+		if (!self->syms) {
+			self->arch.e_machine = h->e_machine;
+			self->arch.big_endian = h->byte_order == PL_BIG_ENDIAN;
+			self->arch.word_size = h->word_size;
+			self->have_arch = TRUE;
+		}
+		g_free(st->hostname);
+		g_free(st->machine);
+		g_free(st->kernel_release);
+		g_free(st->agent_version);
+		st->hostname = str_dup(h->hostname);
+		st->machine = str_dup(h->machine);
+		st->kernel_release = str_dup(h->kernel_release);
+		st->agent_version = str_dup(h->agent_version);
+		break;
+	}
+	case PL_MSG_SESSION: {
+		const struct pl_msg_session *s = &m->u.session;
+		g_free(st->command);
+		st->command = str_dup(s->command);
+		st->target_pid = s->pid;
+		st->callgraph = s->callgraph;
+		st->sample_regs_user = s->sample_regs_user;
+		st->session_start = s->start_ns;
+		st->duration_ms = s->duration_ms;
+		st->frequency = s->frequency;
+		break;
+	}
+	case PL_MSG_EVENT_DESC: {
+		PlEvent *e = event_get(self, m->u.event_desc.index);
+		g_free(e->name);
+		e->name = str_dup(m->u.event_desc.name);
+		e->role = m->u.event_desc.role;
+		break;
+	}
+	case PL_MSG_SAMPLE:
+		ingest_sample(self, &m->u.sample);
+		break;
+	case PL_MSG_MMAP: {
+		const struct pl_msg_mmap *mm = &m->u.mmap;
+		g_autofree char *fn = str_dup(mm->filename);
+		pl_symbols_add_mapping(pl_profile_get_symbols(self), mm->pid, mm->start, mm->len,
+				       mm->pgoff, fn, mm->build_id, mm->build_id_len);
+		break;
+	}
+	case PL_MSG_COMM:
+		ingest_comm(self, &m->u.comm);
+		break;
+	case PL_MSG_TASK:
+		ingest_task(self, &m->u.task);
+		break;
+	case PL_MSG_SWITCH:
+		ingest_switch(self, &m->u.sw);
+		break;
+	case PL_MSG_LOST:
+		if (m->u.lost.kind < G_N_ELEMENTS(st->lost))
+			st->lost[m->u.lost.kind] += m->u.lost.count;
+		else
+			st->lost[0] += m->u.lost.count;
+		break;
+	case PL_MSG_THROTTLE:
+		if (m->u.throttle.unthrottle)
+			st->unthrottled++;
+		else
+			st->throttled++;
+		break;
+	case PL_MSG_COUNTERS:
+		ingest_counters(self, &m->u.counters);
+		break;
+	case PL_MSG_HEALTH:
+		st->health = m->u.health;
+		st->have_health = TRUE;
+		break;
+	case PL_MSG_FILE_CHUNK: {
+		const struct pl_msg_file_chunk *c = &m->u.chunk;
+		pl_symbols_add_chunk(pl_profile_get_symbols(self), c->kind, c->pid, c->addr,
+				     c->offset, c->data, c->len);
+		break;
+	}
+	case PL_MSG_END:
+		st->end_reason = m->u.end.reason;
+		st->end_status = m->u.end.status;
+		g_free(st->end_message);
+		st->end_message = str_dup(m->u.end.message);
+		see_time(self, m->u.end.time);
+		break;
+	case PL_MSG_LOG:
+		note(self, "agent: %.*s", (int)m->u.log.message.len, m->u.log.message.p);
+		break;
+	default:
+		break;
+	}
+}
+
+static gboolean pending_before(const Pending *a, const Pending *b)
+{
+	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+static void heap_push(GArray *h, const Pending *p)
+{
+	g_array_append_val(h, *p);
+	Pending *v = (Pending *)h->data;
+	for (guint i = h->len - 1; i > 0;) {
+		guint up = (i - 1) / 2;
+		if (!pending_before(&v[i], &v[up]))
+			break;
+		Pending t = v[i];
+		v[i] = v[up];
+		v[up] = t;
+		i = up;
+	}
+}
+
+static Pending heap_pop(GArray *h)
+{
+	Pending *v = (Pending *)h->data;
+	Pending top = v[0];
+	v[0] = v[h->len - 1];
+	g_array_set_size(h, h->len - 1);
+	v = (Pending *)h->data;
+	for (guint i = 0;;) {
+		guint l = 2 * i + 1, r = l + 1, m = i;
+		if (l < h->len && pending_before(&v[l], &v[m]))
+			m = l;
+		if (r < h->len && pending_before(&v[r], &v[m]))
+			m = r;
+		if (m == i)
+			break;
+		Pending t = v[i];
+		v[i] = v[m];
+		v[m] = t;
+		i = m;
+	}
+	return top;
+}
+
+/* Ingests held messages with time < limit (all with G_MAXUINT64). */
+static void release(PlProfile *self, guint64 limit)
+{
+	while (self->heap->len && g_array_index(self->heap, Pending, 0).time < limit) {
+		Pending p = heap_pop(self->heap);
+		struct pl_frame_header fh;
+		char why[120];
+		if (pl_frame_header_parse(p.frame, p.len, &fh, why, sizeof(why)) == 0 &&
+		    pl_msg_decode(fh.type, p.frame + PL_FRAME_HEADER_SIZE, fh.len, self->decoded, why,
+				  sizeof(why)) == 0)
+			ingest_now(self, self->decoded);
+		g_free(p.frame);
+	}
+}
+
+static guint64 msg_time(const struct pl_msg *m)
+{
+	switch (m->type) {
+	case PL_MSG_SAMPLE:
+		return m->u.sample.time;
+	case PL_MSG_MMAP:
+		return m->u.mmap.snapshot ? 0 : m->u.mmap.time;
+	case PL_MSG_COMM:
+		return m->u.comm.snapshot ? 0 : m->u.comm.time;
+	case PL_MSG_TASK:
+		return m->u.task.time;
+	case PL_MSG_SWITCH:
+		return m->u.sw.time;
+	default:
+		return 0; /* descriptions, totals, files: order does not matter */
+	}
+}
+
+gboolean pl_profile_ingest(const struct pl_msg *m, gpointer profile)
+{
+	PlProfile *self = profile;
+	guint64 t = msg_time(m);
+	if (t == 0) {
+		ingest_now(self, m);
+		return TRUE;
+	}
+	struct pl_writer w;
+	pl_w_init(&w, self->scratch, PL_FRAME_HEADER_SIZE + PL_FRAME_MAX);
+	if (pl_msg_encode(&w, m) < 0) {
+		ingest_now(self, m); /* cannot happen for decoded input; do not lose it */
+		return TRUE;
+	}
+	Pending p = { t, self->seq++, g_memdup2(self->scratch, pl_w_len(&w)),
+		      (guint32)pl_w_len(&w) };
+	heap_push(self->heap, &p);
+	if (t > self->max_time)
+		self->max_time = t;
+	if (self->max_time > REORDER_WINDOW_NS)
+		release(self, self->max_time - REORDER_WINDOW_NS);
+	/* a stream whose clock stands still must not hold everything */
+	while (self->heap->len > REORDER_MAX_HELD)
+		release(self, g_array_index(self->heap, Pending, 0).time + 1);
+	return TRUE;
+}
+
+/* ─── accessors ──────────────────────────────────────────────────────── */
+
+guint pl_profile_get_n_functions(PlProfile *self)
+{
+	return self->funcs->len;
+}
+
+const PlFunction *pl_profile_get_function(PlProfile *self, guint32 id)
+{
+	g_return_val_if_fail(id < self->funcs->len, NULL);
+	return &g_array_index(self->funcs, PlFunction, id);
+}
+
+const char *pl_profile_get_function_label(PlProfile *self, guint32 id)
+{
+	g_return_val_if_fail(id < self->funcs->len, "?");
+	const PlFunction *f = &g_array_index(self->funcs, PlFunction, id);
+	if (f->name)
+		return f->name;
+	const char *l = self->func_labels->pdata[id];
+	if (!l) {
+		/* "[kernel]" stays as is; "burn" becomes "[burn]" */
+		g_autofree char *s = f->module[0] == '[' ? g_strdup(f->module)
+							: g_strdup_printf("[%s]", f->module);
+		l = g_string_chunk_insert_const(self->strings, s);
+		self->func_labels->pdata[id] = (gpointer)l;
+	}
+	return l;
+}
+
+guint32 pl_profile_find_function(PlProfile *self, const char *name)
+{
+	for (guint i = 0; i < self->funcs->len; i++)
+		if (g_strcmp0(g_array_index(self->funcs, PlFunction, i).name, name) == 0)
+			return i;
+	return PL_NO_ID;
+}
+
+guint pl_profile_get_n_nodes(PlProfile *self)
+{
+	return self->nodes->len;
+}
+
+const PlNode *pl_profile_get_node(PlProfile *self, guint32 id)
+{
+	g_return_val_if_fail(id < self->nodes->len, NULL);
+	return &g_array_index(self->nodes, PlNode, id);
+}
+
+guint32 pl_profile_get_stack_node(PlProfile *self, guint32 stack)
+{
+	g_return_val_if_fail(stack < self->addrs->len, 0);
+	return g_array_index(self->addrs, AddrNode, stack).fnode;
+}
+
+guint32 pl_profile_get_stack_event(PlProfile *self, guint32 stack)
+{
+	g_return_val_if_fail(stack < self->addrs->len, 0);
+	return g_array_index(self->addrs, AddrNode, stack).event;
+}
+
+guint pl_profile_get_n_locations(PlProfile *self)
+{
+	return self->locs->len;
+}
+
+const PlLocation *pl_profile_get_location(PlProfile *self, guint32 id)
+{
+	g_return_val_if_fail(id < self->locs->len, NULL);
+	return &g_array_index(self->locs, PlLocation, id);
+}
+
+static int cmp_thread(gconstpointer a, gconstpointer b)
+{
+	const PlThread *x = *(PlThread *const *)a, *y = *(PlThread *const *)b;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int cmp_process(gconstpointer a, gconstpointer b)
+{
+	const PlProcess *x = *(PlProcess *const *)a, *y = *(PlProcess *const *)b;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int cmp_event(gconstpointer a, gconstpointer b)
+{
+	const PlEvent *x = *(PlEvent *const *)a, *y = *(PlEvent *const *)b;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static GPtrArray *sorted_values(GHashTable *h, GCompareFunc cmp)
+{
+	GPtrArray *a = g_ptr_array_new();
+	GHashTableIter it;
+	gpointer v;
+	g_hash_table_iter_init(&it, h);
+	while (g_hash_table_iter_next(&it, NULL, &v))
+		g_ptr_array_add(a, v);
+	g_ptr_array_sort(a, cmp);
+	return a;
+}
+
+GPtrArray *pl_profile_get_threads(PlProfile *self)
+{
+	if (!self->sorted_threads)
+		self->sorted_threads = sorted_values(self->threads, cmp_thread);
+	return self->sorted_threads;
+}
+
+PlThread *pl_profile_lookup_thread(PlProfile *self, guint32 tid)
+{
+	return g_hash_table_lookup(self->threads, GUINT_TO_POINTER(tid));
+}
+
+GPtrArray *pl_profile_get_processes(PlProfile *self)
+{
+	if (!self->sorted_processes)
+		self->sorted_processes = sorted_values(self->processes, cmp_process);
+	return self->sorted_processes;
+}
+
+GPtrArray *pl_profile_get_events(PlProfile *self)
+{
+	if (!self->sorted_events)
+		self->sorted_events = sorted_values(self->events, cmp_event);
+	return self->sorted_events;
+}
+
+const PlEvent *pl_profile_lookup_event(PlProfile *self, guint32 index)
+{
+	return g_hash_table_lookup(self->events, GUINT_TO_POINTER(index));
+}
+
+guint32 pl_profile_get_main_event(PlProfile *self)
+{
+	GPtrArray *evs = pl_profile_get_events(self);
+	const PlEvent *best = NULL;
+	for (guint i = 0; i < evs->len; i++) {
+		const PlEvent *e = evs->pdata[i];
+		/* switch samples weigh off-CPU time: never the default */
+		if (e->role == PL_ROLE_SWITCH || e->samples == 0)
+			continue;
+		if (!best || e->samples > best->samples)
+			best = e;
+	}
+	return best ? best->index : PL_NO_ID;
+}
+
+const PlSample *pl_profile_get_samples(PlProfile *self, guint *n)
+{
+	*n = self->samples->len;
+	return (const PlSample *)self->samples->data;
+}
+
+GArray *pl_profile_get_counter(PlProfile *self, guint32 event)
+{
+	return g_hash_table_lookup(self->counters, GUINT_TO_POINTER(event));
+}
+
+static int cmp_u32(gconstpointer a, gconstpointer b)
+{
+	guint32 x = *(const guint32 *)a, y = *(const guint32 *)b;
+	return x < y ? -1 : x > y;
+}
+
+GArray *pl_profile_dup_counter_events(PlProfile *self)
+{
+	GArray *a = g_array_new(FALSE, FALSE, sizeof(guint32));
+	GHashTableIter it;
+	gpointer k;
+	g_hash_table_iter_init(&it, self->counters);
+	while (g_hash_table_iter_next(&it, &k, NULL)) {
+		guint32 e = GPOINTER_TO_UINT(k);
+		g_array_append_val(a, e);
+	}
+	g_array_sort(a, cmp_u32);
+	return a;
+}
+
+/* ─── aggregation ────────────────────────────────────────────────────── */
+
+static inline void count_add(PlCount *c, const PlCount *d)
+{
+	c->samples += d->samples;
+	c->weight += d->weight;
+}
+
+PlAggregate *pl_profile_aggregate(PlProfile *self, const PlFilter *filter)
+{
+	PlAggregate *agg = g_new0(PlAggregate, 1);
+	agg->profile = self;
+	agg->filter = filter ? *filter : PL_FILTER_ALL;
+	const PlFilter *f = &agg->filter;
+	agg->n_nodes = self->nodes->len;
+	agg->n_functions = self->funcs->len;
+	agg->n_locations = self->locs->len;
+	agg->self = g_new0(PlCount, agg->n_nodes);
+	agg->total = g_new0(PlCount, agg->n_nodes);
+	agg->func_self = g_new0(PlCount, agg->n_functions);
+	agg->func_total = g_new0(PlCount, agg->n_functions);
+	agg->line_self = g_new0(PlCount, agg->n_locations + 1);
+	agg->line_total = g_new0(PlCount, agg->n_locations + 1);
+	agg->threads = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+
+	/* 1. samples → per address-stack counts (one pass over the timeline) */
+	guint n_addrs = self->addrs->len;
+	g_autofree PlCount *per_stack = g_new0(PlCount, n_addrs);
+	const AddrNode *addrs = (const AddrNode *)self->addrs->data;
+	for (guint i = 0; i < self->samples->len; i++) {
+		const PlSample *s = &g_array_index(self->samples, PlSample, i);
+		if (f->tid && s->tid != f->tid)
+			continue;
+		if (f->event != PL_NO_ID && addrs[s->stack].event != f->event)
+			continue;
+		if (s->time < f->t0 || (f->t1 && s->time >= f->t1))
+			continue;
+		PlCount c = { 1, s->weight };
+		count_add(&per_stack[s->stack], &c);
+		count_add(&agg->all, &c);
+		PlCount *tc = g_hash_table_lookup(agg->threads, GUINT_TO_POINTER(s->tid));
+		if (!tc) {
+			tc = g_new0(PlCount, 1);
+			g_hash_table_insert(agg->threads, GUINT_TO_POINTER(s->tid), tc);
+		}
+		count_add(tc, &c);
+	}
+
+	/* 2. distinct stacks → call tree, functions, lines */
+	g_autofree guint32 *func_stamp = g_new(guint32, agg->n_functions + 1);
+	g_autofree guint32 *loc_stamp = g_new(guint32, agg->n_locations + 1);
+	memset(func_stamp, 0xff, (agg->n_functions + 1) * sizeof(guint32));
+	memset(loc_stamp, 0xff, (agg->n_locations + 1) * sizeof(guint32));
+	const PlNode *nodes = (const PlNode *)self->nodes->data;
+	const guint32 *node_locs = (const guint32 *)self->node_locs->data;
+	for (guint32 a = 0; a < n_addrs; a++) {
+		const PlCount *c = &per_stack[a];
+		if (!c->samples)
+			continue;
+		guint32 leaf = addrs[a].fnode;
+		count_add(&agg->self[leaf], c);
+		if (nodes[leaf].func != PL_NO_ID)
+			count_add(&agg->func_self[nodes[leaf].func], c);
+		for (guint32 n = leaf; n != PL_NO_ID; n = nodes[n].parent) {
+			count_add(&agg->total[n], c);
+			guint32 fn = nodes[n].func;
+			if (fn != PL_NO_ID && func_stamp[fn] != a) {
+				func_stamp[fn] = a; /* recursion counts once */
+				count_add(&agg->func_total[fn], c);
+			}
+		}
+		if (addrs[a].loc_n)
+			count_add(&agg->line_self[node_locs[addrs[a].loc_first]], c);
+		for (guint32 x = a; x != PL_NO_ID; x = addrs[x].parent)
+			for (guint k = 0; k < addrs[x].loc_n; k++) {
+				guint32 l = node_locs[addrs[x].loc_first + k];
+				if (loc_stamp[l] != a) {
+					loc_stamp[l] = a;
+					count_add(&agg->line_total[l], c);
+				}
+			}
+	}
+	return agg;
+}
+
+void pl_aggregate_free(PlAggregate *agg)
+{
+	if (!agg)
+		return;
+	g_free(agg->self);
+	g_free(agg->total);
+	g_free(agg->func_self);
+	g_free(agg->func_total);
+	g_free(agg->line_self);
+	g_free(agg->line_total);
+	g_hash_table_destroy(agg->threads);
+	g_free(agg);
+}
+
+static int cmp_row_self(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const PlRow *x = a, *y = b;
+	if (x->self.weight != y->self.weight)
+		return x->self.weight > y->self.weight ? -1 : 1;
+	if (x->total.weight != y->total.weight)
+		return x->total.weight > y->total.weight ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_row_total(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const PlRow *x = a, *y = b;
+	if (x->total.weight != y->total.weight)
+		return x->total.weight > y->total.weight ? -1 : 1;
+	if (x->self.weight != y->self.weight)
+		return x->self.weight > y->self.weight ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+GArray *pl_aggregate_functions(PlAggregate *agg, gboolean by_total)
+{
+	GArray *rows = g_array_new(FALSE, FALSE, sizeof(PlRow));
+	for (guint32 i = 0; i < agg->n_functions; i++) {
+		if (!agg->func_total[i].samples)
+			continue;
+		PlRow r = { i, agg->func_self[i], agg->func_total[i] };
+		g_array_append_val(rows, r);
+	}
+	g_array_sort_with_data(rows, by_total ? cmp_row_total : cmp_row_self, NULL);
+	return rows;
+}
+
+static GArray *relatives(PlAggregate *agg, guint32 func, gboolean callers)
+{
+	PlProfile *p = agg->profile;
+	const PlNode *nodes = (const PlNode *)p->nodes->data;
+	g_autofree PlCount *acc = g_new0(PlCount, agg->n_functions);
+	for (guint32 n = 1; n < agg->n_nodes; n++) {
+		if (nodes[n].func != func || !agg->total[n].samples)
+			continue;
+		if (callers) {
+			guint32 up = nodes[n].parent;
+			if (up != 0 && up != PL_NO_ID)
+				count_add(&acc[nodes[up].func], &agg->total[n]);
+		} else {
+			for (guint32 c = nodes[n].first_child; c != PL_NO_ID; c = nodes[c].next_sibling)
+				count_add(&acc[nodes[c].func], &agg->total[c]);
+		}
+	}
+	GArray *rows = g_array_new(FALSE, FALSE, sizeof(PlRow));
+	for (guint32 i = 0; i < agg->n_functions; i++)
+		if (acc[i].samples) {
+			PlRow r = { i, { 0, 0 }, acc[i] };
+			g_array_append_val(rows, r);
+		}
+	g_array_sort_with_data(rows, cmp_row_total, NULL);
+	return rows;
+}
+
+GArray *pl_aggregate_callers(PlAggregate *agg, guint32 func)
+{
+	return relatives(agg, func, TRUE);
+}
+
+GArray *pl_aggregate_callees(PlAggregate *agg, guint32 func)
+{
+	return relatives(agg, func, FALSE);
+}
+
+GArray *pl_aggregate_lines(PlAggregate *agg)
+{
+	GArray *rows = g_array_new(FALSE, FALSE, sizeof(PlRow));
+	for (guint32 i = 0; i < agg->n_locations; i++)
+		if (agg->line_total[i].samples) {
+			PlRow r = { i, agg->line_self[i], agg->line_total[i] };
+			g_array_append_val(rows, r);
+		}
+	g_array_sort_with_data(rows, cmp_row_self, NULL);
+	return rows;
+}
+
+void pl_aggregate_foreach_stack(PlAggregate *agg, PlStackFunc func, gpointer user_data)
+{
+	const PlNode *nodes = (const PlNode *)agg->profile->nodes->data;
+	g_autoptr(GArray) path = g_array_new(FALSE, FALSE, sizeof(guint32));
+	for (guint32 n = 1; n < agg->n_nodes; n++) {
+		if (!agg->self[n].samples)
+			continue;
+		g_array_set_size(path, 0);
+		for (guint32 x = n; x != 0 && x != PL_NO_ID; x = nodes[x].parent)
+			g_array_append_val(path, nodes[x].func);
+		/* reverse: outermost first */
+		guint32 *v = (guint32 *)path->data;
+		for (guint i = 0, j = path->len - 1; i < j; i++, j--) {
+			guint32 t = v[i];
+			v[i] = v[j];
+			v[j] = t;
+		}
+		func(v, path->len, &agg->self[n], user_data);
+	}
+}

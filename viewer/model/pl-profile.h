@@ -1,0 +1,243 @@
+/* pl-profile.h — the session model: everything the viewer knows about one
+ * recording, fed message by message from any source (capture file, live
+ * agent, perf.data), and the analyses over it.
+ *
+ * Ingesting (pl_profile_ingest) keeps:
+ *   - processes and threads: names from COMM (snapshot or live), the
+ *     fork/exit tree, on/off-CPU intervals from SWITCH records;
+ *   - mappings, handed to a PlSymbols (one per profile);
+ *   - stacks: each sample's PCs (fp callchain or DWARF unwind of the
+ *     copied stack) are interned in an address trie; each new trie node is
+ *     symbolized once (inline frames expanded) into a function trie.  Both
+ *     tries grow with distinct stacks, not with samples;
+ *   - per sample only what the timeline needs: time, tid, stack id, weight
+ *     (24 bytes);
+ *   - counters over time, LOST / THROTTLE / HEALTH totals.
+ * Symbolizing at ingest time uses the mappings in force when the sample
+ * was taken, so exec and dlclose do not mislabel earlier samples.  Because
+ * agents (and perf) emit records per CPU ring, not in time order, timed
+ * records (SAMPLE, MMAP, COMM, TASK, SWITCH) are held back up to 0.5 s of
+ * stream time and ingested in time order; pl_profile_finish() flushes them,
+ * so between ingest calls the analyses lag the stream by that window.
+ *
+ * Queries (pl_profile_aggregate) select samples by thread, event and time
+ * range and give self/total per call-tree node, per function and per source
+ * line.  Weight is the sample period (event units: ns for cpu-clock), or,
+ * for context-switch samples, the off-CPU time that followed.
+ *
+ * Ownership: strings and structs returned by _get functions are owned by the
+ * profile and live as long as it.  One thread at a time.  No GTK.
+ */
+#ifndef PL_PROFILE_H
+#define PL_PROFILE_H
+
+#include <glib.h>
+
+#include "msg.h"
+#include "pl-symbols.h"
+
+G_BEGIN_DECLS
+
+#define PL_NO_ID G_MAXUINT32
+
+typedef struct _PlProfile PlProfile;
+
+typedef struct {
+	guint64 samples;
+	guint64 weight;
+} PlCount;
+
+typedef struct {
+	const char *name;   /* NULL: unknown function (then see module) */
+	const char *module; /* basename, "[kernel]", "[unknown]" … */
+	gboolean inlined;   /* this frame was inlined into its caller */
+} PlFunction;
+
+/* A node of the interned call tree.  Node 0 is the root (func PL_NO_ID). */
+typedef struct {
+	guint32 parent;
+	guint32 func; /* PlFunction id */
+	guint32 first_child;
+	guint32 next_sibling;
+} PlNode;
+
+typedef struct {
+	const char *file;
+	guint line;
+} PlLocation;
+
+typedef struct {
+	guint64 start, end;
+	gboolean on_cpu;
+	gboolean preempted; /* off-CPU because preempted (runnable), not blocked */
+} PlInterval;
+
+typedef struct {
+	guint32 tid, pid;
+	guint32 ptid; /* the thread that created it, 0 when unknown */
+	char *name;
+	guint64 start, end; /* 0 when unknown */
+	gboolean exited;
+	guint64 samples;
+	guint64 on_cpu_ns, off_cpu_ns;
+	GArray *intervals; /* PlInterval, in time order */
+	/* private: switch bookkeeping */
+	guint64 last_switch;
+	int state; /* 0 unknown, 1 on-CPU, 2 off-CPU */
+	gboolean last_preempt;
+	GArray *pending; /* guint: indices of switch samples awaiting their off-CPU time */
+} PlThread;
+
+typedef struct {
+	guint32 pid, ppid;
+	char *name;
+	guint64 start, end;
+	gboolean exited;
+} PlProcess;
+
+typedef struct {
+	guint32 index;
+	guint8 role; /* enum pl_event_role */
+	char *name;
+	guint64 samples;
+} PlEvent;
+
+typedef struct {
+	guint64 time;
+	guint64 weight;
+	guint32 tid;
+	guint32 stack; /* address-trie leaf; pl_profile_get_stack_node() gives the call-tree node */
+} PlSample;
+
+typedef struct {
+	guint64 time;
+	guint64 value;
+	guint64 enabled_ns, running_ns;
+} PlCounterPoint;
+
+typedef struct {
+	guint64 samples;
+	guint64 samples_no_stack;  /* only the IP */
+	guint64 dwarf_samples;
+	guint64 dwarf_truncated;   /* unwinding ran off the copied stack */
+	guint64 dwarf_failed;      /* nothing unwound: fell back to the IP */
+	guint64 lost[5];           /* by enum pl_lost_kind */
+	guint64 throttled, unthrottled;
+	guint64 switches;
+	gboolean have_health;
+	struct pl_msg_health health; /* the last one */
+	guint64 first_time, last_time; /* of samples and switches */
+	guint8 end_reason;  /* enum pl_end_reason, 0 while running */
+	gint32 end_status;
+	char *end_message;
+	/* HELLO / SESSION */
+	char *hostname, *machine, *kernel_release, *agent_version;
+	char *command;
+	guint32 target_pid;
+	guint8 callgraph; /* enum pl_callgraph */
+	guint64 sample_regs_user;
+	guint64 session_start;
+	guint32 duration_ms;
+	guint32 frequency;
+	GPtrArray *log; /* char*: LOG messages and problems met while ingesting */
+} PlProfileStats;
+
+/* opts may be NULL (host files, defaults).  Copied. */
+PlProfile *pl_profile_new(const PlSymOptions *opts);
+void pl_profile_free(PlProfile *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlProfile, pl_profile_free)
+
+/* Takes one message (a PlMsgFunc: always returns TRUE).  Borrowed data in m
+ * is copied as needed. */
+gboolean pl_profile_ingest(const struct pl_msg *m, gpointer profile);
+/* Ingests everything held for reordering and closes open on/off-CPU
+ * intervals at the last time seen.  Call when the input ended (or before
+ * showing a live profile); ingesting more afterwards is allowed. */
+void pl_profile_finish(PlProfile *self);
+
+PlSymbols *pl_profile_get_symbols(PlProfile *self); /* created at HELLO or first need */
+const PlProfileStats *pl_profile_get_stats(PlProfile *self);
+
+guint pl_profile_get_n_functions(PlProfile *self);
+const PlFunction *pl_profile_get_function(PlProfile *self, guint32 id);
+/* "name", or "[module]" / "0x…" when unknown.  Owned by the profile. */
+const char *pl_profile_get_function_label(PlProfile *self, guint32 id);
+/* First function with that name, PL_NO_ID when none. */
+guint32 pl_profile_find_function(PlProfile *self, const char *name);
+
+guint pl_profile_get_n_nodes(PlProfile *self);
+const PlNode *pl_profile_get_node(PlProfile *self, guint32 id);
+guint32 pl_profile_get_stack_node(PlProfile *self, guint32 stack);
+guint32 pl_profile_get_stack_event(PlProfile *self, guint32 stack);
+
+guint pl_profile_get_n_locations(PlProfile *self);
+const PlLocation *pl_profile_get_location(PlProfile *self, guint32 id);
+
+/* Sorted by tid / pid / index.  Borrowed arrays of borrowed structs. */
+GPtrArray *pl_profile_get_threads(PlProfile *self);
+PlThread *pl_profile_lookup_thread(PlProfile *self, guint32 tid);
+GPtrArray *pl_profile_get_processes(PlProfile *self);
+GPtrArray *pl_profile_get_events(PlProfile *self);
+/* The event most samples belong to (the default for reports), or PL_NO_ID. */
+guint32 pl_profile_get_main_event(PlProfile *self);
+const PlEvent *pl_profile_lookup_event(PlProfile *self, guint32 index);
+
+const PlSample *pl_profile_get_samples(PlProfile *self, guint *n);
+/* Counter series: event index → GArray of PlCounterPoint; NULL when none. */
+GArray *pl_profile_get_counter(PlProfile *self, guint32 event);
+/* Event indices that have counter series, sorted. */
+GArray *pl_profile_dup_counter_events(PlProfile *self);
+
+/* ─── aggregation ────────────────────────────────────────────────────── */
+
+typedef struct {
+	guint32 tid;   /* 0: every thread */
+	guint32 event; /* PL_NO_ID: every event */
+	guint64 t0, t1; /* sample time in [t0, t1); t1 == 0: no upper bound */
+} PlFilter;
+#define PL_FILTER_ALL ((PlFilter){ 0, PL_NO_ID, 0, 0 })
+
+typedef struct {
+	PlProfile *profile;
+	PlFilter filter;
+	PlCount all;     /* every selected sample */
+	guint n_nodes;
+	PlCount *self;   /* per call-tree node */
+	PlCount *total;
+	guint n_functions;
+	PlCount *func_self;  /* per function: leaf samples */
+	PlCount *func_total; /* per function: samples with it anywhere (recursion once) */
+	guint n_locations;
+	PlCount *line_self;  /* per location: innermost frame's line */
+	PlCount *line_total; /* per location: any frame's line (once per sample) */
+	GHashTable *threads; /* tid → PlCount* */
+} PlAggregate;
+
+PlAggregate *pl_profile_aggregate(PlProfile *self, const PlFilter *filter);
+void pl_aggregate_free(PlAggregate *agg);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlAggregate, pl_aggregate_free)
+
+typedef struct {
+	guint32 id; /* function or location */
+	PlCount self, total;
+} PlRow;
+
+/* Functions with samples, sorted by weight (by_total: total, else self)
+ * then name.  GArray of PlRow. */
+GArray *pl_aggregate_functions(PlAggregate *agg, gboolean by_total);
+/* Callers (who called func) and callees (what func called), with the
+ * weight of the paths through them; GArray of PlRow (.total set), sorted. */
+GArray *pl_aggregate_callers(PlAggregate *agg, guint32 func);
+GArray *pl_aggregate_callees(PlAggregate *agg, guint32 func);
+/* Source lines with samples, sorted by self weight.  GArray of PlRow whose
+ * id is a location. */
+GArray *pl_aggregate_lines(PlAggregate *agg);
+/* Calls func for every call-tree node with self samples, with the node's
+ * path from the root (function ids, outermost first). */
+typedef void (*PlStackFunc)(const guint32 *funcs, guint depth, const PlCount *self,
+			    gpointer user_data);
+void pl_aggregate_foreach_stack(PlAggregate *agg, PlStackFunc func, gpointer user_data);
+
+G_END_DECLS
+
+#endif
