@@ -56,7 +56,13 @@ static void usage(FILE *f)
 		"  --token TOKEN         viewers must present this token\n"
 		"  --token-file FILE     read the token from FILE\n"
 		"  --no-auth             accept any viewer (trusted networks only)\n"
+		"  --write-token FILE    also write the token to FILE (mode 0600)\n"
 		"  (default: a random token is generated and printed)\n"
+		"\n"
+		"Tuning:\n"
+		"  --ring-pages N        kernel ring pages per CPU (power of two; default sized\n"
+		"                        from the frequency and stack size)\n"
+		"  --zstd-level N        stream compression level (default 1)\n"
 		"\n"
 		"  --version, --help\n");
 }
@@ -97,6 +103,26 @@ static const char *read_token_file(const char *path)
 	return token_buf;
 }
 
+/* Only the owner may read it: it opens the board to whoever holds it. */
+static int write_token(const char *path, const char *token)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || fchmod(fd, 0600) < 0) {
+		fprintf(stderr, "perflens-agent: cannot write the token to %s: %s\n", path,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	size_t n = strlen(token);
+	int ok = write(fd, token, n) == (ssize_t)n && write(fd, "\n", 1) == 1;
+	if (close(fd) < 0 || !ok) {
+		fprintf(stderr, "perflens-agent: writing the token to %s failed\n", path);
+		return -1;
+	}
+	return 0;
+}
+
 static const char *random_token(void)
 {
 	unsigned char r[16];
@@ -112,7 +138,7 @@ int main(int argc, char **argv)
 	enum {
 		O_LISTEN = 256, O_PORT, O_BIND, O_SERVER, O_OUTPUT, O_PROBE, O_PID, O_ALL, O_FREQ,
 		O_EVENT, O_CG, O_STACK, O_STACKS, O_DURATION, O_TOKEN, O_TOKEN_FILE, O_NOAUTH,
-		O_NOOFF, O_NOCNT, O_VERSION, O_HELP, O_LEVEL,
+		O_NOOFF, O_NOCNT, O_VERSION, O_HELP, O_LEVEL, O_WRITE_TOKEN, O_RING,
 	};
 	static const struct option opts[] = {
 		{ "listen", no_argument, 0, O_LISTEN },
@@ -135,6 +161,8 @@ int main(int argc, char **argv)
 		{ "no-offcpu", no_argument, 0, O_NOOFF },
 		{ "no-counters", no_argument, 0, O_NOCNT },
 		{ "zstd-level", required_argument, 0, O_LEVEL },
+		{ "write-token", required_argument, 0, O_WRITE_TOKEN },
+		{ "ring-pages", required_argument, 0, O_RING },
 		{ "version", no_argument, 0, O_VERSION },
 		{ "help", no_argument, 0, O_HELP },
 		{ 0, 0, 0, 0 },
@@ -142,6 +170,7 @@ int main(int argc, char **argv)
 	static struct pla_options o;
 	unsigned long v;
 	int probe_only = 0, no_auth = 0;
+	const char *write_token_path = NULL;
 	char err[256];
 
 	o.mode = PLA_MODE_LISTEN;
@@ -269,6 +298,16 @@ int main(int argc, char **argv)
 		case O_NOCNT:
 			o.collect.flags &= ~(uint32_t)PL_START_COUNTERS;
 			break;
+		case O_WRITE_TOKEN:
+			write_token_path = optarg;
+			break;
+		case O_RING:
+			if (parse_uint("--ring-pages", optarg, 4096, &v) < 0 || !v || (v & (v - 1))) {
+				fprintf(stderr, "perflens-agent: --ring-pages needs a power of two\n");
+				return 2;
+			}
+			o.collect.ring_pages = (uint32_t)v;
+			break;
 		case O_LEVEL:
 			if (parse_uint("--zstd-level", optarg, 19, &v) < 0)
 				return 2;
@@ -314,6 +353,8 @@ int main(int argc, char **argv)
 			}
 			fprintf(stderr, "perflens-agent: token %s\n", o.token);
 		}
+		if (write_token_path && o.token && write_token(write_token_path, o.token) < 0)
+			return 1;
 	}
 
 	struct sigaction sa = { .sa_handler = on_signal };

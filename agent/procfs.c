@@ -91,15 +91,15 @@ int pla_proc_each(int (*fn)(const struct pl_msg_proc *p, void *user), void *user
 		 * num_threads itrealvalue starttime vsize rss */
 		uint64_t ppid = 0, utime = 0, stime = 0, threads = 0, rss = 0;
 		const char *q = rp + 1;
-		pla_skip_fields(&q, 1);
-		pla_scan_u64(&q, 10, &ppid);
-		pla_skip_fields(&q, 8);
-		pla_scan_u64(&q, 10, &utime);
-		pla_scan_u64(&q, 10, &stime);
-		pla_skip_fields(&q, 4);
-		pla_scan_u64(&q, 10, &threads);
-		pla_skip_fields(&q, 3);
-		pla_scan_u64(&q, 10, &rss);
+		pla_skip_fields(&q, 1);            /* state */
+		pla_scan_u64(&q, 10, &ppid);       /* 2 */
+		pla_skip_fields(&q, 9);            /* 3..11 */
+		pla_scan_u64(&q, 10, &utime);      /* 12 */
+		pla_scan_u64(&q, 10, &stime);      /* 13 */
+		pla_skip_fields(&q, 4);            /* 14..17 */
+		pla_scan_u64(&q, 10, &threads);    /* 18 */
+		pla_skip_fields(&q, 3);            /* 19..21 */
+		pla_scan_u64(&q, 10, &rss);        /* 22, pages */
 		p.ppid = (uint32_t)ppid;
 		p.threads = (uint32_t)threads;
 		p.rss_kb = (uint64_t)rss * (uint64_t)page_kb;

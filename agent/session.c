@@ -30,6 +30,8 @@
 #define SEND_QUEUE (1u << 20)
 #define BLOCK_RAW (128u * 1024)
 #define AUTH_TIMEOUT_NS (10000ull * 1000000)
+#define REJECT_DELAY_NS (1000ull * 1000000)
+#define READS_PER_ROUND 16 /* x 16 KiB: a flooding peer cannot starve sampling */
 #define MAX_POLL (PLA_MAX_CPUS + 4)
 
 volatile int pla_stop_requested;
@@ -44,10 +46,13 @@ struct agent {
 	int client;      /* socket of the controller, -1 none */
 	int authed;
 	uint64_t auth_deadline; /* a peer that does not authenticate is dropped */
+	uint64_t reject_at;     /* wrong token: when to answer and hang up (0: none) */
+	uint32_t reject_req;
 	char peer[300];
 	struct pla_health_state hs;
 	uint64_t last_health;
 	struct pl_msg msg;
+	struct pl_msg *cmd_msg; /* the command being handled (allocated once) */
 	char *argv_store[PL_MAX_ARGV + 1];
 	char argv_buf[8192];
 };
@@ -257,10 +262,11 @@ static int on_command(struct agent *a, const struct pl_msg *m)
 			return 0;
 		}
 		logf_(a, "wrong token from %s", a->peer);
-		sleep(1); /* slows down guessing */
-		reply(a, req, m->type, -EACCES,
-		      "wrong token: use the token the agent printed at start (or --token)");
-		return -1;
+		/* answer only after a second, without stalling the event loop:
+		 * guessing costs the guesser, not the board */
+		a->reject_req = req;
+		a->reject_at = pla_now_ns() + REJECT_DELAY_NS;
+		return 1;
 	}
 	if (a->o->token && !a->authed) {
 		reply(a, req, m->type, -EACCES, "authenticate first (this agent requires a token)");
@@ -341,45 +347,56 @@ static int on_command(struct agent *a, const struct pl_msg *m)
 	return 0; /* an unknown command type of a newer viewer: ignored */
 }
 
+/* Handles the messages buffered so far; returns -1 when the connection
+ * was closed. */
+static int handle_commands(struct agent *a)
+{
+	int rc;
+	struct pl_msg *m = a->cmd_msg;
+	while (!a->reject_at && (rc = pl_reader_next(&a->cmd, m)) == 1) {
+		int r = on_command(a, m);
+		if (r < 0) {
+			close_client(a, "by request or refused");
+			return -1;
+		}
+	}
+	if (!a->reject_at && rc < 0) {
+		logf_(a, "bad data from %s: %s", a->peer, pl_reader_error(&a->cmd));
+		close_client(a, NULL);
+		return -1;
+	}
+	return 0;
+}
+
 static void on_readable(struct agent *a)
 {
 	uint8_t buf[16384];
-	/* read until the socket is empty: a hang-up queued behind data must be
-	 * seen in this round, before a reconnecting viewer is accepted */
-	for (;;) {
+	/* Read, then handle, chunk by chunk: the reader never buffers more than
+	 * one command block, and a peer flooding us gets READS_PER_ROUND chunks
+	 * per loop round, between which the rings are drained. */
+	for (int i = 0; i < READS_PER_ROUND && a->client >= 0; i++) {
 		ssize_t n = recv(a->client, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+			/* a hang-up queued behind data is seen in this round, before a
+			 * reconnecting viewer is accepted */
 			close_client(a, n == 0 ? "closed" : strerror(errno));
 			return;
 		}
 		if (n < 0)
 			break;
+		if (a->reject_at)
+			continue; /* a refused peer is not listened to */
 		if (pl_reader_feed(&a->cmd, buf, (size_t)n) < 0) {
 			close_client(a, "out of memory");
 			return;
 		}
+		if (handle_commands(a) < 0)
+			return;
 		if ((size_t)n < sizeof(buf))
 			break;
 	}
-	int rc;
-	struct pl_msg *m = malloc(sizeof(*m)); /* commands are rare: not the hot path */
-	if (!m) {
-		close_client(a, "out of memory");
+	if (a->client < 0)
 		return;
-	}
-	while ((rc = pl_reader_next(&a->cmd, m)) == 1) {
-		if (on_command(a, m) < 0) {
-			free(m);
-			close_client(a, "by request or refused");
-			return;
-		}
-	}
-	free(m);
-	if (rc < 0) {
-		logf_(a, "bad data from %s: %s", a->peer, pl_reader_error(&a->cmd));
-		close_client(a, NULL);
-		return;
-	}
 	/* a short read may hide a hang-up that arrived just after it */
 	ssize_t n = recv(a->client, buf, 1, MSG_DONTWAIT | MSG_PEEK);
 	if (n == 0)
@@ -390,6 +407,7 @@ static void take_client(struct agent *a, int fd)
 {
 	a->client = fd;
 	a->authed = 0;
+	a->reject_at = 0;
 	a->auth_deadline = pla_now_ns() + AUTH_TIMEOUT_NS;
 	pl_reader_init(&a->cmd, CMD_BLOCK_MAX);
 	pla_stream_attach(&a->out, fd, 1, PL_STREAM_FROM_AGENT);
@@ -424,6 +442,11 @@ int pla_session_run(struct pla_options *o)
 		return 1;
 	a->o = o;
 	a->client = -1;
+	a->cmd_msg = malloc(sizeof(*a->cmd_msg));
+	if (!a->cmd_msg) {
+		fprintf(stderr, "perflens-agent: out of memory\n");
+		return 1;
+	}
 	pla_probe_run(&a->probe);
 	if (pla_stream_init(&a->out, BLOCK_RAW, o->mode == PLA_MODE_OUTPUT ? 16 : SEND_QUEUE,
 			    o->zstd_level) < 0) {
@@ -503,6 +526,11 @@ int pla_session_run(struct pla_options *o)
 		 * poll round must not find its own old connection "busy" */
 		if (cidx >= 0 && a->client >= 0 && (pfd[cidx].revents & (POLLIN | POLLHUP | POLLERR)))
 			on_readable(a);
+		if (a->client >= 0 && a->reject_at && now >= a->reject_at) {
+			reply(a, a->reject_req, PL_MSG_AUTH, -EACCES,
+			      "wrong token: use the token the agent printed at start (or --token)");
+			close_client(a, "wrong token");
+		}
 		if (a->client >= 0 && !a->authed && a->o->token && now > a->auth_deadline)
 			close_client(a, "no authentication within 10 s");
 		if (lidx >= 0 && (pfd[lidx].revents & POLLIN)) {
@@ -562,6 +590,7 @@ int pla_session_run(struct pla_options *o)
 		close(lfd);
 	free(pfd);
 	pla_stream_free(&a->out);
+	free(a->cmd_msg);
 	free(a);
 	return status;
 }

@@ -64,8 +64,12 @@ static int run_capture(char *const argv[], char *out, size_t len)
 	close(p[1]);
 	size_t n = 0;
 	ssize_t r;
-	while (n + 1 < len && (r = read(p[0], out + n, len - 1 - n)) > 0)
-		n += (size_t)r;
+	char sink[4096];
+	/* keep draining past a full buffer, or the child blocks on the pipe */
+	while ((r = read(p[0], n + 1 < len ? out + n : sink,
+			 n + 1 < len ? len - 1 - n : sizeof(sink))) > 0)
+		if (n + 1 < len)
+			n += (size_t)r;
 	out[n] = 0;
 	close(p[0]);
 	int st = pl_wait(pid, 30000);

@@ -183,11 +183,14 @@ static gboolean handshake(PlClient *self, guint timeout_ms, GError **error)
 	return TRUE;
 }
 
-PlClient *pl_client_connect(const char *host_port, guint timeout_ms, GError **error)
+/* One attempt: connect and read HELLO.  *retry is set when trying again
+ * may help: nothing listens yet (an agent still probing the board), or the
+ * connection was closed before HELLO (a forwarded port that accepts before
+ * the guest listens, BOARDS.md). */
+static PlClient *connect_once(const char *host, const char *port, gint64 deadline,
+			      guint timeout_ms, gboolean *retry, GError **error)
 {
-	g_autofree char *host = NULL, *port = NULL;
-	if (!split_host_port(host_port, &host, &port, error))
-		return NULL;
+	*retry = FALSE;
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res = NULL;
 	int rc = getaddrinfo(*host ? host : "localhost", port, &hints, &res);
@@ -197,7 +200,6 @@ PlClient *pl_client_connect(const char *host_port, guint timeout_ms, GError **er
 		return NULL;
 	}
 	int fd = -1, last_errno = 0;
-	gint64 deadline = deadline_after(timeout_ms);
 	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (fd < 0) {
@@ -230,6 +232,7 @@ PlClient *pl_client_connect(const char *host_port, guint timeout_ms, GError **er
 	g_autofree char *peer = g_strdup_printf(strchr(host, ':') ? "[%s]:%s" : "%s:%s", host,
 						port);
 	if (fd < 0) {
+		*retry = last_errno == ECONNREFUSED;
 		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(last_errno),
 			    "cannot connect to %s: %s — is perflens-agent running there with "
 			    "--listen (and the port open)?",
@@ -241,11 +244,38 @@ PlClient *pl_client_connect(const char *host_port, guint timeout_ms, GError **er
 	PlClient *self = client_new(fd, g_steal_pointer(&peer), error);
 	if (!self)
 		return NULL;
-	if (!handshake(self, timeout_ms ? timeout_ms : 10000, error)) {
+	GError *local = NULL;
+	if (!handshake(self, timeout_ms ? timeout_ms : 10000, &local)) {
+		*retry = !self->have_hello && !self->refusal &&
+			 !g_error_matches(local, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
+		g_propagate_error(error, local);
 		pl_client_free(self);
 		return NULL;
 	}
 	return self;
+}
+
+PlClient *pl_client_connect(const char *host_port, guint timeout_ms, GError **error)
+{
+	g_autofree char *host = NULL, *port = NULL;
+	if (!split_host_port(host_port, &host, &port, error))
+		return NULL;
+	gint64 deadline = deadline_after(timeout_ms);
+	for (;;) {
+		gboolean retry;
+		GError *local = NULL;
+		PlClient *self = connect_once(host, port, deadline, timeout_ms, &retry, &local);
+		if (self)
+			return self;
+		/* refused or hung up before HELLO: the agent may be starting */
+		int left = ms_left(deadline); /* -1: no deadline */
+		if (!retry || (left >= 0 && left < 250)) {
+			g_propagate_error(error, local);
+			return NULL;
+		}
+		g_clear_error(&local);
+		g_usleep(200 * 1000);
+	}
 }
 
 PlClient *pl_client_accept(const char *listen_addr, guint timeout_ms, GError **error)

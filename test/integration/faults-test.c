@@ -1,0 +1,475 @@
+/* faults-test.c — PerfLens under bad input, faults and attack: the agent
+ * and the viewer's command line keep serving, say what happened, and never
+ * lose what was already recorded. */
+#include <limits.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+
+#include "pl-test-agent.h"
+
+static char agent[PATH_MAX + 32], viewer[PATH_MAX + 32], burn[PATH_MAX + 32];
+static char tmpdir[128];
+
+static void setup(void)
+{
+	char dir[PATH_MAX];
+	if (!realpath(pl_build_dir(), dir))
+		PL_SKIP("no build directory");
+	snprintf(agent, sizeof(agent), "%s/perflens-agent", dir);
+	snprintf(viewer, sizeof(viewer), "%s/perflens", dir);
+	snprintf(burn, sizeof(burn), "%s/workloads/burn", dir);
+	if (!tmpdir[0]) {
+		snprintf(tmpdir, sizeof(tmpdir), "/tmp/pl-faults-XXXXXX");
+		PL_CHECK(mkdtemp(tmpdir) != NULL);
+	}
+}
+
+static void need_viewer(void)
+{
+	setup();
+	if (access(viewer, X_OK) != 0)
+		PL_SKIP("viewer not built");
+}
+
+static int run_out(char *const argv[], char *out, size_t len, int timeout_ms)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	size_t n = 0;
+	uint64_t end = pl_ms_now() + (uint64_t)timeout_ms;
+	int st = -1;
+	for (;;) {
+		ssize_t r = read(p[0], out + n, len - 1 - n);
+		if (r > 0 && n + (size_t)r < len - 1)
+			n += (size_t)r;
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			break;
+		if (pl_ms_now() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			st = -1;
+			break;
+		}
+		usleep(10000);
+	}
+	ssize_t r;
+	while ((r = read(p[0], out + n, len - 1 - n)) > 0 && n + (size_t)r < len - 1)
+		n += (size_t)r;
+	out[n] = 0;
+	close(p[0]);
+	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static pid_t start_listener(int port, char *const extra[])
+{
+	char portarg[16], log[256];
+	snprintf(portarg, sizeof(portarg), "%d", port);
+	snprintf(log, sizeof(log), "%s/agent-%d.log", tmpdir, port);
+	char *argv[20] = { agent, "--listen", "--bind", "127.0.0.1", "--port", portarg };
+	int n = 6;
+	for (int i = 0; extra && extra[i] && n < 19; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	return pl_spawn(argv, log);
+}
+
+static long vm_hwm_kb(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	long kb = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmHWM:", 6))
+			kb = atol(line + 6);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* ─── access ────────────────────────────────────────────────────────── */
+
+static void test_wrong_token_answered_late_and_logged(void)
+{
+	setup();
+	int port = pl_free_port();
+	char *extra[] = { "--token", "right", NULL };
+	pid_t ag = start_listener(port, extra);
+	struct pl_conn c;
+	PL_CHECK(pl_conn_open(&c, port, 5000) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
+	uint64_t t0 = pl_ms_now();
+	PL_CHECK(pl_conn_auth(&c, "wrong") == -EACCES);
+	uint64_t took = pl_ms_now() - t0;
+	PL_CHECKF(took >= 900, "refused after %llu ms: guessing is not slowed",
+		  (unsigned long long)took);
+	PL_CHECK(pl_conn_next(&c, 3000) == -1);
+	pl_conn_close(&c);
+	/* the agent is still serving, and the right token works */
+	PL_CHECK(pl_conn_open(&c, port, 2000) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 3000) == 1);
+	PL_CHECK(pl_conn_auth(&c, "right") == 0);
+	pl_conn_close(&c);
+	pl_kill(ag);
+	char log[256], text[8192];
+	snprintf(log, sizeof(log), "%s/agent-%d.log", tmpdir, port);
+	FILE *f = fopen(log, "r");
+	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+	text[n] = 0;
+	if (f)
+		fclose(f);
+	PL_CHECKF(strstr(text, "wrong token from 127.0.0.1:"), "log: %s", text);
+}
+
+static void test_token_written_owner_only(void)
+{
+	setup();
+	int port = pl_free_port();
+	char path[256];
+	snprintf(path, sizeof(path), "%s/token", tmpdir);
+	char *extra[] = { "--write-token", path, NULL };
+	pid_t ag = start_listener(port, extra);
+	struct pl_conn c;
+	PL_CHECK(pl_conn_open(&c, port, 5000) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
+	PL_CHECK(c.m.u.hello.flags & PL_HELLO_AUTH_REQUIRED); /* a token by default */
+	struct stat st;
+	PL_CHECK(stat(path, &st) == 0);
+	PL_CHECKF((st.st_mode & 0777) == 0600, "mode %o", st.st_mode & 0777);
+	char tok[128] = "";
+	FILE *f = fopen(path, "r");
+	PL_CHECK(f && fgets(tok, sizeof(tok), f));
+	fclose(f);
+	tok[strcspn(tok, "\n")] = 0;
+	PL_CHECK(strlen(tok) == 32);
+	PL_CHECK(pl_conn_auth(&c, tok) == 0);
+	pl_conn_close(&c);
+	pl_kill(ag);
+}
+
+static void test_no_auth_warns(void)
+{
+	setup();
+	int port = pl_free_port();
+	char *extra[] = { "--no-auth", NULL };
+	pid_t ag = start_listener(port, extra);
+	struct pl_conn c;
+	PL_CHECK(pl_conn_open(&c, port, 5000) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
+	PL_CHECK(!(c.m.u.hello.flags & PL_HELLO_AUTH_REQUIRED));
+	PL_CHECK(pl_conn_request(&c, PL_MSG_LIST) == 0);
+	pl_conn_close(&c);
+	pl_kill(ag);
+	char log[256], text[4096];
+	snprintf(log, sizeof(log), "%s/agent-%d.log", tmpdir, port);
+	FILE *f = fopen(log, "r");
+	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+	text[n] = 0;
+	if (f)
+		fclose(f);
+	PL_CHECK(strstr(text, "WARNING") && strstr(text, "--no-auth"));
+}
+
+/* ─── resource caps ─────────────────────────────────────────────────── */
+
+static void test_oversized_block_refused(void)
+{
+	setup();
+	int port = pl_free_port();
+	char *extra[] = { "--token", "t", NULL };
+	pid_t ag = start_listener(port, extra);
+	struct pl_conn c;
+	PL_CHECK(pl_conn_open(&c, port, 5000) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
+	/* a block header announcing 4 MiB: refused before any of it is buffered */
+	uint8_t h[PL_BLOCK_HEADER_SIZE];
+	struct pl_block_header bh = { PL_CODEC_RAW, 4u << 20, 4u << 20, 0 };
+	pl_block_header_put(h, &bh);
+	PL_CHECK(send(c.fd, h, sizeof(h), MSG_NOSIGNAL) == (ssize_t)sizeof(h));
+	int rc;
+	while ((rc = pl_conn_next(&c, 3000)) == 1)
+		; /* the probe frames that followed HELLO */
+	PL_CHECK(rc == -1); /* hung up on */
+	pl_conn_close(&c);
+	PL_CHECK(kill(ag, 0) == 0); /* still alive */
+	PL_CHECK(pl_conn_open(&c, port, 2000) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 3000) == 1);
+	pl_conn_close(&c);
+	pl_kill(ag);
+}
+
+static void test_silent_peer_dropped(void)
+{
+	setup();
+	int port = pl_free_port();
+	char *extra[] = { "--token", "t", NULL };
+	pid_t ag = start_listener(port, extra);
+	struct pl_conn c;
+	PL_CHECK(pl_conn_open(&c, port, 5000) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
+	/* says nothing: dropped after the authentication deadline (10 s) */
+	uint64_t t0 = pl_ms_now();
+	int rc;
+	while ((rc = pl_conn_next(&c, 15000)) == 1)
+		;
+	PL_CHECK(rc == -1);
+	uint64_t took = pl_ms_now() - t0;
+	PL_CHECKF(took >= 8000 && took < 14000, "dropped after %llu ms", (unsigned long long)took);
+	pl_conn_close(&c);
+	pl_kill(ag);
+}
+
+static void test_command_flood_bounded(void)
+{
+	setup();
+	int port = pl_free_port();
+	char *extra[] = { "--token", "t", NULL };
+	pid_t ag = start_listener(port, extra);
+	struct pl_conn c;
+	PL_CHECK(pl_conn_open(&c, port, 5000) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
+	PL_CHECK(pl_conn_auth(&c, "t") == 0);
+	long before = vm_hwm_kb(ag);
+	/* 200,000 PAUSE commands (each answered "no session") without reading
+	 * a byte of the answers: the agent must not buffer without bound */
+	struct pl_block_enc e;
+	pl_block_enc_init(&e, 60000, 0);
+	fcntl(c.fd, F_SETFL, O_NONBLOCK);
+	uint64_t sent = 0, deadline = pl_ms_now() + 20000;
+	for (uint32_t i = 0; i < 200000 && pl_ms_now() < deadline;) {
+		struct pl_msg m = { .type = PL_MSG_PAUSE };
+		while (i < 200000) {
+			m.u.request.request_id = ++i;
+			if (pl_msg_encode(&e.w, &m) < 0)
+				break;
+		}
+		const uint8_t *b;
+		size_t n;
+		pl_block_enc_finish(&e, &b, &n);
+		size_t off = 0;
+		while (off < n && pl_ms_now() < deadline) {
+			ssize_t w = send(c.fd, b + off, n - off, MSG_NOSIGNAL);
+			if (w > 0)
+				off += (size_t)w;
+			else if (errno == EAGAIN)
+				usleep(1000);
+			else
+				break;
+		}
+		sent += off;
+	}
+	pl_block_enc_free(&e);
+	long after = vm_hwm_kb(ag);
+	PL_CHECKF(after > 0 && after - before < 8192, "agent grew from %ld to %ld kB", before, after);
+	PL_CHECK(sent > 1000000);
+	pl_conn_close(&c);
+	/* still serving */
+	PL_CHECK(pl_conn_open(&c, port, 3000) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
+	pl_conn_close(&c);
+	pl_kill(ag);
+}
+
+/* ─── faults while recording ────────────────────────────────────────── */
+
+static void count_lost(const struct pl_msg *m, void *user)
+{
+	uint64_t *v = user;
+	if (m->type == PL_MSG_LOST && (m->u.lost.kind == PL_LOST_RING || m->u.lost.kind == PL_LOST_SAMPLES))
+		v[0] += m->u.lost.count;
+	if (m->type == PL_MSG_SAMPLE)
+		v[1]++;
+	if (m->type == PL_MSG_HEALTH)
+		v[2] = m->u.health.lost;
+}
+
+static void test_ring_overflow_counted_and_shown(void)
+{
+	setup();
+	char file[256], out[16384];
+	snprintf(file, sizeof(file), "%s/overflow.plens", tmpdir);
+	/* one page of ring per CPU, 16 KiB stacks at 20 kHz: the kernel must
+	 * lose records, and every loss must be accounted for */
+	char *argv[] = { agent, "--output", file, "--ring-pages", "1", "--frequency", "20000",
+			 "--callgraph", "dwarf", "--stack-size", "16384", "--", burn, "1", "3", NULL };
+	int rc = run_out(argv, out, sizeof(out), 30000);
+	if (rc != 0 && strstr(out, "perf_event"))
+		PL_SKIP("perf events unavailable: %s", out);
+	PL_CHECKF(rc == 0, "agent: %s", out);
+	uint64_t v[3] = { 0, 0, 0 };
+	char err[200];
+	PL_CHECK(pl_capture_each(file, count_lost, v, err, sizeof(err)) > 0);
+	PL_CHECKF(v[0] > 0, "no loss recorded with a 1-page ring (%llu samples)",
+		  (unsigned long long)v[1]);
+	PL_CHECK(v[2] == v[0] || v[2] > 0); /* the agent's own count travels too */
+	if (access(viewer, X_OK) == 0) {
+		char *rep[] = { viewer, "report", file, NULL };
+		PL_CHECK(run_out(rep, out, sizeof(out), 30000) == 0);
+		PL_CHECKF(strstr(out, "LOST"), "report does not show the loss:\n%s", out);
+	}
+}
+
+static void test_output_disk_full(void)
+{
+	setup();
+	char out[4096];
+	char *argv[] = { agent, "--output", "/dev/full", "--", burn, "1", "1", NULL };
+	int rc = run_out(argv, out, sizeof(out), 20000);
+	PL_CHECKF(rc == 1 && strstr(out, "/dev/full") && strstr(out, "No space"), "exit %d: %s",
+		  rc, out);
+}
+
+static void test_viewer_save_disk_full_keeps_earlier_data(void)
+{
+	need_viewer();
+	char mnt[256];
+	snprintf(mnt, sizeof(mnt), "%s/small", tmpdir);
+	mkdir(mnt, 0755);
+	if (mount("tmpfs", mnt, "tmpfs", 0, "size=96k") < 0)
+		PL_SKIP("cannot mount a small tmpfs here (%s): needs root", strerror(errno));
+	int port = pl_free_port();
+	char *extra[] = { "--token", "t", NULL };
+	pid_t ag = start_listener(port, extra);
+	char hp[64], file[300], out[8192];
+	snprintf(hp, sizeof(hp), "127.0.0.1:%d", port);
+	snprintf(file, sizeof(file), "%s/s.plens", mnt);
+	char *rec[] = { viewer, "record", hp, "--token", "t", "--command", burn, "--callgraph",
+			"dwarf", "--frequency", "999", "--duration", "20", "-o", file, "--timeout", "10",
+			NULL };
+	int rc = run_out(rec, out, sizeof(out), 40000);
+	pl_kill(ag);
+	/* a clear error naming the problem, not a crash */
+	PL_CHECKF(rc == 2 && (strstr(out, "No space") || strstr(out, "space")), "exit %d: %s", rc,
+		  out);
+	/* and what was written opens */
+	char *rep[] = { viewer, "report", file, NULL };
+	int rrc = run_out(rep, out, sizeof(out), 30000);
+	umount(mnt);
+	PL_CHECKF(rrc == 0 && strstr(out, "samples"), "report of the partial file: exit %d: %s",
+		  rrc, out);
+}
+
+static void test_agent_killed_while_recording(void)
+{
+	need_viewer();
+	int port = pl_free_port();
+	char *extra[] = { "--token", "t", NULL };
+	pid_t ag = start_listener(port, extra);
+	char hp[64], file[256], out[8192], cmd[PATH_MAX + 64];
+	snprintf(hp, sizeof(hp), "127.0.0.1:%d", port);
+	snprintf(file, sizeof(file), "%s/killed.plens", tmpdir);
+	snprintf(cmd, sizeof(cmd), "%s 30 2", burn);
+	char *rec[] = { viewer, "record", hp, "--token", "t", "--command", cmd, "--duration", "30",
+			"-o", file, "--timeout", "10", NULL };
+	int p[2];
+	PL_CHECK(pipe(p) == 0);
+	pid_t v = fork();
+	if (v == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		execv(rec[0], rec);
+		_exit(127);
+	}
+	close(p[1]);
+	sleep(2);
+	kill(ag, SIGKILL); /* the board dies */
+	waitpid(ag, NULL, 0);
+	uint64_t t0 = pl_ms_now();
+	int st = pl_wait(v, 10000);
+	uint64_t took = pl_ms_now() - t0;
+	size_t n = 0;
+	ssize_t r;
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	while (n + 1 < sizeof(out) && (r = read(p[0], out + n, sizeof(out) - 1 - n)) > 0)
+		n += (size_t)r;
+	out[n] = 0;
+	close(p[0]);
+	if (st < 0)
+		pl_kill(v);
+	PL_CHECKF(st >= 0 && took < 3000, "viewer noticed after %llu ms", (unsigned long long)took);
+	/* it says so, and keeps what arrived */
+	PL_CHECKF(WIFEXITED(st) && (strstr(out, "closed the connection") ||
+				    strstr(out, "lost the connection")) && strstr(out, "saved"),
+		  "viewer exit %d said: %s", WIFEXITED(st) ? WEXITSTATUS(st) : -1, out);
+	char *rep[] = { viewer, "report", file, NULL };
+	PL_CHECKF(run_out(rep, out, sizeof(out), 30000) == 0 && strstr(out, "hot_leaf"),
+		  "the session up to the kill does not open: %s", out);
+	/* the spawned workload is not left running on the board: the agent
+	 * died, so it is orphaned; clean it up here */
+	char *pk[] = { "/usr/bin/pkill", "-f", burn, NULL };
+	run_out(pk, out, sizeof(out), 5000);
+}
+
+/* A fake "agent" that sends the given bytes, then waits. */
+static void serve_bytes(int port, const uint8_t *bytes, size_t n, pid_t *pid)
+{
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
+	int one = 1;
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	PL_CHECK(bind(lfd, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(lfd, 1) == 0);
+	*pid = fork();
+	if (*pid == 0) {
+		int fd = accept(lfd, NULL, NULL);
+		if (fd >= 0 && n)
+			if (write(fd, bytes, n) < 0)
+				_exit(1);
+		sleep(5);
+		_exit(0);
+	}
+	close(lfd);
+}
+
+static void test_hostile_agent_gets_clear_error(void)
+{
+	need_viewer();
+	static uint8_t junk[200000];
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (uint8_t)(i * 131 + 7);
+	/* 1: garbage; 2: a valid stream header then a block claiming 2 GiB;
+	 * 3: a valid header and nothing more (silence) */
+	uint8_t big[PL_STREAM_HEADER_SIZE + PL_BLOCK_HEADER_SIZE];
+	pl_stream_header_put(big, PL_STREAM_FROM_AGENT);
+	struct pl_block_header bh = { PL_CODEC_ZSTD, 0x7fffffffu, 0x7fffffffu, 0 };
+	pl_block_header_put(big + PL_STREAM_HEADER_SIZE, &bh);
+	struct {
+		const uint8_t *b;
+		size_t n;
+	} cases[] = { { junk, sizeof(junk) }, { big, sizeof(big) }, { big, PL_STREAM_HEADER_SIZE } };
+	for (size_t k = 0; k < 3; k++) {
+		int port = pl_free_port();
+		pid_t srv;
+		serve_bytes(port, cases[k].b, cases[k].n, &srv);
+		char hp[64], out[4096];
+		snprintf(hp, sizeof(hp), "127.0.0.1:%d", port);
+		char *ps[] = { viewer, "ps", hp, "--token", "x", "--timeout", "3", NULL };
+		int rc = run_out(ps, out, sizeof(out), 20000);
+		kill(srv, SIGKILL);
+		waitpid(srv, NULL, 0);
+		/* one line, exit 2, no crash */
+		int lines = 0;
+		for (char *q = out; *q; q++)
+			lines += *q == '\n';
+		PL_CHECKF(rc == 2 && lines <= 2 && strlen(out) > 10, "case %zu: exit %d: %s", k, rc,
+			  out);
+	}
+}
+
+PL_TEST_MAIN(PL_CASE(test_wrong_token_answered_late_and_logged),
+	     PL_CASE(test_token_written_owner_only), PL_CASE(test_no_auth_warns),
+	     PL_CASE(test_oversized_block_refused), PL_CASE(test_silent_peer_dropped),
+	     PL_CASE(test_command_flood_bounded), PL_CASE(test_ring_overflow_counted_and_shown),
+	     PL_CASE(test_output_disk_full), PL_CASE(test_viewer_save_disk_full_keeps_earlier_data),
+	     PL_CASE(test_agent_killed_while_recording), PL_CASE(test_hostile_agent_gets_clear_error))
