@@ -67,7 +67,7 @@ static void base_attr(struct pla_collector *c, struct perf_event_attr *a,
 	a->config2 = s->config2;
 	a->disabled = 1;
 	a->inherit = c->cfg.target != PL_TARGET_ALL;
-	a->enable_on_exec = c->cfg.target == PL_TARGET_COMMAND;
+	a->enable_on_exec = c->cfg.target == PL_TARGET_COMMAND && !c->running;
 	a->exclude_kernel = c->cfg.stacks == PL_STACKS_USER;
 	a->exclude_hv = 1;
 	a->use_clockid = 1;
@@ -133,7 +133,7 @@ static int open_everywhere(struct pla_collector *c, struct perf_event_attr *attr
 			if (!sampled)
 				continue;
 			uint64_t id;
-			if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0 && c->ids)
+			if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0 && c->nids < c->ids_cap)
 				c->ids[c->nids++] = (struct pla_id_map){ id, event };
 			struct pla_ring *ring = NULL;
 			for (int r = 0; r < c->nrings; r++)
@@ -374,6 +374,74 @@ static pid_t spawn_held(char *const *argv, int *go_fd, int *err_fd)
 
 /* ─── start ────────────────────────────────────────────────────────────── */
 
+/* Opens the sampled events of c->cfg (the first one also carries the
+ * side-band records) and the off-CPU sampler, with indices from
+ * c->nevents on. */
+static int open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char *err,
+			size_t errlen)
+{
+	uint32_t nev = c->cfg.nevents ? c->cfg.nevents : 1;
+	if (!c->cfg.nevents) {
+		struct pla_event_spec def;
+		pla_event_parse("cycles", &def, err, errlen);
+		c->cfg.events[0] = def;
+	}
+	for (uint32_t i = 0; i < nev; i++) {
+		struct perf_event_attr a;
+		struct pla_event_spec *s = &c->cfg.events[i];
+		if (c->nevents >= sizeof(c->desc) / sizeof(c->desc[0])) {
+			snprintf(err, errlen, "too many events in one session: start a new one");
+			return -E2BIG;
+		}
+		base_attr(c, &a, s);
+		sampling_attr(c, &a, i == 0);
+		if (s->has_period) {
+			a.sample_period = s->period;
+		} else {
+			a.freq = 1;
+			a.sample_freq = s->has_freq ? s->freq : c->cfg.frequency;
+		}
+		int fell_back = 0;
+		describe(c, c->nevents, PL_ROLE_SAMPLED, &a, s->name);
+		int rc = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 1, &fell_back, err,
+					 errlen);
+		if (rc < 0)
+			return rc;
+		describe(c, c->nevents, PL_ROLE_SAMPLED, &a, fell_back ? "cpu-clock" : s->name);
+		c->nevents++;
+	}
+	/* the off-CPU sampler: a sample with a stack at every switch-out */
+	if ((c->cfg.flags & PL_START_SWITCH_STACKS) &&
+	    c->nevents < sizeof(c->desc) / sizeof(c->desc[0])) {
+		struct perf_event_attr a;
+		struct pla_event_spec s;
+		pla_event_parse("context-switches", &s, err, errlen);
+		base_attr(c, &a, &s);
+		sampling_attr(c, &a, 0);
+		/* the switch happens in the kernel: excluding kernel mode would
+		 * filter every sample; keep only the user part of the stack */
+		a.exclude_kernel = 0;
+		a.exclude_callchain_kernel = c->cfg.stacks == PL_STACKS_USER;
+		a.sample_period = 1;
+		describe(c, c->nevents, PL_ROLE_SWITCH, &a, "context-switches");
+		char why[256] = "";
+		if (open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, why, sizeof(why)) > 0)
+			c->nevents++;
+	}
+	return 0;
+}
+
+static void send_event_descs(struct pla_collector *c, struct pla_stream *out, uint32_t from)
+{
+	struct pl_msg *m = &c->msg;
+	for (uint32_t i = from; i < c->nevents; i++) {
+		m->type = PL_MSG_EVENT_DESC;
+		m->u.event_desc = c->desc[i];
+		m->u.event_desc.name = pl_str_c(c->names[i]);
+		pla_stream_msg(out, m);
+	}
+}
+
 int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *cfg,
 		      struct pla_stream *out, char *err, size_t errlen)
 {
@@ -439,60 +507,17 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 		tids[ntids++] = -1;
 	}
 
-	uint32_t nev = cfg->nevents;
-	struct pla_event_spec def;
-	if (nev == 0) {
-		pla_event_parse("cycles", &def, err, errlen);
-		c->cfg.events[0] = def;
-		nev = 1;
-	}
-	size_t max_ids = (size_t)c->ncpus * (size_t)ntids * (nev + 1);
-	c->ids = calloc(max_ids, sizeof(*c->ids));
+	uint32_t nev = cfg->nevents ? cfg->nevents : 1;
+	c->ids_cap = (size_t)c->ncpus * (size_t)ntids * (nev + 1);
+	c->ids = calloc(c->ids_cap, sizeof(*c->ids));
 	if (!c->ids) {
 		rc = -ENOMEM;
 		goto fail;
 	}
 
-	/* sampled events: the first also carries the side-band records */
-	for (uint32_t i = 0; i < nev; i++) {
-		struct perf_event_attr a;
-		struct pla_event_spec *s = &c->cfg.events[i];
-		base_attr(c, &a, s);
-		sampling_attr(c, &a, i == 0);
-		if (s->has_period) {
-			a.sample_period = s->period;
-		} else {
-			a.freq = 1;
-			a.sample_freq = s->has_freq ? s->freq : c->cfg.frequency;
-		}
-		int fell_back = 0;
-		describe(c, c->nevents, PL_ROLE_SAMPLED, &a, s->name);
-		rc = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 1,
-				     &fell_back, err, errlen);
-		if (rc < 0)
-			goto fail;
-		describe(c, c->nevents, PL_ROLE_SAMPLED, &a,
-			 fell_back ? "cpu-clock" : s->name);
-		c->nevents++;
-	}
-	/* the off-CPU sampler: a sample with a stack at every switch-out */
-	if (cfg->flags & PL_START_SWITCH_STACKS) {
-		struct perf_event_attr a;
-		struct pla_event_spec s;
-		pla_event_parse("context-switches", &s, err, errlen);
-		base_attr(c, &a, &s);
-		sampling_attr(c, &a, 0);
-		/* the switch happens in the kernel: excluding kernel mode would
-		 * filter every sample; keep only the user part of the stack */
-		a.exclude_kernel = 0;
-		a.exclude_callchain_kernel = c->cfg.stacks == PL_STACKS_USER;
-		a.sample_period = 1;
-		describe(c, c->nevents, PL_ROLE_SWITCH, &a, "context-switches");
-		char why[256] = "";
-		if (open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, why, sizeof(why)) > 0)
-			c->nevents++;
-	}
-	c->nsampled = c->nevents;
+	rc = open_sampled(c, tids, ntids, err, errlen);
+	if (rc < 0)
+		goto fail;
 	/* counting events for the perf-stat style counters */
 	if (cfg->flags & PL_START_COUNTERS) {
 		for (size_t i = 0; i < sizeof(counter_names) / sizeof(counter_names[0]); i++) {
@@ -513,6 +538,7 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 				continue; /* not countable here (hardware on a VM) */
 			}
 			c->nevents++;
+			c->ncounters++;
 		}
 	}
 	free(tids);
@@ -544,12 +570,7 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 				 "%s%s", i ? " " : "", cfg->argv[i]);
 	m->u.session.command = pl_str_c(cmdline);
 	pla_stream_msg(out, m);
-	for (uint32_t i = 0; i < c->nevents; i++) {
-		m->type = PL_MSG_EVENT_DESC;
-		m->u.event_desc = c->desc[i];
-		m->u.event_desc.name = pl_str_c(c->names[i]);
-		pla_stream_msg(out, m);
-	}
+	send_event_descs(c, out, 0);
 	if (c->note[0])
 		log_msg(c, out, PL_LOG_WARN, c->note);
 
@@ -575,6 +596,8 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 			goto fail;
 		}
 	}
+
+	c->running = 1;
 
 	/* what existed before */
 	uint64_t vdso_addr = 0;
@@ -914,7 +937,9 @@ static void read_counters(struct pla_collector *c, struct pla_stream *out, uint6
 	struct pl_msg_counters *k = &m->u.counters;
 	k->time = now;
 	k->n = 0;
-	for (uint32_t e = c->nsampled; e < c->nevents && k->n < PL_MAX_COUNTERS; e++) {
+	for (uint32_t e = 0; e < c->nevents && k->n < PL_MAX_COUNTERS; e++) {
+		if (c->desc[e].role != PL_ROLE_COUNTED)
+			continue;
 		struct pl_counter_value v = { e, 0, 0, 0 };
 		for (size_t i = 0; i < c->nfds; i++) {
 			if (c->fds[i].event != e)
@@ -935,7 +960,7 @@ static void read_counters(struct pla_collector *c, struct pla_stream *out, uint6
 int pla_collect_tick(struct pla_collector *c, struct pla_stream *out, uint64_t now,
 		     uint8_t *reason)
 {
-	if (c->nevents > c->nsampled && now > c->last_counter_ns &&
+	if (c->ncounters && now > c->last_counter_ns &&
 	    now - c->last_counter_ns >= (uint64_t)c->cfg.counter_interval_ms * 1000000ull) {
 		c->last_counter_ns = now;
 		read_counters(c, out, now);
@@ -973,6 +998,67 @@ int pla_collect_pause(struct pla_collector *c, int pause)
 	return 0;
 }
 
+int pla_collect_set_events(struct pla_collector *c, const struct pla_event_spec *specs,
+			   uint32_t n, struct pla_stream *out, char *err, size_t errlen)
+{
+	if (n == 0 || n > PL_MAX_EVENTS)
+		return -EINVAL;
+	/* Finish what the old events sampled, then drop them (counters stay). */
+	for (size_t i = 0; i < c->nfds; i++)
+		if (c->desc[c->fds[i].event].role != PL_ROLE_COUNTED)
+			ioctl(c->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	pla_collect_drain(c, out);
+	for (int i = 0; i < c->nrings; i++)
+		pla_ring_unmap(&c->rings[i]);
+	c->nrings = 0;
+	size_t kept = 0;
+	for (size_t i = 0; i < c->nfds; i++) {
+		if (c->desc[c->fds[i].event].role == PL_ROLE_COUNTED)
+			c->fds[kept++] = c->fds[i];
+		else
+			close(c->fds[i].fd);
+	}
+	c->nfds = kept;
+	c->nids = 0;
+
+	/* the threads as they are now; a spawned command is past its exec */
+	pid_t pid = c->child ? c->child : c->cfg.pid;
+	int ntids = 1;
+	pid_t *tids = calloc(MAX_THREADS, sizeof(*tids));
+	if (!tids)
+		return -ENOMEM;
+	if (c->cfg.target == PL_TARGET_ALL)
+		tids[0] = -1;
+	else if ((ntids = pla_proc_threads(pid, tids, MAX_THREADS)) <= 0) {
+		free(tids);
+		snprintf(err, errlen, "the target is gone");
+		return -ESRCH;
+	}
+	size_t need = (size_t)c->ncpus * (size_t)ntids * (n + 1);
+	if (need > c->ids_cap) {
+		struct pla_id_map *ids = realloc(c->ids, need * sizeof(*ids));
+		if (!ids) {
+			free(tids);
+			return -ENOMEM;
+		}
+		c->ids = ids;
+		c->ids_cap = need;
+	}
+	memcpy(c->cfg.events, specs, n * sizeof(*specs));
+	c->cfg.nevents = n;
+	uint32_t first = c->nevents;
+	int rc = open_sampled(c, tids, ntids, err, errlen);
+	free(tids);
+	if (rc < 0)
+		return rc;
+	send_event_descs(c, out, first);
+	if (!c->paused)
+		for (size_t i = 0; i < c->nfds; i++)
+			if (c->fds[i].event >= first)
+				ioctl(c->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+	return 0;
+}
+
 int pla_collect_set_frequency(struct pla_collector *c, uint32_t freq)
 {
 	uint64_t v = freq;
@@ -996,7 +1082,7 @@ void pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t r
 	if (out && out->fd >= 0) {
 		uint64_t now = pla_now_ns();
 		pla_collect_drain(c, out);
-		if (c->nevents > c->nsampled)
+		if (c->ncounters)
 			read_counters(c, out, now);
 		send_perf_map(c, out);
 	}

@@ -68,11 +68,12 @@ struct pla_collector {
 	uint32_t nevents;
 	struct pl_msg_event_desc desc[PL_MAX_EVENTS + 1 + PL_MAX_COUNTERS];
 	char names[PL_MAX_EVENTS + 1 + PL_MAX_COUNTERS][64];
-	uint32_t nsampled; /* events with a ring (sampled + switch) */
+	uint32_t ncounters; /* events with role PL_ROLE_COUNTED */
+	int running;        /* events enabled (a spawned command is past exec) */
 	struct pla_fd *fds;
 	size_t nfds, fds_cap;
 	struct pla_id_map *ids;
-	size_t nids;
+	size_t nids, ids_cap;
 	struct pla_ring rings[PLA_MAX_CPUS];
 	int nrings;
 	uint64_t sample_type;
@@ -97,6 +98,11 @@ int pla_collect_tick(struct pla_collector *c, struct pla_stream *out, uint64_t n
 		     uint8_t *reason);
 int pla_collect_pause(struct pla_collector *c, int pause);
 int pla_collect_set_frequency(struct pla_collector *c, uint32_t freq);
+/* Replaces the sampled events while running: the old ones are drained and
+ * closed, the new ones get new indices (announced by EVENT_DESC frames);
+ * target, counters and a spawned command are kept. */
+int pla_collect_set_events(struct pla_collector *c, const struct pla_event_spec *specs,
+			   uint32_t n, struct pla_stream *out, char *err, size_t errlen);
 /* Final drain, END frame, close everything, kill/reap a spawned child. */
 void pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t reason,
 		      const char *message);

@@ -318,8 +318,19 @@ static int on_command(struct agent *a, const struct pl_msg *m)
 	case PL_MSG_CONFIGURE: {
 		int rc = -ENOENT;
 		if (a->active && m->u.configure.nevents) {
-			rc = -EOPNOTSUPP;
-			snprintf(err, sizeof(err), "changing events needs a new session: stop and start");
+			struct pla_event_spec specs[PL_MAX_EVENTS];
+			rc = 0;
+			for (uint32_t i = 0; i < m->u.configure.nevents && rc == 0; i++) {
+				char spec[256];
+				snprintf(spec, sizeof(spec), "%.*s", (int)m->u.configure.events[i].len,
+					 m->u.configure.events[i].p);
+				rc = pla_event_parse(spec, &specs[i], err, sizeof(err));
+			}
+			if (rc == 0 && m->u.configure.frequency)
+				a->col.cfg.frequency = m->u.configure.frequency;
+			if (rc == 0)
+				rc = pla_collect_set_events(&a->col, specs, m->u.configure.nevents,
+							    &a->out, err, sizeof(err));
 		} else if (a->active && m->u.configure.frequency) {
 			rc = pla_collect_set_frequency(&a->col, m->u.configure.frequency);
 			if (rc < 0)

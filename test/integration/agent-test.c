@@ -367,6 +367,40 @@ static void test_output_command_dwarf(void)
 	PL_CHECK(s.switch_samples == 0);
 }
 
+struct ev_counts {
+	long by_event[8];
+	char names[8][32];
+};
+static void count_events(const struct pl_msg *m, void *user)
+{
+	struct ev_counts *e = user;
+	if (m->type == PL_MSG_EVENT_DESC && m->u.event_desc.index < 8)
+		snprintf(e->names[m->u.event_desc.index], 32, "%.*s", (int)m->u.event_desc.name.len,
+			 m->u.event_desc.name.p);
+	if (m->type == PL_MSG_SAMPLE && m->u.sample.event < 8)
+		e->by_event[m->u.sample.event]++;
+}
+
+static void test_several_events_with_their_own_rates(void)
+{
+	need_perf();
+	char file[300], err[200];
+	snprintf(file, sizeof(file), "%s/events.plens", tmpdir);
+	char *argv[] = { agent, "--output", file, "--event", "cpu-clock:freq=999",
+			 "--event", "task-clock:period=5000000", "--event", "page-faults:period=1",
+			 "--no-offcpu", "--no-counters", "--callgraph", "fp", "--", burn, "1", "2", NULL };
+	PL_CHECK(run_agent(argv, 20000) == 0);
+	static struct ev_counts e;
+	memset(&e, 0, sizeof(e));
+	PL_CHECK(pl_capture_each(file, count_events, &e, err, sizeof(err)) > 0);
+	PL_CHECK(!strcmp(e.names[0], "cpu-clock") && !strcmp(e.names[1], "task-clock"));
+	PL_CHECK(!strcmp(e.names[2], "page-faults"));
+	/* 999 Hz vs one per 5 ms of task time: about 5x fewer */
+	PL_CHECKF(e.by_event[0] > 100 && e.by_event[1] > 20 && e.by_event[1] * 2 < e.by_event[0],
+		  "cpu-clock %ld task-clock %ld", e.by_event[0], e.by_event[1]);
+	PL_CHECKF(e.by_event[2] > 10, "page-faults %ld", e.by_event[2]);
+}
+
 static void test_attach_to_running_pid(void)
 {
 	need_perf();
@@ -497,6 +531,35 @@ static void test_listen_full_session(void)
 	m.u.configure.frequency = 199;
 	PL_CHECK(pl_conn_send(&c, &m) == 0);
 	PL_CHECK(pl_conn_wait(&c, PL_MSG_REPLY, 3000) == 1 && c.m.u.reply.status == 0);
+
+	/* change the event while running: new EVENT_DESC, samples follow it */
+	memset(&m, 0, sizeof(m));
+	m.type = PL_MSG_CONFIGURE;
+	m.u.configure.request_id = 91;
+	m.u.configure.nevents = 1;
+	m.u.configure.events[0] = pl_str_c("task-clock:freq=300");
+	PL_CHECK(pl_conn_send(&c, &m) == 0);
+	int new_event = -1, replied = 0, after_change = 0;
+	uint64_t until = pl_ms_now() + 4000;
+	while (pl_ms_now() < until && after_change < 20) {
+		if (pl_conn_next(&c, 500) != 1)
+			continue;
+		if (c.m.type == PL_MSG_EVENT_DESC && c.m.u.event_desc.name.len == 10 &&
+		    !memcmp(c.m.u.event_desc.name.p, "task-clock", 10))
+			new_event = (int)c.m.u.event_desc.index;
+		if (c.m.type == PL_MSG_REPLY && c.m.u.reply.request_id == 91) {
+			PL_CHECKF(c.m.u.reply.status == 0, "CONFIGURE events: %.*s",
+				  (int)c.m.u.reply.message.len, c.m.u.reply.message.p);
+			replied = 1;
+		}
+		if (replied && c.m.type == PL_MSG_SAMPLE) {
+			PL_CHECKF((int)c.m.u.sample.event == new_event, "sample of event %u, new is %d",
+				  c.m.u.sample.event, new_event);
+			after_change++;
+		}
+	}
+	PL_CHECKF(new_event > 0 && replied && after_change >= 20, "event %d replied %d samples %d",
+		  new_event, replied, after_change);
 
 	/* a second viewer is told the agent is busy */
 	struct pl_conn c2;
@@ -650,6 +713,7 @@ static void test_server_mode_reconnects(void)
 
 PL_TEST_MAIN(PL_CASE(test_version_help_and_bad_options), PL_CASE(test_probe_reports_fallback),
 	     PL_CASE(test_output_command_fp), PL_CASE(test_output_command_dwarf),
+	     PL_CASE(test_several_events_with_their_own_rates),
 	     PL_CASE(test_attach_to_running_pid), PL_CASE(test_listen_full_session),
 	     PL_CASE(test_stop_ends_session_with_end_message),
 	     PL_CASE(test_server_mode_reconnects))
