@@ -16,7 +16,7 @@ toolchains/deps.sh >/dev/null
 mkdir -p dist
 version=$(sed -n 's/^#define PLA_VERSION "\(.*\)"/\1/p' agent/session.c | head -n1)
 status=0
-printf '| target | bytes | static | budget |\n|---|---|---|---|\n' >dist/sizes.md
+printf '| target | bytes | static | budget (%d bytes = 160 KiB) |\n|---|---|---|---|\n' "$budget" >dist/sizes.md
 for arch in "${archs[@]}"; do
 	sysroot=$(toolchains/sysroot.sh "$arch" | tail -n 1)
 	out=dist/perflens-agent-$arch

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# ci/dist.sh — release tarballs in dist/:
+#   perflens-agent-<version>-<arch>.tar.gz  the static agent, a README for the
+#                                            board, SHA256SUMS
+#   perflens-viewer-<version>-<host arch>.tar.gz  the viewer, desktop file, icon
+# Run through `make dist` (which builds the agents and the viewer first).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+version=$(sed -n 's/^#define PLA_VERSION "\(.*\)"/\1/p' agent/session.c | head -n1)
+build=${BUILD:-build}
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+
+board_readme() {
+	cat <<TXT
+perflens-agent $version for $1
+==============================
+
+A static binary: nothing else is needed on the board but a Linux kernel with
+perf events (CONFIG_PERF_EVENTS).
+
+  scp perflens-agent board:/tmp/
+  ssh board /tmp/perflens-agent --probe      # what this board allows
+  ssh board /tmp/perflens-agent --listen     # prints a token; port 9999
+
+Then on the desktop:  perflens  (connect to board:9999 with the token)
+or headless:          perflens record board:9999 --token TOKEN --command "/usr/bin/app"
+
+Sampling as a normal user needs kernel.perf_event_paranoid <= 2 (Debian
+ships 3): run as root or sysctl kernel.perf_event_paranoid=1.
+Other modes: --server VIEWER_IP (dial out), --output FILE (record headless).
+See perflens-agent --help.
+TXT
+}
+
+for bin in dist/perflens-agent-*; do
+	case "$bin" in *.tar.gz|*.md) continue ;; esac
+	arch=${bin#dist/perflens-agent-}
+	d=$stage/perflens-agent-$version-$arch
+	mkdir -p "$d"
+	cp "$bin" "$d/perflens-agent"
+	board_readme "$arch" >"$d/README"
+	(cd "$d" && sha256sum perflens-agent README >SHA256SUMS)
+	tar -C "$stage" -czf "dist/perflens-agent-$version-$arch.tar.gz" "perflens-agent-$version-$arch"
+	echo "dist/perflens-agent-$version-$arch.tar.gz"
+done
+
+d=$stage/perflens-viewer-$version-$(uname -m)
+mkdir -p "$d"
+cp "$build/perflens" "$d/"
+for f in viewer/ui/data/*.desktop viewer/ui/data/*.svg viewer/ui/data/*.png; do
+	[ -f "$f" ] && cp "$f" "$d/"
+done
+cp README.md LICENSE "$d/"
+(cd "$d" && sha256sum * >SHA256SUMS)
+tar -C "$stage" -czf "dist/perflens-viewer-$version-$(uname -m).tar.gz" "$(basename "$d")"
+echo "dist/perflens-viewer-$version-$(uname -m).tar.gz"
