@@ -81,6 +81,7 @@ $(BUILD)/workloads/%: test/workloads/%.c
 	$(CC) -O1 -g -fomit-frame-pointer -fno-inline-functions-called-once -pthread -o $@-nofp $<
 
 -include viewer/viewer.mk
+-include viewer/ui/ui.mk
 viewer::
 
 check-deps:

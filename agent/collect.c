@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -91,8 +92,8 @@ static void sampling_attr(struct pla_collector *c, struct perf_event_attr *a, in
 	}
 	if (c->cfg.stacks == PL_STACKS_USER)
 		a->exclude_callchain_kernel = 1;
-	if (c->cfg.stacks == PL_STACKS_KERNEL)
-		a->exclude_callchain_user = 1;
+	if (c->cfg.stacks == PL_STACKS_KERNEL || c->cfg.callgraph == PL_CG_DWARF)
+		a->exclude_callchain_user = 1; /* dwarf: the stack copy is the user stack */
 	if (tracking) {
 		a->mmap = 1;
 		a->mmap2 = 1;
@@ -356,6 +357,8 @@ static pid_t spawn_held(char *const *argv, int *go_fd, int *err_fd)
 		char b;
 		close(go[1]);
 		close(ep[0]);
+		/* the agent may run at a raised priority: the command must not */
+		setpriority(PRIO_PROCESS, 0, 0);
 		/* wait until the parent's events exist: nothing is missed */
 		if (read(go[0], &b, 1) != 1)
 			_exit(126);
@@ -475,7 +478,10 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	c->regs_mask = PLA_REGS_USER_MASK;
 	c->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-	if (c->cfg.callgraph != PL_CG_NONE)
+	/* In dwarf mode the user stack comes from the copy; the kernel's call
+	 * chain is only wanted for kernel frames. */
+	if (c->cfg.callgraph != PL_CG_NONE &&
+	    !(c->cfg.callgraph == PL_CG_DWARF && c->cfg.stacks == PL_STACKS_USER))
 		c->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (c->cfg.callgraph == PL_CG_DWARF)
 		c->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;

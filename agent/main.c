@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,6 +64,8 @@ static void usage(FILE *f)
 		"  --ring-pages N        kernel ring pages per CPU (power of two; default sized\n"
 		"                        from the frequency and stack size)\n"
 		"  --zstd-level N        stream compression level (default 1)\n"
+		"  --nice N              the agent's priority (default -5 when permitted, so\n"
+		"                        that draining keeps up with busy workloads)\n"
 		"\n"
 		"  --version, --help\n");
 }
@@ -138,7 +141,7 @@ int main(int argc, char **argv)
 	enum {
 		O_LISTEN = 256, O_PORT, O_BIND, O_SERVER, O_OUTPUT, O_PROBE, O_PID, O_ALL, O_FREQ,
 		O_EVENT, O_CG, O_STACK, O_STACKS, O_DURATION, O_TOKEN, O_TOKEN_FILE, O_NOAUTH,
-		O_NOOFF, O_NOCNT, O_VERSION, O_HELP, O_LEVEL, O_WRITE_TOKEN, O_RING,
+		O_NOOFF, O_NOCNT, O_VERSION, O_HELP, O_LEVEL, O_WRITE_TOKEN, O_RING, O_NICE,
 	};
 	static const struct option opts[] = {
 		{ "listen", no_argument, 0, O_LISTEN },
@@ -163,6 +166,7 @@ int main(int argc, char **argv)
 		{ "zstd-level", required_argument, 0, O_LEVEL },
 		{ "write-token", required_argument, 0, O_WRITE_TOKEN },
 		{ "ring-pages", required_argument, 0, O_RING },
+		{ "nice", required_argument, 0, O_NICE },
 		{ "version", no_argument, 0, O_VERSION },
 		{ "help", no_argument, 0, O_HELP },
 		{ 0, 0, 0, 0 },
@@ -171,6 +175,7 @@ int main(int argc, char **argv)
 	unsigned long v;
 	int probe_only = 0, no_auth = 0;
 	const char *write_token_path = NULL;
+	int nice_level = -5;
 	char err[256];
 
 	o.mode = PLA_MODE_LISTEN;
@@ -301,6 +306,16 @@ int main(int argc, char **argv)
 		case O_WRITE_TOKEN:
 			write_token_path = optarg;
 			break;
+		case O_NICE: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || n < -20 || n > 19) {
+				fprintf(stderr, "perflens-agent: --nice takes -20..19\n");
+				return 2;
+			}
+			nice_level = (int)n;
+			break;
+		}
 		case O_RING:
 			if (parse_uint("--ring-pages", optarg, 4096, &v) < 0 || !v || (v & (v - 1))) {
 				fprintf(stderr, "perflens-agent: --ring-pages needs a power of two\n");
@@ -356,6 +371,14 @@ int main(int argc, char **argv)
 		if (write_token_path && o.token && write_token(write_token_path, o.token) < 0)
 			return 1;
 	}
+
+	/* Draining the rings must not wait behind the busy threads being
+	 * profiled (a single-core board at 100% gives the agent a fair share
+	 * only, and the kernel then drops samples): when allowed, run at a
+	 * higher priority.  Spawned commands are reset to normal. */
+	if (nice_level < 0 && setpriority(PRIO_PROCESS, 0, nice_level) < 0 && errno != EACCES &&
+	    errno != EPERM)
+		fprintf(stderr, "perflens-agent: cannot raise priority: %s\n", strerror(errno));
 
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);

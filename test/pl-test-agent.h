@@ -50,10 +50,27 @@ static inline int pl_free_port(void)
 	return ntohs(a.sin_port);
 }
 
+/* Every process a case starts is killed when the case ends, even when a
+ * failed check skipped the case's own clean-up. */
+static pid_t pl_spawned[64];
+static int pl_nspawned;
+
+static void pl_kill_spawned(void)
+{
+	for (int i = 0; i < pl_nspawned; i++) {
+		if (pl_spawned[i] > 0 && kill(pl_spawned[i], 0) == 0) {
+			kill(pl_spawned[i], SIGKILL);
+			waitpid(pl_spawned[i], NULL, 0);
+		}
+	}
+	pl_nspawned = 0;
+}
+
 /* Starts a program with argv (NULL-terminated); its stderr goes to log
  * (may be NULL).  Returns the pid. */
 static inline pid_t pl_spawn(char *const argv[], const char *log)
 {
+	pl_test_after_case = pl_kill_spawned;
 	pid_t pid = fork();
 	if (pid == 0) {
 		if (log) {
@@ -65,6 +82,8 @@ static inline pid_t pl_spawn(char *const argv[], const char *log)
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	if (pid > 0 && pl_nspawned < 64)
+		pl_spawned[pl_nspawned++] = pid;
 	return pid;
 }
 

@@ -19,6 +19,9 @@ struct pl_test_case {
 };
 
 extern jmp_buf pl_test_jmp;
+/* Called after every case, passed or not (a failed check longjmps past the
+ * case's own clean-up): helpers register what must not outlive a case. */
+extern void (*pl_test_after_case)(void);
 extern char pl_test_why[512];
 extern int pl_test_outcome; /* 0 ok, 1 fail, 2 skip */
 
@@ -55,6 +58,7 @@ int pl_test_main(const struct pl_test_case *cases, size_t n, int argc, char **ar
 
 #define PL_TEST_MAIN(...)                                                                        \
 	jmp_buf pl_test_jmp;                                                                     \
+	void (*pl_test_after_case)(void);                                                        \
 	char pl_test_why[512];                                                                   \
 	int pl_test_outcome;                                                                     \
 	int main(int argc, char **argv)                                                          \
@@ -73,6 +77,8 @@ static inline int pl_test_run_one(const struct pl_test_case *c)
 	pl_test_why[0] = 0;
 	if (setjmp(pl_test_jmp) == 0)
 		c->fn();
+	if (pl_test_after_case)
+		pl_test_after_case();
 	if (pl_test_outcome == 0)
 		printf("ok %s\n", c->name);
 	else if (pl_test_outcome == 2)

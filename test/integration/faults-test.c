@@ -369,7 +369,8 @@ static void test_agent_killed_while_recording(void)
 	char hp[64], file[256], out[8192], cmd[PATH_MAX + 64];
 	snprintf(hp, sizeof(hp), "127.0.0.1:%d", port);
 	snprintf(file, sizeof(file), "%s/killed.plens", tmpdir);
-	snprintf(cmd, sizeof(cmd), "%s 30 2", burn);
+	/* an unusual duration names this test's workload, for the clean-up */
+	snprintf(cmd, sizeof(cmd), "%s 30.0417 2", burn);
 	char *rec[] = { viewer, "record", hp, "--token", "t", "--command", cmd, "--duration", "30",
 			"-o", file, "--timeout", "10", NULL };
 	int p[2];
@@ -406,8 +407,8 @@ static void test_agent_killed_while_recording(void)
 	PL_CHECKF(run_out(rep, out, sizeof(out), 30000) == 0 && strstr(out, "hot_leaf"),
 		  "the session up to the kill does not open: %s", out);
 	/* the spawned workload is not left running on the board: the agent
-	 * died, so it is orphaned; clean it up here */
-	char *pk[] = { "/usr/bin/pkill", "-f", burn, NULL };
+	 * died, so it is orphaned; clean up this test's one, no other */
+	char *pk[] = { "/usr/bin/pkill", "-f", "burn 30.0417 2", NULL };
 	run_out(pk, out, sizeof(out), 5000);
 }
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# test/boards/mkinitramfs.sh ARCH FETCHED OUT — assembles an emulated
+# board's initramfs: busybox, the virtio modules, the static agent
+# (dist/perflens-agent-<aarch64|armv7l>), and the cross-built workloads with
+# the cross libc they link against.
+#
+#   ARCH     arm64 | armhf
+#   FETCHED  the directory fetch.sh printed (vmlinuz, busybox, modules)
+#   OUT      output directory; gets root/ (the guest's files, unstripped:
+#            the host's copies for symbolization), initrd.gz
+#
+# Workloads (test/boards/board-burn.c), all -g -O1, dynamic against
+# Debian's cross glibc, installed in the guest as
+#   /burn       frame pointers kept       (fp mode)
+#   /burn-nofp  -fomit-frame-pointer      (dwarf mode)
+#   /burn-lib   hot path in /lib/libboardhot.so, no frame pointers
+# The guest keeps the libraries at /lib, where Debian's cross sysroot
+# (/usr/<triplet>/lib) keeps them too, so that sysroot symbolizes the guest.
+set -euo pipefail
+arch=${1:?usage: mkinitramfs.sh ARCH FETCHED OUT}
+fetched=${2:?}
+out=${3:?}
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$(dirname "$here")")
+case "$arch" in
+arm64) cc=aarch64-linux-gnu-gcc agent=aarch64 cflags= ;;
+# ARM mode: the kernel's ARM32 user call-chain walker knows no Thumb frames
+armhf) cc=arm-linux-gnueabihf-gcc agent=armv7l cflags=-marm ;;
+*) echo "mkinitramfs.sh: unknown arch $arch" >&2; exit 2 ;;
+esac
+agent=$top/dist/perflens-agent-$agent
+
+root=$out/root
+rm -rf "$root"
+mkdir -p "$root/bin" "$root/lib" "$root/modules" "$root/dev" "$root/proc" "$root/sys" "$root/tmp"
+
+# workloads
+base="-O1 -g -pthread -fno-inline-functions-called-once -Wall -Werror $cflags"
+src=$here/board-burn.c hot=$here/board-hot.c
+$cc $base -fno-omit-frame-pointer -o "$root/burn" "$src" "$hot"
+$cc $base -fomit-frame-pointer -o "$root/burn-nofp" "$src" "$hot"
+$cc $base -fomit-frame-pointer -fPIC -shared -Wl,-soname,libboardhot.so \
+	-o "$root/lib/libboardhot.so" "$hot"
+$cc $base -fomit-frame-pointer -o "$root/burn-lib" "$src" -L"$root/lib" -lboardhot
+
+# the cross libc the workloads were linked against, and its loader
+interp=$(readelf -l "$root/burn" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+for f in "$interp" libc.so.6; do
+	p=$($cc -print-file-name="$(basename "$f")")
+	[ -f "$p" ] || { echo "mkinitramfs.sh: $cc has no $(basename "$f")" >&2; exit 1; }
+	cp -L "$p" "$root/lib/$(basename "$f")"
+done
+[ "$(dirname "$interp")" = /lib ] ||
+	{ echo "mkinitramfs.sh: unexpected interpreter $interp" >&2; exit 1; }
+
+cp "$agent" "$root/perflens-agent"
+cp "$fetched/busybox" "$root/bin/busybox"
+cp "$fetched"/modules/*.ko "$root/modules/"
+cp "$fetched/modules.order" "$root/modules.order"
+cp "$here/init.sh" "$root/init"
+chmod 755 "$root/init" "$root/bin/busybox" "$root/perflens-agent"
+
+(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc --owner=0:0 --quiet) | gzip -1 >"$out/initrd.gz.tmp"
+mv "$out/initrd.gz.tmp" "$out/initrd.gz"

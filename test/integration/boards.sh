@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# Emulated ARM boards with real kernels (test/boards/README.md): boots
+# Debian's arm64 kernel under qemu-system-aarch64 and the armmp kernel under
+# qemu-system-arm, each with the static agent and a cross-built workload in
+# its initramfs; the host's `perflens record` profiles the workload through
+# a forwarded port in fp and dwarf mode, `perflens report`/`export`
+# symbolize with Debian's cross sysroot, and the figures go to
+# docs/boards-results.md.
+#
+# Env: PL_BOARDS=arm64,armhf (which boards), PL_BOARD_HZ (default 1000),
+#      PL_BOARDS_RESULTS (results file; default docs/boards-results.md).
+set -u
+top=${PL_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+build=${PL_BUILD:-$top/build}
+here=$top/test/boards
+case "$build" in
+*build-san)
+	# The board side (agent, kernel, workload) is the same for every host
+	# build, and the viewer's code is exercised under ASan by the other
+	# tests: one run per `make check` is enough.
+	echo "skip boards: emulated boards run once, with the plain build (this is $(basename "$build"))"
+	exit 0 ;;
+esac
+perflens=$build/perflens
+dump=$build/tools/pl-dump
+for f in "$perflens" "$dump"; do
+	[ -x "$f" ] || { echo "skip boards: $f not built (make)"; exit 0; }
+done
+if ! "$here/deps.sh" >"$build/boards-deps.log" 2>&1; then
+	echo "skip boards: cannot install qemu-system-arm and the cross compilers: $(tail -n 1 "$build/boards-deps.log")"
+	exit 0
+fi
+hz=${PL_BOARD_HZ:-1000}
+# dwarf mode copies 8 KiB of stack per sample; at 1000 Hz the agent on an
+# emulated CPU loses most of them in the kernel ring (see the results), and
+# the survivors over-represent process start-up, where Debian's armhf libc
+# has no unwind tables (pthread_create, mmap: EXIDX_CANTUNWIND)
+dwarf_hz=${PL_BOARD_DWARF_HZ:-500}
+# make check writes into the build dir; bench/run-all.sh passes docs/boards-results.md
+results=${PL_BOARDS_RESULTS:-$build/boards/results.md}
+token=board$$
+failed=0
+ok() { echo "ok $1"; }
+nok() { echo "not ok $1: $2"; failed=1; }
+
+qpid=
+stop_qemu() {
+	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
+		kill "$qpid" 2>/dev/null
+		wait "$qpid" 2>/dev/null
+	fi
+	qpid=
+}
+trap stop_qemu EXIT
+
+free_port() { # a port nothing listens on, from a range tests elsewhere do not use
+	local p i
+	for i in $(seq 1 50); do
+		p=$((20000 + (RANDOM % 20000)))
+		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+# field NAME from "key=value" words
+kv() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" | head -n 1; }
+
+# Unwind share from collapsed stacks (one "frame;frame;... count" a line,
+# outermost first).  A stack is complete when it reaches the program's
+# main or a thread's start function.  Stacks whose outermost frame is in
+# the dynamic loader are its start-up work before main (about 2% of a 3 s
+# run under emulation): the loader is stripped in Debian, so a complete
+# loader stack cannot be told from a broken one; they are counted apart.
+# A new thread's first frames are in clone before start_thread runs: an
+# outermost __clone/__clone3/start_thread is that thread's start.
+# Prints: total complete loader
+unwind_share() {
+	awk '{
+		n = $NF; $NF = ""; total += n
+		if ($0 ~ /(^|;)(main|thread_main|sleeper_main|timer_main)(;| |$)/ || $0 ~ /^(__clone3?|start_thread)[; ]/) complete += n
+		else if ($0 ~ /^(\[ld-linux|_dl_)/) loader += n
+	} END { printf "%d %d %d\n", total, complete, loader }'
+}
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", 100 * a / b; else print "n/a" }'; }
+
+rows=()      # results table rows, one per board and mode
+
+board() {
+	local arch=$1 triplet qemu sysroot
+	case "$arch" in
+	arm64) triplet=aarch64-linux-gnu qemu=qemu-system-aarch64 ;;
+	armhf) triplet=arm-linux-gnueabihf qemu=qemu-system-arm ;;
+	esac
+	sysroot=/usr/$triplet
+	local agent_arch; agent_arch=$([ "$arch" = arm64 ] && echo aarch64 || echo armv7l)
+	if [ ! -x "$top/dist/perflens-agent-$agent_arch" ]; then
+		echo "skip boards-$arch: dist/perflens-agent-$agent_arch not built (make agents)"; return
+	fi
+	local fetched
+	if ! fetched=$("$here/fetch.sh" "$arch" 2>"$build/boards-fetch-$arch.log"); then
+		echo "skip boards-$arch: cannot fetch Debian's $arch kernel and busybox: $(tail -n 1 "$build/boards-fetch-$arch.log")"
+		return
+	fi
+	local out=$build/boards/$arch
+	mkdir -p "$out"
+	if ! "$here/mkinitramfs.sh" "$arch" "$fetched" "$out" >"$out/mkinitramfs.log" 2>&1; then
+		nok "boards-$arch-initramfs" "$(tail -n 3 "$out/mkinitramfs.log" | tr '\n' ' ')"
+		return
+	fi
+	ok "boards-$arch-initramfs"
+
+	local port t0 console=$out/console.log
+	port=$(free_port) || { nok "boards-$arch-boot" "no free port"; return; }
+	: >"$console"   # not the last run's: the wait below greps it
+	t0=$(date +%s.%N)
+	"$here/boot.sh" "$arch" "$fetched" "$out/initrd.gz" "$port" "$token" 170 >"$console" 2>&1 &
+	qpid=$!
+
+	# `perflens ps` connects while the guest still boots: until the agent
+	# listens, the forwarded port accepts and then closes (or stalls) the
+	# connection, and the client must retry on that EOF (BOARDS.md).
+	"$perflens" ps "127.0.0.1:$port" --token "$token" --timeout 120 >"$out/ps-during-boot.log" 2>&1 &
+	local pspid=$! waited=0
+	until grep -q 'listening on' "$console" 2>/dev/null; do
+		if ! kill -0 "$qpid" 2>/dev/null || [ $waited -ge 1200 ]; then
+			nok "boards-$arch-boot" "the agent did not start listening ($(tail -n 3 "$console" | tr '\n' ' '))"
+			kill "$pspid" 2>/dev/null; wait "$pspid" 2>/dev/null
+			stop_qemu
+			return
+		fi
+		sleep 0.1; waited=$((waited + 1))
+	done
+	ok "boards-$arch-boot"
+	local host_boot_s; host_boot_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+
+	# The records wait for that connection: the agent serves one viewer.
+	wait "$pspid"; local psrc=$?
+	local mode prog cg f secs_run rec rep col boot_s="" first_ms=""
+	for mode in fp dwarf lib; do
+		case "$mode" in
+		fp) prog=/burn cg=fp f=$hz secs_run=3 ;;
+		dwarf) prog=/burn-nofp cg=dwarf f=$dwarf_hz secs_run=8 ;;
+		lib) prog=/burn-lib cg=dwarf f=$dwarf_hz secs_run=8 ;;
+		esac
+		rec=$out/$mode.plens
+		rm -f "$rec"
+		local ts=$(date +%s.%N)
+		if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
+			--command "$prog $secs_run 2" --callgraph "$cg" -e cpu-clock -F "$f" --duration "$secs_run" \
+			-o "$rec" >"$out/$mode-record.log" 2>&1; then
+			nok "boards-$arch-$mode-record" "$(grep -v '^perflens: next' "$out/$mode-record.log" | tail -n 2 | tr '\n' ' ') (console: $(grep -E 'PL-|panic|Kernel' "$console" | tail -n 2 | tr '\n' ' '))"
+			kill -0 "$qpid" 2>/dev/null || break
+			continue
+		fi
+		if [ -z "$boot_s" ]; then
+			boot_s=$(grep -m1 -o 'PL-AGENT-START uptime=[0-9.]*' "$console" | kv uptime)
+			# viewer connected -> first sample, both on the guest's
+			# clock (CLOCK_MONOTONIC samples; /proc/uptime stamped on
+			# the agent's "connected" line by /init).  The first
+			# connection was `perflens ps`; this record's is the second.
+			local first_ns conn
+			first_ns=$("$dump" "$rec" | awk '/^SAMPLE/ { print; exit }' | kv time)
+			conn=$(grep 'controller .* connected' "$console" | sed -n '2s/^\[\([0-9.]*\)\].*/\1/p')
+			[ -n "$first_ns" ] && [ -n "$conn" ] &&
+				first_ms=$(awk -v f="$first_ns" -v u="$conn" 'BEGIN { printf "%.0f", f / 1e6 - u * 1000 }')
+		fi
+		local bin=$out/root$prog
+		local symargs=(--sysroot "$sysroot" --binary "$bin")
+		[ "$mode" = lib ] && symargs+=(--binary "$out/root/lib/libboardhot.so")
+		rep=$out/$mode-report.txt col=$out/$mode-collapsed.txt
+		"$perflens" report "$rec" --top 30 "${symargs[@]}" >"$rep" 2>&1
+		"$perflens" export "$rec" --format collapsed "${symargs[@]}" >"$col" 2>>"$rep"
+
+		local samples secs lost sent
+		samples=$(sed -n 's/.*: \([0-9]*\) samples over .*/\1/p' "$rep" | head -n 1)
+		secs=$(sed -n 's/.* samples over \([0-9.]*\) s.*/\1/p' "$rep" | head -n 1)
+		lost=$(sed -n 's/.*LOST \([0-9]*\):.*/\1/p' "$rep" | head -n 1)
+		sent=$(sed -n 's/.*sent \([0-9]*\) bytes.*/\1/p' "$rep" | head -n 1)
+		local fbytes; fbytes=$(stat -c %s "$rec")
+		if [ -z "$samples" ] || [ "$samples" -lt 100 ]; then
+			nok "boards-$arch-$mode-record" "only ${samples:-no} samples (see $rep)"
+			continue
+		fi
+		ok "boards-$arch-$mode-record"
+
+		# the hot function, from the right module
+		local hotmod=${prog#/}; [ "$mode" = lib ] && hotmod=libboardhot.so
+		if awk -v m="$hotmod" '/^Top functions/ { t = 1; next } t && /^$/ { exit }
+			t && $4 == "hot_leaf" && $5 == m && $1 + 0 >= 30 { f = 1 } END { exit !f }' "$rep"; then
+			ok "boards-$arch-$mode-hot-leaf"
+		else
+			nok "boards-$arch-$mode-hot-leaf" "hot_leaf in $hotmod is not >= 30% self: $(grep -A4 '^Top functions' "$rep" | tail -n 3 | tr -s ' ' | tr '\n' '|')"
+		fi
+		local missing="" n
+		for n in burn-1 burn-2 sleeper; do
+			awk -v n="$n" '/^Threads:/ { t = 1; next } t && /^$/ { exit } t && $3 == n { f = 1 } END { exit !f }' "$rep" ||
+				missing="$missing $n"
+		done
+		if [ -z "$missing" ]; then ok "boards-$arch-$mode-thread-names"
+		else nok "boards-$arch-$mode-thread-names" "missing:$missing"; fi
+
+		local total complete loader share
+		read -r total complete loader < <(unwind_share <"$col")
+		share=$(pct "$complete" $((total - loader)))
+		if [ "$cg" = dwarf ]; then
+			if awk -v s="$share" 'BEGIN { exit !(s + 0 >= 99) }'; then
+				ok "boards-$arch-$mode-unwind-99"
+			else
+				nok "boards-$arch-$mode-unwind-99" "$share% of $((total - loader)) samples after start-up reach main or a thread start (see $col)"
+			fi
+		fi
+		rows+=("| $arch | $mode ($prog, $cg) | $samples | $(awk -v a="$samples" -v b="$secs" 'BEGIN { printf "%.0f", a / b }') | ${lost:-0} | $share% ($complete/$((total - loader))) | $f Hz, $secs_run s | $(pct "$loader" "$total")% | $((sent / samples)) | $((fbytes / samples)) |")
+	done
+	if [ "$psrc" -eq 0 ] && grep -q perflens-agent "$out/ps-during-boot.log"; then
+		ok "boards-$arch-connect-during-boot"
+	else
+		nok "boards-$arch-connect-during-boot" "perflens ps started with the guest did not list the agent: $(tail -n 2 "$out/ps-during-boot.log" | tr '\n' ' ')"
+	fi
+	stop_qemu
+	local why; why=$(grep -m1 -E 'PL-ERROR|Kernel panic' "$console")
+	[ -n "$why" ] && nok "boards-$arch-guest" "$why"
+	local paranoid; paranoid=$(grep -m1 -o 'PL-PARANOID [0-9-]*' "$console" | cut -d' ' -f2)
+	bootinfo+=("| $arch | $(sed -n 's/^kernel \(.*\)/\1/p' "$fetched/versions") | $qemu | ${host_boot_s:-?} s | ${boot_s:-?} s | ${first_ms:-?} ms | ${paranoid:-?} |")
+}
+
+bootinfo=()
+t_all=$SECONDS
+IFS=, read -r -a boards <<<"${PL_BOARDS:-arm64,armhf}"
+for b in "${boards[@]}"; do
+	case "$b" in
+	arm64 | armhf) board "$b" ;;
+	*) nok "boards-$b" "unknown board (arm64 or armhf)" ;;
+	esac
+done
+
+if [ ${#rows[@]} -gt 0 ]; then
+	{
+		[ -s "$results" ] || printf '# Emulated board results\n\nAppended by test/integration/boards.sh (make check); newest last.\n'
+		printf '\n## %s, host %s, %d s for the whole test\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(uname -r)" $((SECONDS - t_all))
+		echo "Workload: test/boards/board-burn.c \`burn SECS 2\` (2 burn threads + main + sleeper), recorded with"
+		echo "\`perflens record --command ... -e cpu-clock -F HZ --duration SECS\` through qemu's forwarded port; 1 vCPU;"
+		echo "host load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (emulation speed depends on it)."
+		echo
+		echo "| board | kernel package | emulator | qemu start → agent listening (host) | agent start (guest uptime) | viewer connects → first sample | perf_event_paranoid |"
+		echo "|---|---|---|---|---|---|---|"
+		printf '%s\n' "${bootinfo[@]}"
+		echo
+		echo "| board | mode | samples | samples/s | lost (kernel ring) | reach main or thread start | rate, run | loader start-up | wire bytes/sample | file bytes/sample |"
+		echo "|---|---|---|---|---|---|---|---|---|---|"
+		printf '%s\n' "${rows[@]}"
+	} >>"$results"
+fi
+exit $failed

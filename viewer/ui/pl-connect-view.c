@@ -1,0 +1,1042 @@
+/* pl-connect-view.c — connect, choose, control (see the header). */
+#include "pl-connect-view.h"
+
+#include <glib-unix.h>
+#include <string.h>
+
+#include "pl-ui-util.h"
+
+#define TIMEOUT_MS 8000
+
+/* ─── process rows ───────────────────────────────────────────────────── */
+
+#define PL_TYPE_PROC_ITEM (pl_proc_item_get_type())
+G_DECLARE_FINAL_TYPE(PlProcItem, pl_proc_item, PL, PROC_ITEM, GObject)
+struct _PlProcItem {
+	GObject parent_instance;
+	guint32 pid, ppid, threads;
+	guint64 rss_kb, cpu_ms;
+	char *comm, *cmdline;
+};
+G_DEFINE_FINAL_TYPE(PlProcItem, pl_proc_item, G_TYPE_OBJECT)
+static void pl_proc_item_finalize(GObject *o)
+{
+	PlProcItem *p = PL_PROC_ITEM(o);
+	g_free(p->comm);
+	g_free(p->cmdline);
+	G_OBJECT_CLASS(pl_proc_item_parent_class)->finalize(o);
+}
+static void pl_proc_item_class_init(PlProcItemClass *k)
+{
+	G_OBJECT_CLASS(k)->finalize = pl_proc_item_finalize;
+}
+static void pl_proc_item_init(PlProcItem *p)
+{
+}
+
+typedef struct {
+	char *name, *message;
+	gint32 status;
+	guint32 flags;
+} ProbeEvent;
+
+static void probe_event_free(gpointer p)
+{
+	ProbeEvent *e = p;
+	g_free(e->name);
+	g_free(e->message);
+	g_free(e);
+}
+
+struct _PlConnectView {
+	GtkWidget parent_instance;
+	GtkWidget *scroll;
+	/* connect form */
+	GtkEntry *host, *token;
+	GtkSpinButton *port;
+	GtkWidget *connect_btn, *listen_btn, *disconnect_btn;
+	GtkLabel *error, *status;
+	GtkWidget *recent_box;
+	GtkSpinner *spinner;
+	/* board */
+	GtkWidget *board_page;
+	GtkLabel *facts, *probe_notes;
+	GtkSearchEntry *filter;
+	GListStore *procs;
+	GtkFilterListModel *filtered;
+	GtkCustomFilter *proc_filter;
+	GtkSingleSelection *proc_sel;
+	char *filter_text;
+	GtkEntry *command;
+	GtkCheckButton *whole;
+	GtkDropDown *event, *callgraph;
+	GtkStringList *event_list;
+	GtkSpinButton *freq, *stack;
+	GtkWidget *start_btn, *pause_btn, *resume_btn, *stop_btn;
+
+	PlClient *client;
+	guint watch;
+	PlAgentInfo agent; /* copied strings */
+	char *peer;
+	GPtrArray *probe_events; /* ProbeEvent* */
+	char *probe_summary;
+	GPtrArray *pending_procs; /* PlProcItem* */
+	guint32 list_req, start_req, pause_req, stop_req;
+	PlSessionWriter *writer;
+	gboolean recording, connecting;
+	guint64 samples;
+	char *last_error;
+
+	PlMsgFunc sink;
+	gpointer sink_data;
+};
+
+G_DEFINE_FINAL_TYPE(PlConnectView, pl_connect_view, GTK_TYPE_WIDGET)
+
+enum { SIG_CONNECTED, SIG_DISCONNECTED, SIG_STARTING, SIG_STARTED, SIG_ENDED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static void update_sensitivity(PlConnectView *self);
+
+static void show_error(PlConnectView *self, const char *msg)
+{
+	g_free(self->last_error);
+	self->last_error = msg ? g_strdup(msg) : NULL;
+	gtk_label_set_text(self->error, msg ? msg : "");
+	gtk_widget_set_visible(GTK_WIDGET(self->error), msg != NULL);
+}
+
+static void set_status(PlConnectView *self, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static void set_status(PlConnectView *self, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	g_autofree char *s = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	gtk_label_set_text(self->status, s);
+}
+
+static char *pstr(struct pl_str s)
+{
+	return g_strndup(s.p, s.len);
+}
+
+/* ─── board facts ────────────────────────────────────────────────────── */
+
+static void update_facts(PlConnectView *self)
+{
+	const PlAgentInfo *a = &self->agent;
+	GString *s = g_string_new(NULL);
+	g_autofree char *host = g_markup_escape_text(a->hostname ? a->hostname : "?", -1);
+	g_string_append_printf(s, "<b>%s</b>  (%s)\n", host, self->peer ? self->peer : "");
+	g_string_append_printf(s, "Machine: %s   Linux %s   %u CPUs   %u-bit %s-endian\n",
+			       a->machine ? a->machine : "?",
+			       a->kernel_release ? a->kernel_release : "?", a->ncpus,
+			       a->word_size * 8, a->byte_order == PL_BIG_ENDIAN ? "big" : "little");
+	g_string_append_printf(s, "Agent %s, protocol %u",
+			       a->agent_version ? a->agent_version : "?", a->protocol_version);
+	if (!(a->flags & PL_HELLO_PERF_AVAILABLE))
+		g_string_append_printf(s, "\n<b>perf_event_open fails there: %s</b>",
+				       a->perf_errno ? g_strerror(a->perf_errno) : "unknown reason");
+	g_string_append(s, "\nCall graphs that gave stacks: ");
+	gboolean any = FALSE;
+	if (a->flags & PL_HELLO_CG_FP)
+		g_string_append(s, "frame pointers"), any = TRUE;
+	if (a->flags & PL_HELLO_CG_DWARF)
+		g_string_append_printf(s, "%sDWARF", any ? ", " : ""), any = TRUE;
+	if (a->flags & PL_HELLO_CG_LBR)
+		g_string_append_printf(s, "%sLBR", any ? ", " : ""), any = TRUE;
+	if (!any)
+		g_string_append(s, "none reported yet");
+	g_string_append_printf(s, "   Hardware events: %s",
+			       a->flags & PL_HELLO_HW_EVENTS ? "yes" : "no (software events only)");
+	if (self->probe_summary) {
+		g_autofree char *e = g_markup_escape_text(self->probe_summary, -1);
+		g_string_append_printf(s, "\n%s", e);
+	}
+	g_autofree char *text = g_string_free(s, FALSE);
+	gtk_label_set_markup(self->facts, text);
+
+	/* events: what works is offered, what does not is listed with why
+	 * (one line per reason: a VM refuses every hardware event alike) */
+	GString *notes = g_string_new(NULL);
+	guint n = g_list_model_get_n_items(G_LIST_MODEL(self->event_list));
+	gtk_string_list_splice(self->event_list, 1, n > 1 ? n - 1 : 0, NULL);
+	g_autoptr(GPtrArray) reasons = g_ptr_array_new();
+	g_autoptr(GHashTable) by_reason = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+								(GDestroyNotify)g_ptr_array_unref);
+	for (guint i = 0; i < self->probe_events->len; i++) {
+		ProbeEvent *e = self->probe_events->pdata[i];
+		if (e->status == 0 && (e->flags & 4 /* PL_PROBE_SAMPLING_OK */)) {
+			gtk_string_list_append(self->event_list, e->name);
+			continue;
+		}
+		const char *why = e->message && *e->message ? e->message : g_strerror(-e->status);
+		GPtrArray *names = g_hash_table_lookup(by_reason, why);
+		if (!names) {
+			names = g_ptr_array_new();
+			g_hash_table_insert(by_reason, (gpointer)why, names);
+			g_ptr_array_add(reasons, (gpointer)why);
+		}
+		g_ptr_array_add(names, e->name);
+	}
+	for (guint i = 0; i < reasons->len; i++) {
+		GPtrArray *names = g_hash_table_lookup(by_reason, reasons->pdata[i]);
+		g_string_append(notes, "Not available: ");
+		for (guint k = 0; k < names->len; k++)
+			g_string_append_printf(notes, "%s%s", k ? ", " : "", (char *)names->pdata[k]);
+		g_string_append_printf(notes, " — %s\n", (char *)reasons->pdata[i]);
+	}
+	if (!(a->flags & PL_HELLO_CG_DWARF))
+		g_string_append(notes, "DWARF call graphs: the probe got no stack copies\n");
+	if (!(a->flags & PL_HELLO_CG_LBR))
+		g_string_append(notes, "LBR call graphs: not available on this board\n");
+	if (notes->len)
+		g_string_truncate(notes, notes->len - 1);
+	gtk_label_set_text(self->probe_notes, notes->str);
+	g_string_free(notes, TRUE);
+}
+
+/* ─── process list ───────────────────────────────────────────────────── */
+
+static gboolean proc_visible(gpointer item, gpointer data)
+{
+	PlConnectView *self = data;
+	PlProcItem *p = item;
+	if (!self->filter_text || !*self->filter_text)
+		return TRUE;
+	if (strstr(p->comm, self->filter_text) || (p->cmdline && strstr(p->cmdline, self->filter_text)))
+		return TRUE;
+	char pid[16];
+	g_snprintf(pid, sizeof pid, "%u", p->pid);
+	return g_str_has_prefix(pid, self->filter_text);
+}
+
+static void on_filter_changed(GtkSearchEntry *e, PlConnectView *self)
+{
+	g_free(self->filter_text);
+	self->filter_text = g_strdup(gtk_editable_get_text(GTK_EDITABLE(e)));
+	gtk_filter_changed(GTK_FILTER(self->proc_filter), GTK_FILTER_CHANGE_DIFFERENT);
+}
+
+enum { PC_PID, PC_NAME, PC_THREADS, PC_CPU, PC_RSS, PC_CMD };
+
+static void proc_setup(GtkSignalListItemFactory *f, GtkListItem *li, gpointer col)
+{
+	GtkWidget *l = gtk_label_new(NULL);
+	int c = GPOINTER_TO_INT(col);
+	gtk_label_set_xalign(GTK_LABEL(l), c == PC_NAME || c == PC_CMD ? 0 : 1);
+	gtk_label_set_ellipsize(GTK_LABEL(l), PANGO_ELLIPSIZE_END);
+	gtk_list_item_set_child(li, l);
+}
+
+static void proc_bind(GtkSignalListItemFactory *f, GtkListItem *li, gpointer col)
+{
+	PlProcItem *p = gtk_list_item_get_item(li);
+	GtkLabel *l = GTK_LABEL(gtk_list_item_get_child(li));
+	char buf[64];
+	switch (GPOINTER_TO_INT(col)) {
+	case PC_PID:
+		g_snprintf(buf, sizeof buf, "%u", p->pid);
+		break;
+	case PC_NAME:
+		gtk_label_set_text(l, p->comm);
+		return;
+	case PC_THREADS:
+		g_snprintf(buf, sizeof buf, "%u", p->threads);
+		break;
+	case PC_CPU:
+		g_snprintf(buf, sizeof buf, "%.1f s", p->cpu_ms / 1000.0);
+		break;
+	case PC_RSS:
+		g_snprintf(buf, sizeof buf, "%.1f MB", p->rss_kb / 1024.0);
+		break;
+	case PC_CMD:
+		gtk_label_set_text(l, p->cmdline);
+		gtk_widget_set_tooltip_text(GTK_WIDGET(l), p->cmdline);
+		return;
+	}
+	gtk_label_set_text(l, buf);
+}
+
+static void proc_column(GtkColumnView *v, const char *title, int col, gboolean expand)
+{
+	GtkListItemFactory *f = gtk_signal_list_item_factory_new();
+	g_signal_connect(f, "setup", G_CALLBACK(proc_setup), GINT_TO_POINTER(col));
+	g_signal_connect(f, "bind", G_CALLBACK(proc_bind), GINT_TO_POINTER(col));
+	GtkColumnViewColumn *c = gtk_column_view_column_new(title, f);
+	gtk_column_view_column_set_expand(c, expand);
+	gtk_column_view_column_set_resizable(c, TRUE);
+	gtk_column_view_append_column(v, c);
+	g_object_unref(c);
+}
+
+/* ─── the stream ─────────────────────────────────────────────────────── */
+
+/* The client holds the writer borrowed: detach it before freeing it.
+ * (Safe inside the handler: the client saves a block before it decodes
+ * the messages in it, so END's block is already in the file.) */
+static void drop_writer(PlConnectView *self)
+{
+	if (self->client)
+		pl_client_set_writer(self->client, NULL, NULL);
+	g_clear_pointer(&self->writer, pl_session_writer_free);
+}
+
+static void disconnect(PlConnectView *self, const char *why);
+static void fill_recent(PlConnectView *self);
+
+static gboolean on_msg(const struct pl_msg *m, gpointer data)
+{
+	PlConnectView *self = data;
+	switch (m->type) {
+	case PL_MSG_PROBE_EVENT: {
+		ProbeEvent *e = g_new0(ProbeEvent, 1);
+		e->name = pstr(m->u.probe_event.name);
+		e->message = pstr(m->u.probe_event.message);
+		e->status = m->u.probe_event.status;
+		e->flags = m->u.probe_event.flags;
+		/* a re-probe repeats events: keep the newest */
+		for (guint i = 0; i < self->probe_events->len; i++)
+			if (!strcmp(((ProbeEvent *)self->probe_events->pdata[i])->name, e->name))
+				g_ptr_array_remove_index(self->probe_events, i--);
+		g_ptr_array_add(self->probe_events, e);
+		break;
+	}
+	case PL_MSG_PROBE_SUMMARY: {
+		const struct pl_msg_probe_summary *s = &m->u.probe_summary;
+		g_free(self->probe_summary);
+		g_autofree char *def = pstr(s->default_event), *msg = pstr(s->message);
+		self->probe_summary = g_strdup_printf(
+			"perf_event_paranoid %d, kptr_restrict %d, max sample rate %u Hz, "
+			"default event %s, kernel stacks %s, user stacks %s%s%s",
+			s->paranoid, s->kptr_restrict, s->max_sample_rate, def,
+			s->kernel_stacks_ok ? "yes" : "no", s->user_stacks_ok ? "yes" : "no",
+			*msg ? "\n" : "", msg);
+		if (s->max_sample_rate)
+			gtk_spin_button_set_range(self->freq, 1, s->max_sample_rate);
+		update_facts(self);
+		break;
+	}
+	case PL_MSG_PROC:
+		if (m->u.proc.request_id == self->list_req) {
+			PlProcItem *p = g_object_new(PL_TYPE_PROC_ITEM, NULL);
+			p->pid = m->u.proc.pid;
+			p->ppid = m->u.proc.ppid;
+			p->threads = m->u.proc.threads;
+			p->rss_kb = m->u.proc.rss_kb;
+			p->cpu_ms = m->u.proc.cpu_ms;
+			p->comm = pstr(m->u.proc.comm);
+			p->cmdline = pstr(m->u.proc.cmdline);
+			g_ptr_array_add(self->pending_procs, p);
+		}
+		break;
+	case PL_MSG_REPLY: {
+		const struct pl_msg_reply *r = &m->u.reply;
+		g_autofree char *msg = pstr(r->message);
+		if (r->request_id == self->list_req) {
+			g_list_store_splice(self->procs, 0,
+					    g_list_model_get_n_items(G_LIST_MODEL(self->procs)),
+					    self->pending_procs->pdata, self->pending_procs->len);
+			g_ptr_array_set_size(self->pending_procs, 0);
+			self->list_req = 0;
+			set_status(self, "%u processes on the board",
+				   g_list_model_get_n_items(G_LIST_MODEL(self->procs)));
+		} else if (r->request_id == self->start_req) {
+			self->start_req = 0;
+			if (r->status < 0) {
+				self->recording = FALSE;
+				g_autofree char *e = g_strdup_printf("Start refused: %s", msg);
+				show_error(self, e);
+				drop_writer(self);
+			} else {
+				show_error(self, NULL);
+				set_status(self, "Recording (%s) — saved as it streams to %s", msg,
+					   pl_session_writer_get_path(self->writer));
+				g_signal_emit(self, signals[SIG_STARTED], 0,
+					      pl_session_writer_get_path(self->writer));
+			}
+		} else if (r->status < 0) {
+			g_autofree char *e = g_strdup_printf("The agent refused: %s", msg);
+			show_error(self, e);
+		}
+		update_sensitivity(self);
+		break;
+	}
+	case PL_MSG_SAMPLE:
+		self->samples++;
+		break;
+	case PL_MSG_END: {
+		g_autofree char *msg = pstr(m->u.end.message);
+		if (self->sink && self->recording)
+			self->sink(m, self->sink_data);
+		self->recording = FALSE;
+		g_autofree char *path = self->writer ? g_strdup(pl_session_writer_get_path(self->writer))
+						     : NULL;
+		drop_writer(self);
+		set_status(self, "Session ended%s%s — %" G_GUINT64_FORMAT " samples saved in %s",
+			   *msg ? ": " : "", msg, self->samples, path ? path : "?");
+		g_signal_emit(self, signals[SIG_ENDED], 0, msg);
+		update_sensitivity(self);
+		return TRUE;
+	}
+	}
+	if (self->sink && self->recording)
+		self->sink(m, self->sink_data);
+	return TRUE;
+}
+
+static gboolean on_readable(gint fd, GIOCondition cond, gpointer data)
+{
+	PlConnectView *self = data;
+	g_autoptr(GError) error = NULL;
+	if (!pl_client_poll(self->client, 0, &error)) {
+		self->watch = 0;
+		disconnect(self, error ? error->message : "the agent closed the connection");
+		return G_SOURCE_REMOVE;
+	}
+	return G_SOURCE_CONTINUE;
+}
+
+static guint32 send_simple(PlConnectView *self, guint16 type)
+{
+	if (!self->client)
+		return 0;
+	struct pl_msg m = { .type = type };
+	g_autoptr(GError) error = NULL;
+	guint32 id = pl_client_send(self->client, &m, &error);
+	if (!id)
+		show_error(self, error->message);
+	return id;
+}
+
+static void agent_info_clear(PlAgentInfo *a)
+{
+	g_free(a->agent_version);
+	g_free(a->machine);
+	g_free(a->kernel_release);
+	g_free(a->hostname);
+	memset(a, 0, sizeof *a);
+}
+
+static void disconnect(PlConnectView *self, const char *why)
+{
+	if (self->watch)
+		g_source_remove(self->watch);
+	self->watch = 0;
+	gboolean was = self->client != NULL;
+	if (self->client) {
+		struct pl_msg bye = { .type = PL_MSG_BYE };
+		pl_client_send(self->client, &bye, NULL);
+		pl_client_set_writer(self->client, NULL, NULL);
+	}
+	g_clear_pointer(&self->client, pl_client_free);
+	gboolean was_recording = self->recording;
+	self->recording = FALSE;
+	g_autofree char *path = self->writer ? g_strdup(pl_session_writer_get_path(self->writer)) : NULL;
+	drop_writer(self);
+	if (why) {
+		g_autofree char *s = path ? g_strdup_printf("%s (what arrived is saved in %s)", why, path)
+					  : g_strdup(why);
+		show_error(self, s);
+	}
+	gtk_widget_set_visible(self->board_page, FALSE);
+	update_sensitivity(self);
+	if (was_recording)
+		g_signal_emit(self, signals[SIG_ENDED], 0, why);
+	if (was)
+		g_signal_emit(self, signals[SIG_DISCONNECTED], 0, why);
+}
+
+/* ─── connecting (worker) ────────────────────────────────────────────── */
+
+typedef struct {
+	char *target, *token;
+	gboolean listen;
+} ConnectJob;
+
+static void connect_job_free(gpointer p)
+{
+	ConnectJob *j = p;
+	g_free(j->target);
+	g_free(j->token);
+	g_free(j);
+}
+
+static void connect_thread(GTask *task, gpointer src, gpointer data, GCancellable *c)
+{
+	ConnectJob *j = data;
+	GError *error = NULL;
+	PlClient *client = j->listen ? pl_client_accept(j->target, 120000, &error)
+				     : pl_client_connect(j->target, TIMEOUT_MS, &error);
+	if (client && !pl_client_authenticate(client, j->token && *j->token ? j->token : NULL,
+					      TIMEOUT_MS, &error))
+		g_clear_pointer(&client, pl_client_free);
+	if (!client)
+		g_task_return_error(task, error);
+	else
+		g_task_return_pointer(task, client, (GDestroyNotify)pl_client_free);
+}
+
+static void connect_done(GObject *src, GAsyncResult *res, gpointer data)
+{
+	PlConnectView *self = PL_CONNECT_VIEW(src);
+	GTask *task = G_TASK(res);
+	ConnectJob *j = g_task_get_task_data(task);
+	g_autoptr(GError) error = NULL;
+	PlClient *client = g_task_propagate_pointer(task, &error);
+	self->connecting = FALSE;
+	gtk_spinner_stop(self->spinner);
+	if (!client) {
+		show_error(self, error->message);
+		set_status(self, "Not connected");
+		update_sensitivity(self);
+		return;
+	}
+	self->client = client;
+	agent_info_clear(&self->agent);
+	const PlAgentInfo *a = pl_client_get_agent(client);
+	self->agent = *a;
+	self->agent.agent_version = g_strdup(a->agent_version);
+	self->agent.machine = g_strdup(a->machine);
+	self->agent.kernel_release = g_strdup(a->kernel_release);
+	self->agent.hostname = g_strdup(a->hostname);
+	g_free(self->peer);
+	self->peer = g_strdup(pl_client_get_peer(client));
+	if (!j->listen) {
+		pl_ui_recent_add(j->target);
+		fill_recent(self);
+	}
+	show_error(self, NULL);
+	pl_client_set_handler(client, on_msg, self);
+	self->watch = g_unix_fd_add(pl_client_get_fd(client), G_IO_IN | G_IO_HUP | G_IO_ERR,
+				    on_readable, self);
+	update_facts(self);
+	gtk_widget_set_visible(self->board_page, TRUE);
+	set_status(self, "Connected to %s — listing processes…", self->peer);
+	self->list_req = send_simple(self, PL_MSG_LIST);
+	/* the probe frames may have been read with HELLO before our handler
+	 * was set: ask again so the facts are complete */
+	if (self->probe_events->len == 0)
+		send_simple(self, PL_MSG_PROBE);
+	update_sensitivity(self);
+	g_signal_emit(self, signals[SIG_CONNECTED], 0);
+}
+
+static void begin_connect(PlConnectView *self, const char *target, const char *token,
+			  gboolean listen)
+{
+	if (self->connecting)
+		return;
+	if (self->client)
+		disconnect(self, NULL);
+	self->connecting = TRUE;
+	show_error(self, NULL);
+	set_status(self, listen ? "Waiting up to 2 minutes for an agent started with --server %s…"
+				: "Connecting to %s…",
+		   target);
+	gtk_spinner_start(self->spinner);
+	ConnectJob *j = g_new0(ConnectJob, 1);
+	j->target = g_strdup(target);
+	j->token = g_strdup(token);
+	j->listen = listen;
+	GTask *task = g_task_new(self, NULL, connect_done, NULL);
+	g_task_set_task_data(task, j, connect_job_free);
+	g_task_run_in_thread(task, connect_thread);
+	g_object_unref(task);
+	update_sensitivity(self);
+}
+
+static char *form_target(PlConnectView *self)
+{
+	const char *host = gtk_editable_get_text(GTK_EDITABLE(self->host));
+	guint port = (guint)gtk_spin_button_get_value_as_int(self->port);
+	if (!host || !*host)
+		host = "127.0.0.1";
+	if (strchr(host, ':') && host[0] != '[')
+		return g_strdup(host); /* already host:port */
+	return g_strdup_printf("%s:%u", host, port);
+}
+
+static void on_connect_clicked(GtkButton *b, PlConnectView *self)
+{
+	g_autofree char *t = form_target(self);
+	begin_connect(self, t, gtk_editable_get_text(GTK_EDITABLE(self->token)), FALSE);
+}
+
+static void on_listen_clicked(GtkButton *b, PlConnectView *self)
+{
+	g_autofree char *t = g_strdup_printf("%d", gtk_spin_button_get_value_as_int(self->port));
+	begin_connect(self, t, gtk_editable_get_text(GTK_EDITABLE(self->token)), TRUE);
+}
+
+static void on_disconnect_clicked(GtkButton *b, PlConnectView *self)
+{
+	disconnect(self, NULL);
+	set_status(self, "Disconnected");
+}
+
+static void on_recent_clicked(GtkButton *b, PlConnectView *self)
+{
+	const char *t = gtk_button_get_label(b);
+	const char *colon = strrchr(t, ':');
+	if (colon && t[0] != '[') {
+		g_autofree char *host = g_strndup(t, (gsize)(colon - t));
+		gtk_editable_set_text(GTK_EDITABLE(self->host), host);
+		gtk_spin_button_set_value(self->port, g_ascii_strtod(colon + 1, NULL));
+	} else {
+		gtk_editable_set_text(GTK_EDITABLE(self->host), t);
+	}
+	gtk_widget_grab_focus(GTK_WIDGET(self->token));
+}
+
+static void fill_recent(PlConnectView *self)
+{
+	GtkWidget *c;
+	while ((c = gtk_widget_get_first_child(self->recent_box)))
+		gtk_box_remove(GTK_BOX(self->recent_box), c);
+	g_auto(GStrv) recent = pl_ui_recent_load();
+	for (guint i = 0; recent[i]; i++) {
+		GtkWidget *b = gtk_button_new_with_label(recent[i]);
+		gtk_widget_add_css_class(b, "flat");
+		g_signal_connect(b, "clicked", G_CALLBACK(on_recent_clicked), self);
+		gtk_box_append(GTK_BOX(self->recent_box), b);
+	}
+	if (!recent[0]) {
+		GtkWidget *l = gtk_label_new("No recent boards yet");
+		gtk_widget_add_css_class(l, "dim-label");
+		gtk_box_append(GTK_BOX(self->recent_box), l);
+	}
+}
+
+/* ─── session control ────────────────────────────────────────────────── */
+
+static void update_sensitivity(PlConnectView *self)
+{
+	gboolean c = self->client != NULL;
+	gtk_widget_set_sensitive(self->connect_btn, !self->connecting);
+	gtk_widget_set_sensitive(self->listen_btn, !self->connecting);
+	gtk_widget_set_visible(self->disconnect_btn, c);
+	gtk_widget_set_sensitive(self->start_btn, c && !self->recording && !self->start_req);
+	gtk_widget_set_sensitive(self->pause_btn, c && self->recording);
+	gtk_widget_set_sensitive(self->resume_btn, c && self->recording);
+	gtk_widget_set_sensitive(self->stop_btn, c && self->recording);
+	if (c == FALSE)
+		fill_recent(self);
+}
+
+void pl_connect_view_start(PlConnectView *self)
+{
+	if (!self->client || self->recording)
+		return;
+	struct pl_msg *m = g_new0(struct pl_msg, 1);
+	m->type = PL_MSG_START;
+	struct pl_msg_start *s = &m->u.start;
+	const char *cmd = gtk_editable_get_text(GTK_EDITABLE(self->command));
+	g_auto(GStrv) argv = NULL;
+	g_autoptr(GError) error = NULL;
+	PlProcItem *p = gtk_single_selection_get_selected_item(self->proc_sel);
+	if (gtk_check_button_get_active(self->whole)) {
+		s->target = PL_TARGET_ALL;
+	} else if (cmd && *cmd) {
+		if (!g_shell_parse_argv(cmd, NULL, &argv, &error) || g_strv_length(argv) > PL_MAX_ARGV) {
+			show_error(self, "The command cannot be split into words: check its quotes");
+			g_free(m);
+			return;
+		}
+		s->target = PL_TARGET_COMMAND;
+		for (guint i = 0; argv[i]; i++)
+			s->argv[s->argc++] = pl_str_c(argv[i]);
+	} else if (p) {
+		s->target = PL_TARGET_PID;
+		s->pid = p->pid;
+	} else {
+		show_error(self, "Choose a process in the list, type a command to start, or tick "
+				 "“Whole board”");
+		g_free(m);
+		return;
+	}
+	guint ev = gtk_drop_down_get_selected(self->event);
+	const char *evname = ev > 0 && ev != GTK_INVALID_LIST_POSITION
+				     ? gtk_string_list_get_string(self->event_list, ev)
+				     : NULL;
+	if (evname)
+		s->events[s->nevents++] = pl_str_c(evname);
+	s->frequency = (guint32)gtk_spin_button_get_value_as_int(self->freq);
+	static const guint8 cgs[] = { PL_CG_AUTO, PL_CG_FP, PL_CG_DWARF, PL_CG_LBR, PL_CG_NONE };
+	guint cgi = gtk_drop_down_get_selected(self->callgraph);
+	s->callgraph = cgi < G_N_ELEMENTS(cgs) ? cgs[cgi] : PL_CG_AUTO;
+	s->stack_size = (guint32)gtk_spin_button_get_value_as_int(self->stack);
+	s->stacks = PL_STACKS_USER;
+	s->flags = PL_START_SWITCH_STACKS | PL_START_COUNTERS;
+	s->counter_interval_ms = 100;
+
+	g_autofree char *label = g_strdup_printf(
+		"%s-%s", self->agent.hostname ? self->agent.hostname : "board",
+		s->target == PL_TARGET_PID ? p->comm : s->target == PL_TARGET_ALL ? "all" : argv[0]);
+	g_autofree char *path = pl_session_default_path(label);
+	self->writer = pl_session_writer_new(path, &error);
+	if (!self->writer) {
+		g_autofree char *e = g_strdup_printf("Cannot save the session: %s", error->message);
+		show_error(self, e);
+		g_free(m);
+		return;
+	}
+	self->samples = 0;
+	g_signal_emit(self, signals[SIG_STARTING], 0);
+	if (!pl_client_set_writer(self->client, self->writer, &error)) {
+		show_error(self, error->message);
+		drop_writer(self);
+		g_free(m);
+		return;
+	}
+	self->recording = TRUE;
+	self->start_req = pl_client_send(self->client, m, &error);
+	g_free(m);
+	if (!self->start_req) {
+		disconnect(self, error->message);
+		return;
+	}
+	set_status(self, "Starting…");
+	update_sensitivity(self);
+}
+
+void pl_connect_view_pause(PlConnectView *self, gboolean pause)
+{
+	if (self->recording && send_simple(self, pause ? PL_MSG_PAUSE : PL_MSG_RESUME))
+		set_status(self, pause ? "Paused — saved so far in %s" : "Recording — saving to %s",
+			   pl_session_writer_get_path(self->writer));
+}
+
+void pl_connect_view_stop(PlConnectView *self)
+{
+	if (self->recording)
+		self->stop_req = send_simple(self, PL_MSG_STOP);
+}
+
+void pl_connect_view_refresh(PlConnectView *self)
+{
+	if (self->client && !self->list_req) {
+		g_ptr_array_set_size(self->pending_procs, 0);
+		self->list_req = send_simple(self, PL_MSG_LIST);
+	}
+}
+
+static void on_start(GtkButton *b, PlConnectView *self) { pl_connect_view_start(self); }
+static void on_pause(GtkButton *b, PlConnectView *self) { pl_connect_view_pause(self, TRUE); }
+static void on_resume(GtkButton *b, PlConnectView *self) { pl_connect_view_pause(self, FALSE); }
+static void on_stop(GtkButton *b, PlConnectView *self) { pl_connect_view_stop(self); }
+static void on_refresh(GtkButton *b, PlConnectView *self) { pl_connect_view_refresh(self); }
+
+static void on_freq_changed(GtkSpinButton *s, PlConnectView *self)
+{
+	if (!self->recording || !self->client)
+		return;
+	struct pl_msg *m = g_new0(struct pl_msg, 1);
+	m->type = PL_MSG_CONFIGURE;
+	m->u.configure.frequency = (guint32)gtk_spin_button_get_value_as_int(s);
+	g_autoptr(GError) error = NULL;
+	if (!pl_client_send(self->client, m, &error))
+		show_error(self, error->message);
+	g_free(m);
+}
+
+/* ─── public ─────────────────────────────────────────────────────────── */
+
+GtkWidget *pl_connect_view_new(void)
+{
+	return g_object_new(PL_TYPE_CONNECT_VIEW, NULL);
+}
+
+void pl_connect_view_set_sink(PlConnectView *self, PlMsgFunc func, gpointer data)
+{
+	self->sink = func;
+	self->sink_data = data;
+}
+
+void pl_connect_view_connect(PlConnectView *self, const char *target, const char *token)
+{
+	const char *colon = strrchr(target, ':');
+	if (colon && target[0] != '[') {
+		g_autofree char *host = g_strndup(target, (gsize)(colon - target));
+		gtk_editable_set_text(GTK_EDITABLE(self->host), host);
+		gtk_spin_button_set_value(self->port, g_ascii_strtod(colon + 1, NULL));
+	} else {
+		gtk_editable_set_text(GTK_EDITABLE(self->host), target);
+	}
+	gtk_editable_set_text(GTK_EDITABLE(self->token), token ? token : "");
+	on_connect_clicked(NULL, self);
+}
+
+gboolean pl_connect_view_is_connected(PlConnectView *self) { return self->client != NULL; }
+gboolean pl_connect_view_is_recording(PlConnectView *self) { return self->recording; }
+const char *pl_connect_view_get_error(PlConnectView *self) { return self->last_error; }
+const PlAgentInfo *pl_connect_view_get_agent(PlConnectView *self)
+{
+	return self->client ? &self->agent : NULL;
+}
+
+void pl_connect_view_set_filter(PlConnectView *self, const char *text)
+{
+	gtk_editable_set_text(GTK_EDITABLE(self->filter), text);
+	on_filter_changed(self->filter, self);
+}
+
+guint pl_connect_view_get_n_processes(PlConnectView *self)
+{
+	return g_list_model_get_n_items(G_LIST_MODEL(self->filtered));
+}
+
+gboolean pl_connect_view_select_process(PlConnectView *self, const char *comm)
+{
+	GListModel *m = G_LIST_MODEL(self->proc_sel);
+	for (guint i = 0; i < g_list_model_get_n_items(m); i++) {
+		g_autoptr(PlProcItem) p = g_list_model_get_item(m, i);
+		if (!strcmp(p->comm, comm)) {
+			gtk_single_selection_set_selected(self->proc_sel, i);
+			gtk_editable_set_text(GTK_EDITABLE(self->command), "");
+			return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+void pl_connect_view_set_frequency(PlConnectView *self, guint hz)
+{
+	gtk_spin_button_set_value(self->freq, hz);
+}
+
+const char *pl_connect_view_get_session_path(PlConnectView *self)
+{
+	return self->writer ? pl_session_writer_get_path(self->writer) : NULL;
+}
+
+guint64 pl_connect_view_get_samples(PlConnectView *self)
+{
+	return self->samples;
+}
+
+static void pl_connect_view_dispose(GObject *obj)
+{
+	PlConnectView *self = PL_CONNECT_VIEW(obj);
+	if (self->watch)
+		g_source_remove(self->watch);
+	self->watch = 0;
+	if (self->client)
+		pl_client_set_writer(self->client, NULL, NULL);
+	g_clear_pointer(&self->client, pl_client_free);
+	drop_writer(self);
+	g_clear_pointer(&self->scroll, gtk_widget_unparent);
+	g_clear_object(&self->procs);
+	g_clear_pointer(&self->probe_events, g_ptr_array_unref);
+	g_clear_pointer(&self->pending_procs, g_ptr_array_unref);
+	agent_info_clear(&self->agent);
+	g_clear_pointer(&self->peer, g_free);
+	g_clear_pointer(&self->probe_summary, g_free);
+	g_clear_pointer(&self->filter_text, g_free);
+	g_clear_pointer(&self->last_error, g_free);
+	G_OBJECT_CLASS(pl_connect_view_parent_class)->dispose(obj);
+}
+
+static void pl_connect_view_class_init(PlConnectViewClass *klass)
+{
+	G_OBJECT_CLASS(klass)->dispose = pl_connect_view_dispose;
+	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+	GType t = G_TYPE_FROM_CLASS(klass);
+	signals[SIG_CONNECTED] = g_signal_new("connected", t, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+					      NULL, G_TYPE_NONE, 0);
+	signals[SIG_DISCONNECTED] = g_signal_new("disconnected", t, G_SIGNAL_RUN_LAST, 0, NULL,
+						 NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+	signals[SIG_STARTING] = g_signal_new("session-starting", t, G_SIGNAL_RUN_LAST, 0, NULL,
+					     NULL, NULL, G_TYPE_NONE, 0);
+	signals[SIG_STARTED] = g_signal_new("session-started", t, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+					    NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+	signals[SIG_ENDED] = g_signal_new("session-ended", t, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+					  NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static GtkWidget *heading(const char *text)
+{
+	GtkWidget *l = gtk_label_new(text);
+	gtk_label_set_xalign(GTK_LABEL(l), 0);
+	gtk_widget_add_css_class(l, "title-4");
+	gtk_widget_set_margin_top(l, 6);
+	return l;
+}
+
+static GtkWidget *field(GtkGrid *g, int row, const char *label, GtkWidget *w)
+{
+	GtkWidget *l = gtk_label_new(label);
+	gtk_label_set_xalign(GTK_LABEL(l), 1);
+	gtk_widget_add_css_class(l, "dim-label");
+	gtk_grid_attach(g, l, 0, row, 1, 1);
+	gtk_grid_attach(g, w, 1, row, 1, 1);
+	return w;
+}
+
+static void pl_connect_view_init(PlConnectView *self)
+{
+	self->probe_events = g_ptr_array_new_with_free_func(probe_event_free);
+	self->pending_procs = g_ptr_array_new_with_free_func(g_object_unref);
+
+	GtkWidget *outer = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 24);
+	gtk_widget_set_margin_start(outer, 24);
+	gtk_widget_set_margin_end(outer, 24);
+	gtk_widget_set_margin_top(outer, 16);
+	gtk_widget_set_margin_bottom(outer, 16);
+
+	/* left: the connect form */
+	GtkWidget *left = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
+	gtk_widget_set_size_request(left, 330, -1);
+	gtk_box_append(GTK_BOX(left), heading("Connect to a board"));
+	GtkGrid *g = GTK_GRID(gtk_grid_new());
+	gtk_grid_set_row_spacing(g, 6);
+	gtk_grid_set_column_spacing(g, 8);
+	self->host = GTK_ENTRY(field(g, 0, "Host", gtk_entry_new()));
+	gtk_entry_set_placeholder_text(self->host, "192.168.1.20");
+	gtk_widget_set_hexpand(GTK_WIDGET(self->host), TRUE);
+	self->port = GTK_SPIN_BUTTON(field(g, 1, "Port", gtk_spin_button_new_with_range(1, 65535, 1)));
+	gtk_spin_button_set_value(self->port, PL_DEFAULT_PORT);
+	self->token = GTK_ENTRY(field(g, 2, "Token", gtk_entry_new()));
+	gtk_entry_set_visibility(self->token, FALSE);
+	gtk_entry_set_placeholder_text(self->token, "printed by perflens-agent at start");
+	gtk_box_append(GTK_BOX(left), GTK_WIDGET(g));
+	GtkWidget *btns = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+	self->connect_btn = gtk_button_new_with_label("Connect");
+	gtk_widget_add_css_class(self->connect_btn, "suggested-action");
+	g_signal_connect(self->connect_btn, "clicked", G_CALLBACK(on_connect_clicked), self);
+	g_signal_connect_swapped(self->host, "activate", G_CALLBACK(on_connect_clicked), self);
+	g_signal_connect_swapped(self->token, "activate", G_CALLBACK(on_connect_clicked), self);
+	self->listen_btn = gtk_button_new_with_label("Wait for agents");
+	gtk_widget_set_tooltip_text(self->listen_btn,
+				    "Listen on the port for an agent started with --server HOST:PORT");
+	g_signal_connect(self->listen_btn, "clicked", G_CALLBACK(on_listen_clicked), self);
+	self->disconnect_btn = gtk_button_new_with_label("Disconnect");
+	g_signal_connect(self->disconnect_btn, "clicked", G_CALLBACK(on_disconnect_clicked), self);
+	self->spinner = GTK_SPINNER(gtk_spinner_new());
+	gtk_box_append(GTK_BOX(btns), self->connect_btn);
+	gtk_box_append(GTK_BOX(btns), self->listen_btn);
+	gtk_box_append(GTK_BOX(btns), self->disconnect_btn);
+	gtk_box_append(GTK_BOX(btns), GTK_WIDGET(self->spinner));
+	gtk_box_append(GTK_BOX(left), btns);
+	self->error = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_wrap(self->error, TRUE);
+	gtk_label_set_xalign(self->error, 0);
+	gtk_label_set_selectable(self->error, TRUE);
+	gtk_widget_add_css_class(GTK_WIDGET(self->error), "error");
+	gtk_widget_set_visible(GTK_WIDGET(self->error), FALSE);
+	gtk_box_append(GTK_BOX(left), GTK_WIDGET(self->error));
+	self->status = GTK_LABEL(gtk_label_new("Not connected"));
+	gtk_label_set_wrap(self->status, TRUE);
+	gtk_label_set_xalign(self->status, 0);
+	gtk_label_set_selectable(self->status, TRUE);
+	gtk_box_append(GTK_BOX(left), GTK_WIDGET(self->status));
+	gtk_box_append(GTK_BOX(left), heading("Recent boards"));
+	self->recent_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+	gtk_box_append(GTK_BOX(left), self->recent_box);
+	gtk_box_append(GTK_BOX(outer), left);
+
+	/* right: the board, its processes, what to record */
+	GtkWidget *right = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
+	gtk_widget_set_hexpand(right, TRUE);
+	self->board_page = right;
+	gtk_box_append(GTK_BOX(right), heading("Board"));
+	self->facts = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->facts, 0);
+	gtk_label_set_wrap(self->facts, TRUE);
+	gtk_label_set_selectable(self->facts, TRUE);
+	gtk_box_append(GTK_BOX(right), GTK_WIDGET(self->facts));
+
+	GtkWidget *phead = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+	GtkWidget *ph = heading("Processes");
+	gtk_widget_set_hexpand(ph, TRUE);
+	gtk_box_append(GTK_BOX(phead), ph);
+	self->filter = GTK_SEARCH_ENTRY(gtk_search_entry_new());
+	gtk_widget_set_size_request(GTK_WIDGET(self->filter), 220, -1);
+	g_object_set(self->filter, "placeholder-text", "Filter by name or pid", NULL);
+	g_signal_connect(self->filter, "search-changed", G_CALLBACK(on_filter_changed), self);
+	gtk_box_append(GTK_BOX(phead), GTK_WIDGET(self->filter));
+	GtkWidget *refresh = gtk_button_new_from_icon_name("view-refresh-symbolic");
+	gtk_widget_set_tooltip_text(refresh, "List the processes again");
+	g_signal_connect(refresh, "clicked", G_CALLBACK(on_refresh), self);
+	gtk_box_append(GTK_BOX(phead), refresh);
+	gtk_box_append(GTK_BOX(right), phead);
+
+	self->procs = g_list_store_new(PL_TYPE_PROC_ITEM);
+	self->proc_filter = gtk_custom_filter_new(proc_visible, self, NULL);
+	self->filtered = gtk_filter_list_model_new(G_LIST_MODEL(g_object_ref(self->procs)),
+						   GTK_FILTER(self->proc_filter));
+	self->proc_sel = gtk_single_selection_new(G_LIST_MODEL(self->filtered));
+	gtk_single_selection_set_autoselect(self->proc_sel, FALSE);
+	gtk_single_selection_set_can_unselect(self->proc_sel, TRUE);
+	GtkColumnView *pv = GTK_COLUMN_VIEW(gtk_column_view_new(GTK_SELECTION_MODEL(self->proc_sel)));
+	proc_column(pv, "PID", PC_PID, FALSE);
+	proc_column(pv, "Name", PC_NAME, FALSE);
+	proc_column(pv, "Threads", PC_THREADS, FALSE);
+	proc_column(pv, "CPU", PC_CPU, FALSE);
+	proc_column(pv, "RSS", PC_RSS, FALSE);
+	proc_column(pv, "Command line", PC_CMD, TRUE);
+	GtkWidget *psw = gtk_scrolled_window_new();
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(psw), GTK_WIDGET(pv));
+	gtk_widget_set_vexpand(psw, TRUE);
+	gtk_widget_set_size_request(psw, -1, 220);
+	gtk_box_append(GTK_BOX(right), psw);
+
+	gtk_box_append(GTK_BOX(right), heading("Record"));
+	GtkGrid *o = GTK_GRID(gtk_grid_new());
+	gtk_grid_set_row_spacing(o, 6);
+	gtk_grid_set_column_spacing(o, 8);
+	self->command = GTK_ENTRY(field(o, 0, "Or start a command", gtk_entry_new()));
+	gtk_entry_set_placeholder_text(self->command, "/usr/bin/app --arg (instead of a process)");
+	gtk_widget_set_hexpand(GTK_WIDGET(self->command), TRUE);
+	self->whole = GTK_CHECK_BUTTON(gtk_check_button_new_with_label("Whole board (every process)"));
+	gtk_grid_attach(o, GTK_WIDGET(self->whole), 1, 1, 1, 1);
+	self->event_list = gtk_string_list_new((const char *[]){ "default (the probe's choice)", NULL });
+	self->event = GTK_DROP_DOWN(field(o, 2, "Event", gtk_drop_down_new(G_LIST_MODEL(self->event_list), NULL)));
+	self->callgraph = GTK_DROP_DOWN(field(
+		o, 3, "Call graph",
+		gtk_drop_down_new_from_strings((const char *[]){ "auto (what the probe found best)",
+								 "frame pointers", "DWARF (stack copy)",
+								 "LBR", "none", NULL })));
+	GtkWidget *fs = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+	self->freq = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(1, 100000, 1));
+	gtk_spin_button_set_value(self->freq, 999);
+	g_signal_connect(self->freq, "value-changed", G_CALLBACK(on_freq_changed), self);
+	gtk_box_append(GTK_BOX(fs), GTK_WIDGET(self->freq));
+	gtk_box_append(GTK_BOX(fs), gtk_label_new("Hz     Stack copy (DWARF)"));
+	self->stack = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(0, 65528, 8));
+	gtk_spin_button_set_value(self->stack, 8192);
+	gtk_box_append(GTK_BOX(fs), GTK_WIDGET(self->stack));
+	gtk_box_append(GTK_BOX(fs), gtk_label_new("bytes"));
+	field(o, 4, "Frequency", fs);
+	self->probe_notes = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->probe_notes, 0);
+	gtk_label_set_wrap(self->probe_notes, TRUE);
+	gtk_widget_add_css_class(GTK_WIDGET(self->probe_notes), "dim-label");
+	gtk_grid_attach(o, GTK_WIDGET(self->probe_notes), 1, 5, 1, 1);
+	gtk_box_append(GTK_BOX(right), GTK_WIDGET(o));
+
+	GtkWidget *ctl = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+	self->start_btn = gtk_button_new_with_label("Start recording");
+	gtk_widget_add_css_class(self->start_btn, "suggested-action");
+	self->pause_btn = gtk_button_new_with_label("Pause");
+	self->resume_btn = gtk_button_new_with_label("Resume");
+	self->stop_btn = gtk_button_new_with_label("Stop");
+	gtk_widget_add_css_class(self->stop_btn, "destructive-action");
+	g_signal_connect(self->start_btn, "clicked", G_CALLBACK(on_start), self);
+	g_signal_connect(self->pause_btn, "clicked", G_CALLBACK(on_pause), self);
+	g_signal_connect(self->resume_btn, "clicked", G_CALLBACK(on_resume), self);
+	g_signal_connect(self->stop_btn, "clicked", G_CALLBACK(on_stop), self);
+	gtk_box_append(GTK_BOX(ctl), self->start_btn);
+	gtk_box_append(GTK_BOX(ctl), self->pause_btn);
+	gtk_box_append(GTK_BOX(ctl), self->resume_btn);
+	gtk_box_append(GTK_BOX(ctl), self->stop_btn);
+	gtk_box_append(GTK_BOX(right), ctl);
+	gtk_box_append(GTK_BOX(outer), right);
+	gtk_widget_set_visible(right, FALSE);
+
+	self->scroll = gtk_scrolled_window_new();
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroll), outer);
+	gtk_widget_set_parent(self->scroll, GTK_WIDGET(self));
+	update_sensitivity(self);
+}

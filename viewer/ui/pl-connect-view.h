@@ -1,0 +1,56 @@
+/* pl-connect-view.h — connect to a board, choose what to record, control
+ * the live session.
+ *
+ * Owns the PlClient (connected in a worker thread so the window never
+ * waits on the network) and the PlSessionWriter that saves every live
+ * session as it streams.  While connected, the client's socket is watched
+ * from the main loop and every received message is passed to the sink the
+ * window set (the window's PlProfile ingests it).
+ *
+ * Signals: "connected", "disconnected" (string: why, or NULL),
+ * "session-starting" (just before START is sent: the window makes a fresh
+ * profile), "session-started" (string: the file it is saved to),
+ * "session-ended" (string: the agent's reason).
+ */
+#ifndef PL_CONNECT_VIEW_H
+#define PL_CONNECT_VIEW_H
+
+#include <gtk/gtk.h>
+
+#include "pl-capture.h"
+#include "pl-client.h"
+
+G_BEGIN_DECLS
+
+#define PL_TYPE_CONNECT_VIEW (pl_connect_view_get_type())
+G_DECLARE_FINAL_TYPE(PlConnectView, pl_connect_view, PL, CONNECT_VIEW, GtkWidget)
+
+GtkWidget *pl_connect_view_new(void);
+void pl_connect_view_set_sink(PlConnectView *self, PlMsgFunc func, gpointer data);
+
+/* Starts connecting (as the Connect button does); target "host[:port]". */
+void pl_connect_view_connect(PlConnectView *self, const char *target, const char *token);
+gboolean pl_connect_view_is_connected(PlConnectView *self);
+gboolean pl_connect_view_is_recording(PlConnectView *self);
+/* The last error shown to the user, or NULL. */
+const char *pl_connect_view_get_error(PlConnectView *self);
+const PlAgentInfo *pl_connect_view_get_agent(PlConnectView *self);
+
+/* Process list (after LIST's reply): rows shown under the current filter. */
+void pl_connect_view_set_filter(PlConnectView *self, const char *text);
+guint pl_connect_view_get_n_processes(PlConnectView *self);
+/* Selects the first shown process whose name is comm; FALSE when none. */
+gboolean pl_connect_view_select_process(PlConnectView *self, const char *comm);
+void pl_connect_view_set_frequency(PlConnectView *self, guint hz);
+
+/* The session buttons. */
+void pl_connect_view_start(PlConnectView *self);
+void pl_connect_view_pause(PlConnectView *self, gboolean pause);
+void pl_connect_view_stop(PlConnectView *self);
+void pl_connect_view_refresh(PlConnectView *self);
+const char *pl_connect_view_get_session_path(PlConnectView *self);
+guint64 pl_connect_view_get_samples(PlConnectView *self);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,268 @@
+/* pl-counters-view.c — counters and health (see the header). */
+#include "pl-counters-view.h"
+
+#include <string.h>
+
+#define CHART_H 70.0
+#define NAME_W 230.0 /* as the timeline's label column: the time axes line up */
+#define PAD 8.0
+
+typedef struct {
+	char *name;
+	GArray *rate; /* double pairs: time (s from start), value per second */
+	double max;
+	double last;
+} Series;
+
+struct _PlCountersView {
+	GtkWidget parent_instance;
+	GtkWidget *box;
+	GtkWidget *area;
+	GtkLabel *stats;
+	GPtrArray *series; /* Series* */
+	double span_s;
+};
+
+G_DEFINE_FINAL_TYPE(PlCountersView, pl_counters_view, GTK_TYPE_WIDGET)
+
+static void series_free(gpointer p)
+{
+	Series *s = p;
+	g_free(s->name);
+	g_array_unref(s->rate);
+	g_free(s);
+}
+
+static Series *series_new(const char *name)
+{
+	Series *s = g_new0(Series, 1);
+	s->name = g_strdup(name);
+	s->rate = g_array_new(FALSE, FALSE, sizeof(double) * 2);
+	return s;
+}
+
+static void add_point(Series *s, double t, double v)
+{
+	double p[2] = { t, v };
+	g_array_append_vals(s->rate, p, 1);
+	s->max = MAX(s->max, v);
+	s->last = v;
+}
+
+/* Scaled count at a reading: perf's estimate when the event was
+ * multiplexed (ran only part of the time it was enabled). */
+static double scaled(const PlCounterPoint *p)
+{
+	if (p->running_ns && p->enabled_ns > p->running_ns)
+		return (double)p->value * (double)p->enabled_ns / (double)p->running_ns;
+	return (double)p->value;
+}
+
+static Series *rate_series(PlProfile *p, guint32 ev, guint64 t0)
+{
+	GArray *pts = pl_profile_get_counter(p, ev);
+	const PlEvent *e = pl_profile_lookup_event(p, ev);
+	Series *s = series_new(e && e->name ? e->name : "?");
+	for (guint i = 1; pts && i < pts->len; i++) {
+		const PlCounterPoint *a = &g_array_index(pts, PlCounterPoint, i - 1);
+		const PlCounterPoint *b = &g_array_index(pts, PlCounterPoint, i);
+		if (b->time <= a->time)
+			continue;
+		double dv = scaled(b) - scaled(a);
+		double dt = (double)(b->time - a->time) / 1e9;
+		add_point(s, (double)(b->time > t0 ? b->time - t0 : 0) / 1e9, dv > 0 ? dv / dt : 0);
+	}
+	return s;
+}
+
+/* a / b per reading, for IPC and miss rates */
+static Series *ratio_series(const char *name, Series *a, Series *b, double scale)
+{
+	Series *s = series_new(name);
+	guint n = MIN(a->rate->len, b->rate->len);
+	for (guint i = 0; i < n; i++) {
+		double *pa = &g_array_index(a->rate, double, 2 * i);
+		double *pb = &g_array_index(b->rate, double, 2 * i);
+		add_point(s, pa[0], pb[1] > 0 ? scale * pa[1] / pb[1] : 0);
+	}
+	return s;
+}
+
+static Series *find_series(PlCountersView *self, const char *name)
+{
+	for (guint i = 0; i < self->series->len; i++)
+		if (!strcmp(((Series *)self->series->pdata[i])->name, name))
+			return self->series->pdata[i];
+	return NULL;
+}
+
+/* Clocks count ns per second: that is CPUs busy.  Others: per second. */
+static char *format_rate(const char *name, double v)
+{
+	if (strstr(name, "clock"))
+		return g_strdup_printf("%.2f CPUs", v / 1e9);
+	if (v >= 1e9)
+		return g_strdup_printf("%.2f G/s", v / 1e9);
+	if (v >= 1e6)
+		return g_strdup_printf("%.2f M/s", v / 1e6);
+	if (v >= 1e4)
+		return g_strdup_printf("%.1f k/s", v / 1e3);
+	return g_strdup_printf("%.0f/s", v);
+}
+
+static void draw_charts(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
+{
+	PlCountersView *self = data;
+	GdkRGBA fg;
+	G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+	gtk_style_context_get_color(gtk_widget_get_style_context(GTK_WIDGET(area)), &fg);
+	G_GNUC_END_IGNORE_DEPRECATIONS
+	PangoLayout *pl = gtk_widget_create_pango_layout(GTK_WIDGET(area), NULL);
+	if (self->series->len == 0) {
+		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.6);
+		pango_layout_set_text(pl, "No counters in this session (record with counters on)", -1);
+		cairo_move_to(cr, PAD, PAD);
+		pango_cairo_show_layout(cr, pl);
+		g_object_unref(pl);
+		return;
+	}
+	for (guint i = 0; i < self->series->len; i++) {
+		Series *s = self->series->pdata[i];
+		double y = PAD + i * (CHART_H + PAD);
+		char buf[160];
+		gboolean ratio = strchr(s->name, '/') != NULL || !strcmp(s->name, "IPC");
+		g_autofree char *last = format_rate(s->name, s->last);
+		g_autofree char *max = format_rate(s->name, s->max);
+		if (ratio)
+			g_snprintf(buf, sizeof buf, "%s\nlast %.3g", s->name, s->last);
+		else
+			g_snprintf(buf, sizeof buf, "%s\nlast %s\npeak %s", s->name, last, max);
+		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.9);
+		pango_layout_set_text(pl, buf, -1);
+		cairo_move_to(cr, PAD, y);
+		pango_cairo_show_layout(cr, pl);
+		double x0 = NAME_W, cw = w - NAME_W - PAD;
+		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.06);
+		cairo_rectangle(cr, x0, y, cw, CHART_H);
+		cairo_fill(cr);
+		if (s->rate->len == 0 || s->max <= 0 || self->span_s <= 0)
+			continue;
+		cairo_set_source_rgba(cr, 0.20, 0.55, 0.90, 0.9);
+		cairo_set_line_width(cr, 1.5);
+		for (guint k = 0; k < s->rate->len; k++) {
+			double *p = &g_array_index(s->rate, double, 2 * k);
+			double px = x0 + p[0] / self->span_s * cw;
+			double py = y + CHART_H - p[1] / s->max * (CHART_H - 4);
+			if (k == 0)
+				cairo_move_to(cr, px, py);
+			else
+				cairo_line_to(cr, px, py);
+		}
+		cairo_stroke(cr);
+	}
+	g_object_unref(pl);
+}
+
+void pl_counters_view_set_profile(PlCountersView *self, PlProfile *p)
+{
+	g_ptr_array_set_size(self->series, 0);
+	self->span_s = 0;
+	if (!p) {
+		gtk_label_set_text(self->stats, "");
+		gtk_widget_queue_draw(self->area);
+		return;
+	}
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	guint64 t0 = st->first_time;
+	self->span_s = st->last_time > t0 ? (double)(st->last_time - t0) / 1e9 : 0;
+	g_autoptr(GArray) evs = pl_profile_dup_counter_events(p);
+	for (guint i = 0; evs && i < evs->len; i++)
+		g_ptr_array_add(self->series, rate_series(p, g_array_index(evs, guint32, i), t0));
+	Series *ins = find_series(self, "instructions"), *cyc = find_series(self, "cycles");
+	Series *cm = find_series(self, "cache-misses"), *cr = find_series(self, "cache-references");
+	Series *bm = find_series(self, "branch-misses"), *bi = find_series(self, "branch-instructions");
+	/* derived series only when the board really counted them */
+	if (ins && cyc && cyc->max > 0)
+		g_ptr_array_add(self->series, ratio_series("IPC", ins, cyc, 1));
+	if (cm && cr && cr->max > 0)
+		g_ptr_array_add(self->series, ratio_series("cache misses / reference", cm, cr, 1));
+	if (bm && bi && bi->max > 0)
+		g_ptr_array_add(self->series, ratio_series("branch misses / branch", bm, bi, 1));
+	/* hardware events that never counted are noise on boards without a PMU */
+	for (guint i = 0; i < self->series->len; i++) {
+		Series *s = self->series->pdata[i];
+		if (s->max <= 0 && s->rate->len > 0)
+			g_ptr_array_remove_index(self->series, i--);
+	}
+	gtk_widget_set_size_request(self->area, -1,
+				    (int)(PAD + self->series->len * (CHART_H + PAD)));
+
+	GString *s = g_string_new(NULL);
+	g_string_append_printf(s, "<b>Session</b>  %s %s, %u Hz, %.2f s\n",
+			       st->hostname ? st->hostname : "?", st->machine ? st->machine : "",
+			       st->frequency, self->span_s);
+	g_string_append_printf(s, "Samples %" G_GUINT64_FORMAT " (no stack %" G_GUINT64_FORMAT
+				  ", DWARF %" G_GUINT64_FORMAT ", truncated %" G_GUINT64_FORMAT
+				  ")   Context switches %" G_GUINT64_FORMAT "\n",
+			       st->samples, st->samples_no_stack, st->dwarf_samples,
+			       st->dwarf_truncated, st->switches);
+	guint64 lost = 0;
+	for (guint i = 0; i < 5; i++)
+		lost += st->lost[i];
+	g_string_append_printf(s,
+			       "Lost %" G_GUINT64_FORMAT " (kernel ring %" G_GUINT64_FORMAT
+			       ", network backpressure %" G_GUINT64_FORMAT ")   Throttled %" G_GUINT64_FORMAT,
+			       lost, st->lost[1], st->lost[3], st->throttled);
+	if (st->have_health) {
+		const struct pl_msg_health *h = &st->health;
+		g_string_append_printf(
+			s,
+			"\n<b>Board</b>  CPU busy %.1f%%, load %.2f, memory available %.0f of %.0f MB"
+			"\n<b>Agent</b>  CPU %.2f s, RSS %.1f MB, sent %.1f MB (%.1f MB before compression)",
+			h->cpu_busy_permille / 10.0, h->load1_x100 / 100.0,
+			h->mem_available_kb / 1024.0, h->mem_total_kb / 1024.0, h->agent_cpu_ns / 1e9,
+			h->agent_rss_kb / 1024.0, h->bytes_sent / 1048576.0, h->bytes_raw / 1048576.0);
+	}
+	g_autofree char *text = g_string_free(s, FALSE);
+	gtk_label_set_markup(self->stats, text);
+	gtk_widget_queue_draw(self->area);
+}
+
+GtkWidget *pl_counters_view_new(void)
+{
+	return g_object_new(PL_TYPE_COUNTERS_VIEW, NULL);
+}
+
+static void pl_counters_view_dispose(GObject *obj)
+{
+	PlCountersView *self = PL_COUNTERS_VIEW(obj);
+	g_clear_pointer(&self->box, gtk_widget_unparent);
+	g_clear_pointer(&self->series, g_ptr_array_unref);
+	G_OBJECT_CLASS(pl_counters_view_parent_class)->dispose(obj);
+}
+
+static void pl_counters_view_class_init(PlCountersViewClass *klass)
+{
+	G_OBJECT_CLASS(klass)->dispose = pl_counters_view_dispose;
+	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+}
+
+static void pl_counters_view_init(PlCountersView *self)
+{
+	self->series = g_ptr_array_new_with_free_func(series_free);
+	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+	self->stats = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->stats, 0);
+	gtk_label_set_selectable(self->stats, TRUE);
+	gtk_widget_set_margin_start(GTK_WIDGET(self->stats), 8);
+	gtk_widget_set_margin_top(GTK_WIDGET(self->stats), 8);
+	gtk_box_append(GTK_BOX(self->box), GTK_WIDGET(self->stats));
+	self->area = gtk_drawing_area_new();
+	gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self->area), draw_charts, self, NULL);
+	gtk_widget_set_hexpand(self->area, TRUE);
+	GtkWidget *sw = gtk_scrolled_window_new();
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), self->area);
+	gtk_widget_set_vexpand(sw, TRUE);
+	gtk_box_append(GTK_BOX(self->box), sw);
+	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
+}

@@ -1,0 +1,27 @@
+/* pl-counters-view.h — counters over time and the session's health.
+ *
+ * One small chart per counted event (rate per second between readings,
+ * scaled by enabled/running when multiplexed), IPC and miss rates when the
+ * board counted the events they need, then sample/loss/throttle totals and
+ * the agent's own CPU and memory from its HEALTH reports.
+ *
+ * The profile is borrowed (see PlFlameGraph).
+ */
+#ifndef PL_COUNTERS_VIEW_H
+#define PL_COUNTERS_VIEW_H
+
+#include <gtk/gtk.h>
+
+#include "pl-profile.h"
+
+G_BEGIN_DECLS
+
+#define PL_TYPE_COUNTERS_VIEW (pl_counters_view_get_type())
+G_DECLARE_FINAL_TYPE(PlCountersView, pl_counters_view, PL, COUNTERS_VIEW, GtkWidget)
+
+GtkWidget *pl_counters_view_new(void);
+void pl_counters_view_set_profile(PlCountersView *self, PlProfile *profile);
+
+G_END_DECLS
+
+#endif

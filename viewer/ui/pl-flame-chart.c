@@ -1,0 +1,232 @@
+/* pl-flame-chart.c — time-ordered flame chart (see the header). */
+#include "pl-flame-chart.h"
+
+#include <pango/pangocairo.h>
+
+#include "pl-flame-layout.h"
+#include "pl-ui-util.h"
+
+#define ROW_H 18.0
+#define HEAD_H 22.0
+#define MAX_DEPTH 256
+
+typedef struct {
+	guint64 t0, t1;
+	guint32 node, depth;
+} Span;
+
+struct _PlFlameChart {
+	GtkWidget parent_instance;
+	PlProfile *profile;
+	GArray *spans; /* Span, by start time within a depth order */
+	guint max_depth;
+	guint64 t_start, t_end;
+	guint32 tid;
+	char *title;
+};
+
+G_DEFINE_FINAL_TYPE(PlFlameChart, pl_flame_chart, GTK_TYPE_WIDGET)
+
+static guint32 busiest_thread(PlProfile *p)
+{
+	GPtrArray *threads = pl_profile_get_threads(p);
+	guint32 best = 0;
+	guint64 most = 0;
+	for (guint i = 0; i < threads->len; i++) {
+		PlThread *t = threads->pdata[i];
+		if (t->samples > most) {
+			most = t->samples;
+			best = t->tid;
+		}
+	}
+	return best;
+}
+
+void pl_flame_chart_set_data(PlFlameChart *self, PlProfile *p, const PlFilter *f)
+{
+	g_array_set_size(self->spans, 0);
+	self->profile = p;
+	self->max_depth = 0;
+	g_clear_pointer(&self->title, g_free);
+	if (!p) {
+		gtk_widget_queue_resize(GTK_WIDGET(self));
+		return;
+	}
+	self->tid = f && f->tid ? f->tid : busiest_thread(p);
+	guint32 event = f && f->event != PL_NO_ID ? f->event : pl_profile_get_main_event(p);
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	/* a gap of more than a few sample periods means the thread was off
+	 * CPU: spans do not bridge it */
+	guint64 gap = st->frequency ? 3000000000ull / st->frequency : 30000000ull;
+	guint n;
+	const PlSample *s = pl_profile_get_samples(p, &n);
+	guint32 open_node[MAX_DEPTH];
+	guint64 open_t0[MAX_DEPTH];
+	guint open_n = 0;
+	guint64 last = 0;
+	self->t_start = G_MAXUINT64;
+	self->t_end = 0;
+	guint32 path[MAX_DEPTH];
+	for (guint i = 0; i <= n; i++) {
+		gboolean end = i == n;
+		guint depth = 0;
+		if (!end) {
+			if (s[i].tid != self->tid || (f && s[i].time < f->t0) ||
+			    (f && f->t1 && s[i].time >= f->t1))
+				continue;
+			if (event != PL_NO_ID && pl_profile_get_stack_event(p, s[i].stack) != event)
+				continue;
+			guint32 node = pl_profile_get_stack_node(p, s[i].stack);
+			guint32 tmp[MAX_DEPTH];
+			guint k = 0;
+			for (guint32 nd = node; nd != 0 && nd != PL_NO_ID && k < MAX_DEPTH;
+			     nd = pl_profile_get_node(p, nd)->parent)
+				tmp[k++] = nd;
+			for (guint j = 0; j < k; j++)
+				path[j] = tmp[k - 1 - j];
+			depth = k;
+			self->t_start = MIN(self->t_start, s[i].time);
+			self->t_end = MAX(self->t_end, s[i].time);
+		}
+		guint64 now = end ? last : s[i].time;
+		gboolean broke = !end && last && now - last > gap;
+		/* close spans that differ from this sample's path */
+		guint keep = 0;
+		if (!end && !broke)
+			while (keep < open_n && keep < depth && open_node[keep] == path[keep])
+				keep++;
+		for (guint d = keep; d < open_n; d++) {
+			Span sp = { open_t0[d], broke ? last + gap / 3 : now, open_node[d], d };
+			g_array_append_val(self->spans, sp);
+		}
+		open_n = keep;
+		if (end)
+			break;
+		for (guint d = keep; d < depth; d++) {
+			open_node[d] = path[d];
+			open_t0[d] = now;
+		}
+		open_n = depth;
+		self->max_depth = MAX(self->max_depth, depth);
+		last = now;
+	}
+	if (self->t_end <= self->t_start)
+		self->t_end = self->t_start + 1;
+	PlThread *t = pl_profile_lookup_thread(p, self->tid);
+	self->title = g_strdup_printf("Flame chart of %s (tid %u)%s — time flows left to right; "
+				      "click a thread name in the timeline to chart another thread",
+				      t && t->name ? t->name : "?", self->tid,
+				      f && f->tid ? "" : ", the busiest thread");
+	gtk_widget_queue_resize(GTK_WIDGET(self));
+	gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+static void pl_flame_chart_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
+{
+	PlFlameChart *self = PL_FLAME_CHART(widget);
+	double w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
+	cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
+	GdkRGBA fg;
+	G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+	gtk_style_context_get_color(gtk_widget_get_style_context(widget), &fg);
+	G_GNUC_END_IGNORE_DEPRECATIONS
+	PangoLayout *pl = gtk_widget_create_pango_layout(widget, NULL);
+	pango_layout_set_ellipsize(pl, PANGO_ELLIPSIZE_END);
+	cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.85);
+	pango_layout_set_text(pl, self->title ? self->title : "Open a session to see its flame chart",
+			      -1);
+	pango_layout_set_width(pl, (int)((w - 16) * PANGO_SCALE));
+	cairo_move_to(cr, 8, 3);
+	pango_cairo_show_layout(cr, pl);
+	double span = (double)(self->t_end - self->t_start);
+	PangoFontDescription *fd = pango_font_description_from_string("Sans 9");
+	pango_layout_set_font_description(pl, fd);
+	pango_font_description_free(fd);
+	for (guint i = 0; self->profile && i < self->spans->len; i++) {
+		const Span *sp = &g_array_index(self->spans, Span, i);
+		double x0 = (double)(sp->t0 - self->t_start) / span * w;
+		double x1 = (double)(sp->t1 - self->t_start) / span * w;
+		if (x1 - x0 < 0.3)
+			continue;
+		double y = HEAD_H + sp->depth * ROW_H;
+		guint32 func = pl_profile_get_node(self->profile, sp->node)->func;
+		const PlFunction *fn = pl_profile_get_function(self->profile, func);
+		guint32 c = pl_flame_color_for(fn->name, fn->module);
+		cairo_set_source_rgb(cr, ((c >> 16) & 0xff) / 255.0, ((c >> 8) & 0xff) / 255.0,
+				     (c & 0xff) / 255.0);
+		cairo_rectangle(cr, x0, y, MAX(x1 - x0 - 0.5, 0.5), ROW_H - 1);
+		cairo_fill(cr);
+		if (x1 - x0 > 30) {
+			pango_layout_set_text(pl, pl_profile_get_function_label(self->profile, func), -1);
+			pango_layout_set_width(pl, (int)((x1 - x0 - 6) * PANGO_SCALE));
+			cairo_set_source_rgb(cr, 0.06, 0.06, 0.06);
+			cairo_move_to(cr, x0 + 3, y + 2);
+			pango_cairo_show_layout(cr, pl);
+		}
+	}
+	g_object_unref(pl);
+	cairo_destroy(cr);
+}
+
+static void pl_flame_chart_measure(GtkWidget *widget, GtkOrientation o, int for_size, int *min,
+				   int *nat, int *min_base, int *nat_base)
+{
+	PlFlameChart *self = PL_FLAME_CHART(widget);
+	if (o == GTK_ORIENTATION_HORIZONTAL)
+		*min = 200, *nat = 800;
+	else
+		*min = *nat = (int)(HEAD_H + (self->max_depth + 1) * ROW_H);
+}
+
+static gboolean on_query_tooltip(GtkWidget *widget, int x, int y, gboolean kb, GtkTooltip *tip,
+				 gpointer data)
+{
+	PlFlameChart *self = PL_FLAME_CHART(widget);
+	if (!self->profile || y < HEAD_H)
+		return FALSE;
+	guint depth = (guint)((y - HEAD_H) / ROW_H);
+	double w = gtk_widget_get_width(widget);
+	guint64 t = self->t_start + (guint64)((double)x / w * (double)(self->t_end - self->t_start));
+	for (guint i = 0; i < self->spans->len; i++) {
+		const Span *sp = &g_array_index(self->spans, Span, i);
+		if (sp->depth == depth && t >= sp->t0 && t < sp->t1) {
+			guint32 func = pl_profile_get_node(self->profile, sp->node)->func;
+			g_autofree char *name =
+				g_markup_escape_text(pl_profile_get_function_label(self->profile, func), -1);
+			g_autofree char *m = g_strdup_printf("<b>%s</b>\n%.3f ms from %.3f s", name,
+							     (sp->t1 - sp->t0) / 1e6,
+							     (sp->t0 - self->t_start) / 1e9);
+			gtk_tooltip_set_markup(tip, m);
+			return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+GtkWidget *pl_flame_chart_new(void)
+{
+	return g_object_new(PL_TYPE_FLAME_CHART, NULL);
+}
+
+static void pl_flame_chart_dispose(GObject *obj)
+{
+	PlFlameChart *self = PL_FLAME_CHART(obj);
+	g_clear_pointer(&self->spans, g_array_unref);
+	g_clear_pointer(&self->title, g_free);
+	G_OBJECT_CLASS(pl_flame_chart_parent_class)->dispose(obj);
+}
+
+static void pl_flame_chart_class_init(PlFlameChartClass *klass)
+{
+	G_OBJECT_CLASS(klass)->dispose = pl_flame_chart_dispose;
+	GTK_WIDGET_CLASS(klass)->snapshot = pl_flame_chart_snapshot;
+	GTK_WIDGET_CLASS(klass)->measure = pl_flame_chart_measure;
+}
+
+static void pl_flame_chart_init(PlFlameChart *self)
+{
+	self->spans = g_array_new(FALSE, FALSE, sizeof(Span));
+	gtk_widget_set_has_tooltip(GTK_WIDGET(self), TRUE);
+	g_signal_connect(self, "query-tooltip", G_CALLBACK(on_query_tooltip), NULL);
+	gtk_widget_set_hexpand(GTK_WIDGET(self), TRUE);
+}

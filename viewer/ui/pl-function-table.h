@@ -1,0 +1,38 @@
+/* pl-function-table.h — the function table and the callers/callees of the
+ * selected function.
+ *
+ * A GtkColumnView over the functions of an aggregate, sortable by self,
+ * total, samples, name, module and file; below it, who called the selected
+ * function and what it called, with the weight of the paths through them.
+ * Activating a caller or callee selects that function.
+ *
+ * Signals: "function-selected" (guint func), "function-activated" (guint
+ * func: Enter / double click, the window opens its source).
+ *
+ * The profile is borrowed (as for PlFlameGraph); rows copy their numbers.
+ */
+#ifndef PL_FUNCTION_TABLE_H
+#define PL_FUNCTION_TABLE_H
+
+#include <gtk/gtk.h>
+
+#include "pl-profile.h"
+
+G_BEGIN_DECLS
+
+#define PL_TYPE_FUNCTION_TABLE (pl_function_table_get_type())
+G_DECLARE_FINAL_TYPE(PlFunctionTable, pl_function_table, PL, FUNCTION_TABLE, GtkWidget)
+
+GtkWidget *pl_function_table_new(void);
+void pl_function_table_set_data(PlFunctionTable *self, PlProfile *profile, PlAggregate *agg);
+/* Selects (and scrolls to) a function; FALSE when it has no samples here. */
+gboolean pl_function_table_select(PlFunctionTable *self, guint32 func);
+/* The selected function or PL_NO_ID. */
+guint32 pl_function_table_get_selected(PlFunctionTable *self);
+/* Rows shown in the callers / callees lists (for scripts and tests). */
+guint pl_function_table_get_n_callers(PlFunctionTable *self);
+guint pl_function_table_get_n_callees(PlFunctionTable *self);
+
+G_END_DECLS
+
+#endif

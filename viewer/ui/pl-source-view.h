@@ -1,0 +1,37 @@
+/* pl-source-view.h — a source file with per-line heat.
+ *
+ * Each line shows its self weight (samples whose innermost frame, inline
+ * frames expanded, is on that line) and total weight (any frame on that
+ * line), as a percentage of the selection and a heat-coloured background.
+ * show_function() opens the file defining a function, scrolls to its
+ * hottest line and selects it.
+ *
+ * The profile is borrowed (see PlFlameGraph).
+ */
+#ifndef PL_SOURCE_VIEW_H
+#define PL_SOURCE_VIEW_H
+
+#include <gtk/gtk.h>
+
+#include "pl-profile.h"
+
+G_BEGIN_DECLS
+
+#define PL_TYPE_SOURCE_VIEW (pl_source_view_get_type())
+G_DECLARE_FINAL_TYPE(PlSourceView, pl_source_view, PL, SOURCE_VIEW, GtkWidget)
+
+GtkWidget *pl_source_view_new(void);
+/* Returns FALSE with *error (what to do) when the source cannot be shown. */
+gboolean pl_source_view_show_function(PlSourceView *self, PlProfile *profile, PlAggregate *agg,
+				      guint32 func, GError **error);
+/* Re-reads heat for a new aggregate (same function); clears when NULL. */
+void pl_source_view_set_data(PlSourceView *self, PlProfile *profile, PlAggregate *agg);
+/* The line selected as hottest (1-based), 0 when none; the file shown. */
+guint pl_source_view_get_hot_line(PlSourceView *self);
+const char *pl_source_view_get_file(PlSourceView *self);
+/* The text of a shown source line (without the heat columns). */
+char *pl_source_view_dup_line(PlSourceView *self, guint line);
+
+G_END_DECLS
+
+#endif

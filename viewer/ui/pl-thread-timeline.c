@@ -1,0 +1,498 @@
+/* pl-thread-timeline.c — thread lanes (see the header). */
+#include "pl-thread-timeline.h"
+
+#include <math.h>
+
+#include "pl-ui-util.h"
+
+#define LABEL_W 230.0
+#define AXIS_H 24.0
+#define LANE_H 22.0
+#define PROC_H 22.0
+#define BUCKETS 1024
+
+typedef struct {
+	gboolean is_process;
+	guint32 pid, tid;
+	PlThread *thread;   /* NULL for a process header */
+	PlProcess *process; /* may be NULL */
+	double y;
+	guint32 *hist;      /* BUCKETS sample counts, when no intervals */
+	guint32 hist_max;
+} Lane;
+
+struct _PlThreadTimeline {
+	GtkWidget parent_instance;
+	PlProfile *profile;
+	GArray *lanes; /* Lane */
+	guint64 t_start, t_end;
+	guint32 sel_tid;
+	guint64 sel_t0, sel_t1;
+	gboolean dragging;
+	double drag_x0, drag_x1;
+	GtkWidget *popover;
+};
+
+G_DEFINE_FINAL_TYPE(PlThreadTimeline, pl_thread_timeline, GTK_TYPE_WIDGET)
+
+enum { SIG_RANGE, SIG_THREAD, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static void lanes_clear(PlThreadTimeline *self)
+{
+	for (guint i = 0; i < self->lanes->len; i++)
+		g_free(g_array_index(self->lanes, Lane, i).hist);
+	g_array_set_size(self->lanes, 0);
+}
+
+static gint by_pid_tid(gconstpointer a, gconstpointer b)
+{
+	const PlThread *x = *(PlThread *const *)a, *y = *(PlThread *const *)b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	/* the main thread first, then by tid */
+	gboolean xm = x->tid == x->pid, ym = y->tid == y->pid;
+	if (xm != ym)
+		return xm ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static void build_lanes(PlThreadTimeline *self)
+{
+	lanes_clear(self);
+	self->t_start = self->t_end = 0;
+	if (!self->profile)
+		return;
+	const PlProfileStats *st = pl_profile_get_stats(self->profile);
+	self->t_start = st->first_time;
+	self->t_end = st->last_time > st->first_time ? st->last_time : st->first_time + 1;
+	GPtrArray *threads = pl_profile_get_threads(self->profile);
+	g_autoptr(GPtrArray) sorted = g_ptr_array_new();
+	for (guint i = 0; i < threads->len; i++) {
+		PlThread *t = threads->pdata[i];
+		/* threads that never ran while we watched only add noise */
+		if (t->samples == 0 && (!t->intervals || t->intervals->len == 0))
+			continue;
+		g_ptr_array_add(sorted, t);
+	}
+	g_ptr_array_sort(sorted, by_pid_tid);
+	GPtrArray *procs = pl_profile_get_processes(self->profile);
+	GHashTable *index = g_hash_table_new(NULL, NULL);
+	double y = AXIS_H;
+	guint32 pid = G_MAXUINT32;
+	for (guint i = 0; i < sorted->len; i++) {
+		PlThread *t = sorted->pdata[i];
+		if (t->pid != pid) {
+			pid = t->pid;
+			Lane pl = { TRUE, pid, 0, NULL, NULL, y, NULL, 0 };
+			for (guint k = 0; k < procs->len; k++)
+				if (((PlProcess *)procs->pdata[k])->pid == pid)
+					pl.process = procs->pdata[k];
+			g_array_append_val(self->lanes, pl);
+			y += PROC_H;
+		}
+		Lane l = { FALSE, t->pid, t->tid, t, NULL, y, NULL, 0 };
+		if (!t->intervals || t->intervals->len == 0)
+			l.hist = g_new0(guint32, BUCKETS);
+		g_array_append_val(self->lanes, l);
+		g_hash_table_insert(index, GUINT_TO_POINTER(t->tid),
+				    GUINT_TO_POINTER(self->lanes->len));
+		y += LANE_H;
+	}
+	/* sample density for lanes without switch intervals */
+	guint n;
+	const PlSample *s = pl_profile_get_samples(self->profile, &n);
+	double span = (double)(self->t_end - self->t_start);
+	for (guint i = 0; i < n; i++) {
+		guint li = GPOINTER_TO_UINT(g_hash_table_lookup(index, GUINT_TO_POINTER(s[i].tid)));
+		if (!li)
+			continue;
+		Lane *l = &g_array_index(self->lanes, Lane, li - 1);
+		if (!l->hist || s[i].time < self->t_start)
+			continue;
+		guint b = (guint)((double)(s[i].time - self->t_start) / span * (BUCKETS - 1));
+		if (b < BUCKETS && ++l->hist[b] > l->hist_max)
+			l->hist_max = l->hist[b];
+	}
+	g_hash_table_unref(index);
+}
+
+/* ─── geometry ───────────────────────────────────────────────────────── */
+
+static double time_to_x(PlThreadTimeline *self, guint64 t, double w)
+{
+	double span = (double)(self->t_end - self->t_start);
+	if (t < self->t_start)
+		t = self->t_start;
+	return LABEL_W + (double)(t - self->t_start) / span * (w - LABEL_W - 8);
+}
+
+static guint64 x_to_time(PlThreadTimeline *self, double x, double w)
+{
+	double f = (x - LABEL_W) / (w - LABEL_W - 8);
+	f = CLAMP(f, 0, 1);
+	return self->t_start + (guint64)(f * (double)(self->t_end - self->t_start));
+}
+
+static Lane *lane_at(PlThreadTimeline *self, double y)
+{
+	for (guint i = 0; i < self->lanes->len; i++) {
+		Lane *l = &g_array_index(self->lanes, Lane, i);
+		double h = l->is_process ? PROC_H : LANE_H;
+		if (y >= l->y && y < l->y + h)
+			return l;
+	}
+	return NULL;
+}
+
+/* ─── drawing ────────────────────────────────────────────────────────── */
+
+static void set_rgba(cairo_t *cr, const GdkRGBA *c, double alpha)
+{
+	cairo_set_source_rgba(cr, c->red, c->green, c->blue, c->alpha * alpha);
+}
+
+static void draw_text(cairo_t *cr, PangoLayout *pl, const char *text, double x, double y,
+		      double h, double maxw)
+{
+	pango_layout_set_text(pl, text, -1);
+	pango_layout_set_width(pl, (int)(maxw * PANGO_SCALE));
+	int th;
+	pango_layout_get_pixel_size(pl, NULL, &th);
+	cairo_move_to(cr, x, y + (h - th) / 2);
+	pango_cairo_show_layout(cr, pl);
+}
+
+static void pl_thread_timeline_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
+{
+	PlThreadTimeline *self = PL_THREAD_TIMELINE(widget);
+	double w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
+	cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
+	GdkRGBA fg;
+	G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+	gtk_style_context_get_color(gtk_widget_get_style_context(widget), &fg);
+	G_GNUC_END_IGNORE_DEPRECATIONS
+	gboolean dark = fg.red + fg.green + fg.blue > 1.5;
+	GdkRGBA on = dark ? (GdkRGBA){ 0.35, 0.80, 0.45, 1 } : (GdkRGBA){ 0.13, 0.60, 0.25, 1 };
+	GdkRGBA off = dark ? (GdkRGBA){ 0.40, 0.50, 0.75, 0.55 } : (GdkRGBA){ 0.62, 0.70, 0.90, 0.8 };
+	GdkRGBA sel = { 0.25, 0.55, 0.95, 0.22 };
+
+	PangoLayout *pl = gtk_widget_create_pango_layout(widget, NULL);
+	pango_layout_set_ellipsize(pl, PANGO_ELLIPSIZE_END);
+
+	if (!self->profile || self->lanes->len == 0) {
+		set_rgba(cr, &fg, 0.6);
+		draw_text(cr, pl, self->profile ? "No thread activity recorded yet"
+						: "Open a session or connect to a board",
+			  16, 16, 24, w - 32);
+		g_object_unref(pl);
+		cairo_destroy(cr);
+		return;
+	}
+
+	/* axis: ticks at a round step, labelled in seconds from the start */
+	double span_s = (double)(self->t_end - self->t_start) / 1e9;
+	double step = pow(10, floor(log10(span_s > 0 ? span_s : 1)));
+	if (span_s / step < 4)
+		step /= 2;
+	if (span_s / step < 4)
+		step /= 2.5;
+	set_rgba(cr, &fg, 0.15);
+	cairo_rectangle(cr, 0, AXIS_H - 1, w, 1);
+	cairo_fill(cr);
+	for (double t = 0; t <= span_s + 1e-9 && step > 0; t += step) {
+		double x = time_to_x(self, self->t_start + (guint64)(t * 1e9), w);
+		set_rgba(cr, &fg, 0.12);
+		cairo_rectangle(cr, x, AXIS_H, 1, h - AXIS_H);
+		cairo_fill(cr);
+		if (x + 44 > w)
+			continue; /* its label would be cut at the edge */
+		set_rgba(cr, &fg, 0.75);
+		char buf[32];
+		g_snprintf(buf, sizeof buf, step < 0.1 ? "%.2f s" : "%.1f s", t);
+		draw_text(cr, pl, buf, x + 3, 0, AXIS_H, 80);
+	}
+	/* legend where the lanes' names are: the axis keeps its labels */
+	set_rgba(cr, &on, 1);
+	cairo_rectangle(cr, 8, 8, 12, 10);
+	cairo_fill(cr);
+	set_rgba(cr, &fg, 0.8);
+	draw_text(cr, pl, "on CPU", 24, 0, AXIS_H, 70);
+	set_rgba(cr, &off, 1);
+	cairo_rectangle(cr, 100, 10, 12, 5);
+	cairo_fill(cr);
+	set_rgba(cr, &fg, 0.8);
+	draw_text(cr, pl, "off CPU", 116, 0, AXIS_H, 100);
+
+	for (guint i = 0; i < self->lanes->len; i++) {
+		Lane *l = &g_array_index(self->lanes, Lane, i);
+		char buf[300];
+		if (l->is_process) {
+			set_rgba(cr, &fg, 0.07);
+			cairo_rectangle(cr, 0, l->y, w, PROC_H);
+			cairo_fill(cr);
+			g_snprintf(buf, sizeof buf, "%s  (pid %u)",
+				   l->process && l->process->name ? l->process->name : "process",
+				   l->pid);
+			PangoFontDescription *bold = pango_font_description_new();
+			pango_font_description_set_weight(bold, PANGO_WEIGHT_BOLD);
+			pango_layout_set_font_description(pl, bold);
+			set_rgba(cr, &fg, 0.95);
+			draw_text(cr, pl, buf, 6, l->y, PROC_H, w - 12);
+			pango_layout_set_font_description(pl, NULL);
+			pango_font_description_free(bold);
+			continue;
+		}
+		PlThread *t = l->thread;
+		if (self->sel_tid == t->tid) {
+			cairo_set_source_rgba(cr, sel.red, sel.green, sel.blue, 0.35);
+			cairo_rectangle(cr, 0, l->y, w, LANE_H);
+			cairo_fill(cr);
+		}
+		g_snprintf(buf, sizeof buf, "%s", t->name ? t->name : "?");
+		set_rgba(cr, &fg, 0.9);
+		draw_text(cr, pl, buf, 18, l->y, LANE_H, LABEL_W - 90);
+		g_snprintf(buf, sizeof buf, "%u", t->tid);
+		set_rgba(cr, &fg, 0.55);
+		draw_text(cr, pl, buf, LABEL_W - 70, l->y, LANE_H, 62);
+		double y0 = l->y + 3, lh = LANE_H - 6;
+		if (l->hist) {
+			/* no switch data: sample density as on-CPU evidence */
+			double bw = (w - LABEL_W - 8) / BUCKETS;
+			for (guint b = 0; b < BUCKETS; b++) {
+				if (!l->hist[b])
+					continue;
+				double f = (double)l->hist[b] / (double)l->hist_max;
+				set_rgba(cr, &on, 0.35 + 0.65 * f);
+				cairo_rectangle(cr, LABEL_W + b * bw, y0, MAX(bw, 1), lh);
+				cairo_fill(cr);
+			}
+		} else {
+			for (guint k = 0; k < t->intervals->len; k++) {
+				const PlInterval *iv = &g_array_index(t->intervals, PlInterval, k);
+				double x0 = time_to_x(self, iv->start, w), x1 = time_to_x(self, iv->end, w);
+				if (x1 - x0 < 0.5 && !iv->on_cpu)
+					continue;
+				set_rgba(cr, iv->on_cpu ? &on : &off, 1);
+				if (iv->on_cpu)
+					cairo_rectangle(cr, x0, y0, MAX(x1 - x0, 1), lh);
+				else
+					cairo_rectangle(cr, x0, y0 + lh * 0.3, x1 - x0, lh * 0.4);
+				cairo_fill(cr);
+			}
+		}
+		set_rgba(cr, &fg, 0.06);
+		cairo_rectangle(cr, LABEL_W, l->y + LANE_H - 1, w - LABEL_W, 1);
+		cairo_fill(cr);
+	}
+
+	/* the selected range, or the one being dragged */
+	double sx0 = -1, sx1 = -1;
+	if (self->dragging) {
+		sx0 = MIN(self->drag_x0, self->drag_x1);
+		sx1 = MAX(self->drag_x0, self->drag_x1);
+	} else if (self->sel_t1 > self->sel_t0) {
+		sx0 = time_to_x(self, self->sel_t0, w);
+		sx1 = time_to_x(self, self->sel_t1, w);
+	}
+	if (sx1 > sx0) {
+		sx0 = MAX(sx0, LABEL_W);
+		cairo_set_source_rgba(cr, sel.red, sel.green, sel.blue, sel.alpha);
+		cairo_rectangle(cr, sx0, AXIS_H, sx1 - sx0, h - AXIS_H);
+		cairo_fill(cr);
+		cairo_set_source_rgba(cr, sel.red, sel.green, sel.blue, 0.9);
+		cairo_rectangle(cr, sx0, AXIS_H, 1, h - AXIS_H);
+		cairo_rectangle(cr, sx1 - 1, AXIS_H, 1, h - AXIS_H);
+		cairo_fill(cr);
+	}
+	g_object_unref(pl);
+	cairo_destroy(cr);
+}
+
+static void pl_thread_timeline_measure(GtkWidget *widget, GtkOrientation o, int for_size,
+				       int *min, int *nat, int *min_base, int *nat_base)
+{
+	PlThreadTimeline *self = PL_THREAD_TIMELINE(widget);
+	if (o == GTK_ORIENTATION_HORIZONTAL) {
+		*min = (int)LABEL_W + 200;
+		*nat = 1000;
+		return;
+	}
+	double hgt = AXIS_H + 40;
+	if (self->lanes->len) {
+		Lane *l = &g_array_index(self->lanes, Lane, self->lanes->len - 1);
+		hgt = l->y + LANE_H + 8;
+	}
+	*min = *nat = (int)hgt;
+}
+
+/* ─── input ──────────────────────────────────────────────────────────── */
+
+static void on_drag_begin(GtkGestureDrag *g, double x, double y, PlThreadTimeline *self)
+{
+	self->drag_x0 = self->drag_x1 = x;
+	self->dragging = x >= LABEL_W && self->profile != NULL;
+}
+
+static void on_drag_update(GtkGestureDrag *g, double dx, double dy, PlThreadTimeline *self)
+{
+	if (!self->dragging)
+		return;
+	self->drag_x1 = self->drag_x0 + dx;
+	gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+static void on_drag_end(GtkGestureDrag *g, double dx, double dy, PlThreadTimeline *self)
+{
+	double w = gtk_widget_get_width(GTK_WIDGET(self));
+	double start_x, start_y;
+	gtk_gesture_drag_get_start_point(g, &start_x, &start_y);
+	if (!self->dragging) {
+		/* a click on a thread's name: filter by it (again: clear) */
+		if (fabs(dx) < 3 && fabs(dy) < 3 && start_x < LABEL_W) {
+			Lane *l = lane_at(self, start_y);
+			if (l && !l->is_process) {
+				guint32 tid = self->sel_tid == l->tid ? 0 : l->tid;
+				g_signal_emit(self, signals[SIG_THREAD], 0, tid);
+			}
+		}
+		return;
+	}
+	self->dragging = FALSE;
+	if (fabs(dx) < 3) {
+		/* a click in the lanes clears the range */
+		g_signal_emit(self, signals[SIG_RANGE], 0, (guint64)0, (guint64)0);
+		return;
+	}
+	double a = MIN(self->drag_x0, self->drag_x0 + dx), b = MAX(self->drag_x0, self->drag_x0 + dx);
+	guint64 t0 = x_to_time(self, a, w), t1 = x_to_time(self, b, w);
+	g_signal_emit(self, signals[SIG_RANGE], 0, t0, t1 > t0 ? t1 : t0 + 1);
+}
+
+static void on_right_click(GtkGestureClick *g, int n, double x, double y, PlThreadTimeline *self)
+{
+	Lane *l = lane_at(self, y);
+	if (!l || l->is_process || !self->profile)
+		return;
+	PlThread *t = l->thread;
+	const PlProfileStats *st = pl_profile_get_stats(self->profile);
+	guint64 period = st->frequency ? 1000000000ull / st->frequency : 0;
+	GString *s = g_string_new(NULL);
+	g_string_append_printf(s, "<b>%s</b>  tid %u, pid %u\n", t->name ? t->name : "?", t->tid,
+			       t->pid);
+	if (t->on_cpu_ns || t->off_cpu_ns)
+		g_string_append_printf(s, "On CPU: %.3f s   Off CPU: %.3f s\n", t->on_cpu_ns / 1e9,
+				       t->off_cpu_ns / 1e9);
+	g_string_append_printf(s, "Samples: %" G_GUINT64_FORMAT, t->samples);
+	if (period)
+		g_string_append_printf(s, "  (≈ %.3f s sampled runtime at %u Hz)",
+				       (double)t->samples * period / 1e9, st->frequency);
+	if (t->start && t->end > t->start)
+		g_string_append_printf(s, "\nLived %.3f s", (t->end - t->start) / 1e9);
+	if (t->ptid) {
+		PlThread *c = pl_profile_lookup_thread(self->profile, t->ptid);
+		g_string_append_printf(s, "\nCreated by %s (tid %u)", c && c->name ? c->name : "?",
+				       t->ptid);
+	}
+	/* The creating stack needs the core to keep the stack of the FORK
+	 * record: not available yet (see the UI report). */
+	g_autofree char *text = g_string_free(s, FALSE);
+	GtkWidget *label = gtk_label_new(NULL);
+	gtk_label_set_markup(GTK_LABEL(label), text);
+	if (self->popover)
+		gtk_widget_unparent(self->popover);
+	self->popover = gtk_popover_new();
+	gtk_popover_set_child(GTK_POPOVER(self->popover), label);
+	gtk_widget_set_parent(self->popover, GTK_WIDGET(self));
+	gtk_popover_set_pointing_to(GTK_POPOVER(self->popover),
+				    &(GdkRectangle){ (int)x, (int)y, 1, 1 });
+	gtk_popover_popup(GTK_POPOVER(self->popover));
+}
+
+/* ─── public ─────────────────────────────────────────────────────────── */
+
+GtkWidget *pl_thread_timeline_new(void)
+{
+	return g_object_new(PL_TYPE_THREAD_TIMELINE, NULL);
+}
+
+void pl_thread_timeline_set_profile(PlThreadTimeline *self, PlProfile *profile)
+{
+	self->profile = profile;
+	build_lanes(self);
+	gtk_widget_queue_resize(GTK_WIDGET(self));
+}
+
+void pl_thread_timeline_set_filter(PlThreadTimeline *self, guint32 tid, guint64 t0, guint64 t1)
+{
+	self->sel_tid = tid;
+	self->sel_t0 = t0;
+	self->sel_t1 = t1;
+	gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+guint pl_thread_timeline_get_n_lanes(PlThreadTimeline *self)
+{
+	return self->lanes->len;
+}
+
+char *pl_thread_timeline_dup_lane_label(PlThreadTimeline *self, guint i)
+{
+	if (i >= self->lanes->len)
+		return NULL;
+	Lane *l = &g_array_index(self->lanes, Lane, i);
+	if (l->is_process)
+		return g_strdup_printf("%s (pid %u)",
+				       l->process && l->process->name ? l->process->name : "?",
+				       l->pid);
+	return g_strdup_printf("%s %u", l->thread->name ? l->thread->name : "?", l->tid);
+}
+
+static void pl_thread_timeline_dispose(GObject *obj)
+{
+	PlThreadTimeline *self = PL_THREAD_TIMELINE(obj);
+	g_clear_pointer(&self->popover, gtk_widget_unparent);
+	if (self->lanes) {
+		lanes_clear(self);
+		g_clear_pointer(&self->lanes, g_array_unref);
+	}
+	G_OBJECT_CLASS(pl_thread_timeline_parent_class)->dispose(obj);
+}
+
+static void pl_thread_timeline_size_allocate(GtkWidget *widget, int w, int h, int baseline)
+{
+	PlThreadTimeline *self = PL_THREAD_TIMELINE(widget);
+	if (self->popover)
+		gtk_popover_present(GTK_POPOVER(self->popover));
+}
+
+static void pl_thread_timeline_class_init(PlThreadTimelineClass *klass)
+{
+	GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+	G_OBJECT_CLASS(klass)->dispose = pl_thread_timeline_dispose;
+	wc->snapshot = pl_thread_timeline_snapshot;
+	wc->measure = pl_thread_timeline_measure;
+	wc->size_allocate = pl_thread_timeline_size_allocate;
+	signals[SIG_RANGE] = g_signal_new("range-changed", G_TYPE_FROM_CLASS(klass),
+					  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
+					  G_TYPE_UINT64, G_TYPE_UINT64);
+	signals[SIG_THREAD] = g_signal_new("thread-selected", G_TYPE_FROM_CLASS(klass),
+					   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1,
+					   G_TYPE_UINT);
+	gtk_widget_class_set_css_name(wc, "threadtimeline");
+}
+
+static void pl_thread_timeline_init(PlThreadTimeline *self)
+{
+	self->lanes = g_array_new(FALSE, FALSE, sizeof(Lane));
+	GtkGesture *drag = gtk_gesture_drag_new();
+	g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
+	g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), self);
+	g_signal_connect(drag, "drag-end", G_CALLBACK(on_drag_end), self);
+	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drag));
+	GtkGesture *rc = gtk_gesture_click_new();
+	gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(rc), GDK_BUTTON_SECONDARY);
+	g_signal_connect(rc, "pressed", G_CALLBACK(on_right_click), self);
+	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(rc));
+	gtk_widget_set_hexpand(GTK_WIDGET(self), TRUE);
+}

@@ -1,0 +1,34 @@
+/* pl-thread-timeline.h — one lane per thread, grouped by process.
+ *
+ * Lanes show on-CPU and off-CPU intervals (from SWITCH records) in two
+ * colours, or, without switch data, where samples fell.  Dragging across
+ * the lanes selects a time range ("range-changed", t0 and t1 in profile
+ * time; 0, 0 clears); clicking a thread's name filters by that thread
+ * ("thread-selected", tid; 0 clears); right click shows the thread's
+ * runtime, sampled runtime and creator.
+ *
+ * The profile is borrowed (see PlFlameGraph).
+ */
+#ifndef PL_THREAD_TIMELINE_H
+#define PL_THREAD_TIMELINE_H
+
+#include <gtk/gtk.h>
+
+#include "pl-profile.h"
+
+G_BEGIN_DECLS
+
+#define PL_TYPE_THREAD_TIMELINE (pl_thread_timeline_get_type())
+G_DECLARE_FINAL_TYPE(PlThreadTimeline, pl_thread_timeline, PL, THREAD_TIMELINE, GtkWidget)
+
+GtkWidget *pl_thread_timeline_new(void);
+void pl_thread_timeline_set_profile(PlThreadTimeline *self, PlProfile *profile);
+/* Reflects the window's filter (draws the selection, highlights the lane). */
+void pl_thread_timeline_set_filter(PlThreadTimeline *self, guint32 tid, guint64 t0, guint64 t1);
+/* Lanes drawn, and their labels ("name tid"), for scripts and tests. */
+guint pl_thread_timeline_get_n_lanes(PlThreadTimeline *self);
+char *pl_thread_timeline_dup_lane_label(PlThreadTimeline *self, guint i);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,333 @@
+/* pl-ui-util.c — presentation helpers and core stopgaps (see the header). */
+#include "pl-ui-util.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+/* ─── numbers ────────────────────────────────────────────────────────── */
+
+gboolean pl_ui_weight_is_time(PlProfile *p)
+{
+	if (!p)
+		return TRUE;
+	const PlEvent *e = pl_profile_lookup_event(p, pl_profile_get_main_event(p));
+	if (!e || !e->name)
+		return TRUE;
+	return e->role == PL_ROLE_SWITCH || strstr(e->name, "clock") != NULL;
+}
+
+char *pl_ui_format_weight(PlProfile *p, guint64 w)
+{
+	if (pl_ui_weight_is_time(p)) {
+		double s = (double)w / 1e9;
+		if (s >= 1)
+			return g_strdup_printf("%.2f s", s);
+		if (s >= 1e-3)
+			return g_strdup_printf("%.1f ms", s * 1e3);
+		return g_strdup_printf("%.0f µs", s * 1e6);
+	}
+	if (w >= 1000000000)
+		return g_strdup_printf("%.2f G", (double)w / 1e9);
+	if (w >= 1000000)
+		return g_strdup_printf("%.1f M", (double)w / 1e6);
+	if (w >= 10000)
+		return g_strdup_printf("%.1f k", (double)w / 1e3);
+	return g_strdup_printf("%" G_GUINT64_FORMAT, w);
+}
+
+char *pl_ui_format_pct(guint64 part, guint64 whole)
+{
+	if (!whole)
+		return g_strdup("—");
+	return g_strdup_printf("%.1f%%", 100.0 * (double)part / (double)whole);
+}
+
+char *pl_ui_node_tooltip(PlProfile *p, guint32 node, guint32 func, guint64 self, guint64 total,
+			 guint64 all)
+{
+	GString *s = g_string_new(NULL);
+	if (!p || func == PL_NO_ID || func >= pl_profile_get_n_functions(p)) {
+		g_autofree char *t = pl_ui_format_weight(p, total);
+		g_string_append_printf(s, "<b>all</b>\nTotal: %s", t);
+		return g_string_free(s, FALSE);
+	}
+	const PlFunction *f = pl_profile_get_function(p, func);
+	g_autofree char *name = g_markup_escape_text(pl_profile_get_function_label(p, func), -1);
+	g_autofree char *mod = g_markup_escape_text(f->module ? f->module : "?", -1);
+	g_autofree char *ts = pl_ui_format_weight(p, self), *tt = pl_ui_format_weight(p, total);
+	g_autofree char *ps = pl_ui_format_pct(self, all), *pt = pl_ui_format_pct(total, all);
+	g_string_append_printf(s, "<b>%s</b>%s\n", name, f->inlined ? " <i>(inlined)</i>" : "");
+	g_string_append_printf(s, "Total: %s  (%s)\nSelf: %s  (%s)\nModule: %s", tt, pt, ts, ps,
+			       mod);
+	const char *file;
+	guint first;
+	if (pl_ui_function_source(p, func, &file, NULL, &first, NULL)) {
+		g_autofree char *fe = g_markup_escape_text(file, -1);
+		g_string_append_printf(s, "\nSource: %s:%u", fe, first);
+	}
+	return g_string_free(s, FALSE);
+}
+
+/* ─── function → source (stopgap, see the header) ────────────────────── */
+
+typedef struct {
+	char *file, *local;
+	guint first, last;
+} FuncSrc;
+
+typedef struct {
+	GHashTable *funcs; /* func id → FuncSrc* (NULL value: not found) */
+	GHashTable *files; /* profile file name → GStrv of lines (empty: unreadable) */
+	guint n_locations_seen;
+} ProfCache;
+
+static GHashTable *caches; /* PlProfile* → ProfCache* */
+
+static void func_src_free(gpointer p)
+{
+	FuncSrc *f = p;
+	if (!f)
+		return;
+	g_free(f->file);
+	g_free(f->local);
+	g_free(f);
+}
+
+static void prof_cache_free(gpointer p)
+{
+	ProfCache *c = p;
+	g_hash_table_unref(c->funcs);
+	g_hash_table_unref(c->files);
+	g_free(c);
+}
+
+void pl_ui_forget_profile(PlProfile *p)
+{
+	if (caches)
+		g_hash_table_remove(caches, p);
+}
+
+static ProfCache *cache_for(PlProfile *p)
+{
+	if (!caches)
+		caches = g_hash_table_new_full(NULL, NULL, NULL, prof_cache_free);
+	ProfCache *c = g_hash_table_lookup(caches, p);
+	if (!c) {
+		c = g_new0(ProfCache, 1);
+		c->funcs = g_hash_table_new_full(NULL, NULL, NULL, func_src_free);
+		c->files = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+						 (GDestroyNotify)g_strfreev);
+		g_hash_table_insert(caches, p, c);
+	}
+	/* a live profile gains locations: forget the misses */
+	if (pl_profile_get_n_locations(p) != c->n_locations_seen) {
+		GHashTableIter it;
+		gpointer k, v;
+		g_hash_table_iter_init(&it, c->funcs);
+		while (g_hash_table_iter_next(&it, &k, &v))
+			if (!v)
+				g_hash_table_iter_remove(&it);
+		c->n_locations_seen = pl_profile_get_n_locations(p);
+	}
+	return c;
+}
+
+#define MAX_SOURCE_BYTES (16u << 20)
+
+static char **file_lines(PlProfile *p, ProfCache *c, const char *file, char **local_out)
+{
+	*local_out = NULL;
+	char **lines = g_hash_table_lookup(c->files, file);
+	g_autofree char *local = pl_symbols_find_source(pl_profile_get_symbols(p), file);
+	if (lines) {
+		*local_out = g_steal_pointer(&local);
+		return lines;
+	}
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	GStatBuf st;
+	if (local && g_stat(local, &st) == 0 && (guint64)st.st_size <= MAX_SOURCE_BYTES &&
+	    g_file_get_contents(local, &text, &len, NULL) && g_utf8_validate(text, (gssize)len, NULL))
+		lines = g_strsplit(text, "\n", -1);
+	else
+		lines = g_new0(char *, 1);
+	g_hash_table_insert(c->files, g_strdup(file), lines);
+	*local_out = g_steal_pointer(&local);
+	return lines;
+}
+
+/* The bare name a definition starts with: "ns::Cls::meth(int)" → "meth". */
+static char *bare_name(const char *name)
+{
+	g_autofree char *s = g_strdup(name);
+	char *paren = strchr(s, '(');
+	if (paren)
+		*paren = 0;
+	char *colon = g_strrstr(s, "::");
+	return g_strdup(colon ? colon + 2 : s);
+}
+
+static gboolean find_definition(char **lines, const char *name, guint *first, guint *last)
+{
+	g_autofree char *bare = bare_name(name);
+	g_autofree char *esc = g_regex_escape_string(bare, -1);
+	g_autofree char *pat = g_strdup_printf("(^|[^A-Za-z0-9_])%s\\s*\\(", esc);
+	g_autoptr(GRegex) re = g_regex_new(pat, G_REGEX_OPTIMIZE, 0, NULL);
+	if (!re)
+		return FALSE;
+	for (guint i = 0; lines[i]; i++) {
+		const char *l = lines[i];
+		if (!g_regex_match(re, l, 0, NULL))
+			continue;
+		/* a definition: no ';' on the line, a '{' here or on the next
+		 * non-empty line, and not an indented call */
+		if (strchr(l, ';') || l[0] == ' ' || l[0] == '\t')
+			continue;
+		gboolean brace = strchr(l, '{') != NULL;
+		for (guint j = i + 1; !brace && lines[j] && j <= i + 3; j++) {
+			if (strchr(lines[j], ';'))
+				break;
+			if (strchr(lines[j], '{'))
+				brace = TRUE;
+		}
+		if (!brace)
+			continue;
+		*first = i + 1;
+		*last = i + 1;
+		for (guint j = i + 1; lines[j]; j++) {
+			if (lines[j][0] == '}') {
+				*last = j + 1;
+				break;
+			}
+		}
+		return TRUE;
+	}
+	return FALSE;
+}
+
+gboolean pl_ui_function_source(PlProfile *p, guint32 func, const char **file,
+			       const char **local_path, guint *first, guint *last)
+{
+	if (!p || func >= pl_profile_get_n_functions(p))
+		return FALSE;
+	const PlFunction *f = pl_profile_get_function(p, func);
+	if (!f->name)
+		return FALSE;
+	ProfCache *c = cache_for(p);
+	FuncSrc *fs = NULL;
+	if (!g_hash_table_lookup_extended(c->funcs, GUINT_TO_POINTER(func), NULL, (gpointer *)&fs)) {
+		/* distinct files named by the locations, in first-seen order */
+		g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+		guint n = pl_profile_get_n_locations(p);
+		for (guint i = 0; i < n && !fs; i++) {
+			const PlLocation *l = pl_profile_get_location(p, i);
+			if (!l->file || g_hash_table_contains(seen, l->file))
+				continue;
+			g_hash_table_add(seen, (gpointer)l->file);
+			char *local = NULL;
+			char **lines = file_lines(p, c, l->file, &local);
+			guint a, b;
+			if (lines[0] && find_definition(lines, f->name, &a, &b)) {
+				fs = g_new0(FuncSrc, 1);
+				fs->file = g_strdup(l->file);
+				fs->local = local;
+				fs->first = a;
+				fs->last = b;
+			} else {
+				g_free(local);
+			}
+		}
+		g_hash_table_insert(c->funcs, GUINT_TO_POINTER(func), fs);
+	}
+	if (!fs)
+		return FALSE;
+	if (file)
+		*file = fs->file;
+	if (local_path)
+		*local_path = fs->local;
+	if (first)
+		*first = fs->first;
+	if (last)
+		*last = fs->last;
+	return TRUE;
+}
+
+/* ─── screenshots ────────────────────────────────────────────────────── */
+
+gboolean pl_ui_save_png(GtkWidget *widget, const char *path, GError **error)
+{
+	int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
+	GtkNative *native = gtk_widget_get_native(widget);
+	if (w <= 0 || h <= 0 || !native) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
+			    "Cannot take a screenshot: the window is not shown yet");
+		return FALSE;
+	}
+	g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new(widget);
+	GtkSnapshot *s = gtk_snapshot_new();
+	/* the window background first: the paintable has only the widgets */
+	gdk_paintable_snapshot(paintable, s, w, h);
+	g_autoptr(GskRenderNode) node = gtk_snapshot_free_to_node(s);
+	if (!node) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "Nothing to capture");
+		return FALSE;
+	}
+	GskRenderer *r = gtk_native_get_renderer(native);
+	g_autoptr(GdkTexture) tex = gsk_renderer_render_texture(r, node,
+								 &GRAPHENE_RECT_INIT(0, 0, w, h));
+	g_autofree char *dir = g_path_get_dirname(path);
+	g_mkdir_with_parents(dir, 0755);
+	if (!gdk_texture_save_to_png(tex, path)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "Cannot write %s", path);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* ─── recent targets ─────────────────────────────────────────────────── */
+
+static char *recent_path(void)
+{
+	return g_build_filename(g_get_user_config_dir(), "perflens", "recent.ini", NULL);
+}
+
+GStrv pl_ui_recent_load(void)
+{
+	g_autofree char *path = recent_path();
+	g_autoptr(GKeyFile) kf = g_key_file_new();
+	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, NULL))
+		return g_new0(char *, 1);
+	char **v = g_key_file_get_string_list(kf, "connect", "recent", NULL, NULL);
+	return v ? v : g_new0(char *, 1);
+}
+
+void pl_ui_recent_add(const char *target)
+{
+	g_auto(GStrv) old = pl_ui_recent_load();
+	g_autoptr(GPtrArray) list = g_ptr_array_new();
+	g_ptr_array_add(list, (gpointer)target);
+	for (guint i = 0; old[i] && list->len < 10; i++)
+		if (strcmp(old[i], target))
+			g_ptr_array_add(list, old[i]);
+	g_autoptr(GKeyFile) kf = g_key_file_new();
+	g_key_file_set_string_list(kf, "connect", "recent", (const char *const *)list->pdata,
+				   list->len);
+	g_autofree char *path = recent_path();
+	g_autofree char *dir = g_path_get_dirname(path);
+	g_mkdir_with_parents(dir, 0700);
+	g_key_file_save_to_file(kf, path, NULL); /* best effort: a convenience */
+}
+
+/* ─── heat ───────────────────────────────────────────────────────────── */
+
+void pl_ui_heat_rgba(double share, gboolean dark, GdkRGBA *out)
+{
+	if (share < 0)
+		share = 0;
+	if (share > 1)
+		share = 1;
+	/* sqrt: a 5% line must still be visible next to a 60% one */
+	double a = share > 0 ? 0.12 + 0.7 * sqrt(share) : 0;
+	*out = (GdkRGBA){ 0.95, dark ? 0.35 : 0.30, 0.10, (float)a };
+}

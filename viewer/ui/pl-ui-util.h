@@ -1,0 +1,56 @@
+/* pl-ui-util.h — small presentation helpers shared by the UI widgets, and
+ * stopgaps for what the viewer core does not expose yet.
+ *
+ * STOPGAP (to move into viewer/model, see the UI report): the core has no
+ * function → source location mapping (PlFunction has no file/line, and
+ * per-location weights are not tied to functions).  pl_ui_function_source()
+ * finds a function's definition by reading the source files the profile's
+ * locations name and looking for "NAME(" at a definition; results are
+ * cached per profile.  It is presentation glue, replaced as soon as the
+ * core gives pl_profile_get_function_location() and
+ * pl_aggregate_function_lines().
+ *
+ * Main thread only.
+ */
+#ifndef PL_UI_UTIL_H
+#define PL_UI_UTIL_H
+
+#include <gtk/gtk.h>
+
+#include "pl-profile.h"
+
+G_BEGIN_DECLS
+
+/* "12.3 ms", "1.20 s" for time weights; "12.3 M" for counts. */
+char *pl_ui_format_weight(PlProfile *p, guint64 w);
+/* The weight unit of the profile's main event is nanoseconds. */
+gboolean pl_ui_weight_is_time(PlProfile *p);
+char *pl_ui_format_pct(guint64 part, guint64 whole);
+
+/* Pango markup for a call-tree node or a function (node may be 0 for the
+ * root; func PL_NO_ID then). */
+char *pl_ui_node_tooltip(PlProfile *p, guint32 node, guint32 func, guint64 self,
+			 guint64 total, guint64 all);
+
+/* A function's source file (as the profile names it), the local path of
+ * that file, and the definition line range [*first, *last]; FALSE when not
+ * found.  Outputs may be NULL; strings are owned by the cache. */
+gboolean pl_ui_function_source(PlProfile *p, guint32 func, const char **file,
+			       const char **local_path, guint *first, guint *last);
+/* Drops the caches about p (call before freeing it). */
+void pl_ui_forget_profile(PlProfile *p);
+
+/* Renders widget (with its children) into a PNG file. */
+gboolean pl_ui_save_png(GtkWidget *widget, const char *path, GError **error);
+
+/* Recent connection targets: "host:port" lines in
+ * $XDG_CONFIG_HOME/perflens/recent.ini, newest first, at most 10. */
+GStrv pl_ui_recent_load(void);
+void pl_ui_recent_add(const char *target);
+
+/* Heat colour for a share 0..1, blended over the background (dark or not). */
+void pl_ui_heat_rgba(double share, gboolean dark, GdkRGBA *out);
+
+G_END_DECLS
+
+#endif

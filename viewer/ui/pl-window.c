@@ -1,0 +1,985 @@
+/* pl-window.c — the main window (see the header). */
+#include "pl-window.h"
+
+#include <string.h>
+
+#include "pl-capture.h"
+#include "pl-counters-view.h"
+#include "pl-flame-chart.h"
+#include "pl-ui-util.h"
+
+struct _PlWindow {
+	GtkApplicationWindow parent_instance;
+
+	GtkStack *main_stack; /* "empty", "loading", "connect", "profile" */
+	GtkStack *views;
+	GtkWidget *switcher;
+	GtkLabel *empty_hint;
+	GtkLabel *loading_label;
+	PlConnectView *connect;
+	PlFlameGraph *flame;
+	GtkBox *crumbs;
+	GtkSearchEntry *search;
+	GtkLabel *match;
+	GtkToggleButton *icicle, *offcpu;
+	PlFunctionTable *table;
+	PlThreadTimeline *timeline;
+	PlSourceView *source;
+	PlCountersView *counters;
+	PlFlameChart *chart;
+	GtkLabel *filter_label;
+	GtkWidget *clear_filter;
+	GtkLabel *status;
+	GtkWidget *live_bar;
+	GtkLabel *live_label;
+	GtkWidget *live_pause, *live_stop;
+	GtkWidget *paned;
+
+	PlProfile *profile;
+	PlAggregate *agg;
+	PlFilter filter;
+	gboolean offcpu_on;
+	char *path; /* the file shown, or the live session's file */
+	char *load_error;
+	gboolean loading, live, dirty;
+	guint64 ingested;
+	guint refresh_id, load_tick;
+	char *loading_path;
+	GCancellable *load_cancel;
+};
+
+G_DEFINE_FINAL_TYPE(PlWindow, pl_window, GTK_TYPE_APPLICATION_WINDOW)
+
+static void refresh_views(PlWindow *self);
+
+/* ─── filter and status ──────────────────────────────────────────────── */
+
+static guint32 switch_event(PlProfile *p)
+{
+	GPtrArray *evs = pl_profile_get_events(p);
+	for (guint i = 0; i < evs->len; i++) {
+		PlEvent *e = evs->pdata[i];
+		if (e->role == PL_ROLE_SWITCH && e->samples)
+			return e->index;
+	}
+	return PL_NO_ID;
+}
+
+static void update_filter_label(PlWindow *self)
+{
+	GString *s = g_string_new(NULL);
+	if (self->filter.tid) {
+		PlThread *t = self->profile ? pl_profile_lookup_thread(self->profile, self->filter.tid)
+					    : NULL;
+		g_string_append_printf(s, "Thread %s (%u)", t && t->name ? t->name : "?",
+				       self->filter.tid);
+	}
+	if (self->filter.t1 > self->filter.t0 && self->profile) {
+		const PlProfileStats *st = pl_profile_get_stats(self->profile);
+		double a = (double)(self->filter.t0 - MIN(self->filter.t0, st->first_time)) / 1e9;
+		double b = (double)(self->filter.t1 - MIN(self->filter.t1, st->first_time)) / 1e9;
+		g_string_append_printf(s, "%s%.3f s – %.3f s (%.3f s)", s->len ? ", " : "", a, b,
+				       b - a);
+	}
+	gboolean any = s->len > 0;
+	if (!any)
+		g_string_append(s, "All threads, whole session — drag in the timeline to select a "
+				   "time range, click a thread name to select a thread");
+	else
+		g_string_prepend(s, "Showing: ");
+	gtk_label_set_text(self->filter_label, s->str);
+	gtk_widget_set_visible(self->clear_filter, any);
+	g_string_free(s, TRUE);
+}
+
+static void update_status(PlWindow *self)
+{
+	if (!self->profile) {
+		gtk_label_set_text(self->status, "");
+		return;
+	}
+	const PlProfileStats *st = pl_profile_get_stats(self->profile);
+	guint64 lost = 0;
+	for (guint i = 0; i < 5; i++)
+		lost += st->lost[i];
+	double dur = st->last_time > st->first_time ? (st->last_time - st->first_time) / 1e9 : 0;
+	g_autofree char *sel = self->agg ? pl_ui_format_weight(self->profile, self->agg->all.weight)
+					 : g_strdup("");
+	g_autofree char *s = g_strdup_printf(
+		"%s%s   %s · %" G_GUINT64_FORMAT " samples · %.2f s · in view: %s (%" G_GUINT64_FORMAT
+		" samples)%s",
+		self->live ? "● live  " : "", self->path ? self->path : "",
+		st->hostname ? st->hostname : "?", st->samples, dur, sel,
+		self->agg ? self->agg->all.samples : 0, lost ? " · samples were lost" : "");
+	gtk_label_set_text(self->status, s);
+}
+
+/* Recomputes the aggregate for the filter and hands it to every view. */
+static void refresh_views(PlWindow *self)
+{
+	PlAggregate *old = self->agg;
+	self->agg = NULL;
+	if (self->profile) {
+		PlFilter f = self->filter;
+		f.event = self->offcpu_on ? switch_event(self->profile)
+					  : pl_profile_get_main_event(self->profile);
+		self->agg = pl_profile_aggregate(self->profile, &f);
+	}
+	pl_flame_graph_set_data(self->flame, self->profile, self->agg);
+	pl_function_table_set_data(self->table, self->profile, self->agg);
+	pl_source_view_set_data(self->source, self->profile, self->agg);
+	PlFilter cf = self->filter;
+	cf.event = PL_NO_ID;
+	if (self->profile)
+		cf.event = self->offcpu_on ? switch_event(self->profile)
+					   : pl_profile_get_main_event(self->profile);
+	pl_flame_chart_set_data(self->chart, self->profile, &cf);
+	pl_thread_timeline_set_filter(self->timeline, self->filter.tid, self->filter.t0,
+				      self->filter.t1);
+	if (old)
+		pl_aggregate_free(old);
+	update_filter_label(self);
+	update_status(self);
+}
+
+void pl_window_set_filter(PlWindow *self, guint32 tid, guint64 t0, guint64 t1)
+{
+	self->filter.tid = tid;
+	self->filter.t0 = t0;
+	self->filter.t1 = t1;
+	refresh_views(self);
+}
+
+static void on_range(PlThreadTimeline *t, guint64 t0, guint64 t1, PlWindow *self)
+{
+	pl_window_set_filter(self, self->filter.tid, t0, t1);
+}
+
+static void on_thread(PlThreadTimeline *t, guint tid, PlWindow *self)
+{
+	pl_window_set_filter(self, tid, self->filter.t0, self->filter.t1);
+}
+
+static void on_clear_filter(GtkButton *b, PlWindow *self)
+{
+	pl_window_set_filter(self, 0, 0, 0);
+}
+
+/* ─── the profile ────────────────────────────────────────────────────── */
+
+static void clear_profile(PlWindow *self)
+{
+	pl_flame_graph_set_data(self->flame, NULL, NULL);
+	pl_function_table_set_data(self->table, NULL, NULL);
+	pl_source_view_set_data(self->source, NULL, NULL);
+	pl_thread_timeline_set_profile(self->timeline, NULL);
+	pl_counters_view_set_profile(self->counters, NULL);
+	pl_flame_chart_set_data(self->chart, NULL, NULL);
+	g_clear_pointer(&self->agg, pl_aggregate_free);
+	if (self->profile) {
+		pl_ui_forget_profile(self->profile);
+		g_clear_pointer(&self->profile, pl_profile_free);
+	}
+	self->filter = PL_FILTER_ALL;
+}
+
+/* The timeline gets the height its lanes need, within reason. */
+static void fit_timeline(PlWindow *self)
+{
+	int min = 0, nat = 0;
+	gtk_widget_measure(GTK_WIDGET(self->timeline), GTK_ORIENTATION_VERTICAL, -1, &min, &nat,
+			   NULL, NULL);
+	gtk_paned_set_position(GTK_PANED(self->paned), CLAMP(nat + 4, 120, 340));
+}
+
+static void set_profile(PlWindow *self, PlProfile *p, const char *path)
+{
+	clear_profile(self);
+	self->profile = p;
+	g_free(self->path);
+	self->path = g_strdup(path);
+	pl_thread_timeline_set_profile(self->timeline, p);
+	pl_counters_view_set_profile(self->counters, p);
+	refresh_views(self);
+	fit_timeline(self);
+	gtk_stack_set_visible_child_name(self->main_stack, "profile");
+	gtk_widget_set_visible(self->switcher, TRUE);
+	g_autofree char *base = path ? g_path_get_basename(path) : g_strdup("PerfLens");
+	g_autofree char *title = g_strdup_printf("%s — PerfLens", base);
+	gtk_window_set_title(GTK_WINDOW(self), title);
+}
+
+/* ─── loading a file (worker) ────────────────────────────────────────── */
+
+typedef struct {
+	PlProfile *profile;
+	GCancellable *cancel;
+	guint64 n;
+} LoadCtx;
+
+/* Messages read by the running load, for the progress line (written by
+ * the worker, read by the main thread). */
+static gpointer load_progress;
+
+static gboolean load_one(const struct pl_msg *m, gpointer data)
+{
+	LoadCtx *c = data;
+	if ((++c->n & 1023) == 0) {
+		g_atomic_pointer_set(&load_progress, GSIZE_TO_POINTER((gsize)c->n));
+		if (g_cancellable_is_cancelled(c->cancel))
+			return FALSE;
+	}
+	return pl_profile_ingest(m, c->profile);
+}
+
+static void load_thread(GTask *task, gpointer src, gpointer data, GCancellable *cancel)
+{
+	const char *path = data;
+	PlSymOptions o = { 0 };
+	/* files opened here were mostly recorded here or copied with their
+	 * binaries: let symbolization read the recorded paths on this host */
+	o.host_files = TRUE;
+	LoadCtx c = { pl_profile_new(&o), cancel, 0 };
+	GError *error = NULL;
+	PlCaptureInfo info;
+	if (!pl_capture_load(path, load_one, &c, &info, &error) && info.messages == 0) {
+		pl_profile_free(c.profile);
+		g_task_return_error(task, error);
+		return;
+	}
+	if (error && g_error_matches(error, PL_CAPTURE_ERROR, PL_CAPTURE_ERROR_CANCELLED)) {
+		pl_profile_free(c.profile);
+		g_task_return_error(task, error);
+		return;
+	}
+	g_clear_error(&error); /* corruption mid-file: keep what was read */
+	pl_profile_finish(c.profile);
+	g_task_return_pointer(task, c.profile, (GDestroyNotify)pl_profile_free);
+}
+
+static void load_done(GObject *src, GAsyncResult *res, gpointer data)
+{
+	PlWindow *self = PL_WINDOW(src);
+	g_autoptr(GError) error = NULL;
+	const char *path = g_task_get_task_data(G_TASK(res));
+	PlProfile *p = g_task_propagate_pointer(G_TASK(res), &error);
+	self->loading = FALSE;
+	g_clear_object(&self->load_cancel);
+	g_clear_pointer(&self->load_error, g_free);
+	if (!p) {
+		self->load_error = g_strdup_printf("Cannot open %s: %s", path, error->message);
+		gtk_label_set_text(self->empty_hint, self->load_error);
+		gtk_stack_set_visible_child_name(self->main_stack,
+						 self->profile ? "profile" : "empty");
+		if (self->profile)
+			gtk_label_set_text(self->status, self->load_error);
+		return;
+	}
+	self->live = FALSE;
+	set_profile(self, p, path);
+}
+
+static gboolean on_load_tick(gpointer data)
+{
+	PlWindow *self = data;
+	if (!self->loading) {
+		self->load_tick = 0;
+		return G_SOURCE_REMOVE;
+	}
+	gsize n = GPOINTER_TO_SIZE(g_atomic_pointer_get(&load_progress));
+	g_autofree char *msg = g_strdup_printf("Loading %s… %" G_GSIZE_FORMAT " records read",
+					       self->loading_path ? self->loading_path : "", n);
+	gtk_label_set_text(self->loading_label, msg);
+	return G_SOURCE_CONTINUE;
+}
+
+static void on_cancel_load(GtkButton *b, PlWindow *self)
+{
+	if (self->load_cancel)
+		g_cancellable_cancel(self->load_cancel);
+}
+
+void pl_window_open_file(PlWindow *self, const char *path)
+{
+	if (self->loading)
+		on_cancel_load(NULL, self);
+	self->loading = TRUE;
+	g_clear_pointer(&self->load_error, g_free);
+	g_free(self->loading_path);
+	self->loading_path = g_strdup(path);
+	g_atomic_pointer_set(&load_progress, NULL);
+	if (!self->load_tick)
+		self->load_tick = g_timeout_add(250, on_load_tick, self);
+	g_autofree char *msg = g_strdup_printf("Loading %s…", path);
+	gtk_label_set_text(self->loading_label, msg);
+	gtk_stack_set_visible_child_name(self->main_stack, "loading");
+	self->load_cancel = g_cancellable_new();
+	GTask *task = g_task_new(self, self->load_cancel, load_done, NULL);
+	g_task_set_task_data(task, g_strdup(path), g_free);
+	g_task_run_in_thread(task, load_thread);
+	g_object_unref(task);
+}
+
+/* ─── live ───────────────────────────────────────────────────────────── */
+
+static gboolean live_sink(const struct pl_msg *m, gpointer data)
+{
+	PlWindow *self = data;
+	if (!self->profile)
+		return TRUE;
+	pl_profile_ingest(m, self->profile);
+	self->ingested++;
+	self->dirty = TRUE;
+	return TRUE;
+}
+
+void pl_window_refresh(PlWindow *self)
+{
+	if (!self->profile)
+		return;
+	self->dirty = FALSE;
+	pl_profile_finish(self->profile);
+	guint lanes = pl_thread_timeline_get_n_lanes(self->timeline);
+	pl_thread_timeline_set_profile(self->timeline, self->profile);
+	pl_counters_view_set_profile(self->counters, self->profile);
+	refresh_views(self);
+	if (lanes != pl_thread_timeline_get_n_lanes(self->timeline))
+		fit_timeline(self);
+	if (self->live) {
+		g_autofree char *s = g_strdup_printf(
+			"Recording live — %" G_GUINT64_FORMAT " samples so far, saved as they stream to %s",
+			pl_connect_view_get_samples(self->connect),
+			pl_connect_view_get_session_path(self->connect)
+				? pl_connect_view_get_session_path(self->connect)
+				: "?");
+		gtk_label_set_text(self->live_label, s);
+	}
+}
+
+static gboolean on_refresh_tick(gpointer data)
+{
+	PlWindow *self = data;
+	if (self->dirty)
+		pl_window_refresh(self);
+	return G_SOURCE_CONTINUE;
+}
+
+static void on_session_starting(PlConnectView *cv, PlWindow *self)
+{
+	const PlAgentInfo *a = pl_connect_view_get_agent(cv);
+	PlSymOptions o = { 0 };
+	/* the board is this host when we reached it on loopback or it has our
+	 * name: its paths are readable here */
+	o.host_files = a && a->hostname && !g_strcmp0(a->hostname, g_get_host_name());
+	PlProfile *p = pl_profile_new(&o);
+	if (a) {
+		/* HELLO was consumed by the connect; the profile needs the
+		 * board's architecture and names from it */
+		struct pl_msg *m = g_new0(struct pl_msg, 1);
+		m->type = PL_MSG_HELLO;
+		struct pl_msg_hello *h = &m->u.hello;
+		h->protocol_version = a->protocol_version;
+		h->agent_version = pl_str_c(a->agent_version);
+		h->machine = pl_str_c(a->machine);
+		h->e_machine = a->e_machine;
+		h->byte_order = a->byte_order;
+		h->word_size = a->word_size;
+		h->kernel_release = pl_str_c(a->kernel_release);
+		h->hostname = pl_str_c(a->hostname);
+		h->ncpus = a->ncpus;
+		h->flags = a->flags;
+		h->perf_errno = a->perf_errno;
+		pl_profile_ingest(m, p);
+		g_free(m);
+	}
+	self->live = TRUE;
+	self->ingested = 0;
+	set_profile(self, p, NULL);
+	gtk_widget_set_visible(self->live_bar, TRUE);
+	gtk_widget_set_visible(self->live_pause, TRUE);
+	gtk_widget_set_visible(self->live_stop, TRUE);
+	gtk_label_set_text(self->live_label, "Starting…");
+	if (!self->refresh_id)
+		self->refresh_id = g_timeout_add(1000, on_refresh_tick, self);
+}
+
+static void on_session_started(PlConnectView *cv, const char *path, PlWindow *self)
+{
+	g_free(self->path);
+	self->path = g_strdup(path);
+	gtk_stack_set_visible_child_name(self->main_stack, "profile");
+	pl_window_show_view(self, "flame");
+}
+
+static void on_session_ended(PlConnectView *cv, const char *why, PlWindow *self)
+{
+	self->live = FALSE;
+	if (self->refresh_id)
+		g_source_remove(self->refresh_id);
+	self->refresh_id = 0;
+	pl_window_refresh(self);
+	gtk_widget_set_visible(self->live_pause, FALSE);
+	gtk_widget_set_visible(self->live_stop, FALSE);
+	g_autofree char *s = g_strdup_printf("Session ended%s%s — saved in %s", why && *why ? ": " : "",
+					     why ? why : "", self->path ? self->path : "?");
+	gtk_label_set_text(self->live_label, s);
+}
+
+static void on_live_pause(GtkToggleButton *b, PlWindow *self)
+{
+	gboolean p = gtk_toggle_button_get_active(b);
+	pl_connect_view_pause(self->connect, p);
+	gtk_button_set_label(GTK_BUTTON(b), p ? "Resume" : "Pause");
+}
+
+static void on_live_stop(GtkButton *b, PlWindow *self)
+{
+	pl_connect_view_stop(self->connect);
+}
+
+/* ─── flame toolbar ──────────────────────────────────────────────────── */
+
+static void on_crumb(GtkButton *b, PlWindow *self)
+{
+	pl_flame_graph_zoom(self->flame, GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(b), "node")));
+}
+
+static void on_zoom_changed(PlFlameGraph *fg, PlWindow *self)
+{
+	GtkWidget *c;
+	while ((c = gtk_widget_get_first_child(GTK_WIDGET(self->crumbs))))
+		gtk_box_remove(self->crumbs, c);
+	const PlFlameLayout *l = pl_flame_graph_get_layout(fg);
+	if (!l)
+		return;
+	/* the ancestors of the zoomed node are the rows before it, full width */
+	guint32 zoom = pl_flame_graph_get_zoom(fg);
+	for (guint d = 0; d < l->n_rows; d++) {
+		guint32 node = l->rects[l->row_start[d]].node;
+		GtkWidget *b = gtk_button_new_with_label(pl_flame_graph_get_label(fg, node));
+		gtk_widget_add_css_class(b, "flat");
+		g_object_set_data(G_OBJECT(b), "node", GUINT_TO_POINTER(node));
+		g_signal_connect(b, "clicked", G_CALLBACK(on_crumb), self);
+		if (d)
+			gtk_box_append(self->crumbs, gtk_label_new("›"));
+		gtk_box_append(self->crumbs, b);
+		if (node == zoom)
+			break;
+	}
+}
+
+static void on_search_changed(GtkSearchEntry *e, PlWindow *self)
+{
+	g_autoptr(GError) error = NULL;
+	if (!pl_flame_graph_set_search(self->flame, gtk_editable_get_text(GTK_EDITABLE(e)), &error))
+		gtk_label_set_text(self->match, "Not a valid regular expression");
+}
+
+static void on_matches(PlFlameGraph *fg, PlWindow *self)
+{
+	double share = pl_flame_graph_get_match_share(fg);
+	if (share < 0) {
+		gtk_label_set_text(self->match, "");
+		return;
+	}
+	g_autofree char *s = g_strdup_printf("Matches: %.1f%% of the view", share * 100);
+	gtk_label_set_text(self->match, s);
+}
+
+static void on_icicle(GtkToggleButton *b, PlWindow *self)
+{
+	pl_flame_graph_set_icicle(self->flame, gtk_toggle_button_get_active(b));
+}
+
+static void on_offcpu(GtkToggleButton *b, PlWindow *self)
+{
+	self->offcpu_on = gtk_toggle_button_get_active(b);
+	if (self->offcpu_on && self->profile && switch_event(self->profile) == PL_NO_ID) {
+		gtk_label_set_text(self->match,
+				   "No off-CPU samples: record with context-switch stacks");
+	}
+	refresh_views(self);
+}
+
+static void on_reset(GtkButton *b, PlWindow *self)
+{
+	pl_flame_graph_zoom(self->flame, 0);
+}
+
+static void on_svg_response(GtkNativeDialog *d, int response, PlWindow *self);
+
+static void export_svg(PlWindow *self)
+{
+	G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+	GtkFileChooserNative *fc = gtk_file_chooser_native_new(
+		"Export flame graph as SVG", GTK_WINDOW(self), GTK_FILE_CHOOSER_ACTION_SAVE, "_Export",
+		"_Cancel");
+	gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(fc), "flamegraph.svg");
+	G_GNUC_END_IGNORE_DEPRECATIONS
+	g_signal_connect(fc, "response", G_CALLBACK(on_svg_response), self);
+	gtk_native_dialog_show(GTK_NATIVE_DIALOG(fc));
+}
+
+static void on_svg_response(GtkNativeDialog *d, int response, PlWindow *self)
+{
+	if (response == GTK_RESPONSE_ACCEPT) {
+		G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+		g_autoptr(GFile) f = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(d));
+		G_GNUC_END_IGNORE_DEPRECATIONS
+		g_autofree char *path = g_file_get_path(f);
+		g_autoptr(GError) error = NULL;
+		if (!pl_flame_graph_export_svg(self->flame, path, 1600, &error))
+			gtk_label_set_text(self->status, error->message);
+		else {
+			g_autofree char *m = g_strdup_printf("Flame graph saved as %s", path);
+			gtk_label_set_text(self->status, m);
+		}
+	}
+	g_object_unref(d);
+}
+
+/* ─── functions → source ─────────────────────────────────────────────── */
+
+gboolean pl_window_open_source(PlWindow *self, guint32 func, GError **error)
+{
+	if (!self->profile) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, "No session open");
+		return FALSE;
+	}
+	pl_function_table_select(self->table, func);
+	pl_window_show_view(self, "source");
+	return pl_source_view_show_function(self->source, self->profile, self->agg, func, error);
+}
+
+static void on_function_activated(PlFunctionTable *t, guint func, PlWindow *self)
+{
+	g_autoptr(GError) error = NULL;
+	if (!pl_window_open_source(self, func, &error))
+		gtk_label_set_text(self->status, error->message);
+}
+
+static void on_node_activated(PlFlameGraph *fg, guint node, PlWindow *self)
+{
+	if (!self->profile || node == 0)
+		return;
+	on_function_activated(self->table, pl_profile_get_node(self->profile, node)->func, self);
+}
+
+static void on_source_button(GtkButton *b, PlWindow *self)
+{
+	guint32 f = pl_function_table_get_selected(self->table);
+	if (f != PL_NO_ID)
+		on_function_activated(self->table, f, self);
+	else
+		gtk_label_set_text(self->status, "Select a function first");
+}
+
+/* ─── actions ────────────────────────────────────────────────────────── */
+
+static void on_open_response(GtkNativeDialog *d, int response, PlWindow *self)
+{
+	if (response == GTK_RESPONSE_ACCEPT) {
+		G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+		g_autoptr(GFile) f = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(d));
+		G_GNUC_END_IGNORE_DEPRECATIONS
+		g_autofree char *path = g_file_get_path(f);
+		if (path)
+			pl_window_open_file(self, path);
+	}
+	g_object_unref(d);
+}
+
+static void act_open(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	PlWindow *self = data;
+	G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+	GtkFileChooserNative *fc = gtk_file_chooser_native_new(
+		"Open a session", GTK_WINDOW(self), GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
+	GtkFileFilter *ff = gtk_file_filter_new();
+	gtk_file_filter_set_name(ff, "Profiles (.plens, perf.data)");
+	gtk_file_filter_add_pattern(ff, "*.plens");
+	gtk_file_filter_add_pattern(ff, "*perf.data*");
+	gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(fc), ff);
+	g_object_unref(ff);
+	g_autofree char *dir = g_build_filename(g_get_user_data_dir(), "perflens", "sessions", NULL);
+	g_autoptr(GFile) d = g_file_new_for_path(dir);
+	if (g_file_test(dir, G_FILE_TEST_IS_DIR))
+		gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(fc), d, NULL);
+	G_GNUC_END_IGNORE_DEPRECATIONS
+	g_signal_connect(fc, "response", G_CALLBACK(on_open_response), self);
+	gtk_native_dialog_show(GTK_NATIVE_DIALOG(fc));
+}
+
+static void act_connect(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	pl_window_show_connect(data);
+}
+
+static void act_find(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	PlWindow *self = data;
+	if (!self->profile)
+		return;
+	pl_window_show_view(self, "flame");
+	gtk_widget_grab_focus(GTK_WIDGET(self->search));
+}
+
+static void act_zoom_out(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	PlWindow *self = data;
+	if (!pl_flame_graph_zoom_out(self->flame) &&
+	    (self->filter.tid || self->filter.t1 > self->filter.t0))
+		pl_window_set_filter(self, 0, 0, 0); /* at the root: Escape clears the filter */
+}
+
+static void act_export(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	PlWindow *self = data;
+	if (!self->profile)
+		return;
+	export_svg(self);
+}
+
+static void act_save(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	PlWindow *self = data;
+	/* live sessions are saved as they stream; files are already on disk */
+	g_autofree char *s = g_strdup_printf(
+		self->path ? "This session is saved in %s (sessions are saved as they stream)"
+			   : "Nothing to save yet%s",
+		self->path ? self->path : "");
+	gtk_label_set_text(self->status, s);
+}
+
+#define ACT(name, fn) { name, fn, NULL, NULL, NULL, { 0 } }
+static const GActionEntry win_actions[] = {
+	ACT("open", act_open),		 ACT("connect", act_connect),	    ACT("find", act_find),
+	ACT("zoom-out", act_zoom_out), ACT("export-svg", act_export), ACT("save", act_save),
+};
+
+/* ─── drag and drop ──────────────────────────────────────────────────── */
+
+static gboolean on_drop(GtkDropTarget *t, const GValue *v, double x, double y, PlWindow *self)
+{
+	if (!G_VALUE_HOLDS(v, G_TYPE_FILE))
+		return FALSE;
+	g_autofree char *path = g_file_get_path(g_value_get_object(v));
+	if (!path)
+		return FALSE;
+	pl_window_open_file(self, path);
+	return TRUE;
+}
+
+/* ─── public ─────────────────────────────────────────────────────────── */
+
+PlWindow *pl_window_new(GtkApplication *app)
+{
+	return g_object_new(PL_TYPE_WINDOW, "application", app, NULL);
+}
+
+void pl_window_show_connect(PlWindow *self)
+{
+	gtk_stack_set_visible_child_name(self->main_stack, "connect");
+}
+
+void pl_window_show_view(PlWindow *self, const char *name)
+{
+	if (self->profile)
+		gtk_stack_set_visible_child_name(self->main_stack, "profile");
+	gtk_stack_set_visible_child_name(self->views, name);
+}
+
+gboolean pl_window_is_loading(PlWindow *self) { return self->loading; }
+const char *pl_window_get_load_error(PlWindow *self) { return self->load_error; }
+PlProfile *pl_window_get_profile(PlWindow *self) { return self->profile; }
+PlAggregate *pl_window_get_aggregate(PlWindow *self) { return self->agg; }
+PlFlameGraph *pl_window_get_flame_graph(PlWindow *self) { return self->flame; }
+PlFunctionTable *pl_window_get_function_table(PlWindow *self) { return self->table; }
+PlThreadTimeline *pl_window_get_timeline(PlWindow *self) { return self->timeline; }
+PlSourceView *pl_window_get_source_view(PlWindow *self) { return self->source; }
+PlConnectView *pl_window_get_connect_view(PlWindow *self) { return self->connect; }
+GtkSearchEntry *pl_window_get_search_entry(PlWindow *self) { return self->search; }
+
+static void pl_window_dispose(GObject *obj)
+{
+	PlWindow *self = PL_WINDOW(obj);
+	if (self->refresh_id)
+		g_source_remove(self->refresh_id);
+	self->refresh_id = 0;
+	if (self->load_tick)
+		g_source_remove(self->load_tick);
+	self->load_tick = 0;
+	g_clear_pointer(&self->loading_path, g_free);
+	if (self->load_cancel)
+		g_cancellable_cancel(self->load_cancel);
+	g_clear_object(&self->load_cancel);
+	if (self->connect)
+		pl_connect_view_set_sink(self->connect, NULL, NULL);
+	if (self->flame)
+		clear_profile(self);
+	g_clear_pointer(&self->path, g_free);
+	g_clear_pointer(&self->load_error, g_free);
+	G_OBJECT_CLASS(pl_window_parent_class)->dispose(obj);
+}
+
+static void pl_window_class_init(PlWindowClass *klass)
+{
+	G_OBJECT_CLASS(klass)->dispose = pl_window_dispose;
+}
+
+static GtkWidget *scrolled(GtkWidget *child, gboolean hscroll)
+{
+	GtkWidget *sw = gtk_scrolled_window_new();
+	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(sw),
+				       hscroll ? GTK_POLICY_AUTOMATIC : GTK_POLICY_NEVER,
+				       GTK_POLICY_AUTOMATIC);
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), child);
+	gtk_widget_set_vexpand(sw, TRUE);
+	gtk_widget_set_hexpand(sw, TRUE);
+	return sw;
+}
+
+static GtkWidget *flame_page(PlWindow *self)
+{
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+	gtk_widget_set_margin_start(bar, 6);
+	gtk_widget_set_margin_end(bar, 6);
+	gtk_widget_set_margin_top(bar, 4);
+	gtk_widget_set_margin_bottom(bar, 4);
+	self->crumbs = GTK_BOX(gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0));
+	GtkWidget *cs = gtk_scrolled_window_new();
+	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(cs), GTK_POLICY_EXTERNAL,
+				       GTK_POLICY_NEVER);
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(cs), GTK_WIDGET(self->crumbs));
+	gtk_widget_set_hexpand(cs, TRUE);
+	gtk_box_append(GTK_BOX(bar), cs);
+	self->match = GTK_LABEL(gtk_label_new(NULL));
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->match));
+	self->search = GTK_SEARCH_ENTRY(gtk_search_entry_new());
+	g_object_set(self->search, "placeholder-text", "Search (regex)  Ctrl+F", NULL);
+	gtk_widget_set_size_request(GTK_WIDGET(self->search), 240, -1);
+	g_signal_connect(self->search, "search-changed", G_CALLBACK(on_search_changed), self);
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->search));
+	self->offcpu = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label("Off-CPU"));
+	gtk_widget_set_tooltip_text(GTK_WIDGET(self->offcpu),
+				    "Where threads waited (context-switch stacks weighted by the "
+				    "time off CPU) instead of where they ran");
+	g_signal_connect(self->offcpu, "toggled", G_CALLBACK(on_offcpu), self);
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->offcpu));
+	self->icicle = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label("Icicle"));
+	gtk_widget_set_tooltip_text(GTK_WIDGET(self->icicle), "Root at the top");
+	g_signal_connect(self->icicle, "toggled", G_CALLBACK(on_icicle), self);
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->icicle));
+	GtkWidget *reset = gtk_button_new_with_label("Reset zoom");
+	gtk_widget_set_tooltip_text(reset, "Show everything again (Escape zooms out one level)");
+	g_signal_connect(reset, "clicked", G_CALLBACK(on_reset), self);
+	gtk_box_append(GTK_BOX(bar), reset);
+	GtkWidget *svg = gtk_button_new_with_label("Export SVG");
+	gtk_actionable_set_action_name(GTK_ACTIONABLE(svg), "win.export-svg");
+	gtk_box_append(GTK_BOX(bar), svg);
+	gtk_box_append(GTK_BOX(box), bar);
+	self->flame = PL_FLAME_GRAPH(pl_flame_graph_new());
+	g_signal_connect(self->flame, "zoom-changed", G_CALLBACK(on_zoom_changed), self);
+	g_signal_connect(self->flame, "search-changed", G_CALLBACK(on_matches), self);
+	g_signal_connect(self->flame, "node-activated", G_CALLBACK(on_node_activated), self);
+	gtk_box_append(GTK_BOX(box), scrolled(GTK_WIDGET(self->flame), FALSE));
+	GtkWidget *hint = gtk_label_new("Click a frame to zoom · right click opens its source · "
+					"hover for details");
+	gtk_widget_add_css_class(hint, "dim-label");
+	gtk_label_set_xalign(GTK_LABEL(hint), 0);
+	gtk_widget_set_margin_start(hint, 8);
+	gtk_box_append(GTK_BOX(box), hint);
+	return box;
+}
+
+static GtkWidget *functions_page(PlWindow *self)
+{
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+	gtk_widget_set_margin_start(bar, 6);
+	gtk_widget_set_margin_top(bar, 4);
+	gtk_widget_set_margin_bottom(bar, 4);
+	GtkWidget *src = gtk_button_new_with_label("Show source");
+	gtk_widget_set_tooltip_text(src, "Source of the selected function with per-line heat "
+					 "(or press Enter on a row)");
+	g_signal_connect(src, "clicked", G_CALLBACK(on_source_button), self);
+	gtk_box_append(GTK_BOX(bar), src);
+	GtkWidget *hint = gtk_label_new("Click a column title to sort · double click a caller or "
+					"callee to follow it");
+	gtk_widget_add_css_class(hint, "dim-label");
+	gtk_box_append(GTK_BOX(bar), hint);
+	gtk_box_append(GTK_BOX(box), bar);
+	self->table = PL_FUNCTION_TABLE(pl_function_table_new());
+	g_signal_connect(self->table, "function-activated", G_CALLBACK(on_function_activated), self);
+	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->table));
+	return box;
+}
+
+static GtkWidget *empty_page(PlWindow *self)
+{
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
+	gtk_widget_set_valign(box, GTK_ALIGN_CENTER);
+	gtk_widget_set_halign(box, GTK_ALIGN_CENTER);
+	GtkWidget *t = gtk_label_new("PerfLens");
+	gtk_widget_add_css_class(t, "title-1");
+	gtk_box_append(GTK_BOX(box), t);
+	self->empty_hint = GTK_LABEL(gtk_label_new(
+		"Connect to a board running perflens-agent, or open a saved session (.plens, "
+		"perf.data).\nYou can also drop a file on this window."));
+	gtk_label_set_justify(self->empty_hint, GTK_JUSTIFY_CENTER);
+	gtk_label_set_wrap(self->empty_hint, TRUE);
+	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->empty_hint));
+	GtkWidget *b = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
+	gtk_widget_set_halign(b, GTK_ALIGN_CENTER);
+	GtkWidget *c = gtk_button_new_with_label("Connect to a board…");
+	gtk_widget_add_css_class(c, "suggested-action");
+	gtk_actionable_set_action_name(GTK_ACTIONABLE(c), "win.connect");
+	GtkWidget *o = gtk_button_new_with_label("Open a session…  (Ctrl+O)");
+	gtk_actionable_set_action_name(GTK_ACTIONABLE(o), "win.open");
+	gtk_box_append(GTK_BOX(b), c);
+	gtk_box_append(GTK_BOX(b), o);
+	gtk_box_append(GTK_BOX(box), b);
+	return box;
+}
+
+static GtkWidget *loading_page(PlWindow *self)
+{
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
+	gtk_widget_set_valign(box, GTK_ALIGN_CENTER);
+	gtk_widget_set_halign(box, GTK_ALIGN_CENTER);
+	GtkWidget *sp = gtk_spinner_new();
+	gtk_spinner_start(GTK_SPINNER(sp));
+	gtk_widget_set_size_request(sp, 32, 32);
+	gtk_box_append(GTK_BOX(box), sp);
+	self->loading_label = GTK_LABEL(gtk_label_new(NULL));
+	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->loading_label));
+	GtkWidget *cancel = gtk_button_new_with_label("Cancel");
+	g_signal_connect(cancel, "clicked", G_CALLBACK(on_cancel_load), self);
+	gtk_widget_set_halign(cancel, GTK_ALIGN_CENTER);
+	gtk_box_append(GTK_BOX(box), cancel);
+	return box;
+}
+
+static void on_connect_disconnected(PlConnectView *cv, const char *why, PlWindow *self)
+{
+	if (why)
+		pl_window_show_connect(self);
+}
+
+static void pl_window_init(PlWindow *self)
+{
+	self->filter = PL_FILTER_ALL;
+	gtk_window_set_title(GTK_WINDOW(self), "PerfLens");
+	gtk_window_set_default_size(GTK_WINDOW(self), 1400, 900);
+	gtk_window_set_icon_name(GTK_WINDOW(self), "org.perflens.Viewer");
+	g_action_map_add_action_entries(G_ACTION_MAP(self), win_actions, G_N_ELEMENTS(win_actions),
+					self);
+
+	/* header */
+	GtkWidget *hb = gtk_header_bar_new();
+	GtkWidget *open = gtk_button_new_with_label("Open…");
+	gtk_actionable_set_action_name(GTK_ACTIONABLE(open), "win.open");
+	gtk_widget_set_tooltip_text(open, "Open a .plens or perf.data file (Ctrl+O)");
+	gtk_header_bar_pack_start(GTK_HEADER_BAR(hb), open);
+	GtkWidget *conn = gtk_button_new_with_label("Board…");
+	gtk_actionable_set_action_name(GTK_ACTIONABLE(conn), "win.connect");
+	gtk_widget_set_tooltip_text(conn, "Connect to a board, choose what to record, control it");
+	gtk_header_bar_pack_start(GTK_HEADER_BAR(hb), conn);
+	self->views = GTK_STACK(gtk_stack_new());
+	self->switcher = gtk_stack_switcher_new();
+	gtk_stack_switcher_set_stack(GTK_STACK_SWITCHER(self->switcher), self->views);
+	gtk_header_bar_set_title_widget(GTK_HEADER_BAR(hb), self->switcher);
+	gtk_widget_set_visible(self->switcher, FALSE);
+	gtk_window_set_titlebar(GTK_WINDOW(self), hb);
+
+	/* views */
+	gtk_stack_add_titled(self->views, flame_page(self), "flame", "Flame graph");
+	gtk_stack_add_titled(self->views, functions_page(self), "functions", "Functions");
+	self->source = PL_SOURCE_VIEW(pl_source_view_new());
+	gtk_stack_add_titled(self->views, GTK_WIDGET(self->source), "source", "Source");
+	self->chart = PL_FLAME_CHART(pl_flame_chart_new());
+	gtk_stack_add_titled(self->views, scrolled(GTK_WIDGET(self->chart), FALSE), "chart",
+			     "Flame chart");
+	self->counters = PL_COUNTERS_VIEW(pl_counters_view_new());
+	gtk_stack_add_titled(self->views, GTK_WIDGET(self->counters), "counters", "Counters");
+
+	/* profile page: live bar, filter bar, timeline over the views */
+	GtkWidget *prof = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+	self->live_bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+	gtk_widget_add_css_class(self->live_bar, "toolbar");
+	self->live_label = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->live_label, 0);
+	gtk_label_set_ellipsize(self->live_label, PANGO_ELLIPSIZE_MIDDLE);
+	gtk_widget_set_hexpand(GTK_WIDGET(self->live_label), TRUE);
+	gtk_box_append(GTK_BOX(self->live_bar), GTK_WIDGET(self->live_label));
+	GtkWidget *pause = gtk_toggle_button_new_with_label("Pause");
+	self->live_pause = pause;
+	g_signal_connect(pause, "toggled", G_CALLBACK(on_live_pause), self);
+	GtkWidget *stop = gtk_button_new_with_label("Stop");
+	gtk_widget_add_css_class(stop, "destructive-action");
+	g_signal_connect(stop, "clicked", G_CALLBACK(on_live_stop), self);
+	self->live_stop = stop;
+	gtk_box_append(GTK_BOX(self->live_bar), pause);
+	gtk_box_append(GTK_BOX(self->live_bar), stop);
+	gtk_widget_set_visible(self->live_bar, FALSE);
+	gtk_box_append(GTK_BOX(prof), self->live_bar);
+
+	GtkWidget *fbar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+	gtk_widget_set_margin_start(fbar, 8);
+	gtk_widget_set_margin_end(fbar, 8);
+	gtk_widget_set_margin_top(fbar, 2);
+	gtk_widget_set_margin_bottom(fbar, 2);
+	self->filter_label = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->filter_label, 0);
+	gtk_label_set_ellipsize(self->filter_label, PANGO_ELLIPSIZE_END);
+	gtk_widget_set_hexpand(GTK_WIDGET(self->filter_label), TRUE);
+	gtk_box_append(GTK_BOX(fbar), GTK_WIDGET(self->filter_label));
+	self->clear_filter = gtk_button_new_with_label("Show everything");
+	g_signal_connect(self->clear_filter, "clicked", G_CALLBACK(on_clear_filter), self);
+	gtk_box_append(GTK_BOX(fbar), self->clear_filter);
+	gtk_box_append(GTK_BOX(prof), fbar);
+
+	self->timeline = PL_THREAD_TIMELINE(pl_thread_timeline_new());
+	g_signal_connect(self->timeline, "range-changed", G_CALLBACK(on_range), self);
+	g_signal_connect(self->timeline, "thread-selected", G_CALLBACK(on_thread), self);
+	GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+	self->paned = paned;
+	GtkWidget *tsw = scrolled(GTK_WIDGET(self->timeline), FALSE);
+	gtk_widget_set_size_request(tsw, -1, 120);
+	gtk_paned_set_start_child(GTK_PANED(paned), tsw);
+	gtk_paned_set_end_child(GTK_PANED(paned), GTK_WIDGET(self->views));
+	gtk_paned_set_position(GTK_PANED(paned), 230);
+	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
+	gtk_widget_set_vexpand(paned, TRUE);
+	gtk_box_append(GTK_BOX(prof), paned);
+	self->status = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->status, 0);
+	gtk_label_set_ellipsize(self->status, PANGO_ELLIPSIZE_MIDDLE);
+	gtk_widget_set_margin_start(GTK_WIDGET(self->status), 8);
+	gtk_widget_set_margin_top(GTK_WIDGET(self->status), 2);
+	gtk_widget_set_margin_bottom(GTK_WIDGET(self->status), 2);
+	gtk_widget_add_css_class(GTK_WIDGET(self->status), "dim-label");
+	gtk_box_append(GTK_BOX(prof), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL));
+	gtk_box_append(GTK_BOX(prof), GTK_WIDGET(self->status));
+
+	self->connect = PL_CONNECT_VIEW(pl_connect_view_new());
+	pl_connect_view_set_sink(self->connect, live_sink, self);
+	g_signal_connect(self->connect, "session-starting", G_CALLBACK(on_session_starting), self);
+	g_signal_connect(self->connect, "session-started", G_CALLBACK(on_session_started), self);
+	g_signal_connect(self->connect, "session-ended", G_CALLBACK(on_session_ended), self);
+	g_signal_connect(self->connect, "disconnected", G_CALLBACK(on_connect_disconnected), self);
+
+	self->main_stack = GTK_STACK(gtk_stack_new());
+	gtk_stack_add_named(self->main_stack, empty_page(self), "empty");
+	gtk_stack_add_named(self->main_stack, loading_page(self), "loading");
+	gtk_stack_add_named(self->main_stack, GTK_WIDGET(self->connect), "connect");
+	gtk_stack_add_named(self->main_stack, prof, "profile");
+	gtk_stack_set_visible_child_name(self->main_stack, "empty");
+	gtk_window_set_child(GTK_WINDOW(self), GTK_WIDGET(self->main_stack));
+
+	GtkDropTarget *drop = gtk_drop_target_new(G_TYPE_FILE, GDK_ACTION_COPY);
+	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);
+	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drop));
+	update_filter_label(self);
+}

@@ -1,0 +1,54 @@
+/* pl-window.h — the main window: a session's views, or the connect view.
+ *
+ * Owns the current PlProfile and the aggregate every view shows, and the
+ * filter (thread, time range, event) the timeline and toolbar set.  Views
+ * borrow the profile; the window clears them before it frees one.
+ *
+ * Opening a file loads it in a worker thread (cancellable, the window keeps
+ * answering); a live session ingests on the main thread as the connect
+ * view's socket delivers, and the views refresh once a second.
+ */
+#ifndef PL_WINDOW_H
+#define PL_WINDOW_H
+
+#include <gtk/gtk.h>
+
+#include "pl-connect-view.h"
+#include "pl-flame-graph.h"
+#include "pl-function-table.h"
+#include "pl-profile.h"
+#include "pl-source-view.h"
+#include "pl-thread-timeline.h"
+
+G_BEGIN_DECLS
+
+#define PL_TYPE_WINDOW (pl_window_get_type())
+G_DECLARE_FINAL_TYPE(PlWindow, pl_window, PL, WINDOW, GtkApplicationWindow)
+
+PlWindow *pl_window_new(GtkApplication *app);
+/* Loads a .plens or perf.data file in the background. */
+void pl_window_open_file(PlWindow *self, const char *path);
+void pl_window_show_connect(PlWindow *self);
+/* "flame", "functions", "source", "chart", "counters". */
+void pl_window_show_view(PlWindow *self, const char *name);
+/* Selects a function everywhere and opens its source view. */
+gboolean pl_window_open_source(PlWindow *self, guint32 func, GError **error);
+void pl_window_set_filter(PlWindow *self, guint32 tid, guint64 t0, guint64 t1);
+
+/* State, for the scripted driver (pl-ui-script.c) and tests. */
+gboolean pl_window_is_loading(PlWindow *self);
+const char *pl_window_get_load_error(PlWindow *self);
+PlProfile *pl_window_get_profile(PlWindow *self);
+PlAggregate *pl_window_get_aggregate(PlWindow *self);
+PlFlameGraph *pl_window_get_flame_graph(PlWindow *self);
+PlFunctionTable *pl_window_get_function_table(PlWindow *self);
+PlThreadTimeline *pl_window_get_timeline(PlWindow *self);
+PlSourceView *pl_window_get_source_view(PlWindow *self);
+PlConnectView *pl_window_get_connect_view(PlWindow *self);
+GtkSearchEntry *pl_window_get_search_entry(PlWindow *self);
+/* Refreshes the views from the live profile now (normally once a second). */
+void pl_window_refresh(PlWindow *self);
+
+G_END_DECLS
+
+#endif
