@@ -941,7 +941,10 @@ static void read_counters(struct pla_collector *c, struct pla_stream *out, uint6
 	struct pl_msg *m = &c->msg;
 	m->type = PL_MSG_COUNTERS;
 	struct pl_msg_counters *k = &m->u.counters;
-	k->time = now;
+	/* stamp the read itself: `now` may be a loop round old, and rates
+	 * are deltas over these stamps */
+	(void)now;
+	k->time = pla_now_ns();
 	k->n = 0;
 	for (uint32_t e = 0; e < c->nevents && k->n < PL_MAX_COUNTERS; e++) {
 		if (c->desc[e].role != PL_ROLE_COUNTED)
