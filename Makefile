@@ -104,6 +104,10 @@ agents:
 dist: agents all
 	ci/dist.sh
 
+PREFIX ?= /usr/local
+install: all ui-install
+	install -Dm755 $(BUILD)/perflens-agent $(DESTDIR)$(PREFIX)/bin/perflens-agent
+
 clean:
 	rm -rf build build-san dist
 

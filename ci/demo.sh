@@ -32,6 +32,10 @@ echo "== agent listening on 127.0.0.1:$port (log: $build/demo-agent.log)"
 echo
 echo "== session saved to $out; the viewer's report:"
 "$viewer" report "$out" --top 15
-if [ -n "${DISPLAY:-}" ] && "$viewer" --help 2>&1 | grep -q -- '--gui\|open'; then
+# with a display, the session opens in the desktop app
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+	echo "== opening $out in the viewer"
 	"$viewer" "$out" &
+else
+	echo "== no display: run 'perflens $out' on a desktop to open it in the app"
 fi

@@ -14,7 +14,7 @@
 VIEWER_PKGS := glib-2.0 gio-2.0 libdw libelf
 VIEWER_CFLAGS := $(shell pkg-config --cflags $(VIEWER_PKGS)) \
 	-Iviewer/core -Iviewer/model -Iviewer/symbols -Iviewer/formats
-VIEWER_LIBS := $(shell pkg-config --libs $(VIEWER_PKGS)) $(ZSTD_LIBS) -lpthread
+VIEWER_LIBS := $(shell pkg-config --libs $(VIEWER_PKGS)) $(ZSTD_LIBS) -lpthread -lm
 
 $(BUILD)/viewer/%.o: ALL_CFLAGS += $(VIEWER_CFLAGS)
 
@@ -30,7 +30,7 @@ VIEWER_SYM_OBJS := $(BUILD)/viewer/core/pl-symbols-fallback.o
 endif
 
 ifdef FORMATS_OBJS
-VIEWER_FMT_OBJS := $(FORMATS_OBJS) $(BUILD)/viewer/core/pl-capture-perf.o
+VIEWER_FMT_OBJS := $(FORMATS_OBJS) $(FORMATS_EXPORT_OBJS) $(BUILD)/viewer/core/pl-capture-perf.o
 VIEWER_LIBS += $(FORMATS_LIBS)
 $(BUILD)/viewer/%.o: ALL_CFLAGS += -DPL_HAVE_FORMATS
 else
@@ -44,8 +44,10 @@ $(BUILD)/libplviewer.a: $(VIEWER_LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
+# viewer/ui/ui.mk (included after this file) adds the GTK app's objects and
+# libraries: objects first, then the archives, so the order holds.
 $(BUILD)/perflens: $(VIEWER_CLI_OBJS) $(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(VIEWER_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(PERFLENS_UI_LIBS) $(VIEWER_LIBS)
 
 # Tests: viewer/tests/viewer-NAME-test.c → $(BUILD)/test/viewer-NAME-test;
 # viewer/tests/viewer-NAME-test.sh is copied there (test/run.sh runs every

@@ -6,36 +6,8 @@
 #include "pl-cli.h"
 #ifdef PL_HAVE_FORMATS
 #include "perf-data-writer.h"
+#include "pl-export.h"
 #endif
-
-typedef struct {
-	PlProfile *p;
-	FILE *out;
-	gboolean weight;
-	GString *line;
-} Collapsed;
-
-/* Brendan Gregg's folded format: "outer;…;leaf COUNT", one line per
- * distinct stack.  ';' inside a name would split a frame: replaced. */
-static void collapsed_stack(const guint32 *funcs, guint depth, const PlCount *self,
-			    gpointer user_data)
-{
-	Collapsed *c = user_data;
-	g_string_truncate(c->line, 0);
-	for (guint i = 0; i < depth; i++) {
-		if (i)
-			g_string_append_c(c->line, ';');
-		gsize at = c->line->len;
-		g_string_append(c->line, pl_profile_get_function_label(c->p, funcs[i]));
-		for (gsize k = at; k < c->line->len; k++)
-			if (c->line->str[k] == ';' || c->line->str[k] == '\n')
-				c->line->str[k] = ':';
-		if (pl_profile_get_function(c->p, funcs[i])->inlined)
-			g_string_append(c->line, "_[i]"); /* flamegraph.pl's inline marker */
-	}
-	fprintf(c->out, "%s %" G_GUINT64_FORMAT "\n", c->line->str,
-		c->weight ? self->weight : self->samples);
-}
 
 #ifdef PL_HAVE_FORMATS
 typedef struct {
@@ -82,32 +54,40 @@ static int export_perf_data(const char *in, const char *out)
 }
 #endif
 
+static const char *const formats_help =
+	"Output format: collapsed (flamegraph.pl), pprof (.pb.gz for go tool pprof), "
+	"svg (flame graph), speedscope (JSON), perf-data (perf report)";
+
 int pl_cli_export(int argc, char **argv)
 {
 	PlCliSymArgs sym = { 0 };
-	char *format = NULL, *output = NULL, *event_name = NULL;
+	PlCliFilterArgs flt = { 0 };
+	char *format = NULL, *output = NULL, *event_name = NULL, *title = NULL;
 	gint tid = 0;
 	gboolean weight = FALSE;
 	const GOptionEntry entries[] = {
-		{ "format", 'f', 0, G_OPTION_ARG_STRING, &format,
-		  "Output format: collapsed (flame graph tools), perf-data (perf report)",
-		  "FORMAT" },
-		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default stdout)",
-		  "FILE" },
+		{ "format", 'f', 0, G_OPTION_ARG_STRING, &format, formats_help, "FORMAT" },
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+		  "Write to FILE (default stdout; pprof and perf-data need one)", "FILE" },
 		{ "tid", 0, 0, G_OPTION_ARG_INT, &tid, "Only this thread", "N" },
 		{ "event", 0, 0, G_OPTION_ARG_STRING, &event_name,
 		  "Sampled event (default: the one with most samples)", "NAME" },
 		{ "weight", 0, 0, G_OPTION_ARG_NONE, &weight,
-		  "Count period (ns for cpu-clock) instead of samples", NULL },
+		  "collapsed, svg: count period (ns for cpu-clock) instead of samples", NULL },
+		{ "title", 0, 0, G_OPTION_ARG_STRING, &title, "svg: the title (default: the file)",
+		  "TEXT" },
 		{ NULL }
 	};
 	g_autoptr(GOptionContext) ctx = g_option_context_new("FILE — convert a recording");
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	g_option_context_add_group(ctx, pl_cli_sym_group(&sym));
+	g_option_context_add_group(ctx, pl_cli_filter_group(&flt));
 	int rc = PL_EXIT_BAD_INPUT;
 	g_autoptr(PlProfile) p = NULL;
+	g_autoptr(PlStackFilter) sf = NULL;
 	FILE *out = NULL;
 	g_autoptr(PlAggregate) agg = NULL;
+	g_autoptr(GError) error = NULL;
 
 	if (!pl_cli_parse(ctx, &argc, &argv, "export"))
 		goto done;
@@ -123,38 +103,72 @@ int pl_cli_export(int argc, char **argv)
 #endif
 		goto done;
 	}
-	if (!format || strcmp(format, "collapsed") != 0) {
-		pl_cli_fail("export: give --format collapsed or --format perf-data");
+	static const char *const known[] = { "collapsed", "pprof", "svg", "speedscope" };
+	gboolean ok_format = FALSE;
+	for (guint i = 0; format && i < G_N_ELEMENTS(known); i++)
+		ok_format |= !strcmp(format, known[i]);
+	if (!ok_format) {
+		pl_cli_fail("export: give --format collapsed, pprof, svg, speedscope or perf-data");
 		goto done;
 	}
+#ifndef PL_HAVE_FORMATS
+	if (strcmp(format, "collapsed") != 0) {
+		pl_cli_fail("export: this perflens was built without the exporters");
+		goto done;
+	}
+#endif
+	if (!strcmp(format, "pprof") && !output) {
+		pl_cli_fail("export --format pprof needs -o FILE.pb.gz (it is gzipped binary)");
+		goto done;
+	}
+	gboolean bad_filter;
+	sf = pl_cli_stack_filter(&flt, &bad_filter);
+	if (bad_filter)
+		goto done;
 	PlCaptureInfo info;
 	p = pl_cli_load(argv[1], &sym, &info);
 	if (!p)
 		goto done;
-	guint32 event = pl_profile_get_main_event(p);
-	if (event_name) {
-		event = PL_NO_ID;
-		GPtrArray *evs = pl_profile_get_events(p);
-		for (guint i = 0; i < evs->len; i++)
-			if (!strcmp(((PlEvent *)evs->pdata[i])->name, event_name))
-				event = ((PlEvent *)evs->pdata[i])->index;
-		if (event == PL_NO_ID) {
-			pl_cli_fail("no event '%s' in %s", event_name, argv[1]);
+	guint32 event;
+	if (!pl_cli_event(p, event_name, argv[1], &event))
+		goto done;
+	PlFilter f = { (guint32)MAX(tid, 0), event, 0, 0 };
+	if (!strcmp(format, "pprof")) {
+#ifdef PL_HAVE_FORMATS
+		agg = pl_profile_aggregate_filtered(p, &f, sf);
+		if (!pl_export_pprof(agg, output, &error)) {
+			pl_cli_fail("cannot write %s: %s", output, error->message);
 			goto done;
 		}
+		rc = PL_EXIT_OK;
+#endif
+		goto done;
 	}
 	out = output ? fopen(output, "w") : stdout;
 	if (!out) {
 		pl_cli_fail("cannot create %s: %s", output, g_strerror(errno));
 		goto done;
 	}
-	PlFilter f = { (guint32)MAX(tid, 0), event, 0, 0 };
-	agg = pl_profile_aggregate(p, &f);
-	Collapsed c = { p, out, weight, g_string_new(NULL) };
-	pl_aggregate_foreach_stack(agg, collapsed_stack, &c);
-	g_string_free(c.line, TRUE);
-	if (fflush(out) != 0 || ferror(out)) {
-		pl_cli_fail("cannot write %s: %s", output ? output : "stdout", g_strerror(errno));
+	gboolean ok = FALSE;
+	if (!strcmp(format, "speedscope")) {
+#ifdef PL_HAVE_FORMATS
+		g_autofree char *base = g_path_get_basename(argv[1]);
+		ok = pl_export_speedscope(p, &f, sf, out, base, &error);
+#endif
+	} else {
+		agg = pl_profile_aggregate_filtered(p, &f, sf);
+		if (!strcmp(format, "svg")) {
+#ifdef PL_HAVE_FORMATS
+			g_autofree char *base = g_path_get_basename(argv[1]);
+			ok = pl_export_svg(agg, out, title ? title : base, weight, &error);
+#endif
+		} else {
+			ok = pl_export_collapsed(agg, out, weight, &error);
+		}
+	}
+	if (!ok) {
+		pl_cli_fail("cannot write %s: %s", output ? output : "stdout",
+			    error ? error->message : "?");
 		goto done;
 	}
 	rc = PL_EXIT_OK;
@@ -162,8 +176,10 @@ done:
 	if (out && out != stdout)
 		fclose(out);
 	pl_cli_sym_args_clear(&sym);
+	pl_cli_filter_args_clear(&flt);
 	g_free(format);
 	g_free(output);
 	g_free(event_name);
+	g_free(title);
 	return rc;
 }

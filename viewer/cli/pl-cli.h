@@ -20,6 +20,7 @@ enum { PL_EXIT_OK = 0, PL_EXIT_CHECK = 1, PL_EXIT_BAD_INPUT = 2 };
 
 int pl_cli_report(int argc, char **argv);
 int pl_cli_export(int argc, char **argv);
+int pl_cli_diff(int argc, char **argv);
 int pl_cli_record(int argc, char **argv);
 int pl_cli_ps(int argc, char **argv);
 
@@ -31,10 +32,29 @@ typedef struct {
 	char **source_dirs;
 	char *toolchain_prefix;
 	gboolean no_inline;
+	char *map_file;
+	char **path_maps;
+	gboolean inline_; /* --inline: the default, accepted for symmetry */
 } PlCliSymArgs;
 /* Appends the --sysroot/--binary/… entries to a GOptionEntry list. */
 GOptionGroup *pl_cli_sym_group(PlCliSymArgs *a);
 void pl_cli_sym_args_clear(PlCliSymArgs *a);
+
+/* Stack rewriting every analysing subcommand takes (pl-stack-filter.h). */
+typedef struct {
+	char **allow, **deny, **allow_module, **deny_module, **rename;
+	gboolean collapse_recursion;
+} PlCliFilterArgs;
+GOptionGroup *pl_cli_filter_group(PlCliFilterArgs *a);
+void pl_cli_filter_args_clear(PlCliFilterArgs *a);
+/* The rules as a filter (NULL when none given); on a bad rule prints the
+ * one-line error and sets *failed. */
+#include "pl-stack-filter.h"
+PlStackFilter *pl_cli_stack_filter(const PlCliFilterArgs *a, gboolean *failed);
+/* The event named name (NULL: the main event, PL_NO_ID when there are no
+ * samples) in *event; FALSE with the error printed when there is none of
+ * that name. */
+gboolean pl_cli_event(PlProfile *p, const char *name, const char *path, guint32 *event);
 
 /* Loads FILE (.plens or perf.data) into a new profile.  On failure prints
  * the one-line error and returns NULL.  A torn tail is a note on stderr,

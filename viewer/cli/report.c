@@ -4,9 +4,11 @@
 #include <string.h>
 
 #include "pl-cli.h"
+#include "pl-disasm.h"
 
 typedef struct {
 	PlCliSymArgs sym;
+	PlCliFilterArgs flt;
 	char *sort;
 	gint tid;
 	gint top;
@@ -15,6 +17,8 @@ typedef struct {
 	gboolean lines;
 	char *function;
 	gdouble from, to;
+	char *annotate;
+	char *source;
 } ReportArgs;
 
 static double pct(guint64 part, guint64 whole)
@@ -197,6 +201,215 @@ static void print_lines(PlProfile *p, PlAggregate *agg, int top)
 	}
 }
 
+/* ─── --annotate and --source ───────────────────────────────────────── */
+
+static guint32 find_named(PlProfile *p, PlAggregate *agg, const char *name)
+{
+	/* prefer the id that has samples (a name may exist inlined and not) */
+	guint32 any = PL_NO_ID;
+	for (guint32 id = 0; id < agg->n_functions; id++) {
+		const PlFunction *f = pl_profile_get_function(p, id);
+		if (g_strcmp0(f->name, name) != 0)
+			continue;
+		if (agg->func_total[id].samples)
+			return id;
+		any = id;
+	}
+	return any;
+}
+
+static const char *local_file(PlProfile *p, const char *module)
+{
+	static char *kept;
+	g_autoptr(GPtrArray) rows = pl_symbols_coverage(pl_profile_get_symbols(p));
+	for (guint i = 0; i < rows->len; i++) {
+		const PlModuleReport *r = rows->pdata[i];
+		g_autofree char *b = g_path_get_basename(r->module);
+		if (r->local_path && !strcmp(b, module)) {
+			g_free(kept);
+			kept = g_strdup(r->debug_path && !g_str_has_suffix(r->local_path, ".so") &&
+						FALSE
+					? r->debug_path
+					: r->local_path);
+			return kept;
+		}
+	}
+	return NULL;
+}
+
+static int print_annotate(PlProfile *p, PlAggregate *agg, const char *name, const char *prefix)
+{
+	guint32 f = find_named(p, agg, name);
+	printf("\nInstructions of %s:\n", name);
+	if (f == PL_NO_ID) {
+		printf("  (no function of that name in this recording)\n");
+		return PL_EXIT_OK;
+	}
+	g_autoptr(GArray) rows = pl_aggregate_addresses(agg, f);
+	if (!rows->len) {
+		printf("  (no samples in %s)\n", name);
+		return PL_EXIT_OK;
+	}
+	/* the module and the real function holding most of its weight */
+	const PlAddrRow *best = NULL;
+	for (guint i = 0; i < rows->len; i++) {
+		const PlAddrRow *r = &g_array_index(rows, PlAddrRow, i);
+		if (!best || r->total.weight > best->total.weight)
+			best = r;
+	}
+	const char *module = best->module, *outer = best->outer;
+	guint64 lo = G_MAXUINT64, hi = 0;
+	for (guint i = 0; i < rows->len; i++) {
+		const PlAddrRow *r = &g_array_index(rows, PlAddrRow, i);
+		if (r->module == module && g_strcmp0(r->outer, outer) == 0) {
+			lo = MIN(lo, r->lookup_addr);
+			hi = MAX(hi, r->lookup_addr);
+		}
+	}
+	const char *path = local_file(p, module);
+	if (!path) {
+		printf("  %s: no local copy of the module (give --binary or --sysroot)\n", module);
+		return PL_EXIT_OK;
+	}
+	g_autoptr(GError) error = NULL;
+	GArray *lines = pl_disasm_function(prefix, path, outer, lo, hi + 16, &error);
+	if (!lines)
+		return pl_cli_fail("--annotate %s: %s", name, error->message);
+	printf("  %s in %s (%s), %% of %" G_GUINT64_FORMAT " samples; total at a call is the "
+	       "time spent in what it called\n",
+	       outer ? outer : name, module, path, agg->all.samples);
+	printf("  %7s %7s\n", "Self%", "Total%");
+	guint ri = 0;
+	for (guint i = 0; i < lines->len; i++) {
+		const PlDisasmLine *d = &g_array_index(lines, PlDisasmLine, i);
+		if (!d->is_insn) {
+			printf("  %15s %s\n", "", d->text);
+			continue;
+		}
+		/* the instruction runs to the next one's address */
+		guint64 next = G_MAXUINT64;
+		for (guint k = i + 1; k < lines->len; k++)
+			if (g_array_index(lines, PlDisasmLine, k).is_insn) {
+				next = g_array_index(lines, PlDisasmLine, k).addr;
+				break;
+			}
+		PlCount self = { 0, 0 }, total = { 0, 0 };
+		for (ri = 0; ri < rows->len; ri++) {
+			const PlAddrRow *r = &g_array_index(rows, PlAddrRow, ri);
+			if (r->module != module || r->lookup_addr < d->addr || r->lookup_addr >= next)
+				continue;
+			self.samples += r->self.samples;
+			self.weight += r->self.weight;
+			total.samples += r->total.samples;
+			total.weight += r->total.weight;
+		}
+		if (total.samples)
+			printf("  %6.2f%% %6.2f%% %s\n", pct(self.weight, agg->all.weight),
+			       pct(total.weight, agg->all.weight), d->text);
+		else
+			printf("  %7s %7s %s\n", "", "", d->text);
+	}
+	pl_disasm_lines_free(lines);
+	return PL_EXIT_OK;
+}
+
+static void line_counts(PlProfile *p, PlAggregate *agg, const char *file, guint line,
+			PlCount *self, PlCount *total)
+{
+	*self = (PlCount){ 0, 0 };
+	*total = (PlCount){ 0, 0 };
+	for (guint32 l = 0; l < agg->n_locations; l++) {
+		const PlLocation *loc = pl_profile_get_location(p, l);
+		if (loc->line == line && !strcmp(loc->file, file)) {
+			self->samples += agg->line_self[l].samples;
+			self->weight += agg->line_self[l].weight;
+			total->samples += agg->line_total[l].samples;
+			total->weight += agg->line_total[l].weight;
+		}
+	}
+}
+
+/* FUNC: the lines of the function's own frames (inlined callees show on
+ * their own lines, which may be elsewhere in the file); FILE (a path or
+ * its tail): the whole file. */
+static void print_source(PlProfile *p, PlAggregate *agg, const char *what)
+{
+	const char *file = NULL;
+	guint first = 1, last = G_MAXUINT;
+	guint32 f = find_named(p, agg, what);
+	if (f != PL_NO_ID) {
+		g_autoptr(GArray) rows = pl_aggregate_addresses(agg, f);
+		g_autoptr(GHashTable) weight = g_hash_table_new(NULL, NULL);
+		guint64 best = 0;
+		for (guint i = 0; i < rows->len; i++) {
+			const PlAddrRow *r = &g_array_index(rows, PlAddrRow, i);
+			if (!r->file)
+				continue;
+			guint64 w = GPOINTER_TO_SIZE(g_hash_table_lookup(weight, r->file)) +
+				    r->total.samples;
+			g_hash_table_insert(weight, (gpointer)r->file, GSIZE_TO_POINTER(w));
+			if (w > best) {
+				best = w;
+				file = r->file;
+			}
+		}
+		guint lo = G_MAXUINT, hi = 0;
+		for (guint i = 0; i < rows->len; i++) {
+			const PlAddrRow *r = &g_array_index(rows, PlAddrRow, i);
+			if (r->file == file && r->line) {
+				lo = MIN(lo, r->line);
+				hi = MAX(hi, r->line);
+			}
+		}
+		if (file) {
+			first = lo > 5 ? lo - 5 : 1;
+			last = hi + 3;
+		}
+	} else {
+		for (guint32 l = 0; l < agg->n_locations && !file; l++) {
+			const PlLocation *loc = pl_profile_get_location(p, l);
+			if (!strcmp(loc->file, what) ||
+			    (g_str_has_suffix(loc->file, what) &&
+			     loc->file[strlen(loc->file) - strlen(what) - 1] == '/'))
+				file = loc->file;
+		}
+	}
+	printf("\nSource of %s:\n", what);
+	if (!file) {
+		printf("  (no function or source file of that name with line information here)\n");
+		return;
+	}
+	g_autofree char *local = pl_symbols_find_source(pl_profile_get_symbols(p), file);
+	g_autofree char *text = NULL;
+	if (!local || !g_file_get_contents(local, &text, NULL, NULL)) {
+		printf("  %s: not found here (give --source-dir DIR or --path-map FROM=TO); "
+		       "lines with samples:\n", file);
+		g_autoptr(GArray) rows = pl_aggregate_lines(agg);
+		for (guint i = 0; i < rows->len; i++) {
+			const PlRow *r = &g_array_index(rows, PlRow, i);
+			const PlLocation *loc = pl_profile_get_location(p, r->id);
+			if (loc->file == file || !strcmp(loc->file, file))
+				if (loc->line >= first && loc->line <= last)
+					printf("  %6.2f%% %6.2f%% %5u\n", pct(r->self.weight, agg->all.weight),
+					       pct(r->total.weight, agg->all.weight), loc->line);
+		}
+		return;
+	}
+	printf("  %s (%s), %% of %" G_GUINT64_FORMAT " samples\n", file, local, agg->all.samples);
+	printf("  %7s %7s %5s\n", "Self%", "Total%", "Line");
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	guint n = g_strv_length(lines);
+	for (guint i = first; i <= n && i <= last; i++) {
+		PlCount self, total;
+		line_counts(p, agg, file, i, &self, &total);
+		if (total.samples)
+			printf("  %6.2f%% %6.2f%% %5u  %s\n", pct(self.weight, agg->all.weight),
+			       pct(total.weight, agg->all.weight), i, lines[i - 1]);
+		else
+			printf("  %7s %7s %5u  %s\n", "", "", i, lines[i - 1]);
+	}
+}
+
 static int cmp_thread_rows(gconstpointer a, gconstpointer b, gpointer data)
 {
 	GHashTable *h = data;
@@ -241,7 +454,7 @@ static void print_threads(PlProfile *p, PlAggregate *agg, int top)
 		printf("  … %u more (--top)\n", tids->len - (guint)top);
 }
 
-static void print_off_cpu(PlProfile *p, const PlFilter *base, int top)
+static void print_off_cpu(PlProfile *p, const PlFilter *base, const PlStackFilter *sf, int top)
 {
 	GPtrArray *evs = pl_profile_get_events(p);
 	for (guint i = 0; i < evs->len; i++) {
@@ -250,7 +463,7 @@ static void print_off_cpu(PlProfile *p, const PlFilter *base, int top)
 			continue;
 		PlFilter f = *base;
 		f.event = e->index;
-		g_autoptr(PlAggregate) agg = pl_profile_aggregate(p, &f);
+		g_autoptr(PlAggregate) agg = pl_profile_aggregate_filtered(p, &f, sf);
 		printf("\nOff-CPU (%s: %" G_GUINT64_FORMAT " switches, %.1f ms off-CPU):\n", e->name,
 		       agg->all.samples, agg->all.weight / 1e6);
 		g_autoptr(GArray) rows = pl_aggregate_functions(agg, FALSE);
@@ -260,6 +473,120 @@ static void print_off_cpu(PlProfile *p, const PlFilter *base, int top)
 			       r->self.weight / 1e6, pl_profile_get_function_label(p, r->id));
 		}
 	}
+}
+
+static void print_switches(PlProfile *p, const PlFilter *f, int top)
+{
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	if (!st->switches)
+		return;
+	PlSwitchStats all;
+	pl_profile_switch_stats(p, f->tid, f->t0, f->t1, &all);
+	printf("\nSwitches (voluntary: blocked; preempted: runnable, waiting for a CPU):\n");
+	printf("  %8s  %-16s %9s %11s %9s %11s   %s\n", "TID", "Name", "Voluntary", "ms",
+	       "Preempted", "ms", "Runqueue latency p50 / p90 / p99 / max (ms)");
+	GPtrArray *threads = pl_profile_get_threads(p);
+	guint shown = 0;
+	for (guint i = 0; i < threads->len; i++) {
+		const PlThread *t = threads->pdata[i];
+		if (f->tid && t->tid != f->tid)
+			continue;
+		PlSwitchStats s;
+		pl_profile_switch_stats(p, t->tid, f->t0, f->t1, &s);
+		if (!s.voluntary && !s.preempted)
+			continue;
+		if (top > 0 && shown++ >= (guint)top)
+			break;
+		printf("  %8u  %-16s %9" G_GUINT64_FORMAT " %11.1f %9" G_GUINT64_FORMAT " %11.1f",
+		       t->tid, t->name ? t->name : "?", s.voluntary, s.voluntary_ns / 1e6,
+		       s.preempted, s.preempted_ns / 1e6);
+		if (s.preempted)
+			printf("   %.3f / %.3f / %.3f / %.3f", s.rq_p50 / 1e6, s.rq_p90 / 1e6,
+			       s.rq_p99 / 1e6, s.rq_max / 1e6);
+		printf("\n");
+	}
+	printf("  %8s  %-16s %9" G_GUINT64_FORMAT " %11.1f %9" G_GUINT64_FORMAT " %11.1f", "all", "",
+	       all.voluntary, all.voluntary_ns / 1e6, all.preempted, all.preempted_ns / 1e6);
+	if (all.preempted)
+		printf("   %.3f / %.3f / %.3f / %.3f", all.rq_p50 / 1e6, all.rq_p90 / 1e6,
+		       all.rq_p99 / 1e6, all.rq_max / 1e6);
+	printf("\n");
+}
+
+static double rel_s(const PlProfileStats *st, guint64 t)
+{
+	return t && t >= st->first_time ? (t - st->first_time) / 1e9 : 0;
+}
+
+static void print_tree_proc(PlProfile *p, const PlProcess *pr, GHashTable *children, guint depth,
+			    guint *budget)
+{
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	if (!*budget || depth > 64)
+		return;
+	(*budget)--;
+	printf("  %*s%u %s", (int)(depth * 2), "", pr->pid, pr->name ? pr->name : "?");
+	if (pr->start)
+		printf("  forked at %.3f s", rel_s(st, pr->start));
+	if (pr->exited)
+		printf("  exited at %.3f s", rel_s(st, pr->end));
+	printf("\n");
+	GPtrArray *threads = pl_profile_get_threads(p);
+	for (guint i = 0; i < threads->len; i++) {
+		const PlThread *t = threads->pdata[i];
+		if (t->pid != pr->pid || t->tid == pr->pid)
+			continue;
+		printf("  %*s  thread %u %s", (int)(depth * 2), "", t->tid, t->name ? t->name : "?");
+		if (t->ptid && t->ptid != pr->pid)
+			printf("  (created by %u)", t->ptid);
+		if (t->start)
+			printf("  from %.3f s", rel_s(st, t->start));
+		if (t->exited)
+			printf("  to %.3f s", rel_s(st, t->end));
+		printf("\n");
+	}
+	GPtrArray *kids = g_hash_table_lookup(children, GUINT_TO_POINTER(pr->pid));
+	for (guint i = 0; kids && i < kids->len; i++)
+		print_tree_proc(p, kids->pdata[i], children, depth + 1, budget);
+}
+
+/* Processes under their parents (from fork records), threads under their
+ * process; names from comm/exec. */
+static void print_tree(PlProfile *p, int top)
+{
+	GPtrArray *procs = pl_profile_get_processes(p);
+	if (!procs->len)
+		return;
+	g_autoptr(GHashTable) by_pid = g_hash_table_new(NULL, NULL);
+	g_autoptr(GHashTable) children =
+		g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_ptr_array_unref);
+	for (guint i = 0; i < procs->len; i++) {
+		const PlProcess *pr = procs->pdata[i];
+		g_hash_table_insert(by_pid, GUINT_TO_POINTER(pr->pid), (gpointer)pr);
+	}
+	for (guint i = 0; i < procs->len; i++) {
+		const PlProcess *pr = procs->pdata[i];
+		if (!pr->ppid || pr->ppid == pr->pid ||
+		    !g_hash_table_contains(by_pid, GUINT_TO_POINTER(pr->ppid)))
+			continue;
+		GPtrArray *k = g_hash_table_lookup(children, GUINT_TO_POINTER(pr->ppid));
+		if (!k) {
+			k = g_ptr_array_new();
+			g_hash_table_insert(children, GUINT_TO_POINTER(pr->ppid), k);
+		}
+		g_ptr_array_add(k, (gpointer)pr);
+	}
+	printf("\nProcesses and threads:\n");
+	guint budget = top > 0 ? (guint)top * 5 : G_MAXUINT;
+	for (guint i = 0; i < procs->len; i++) {
+		const PlProcess *pr = procs->pdata[i];
+		gboolean is_child = pr->ppid && pr->ppid != pr->pid &&
+				    g_hash_table_contains(by_pid, GUINT_TO_POINTER(pr->ppid));
+		if (!is_child)
+			print_tree_proc(p, pr, children, 0, &budget);
+	}
+	if (!budget)
+		printf("  … (more with --top 0)\n");
 }
 
 static void print_counters(PlProfile *p)
@@ -374,12 +701,21 @@ int pl_cli_report(int argc, char **argv)
 		  "Only samples from S seconds after the first one", "S" },
 		{ "to", 0, 0, G_OPTION_ARG_DOUBLE, &a.to,
 		  "Only samples before S seconds after the first one", "S" },
+		{ "annotate", 0, 0, G_OPTION_ARG_STRING, &a.annotate,
+		  "Also list the instructions of this function with their counts "
+		  "(objdump, or PREFIXobjdump with --toolchain-prefix)",
+		  "SYM" },
+		{ "source", 0, 0, G_OPTION_ARG_STRING, &a.source,
+		  "Also list the source of this function (or this file) with per-line self/total",
+		  "SYM|FILE" },
 		{ NULL }
 	};
 	g_autoptr(GOptionContext) ctx = g_option_context_new("FILE — summarize a recording");
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	g_option_context_add_group(ctx, pl_cli_sym_group(&a.sym));
+	g_option_context_add_group(ctx, pl_cli_filter_group(&a.flt));
 	int rc = PL_EXIT_BAD_INPUT;
+	g_autoptr(PlStackFilter) sf = NULL;
 	g_autoptr(PlProfile) p = NULL;
 	g_autoptr(GArray) checks = g_array_new(FALSE, TRUE, sizeof(FailIf));
 	g_autoptr(PlAggregate) agg = NULL;
@@ -413,22 +749,18 @@ int pl_cli_report(int argc, char **argv)
 		g_array_append_val(checks, fi);
 	}
 
+	gboolean bad_filter;
+	sf = pl_cli_stack_filter(&a.flt, &bad_filter);
+	if (bad_filter)
+		goto out;
+
 	p = pl_cli_load(argv[1], &a.sym, &info);
 	if (!p)
 		goto out;
 
-	guint32 event = pl_profile_get_main_event(p);
-	if (a.event) {
-		event = PL_NO_ID;
-		GPtrArray *evs = pl_profile_get_events(p);
-		for (guint i = 0; i < evs->len; i++)
-			if (!strcmp(((PlEvent *)evs->pdata[i])->name, a.event))
-				event = ((PlEvent *)evs->pdata[i])->index;
-		if (event == PL_NO_ID) {
-			pl_cli_fail("no event '%s' in %s", a.event, argv[1]);
-			goto out;
-		}
-	}
+	guint32 event;
+	if (!pl_cli_event(p, a.event, argv[1], &event))
+		goto out;
 	if (a.tid && !pl_profile_lookup_thread(p, (guint32)a.tid)) {
 		pl_cli_fail("no thread %d in %s: see the Threads section of the full report",
 			    a.tid, argv[1]);
@@ -441,7 +773,7 @@ int pl_cli_report(int argc, char **argv)
 		filter.t0 = t0 + (guint64)(a.from * 1e9);
 	if (a.to > 0)
 		filter.t1 = t0 + (guint64)(a.to * 1e9);
-	agg = pl_profile_aggregate(p, &filter);
+	agg = pl_profile_aggregate_filtered(p, &filter, sf);
 
 	print_header(p, argv[1], &info, agg, event);
 	print_functions(p, agg, by_total, a.top, event);
@@ -449,9 +781,15 @@ int pl_cli_report(int argc, char **argv)
 		print_relatives(p, agg, a.function);
 	if (a.lines)
 		print_lines(p, agg, a.top);
+	if (a.source)
+		print_source(p, agg, a.source);
+	if (a.annotate && print_annotate(p, agg, a.annotate, a.sym.toolchain_prefix) != PL_EXIT_OK)
+		goto out;
 	print_threads(p, agg, a.top);
 	PlFilter base = { (guint32)a.tid, PL_NO_ID, filter.t0, filter.t1 };
-	print_off_cpu(p, &base, a.top);
+	print_off_cpu(p, &base, sf, a.top);
+	print_switches(p, &base, a.top);
+	print_tree(p, a.top);
 	print_counters(p);
 	print_coverage(p);
 	print_losses(p);
@@ -479,9 +817,12 @@ out:
 	for (guint i = 0; i < checks->len; i++)
 		g_free(g_array_index(checks, FailIf, i).sym);
 	pl_cli_sym_args_clear(&a.sym);
+	pl_cli_filter_args_clear(&a.flt);
 	g_free(a.sort);
 	g_free(a.event);
 	g_free(a.function);
+	g_free(a.annotate);
+	g_free(a.source);
 	g_strfreev(a.fail_if);
 	return rc;
 }

@@ -7,14 +7,19 @@
 # $(BUILD)/test/viewer-formats-*-test plus the debugging dump
 # $(BUILD)/test/perfdata-dump.
 
-FORMATS_SRCS := $(wildcard viewer/formats/*.c)
+# The exporters (pl-export-*.c) read the session model, so they are not in
+# FORMATS_OBJS (the perf.data codec and its tests stay free of the model):
+# viewer.mk links FORMATS_EXPORT_OBJS into the viewer library.
+FORMATS_EXPORT_SRCS := $(wildcard viewer/formats/pl-export-*.c)
+FORMATS_EXPORT_OBJS := $(FORMATS_EXPORT_SRCS:%.c=$(BUILD)/%.o)
+FORMATS_SRCS := $(filter-out $(FORMATS_EXPORT_SRCS),$(wildcard viewer/formats/*.c))
 FORMATS_OBJS := $(FORMATS_SRCS:%.c=$(BUILD)/%.o)
 FORMATS_CFLAGS := $(shell pkg-config --cflags gio-2.0)
 FORMATS_LIBS := $(shell pkg-config --libs gio-2.0)
 FORMATS_TESTS := $(patsubst viewer/formats/tests/%-test.c,$(BUILD)/test/viewer-formats-%-test,\
 	$(wildcard viewer/formats/tests/*-test.c))
 
-$(FORMATS_OBJS): ALL_CFLAGS += $(FORMATS_CFLAGS)
+$(FORMATS_OBJS) $(FORMATS_EXPORT_OBJS): ALL_CFLAGS += $(FORMATS_CFLAGS)
 
 # Static pattern rules: they win over the top Makefile's test/unit rule.
 $(FORMATS_TESTS): $(BUILD)/test/viewer-formats-%-test: viewer/formats/tests/%-test.c \
@@ -31,7 +36,7 @@ $(BUILD)/test/perfdata-dump: viewer/formats/tests/perfdata-dump.c $(FORMATS_OBJS
 
 viewer:: $(FORMATS_OBJS) $(FORMATS_TESTS) $(BUILD)/test/perfdata-dump
 
--include $(FORMATS_OBJS:.o=.d) $(FORMATS_TESTS:=.d) $(BUILD)/test/perfdata-dump.d
+-include $(FORMATS_OBJS:.o=.d) $(FORMATS_EXPORT_OBJS:.o=.d) $(FORMATS_TESTS:=.d) $(BUILD)/test/perfdata-dump.d
 
 # libFuzzer harness (clang; not part of `viewer`): make $(BUILD)/fuzz/perf-data-fuzz
 $(BUILD)/fuzz/perf-data-fuzz: viewer/formats/tests/perf-data-fuzz.c $(FORMATS_SRCS) \

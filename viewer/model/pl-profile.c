@@ -1,5 +1,6 @@
 /* pl-profile.c — the session model; see pl-profile.h. */
 #include "pl-profile.h"
+#include "pl-profile-private.h"
 
 #include <string.h>
 
@@ -118,6 +119,8 @@ typedef struct {
 	guint32 loc_first; /* into self->node_locs */
 	guint16 loc_n;
 	guint16 event;
+	guint64 pc;        /* the address (a root: the pid) */
+	guint8 flags;      /* AF_* */
 } AddrNode;
 
 struct _PlProfile {
@@ -140,6 +143,8 @@ struct _PlProfile {
 	GArray *node_locs; /* guint32 location ids, innermost first per addr node */
 
 	GArray *samples; /* PlSample */
+	GPtrArray *modules;       /* PlModule*, in order of first mapping */
+	GHashTable *module_names; /* basename → PlModule* (the first of that name) */
 	GHashTable *threads;   /* tid → PlThread* */
 	GHashTable *processes; /* pid → PlProcess* */
 	GHashTable *events;    /* index → PlEvent* */
@@ -173,6 +178,15 @@ static void process_free(gpointer p)
 	PlProcess *pr = p;
 	g_free(pr->name);
 	g_free(pr);
+}
+
+static void module_free(gpointer p)
+{
+	PlModule *m = p;
+	g_free((char *)m->path);
+	g_free((char *)m->build_id);
+	g_free((char *)m->name);
+	g_free(m);
 }
 
 static void event_free(gpointer p)
@@ -216,6 +230,8 @@ PlProfile *pl_profile_new(const PlSymOptions *opts)
 	self->locs = g_array_new(FALSE, FALSE, sizeof(PlLocation));
 	self->node_locs = g_array_new(FALSE, FALSE, sizeof(guint32));
 	self->samples = g_array_new(FALSE, FALSE, sizeof(PlSample));
+	self->modules = g_ptr_array_new_with_free_func(module_free);
+	self->module_names = g_hash_table_new(g_str_hash, g_str_equal);
 	itab_init(&self->func_tab);
 	itab_init(&self->node_tab);
 	itab_init(&self->addr_tab);
@@ -261,6 +277,8 @@ void pl_profile_free(PlProfile *self)
 	g_array_free(self->locs, TRUE);
 	g_array_free(self->node_locs, TRUE);
 	g_array_free(self->samples, TRUE);
+	g_hash_table_destroy(self->module_names);
+	g_ptr_array_unref(self->modules);
 	itab_free(&self->func_tab);
 	itab_free(&self->node_tab);
 	itab_free(&self->addr_tab);
@@ -491,8 +509,8 @@ static PlEvent *event_get(PlProfile *self, guint32 index)
 
 /* ─── stacks ─────────────────────────────────────────────────────────── */
 
-static guint32 function_intern(PlProfile *self, const char *name, const char *module,
-			       gboolean inlined)
+guint32 pl_profile_function_intern(PlProfile *self, const char *name, const char *module,
+				   gboolean inlined)
 {
 	const char *n = name ? g_string_chunk_insert_const(self->strings, name) : NULL;
 	const char *mo = g_string_chunk_insert_const(self->strings, module ? module : "[unknown]");
@@ -508,7 +526,7 @@ static guint32 function_intern(PlProfile *self, const char *name, const char *mo
 	return id;
 }
 
-static guint32 node_intern(PlProfile *self, guint32 parent, guint32 func)
+guint32 pl_profile_node_intern(PlProfile *self, guint32 parent, guint32 func)
 {
 	guint32 id = itab_lookup(&self->node_tab, parent, func);
 	if (id != PL_NO_ID)
@@ -547,7 +565,7 @@ static guint32 addr_root(PlProfile *self, guint32 event, guint32 pid)
 	guint32 id = itab_lookup(&self->addr_tab, key, (guint64)AF_ROOT << 56 | PL_NO_ID);
 	if (id != PL_NO_ID)
 		return id;
-	AddrNode n = { PL_NO_ID, 0, 0, 0, (guint16)MIN(event, G_MAXUINT16) };
+	AddrNode n = { PL_NO_ID, 0, 0, 0, (guint16)MIN(event, G_MAXUINT16), pid, AF_ROOT };
 	id = self->addrs->len;
 	g_array_append_val(self->addrs, n);
 	itab_insert(&self->addr_tab, key, (guint64)AF_ROOT << 56 | PL_NO_ID, id);
@@ -567,7 +585,7 @@ static guint32 addr_intern(PlProfile *self, guint32 parent, guint32 pid, guint64
 	guint n = pl_symbols_resolve(pl_profile_get_symbols(self), pid, pc,
 				     (flags & AF_RETURN) != 0, fr, MAX_INLINE);
 	const AddrNode *pn = &g_array_index(self->addrs, AddrNode, parent);
-	AddrNode an = { parent, pn->fnode, self->node_locs->len, 0, pn->event };
+	AddrNode an = { parent, pn->fnode, self->node_locs->len, 0, pn->event, pc, flags };
 	if (n == 0) {
 		fr[0] = (PlFrameInfo){ .module = (flags & AF_KERNEL) ? "[kernel]" : "[unknown]" };
 		n = 1;
@@ -576,8 +594,8 @@ static guint32 addr_intern(PlProfile *self, guint32 parent, guint32 pid, guint64
 		const char *module = fr[i].module;
 		if (!module)
 			module = (flags & AF_KERNEL) ? "[kernel]" : "[unknown]";
-		guint32 f = function_intern(self, fr[i].function, module, fr[i].inlined);
-		an.fnode = node_intern(self, an.fnode, f);
+		guint32 f = pl_profile_function_intern(self, fr[i].function, module, fr[i].inlined);
+		an.fnode = pl_profile_node_intern(self, an.fnode, f);
 	}
 	for (guint i = 0; i < n; i++)
 		if (fr[i].file && fr[i].line) {
@@ -706,6 +724,36 @@ static void ingest_counters(PlProfile *self, const struct pl_msg_counters *c)
 	}
 }
 
+/* Modules by file (and build-id) for exports that name them; bounded, as
+ * a hostile stream could map endless distinct names. */
+static void note_module(PlProfile *self, const char *path, const guint8 *id, gsize id_len)
+{
+	if (!*path || self->modules->len >= 65536)
+		return;
+	g_autofree char *base = g_path_get_basename(path);
+	g_autofree char *hex = NULL;
+	if (id_len) {
+		hex = g_malloc(id_len * 2 + 1);
+		for (gsize i = 0; i < id_len; i++)
+			g_snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	}
+	PlModule *old = g_hash_table_lookup(self->module_names, base);
+	if (old && !g_strcmp0(old->path, path) && (!hex || !g_strcmp0(old->build_id, hex)))
+		return;
+	for (guint i = 0; old && i < self->modules->len; i++) {
+		PlModule *m = self->modules->pdata[i];
+		if (!g_strcmp0(m->path, path) && !g_strcmp0(m->build_id, hex))
+			return;
+	}
+	PlModule *m = g_new0(PlModule, 1);
+	m->path = g_strdup(path);
+	m->name = g_steal_pointer(&base);
+	m->build_id = g_steal_pointer(&hex);
+	g_ptr_array_add(self->modules, m);
+	if (!old)
+		g_hash_table_insert(self->module_names, (gpointer)m->name, m);
+}
+
 static void ingest_now(PlProfile *self, const struct pl_msg *m)
 {
 	PlProfileStats *st = &self->stats;
@@ -753,6 +801,7 @@ static void ingest_now(PlProfile *self, const struct pl_msg *m)
 	case PL_MSG_MMAP: {
 		const struct pl_msg_mmap *mm = &m->u.mmap;
 		g_autofree char *fn = str_dup(mm->filename);
+		note_module(self, fn, mm->build_id, mm->build_id_len);
 		pl_symbols_add_mapping(pl_profile_get_symbols(self), mm->pid, mm->start, mm->len,
 				       mm->pgoff, fn, mm->build_id, mm->build_id_len);
 		break;
@@ -970,6 +1019,42 @@ guint32 pl_profile_get_stack_event(PlProfile *self, guint32 stack)
 	return g_array_index(self->addrs, AddrNode, stack).event;
 }
 
+guint pl_profile_get_n_stacks(PlProfile *self)
+{
+	return self->addrs->len;
+}
+
+gboolean pl_profile_get_stack_frame(PlProfile *self, guint32 stack, PlStackFrame *out)
+{
+	if (stack >= self->addrs->len)
+		return FALSE;
+	const AddrNode *a = &g_array_index(self->addrs, AddrNode, stack);
+	guint32 root = stack;
+	while (g_array_index(self->addrs, AddrNode, root).parent != PL_NO_ID)
+		root = g_array_index(self->addrs, AddrNode, root).parent;
+	*out = (PlStackFrame){
+		.pc = (a->flags & AF_ROOT) ? 0 : a->pc,
+		.parent = a->parent,
+		.pid = (guint32)g_array_index(self->addrs, AddrNode, root).pc,
+		.event = a->event,
+		.node = a->fnode,
+		.is_return = (a->flags & AF_RETURN) != 0,
+		.kernel = (a->flags & AF_KERNEL) != 0,
+		.root = (a->flags & AF_ROOT) != 0,
+	};
+	return TRUE;
+}
+
+GPtrArray *pl_profile_get_modules(PlProfile *self)
+{
+	return self->modules;
+}
+
+const PlModule *pl_profile_lookup_module(PlProfile *self, const char *name)
+{
+	return name ? g_hash_table_lookup(self->module_names, name) : NULL;
+}
+
 guint pl_profile_get_n_locations(PlProfile *self)
 {
 	return self->locs->len;
@@ -1098,9 +1183,15 @@ static inline void count_add(PlCount *c, const PlCount *d)
 
 PlAggregate *pl_profile_aggregate(PlProfile *self, const PlFilter *filter)
 {
+	return pl_profile_aggregate_mapped(self, filter, NULL);
+}
+
+PlAggregate *pl_profile_aggregate_mapped(PlProfile *self, const PlFilter *filter, guint32 *node_map)
+{
 	PlAggregate *agg = g_new0(PlAggregate, 1);
 	agg->profile = self;
 	agg->filter = filter ? *filter : PL_FILTER_ALL;
+	agg->node_map = node_map;
 	const PlFilter *f = &agg->filter;
 	agg->n_nodes = self->nodes->len;
 	agg->n_functions = self->funcs->len;
@@ -1115,7 +1206,9 @@ PlAggregate *pl_profile_aggregate(PlProfile *self, const PlFilter *filter)
 
 	/* 1. samples → per address-stack counts (one pass over the timeline) */
 	guint n_addrs = self->addrs->len;
-	g_autofree PlCount *per_stack = g_new0(PlCount, n_addrs);
+	agg->n_stacks = n_addrs;
+	agg->stack_self = g_new0(PlCount, n_addrs);
+	PlCount *per_stack = agg->stack_self;
 	const AddrNode *addrs = (const AddrNode *)self->addrs->data;
 	for (guint i = 0; i < self->samples->len; i++) {
 		const PlSample *s = &g_array_index(self->samples, PlSample, i);
@@ -1124,6 +1217,9 @@ PlAggregate *pl_profile_aggregate(PlProfile *self, const PlFilter *filter)
 		if (f->event != PL_NO_ID && addrs[s->stack].event != f->event)
 			continue;
 		if (s->time < f->t0 || (f->t1 && s->time >= f->t1))
+			continue;
+		/* a stack filter's allow rules drop whole samples */
+		if (node_map && node_map[addrs[s->stack].fnode] == PL_NO_ID)
 			continue;
 		PlCount c = { 1, s->weight };
 		count_add(&per_stack[s->stack], &c);
@@ -1148,6 +1244,8 @@ PlAggregate *pl_profile_aggregate(PlProfile *self, const PlFilter *filter)
 		if (!c->samples)
 			continue;
 		guint32 leaf = addrs[a].fnode;
+		if (node_map)
+			leaf = node_map[leaf];
 		count_add(&agg->self[leaf], c);
 		if (nodes[leaf].func != PL_NO_ID)
 			count_add(&agg->func_self[nodes[leaf].func], c);
@@ -1183,6 +1281,8 @@ void pl_aggregate_free(PlAggregate *agg)
 	g_free(agg->func_total);
 	g_free(agg->line_self);
 	g_free(agg->line_total);
+	g_free(agg->stack_self);
+	g_free(agg->node_map);
 	g_hash_table_destroy(agg->threads);
 	g_free(agg);
 }
@@ -1244,6 +1344,111 @@ static GArray *relatives(PlAggregate *agg, guint32 func, gboolean callers)
 			g_array_append_val(rows, r);
 		}
 	g_array_sort_with_data(rows, cmp_row_total, NULL);
+	return rows;
+}
+
+/* Does one of the frames address node x added to its parent's call-tree
+ * node belong to a function named name? */
+static gboolean addr_has_func(PlProfile *p, guint32 x, const char *name)
+{
+	const AddrNode *addrs = (const AddrNode *)p->addrs->data;
+	const PlNode *nodes = (const PlNode *)p->nodes->data;
+	guint32 stop = addrs[x].parent == PL_NO_ID ? 0 : addrs[addrs[x].parent].fnode;
+	for (guint32 n = addrs[x].fnode; n != stop && n != 0 && n != PL_NO_ID; n = nodes[n].parent) {
+		guint32 f = nodes[n].func;
+		if (f != PL_NO_ID && g_array_index(p->funcs, PlFunction, f).name == name)
+			return TRUE;
+	}
+	return FALSE;
+}
+
+static int cmp_addr_row(gconstpointer a, gconstpointer b)
+{
+	const PlAddrRow *x = a, *y = b;
+	int c = g_strcmp0(x->module, y->module);
+	if (c)
+		return c;
+	return x->lookup_addr < y->lookup_addr ? -1 : x->lookup_addr > y->lookup_addr;
+}
+
+GArray *pl_aggregate_addresses(PlAggregate *agg, guint32 func)
+{
+	PlProfile *p = agg->profile;
+	GArray *rows = g_array_new(FALSE, TRUE, sizeof(PlAddrRow));
+	if (func >= p->funcs->len)
+		return rows;
+	/* names are interned: one pointer per distinct name */
+	const char *name = g_array_index(p->funcs, PlFunction, func).name;
+	if (!name)
+		return rows;
+	const AddrNode *addrs = (const AddrNode *)p->addrs->data;
+	guint n = MIN(agg->n_stacks, p->addrs->len);
+	g_autofree guint8 *has = g_new0(guint8, n); /* 0 unknown, 1 no, 2 yes */
+	g_autoptr(GHashTable) row_of = g_hash_table_new(NULL, NULL); /* addr node+1 → row+1 */
+	g_autoptr(GArray) stamps = g_array_new(FALSE, FALSE, sizeof(guint32)); /* per row */
+	PlSymbols *syms = pl_profile_get_symbols(p);
+	for (guint32 a = 0; a < n; a++) {
+		const PlCount *c = &agg->stack_self[a];
+		if (!c->samples)
+			continue;
+		for (guint32 x = a; x != PL_NO_ID; x = addrs[x].parent) {
+			if (addrs[x].flags & AF_ROOT)
+				break;
+			if (!has[x])
+				has[x] = addr_has_func(p, x, name) ? 2 : 1;
+			if (has[x] != 2)
+				continue;
+			guint idx = GPOINTER_TO_UINT(g_hash_table_lookup(row_of, GUINT_TO_POINTER(x + 1)));
+			if (idx) {
+				idx--;
+			} else {
+				PlFrameInfo fr[MAX_INLINE];
+				guint32 root = x;
+				while (addrs[root].parent != PL_NO_ID)
+					root = addrs[root].parent;
+				gboolean ret = (addrs[x].flags & AF_RETURN) != 0;
+				guint nf = pl_symbols_resolve(syms, (guint32)addrs[root].pc, addrs[x].pc,
+							      ret, fr, MAX_INLINE);
+				PlAddrRow r = { 0 };
+				r.module = g_string_chunk_insert_const(
+					p->strings, nf && fr[0].module ? fr[0].module : "[unknown]");
+				r.rel_addr = nf ? fr[0].rel_addr : addrs[x].pc;
+				r.lookup_addr = r.rel_addr - (ret && r.rel_addr ? 1 : 0);
+				if (nf && fr[nf - 1].function)
+					r.outer = g_string_chunk_insert_const(p->strings,
+									      fr[nf - 1].function);
+				for (guint k = 0; k < nf; k++)
+					if (fr[k].function && !strcmp(fr[k].function, name) && fr[k].file) {
+						r.file = g_string_chunk_insert_const(p->strings, fr[k].file);
+						r.line = fr[k].line;
+						break;
+					}
+				/* the same address under different callers: one row */
+				for (idx = 0; idx < rows->len; idx++) {
+					const PlAddrRow *o = &g_array_index(rows, PlAddrRow, idx);
+					if (o->lookup_addr == r.lookup_addr && o->rel_addr == r.rel_addr &&
+					    o->module == r.module)
+						break;
+				}
+				if (idx == rows->len) {
+					guint32 none = PL_NO_ID;
+					g_array_append_val(rows, r);
+					g_array_append_val(stamps, none);
+				}
+				g_hash_table_insert(row_of, GUINT_TO_POINTER(x + 1),
+						    GUINT_TO_POINTER(idx + 1));
+			}
+			PlAddrRow *r = &g_array_index(rows, PlAddrRow, idx);
+			if (x == a)
+				count_add(&r->self, c);
+			guint32 *st = &g_array_index(stamps, guint32, idx);
+			if (*st != a) { /* recursion through one address counts once */
+				*st = a;
+				count_add(&r->total, c);
+			}
+		}
+	}
+	g_array_sort(rows, cmp_addr_row);
 	return rows;
 }
 

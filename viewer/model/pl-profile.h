@@ -211,6 +211,11 @@ typedef struct {
 	PlCount *line_self;  /* per location: innermost frame's line */
 	PlCount *line_total; /* per location: any frame's line (once per sample) */
 	GHashTable *threads; /* tid → PlCount* */
+	/* added later (appended, so older users are unaffected): */
+	guint n_stacks;
+	PlCount *stack_self; /* per address stack (PlSample.stack): samples ending there */
+	guint32 *node_map;   /* with a stack filter: plain call-tree node → shown node
+			      * (PL_NO_ID: left out); NULL without one */
 } PlAggregate;
 
 PlAggregate *pl_profile_aggregate(PlProfile *self, const PlFilter *filter);
@@ -237,6 +242,67 @@ GArray *pl_aggregate_lines(PlAggregate *agg);
 typedef void (*PlStackFunc)(const guint32 *funcs, guint depth, const PlCount *self,
 			    gpointer user_data);
 void pl_aggregate_foreach_stack(PlAggregate *agg, PlStackFunc func, gpointer user_data);
+
+/* ─── address stacks and modules ─────────────────────────────────────── */
+
+/* One node of the address trie (PlSample.stack is a leaf of it). */
+typedef struct {
+	guint64 pc;        /* 0 at a root */
+	guint32 parent;    /* the caller's stack id; PL_NO_ID at a root */
+	guint32 pid;
+	guint32 event;
+	guint32 node;      /* call-tree node of this address's innermost frame */
+	gboolean is_return; /* pc is a return address (symbolize pc - 1) */
+	gboolean kernel;
+	gboolean root;
+} PlStackFrame;
+guint pl_profile_get_n_stacks(PlProfile *self);
+gboolean pl_profile_get_stack_frame(PlProfile *self, guint32 stack, PlStackFrame *out);
+
+/* A mapped file as the recording named it. */
+typedef struct {
+	const char *name;     /* basename: PlFunction.module */
+	const char *path;     /* on the board */
+	const char *build_id; /* lower-case hex, NULL when not sent */
+} PlModule;
+/* PlModule*, in order of first mapping (borrowed). */
+GPtrArray *pl_profile_get_modules(PlProfile *self);
+/* By basename (PlFunction.module); the first one of that name; NULL when none. */
+const PlModule *pl_profile_lookup_module(PlProfile *self, const char *name);
+
+/* ─── per-address counts (annotated disassembly, source of a function) ── */
+
+typedef struct {
+	const char *module;  /* basename, as PlFunction.module */
+	guint64 rel_addr;    /* ELF virtual address (PlFrameInfo.rel_addr) */
+	guint64 lookup_addr; /* the byte inside the instruction: rel_addr - 1 for a
+			      * return address (the call), else rel_addr */
+	const char *outer;   /* the real (non-inlined) function at that address */
+	const char *file;    /* the line of func's own frame there, NULL if none */
+	guint line;
+	PlCount self;  /* samples taken at this address (func or code inlined into it) */
+	PlCount total; /* samples with func's frame at this address on the stack */
+} PlAddrRow;
+/* Every sampled address where a frame of the function named like func
+ * (inlined or not) runs or calls from, sorted by (module, lookup_addr).
+ * GArray of PlAddrRow; strings owned by the profile. */
+GArray *pl_aggregate_addresses(PlAggregate *agg, guint32 func);
+
+/* ─── off-CPU: switch reasons and runqueue latency (pl-offcpu.c) ─────── */
+
+typedef struct {
+	guint64 preempted, voluntary;       /* off-CPU intervals by reason */
+	guint64 preempted_ns, voluntary_ns; /* time spent off-CPU by reason */
+	/* runqueue latency: from a preempted switch-out to that thread's next
+	 * switch-in (it was runnable all along); percentiles over the
+	 * preempted intervals, 0 when there are none */
+	guint64 rq_p50, rq_p90, rq_p99, rq_max;
+} PlSwitchStats;
+/* Over the off-CPU intervals of thread tid (0: every thread) that start in
+ * [t0, t1) (t1 0: no bound).  Only intervals closed by a switch-in count
+ * for latency (the one open at the end of the recording does not). */
+void pl_profile_switch_stats(PlProfile *self, guint32 tid, guint64 t0, guint64 t1,
+			     PlSwitchStats *out);
 
 G_END_DECLS
 

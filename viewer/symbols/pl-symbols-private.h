@@ -145,6 +145,8 @@ struct _PlSymbols {
 	guint64 unknown_samples;
 	GPtrArray *binaries; /* PlBinary*, lazily indexed opts.binaries */
 	gboolean binaries_indexed;
+	struct _PlLdMap *ldmap; /* opts.map_file, loaded at first need (pl-ldmap.h) */
+	gboolean ldmap_tried;
 };
 
 const char *pl_sym_intern(PlSymbols *self, const char *s);

@@ -15,6 +15,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 
+#include "pl-ldmap.h"
 #include "pl-symbols-private.h"
 
 #define MSG_CHUNK_VDSO 1u
@@ -126,6 +127,7 @@ void pl_symbols_free(PlSymbols *self)
 	g_free(self->opts.sysroot);
 	g_free(self->opts.toolchain_prefix);
 	g_free(self->opts.map_file);
+	g_clear_pointer(&self->ldmap, pl_ldmap_free);
 	g_ptr_array_unref(self->opts.binaries);
 	g_ptr_array_unref(self->opts.debug_dirs);
 	g_ptr_array_unref(self->opts.source_dirs);
@@ -459,6 +461,32 @@ static const char *cu_file(PlSymbols *self, Dwarf_Die *cu, Dwarf_Word idx)
 	return map_path(self, comp, f);
 }
 
+/* The --map fallback: a name from the GNU ld map for an address of elf
+ * that its own symbol table does not cover.  The map describes the
+ * program named in its OUTPUT(); without one, any module but a shared
+ * library. */
+static const char *ldmap_name(PlSymbols *self, PlElf *elf, guint64 a)
+{
+	if (!self->opts.map_file)
+		return NULL;
+	if (!self->ldmap_tried) {
+		self->ldmap_tried = TRUE;
+		self->ldmap = pl_ldmap_load(self->opts.map_file, NULL); /* the CLI reports errors */
+	}
+	if (!self->ldmap)
+		return NULL;
+	const char *out = pl_ldmap_get_output(self->ldmap);
+	if (out) {
+		g_autofree char *b = g_path_get_basename(out);
+		if (strcmp(b, elf->name) != 0)
+			return NULL;
+	} else if (strstr(elf->name, ".so")) {
+		return NULL;
+	}
+	const char *n = pl_ldmap_lookup(self->ldmap, a, NULL);
+	return n ? pl_sym_demangle(self, n) : NULL;
+}
+
 /* Fills frames for lookup address a (relative to bias 0). */
 static guint symbolize(PlSymbols *self, PlElf *elf, guint64 a, PlFrameInfo *fr, guint max)
 {
@@ -472,7 +500,7 @@ static guint symbolize(PlSymbols *self, PlElf *elf, guint64 a, PlFrameInfo *fr, 
 	const char *ver = symname && symname[0] != '@' ? strchr(symname, '@') : NULL;
 	if (ver) /* "__libc_start_main@@GLIBC_2.34": the version is noise here */
 		symname = unversioned = g_strndup(symname, (gsize)(ver - symname));
-	const char *outer_name = symname ? pl_sym_demangle(self, symname) : NULL;
+	const char *outer_name = symname ? pl_sym_demangle(self, symname) : ldmap_name(self, elf, a);
 
 	const char *file = NULL;
 	guint line = 0;
@@ -481,7 +509,16 @@ static guint symbolize(PlSymbols *self, PlElf *elf, guint64 a, PlFrameInfo *fr, 
 		int l = 0;
 		const char *src = dwfl_lineinfo(dl, NULL, &l, NULL, NULL, NULL);
 		if (src) {
-			file = map_path(self, NULL, src);
+			/* relative line-table names are relative to the CU's
+			 * comp dir: joined as cu_file() joins call sites, so an
+			 * inline's call site and ordinary code of the same line
+			 * name the same file */
+			Dwarf_Addr cb = 0;
+			Dwarf_Attribute ca;
+			Dwarf_Die *lcu = dwfl_module_addrdie(elf->mod, a, &cb);
+			const char *comp = lcu ? dwarf_formstring(dwarf_attr(lcu, DW_AT_comp_dir, &ca))
+					       : NULL;
+			file = map_path(self, comp, src);
 			line = l > 0 ? (guint)l : 0;
 		}
 	}

@@ -106,7 +106,7 @@ static void export_collapsed(void)
 	g_autofree char *w = NULL;
 	PL_CHECK(g_file_get_contents(path, &w, NULL, NULL));
 	PL_CHECKF(strstr(w, "hot_leaf 3000\n"), "%s", w);
-	PL_CHECK(vt_perflens(NULL, NULL, "export", f, "--format", "svg", NULL) == 2);
+	PL_CHECK(vt_perflens(NULL, NULL, "export", f, "--format", "png", NULL) == 2);
 }
 
 /* perf-data export: read back by our own reader and by perf itself. */

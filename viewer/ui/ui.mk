@@ -18,6 +18,11 @@ UI_CFLAGS := $(shell pkg-config --cflags gtk4) -Iviewer/core -Iviewer/model \
 UI_LIBS := $(shell pkg-config --libs gtk4) -lm
 
 $(BUILD)/viewer/ui/%.o: ALL_CFLAGS += $(UI_CFLAGS)
+
+# `perflens` with no command (or a file) opens the app
+$(BUILD)/perflens: $(UI_OBJS)
+PERFLENS_UI_LIBS := $(UI_LIBS)
+$(BUILD)/viewer/cli/main.o: ALL_CFLAGS += -DPL_HAVE_UI -Iviewer/ui
 # GTK's headers trip -Wshadow-free code only in deprecated paths; nothing
 # else is relaxed.
 
@@ -34,7 +39,7 @@ $(UI_C_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.c $(BUILD)/viewer/ui/pl-flame-
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(UI_CFLAGS) -Itest -MF $@.d $(LDFLAGS) -o $@ $(filter %.c %.o,$^) $(UI_LIBS)
 
-$(UI_SH_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.sh | $(BUILD)/perflens-gtk
+$(UI_SH_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.sh | $(BUILD)/perflens
 	@mkdir -p $(dir $@)
 	cp $< $@
 	chmod +x $@
@@ -43,8 +48,8 @@ viewer:: $(BUILD)/perflens-gtk $(UI_C_TESTS) $(UI_SH_TESTS)
 
 PREFIX ?= /usr/local
 .PHONY: ui-install
-ui-install: $(BUILD)/perflens-gtk
-	install -Dm755 $(BUILD)/perflens-gtk $(DESTDIR)$(PREFIX)/bin/perflens-gtk
+ui-install: $(BUILD)/perflens
+	install -Dm755 $(BUILD)/perflens $(DESTDIR)$(PREFIX)/bin/perflens
 	install -Dm644 viewer/ui/data/org.perflens.Viewer.desktop \
 		$(DESTDIR)$(PREFIX)/share/applications/org.perflens.Viewer.desktop
 	install -Dm644 viewer/ui/data/org.perflens.Viewer.svg \

@@ -11,7 +11,7 @@
 # the committed ones), else to a temporary directory.
 set -u
 B=${PL_BUILD:-build}
-APP=$B/perflens-gtk AGENT=$B/perflens-agent BURN=$B/workloads/burn PERFLENS=$B/perflens
+APP=$B/perflens AGENT=$B/perflens-agent BURN=$B/workloads/burn PERFLENS=$B/perflens
 TMP=$(mktemp -d /tmp/plv-ui-XXXXXX)
 SHOTS=${PL_UI_SCREENSHOTS:-$TMP/shots}
 PIDS=()

@@ -1,0 +1,45 @@
+/* pl-export.h — a profile's samples in other tools' formats.
+ *
+ *   collapsed   "outer;…;leaf COUNT" lines (flamegraph.pl, inferno, speedscope)
+ *   pprof       gzipped profile.proto (go tool pprof, pprof web UIs): one
+ *               mapping per module with its path and build-id, one location
+ *               per distinct address with its inline frames and source lines
+ *   svg         a self-contained flame graph (no script, no external files;
+ *               a <title> on every frame for the exact figures)
+ *   speedscope  speedscope's JSON file format: one "sampled" profile per
+ *               thread, frames shared
+ *
+ * They all read an aggregate (pl_profile_aggregate, or _filtered with a
+ * stack filter: the exports then show the rewritten stacks; pprof then has
+ * one location per function instead of per address).  Writers create or
+ * truncate path; FALSE with error set on failure (the partial file is
+ * left).  The viewer core: GLib/GIO, no GTK.  One thread at a time.
+ */
+#ifndef PL_EXPORT_H
+#define PL_EXPORT_H
+
+#include <glib.h>
+#include <stdio.h>
+
+#include "pl-profile.h"
+#include "pl-stack-filter.h"
+
+G_BEGIN_DECLS
+
+/* by_weight: counts are the weight (period; ns for cpu-clock), else samples. */
+gboolean pl_export_collapsed(PlAggregate *agg, FILE *out, gboolean by_weight, GError **error);
+
+gboolean pl_export_pprof(PlAggregate *agg, const char *path, GError **error);
+
+/* title: shown on top (NULL: "Flame graph").  by_weight as for collapsed. */
+gboolean pl_export_svg(PlAggregate *agg, FILE *out, const char *title, gboolean by_weight,
+		       GError **error);
+
+/* One profile per thread of filter (re-aggregated with sf), weights in the
+ * event's unit (nanoseconds for cpu-clock and off-CPU), name: the file's. */
+gboolean pl_export_speedscope(PlProfile *p, const PlFilter *filter, const PlStackFilter *sf,
+			      FILE *out, const char *name, GError **error);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,65 @@
+/* pl-offcpu.c — switch reasons and runqueue latency from the threads'
+ * on/off-CPU intervals; see pl-profile.h. */
+#include <string.h>
+
+#include "pl-profile.h"
+
+static int cmp_u64(gconstpointer a, gconstpointer b)
+{
+	guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* nearest-rank percentile of a sorted array */
+static guint64 pct(const GArray *v, guint p)
+{
+	if (!v->len)
+		return 0;
+	gsize rank = ((gsize)v->len * p + 99) / 100;
+	if (rank == 0)
+		rank = 1;
+	return g_array_index(v, guint64, MIN(rank, v->len) - 1);
+}
+
+static void add_thread(const PlThread *t, guint64 t0, guint64 t1, PlSwitchStats *out,
+		       GArray *lat)
+{
+	const PlInterval *iv = (const PlInterval *)t->intervals->data;
+	for (guint i = 0; i < t->intervals->len; i++) {
+		if (iv[i].on_cpu || iv[i].start < t0 || (t1 && iv[i].start >= t1))
+			continue;
+		guint64 d = iv[i].end - iv[i].start;
+		/* closed by a switch-in: an on-CPU interval follows */
+		gboolean closed = i + 1 < t->intervals->len && iv[i + 1].on_cpu;
+		if (iv[i].preempted) {
+			out->preempted++;
+			out->preempted_ns += d;
+			if (closed)
+				g_array_append_val(lat, d);
+		} else {
+			out->voluntary++;
+			out->voluntary_ns += d;
+		}
+	}
+}
+
+void pl_profile_switch_stats(PlProfile *self, guint32 tid, guint64 t0, guint64 t1,
+			     PlSwitchStats *out)
+{
+	memset(out, 0, sizeof(*out));
+	g_autoptr(GArray) lat = g_array_new(FALSE, FALSE, sizeof(guint64));
+	if (tid) {
+		const PlThread *t = pl_profile_lookup_thread(self, tid);
+		if (t)
+			add_thread(t, t0, t1, out, lat);
+	} else {
+		GPtrArray *threads = pl_profile_get_threads(self);
+		for (guint i = 0; i < threads->len; i++)
+			add_thread(threads->pdata[i], t0, t1, out, lat);
+	}
+	g_array_sort(lat, cmp_u64);
+	out->rq_p50 = pct(lat, 50);
+	out->rq_p90 = pct(lat, 90);
+	out->rq_p99 = pct(lat, 99);
+	out->rq_max = lat->len ? g_array_index(lat, guint64, lat->len - 1) : 0;
+}

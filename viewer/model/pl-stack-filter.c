@@ -1,0 +1,229 @@
+/* pl-stack-filter.c — stack rewriting rules; see pl-stack-filter.h. */
+#include "pl-stack-filter.h"
+
+#include <string.h>
+
+#include "pl-profile-private.h"
+
+typedef struct {
+	PlRuleKind kind;
+	GRegex *re;
+	char *replacement; /* rename */
+	gboolean cut;
+} Rule;
+
+struct _PlStackFilter {
+	GArray *rules; /* Rule */
+	gboolean collapse_recursion;
+	guint n_allow;
+};
+
+PlStackFilter *pl_stack_filter_new(void)
+{
+	PlStackFilter *self = g_new0(PlStackFilter, 1);
+	self->rules = g_array_new(FALSE, FALSE, sizeof(Rule));
+	return self;
+}
+
+void pl_stack_filter_free(PlStackFilter *self)
+{
+	if (!self)
+		return;
+	for (guint i = 0; i < self->rules->len; i++) {
+		Rule *r = &g_array_index(self->rules, Rule, i);
+		g_regex_unref(r->re);
+		g_free(r->replacement);
+	}
+	g_array_free(self->rules, TRUE);
+	g_free(self);
+}
+
+gboolean pl_stack_filter_add(PlStackFilter *self, PlRuleKind kind, const char *spec,
+			     GError **error)
+{
+	g_autofree char *pattern = g_strdup(spec);
+	Rule r = { kind, NULL, NULL, FALSE };
+	g_strchomp(pattern);
+	if (g_str_has_suffix(pattern, "(cut)")) {
+		if (kind == PL_RULE_RENAME) {
+			g_set_error(error, G_REGEX_ERROR, G_REGEX_ERROR_COMPILE,
+				    "'%s': (cut) applies to allow and deny rules, not renames",
+				    spec);
+			return FALSE;
+		}
+		r.cut = TRUE;
+		pattern[strlen(pattern) - 5] = 0;
+		g_strchomp(pattern);
+	}
+	if (kind == PL_RULE_RENAME) {
+		char *eq = strrchr(pattern, '=');
+		if (!eq || eq == pattern) {
+			g_set_error(error, G_REGEX_ERROR, G_REGEX_ERROR_COMPILE,
+				    "rename '%s': write it as REGEX=REPLACEMENT", spec);
+			return FALSE;
+		}
+		*eq = 0;
+		r.replacement = g_strdup(eq + 1);
+		if (!g_regex_check_replacement(r.replacement, NULL, error)) {
+			g_free(r.replacement);
+			return FALSE;
+		}
+	}
+	if (!*pattern) {
+		g_set_error(error, G_REGEX_ERROR, G_REGEX_ERROR_COMPILE,
+			    "'%s': empty regular expression", spec);
+		g_free(r.replacement);
+		return FALSE;
+	}
+	g_autoptr(GError) e = NULL;
+	r.re = g_regex_new(pattern, G_REGEX_OPTIMIZE, 0, &e);
+	if (!r.re) {
+		g_set_error(error, G_REGEX_ERROR, G_REGEX_ERROR_COMPILE,
+			    "bad regular expression '%s': %s", pattern, e->message);
+		g_free(r.replacement);
+		return FALSE;
+	}
+	if (kind == PL_RULE_ALLOW_SYMBOL || kind == PL_RULE_ALLOW_MODULE)
+		self->n_allow++;
+	g_array_append_val(self->rules, r);
+	return TRUE;
+}
+
+void pl_stack_filter_set_collapse_recursion(PlStackFilter *self, gboolean collapse)
+{
+	self->collapse_recursion = collapse;
+}
+
+gboolean pl_stack_filter_is_empty(const PlStackFilter *self)
+{
+	return !self || (self->rules->len == 0 && !self->collapse_recursion);
+}
+
+/* The function a plain function id becomes after the renames (cached per
+ * id: a profile has few functions compared with nodes). */
+static guint32 renamed(const PlStackFilter *self, PlProfile *p, guint32 f, GArray *cache)
+{
+	if (f == PL_NO_ID)
+		return f;
+	if (f < cache->len && g_array_index(cache, guint32, f) != PL_NO_ID)
+		return g_array_index(cache, guint32, f);
+	const PlFunction *fn = pl_profile_get_function(p, f);
+	const char *module = fn->module;
+	gboolean inlined = fn->inlined;
+	g_autofree char *label = g_strdup(pl_profile_get_function_label(p, f));
+	gboolean changed = FALSE;
+	for (guint i = 0; i < self->rules->len; i++) {
+		const Rule *r = &g_array_index(self->rules, Rule, i);
+		if (r->kind != PL_RULE_RENAME || !g_regex_match(r->re, label, 0, NULL))
+			continue;
+		char *s = g_regex_replace(r->re, label, -1, 0, r->replacement, 0, NULL);
+		if (s && strcmp(s, label) != 0) {
+			g_free(label);
+			label = s;
+			changed = TRUE;
+		} else {
+			g_free(s);
+		}
+	}
+	guint32 out = changed ? pl_profile_function_intern(p, label, module, inlined) : f;
+	guint32 none = PL_NO_ID;
+	while (cache->len <= f)
+		g_array_append_val(cache, none);
+	g_array_index(cache, guint32, f) = out;
+	return out;
+}
+
+/* Which rule decides frame f: the first matching deny, else the first
+ * matching allow, else none (NULL). */
+static const Rule *match(const PlStackFilter *self, PlProfile *p, guint32 f)
+{
+	if (f == PL_NO_ID)
+		return NULL;
+	const PlFunction *fn = pl_profile_get_function(p, f);
+	const char *label = pl_profile_get_function_label(p, f);
+	const Rule *allow = NULL;
+	for (guint i = 0; i < self->rules->len; i++) {
+		const Rule *r = &g_array_index(self->rules, Rule, i);
+		const char *subject;
+		switch (r->kind) {
+		case PL_RULE_ALLOW_SYMBOL:
+		case PL_RULE_DENY_SYMBOL:
+			subject = label;
+			break;
+		case PL_RULE_ALLOW_MODULE:
+		case PL_RULE_DENY_MODULE:
+			subject = fn->module ? fn->module : "";
+			break;
+		default:
+			continue;
+		}
+		if (!g_regex_match(r->re, subject, 0, NULL))
+			continue;
+		if (r->kind == PL_RULE_DENY_SYMBOL || r->kind == PL_RULE_DENY_MODULE)
+			return r;
+		if (!allow)
+			allow = r;
+	}
+	return allow;
+}
+
+enum { ST_KEEP = 1, ST_CUT = 2 };
+
+PlAggregate *pl_profile_aggregate_filtered(PlProfile *p, const PlFilter *filter,
+					   const PlStackFilter *self)
+{
+	if (pl_stack_filter_is_empty(self))
+		return pl_profile_aggregate(p, filter);
+	/* Node ids grow away from the root (a node is interned after its
+	 * parent), so one pass in id order sees every caller first.  New
+	 * nodes appended during the pass are not visited: only the plain
+	 * nodes present at the start are mapped. */
+	guint n = pl_profile_get_n_nodes(p);
+	guint32 *map = g_new(guint32, n);
+	g_autofree guint8 *state = g_new0(guint8, n);
+	g_autoptr(GArray) names = g_array_new(FALSE, FALSE, sizeof(guint32));
+	map[0] = 0;
+	state[0] = self->n_allow ? 0 : ST_KEEP;
+	for (guint32 i = 1; i < n; i++) {
+		const PlNode *nd = pl_profile_get_node(p, i);
+		guint32 up = nd->parent < i ? nd->parent : 0;
+		guint32 pm = map[up] == PL_NO_ID ? 0 : map[up];
+		guint8 pst = state[up];
+		if (pst & ST_CUT) {
+			map[i] = pm;
+			state[i] = pst;
+			continue;
+		}
+		guint32 f = renamed(self, p, nd->func, names);
+		const Rule *r = match(self, p, f);
+		gboolean deny = r && (r->kind == PL_RULE_DENY_SYMBOL || r->kind == PL_RULE_DENY_MODULE);
+		if (deny) {
+			map[i] = pm;
+			state[i] = pst | (r->cut ? ST_CUT : 0);
+			continue;
+		}
+		guint32 parent_new = pm;
+		guint8 st = pst;
+		if (r) { /* an allow */
+			if (r->cut && !(pst & ST_KEEP))
+				parent_new = 0; /* the stack starts at the first match */
+			st |= ST_KEEP;
+		}
+		/* recursion, direct or through other frames (A → B → A, as
+		 * an inlined helper in between makes it): back to the
+		 * outermost A already on the stack */
+		guint32 again = PL_NO_ID;
+		if (self->collapse_recursion)
+			for (guint32 x = parent_new; x != 0 && x != PL_NO_ID;
+			     x = pl_profile_get_node(p, x)->parent)
+				if (pl_profile_get_node(p, x)->func == f)
+					again = x;
+		map[i] = again != PL_NO_ID ? again : pl_profile_node_intern(p, parent_new, f);
+		state[i] = st;
+	}
+	/* leaves whose stack never met an allow are left out */
+	for (guint32 i = 0; i < n; i++)
+		if (!(state[i] & ST_KEEP))
+			map[i] = PL_NO_ID;
+	return pl_profile_aggregate_mapped(p, filter, map);
+}

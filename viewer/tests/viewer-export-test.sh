@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# viewer-export-test.sh — exports, stack filters, diff, annotate/source and
+# the off-CPU extras on one real recording: the agent (perflens-agent
+# --output) of the burn workload with dwarf call graphs (rich stacks through libc: qsort recursion) and switch records.
+# Oracles: our own report's figures (collapsed must add up to the call
+# tree), go tool pprof (reads the .pb.gz), python3's json / xml parsers
+# (speedscope's file format shape, well-formed SVG), readelf (build-id).
+set -u
+B=${PL_BUILD:-build}
+PERFLENS=$B/perflens AGENT=$B/perflens-agent BURN=$B/workloads/burn
+TMP=$(mktemp -d /tmp/plv-export-XXXXXX)
+trap '[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+ok() { echo "ok $1"; }
+bad() { echo "not ok $1: $2"; }
+skip() { echo "skip $1: $2"; }
+ALL="collapsed_matches_call_tree pprof_go_tool pprof_mappings_build_id speedscope_schema svg_flame_graph filter_deny_cut filter_allow_cut filter_rename filter_collapse_recursion filter_bad_regex diff_self_is_zero diff_tables annotate_instructions source_lines switch_reasons process_tree"
+
+for x in "$PERFLENS" "$AGENT" "$BURN"; do
+	[ -x "$x" ] || { for n in $ALL; do skip "$n" "$x not built (make)"; done; exit 0; }
+done
+command -v python3 >/dev/null || { for n in $ALL; do skip "$n" "python3 missing"; done; exit 0; }
+CAP=$TMP/burn.plens
+if ! "$AGENT" --output "$CAP" --callgraph dwarf --frequency 499 -- "$BURN" 2 2 >"$TMP/agent.log" 2>&1; then
+	for n in $ALL; do skip "$n" "the agent cannot record here: $(tail -1 "$TMP/agent.log")"; done
+	exit 0
+fi
+"$PERFLENS" report "$CAP" --top 0 >"$TMP/report.txt" 2>&1
+
+# ─── collapsed adds up to the call tree ────────────────────────────────
+"$PERFLENS" export "$CAP" -f collapsed --weight -o "$TMP/w.folded" 2>/dev/null
+r=$(python3 - "$TMP/w.folded" "$TMP/report.txt" <<'PY'
+import sys, re
+self_w, total_w, all_w = {}, {}, 0
+for line in open(sys.argv[1]):
+    stack, w = line.rsplit(' ', 1); w = int(w); all_w += w
+    frames = [f[:-4] if f.endswith('_[i]') else f for f in stack.split(';')]
+    self_w[frames[-1]] = self_w.get(frames[-1], 0) + w
+    for f in set(frames): total_w[f] = total_w.get(f, 0) + w
+rep, on = {}, False
+for line in open(sys.argv[2]):
+    if line.startswith('Top functions'): on = True; continue
+    if on and not line.strip(): break
+    m = re.match(r'\s+([\d.]+)%\s+([\d.]+)%\s+\d+\s+(\S+)', line)
+    if on and m: rep.setdefault(m.group(3), [0, 0]); rep[m.group(3)][0] += float(m.group(1)); rep[m.group(3)][1] += float(m.group(2))
+worst, bad = 0, []
+for name, (s, t) in rep.items():
+    ours_s = 100.0 * self_w.get(name, 0) / all_w; ours_t = 100.0 * total_w.get(name, 0) / all_w
+    d = max(abs(ours_s - s), abs(ours_t - t)); worst = max(worst, d)
+    if d > 0.011: bad.append('%s self %.2f/%.2f total %.2f/%.2f' % (name, s, ours_s, t, ours_t))
+print('%d %.3f %s' % (len(rep), worst, '; '.join(bad[:5])))
+PY
+)
+n=${r%% *}; rest=${r#* }; worst=${rest%% *}; why=${rest#* }
+if [ "$n" -ge 5 ] && [ -z "${why// /}" ]; then ok collapsed_matches_call_tree; echo "# $n functions, worst difference $worst points"
+else bad collapsed_matches_call_tree "${n} functions; $why"; fi
+
+# ─── pprof ─────────────────────────────────────────────────────────────
+hot_self=$(awk '/^Top functions/ {on=1} on && $4 == "hot_leaf" {sub(/%/, "", $1); print $1; exit}' "$TMP/report.txt")
+if ! "$PERFLENS" export "$CAP" -f pprof -o "$TMP/p.pb.gz" 2>"$TMP/pprof.err"; then
+	bad pprof_go_tool "export failed: $(head -c 200 "$TMP/pprof.err")"
+	bad pprof_mappings_build_id "export failed"
+elif ! command -v go >/dev/null; then
+	skip pprof_go_tool "go not installed (golang-go)"; skip pprof_mappings_build_id "go not installed"
+else
+	mkdir -p "$TMP/home"
+	export HOME=$TMP/home GOFLAGS=-mod=mod GOTOOLCHAIN=local
+	if ! timeout 300 go tool pprof -top "$TMP/p.pb.gz" >"$TMP/top.txt" 2>"$TMP/top.err"; then
+		if grep -q 'parsing profile' "$TMP/top.err"; then bad pprof_go_tool "$(head -2 "$TMP/top.err" | tr '\n' ' ')"
+		else skip pprof_go_tool "go tool pprof does not run here: $(head -1 "$TMP/top.err")"; fi
+		skip pprof_mappings_build_id "go tool pprof does not run here"
+	else
+		theirs=$(awk '$NF == "hot_leaf" {sub(/%/, "", $2); print $2; exit}' "$TMP/top.txt")
+		if [ -n "$theirs" ] && awk -v a="$theirs" -v b="$hot_self" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.02) }'; then
+			ok pprof_go_tool; echo "# hot_leaf flat: pprof $theirs%, report $hot_self%"
+		else bad pprof_go_tool "hot_leaf flat '$theirs' vs report '$hot_self'"; fi
+		timeout 300 go tool pprof -raw "$TMP/p.pb.gz" >"$TMP/raw.txt" 2>/dev/null
+		id=$(readelf -n "$BURN" 2>/dev/null | awk '/Build ID/ {print $3}')
+		if [ -z "$id" ]; then skip pprof_mappings_build_id "readelf gives no build-id for $BURN"
+		elif grep -q "$id" "$TMP/raw.txt" && grep -q "burn" "$TMP/raw.txt" &&
+		     timeout 300 go tool pprof -traces "$TMP/p.pb.gz" 2>/dev/null | grep -q "inlined_mix"; then
+			ok pprof_mappings_build_id
+		else bad pprof_mappings_build_id "build-id $id or inline frames missing from pprof -raw/-traces"; fi
+	fi
+fi
+
+# ─── speedscope ────────────────────────────────────────────────────────
+"$PERFLENS" export "$CAP" -f speedscope -o "$TMP/s.json" 2>/dev/null
+r=$(python3 - "$TMP/s.json" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+    assert d['$schema'] == 'https://www.speedscope.app/file-format-schema.json'
+    frames = d['shared']['frames']
+    assert isinstance(frames, list) and frames and all(isinstance(f.get('name'), str) for f in frames)
+    assert isinstance(d['profiles'], list) and len(d['profiles']) >= 3
+    names = set()
+    for p in d['profiles']:
+        assert p['type'] == 'sampled' and isinstance(p['name'], str) and p['unit'] in ('none', 'nanoseconds')
+        assert len(p['samples']) == len(p['weights']) > 0
+        assert all(isinstance(i, int) and 0 <= i < len(frames) for s in p['samples'] for i in s)
+        assert p['startValue'] == 0 and p['endValue'] == sum(p['weights'])
+        names.add(p['name'].split(' ')[0])
+    assert any(f['name'] == 'hot_leaf' for f in frames), 'no hot_leaf frame'
+    assert 'burn-1' in names and 'burn-2' in names, names
+    print('ok')
+except Exception as e:
+    print('bad %r' % (e,))
+PY
+)
+[ "$r" = ok ] && ok speedscope_schema || bad speedscope_schema "$r"
+
+# ─── svg ───────────────────────────────────────────────────────────────
+"$PERFLENS" export "$CAP" -f svg -o "$TMP/f.svg" 2>/dev/null
+r=$(python3 - "$TMP/f.svg" <<'PY'
+import sys, xml.etree.ElementTree as E
+ns = '{http://www.w3.org/2000/svg}'
+try:
+    root = E.parse(sys.argv[1]).getroot()
+    assert root.tag == ns + 'svg'
+    w = float(root.get('width'))
+    rects = root.findall('.//' + ns + 'g/' + ns + 'rect')
+    titles = [t.text for t in root.findall('.//' + ns + 'title')]
+    assert len(rects) >= 10, len(rects)
+    assert all(0 <= float(r.get('x')) and float(r.get('x')) + float(r.get('width')) <= w + 0.5 for r in rects)
+    assert any(t.startswith('hot_leaf ') for t in titles), 'no hot_leaf frame'
+    assert any('(inlined)' in t for t in titles), 'no inline frame'
+    assert not root.findall('.//' + ns + 'script') and 'href' not in open(sys.argv[1]).read()
+    print('ok')
+except Exception as e:
+    print('bad %r' % (e,))
+PY
+)
+[ "$r" = ok ] && ok svg_flame_graph || bad svg_flame_graph "$r"
+
+# ─── stack filters ─────────────────────────────────────────────────────
+pct_of() { # file column(self=1,total=2) name
+	awk -v c="$2" -v n="$3" '/^Top functions/ {on=1} on && NF == 0 {exit} on && $4 == n {v=$c; sub(/%/, "", v); print v; exit}' "$1"
+}
+ss_total=$(pct_of "$TMP/report.txt" 2 sort_step)
+"$PERFLENS" report "$CAP" --top 0 --deny 'qsort (cut)' --deny 'qsort_r (cut)' >"$TMP/cut.txt" 2>&1
+ss_self=$(pct_of "$TMP/cut.txt" 1 sort_step)
+if [ -n "$ss_total" ] && [ "$ss_self" = "$ss_total" ] && ! grep -q cmp_ulong "$TMP/cut.txt"; then ok filter_deny_cut
+else bad filter_deny_cut "sort_step self after cut '$ss_self', total before '$ss_total'"; fi
+"$PERFLENS" export "$CAP" -f collapsed --allow 'sort_step (cut)' >"$TMP/allow.folded" 2>&1
+if [ -s "$TMP/allow.folded" ] && ! grep -qv '^sort_step' "$TMP/allow.folded"; then ok filter_allow_cut
+else bad filter_allow_cut "$(grep -v '^sort_step' "$TMP/allow.folded" | head -2)"; fi
+"$PERFLENS" report "$CAP" --rename 'hot_(.*)=HOT-\1' >"$TMP/ren.txt" 2>&1
+if grep -q ' HOT-leaf ' "$TMP/ren.txt" && ! grep -q ' hot_leaf ' "$TMP/ren.txt"; then ok filter_rename
+else bad filter_rename "$(grep -i 'hot' "$TMP/ren.txt" | head -2)"; fi
+"$PERFLENS" export "$CAP" -f collapsed --collapse-recursion >"$TMP/rec.folded" 2>/dev/null
+"$PERFLENS" export "$CAP" -f collapsed >"$TMP/norec.folded" 2>/dev/null
+# stacks with a function twice (directly or through other frames)
+rep() { awk '{ sub(/ [0-9]+$/, ""); n = split($0, f, ";"); delete seen; for (i = 1; i <= n; i++) { if (f[i] in seen) { c++; break } seen[f[i]] = 1 } } END { print c + 0 }' "$1"; }
+sum() { awk '{ s += $NF } END { print s }' "$1"; }
+if [ "$(rep "$TMP/rec.folded")" = 0 ] && [ "$(rep "$TMP/norec.folded")" -gt 0 ] &&
+   [ "$(sum "$TMP/rec.folded")" = "$(sum "$TMP/norec.folded")" ]; then ok filter_collapse_recursion
+else bad filter_collapse_recursion "repeats $(rep "$TMP/rec.folded") (before $(rep "$TMP/norec.folded")), sums $(sum "$TMP/rec.folded")/$(sum "$TMP/norec.folded")"; fi
+"$PERFLENS" report "$CAP" --deny '(' >/dev/null 2>"$TMP/re.err"; rc=$?
+if [ $rc = 2 ] && [ "$(wc -l <"$TMP/re.err")" = 1 ] && grep -q -- '--deny' "$TMP/re.err"; then ok filter_bad_regex
+else bad filter_bad_regex "exit $rc: $(cat "$TMP/re.err")"; fi
+
+# ─── diff ──────────────────────────────────────────────────────────────
+"$PERFLENS" diff "$CAP" "$CAP" --top 0 >"$TMP/diff0.txt" 2>&1
+if grep -q '^Functions by change' "$TMP/diff0.txt" &&
+   ! awk '/^Functions by change/ {on=1; getline; next} on && NF == 0 {exit} on && $3 != "+0.00" && $3 != "-0.00" {exit 1}' "$TMP/diff0.txt"; then
+	bad diff_self_is_zero "$(sed -n 5,8p "$TMP/diff0.txt")"
+else ok diff_self_is_zero; fi
+"$PERFLENS" report "$CAP" >/dev/null 2>&1 # warm nothing; second recording:
+CAP2=$TMP/burn1.plens
+"$AGENT" --output "$CAP2" --callgraph dwarf --frequency 499 -- "$BURN" 1 1 >/dev/null 2>&1
+"$PERFLENS" diff "$CAP" "$CAP2" >"$TMP/diff.txt" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q 'hot_leaf \[burn\]' "$TMP/diff.txt" && grep -q '^Stacks by change' "$TMP/diff.txt" &&
+   grep -q ';hot_leaf$' "$TMP/diff.txt"; then ok diff_tables
+else bad diff_tables "exit $rc: $(head -c 300 "$TMP/diff.txt")"; fi
+
+# ─── annotate and source ───────────────────────────────────────────────
+if ! command -v objdump >/dev/null; then skip annotate_instructions "objdump missing (binutils)"
+else
+	"$PERFLENS" report "$CAP" --top 1 --annotate hot_leaf >"$TMP/ann.txt" 2>&1
+	s=$(awk '/^Instructions of/ {on=1} on && /^ +[0-9.]+% +[0-9.]+% +[0-9a-f]+:\t/ {v=$1; sub(/%/, "", v); s += v; n++} END {printf "%.2f %d", s, n}' "$TMP/ann.txt")
+	if awk -v a="${s% *}" -v b="$hot_self" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.05 && b > 0) }' && [ "${s#* }" -ge 1 ]; then
+		ok annotate_instructions; echo "# hot_leaf: ${s#* } instructions with samples, self ${s% *}% vs $hot_self%"
+	else bad annotate_instructions "instructions sum to ${s% *}% over ${s#* } lines, report says $hot_self%"; fi
+fi
+"$PERFLENS" report "$CAP" --top 1 --source compute_mid >"$TMP/src.txt" 2>&1
+hl_total=$(pct_of "$TMP/report.txt" 2 hot_leaf)
+call=$(awk '/^Source of/ {on=1} on && /hot_leaf\(x\);/ {print $2; exit}' "$TMP/src.txt" | tr -d %)
+inl=$(awk '/^Source of/ {on=1} on && /return inlined_mix\(x\);/ {print $2; exit}' "$TMP/src.txt" | tr -d %)
+# compute_mid's call line carries hot_leaf's total but for the few calls the
+# sleeper thread makes to hot_leaf directly (burn.c: sleeper_main)
+if [ -n "$call" ] && [ -n "$inl" ] && [ "$inl" != "0.00" ] &&
+   awk -v a="$call" -v b="$hl_total" 'BEGIN { exit !(a <= b + 0.01 && a >= b - 0.5) }'; then ok source_lines
+else bad source_lines "call line total '$call' (hot_leaf total $hl_total), inline call site '$inl'"; fi
+
+# ─── off-CPU extras ────────────────────────────────────────────────────
+sl=$(awk '/^Switches/ {on=1} on && $2 == "sleeper" {print $3; exit}' "$TMP/report.txt")
+if [ -n "$sl" ] && [ "$sl" -gt 10 ] && grep -q 'Runqueue latency' "$TMP/report.txt"; then ok switch_reasons
+else bad switch_reasons "sleeper voluntary switches '$sl'"; fi
+if awk '/^Processes and threads/ {on=1} on && /thread [0-9]+ sleeper/ {f=1} END {exit !f}' "$TMP/report.txt" &&
+   awk '/^Processes and threads/ {on=1} on && /thread [0-9]+ burn-2/ {f=1} END {exit !f}' "$TMP/report.txt"; then ok process_tree
+else bad process_tree "$(sed -n '/^Processes and threads/,/^$/p' "$TMP/report.txt" | head -5)"; fi
+exit 0
