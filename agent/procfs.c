@@ -246,6 +246,37 @@ static int scan_notes(const struct elf_file *e, uint64_t off, uint64_t len,
 	return -ENOENT;
 }
 
+/* Entry i of the program (phdr=1) or section header table: its type, file
+ * offset and file size, whatever the class and byte order. */
+static int read_entry(const struct elf_file *e, int phdr, uint64_t table, unsigned entsize,
+		      unsigned i, uint64_t *type, uint64_t *off, uint64_t *size)
+{
+	union {
+		Elf64_Phdr p64;
+		Elf32_Phdr p32;
+		Elf64_Shdr s64;
+		Elf32_Shdr s32;
+	} u;
+	size_t need = phdr ? (e->is64 ? sizeof(u.p64) : sizeof(u.p32))
+			   : (e->is64 ? sizeof(u.s64) : sizeof(u.s32));
+	if (entsize < need || pread_all(e->fd, &u, need, table + (uint64_t)i * entsize) < 0)
+		return -1;
+	if (phdr && e->is64) {
+		*type = e32(e, u.p64.p_type), *off = e64(e, u.p64.p_offset);
+		*size = e64(e, u.p64.p_filesz);
+	} else if (phdr) {
+		*type = e32(e, u.p32.p_type), *off = e32(e, u.p32.p_offset);
+		*size = e32(e, u.p32.p_filesz);
+	} else if (e->is64) {
+		*type = e32(e, u.s64.sh_type), *off = e64(e, u.s64.sh_offset);
+		*size = e64(e, u.s64.sh_size);
+	} else {
+		*type = e32(e, u.s32.sh_type), *off = e32(e, u.s32.sh_offset);
+		*size = e32(e, u.s32.sh_size);
+	}
+	return 0;
+}
+
 int pla_elf_build_id(const char *path, uint8_t id[PL_MAX_BUILD_ID])
 {
 	struct elf_file e = { .fd = open(path, O_RDONLY | O_CLOEXEC) };
@@ -281,43 +312,19 @@ int pla_elf_build_id(const char *path, uint8_t id[PL_MAX_BUILD_ID])
 		shoff = e32(&e, h.e_shoff), shnum = e16(&e, h.e_shnum);
 		shentsize = e16(&e, h.e_shentsize);
 	}
+	/* the notes of the program headers (what the loader maps), else of
+	 * the section headers (objects that have no PT_NOTE) */
 	for (unsigned i = 0; i < phnum && i < 256; i++) {
 		uint64_t type, off, sz;
-		if (e.is64) {
-			Elf64_Phdr ph;
-			if (phentsize < sizeof(ph) ||
-			    pread_all(e.fd, &ph, sizeof(ph), phoff + (uint64_t)i * phentsize) < 0)
-				break;
-			type = e32(&e, ph.p_type), off = e64(&e, ph.p_offset);
-			sz = e64(&e, ph.p_filesz);
-		} else {
-			Elf32_Phdr ph;
-			if (phentsize < sizeof(ph) ||
-			    pread_all(e.fd, &ph, sizeof(ph), phoff + (uint64_t)i * phentsize) < 0)
-				break;
-			type = e32(&e, ph.p_type), off = e32(&e, ph.p_offset);
-			sz = e32(&e, ph.p_filesz);
-		}
+		if (read_entry(&e, 1, phoff, phentsize, i, &type, &off, &sz) < 0)
+			break;
 		if (type == PT_NOTE && (rc = scan_notes(&e, off, sz, id)) > 0)
 			goto out;
 	}
 	for (unsigned i = 0; i < shnum && i < 4096; i++) {
 		uint64_t type, off, sz;
-		if (e.is64) {
-			Elf64_Shdr sh;
-			if (shentsize < sizeof(sh) ||
-			    pread_all(e.fd, &sh, sizeof(sh), shoff + (uint64_t)i * shentsize) < 0)
-				break;
-			type = e32(&e, sh.sh_type), off = e64(&e, sh.sh_offset);
-			sz = e64(&e, sh.sh_size);
-		} else {
-			Elf32_Shdr sh;
-			if (shentsize < sizeof(sh) ||
-			    pread_all(e.fd, &sh, sizeof(sh), shoff + (uint64_t)i * shentsize) < 0)
-				break;
-			type = e32(&e, sh.sh_type), off = e32(&e, sh.sh_offset);
-			sz = e32(&e, sh.sh_size);
-		}
+		if (read_entry(&e, 0, shoff, shentsize, i, &type, &off, &sz) < 0)
+			break;
 		if (type == SHT_NOTE && (rc = scan_notes(&e, off, sz, id)) > 0)
 			goto out;
 	}

@@ -111,6 +111,54 @@ static inline void pl_kill(pid_t pid)
 	}
 }
 
+/* Runs argv with stdout+stderr captured into out (NUL-terminated, the rest
+ * drained and dropped so the child never blocks on a full pipe).  Returns
+ * the exit status, or -1 if it did not exit within timeout_ms (killed). */
+static inline int pl_run_capture(char *const argv[], char *out, size_t len, int timeout_ms)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	size_t n = 0;
+	char sink[4096];
+	int st = -1, done = 0;
+	uint64_t end = pl_ms_now() + (uint64_t)timeout_ms;
+	for (;;) {
+		ssize_t r = read(p[0], n + 1 < len ? out + n : sink,
+				 n + 1 < len ? len - 1 - n : sizeof(sink));
+		if (r > 0) {
+			if (n + 1 < len)
+				n += (size_t)r;
+			continue;
+		}
+		if (done)
+			break; /* exited and drained (a grandchild may keep the pipe open) */
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			done = 1;
+		else if (pl_ms_now() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			st = -1;
+			done = 1;
+		} else {
+			usleep(5000);
+		}
+	}
+	out[n] = 0;
+	close(p[0]);
+	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 /* ─── a protocol client ──────────────────────────────────────────────── */
 
 struct pl_conn {

@@ -31,45 +31,7 @@ static void need_viewer(void)
 		PL_SKIP("viewer not built");
 }
 
-static int run_out(char *const argv[], char *out, size_t len, int timeout_ms)
-{
-	int p[2];
-	if (pipe(p) < 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		close(p[0]);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(p[1]);
-	fcntl(p[0], F_SETFL, O_NONBLOCK);
-	size_t n = 0;
-	uint64_t end = pl_ms_now() + (uint64_t)timeout_ms;
-	int st = -1;
-	for (;;) {
-		ssize_t r = read(p[0], out + n, len - 1 - n);
-		if (r > 0 && n + (size_t)r < len - 1)
-			n += (size_t)r;
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			break;
-		if (pl_ms_now() > end) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			st = -1;
-			break;
-		}
-		usleep(10000);
-	}
-	ssize_t r;
-	while ((r = read(p[0], out + n, len - 1 - n)) > 0 && n + (size_t)r < len - 1)
-		n += (size_t)r;
-	out[n] = 0;
-	close(p[0]);
-	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#define run_out pl_run_capture
 
 static pid_t start_listener(int port, char *const extra[])
 {

@@ -50,30 +50,7 @@ static void setup(const struct target *t, char *agent, size_t alen, char *qemu, 
 
 static int run_capture(char *const argv[], char *out, size_t len)
 {
-	int p[2];
-	if (pipe(p) < 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		close(p[0]);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(p[1]);
-	size_t n = 0;
-	ssize_t r;
-	char sink[4096];
-	/* keep draining past a full buffer, or the child blocks on the pipe */
-	while ((r = read(p[0], n + 1 < len ? out + n : sink,
-			 n + 1 < len ? len - 1 - n : sizeof(sink))) > 0)
-		if (n + 1 < len)
-			n += (size_t)r;
-	out[n] = 0;
-	close(p[0]);
-	int st = pl_wait(pid, 30000);
-	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return pl_run_capture(argv, out, len, 30000);
 }
 
 static void check_target(const struct target *t)
