@@ -32,7 +32,7 @@ UNIT_TESTS := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/*-te
 	$(patsubst test/integration/%.c,$(BUILD)/test/%,$(wildcard test/integration/*-test.c))
 WORKLOADS := $(patsubst test/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test/workloads/*.c))
 
-.PHONY: all check check-deps demo agents dist fuzz bench clean install
+.PHONY: all check check-deps demo agents dist fuzz bench clean install reliability
 all: $(BUILD)/perflens-agent $(UNIT_TESTS) $(WORKLOADS) $(TOOLS) viewer
 
 $(BUILD)/%.o: %.c
@@ -82,6 +82,7 @@ $(BUILD)/workloads/%: test/workloads/%.c
 
 -include viewer/viewer.mk
 -include viewer/ui/ui.mk
+-include fuzz/fuzz.mk
 viewer::
 
 check-deps:
@@ -100,6 +101,20 @@ demo: check-deps all
 
 agents:
 	ci/agents.sh
+
+# Long fuzzing (make check replays the corpora and fuzzes briefly);
+# FUZZ_SECONDS per target, results in fuzz/results.md.
+FUZZ_SECONDS ?= 300
+fuzz:
+	fuzz/run.sh long $(FUZZ_SECONDS)
+
+# docs/RELIABILITY.md from the fuzz results, fault tests and sanitizer runs
+reliability: all
+	$(MAKE) SAN=1 all
+	ci/reliability.sh
+
+bench: all agents
+	bench/run-all.sh
 
 dist: agents all
 	ci/dist.sh

@@ -127,7 +127,8 @@ int pl_block_decode(struct pl_block_dec *d, const struct pl_block_header *h,
 		d->raw_cap = cap;
 	}
 	if (h->codec == PL_CODEC_RAW) {
-		memcpy(d->raw, payload, h->raw_len);
+		if (h->raw_len) /* an empty block may come before any buffer exists */
+			memcpy(d->raw, payload, h->raw_len);
 		*raw = d->raw;
 		*raw_len = h->raw_len;
 		return 0;

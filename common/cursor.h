@@ -29,7 +29,7 @@ struct pl_str {
 static inline void pl_cur_init(struct pl_cursor *c, const void *p, size_t n)
 {
 	c->p = p;
-	c->end = c->p + n;
+	c->end = n ? c->p + n : c->p; /* NULL + 0 is undefined in C */
 	c->err = 0;
 }
 static inline size_t pl_cur_left(const struct pl_cursor *c)

@@ -268,6 +268,8 @@ void pl_ehabi_uncovered(const PlEhabiImage *img, GArray *out)
 	for (guint c = 0; c < img->ncode; c++) {
 		guint32 lo = img->code[c].vaddr;
 		guint64 hi = (guint64)lo + img->code[c].filesz;
+		if (hi > G_MAXUINT32) /* a 32-bit image: ranges are stored as guint32 */
+			hi = G_MAXUINT32;
 		guint64 at = lo; /* everything below is accounted for */
 		/* entries are sorted: entry i covers [start_i, start_i+1) */
 		for (guint32 i = 0; i < n && at < hi; i++) {
