@@ -141,7 +141,7 @@ int main(int argc, char **argv)
 	enum {
 		O_LISTEN = 256, O_PORT, O_BIND, O_SERVER, O_OUTPUT, O_PROBE, O_PID, O_ALL, O_FREQ,
 		O_EVENT, O_CG, O_STACK, O_STACKS, O_DURATION, O_TOKEN, O_TOKEN_FILE, O_NOAUTH,
-		O_NOOFF, O_NOCNT, O_VERSION, O_HELP, O_LEVEL, O_WRITE_TOKEN, O_RING, O_NICE,
+		O_NOOFF, O_NOCNT, O_VERSION, O_HELP, O_LEVEL, O_WRITE_TOKEN, O_RING, O_NICE, O_FLUSH,
 	};
 	static const struct option opts[] = {
 		{ "listen", no_argument, 0, O_LISTEN },
@@ -167,6 +167,7 @@ int main(int argc, char **argv)
 		{ "write-token", required_argument, 0, O_WRITE_TOKEN },
 		{ "ring-pages", required_argument, 0, O_RING },
 		{ "nice", required_argument, 0, O_NICE },
+		{ "flush-ms", required_argument, 0, O_FLUSH },
 		{ "version", no_argument, 0, O_VERSION },
 		{ "help", no_argument, 0, O_HELP },
 		{ 0, 0, 0, 0 },
@@ -316,6 +317,11 @@ int main(int argc, char **argv)
 			nice_level = (int)n;
 			break;
 		}
+		case O_FLUSH:
+			if (parse_uint("--flush-ms", optarg, 10000, &v) < 0 || v < 10)
+				return 2;
+			o.flush_ms = (uint32_t)v;
+			break;
 		case O_RING:
 			if (parse_uint("--ring-pages", optarg, 4096, &v) < 0 || !v || (v & (v - 1))) {
 				fprintf(stderr, "perflens-agent: --ring-pages needs a power of two\n");

@@ -24,7 +24,7 @@
 #define PLA_VERSION "0.1.0"
 #endif
 
-#define FLUSH_NS (100ull * 1000000)    /* a block is never older than this */
+#define FLUSH_MS_DEFAULT 100 /* a block is never older than this (--flush-ms) */
 #define HEALTH_NS (1000ull * 1000000)  /* device health period */
 #define CMD_BLOCK_MAX (64 * 1024)      /* commands are small: cap what a peer can make us buffer */
 #define SEND_QUEUE (1u << 20)
@@ -572,7 +572,8 @@ int pla_session_run(struct pla_options *o)
 				a->last_health = now;
 				send_health(a);
 			}
-			pla_stream_maybe_flush(&a->out, now, FLUSH_NS);
+			pla_stream_maybe_flush(&a->out, now,
+					       (uint64_t)(o->flush_ms ? o->flush_ms : FLUSH_MS_DEFAULT) * 1000000ull);
 			if (pla_stream_pump(&a->out) < 0 || a->out.dead) {
 				if (o->mode == PLA_MODE_OUTPUT) {
 					fprintf(stderr, "perflens-agent: writing %s failed: %s\n", o->output,

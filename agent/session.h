@@ -24,6 +24,7 @@ struct pla_options {
 	int nevent_specs;
 	uint8_t callgraph_requested; /* may be PL_CG_AUTO */
 	int zstd_level;
+	uint32_t flush_ms; /* 0: the default */
 	int verbose;
 };
 

@@ -1320,13 +1320,25 @@ GArray *pl_aggregate_functions(PlAggregate *agg, gboolean by_total)
 	return rows;
 }
 
+static gboolean has_ancestor_func(const PlNode *nodes, guint32 n, guint32 func)
+{
+	for (guint32 up = nodes[n].parent; up != 0 && up != PL_NO_ID; up = nodes[up].parent)
+		if (nodes[up].func == func)
+			return TRUE;
+	return FALSE;
+}
+
+/* Callers (or callees) of func.  Only the outermost call of func on a
+ * stack counts: a recursive stack (F → G → F) holds the same samples twice,
+ * and counting both would give a caller more than 100%. */
 static GArray *relatives(PlAggregate *agg, guint32 func, gboolean callers)
 {
 	PlProfile *p = agg->profile;
 	const PlNode *nodes = (const PlNode *)p->nodes->data;
 	g_autofree PlCount *acc = g_new0(PlCount, agg->n_functions);
 	for (guint32 n = 1; n < agg->n_nodes; n++) {
-		if (nodes[n].func != func || !agg->total[n].samples)
+		if (nodes[n].func != func || !agg->total[n].samples ||
+		    has_ancestor_func(nodes, n, func))
 			continue;
 		if (callers) {
 			guint32 up = nodes[n].parent;

@@ -37,6 +37,12 @@ typedef struct {
 } PlLoad;
 
 typedef struct {
+	guint64 addr, size;
+	const char *name; /* libdwfl's string, valid while the PlElf's Dwfl lives */
+	guint8 rank;      /* at equal addresses the higher wins: sized, global, function */
+} PlRealSym;
+
+typedef struct {
 	guint n;
 	PlFrameInfo frames[]; /* rel_addr holds the looked-up address */
 } PlCachedFrames;
@@ -64,22 +70,54 @@ typedef struct _PlElf {
 	Dwfl_Module *mod;
 	gboolean dwfl_failed;
 	GHashTable *cache; /* guint64* rel -> PlCachedFrames* */
+	GHashTable *inline_tables; /* CU DIE offset -> PlInlineTable*, built at first need */
+	GArray *real_syms; /* PlRealSym sorted by addr: code symbols without the ARM
+			    * mapping symbols, built when libdwfl first answers with one */
 	guint64 samples;
 } PlElf;
+
+/* ======================================================================
+ * Code scopes of a CU (pl-inline-table.c)
+ * ====================================================================== */
+
+/* A concrete subprogram or inlined subroutine of a CU.  die stays valid as
+ * long as the Dwarf it came from. */
+typedef struct {
+	Dwarf_Die die;
+	guint32 parent; /* index of the enclosing node, G_MAXUINT32 at the top */
+	gboolean inlined; /* DW_TAG_inlined_subroutine, else DW_TAG_subprogram */
+} PlScopeNode;
+
+typedef struct _PlInlineTable PlInlineTable;
+
+/* Walks the CU once (cost: one pass over its DIEs). */
+PlInlineTable *pl_inline_table_new(Dwarf_Die *cu);
+void pl_inline_table_free(gpointer t);
+/* The innermost scope containing addr (a DWARF address of the CU), or NULL. */
+const PlScopeNode *pl_inline_table_lookup(const PlInlineTable *t, guint64 addr);
+/* The scope enclosing s, or NULL. */
+const PlScopeNode *pl_inline_table_parent(const PlInlineTable *t, const PlScopeNode *s);
 
 /* ======================================================================
  * Text symbol tables (kallsyms, perf-PID.map)
  * ====================================================================== */
 
+/* Names stay in the text they came from (kallsyms has ~120k symbols, of
+ * which a profile names a few hundred): a symbol holds the offset and
+ * length of its name, interned only when a lookup returns it. */
 typedef struct {
 	guint64 addr;
-	guint64 size; /* 0: up to the next symbol */
-	const char *name;   /* interned */
-	const char *module; /* interned: "[kernel]", "[ext4]", "perf-12.map" */
+	guint64 size;      /* 0: up to the next symbol */
+	guint32 name_off;  /* into PlTextSyms.text */
+	guint16 name_len;
+	guint16 module;    /* index into PlTextSyms.modules */
 } PlTextSym;
 
 typedef struct {
 	GArray *syms; /* PlTextSym sorted by addr */
+	const char *text; /* borrowed: the PlTextFile's bytes, valid until it changes
+			   * (the table is rebuilt then) */
+	GPtrArray *modules; /* interned: "[kernel]", "[ext4]", "perf-12.map" */
 	guint64 lines_bad;
 	gboolean all_zero; /* kallsyms read under kptr_restrict */
 } PlTextSyms;
@@ -103,6 +141,9 @@ typedef struct {
 	const char *name;  /* interned board name */
 	gboolean reported; /* its file is a module of the process's Dwfl */
 	guint64 bias;      /* valid when reported */
+	gboolean load_known; /* load_bias below is computed (reset when mappings change) */
+	gboolean load_ok;
+	guint64 load_bias;
 } PlMapping;
 
 typedef struct _PlProc PlProc;
@@ -185,6 +226,9 @@ PlTextSyms *pl_text_syms_parse_perf_map(PlSymbols *self, const char *text, gsize
 					const char *module);
 void pl_text_syms_free(PlTextSyms *t);
 const PlTextSym *pl_text_syms_lookup(const PlTextSyms *t, guint64 addr);
+/* The interned name and module of a symbol of t. */
+const char *pl_text_sym_name(PlSymbols *self, const PlTextSyms *t, const PlTextSym *s);
+const char *pl_text_sym_module(const PlTextSyms *t, const PlTextSym *s);
 void pl_text_file_append(PlTextFile *f, guint64 offset, const guint8 *data, gsize len);
 void pl_text_file_clear(PlTextFile *f);
 

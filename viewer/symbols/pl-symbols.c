@@ -64,6 +64,10 @@ static void elf_free(gpointer p)
 		g_array_unref(e->loads);
 	if (e->cache)
 		g_hash_table_unref(e->cache);
+	if (e->inline_tables)
+		g_hash_table_unref(e->inline_tables);
+	if (e->real_syms)
+		g_array_unref(e->real_syms);
 	g_free(e->board_path);
 	g_free(e->name);
 	g_free(e->local_path);
@@ -193,7 +197,8 @@ void pl_symbols_add_mapping(PlSymbols *self, guint32 pid, guint64 start, guint64
 		return; /* kernel addresses go through kallsyms, not mappings */
 	}
 	PlProc *proc = pl_proc_get(self, pid, TRUE);
-	PlMapping nm = { start, start + len, pgoff, NULL, pl_sym_intern(self, filename ? filename : ""), FALSE, 0 };
+	PlMapping nm = { start, start + len, pgoff, NULL, pl_sym_intern(self, filename ? filename : ""), FALSE, 0,
+			 FALSE, FALSE, 0 };
 	if (filename && (!is_special(filename) || !strcmp(filename, "[vdso]")))
 		nm.elf = elf_get(self, filename, build_id, build_id ? build_id_len : 0);
 
@@ -228,6 +233,9 @@ void pl_symbols_add_mapping(PlSymbols *self, guint32 pid, guint64 start, guint64
 	while (at < m->len && g_array_index(m, PlMapping, at).start < nm.start)
 		at++;
 	g_array_insert_val(m, at, nm);
+	/* biases are solved over runs of mappings (pl_mapping_bias) */
+	for (guint i = 0; i < m->len; i++)
+		g_array_index(m, PlMapping, i).load_known = FALSE;
 }
 
 void pl_symbols_process_exec(PlSymbols *self, guint32 pid)
@@ -265,19 +273,80 @@ static const PlMapping *find_mapping(const PlProc *proc, guint64 pc)
 	return NULL;
 }
 
+/* The load bias mapping m would have if its bytes came from PT_LOAD l;
+ * FALSE when l does not hold m's first file page. */
+static gboolean load_candidate(const PlLoad *l, const PlMapping *m, guint64 *bias)
+{
+	guint64 off0 = l->align > 1 ? l->offset & ~(l->align - 1) : l->offset;
+	off0 = MIN(off0, l->offset & ~0xfffull);
+	if (m->pgoff < off0 || m->pgoff >= l->offset + MAX(l->filesz, 1))
+		return FALSE;
+	/* the mapping's first byte is file offset pgoff, which this segment
+	 * places at vaddr + (pgoff - offset) */
+	*bias = m->start - (l->vaddr + m->pgoff - l->offset);
+	return TRUE;
+}
+
 gboolean pl_mapping_bias(const PlProc *proc, const PlMapping *m, guint64 *bias)
 {
-	/* Segments can share a file page (r-- .rodata and rw- .data both at
-	 * pgoff 0x2000), so pgoff alone may name the wrong PT_LOAD.  ld.so
-	 * maps the first PT_LOAD (file offset 0) lowest: anchor on the
-	 * nearest mapping of the same file below with pgoff 0. */
-	const PlMapping *v = (const PlMapping *)(void *)proc->maps->data;
+	/* Segments can share a file page: r-- .rodata and rw- .data both at
+	 * pgoff 0x2000, or in a small static binary the code and the data
+	 * both at pgoff 0.  pgoff alone may then name the wrong PT_LOAD, which
+	 * would give one file two biases (and the unwinder a second, bogus
+	 * module over the first).  One load of a file has one bias: ld.so and
+	 * the kernel map its PT_LOADs in order, lowest first, so the lowest
+	 * mapping of a run takes the first PT_LOAD that holds its page, and
+	 * every later mapping of the same file takes the PT_LOAD that gives the
+	 * bias of the mapping before it, if one does (else it is another load
+	 * of the file, at its own bias). */
+	PlMapping *v = (PlMapping *)(void *)proc->maps->data;
+	const PlElf *elf = m->elf;
+	if (!elf || !elf->loads || elf->loads->len == 0)
+		return FALSE;
 	gssize i = m - v;
-	for (gssize j = i, steps = 0; j >= 0 && steps < 32; j--, steps++) {
-		if (v[j].elf == m->elf && v[j].pgoff == 0)
-			return pl_elf_bias(m->elf, &v[j], bias);
+	if (i < 0 || (guint)i >= proc->maps->len)
+		return pl_elf_bias(elf, m, bias);
+	if (v[i].load_known) {
+		*bias = v[i].load_bias;
+		return v[i].load_ok;
 	}
-	return pl_elf_bias(m->elf, m, bias);
+	/* the run of mappings of this file below m (up to 32 back), solved
+	 * from its lowest member upwards */
+	gssize first = i;
+	for (gssize j = i - 1, steps = 0; j >= 0 && steps < 32; j--, steps++)
+		if (v[j].elf == elf)
+			first = j;
+	gboolean have_prev = FALSE;
+	guint64 prev = 0;
+	for (gssize j = first; j <= i; j++) {
+		PlMapping *x = &v[j];
+		if (x->elf != elf)
+			continue;
+		if (!x->load_known) {
+			gboolean found = FALSE, match = FALSE;
+			guint64 b = 0, c;
+			for (guint k = 0; k < elf->loads->len && !match; k++) {
+				if (!load_candidate(&g_array_index(elf->loads, PlLoad, k), x, &c))
+					continue;
+				if (!found || (have_prev && c == prev)) {
+					b = c;
+					found = TRUE;
+					match = have_prev && c == prev;
+				}
+			}
+			if (!found) /* no PT_LOAD holds that page: the first one's bias */
+				found = pl_elf_bias(elf, x, &b);
+			x->load_known = TRUE;
+			x->load_ok = found;
+			x->load_bias = b;
+		}
+		if (x->load_ok) {
+			have_prev = TRUE;
+			prev = x->load_bias;
+		}
+	}
+	*bias = v[i].load_bias;
+	return v[i].load_ok;
 }
 
 /* ======================================================================
@@ -487,6 +556,82 @@ static const char *ldmap_name(PlSymbols *self, PlElf *elf, guint64 a)
 	return n ? pl_sym_demangle(self, n) : NULL;
 }
 
+/* The scope table of the CU cu of elf, built at its first use. */
+static const PlInlineTable *elf_inline_table(PlElf *elf, Dwarf_Die *cu)
+{
+	if (!elf->inline_tables)
+		elf->inline_tables = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+							   pl_inline_table_free);
+	guint64 key = dwarf_dieoffset(cu);
+	PlInlineTable *t = g_hash_table_lookup(elf->inline_tables, &key);
+	if (!t) {
+		t = pl_inline_table_new(cu);
+		g_hash_table_insert(elf->inline_tables, g_memdup2(&key, sizeof(key)), t);
+	}
+	return t;
+}
+
+/* ARM ELF for the ARM/AArch64 architectures, "Mapping symbols": $a, $t,
+ * $d (and $x on AArch64), optionally followed by ".anything", mark the
+ * start of ARM code, Thumb code or data.  They are not functions, but
+ * libdwfl may pick one (at a Thumb function's first instruction the
+ * function's own value is odd and so "after" the address). */
+static gboolean is_mapping_symbol(const char *n)
+{
+	return n && n[0] == '$' && n[1] && strchr("atdx", n[1]) && (n[2] == 0 || n[2] == '.');
+}
+
+static gint cmp_real_sym(gconstpointer pa, gconstpointer pb)
+{
+	const PlRealSym *a = pa, *b = pb;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return (gint)a->rank - (gint)b->rank;
+}
+
+/* The symbol that encloses a when libdwfl answered with a mapping symbol:
+ * the last code symbol at or below a (of those at one address the best
+ * ranked), if a is inside it or it has no size. */
+static const char *real_symbol(PlElf *elf, guint64 a)
+{
+	if (!elf->real_syms) {
+		elf->real_syms = g_array_new(FALSE, FALSE, sizeof(PlRealSym));
+		int n = dwfl_module_getsymtab(elf->mod);
+		for (int i = 1; i < n; i++) {
+			GElf_Sym sym;
+			GElf_Addr addr;
+			GElf_Word shndx;
+			const char *name = dwfl_module_getsym_info(elf->mod, i, &sym, &addr, &shndx,
+								   NULL, NULL);
+			int type = GELF_ST_TYPE(sym.st_info);
+			if (!name || !*name || is_mapping_symbol(name) || shndx == SHN_UNDEF ||
+			    (type != STT_FUNC && type != STT_NOTYPE && type != STT_GNU_IFUNC))
+				continue;
+			if (elf->e_machine == EM_ARM && type == STT_FUNC)
+				addr &= ~(GElf_Addr)1; /* the Thumb bit */
+			PlRealSym r = { addr, sym.st_size, name,
+					(guint8)((sym.st_size ? 4 : 0) +
+						 (GELF_ST_BIND(sym.st_info) != STB_LOCAL ? 2 : 0) +
+						 (type != STT_NOTYPE ? 1 : 0)) };
+			g_array_append_val(elf->real_syms, r);
+		}
+		g_array_sort(elf->real_syms, cmp_real_sym);
+	}
+	const PlRealSym *v = (const PlRealSym *)(void *)elf->real_syms->data;
+	guint lo = 0, hi = elf->real_syms->len; /* first with addr > a */
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+		if (v[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const PlRealSym *r = &v[lo - 1];
+	return r->size == 0 || a - r->addr < r->size ? r->name : NULL;
+}
+
 /* Fills frames for lookup address a (relative to bias 0). */
 static guint symbolize(PlSymbols *self, PlElf *elf, guint64 a, PlFrameInfo *fr, guint max)
 {
@@ -496,6 +641,8 @@ static guint symbolize(PlSymbols *self, PlElf *elf, guint64 a, PlFrameInfo *fr, 
 	GElf_Off off;
 	GElf_Sym sym;
 	const char *symname = dwfl_module_addrinfo(elf->mod, a, &off, &sym, NULL, NULL, NULL);
+	if (is_mapping_symbol(symname))
+		symname = real_symbol(elf, a);
 	g_autofree char *unversioned = NULL;
 	const char *ver = symname && symname[0] != '@' ? strchr(symname, '@') : NULL;
 	if (ver) /* "__libc_start_main@@GLIBC_2.34": the version is noise here */
@@ -504,6 +651,8 @@ static guint symbolize(PlSymbols *self, PlElf *elf, guint64 a, PlFrameInfo *fr, 
 
 	const char *file = NULL;
 	guint line = 0;
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(elf->mod, a, &bias);
 	Dwfl_Line *dl = dwfl_module_getsrc(elf->mod, a);
 	if (dl) {
 		int l = 0;
@@ -513,30 +662,22 @@ static guint symbolize(PlSymbols *self, PlElf *elf, guint64 a, PlFrameInfo *fr, 
 			 * comp dir: joined as cu_file() joins call sites, so an
 			 * inline's call site and ordinary code of the same line
 			 * name the same file */
-			Dwarf_Addr cb = 0;
 			Dwarf_Attribute ca;
-			Dwarf_Die *lcu = dwfl_module_addrdie(elf->mod, a, &cb);
-			const char *comp = lcu ? dwarf_formstring(dwarf_attr(lcu, DW_AT_comp_dir, &ca))
-					       : NULL;
+			const char *comp = cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &ca))
+					      : NULL;
 			file = map_path(self, comp, src);
 			line = l > 0 ? (guint)l : 0;
 		}
 	}
 
 	guint n = 0;
-	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = self->opts.no_inline ? NULL : dwfl_module_addrdie(elf->mod, a, &bias);
-	Dwarf_Die *scopes = NULL;
-	int ns = cu ? dwarf_getscopes(cu, a - bias, &scopes) : 0;
-	for (int i = 0; i < ns && n + 1 < max; i++) {
-		Dwarf_Die *s = &scopes[i];
-		int tag = dwarf_tag(s);
-		if (tag == DW_TAG_subprogram)
-			break;
-		if (tag != DW_TAG_inlined_subroutine)
-			continue;
+	const PlInlineTable *it = cu && !self->opts.no_inline ? elf_inline_table(elf, cu) : NULL;
+	const PlScopeNode *s = it ? pl_inline_table_lookup(it, a - bias) : NULL;
+	for (; s && s->inlined && n + 1 < max && n < PL_SYM_MAX_INLINE;
+	     s = pl_inline_table_parent(it, s)) {
 		/* this inline body runs at file:line; its caller is at the call site */
-		fr[n].function = die_function_name(self, s);
+		Dwarf_Die d = s->die;
+		fr[n].function = die_function_name(self, &d);
 		fr[n].file = file;
 		fr[n].line = line;
 		fr[n].inlined = TRUE;
@@ -545,19 +686,19 @@ static guint symbolize(PlSymbols *self, PlElf *elf, guint64 a, PlFrameInfo *fr, 
 		Dwarf_Word cf = 0, cl = 0;
 		file = NULL;
 		line = 0;
-		if (dwarf_formudata(dwarf_attr(s, DW_AT_call_file, &at), &cf) == 0)
+		if (dwarf_formudata(dwarf_attr(&d, DW_AT_call_file, &at), &cf) == 0)
 			file = cu_file(self, cu, cf);
-		if (dwarf_formudata(dwarf_attr(s, DW_AT_call_line, &at), &cl) == 0)
+		if (dwarf_formudata(dwarf_attr(&d, DW_AT_call_line, &at), &cl) == 0)
 			line = (guint)cl;
-		if (n >= PL_SYM_MAX_INLINE)
-			break;
 	}
 	/* the real function: the ELF symbol (has the full C++ name), else DWARF */
 	const char *fn = outer_name;
-	for (int i = 0; !fn && i < ns; i++)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
-			fn = die_function_name(self, &scopes[i]);
-	free(scopes);
+	for (; !fn && s; s = pl_inline_table_parent(it, s))
+		if (!s->inlined) {
+			Dwarf_Die d = s->die;
+			fn = die_function_name(self, &d);
+			break;
+		}
 	fr[n].function = fn;
 	fr[n].file = file;
 	fr[n].line = line;
@@ -605,21 +746,21 @@ guint pl_symbols_resolve(PlSymbols *self, guint32 pid, guint64 pc, gboolean is_r
 		return 1;
 	}
 	if (!m && self->kallsyms.text) {
-		const PlTextSym *s = pl_text_syms_lookup(text_table(self, &self->kallsyms, 0),
-							 lookup_pc);
+		const PlTextSyms *t = text_table(self, &self->kallsyms, 0);
+		const PlTextSym *s = pl_text_syms_lookup(t, lookup_pc);
 		if (s) {
 			self->kernel_samples++;
-			out[0].function = s->name;
-			out[0].module = s->module;
+			out[0].function = pl_text_sym_name(self, t, s);
+			out[0].module = pl_text_sym_module(t, s);
 			return 1;
 		}
 	}
 	if (proc && proc->perf_map.text) {
-		const PlTextSym *s = pl_text_syms_lookup(
-			text_table(self, &proc->perf_map, pid), lookup_pc);
+		const PlTextSyms *t = text_table(self, &proc->perf_map, pid);
+		const PlTextSym *s = pl_text_syms_lookup(t, lookup_pc);
 		if (s) {
-			out[0].function = s->name;
-			out[0].module = s->module;
+			out[0].function = pl_text_sym_name(self, t, s);
+			out[0].module = pl_text_sym_module(t, s);
 			return 1;
 		}
 	}

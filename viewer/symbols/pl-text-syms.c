@@ -45,6 +45,7 @@ void pl_text_syms_free(PlTextSyms *t)
 	if (!t)
 		return;
 	g_array_unref(t->syms);
+	g_ptr_array_unref(t->modules);
 	g_free(t);
 }
 
@@ -52,6 +53,22 @@ static gint cmp_sym(gconstpointer a, gconstpointer b)
 {
 	const PlTextSym *x = a, *y = b;
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* 0-15 for a hex digit, 16 for anything else */
+static guint8 hex_value[256];
+
+static void hex_init(void)
+{
+	static gsize done;
+	if (g_once_init_enter(&done)) {
+		for (guint c = 0; c < 256; c++)
+			hex_value[c] = c >= '0' && c <= '9'   ? (guint8)(c - '0')
+				       : c >= 'a' && c <= 'f' ? (guint8)(c - 'a' + 10)
+				       : c >= 'A' && c <= 'F' ? (guint8)(c - 'A' + 10)
+							      : 16;
+		g_once_init_leave(&done, 1);
+	}
 }
 
 /* Parses a hex number at *p (bounded by end); at least one digit. */
@@ -62,10 +79,11 @@ static gboolean parse_hex(const char **p, const char *end, guint64 *v)
 		s += 2;
 	guint64 x = 0;
 	int digits = 0;
-	while (s < end && g_ascii_isxdigit(*s)) {
+	guint d;
+	while (s < end && (d = hex_value[(guint8)*s]) < 16) {
 		if (++digits > 16)
 			return FALSE;
-		x = x << 4 | (guint64)g_ascii_xdigit_value(*s);
+		x = x << 4 | d;
 		s++;
 	}
 	if (!digits)
@@ -81,36 +99,77 @@ static void skip_blanks(const char **p, const char *end)
 		(*p)++;
 }
 
-typedef gboolean (*LineFn)(PlSymbols *self, PlTextSyms *t, const char *p, const char *end,
-			   const char *module);
+typedef struct {
+	PlSymbols *self;
+	PlTextSyms *t;
+	const char *text;
+	gboolean sorted; /* so far; kallsyms mostly is, and sorting is then skipped */
+	/* the module of the previous line: lines of one module come together */
+	const char *last_mod;
+	gsize last_mod_len;
+	guint16 last_mod_index;
+} Parse;
+
+typedef gboolean (*LineFn)(Parse *ps, const char *p, const char *end);
 
 static PlTextSyms *parse_lines(PlSymbols *self, const char *text, gsize len, LineFn fn,
 			       const char *module)
 {
+	hex_init();
 	PlTextSyms *t = g_new0(PlTextSyms, 1);
 	t->syms = g_array_new(FALSE, FALSE, sizeof(PlTextSym));
+	t->text = text;
+	t->modules = g_ptr_array_new();
+	g_ptr_array_add(t->modules, (gpointer)pl_sym_intern(self, module ? module : "[kernel]"));
+	Parse ps = { self, t, text, TRUE, NULL, 0, 0 };
 	const char *p = text, *end = text + len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
 		if (le > p && le[-1] == '\r')
 			le--;
-		if (le > p && !fn(self, t, p, le, module))
+		if (le > p && !fn(&ps, p, le))
 			t->lines_bad++;
 		p = nl ? nl + 1 : end;
 	}
-	g_array_sort(t->syms, cmp_sym);
+	if (!ps.sorted)
+		g_array_sort(t->syms, cmp_sym);
 	return t;
 }
 
-static const char *intern_n(PlSymbols *self, const char *p, gsize n)
+static void add_sym(Parse *ps, guint64 addr, guint64 size, const char *name, gsize nlen,
+		    guint16 module)
 {
-	g_autofree char *s = g_strndup(p, MIN(n, MAX_NAME));
-	return pl_sym_intern(self, s);
+	GArray *a = ps->t->syms;
+	if (a->len && g_array_index(a, PlTextSym, a->len - 1).addr > addr)
+		ps->sorted = FALSE;
+	PlTextSym s = { addr, size, (guint32)(name - ps->text), (guint16)MIN(nlen, MAX_NAME),
+			module };
+	g_array_append_val(a, s);
 }
 
-static gboolean kallsyms_line(PlSymbols *self, PlTextSyms *t, const char *p, const char *end,
-			      const char *module)
+/* Index of the module named [p, p + n) in t->modules (0: [kernel]). */
+static guint16 module_index(Parse *ps, const char *p, gsize n)
+{
+	if (ps->last_mod && n == ps->last_mod_len && !memcmp(p, ps->last_mod, n))
+		return ps->last_mod_index;
+	g_autofree char *name = g_strndup(p, MIN(n, MAX_NAME));
+	const char *in = pl_sym_intern(ps->self, name);
+	guint i = 0;
+	while (i < ps->t->modules->len && g_ptr_array_index(ps->t->modules, i) != in)
+		i++;
+	if (i == ps->t->modules->len) {
+		if (i > G_MAXUINT16)
+			return 0;
+		g_ptr_array_add(ps->t->modules, (gpointer)in);
+	}
+	ps->last_mod = p;
+	ps->last_mod_len = n;
+	ps->last_mod_index = (guint16)i;
+	return (guint16)i;
+}
+
+static gboolean kallsyms_line(Parse *ps, const char *p, const char *end)
 {
 	guint64 addr;
 	if (!parse_hex(&p, end, &addr))
@@ -130,17 +189,14 @@ static gboolean kallsyms_line(PlSymbols *self, PlTextSyms *t, const char *p, con
 	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 		return TRUE;
 	skip_blanks(&p, end);
-	const char *mod = "[kernel]";
-	g_autofree char *modbuf = NULL;
+	guint16 mod = 0;
 	if (p < end && *p == '[') {
 		const char *close = memchr(p, ']', (size_t)(end - p));
 		if (!close)
 			return FALSE;
-		modbuf = g_strndup(p, MIN((gsize)(close - p + 1), MAX_NAME));
-		mod = modbuf;
+		mod = module_index(ps, p, (gsize)(close - p + 1));
 	}
-	PlTextSym s = { addr, 0, intern_n(self, name, nlen), pl_sym_intern(self, mod) };
-	g_array_append_val(t->syms, s);
+	add_sym(ps, addr, 0, name, nlen, mod);
 	return TRUE;
 }
 
@@ -156,8 +212,7 @@ PlTextSyms *pl_text_syms_parse_kallsyms(PlSymbols *self, const char *text, gsize
 	return t;
 }
 
-static gboolean perf_map_line(PlSymbols *self, PlTextSyms *t, const char *p, const char *end,
-			      const char *module)
+static gboolean perf_map_line(Parse *ps, const char *p, const char *end)
 {
 	guint64 addr, size;
 	if (!parse_hex(&p, end, &addr))
@@ -168,15 +223,26 @@ static gboolean perf_map_line(PlSymbols *self, PlTextSyms *t, const char *p, con
 	skip_blanks(&p, end);
 	if (p >= end)
 		return FALSE;
-	PlTextSym s = { addr, size, intern_n(self, p, (gsize)(end - p)), module };
-	g_array_append_val(t->syms, s);
+	add_sym(ps, addr, size, p, (gsize)(end - p), 0);
 	return TRUE;
 }
 
 PlTextSyms *pl_text_syms_parse_perf_map(PlSymbols *self, const char *text, gsize len,
 					const char *module)
 {
-	return parse_lines(self, text, len, perf_map_line, pl_sym_intern(self, module));
+	return parse_lines(self, text, len, perf_map_line, module);
+}
+
+const char *pl_text_sym_name(PlSymbols *self, const PlTextSyms *t, const PlTextSym *s)
+{
+	g_autofree char *n = g_strndup(t->text + s->name_off, s->name_len);
+	return pl_sym_intern(self, n);
+}
+
+const char *pl_text_sym_module(const PlTextSyms *t, const PlTextSym *s)
+{
+	return s->module < t->modules->len ? g_ptr_array_index(t->modules, s->module)
+					   : g_ptr_array_index(t->modules, 0);
 }
 
 const PlTextSym *pl_text_syms_lookup(const PlTextSyms *t, guint64 addr)

@@ -186,10 +186,11 @@ fi
 hl_total=$(pct_of "$TMP/report.txt" 2 hot_leaf)
 call=$(awk '/^Source of/ {on=1} on && /hot_leaf\(x\);/ {print $2; exit}' "$TMP/src.txt" | tr -d %)
 inl=$(awk '/^Source of/ {on=1} on && /return inlined_mix\(x\);/ {print $2; exit}' "$TMP/src.txt" | tr -d %)
-# compute_mid's call line carries hot_leaf's total but for the few calls the
-# sleeper thread makes to hot_leaf directly (burn.c: sleeper_main)
+# compute_mid's call line carries hot_leaf's total, but for the few calls the
+# sleeper thread makes to hot_leaf directly (burn.c: sleeper_main), plus the
+# few samples on that line in compute_mid itself (the call and its result)
 if [ -n "$call" ] && [ -n "$inl" ] && [ "$inl" != "0.00" ] &&
-   awk -v a="$call" -v b="$hl_total" 'BEGIN { exit !(a <= b + 0.01 && a >= b - 0.5) }'; then ok source_lines
+   awk -v a="$call" -v b="$hl_total" 'BEGIN { exit !(a <= b + 0.5 && a >= b - 0.5) }'; then ok source_lines
 else bad source_lines "call line total '$call' (hot_leaf total $hl_total), inline call site '$inl'"; fi
 
 # ─── off-CPU extras ────────────────────────────────────────────────────
