@@ -30,6 +30,7 @@ AGENT_OBJS_ALL := $(AGENT_OBJS) $(BUILD)/agent/common-block.o
 
 UNIT_TESTS := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/*-test.c)) \
 	$(patsubst test/integration/%.c,$(BUILD)/test/%,$(wildcard test/integration/*-test.c))
+TOOLS := $(BUILD)/tools/pl-dump
 WORKLOADS := $(patsubst test/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test/workloads/*.c))
 
 .PHONY: all check check-deps demo agents dist fuzz bench clean install reliability
@@ -66,7 +67,6 @@ $(BUILD)/test/%-test: test/integration/%-test.c test/pl-test-agent.h $(BUILD)/li
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Itest $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(ZSTD_LIBS) -lpthread
 
-TOOLS := $(BUILD)/tools/pl-dump
 $(BUILD)/tools/%: test/tools/%.c $(BUILD)/libplcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS)
