@@ -1,0 +1,113 @@
+# shellcheck shell=bash
+# bench/lib.sh — shared by the bench/ scripts; sourced, never run.
+#
+# Provides: the workload (zstd built from Debian source, see
+# workloads/zstd.sh), the bench tools (pl-latency, pl-wirestat, built into
+# $BUILD/bench/), medians, a CPU/RSS monitor for a running process, and the
+# header every results file starts with (the command and the date).
+
+PL_BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PL_ROOT=$(cd "$PL_BENCH_DIR/.." && pwd)
+
+bench_die() { echo "bench: error: $*" >&2; exit 1; }
+bench_log() { echo "bench: $*" >&2; }
+
+# bench_setup BUILD: checks the build, builds the bench tools, finds the
+# workload; sets AGENT, PL_LATENCY, PL_WIRESTAT, ZSTD_FP, ZSTD_NOFP, ZSTD_INPUT
+# (48 MiB), ZSTD_DIR, BTMP (a private temp dir removed on exit).
+bench_setup() {
+	local build=$1
+	AGENT=$(realpath "$build/perflens-agent" 2>/dev/null) || true
+	[ -x "$AGENT" ] || bench_die "$build/perflens-agent missing: run make first"
+	[ -f "$build/libplcommon.a" ] || bench_die "$build/libplcommon.a missing: run make first"
+	command -v perf >/dev/null || bench_die "perf is not installed (apt-get install linux-perf)"
+	command -v zstd >/dev/null || bench_die "zstd is not installed (apt-get install zstd)"
+	mkdir -p "$build/bench"
+	local t cflags=(-std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wno-unused-parameter
+		-Wmissing-prototypes -Werror -D_GNU_SOURCE -I"$PL_ROOT/common" -I"$PL_ROOT/test")
+	for t in pl-latency pl-wirestat; do
+		if [ ! -x "$build/bench/$t" ] || [ "$PL_BENCH_DIR/$t.c" -nt "$build/bench/$t" ] ||
+			[ "$build/libplcommon.a" -nt "$build/bench/$t" ]; then
+			gcc "${cflags[@]}" -o "$build/bench/$t" "$PL_BENCH_DIR/$t.c" \
+				"$build/libplcommon.a" -lzstd -lm || bench_die "building $t failed"
+		fi
+	done
+	PL_LATENCY=$(realpath "$build/bench/pl-latency")
+	PL_WIRESTAT=$(realpath "$build/bench/pl-wirestat")
+	ZSTD_DIR=$("$PL_BENCH_DIR/workloads/zstd.sh" | tail -n 1)
+	[ -x "$ZSTD_DIR/fp/zstd" ] || bench_die "workload build failed (bench/workloads/zstd.sh)"
+	ZSTD_FP=$ZSTD_DIR/fp/zstd
+	ZSTD_NOFP=$ZSTD_DIR/nofp/zstd
+	ZSTD_INPUT=$ZSTD_DIR/input
+	BTMP=$(mktemp -d /tmp/pl-bench-XXXXXX)
+	trap 'bench_cleanup' EXIT
+}
+
+# Processes the scripts start are recorded here and ended on exit, by pid.
+BENCH_PIDS=()
+bench_cleanup() {
+	local p
+	for p in "${BENCH_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	[ -n "${BTMP:-}" ] && rm -rf "$BTMP"
+}
+
+# bench_input MiB: a prefix of the workload input, made once per run.
+bench_input() {
+	local f=$BTMP/input-$1M
+	[ -f "$f" ] || head -c $(($1 * 1048576)) "$ZSTD_INPUT" >"$f"
+	echo "$f"
+}
+
+# The zstd invocation every benchmark profiles: level 19 (slow, CPU-bound),
+# two worker threads (plus the main thread), 2 MiB jobs so both workers
+# are busy on a few MiB of input.
+zstd_args() { echo "-q -T2 -19 -B2MiB -c $1 -o /dev/null"; }
+
+median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "n/a"; else print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+maxof() { sort -g | tail -n 1; }
+
+now_s() { date +%s.%N; }
+
+# CPU time of a whole process (every thread), in ns: the first field of
+# /proc/PID/task/*/schedstat is the thread's time on a CPU (ns precision,
+# unlike utime/stime in clock ticks).  Prints nothing once it is gone.
+proc_cpu_ns() {
+	[ -d "/proc/$1/task" ] || return 0
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {if (NR) printf "%d\n", s}'
+}
+proc_hwm_kb() { awk '/^VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null; }
+
+# bench_monitor PROFILER_PID TARGET_PID WARMUP_S OUT: every 0.2 s while the
+# target lives, reads the profiler's CPU time and peak RSS; writes
+# "cpu_percent_of_one_core hwm_kb window_s" for the steady state: from
+# WARMUP_S after start (past the agent's start-up probe, past perf's setup)
+# to the last reading while the target was still running.
+bench_monitor() {
+	local prof=$1 target=$2 warm=$3 out=$4 t0 c0 t c tl cl hwm=0 h start
+	start=$(now_s)
+	while [ -e "/proc/$target" ] && awk -v s="$start" -v n="$(now_s)" -v w="$warm" 'BEGIN {exit !(n - s < w)}'; do
+		sleep 0.1
+	done
+	t0=$(now_s); c0=$(proc_cpu_ns "$prof")
+	tl=$t0; cl=$c0
+	while [ -e "/proc/$target" ] && [ "$(awk '{print $3}' /proc/"$target"/stat 2>/dev/null)" != Z ]; do
+		t=$(now_s); c=$(proc_cpu_ns "$prof")
+		[ -n "$c" ] || break
+		h=$(proc_hwm_kb "$prof"); [ -n "$h" ] && hwm=$h
+		tl=$t; cl=$c
+		sleep 0.2
+	done
+	awk -v t0="$t0" -v c0="${c0:-0}" -v t1="$tl" -v c1="${cl:-0}" -v h="$hwm" \
+		'BEGIN {w = t1 - t0; printf "%.3f %d %.1f\n", (w > 0 ? 100 * (c1 - c0) / 1e9 / w : 0), h, w}' >"$out"
+}
+
+# bench_header TITLE: the first lines of a results file.
+bench_header() {
+	echo "# $1"
+	echo
+	echo "Produced by \`${BENCH_CMD:-$0 $*}\` on $(date -u '+%F %T UTC'), $(nproc) CPUs, kernel $(uname -r),"
+	echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared: compare ratios, not absolute times)."
+	echo "Workload: \`zstd $(zstd_args INPUT)\` — zstd $(basename "$ZSTD_DIR") from the Debian source package, built by"
+	echo "bench/workloads/zstd.sh (fp: distro CFLAGS + -fno-omit-frame-pointer; nofp: distro CFLAGS, for dwarf)."
+	echo
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# bench/performance-doc.sh — assembles docs/PERFORMANCE.md from the tables
+# the benchmark scripts wrote (bench/results/*.md, docs/boards-results.md,
+# the GTK flame-graph timing test).  Nothing in the result is typed by hand:
+# rerun the benchmarks (make bench), then this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=docs/PERFORMANCE.md
+section() { # title file
+	[ -f "$2" ] || { printf '\n## %s\n\n(not measured yet: run %s)\n' "$1" "$3"; return; }
+	printf '\n## %s\n\n' "$1"
+	# drop the file's own H1; keep everything else as written by its script
+	sed '1{/^# /d}' "$2"
+}
+{
+	echo "# Performance"
+	echo
+	echo "Every figure below was written by a script in \`bench/\` (or by a test) on this project's"
+	echo "2-core shared VM, with the command and date it was made. Comparisons with \`perf\` run both"
+	echo "sides in the same invocation, alternating, several runs, medians: read ratios, not absolute"
+	echo "times. Assembled by \`bench/performance-doc.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)."
+	section "1. Agent binary size" bench/results/size.md "bench/size.sh"
+	section "2. Agent overhead on the board (vs perf record)" bench/results/overhead.md "bench/overhead.sh"
+	section "3. Wire bytes per sample (vs perf script | zstd -1 and perf.data)" bench/results/wire.md "bench/wire.sh"
+	section "4. Sample-to-screen latency" bench/results/latency.md "bench/latency.sh"
+	section "5/6. Viewer ingest vs perf report, and a large dwarf perf.data" bench/results/ingest.md "bench/ingest.sh"
+	section "7. Flame graph layout and draw" bench/results/flame.md "build/test/viewer-ui-flame-layout-test"
+	section "Where the agent's CPU goes" bench/results/agent-profile.md "bench/agent-profile.sh"
+	section "Emulated boards (arm64, armv7 with Debian kernels)" docs/boards-results.md "PL_BOARDS_RESULTS=docs/boards-results.md test/integration/boards.sh"
+} >"$out"
+echo "wrote $out"
