@@ -19,6 +19,20 @@ section() { # title file
 	echo "2-core shared VM, with the command and date it was made. Comparisons with \`perf\` run both"
 	echo "sides in the same invocation, alternating, several runs, medians: read ratios, not absolute"
 	echo "times. Assembled by \`bench/performance-doc.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)."
+	echo
+	echo "## Goals at a glance"
+	echo
+	echo "Each row below is copied by this script from the table it belongs to (last column: goal)."
+	for f in size overhead wire latency ingest flame; do
+		[ -f "bench/results/$f.md" ] || continue
+		echo
+		echo "**$f** (bench/results/$f.md):"
+		echo
+		awk '/^\| *(target|Hz|call graph|nodes|tool)/ && !h { print; h = 1; next }
+		     h && /^\|---/ { print; next }
+		     h && /^\|/ { print; next }
+		     h && !/^\|/ { exit }' "bench/results/$f.md"
+	done
 	section "1. Agent binary size" bench/results/size.md "bench/size.sh"
 	section "2. Agent overhead on the board (vs perf record)" bench/results/overhead.md "bench/overhead.sh"
 	section "3. Wire bytes per sample (vs perf script | zstd -1 and perf.data)" bench/results/wire.md "bench/wire.sh"

@@ -49,6 +49,20 @@ fuzz/run.sh check >"$tmp/fuzzcheck.log" 2>&1
 		sed -n '1,/^| target/p' fuzz/results.md | grep -v '^| target' | grep -v '^# ' | sed '/^$/d'
 	fi
 	echo
+	echo "Bugs the fuzzers found, each kept as a regression input that \`make check\` replays (with"
+	echo "the strict checks on), so \"ok\" below means fixed and staying fixed:"
+	echo
+	echo "| target | regression input | status |"
+	echo "|---|---|---|"
+	for f in fuzz/regressions/*/*; do
+		[ -f "$f" ] || continue
+		t=$(basename "$(dirname "$f")")
+		st=$(grep -E "^(ok|not ok) fuzz-$t" "$tmp/fuzzcheck.log" | head -n1 | awk '{print ($1 == "ok") ? "fixed (replays clean)" : "OPEN"}')
+		echo "| $t | \`$(basename "$f")\` | $st |"
+	done
+	echo
+	echo "Details of each (cause, fix): \`fuzz/findings.md\`."
+	echo
 	echo "\`make check\` replays every corpus and regression input and fuzzes each harness briefly:"
 	echo
 	grep -E '^(ok|not ok|skip) fuzz-' "$tmp/fuzzcheck.log" | sed 's/^/    /'
