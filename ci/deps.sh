@@ -18,17 +18,4 @@ pkgs=(
 	golang-go                      # `go tool pprof` reads our pprof in tests
 )
 
-missing=()
-for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-echo "ci/deps.sh: installing ${missing[*]}"
-SUDO=
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
-export DEBIAN_FRONTEND=noninteractive
-if ! $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"; then
-	$SUDO apt-get update -q
-	$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+exec "$(dirname "$0")/apt-missing.sh" ci/deps.sh "${pkgs[@]}"

@@ -16,38 +16,4 @@ PKGS=(
     debian-archive-keyring make xz-utils file
 )
 
-installed() {
-    [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]
-}
-installable() {
-    local c
-    c=$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }')
-    [ -n "$c" ] && [ "$c" != "(none)" ]
-}
-
-missing=()
-for p in "${PKGS[@]}"; do
-    installed "$p" || missing+=("$p")
-done
-if [ ${#missing[@]} -eq 0 ]; then
-    echo "toolchains/deps.sh: all ${#PKGS[@]} packages present" >&2
-    exit 0
-fi
-
-SUDO=
-if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null ||
-        { echo "toolchains/deps.sh: need root to install: ${missing[*]}" >&2; exit 1; }
-    SUDO=sudo
-fi
-export DEBIAN_FRONTEND=noninteractive
-
-for p in "${missing[@]}"; do
-    if ! installable "$p"; then
-        echo "toolchains/deps.sh: $p not in the package lists; running apt-get update" >&2
-        $SUDO apt-get -q update >&2
-        break
-    fi
-done
-echo "toolchains/deps.sh: installing ${missing[*]}" >&2
-$SUDO apt-get -q install -y --no-install-recommends "${missing[@]}" >&2
+exec "$(dirname "$0")/../ci/apt-missing.sh" toolchains/deps.sh "${PKGS[@]}"

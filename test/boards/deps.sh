@@ -17,34 +17,4 @@ pkgs=(
 	dpkg-dev debian-archive-keyring # dpkg-deb; the archive key for the private apt
 )
 
-installed() {
-	[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]
-}
-installable() {
-	local c
-	c=$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }')
-	[ -n "$c" ] && [ "$c" != "(none)" ]
-}
-
-missing=()
-for p in "${pkgs[@]}"; do
-	installed "$p" || missing+=("$p")
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-SUDO=
-if [ "$(id -u)" != 0 ]; then
-	command -v sudo >/dev/null ||
-		{ echo "test/boards/deps.sh: need root to install: ${missing[*]}" >&2; exit 1; }
-	SUDO=sudo
-fi
-export DEBIAN_FRONTEND=noninteractive
-for p in "${missing[@]}"; do
-	if ! installable "$p"; then
-		echo "test/boards/deps.sh: $p not in the package lists; running apt-get update" >&2
-		$SUDO apt-get -q update >&2
-		break
-	fi
-done
-echo "test/boards/deps.sh: installing ${missing[*]}" >&2
-$SUDO apt-get -q install -y --no-install-recommends "${missing[@]}" >&2
+exec "$(dirname "$0")/../../ci/apt-missing.sh" test/boards/deps.sh "${pkgs[@]}"
