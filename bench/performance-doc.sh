@@ -40,6 +40,20 @@ section() { # title file
 	section "5/6. Viewer ingest vs perf report, and a large dwarf perf.data" bench/results/ingest.md "bench/ingest.sh"
 	section "7. Flame graph layout and draw" bench/results/flame.md "build/test/viewer-ui-flame-layout-test"
 	section "Where the agent's CPU goes" bench/results/agent-profile.md "bench/agent-profile.sh"
+	echo
+	echo "## Static agents under qemu-user (protocol against this x86_64 viewer)"
+	echo
+	echo "qemu-user has no perf_event_open, so this checks the wire encoding of 32-bit and"
+	echo "big-endian agents: HELLO fields, the probe's ENOSYS refusal, process list, device health,"
+	echo "a refused START with its reason, and the viewer's \`perflens ps\` / \`perflens record\`."
+	echo "Run by \`build/test/qemu-agent-test\` (part of \`make check\`) at $(date -u '+%H:%M UTC'):"
+	echo
+	echo "| arch | result |"
+	echo "|---|---|"
+	if [ -x build/test/qemu-agent-test ]; then
+		PL_BUILD=$PWD/build PL_TOP=$PWD build/test/qemu-agent-test 2>/dev/null |
+			sed -n 's/^ok test_\(.*\)/| \1 | all checks passed |/p; s/^not ok test_\([a-z0-9_]*\): \(.*\)/| \1 | FAILED: \2 |/p; s/^skip test_\([a-z0-9_]*\): \(.*\)/| \1 | skipped: \2 |/p'
+	fi
 	section "Emulated boards (arm64, armv7 with Debian kernels)" docs/boards-results.md "PL_BOARDS_RESULTS=docs/boards-results.md test/integration/boards.sh"
 } >"$out"
 echo "wrote $out"
