@@ -2,9 +2,10 @@
 # fuzz/run.sh — runs the libFuzzer harnesses (fuzz/fuzz.mk).
 #
 #   fuzz/run.sh check            each harness over its seed corpus and its
-#                                regression inputs, then fuzzed briefly
-#                                (FUZZ_CHECK_SECONDS, default 10); one line
-#                                per harness: ok / not ok / skip fuzz-NAME
+#                                regression inputs, then fuzzed briefly with
+#                                a fixed seed and run count (check_runs; at
+#                                most FUZZ_CHECK_SECONDS, default 30); one
+#                                line per harness: ok / not ok / skip fuzz-NAME
 #   fuzz/run.sh long [SECONDS]   each harness fuzzed for SECONDS (default
 #                                300); writes the table to fuzz/results.md
 #   fuzz/run.sh seeds            regenerates fuzz/corpus/ from the real tools
@@ -24,7 +25,7 @@ cd "$top" || exit 1
 BUILD=${BUILD:-build}
 mode=${1:-check}
 long_seconds=${2:-300}
-check_seconds=${FUZZ_CHECK_SECONDS:-10}
+check_seconds=${FUZZ_CHECK_SECONDS:-30}
 targets=${FUZZ_TARGETS:-"wire commands capture perfdata mapfile ehabi"}
 
 # A sanitizer report or a broken invariant is a crash: libFuzzer saves the
@@ -38,6 +39,23 @@ max_len() {
 	case $1 in
 	commands) echo 70000 ;;
 	*) echo 65536 ;;
+	esac
+}
+
+# `check` fuzzes with a fixed seed and a fixed number of runs (about
+# FUZZ_CHECK_SECONDS here), so that CI replays a prefix of the very
+# mutations the last local `make check` tried: a finding shows up on a
+# developer's machine first, never as a random red CI.  Open-ended
+# exploration is `make fuzz` (long mode, random seeds).
+check_runs() {
+	case $1 in
+	wire) echo 15000 ;;
+	commands) echo 150000 ;;
+	capture) echo 5000 ;;
+	perfdata) echo 8000 ;;
+	mapfile) echo 20000 ;;
+	ehabi) echo 300000 ;;
+	*) echo 10000 ;;
 	esac
 }
 
@@ -101,15 +119,15 @@ check_one() {
 		return
 	fi
 	# 2. a short fuzzing run from the seeds (into a scratch corpus)
-	if ! "$bin" -max_total_time="$check_seconds" -max_len="$(max_len "$t")" -timeout=20 \
-		-artifact_prefix="$art/" -print_final_stats=1 "$work" $(dirs_of "$t") \
+	if ! "$bin" -seed=20261122 -runs="$(check_runs "$t")" -max_total_time="$check_seconds" \
+		-max_len="$(max_len "$t")" -timeout=20 -artifact_prefix="$art/" -print_final_stats=1 "$work" $(dirs_of "$t") \
 		>>"$log" 2>&1; then
 		echo "not ok fuzz-$t: $(crash_reason "$log"); input saved in $art/ (log: $log)"
 		return
 	fi
 	local execs
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-	echo "ok fuzz-$t (${#files[@]} inputs replayed, ${execs:-?} executions in ${check_seconds}s)"
+	echo "ok fuzz-$t (${#files[@]} inputs replayed, ${execs:-?} executions, seed 20261122)"
 }
 
 long_one() {

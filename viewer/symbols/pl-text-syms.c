@@ -122,6 +122,8 @@ static PlTextSyms *parse_lines(PlSymbols *self, const char *text, gsize len, Lin
 	t->modules = g_ptr_array_new();
 	g_ptr_array_add(t->modules, (gpointer)pl_sym_intern(self, module ? module : "[kernel]"));
 	Parse ps = { self, t, text, TRUE, NULL, 0, 0 };
+	if (!text || !len) /* an empty payload (the wire allows it) has no lines */
+		return t;
 	const char *p = text, *end = text + len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
