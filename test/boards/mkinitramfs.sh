@@ -9,8 +9,8 @@
 #   OUT      output directory; gets root/ (the guest's files, unstripped:
 #            the host's copies for symbolization), initrd.gz
 #
-# Workloads (test/boards/board-burn.c), all -g -O1, dynamic against
-# Debian's cross glibc, installed in the guest as
+# Workloads: test/workloads/burn.c built with -DBURN_LFIND (see there), all
+# -g -O1, dynamic against Debian's cross glibc, installed in the guest as
 #   /burn       frame pointers kept       (fp mode)
 #   /burn-nofp  -fomit-frame-pointer      (dwarf mode)
 #   /burn-lib   hot path in /lib/libboardhot.so, no frame pointers
@@ -36,12 +36,13 @@ mkdir -p "$root/bin" "$root/lib" "$root/modules" "$root/dev" "$root/proc" "$root
 
 # workloads
 base="-O1 -g -pthread -fno-inline-functions-called-once -Wall -Werror $cflags"
-src=$here/board-burn.c hot=$here/board-hot.c
-$cc $base -fno-omit-frame-pointer -o "$root/burn" "$src" "$hot"
-$cc $base -fomit-frame-pointer -o "$root/burn-nofp" "$src" "$hot"
-$cc $base -fomit-frame-pointer -fPIC -shared -Wl,-soname,libboardhot.so \
-	-o "$root/lib/libboardhot.so" "$hot"
-$cc $base -fomit-frame-pointer -o "$root/burn-lib" "$src" -L"$root/lib" -lboardhot
+src=$top/test/workloads/burn.c
+$cc $base -DBURN_LFIND -fno-omit-frame-pointer -o "$root/burn" "$src"
+$cc $base -DBURN_LFIND -fomit-frame-pointer -o "$root/burn-nofp" "$src"
+$cc $base -DBURN_HOT_ONLY -fomit-frame-pointer -fPIC -shared -Wl,-soname,libboardhot.so \
+	-o "$root/lib/libboardhot.so" "$src"
+$cc $base -DBURN_LFIND -DBURN_HOT_EXTERN -fomit-frame-pointer -o "$root/burn-lib" "$src" \
+	-L"$root/lib" -lboardhot
 
 # the cross libc the workloads were linked against, and its loader
 interp=$(readelf -l "$root/burn" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')

@@ -237,7 +237,7 @@ if [ ${#rows[@]} -gt 0 ]; then
 	{
 		[ -s "$results" ] || printf '# Emulated board results\n\nAppended by test/integration/boards.sh (make check); newest last.\n'
 		printf '\n## %s, host %s, %d s for the whole test\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(uname -r)" $((SECONDS - t_all))
-		echo "Workload: test/boards/board-burn.c \`burn SECS 2\` (2 burn threads + main + sleeper), recorded with"
+		echo "Workload: test/workloads/burn.c -DBURN_LFIND \`burn SECS 2\` (2 burn threads + main + sleeper), recorded with"
 		echo "\`perflens record --command ... -e cpu-clock -F HZ --duration SECS\` through qemu's forwarded port; 1 vCPU;"
 		echo "host load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (emulation speed depends on it)."
 		echo

@@ -8,22 +8,42 @@
  * sort_step() (qsort with a callback, so stacks pass through libc).
  * One extra thread, "sleeper", blocks in nanosleep so it context-switches
  * off-CPU.  The main thread works too.  Tests look for these names.
+ *
+ * The emulated boards (test/boards/mkinitramfs.sh) cross-build this same
+ * file with two switches:
+ *   BURN_LFIND      the path through libc is search_step → lfind →
+ *                   cmp_key → key_of instead of qsort.  Debian's armhf libc
+ *                   marks memcpy, malloc and other code built without
+ *                   unwind tables EXIDX_CANTUNWIND, and glibc's qsort (a
+ *                   merge sort) calls memcpy after every merge, so samples
+ *                   there cannot be unwound by anyone; lfind is a plain C
+ *                   loop with unwind tables whose callback does real work:
+ *                   the stacks the EHABI unwinder must carry back to main.
+ *   BURN_HOT_ONLY   only the hot path (hot_leaf … compute_outer), for the
+ *                   boards' libboardhot.so;
+ *   BURN_HOT_EXTERN the program without the hot path, linked against that
+ *                   library: the viewer must find a workload library by
+ *                   its mapping and build-id, not only the executable.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-static volatile int stop;
-static volatile unsigned long sink;
+/* the hot path: exported, so that the boards' library variant can hold it */
+unsigned long hot_leaf(unsigned long x);
+unsigned long compute_mid(unsigned long x);
+unsigned long compute_outer(unsigned long x);
 
+#ifndef BURN_HOT_EXTERN
 __attribute__((noinline)) unsigned long hot_leaf(unsigned long x)
 {
 	for (int i = 0; i < 2000; i++)
-		x = x * 6364136223846793005ul + 1442695040888963407ul;
+		x = x * 1664525ul + 1013904223ul; /* fits 32-bit longs too (armv7 boards) */
 	return x;
 }
 
@@ -45,7 +65,13 @@ __attribute__((noinline)) unsigned long compute_outer(unsigned long x)
 {
 	return compute_mid(x) + 1;
 }
+#endif
 
+#ifndef BURN_HOT_ONLY
+static volatile int stop;
+static volatile unsigned long sink;
+
+#ifndef BURN_LFIND
 static int cmp_ulong(const void *a, const void *b)
 {
 	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
@@ -61,12 +87,42 @@ __attribute__((noinline)) void sort_step(unsigned long seed)
 	sink += v[128];
 }
 
+#define libc_step sort_step
+#define COMPUTE_PER_LIBC_STEP 50
+#else
+__attribute__((noinline)) static unsigned long key_of(unsigned long x)
+{
+	for (int i = 0; i < 48; i++)
+		x = (x ^ (x >> 5)) * 2654435761ul;
+	return x;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	unsigned long x = key_of(*(const unsigned long *)a);
+	unsigned long y = key_of(*(const unsigned long *)b);
+	return x != y;
+}
+
+__attribute__((noinline)) void search_step(unsigned long seed)
+{
+	unsigned long v[64], key;
+	size_t n = 64;
+	for (int i = 0; i < 64; i++)
+		v[i] = seed = seed * 1664525ul + 1013904223ul;
+	key = v[63] + 1; /* absent: lfind calls cmp_key for every element */
+	sink += lfind(&key, v, &n, sizeof(v[0]), cmp_key) != NULL;
+}
+#define libc_step search_step
+#define COMPUTE_PER_LIBC_STEP 150
+#endif
+
 __attribute__((noinline)) void worker_loop(unsigned long seed)
 {
 	while (!stop) {
-		for (int i = 0; i < 50; i++)
+		for (int i = 0; i < COMPUTE_PER_LIBC_STEP; i++)
 			seed = compute_outer(seed);
-		sort_step(seed);
+		libc_step(seed);
 		sink += seed;
 	}
 }
@@ -120,3 +176,4 @@ int main(int argc, char **argv)
 	printf("burn done %lu\n", sink & 0xff);
 	return 0;
 }
+#endif /* BURN_HOT_ONLY */
