@@ -46,6 +46,23 @@ static pid_t start_listener(int port, char *const extra[])
 	return pl_spawn(argv, log);
 }
 
+/* Connects to the listener on port and reads its HELLO. */
+static void hello(struct pl_conn *c, int port)
+{
+	PL_CHECK(pl_conn_open(c, port, 5000) == 0);
+	PL_CHECK(pl_conn_wait(c, PL_MSG_HELLO, 5000) == 1);
+}
+
+/* A fresh listener with extra options, and a connection that has its HELLO. */
+static pid_t listener_hello(struct pl_conn *c, int *port, char *const extra[])
+{
+	setup();
+	*port = pl_free_port();
+	pid_t ag = start_listener(*port, extra);
+	hello(c, *port);
+	return ag;
+}
+
 static long vm_hwm_kb(pid_t pid)
 {
 	char path[64], line[256];
@@ -64,13 +81,10 @@ static long vm_hwm_kb(pid_t pid)
 
 static void test_wrong_token_answered_late_and_logged(void)
 {
-	setup();
-	int port = pl_free_port();
 	char *extra[] = { "--token", "right", NULL };
-	pid_t ag = start_listener(port, extra);
+	int port;
 	struct pl_conn c;
-	PL_CHECK(pl_conn_open(&c, port, 5000) == 0);
-	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
+	pid_t ag = listener_hello(&c, &port, extra);
 	uint64_t t0 = pl_ms_now();
 	PL_CHECK(pl_conn_auth(&c, "wrong") == -EACCES);
 	uint64_t took = pl_ms_now() - t0;
@@ -79,8 +93,7 @@ static void test_wrong_token_answered_late_and_logged(void)
 	PL_CHECK(pl_conn_next(&c, 3000) == -1);
 	pl_conn_close(&c);
 	/* the agent is still serving, and the right token works */
-	PL_CHECK(pl_conn_open(&c, port, 2000) == 0);
-	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 3000) == 1);
+	hello(&c, port);
 	PL_CHECK(pl_conn_auth(&c, "right") == 0);
 	pl_conn_close(&c);
 	pl_kill(ag);
@@ -96,15 +109,12 @@ static void test_wrong_token_answered_late_and_logged(void)
 
 static void test_token_written_owner_only(void)
 {
-	setup();
-	int port = pl_free_port();
 	char path[256];
 	snprintf(path, sizeof(path), "%s/token", tmpdir);
 	char *extra[] = { "--write-token", path, NULL };
-	pid_t ag = start_listener(port, extra);
+	int port;
 	struct pl_conn c;
-	PL_CHECK(pl_conn_open(&c, port, 5000) == 0);
-	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
+	pid_t ag = listener_hello(&c, &port, extra);
 	PL_CHECK(c.m.u.hello.flags & PL_HELLO_AUTH_REQUIRED); /* a token by default */
 	struct stat st;
 	PL_CHECK(stat(path, &st) == 0);
@@ -122,13 +132,10 @@ static void test_token_written_owner_only(void)
 
 static void test_no_auth_warns(void)
 {
-	setup();
-	int port = pl_free_port();
 	char *extra[] = { "--no-auth", NULL };
-	pid_t ag = start_listener(port, extra);
+	int port;
 	struct pl_conn c;
-	PL_CHECK(pl_conn_open(&c, port, 5000) == 0);
-	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
+	pid_t ag = listener_hello(&c, &port, extra);
 	PL_CHECK(!(c.m.u.hello.flags & PL_HELLO_AUTH_REQUIRED));
 	PL_CHECK(pl_conn_request(&c, PL_MSG_LIST) == 0);
 	pl_conn_close(&c);
@@ -147,13 +154,10 @@ static void test_no_auth_warns(void)
 
 static void test_oversized_block_refused(void)
 {
-	setup();
-	int port = pl_free_port();
 	char *extra[] = { "--token", "t", NULL };
-	pid_t ag = start_listener(port, extra);
+	int port;
 	struct pl_conn c;
-	PL_CHECK(pl_conn_open(&c, port, 5000) == 0);
-	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
+	pid_t ag = listener_hello(&c, &port, extra);
 	/* a block header announcing 4 MiB: refused before any of it is buffered */
 	uint8_t h[PL_BLOCK_HEADER_SIZE];
 	struct pl_block_header bh = { PL_CODEC_RAW, 4u << 20, 4u << 20, 0 };
@@ -165,21 +169,17 @@ static void test_oversized_block_refused(void)
 	PL_CHECK(rc == -1); /* hung up on */
 	pl_conn_close(&c);
 	PL_CHECK(kill(ag, 0) == 0); /* still alive */
-	PL_CHECK(pl_conn_open(&c, port, 2000) == 0);
-	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 3000) == 1);
+	hello(&c, port);
 	pl_conn_close(&c);
 	pl_kill(ag);
 }
 
 static void test_silent_peer_dropped(void)
 {
-	setup();
-	int port = pl_free_port();
 	char *extra[] = { "--token", "t", NULL };
-	pid_t ag = start_listener(port, extra);
+	int port;
 	struct pl_conn c;
-	PL_CHECK(pl_conn_open(&c, port, 5000) == 0);
-	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
+	pid_t ag = listener_hello(&c, &port, extra);
 	/* says nothing: dropped after the authentication deadline (10 s) */
 	uint64_t t0 = pl_ms_now();
 	int rc;
@@ -187,20 +187,18 @@ static void test_silent_peer_dropped(void)
 		;
 	PL_CHECK(rc == -1);
 	uint64_t took = pl_ms_now() - t0;
-	PL_CHECKF(took >= 8000 && took < 14000, "dropped after %llu ms", (unsigned long long)took);
+	/* not before the deadline (the upper bound is the 15 s wait above) */
+	PL_CHECKF(took >= 8000, "dropped after %llu ms", (unsigned long long)took);
 	pl_conn_close(&c);
 	pl_kill(ag);
 }
 
 static void test_command_flood_bounded(void)
 {
-	setup();
-	int port = pl_free_port();
 	char *extra[] = { "--token", "t", NULL };
-	pid_t ag = start_listener(port, extra);
+	int port;
 	struct pl_conn c;
-	PL_CHECK(pl_conn_open(&c, port, 5000) == 0);
-	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
+	pid_t ag = listener_hello(&c, &port, extra);
 	PL_CHECK(pl_conn_auth(&c, "t") == 0);
 	long before = vm_hwm_kb(ag);
 	/* 200,000 PAUSE commands (each answered "no session") without reading
@@ -237,8 +235,7 @@ static void test_command_flood_bounded(void)
 	PL_CHECK(sent > 1000000);
 	pl_conn_close(&c);
 	/* still serving */
-	PL_CHECK(pl_conn_open(&c, port, 3000) == 0);
-	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
+	hello(&c, port);
 	pl_conn_close(&c);
 	pl_kill(ag);
 }
