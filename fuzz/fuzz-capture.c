@@ -116,8 +116,9 @@ static void analyse(PlProfile *p, const PlFilter *f)
 	pl_aggregate_free(agg);
 }
 
-static void load(const uint8_t *data, size_t size)
+static void load(const uint8_t *data, size_t size, uint64_t seed)
 {
+	(void)seed; /* a file is read whole */
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		return;
 	PlProfile *p = pl_profile_new(&opts);
@@ -172,22 +173,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	setup();
-	load(data, size);
-	if (fz_is_plens(data, size)) {
-		uint8_t *copy = malloc(size);
-		if (copy) {
-			memcpy(copy, data, size);
-			if (fz_fix_crcs(copy, size))
-				load(copy, size);
-			free(copy);
-		}
-	} else if (size < 8 || memcmp(data, "PERFILE2", 8) != 0) {
-		size_t wn;
-		uint8_t *w = fz_wrap_frames(data, size, PL_STREAM_FROM_AGENT | PL_STREAM_CAPTURE, &wn);
-		if (w) {
-			load(w, wn);
-			free(w);
-		}
-	}
+	/* a perf.data is read as one; anything else may be bare frames */
+	int is_perf = size >= 8 && memcmp(data, "PERFILE2", 8) == 0;
+	fz_each_stream(data, size, PL_STREAM_FROM_AGENT | PL_STREAM_CAPTURE, !is_perf, load);
 	return 0;
 }

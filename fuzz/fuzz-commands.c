@@ -108,25 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	setup();
-	uint64_t seed = fz_hash(data, size) | 1;
-
-	read_commands(data, size, seed);
-	if (fz_is_plens(data, size)) {
-		uint8_t *copy = malloc(size);
-		if (copy) {
-			memcpy(copy, data, size);
-			if (fz_fix_crcs(copy, size))
-				read_commands(copy, size, seed ^ 0x5555);
-			free(copy);
-		}
-	} else {
-		size_t wn;
-		uint8_t *w = fz_wrap_frames(data, size, PL_STREAM_FROM_VIEWER, &wn);
-		if (w) {
-			read_commands(w, wn, seed ^ 0xaaaa);
-			free(w);
-		}
-	}
+	fz_each_stream(data, size, PL_STREAM_FROM_VIEWER, 1, read_commands);
 
 	uint8_t *body = malloc(size ? size : 1);
 	if (!body)

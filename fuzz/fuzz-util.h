@@ -157,6 +157,35 @@ static inline uint8_t *fz_wrap_frames(const uint8_t *p, size_t n, uint32_t flags
 	return b;
 }
 
+/* Feeds one fuzz input to fn three ways: as it is; when it is a PerfLens
+ * stream, once more with every block CRC repaired (so mutations reach the
+ * decoder behind the CRC check); otherwise, when wrap is set, as the frames
+ * of one raw block in a fresh stream with the given header flags.  seed
+ * (for fn's own choices, e.g. how to cut reads) differs per way. */
+typedef void (*fz_stream_fn)(const uint8_t *p, size_t n, uint64_t seed);
+static inline void fz_each_stream(const uint8_t *data, size_t size, uint32_t flags, int wrap,
+				  fz_stream_fn fn)
+{
+	uint64_t seed = fz_hash(data, size) | 1;
+	fn(data, size, seed);
+	if (fz_is_plens(data, size)) {
+		uint8_t *copy = malloc(size);
+		if (copy) {
+			memcpy(copy, data, size);
+			if (fz_fix_crcs(copy, size))
+				fn(copy, size, seed ^ 0x5555);
+			free(copy);
+		}
+	} else if (wrap) {
+		size_t wn;
+		uint8_t *w = fz_wrap_frames(data, size, flags, &wn);
+		if (w) {
+			fn(w, wn, seed ^ 0xaaaa);
+			free(w);
+		}
+	}
+}
+
 /* Round trip of one decoded message.  body_len is the length of the body it
  * was decoded from: the re-encoding is canonical, never longer (SIZE_MAX:
  * unknown, e.g. a SAMPLE whose chain pl_reader filled from a STACK).  wbuf has

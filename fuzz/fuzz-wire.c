@@ -99,26 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	setup();
-	uint64_t seed = fz_hash(data, size) | 1;
-
-	read_stream(data, size, seed);
-
-	if (fz_is_plens(data, size)) {
-		uint8_t *copy = malloc(size);
-		if (copy) {
-			memcpy(copy, data, size);
-			if (fz_fix_crcs(copy, size))
-				read_stream(copy, size, seed ^ 0x5555);
-			free(copy);
-		}
-	} else {
-		size_t wn;
-		uint8_t *w = fz_wrap_frames(data, size, PL_STREAM_FROM_AGENT, &wn);
-		if (w) {
-			read_stream(w, wn, seed ^ 0xaaaa);
-			free(w);
-		}
-	}
+	fz_each_stream(data, size, PL_STREAM_FROM_AGENT, 1, read_stream);
 
 	decode_each_type(data, size);
 	return 0;
