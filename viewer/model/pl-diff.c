@@ -33,6 +33,7 @@ static void add_function(PlDiff *d, GHashTable *index, PlAggregate *agg, gboolea
 			PlDiffFunction row = { 0 };
 			row.name = g_string_chunk_insert_const(d->strings, label);
 			row.module = g_string_chunk_insert_const(d->strings, f->module ? f->module : "");
+			row.inlined = f->inlined;
 			g_array_append_val(d->functions, row);
 			idx = d->functions->len;
 			g_hash_table_insert(index, g_steal_pointer(&key), GUINT_TO_POINTER(idx));

@@ -21,6 +21,8 @@ typedef struct {
 	const char *module;
 	double self_a, self_b;   /* fraction (0..1) of that side's total weight */
 	double total_a, total_b;
+	gboolean inlined; /* matched as an inline frame (kept apart from a real
+			   * function of the same name: -O0 vs -O2 builds) */
 } PlDiffFunction;
 
 typedef struct {

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include <gio/gio.h>
+
 #define MAX_OUTPUT (16u << 20) /* one function's listing; more is not a function */
 
 static void line_clear(gpointer p)
@@ -107,4 +109,173 @@ GArray *pl_disasm_function(const char *prefix, const char *path, const char *sym
 	}
 	g_clear_error(&e);
 	return run(found, path, NULL, start, end, error);
+}
+
+/* ─── annotated disassembly ──────────────────────────────────────────── */
+
+void pl_annotation_free(PlAnnotation *a)
+{
+	if (!a)
+		return;
+	pl_disasm_lines_free(a->lines);
+	g_free(a->self);
+	g_free(a->total);
+	g_free(a->module);
+	g_free(a->path);
+	g_free(a->symbol);
+	g_free(a->outer);
+	g_free(a);
+}
+
+/* The file used here for a module the board named by basename. */
+static char *local_module_file(PlProfile *p, const char *module)
+{
+	g_autoptr(GPtrArray) rows = pl_symbols_coverage(pl_profile_get_symbols(p));
+	for (guint i = 0; i < rows->len; i++) {
+		const PlModuleReport *r = rows->pdata[i];
+		g_autofree char *b = g_path_get_basename(r->module);
+		if (r->local_path && !strcmp(b, module))
+			return g_strdup(r->local_path);
+	}
+	return NULL;
+}
+
+static void count_add(PlCount *to, const PlCount *c)
+{
+	to->samples += c->samples;
+	to->weight += c->weight;
+}
+
+/* The module and real function holding most of func's weight (an
+ * inlined function is disassembled inside the one it was inlined into),
+ * and the range of its sampled addresses.  FALSE when rows is empty. */
+static gboolean pick_outer(GArray *rows, const char **module, const char **outer, guint64 *lo,
+			   guint64 *hi)
+{
+	const PlAddrRow *best = NULL;
+	for (guint i = 0; i < rows->len; i++) {
+		const PlAddrRow *r = &g_array_index(rows, PlAddrRow, i);
+		if (!best || r->total.weight > best->total.weight)
+			best = r;
+	}
+	if (!best)
+		return FALSE;
+	*module = best->module;
+	*outer = best->outer;
+	*lo = G_MAXUINT64;
+	*hi = 0;
+	for (guint i = 0; i < rows->len; i++) {
+		const PlAddrRow *r = &g_array_index(rows, PlAddrRow, i);
+		if (r->module == *module && g_strcmp0(r->outer, *outer) == 0) {
+			*lo = MIN(*lo, r->lookup_addr);
+			*hi = MAX(*hi, r->lookup_addr);
+		}
+	}
+	return TRUE;
+}
+
+/* Puts every row of (module, outer) on its instruction; resets counts. */
+static void place(PlAnnotation *a, GArray *rows, PlAggregate *agg, const char *module,
+		  const char *outer)
+{
+	GArray *lines = a->lines;
+	memset(a->self, 0, sizeof(PlCount) * lines->len);
+	memset(a->total, 0, sizeof(PlCount) * lines->len);
+	a->unplaced = (PlCount){ 0, 0 };
+	a->all = agg->all;
+	a->hot = G_MAXUINT;
+	/* instructions in address order with the line they are on; an
+	 * instruction runs to the next one's address */
+	g_autoptr(GArray) insns = g_array_new(FALSE, FALSE, sizeof(guint));
+	for (guint i = 0; i < lines->len; i++)
+		if (g_array_index(lines, PlDisasmLine, i).is_insn)
+			g_array_append_val(insns, i);
+	for (guint i = 0; i < rows->len; i++) {
+		const PlAddrRow *r = &g_array_index(rows, PlAddrRow, i);
+		if (g_strcmp0(r->module, module) != 0 || g_strcmp0(r->outer, outer) != 0)
+			continue;
+		/* the last instruction at or below the address (binary search) */
+		guint lo_i = 0, hi_i = insns->len;
+		while (lo_i < hi_i) {
+			guint mid = (lo_i + hi_i) / 2;
+			guint li = g_array_index(insns, guint, mid);
+			if (g_array_index(lines, PlDisasmLine, li).addr <= r->lookup_addr)
+				lo_i = mid + 1;
+			else
+				hi_i = mid;
+		}
+		/* below the first instruction, or well past the last one (no
+		 * instruction is longer than 15 bytes): not in this listing */
+		if (lo_i == 0 ||
+		    (lo_i == insns->len &&
+		     r->lookup_addr >= g_array_index(lines, PlDisasmLine,
+						     g_array_index(insns, guint, lo_i - 1)).addr + 16)) {
+			count_add(&a->unplaced, &r->self);
+			continue;
+		}
+		guint li = g_array_index(insns, guint, lo_i - 1);
+		count_add(&a->self[li], &r->self);
+		count_add(&a->total[li], &r->total);
+	}
+	for (guint i = 0; i < lines->len; i++) {
+		if (!a->self[i].weight && !a->total[i].weight)
+			continue;
+		if (a->hot == G_MAXUINT || a->self[i].weight > a->self[a->hot].weight ||
+		    (a->self[i].weight == a->self[a->hot].weight &&
+		     a->total[i].weight > a->total[a->hot].weight))
+			a->hot = i;
+	}
+}
+
+PlAnnotation *pl_disasm_annotate(PlProfile *profile, PlAggregate *agg, guint32 func,
+				 GError **error)
+{
+	const char *label = pl_profile_get_function_label(profile, func);
+	g_autoptr(GArray) rows = pl_aggregate_addresses(agg, func);
+	const char *module, *outer;
+	guint64 lo, hi;
+	if (!pick_outer(rows, &module, &outer, &lo, &hi)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+			    "%s has no samples in this selection: widen the time range or pick "
+			    "another thread",
+			    label);
+		return NULL;
+	}
+	g_autofree char *path = module ? local_module_file(profile, module) : NULL;
+	if (!path) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+			    "No local copy of %s: add the binary (Settings → Binaries) or a sysroot",
+			    module ? module : "the module");
+		return NULL;
+	}
+	GArray *lines = pl_disasm_function(pl_profile_get_toolchain_prefix(profile), path, outer,
+					   lo, hi + 16, error);
+	if (!lines)
+		return NULL;
+	/* objdump --disassemble=SYM goes on to print the banners of later
+	 * sections: the listing ends at the last instruction */
+	while (lines->len && !g_array_index(lines, PlDisasmLine, lines->len - 1).is_insn)
+		g_array_set_size(lines, lines->len - 1);
+	PlAnnotation *a = g_new0(PlAnnotation, 1);
+	a->lines = lines;
+	a->self = g_new0(PlCount, lines->len);
+	a->total = g_new0(PlCount, lines->len);
+	a->module = g_strdup(module);
+	a->path = g_steal_pointer(&path);
+	a->symbol = g_strdup(outer ? outer : label);
+	a->outer = g_strdup(outer);
+	place(a, rows, agg, module, outer);
+	return a;
+}
+
+gboolean pl_annotation_recount(PlAnnotation *a, PlAggregate *agg, guint32 func)
+{
+	g_autoptr(GArray) rows = pl_aggregate_addresses(agg, func);
+	const char *module, *outer;
+	guint64 lo, hi;
+	if (!pick_outer(rows, &module, &outer, &lo, &hi) || g_strcmp0(module, a->module) != 0 ||
+	    g_strcmp0(outer, a->outer) != 0)
+		return FALSE;
+	place(a, rows, agg, module, outer);
+	return TRUE;
 }

@@ -151,6 +151,8 @@ struct _PlProfile {
 	GHashTable *counters;  /* event index → GArray<PlCounterPoint> */
 	GPtrArray *sorted_threads, *sorted_processes, *sorted_events;
 	PlProfileStats stats;
+	GArray *health;     /* struct pl_msg_health, in arrival order (capped) */
+	GArray *loss_marks; /* PlLossMark, in arrival order (capped) */
 	/* reordering: see ingest */
 	GArray *heap; /* Pending, a binary min-heap on (time, seq) */
 	guint64 seq;
@@ -244,6 +246,8 @@ PlProfile *pl_profile_new(const PlSymOptions *opts)
 	self->processes = g_hash_table_new_full(NULL, NULL, NULL, process_free);
 	self->events = g_hash_table_new_full(NULL, NULL, NULL, event_free);
 	self->counters = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
+	self->health = g_array_new(FALSE, FALSE, sizeof(struct pl_msg_health));
+	self->loss_marks = g_array_new(FALSE, FALSE, sizeof(PlLossMark));
 	self->stats.log = g_ptr_array_new_with_free_func(g_free);
 	self->heap = g_array_new(FALSE, FALSE, sizeof(Pending));
 	self->scratch = g_malloc(PL_FRAME_HEADER_SIZE + PL_FRAME_MAX);
@@ -277,6 +281,8 @@ void pl_profile_free(PlProfile *self)
 	g_array_free(self->locs, TRUE);
 	g_array_free(self->node_locs, TRUE);
 	g_array_free(self->samples, TRUE);
+	g_array_free(self->health, TRUE);
+	g_array_free(self->loss_marks, TRUE);
 	g_hash_table_destroy(self->module_names);
 	g_ptr_array_unref(self->modules);
 	itab_free(&self->func_tab);
@@ -754,6 +760,21 @@ static void note_module(PlProfile *self, const char *path, const guint8 *id, gsi
 		g_hash_table_insert(self->module_names, (gpointer)m->name, m);
 }
 
+/* Losses and throttles over time, for the health graphs.  A storm of
+ * LOST records (one per ring per wakeup) must not grow memory without
+ * bound: past the cap, counts fold into the last mark. */
+static void add_loss_mark(PlProfile *self, guint64 time, guint8 kind, guint64 count)
+{
+	if (self->loss_marks->len >= PL_MAX_LOSS_MARKS) {
+		PlLossMark *last = &g_array_index(self->loss_marks, PlLossMark,
+						  self->loss_marks->len - 1);
+		last->count += count;
+		return;
+	}
+	PlLossMark mk = { time, count, kind };
+	g_array_append_val(self->loss_marks, mk);
+}
+
 static void ingest_now(PlProfile *self, const struct pl_msg *m)
 {
 	PlProfileStats *st = &self->stats;
@@ -820,12 +841,17 @@ static void ingest_now(PlProfile *self, const struct pl_msg *m)
 			st->lost[m->u.lost.kind] += m->u.lost.count;
 		else
 			st->lost[0] += m->u.lost.count;
+		add_loss_mark(self, m->u.lost.time,
+			      m->u.lost.kind < G_N_ELEMENTS(st->lost) ? m->u.lost.kind : 0,
+			      m->u.lost.count);
 		break;
 	case PL_MSG_THROTTLE:
-		if (m->u.throttle.unthrottle)
+		if (m->u.throttle.unthrottle) {
 			st->unthrottled++;
-		else
+		} else {
 			st->throttled++;
+			add_loss_mark(self, m->u.throttle.time, PL_LOSS_THROTTLE, 1);
+		}
 		break;
 	case PL_MSG_COUNTERS:
 		ingest_counters(self, &m->u.counters);
@@ -833,6 +859,10 @@ static void ingest_now(PlProfile *self, const struct pl_msg *m)
 	case PL_MSG_HEALTH:
 		st->health = m->u.health;
 		st->have_health = TRUE;
+		/* a day of one-second reports is 8 MB: past the cap only the
+		 * last report (stats) is kept, the graphs stop growing */
+		if (self->health->len < PL_MAX_HEALTH_POINTS)
+			g_array_append_val(self->health, m->u.health);
 		break;
 	case PL_MSG_FILE_CHUNK: {
 		const struct pl_msg_file_chunk *c = &m->u.chunk;
@@ -1505,4 +1535,23 @@ void pl_aggregate_foreach_stack(PlAggregate *agg, PlStackFunc func, gpointer use
 		}
 		func(v, path->len, &agg->self[n], user_data);
 	}
+}
+
+/* ─── health and losses over time ────────────────────────────────────── */
+
+const struct pl_msg_health *pl_profile_get_health_series(PlProfile *self, guint *n)
+{
+	*n = self->health->len;
+	return (const struct pl_msg_health *)(void *)self->health->data;
+}
+
+const PlLossMark *pl_profile_get_loss_marks(PlProfile *self, guint *n)
+{
+	*n = self->loss_marks->len;
+	return (const PlLossMark *)(void *)self->loss_marks->data;
+}
+
+const char *pl_profile_get_toolchain_prefix(PlProfile *self)
+{
+	return self->opts.toolchain_prefix;
 }

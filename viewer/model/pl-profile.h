@@ -12,7 +12,8 @@
  *     tries grow with distinct stacks, not with samples;
  *   - per sample only what the timeline needs: time, tid, stack id, weight
  *     (24 bytes);
- *   - counters over time, LOST / THROTTLE / HEALTH totals.
+ *   - counters over time; HEALTH reports and LOST / THROTTLE marks over
+ *     time (capped) as well as their totals.
  * Symbolizing at ingest time uses the mappings in force when the sample
  * was taken, so exec and dlclose do not mislabel earlier samples.  Because
  * agents (and perf) emit records per CPU ring, not in time order, timed
@@ -303,6 +304,31 @@ typedef struct {
  * for latency (the one open at the end of the recording does not). */
 void pl_profile_switch_stats(PlProfile *self, guint32 tid, guint64 t0, guint64 t1,
 			     PlSwitchStats *out);
+
+/* ─── health and losses over time ────────────────────────────────────── */
+
+/* Every HEALTH report (the agent sends one a second), in arrival order;
+ * times are the agent's CLOCK_MONOTONIC, the clock of its samples.  Up to
+ * PL_MAX_HEALTH_POINTS; later ones only update stats->health.  Borrowed;
+ * invalidated by the next ingest. */
+#define PL_MAX_HEALTH_POINTS 200000u
+const struct pl_msg_health *pl_profile_get_health_series(PlProfile *self, guint *n);
+
+/* LOST and THROTTLE records over time, in arrival order (not sorted: the
+ * agent emits them per CPU ring).  Past PL_MAX_LOSS_MARKS counts fold into
+ * the last mark. */
+#define PL_LOSS_THROTTLE 255 /* kind of a throttle mark; others: enum pl_lost_kind */
+#define PL_MAX_LOSS_MARKS (1u << 20)
+typedef struct {
+	guint64 time;
+	guint64 count;
+	guint8 kind;
+} PlLossMark;
+const PlLossMark *pl_profile_get_loss_marks(PlProfile *self, guint *n);
+
+/* The toolchain prefix the profile was opened with (gives PREFIXobjdump),
+ * NULL for the host's tools. */
+const char *pl_profile_get_toolchain_prefix(PlProfile *self);
 
 G_END_DECLS
 

@@ -1,11 +1,14 @@
 /* pl-counters-view.c — counters and health (see the header). */
 #include "pl-counters-view.h"
 
+#include <math.h>
 #include <string.h>
 
 #define CHART_H 70.0
 #define NAME_W 230.0 /* as the timeline's label column: the time axes line up */
 #define PAD 8.0
+#define AXIS_H 16.0  /* time labels under each chart */
+#define VAXIS_W 66.0 /* the scale top left of each chart */
 
 typedef struct {
 	char *name;
@@ -75,6 +78,44 @@ static Series *rate_series(PlProfile *p, guint32 ev, guint64 t0)
 	return s;
 }
 
+/* Context switches per second from the switch records themselves: every
+ * session with off-CPU data has them, counted events or not. */
+static Series *switch_series(PlProfile *p, guint64 t0, double span_s)
+{
+	guint32 ev = PL_NO_ID;
+	GPtrArray *evs = pl_profile_get_events(p);
+	for (guint i = 0; evs && i < evs->len; i++) {
+		const PlEvent *e = evs->pdata[i];
+		if (e->role == PL_ROLE_SWITCH && e->samples)
+			ev = e->index;
+	}
+	if (ev == PL_NO_ID || span_s <= 0)
+		return NULL;
+	/* a bin a second, finer for short recordings */
+	double bw = span_s >= 20 ? 1.0 : span_s >= 4 ? 0.25 : 0.1;
+	guint nb = (guint)ceil(span_s / bw);
+	if (nb == 0 || nb > 1000000)
+		return NULL;
+	g_autofree double *bins = g_new0(double, nb);
+	guint n = 0;
+	const PlSample *smp = pl_profile_get_samples(p, &n);
+	for (guint i = 0; i < n; i++) {
+		if (pl_profile_get_stack_event(p, smp[i].stack) != ev)
+			continue;
+		double t = smp[i].time > t0 ? (double)(smp[i].time - t0) / 1e9 : 0;
+		bins[MIN((guint)(t / bw), nb - 1)] += 1;
+	}
+	Series *s = series_new("context switches");
+	for (guint b = 0; b < nb; b++) {
+		/* a trailing bin cut short by the end would read as a drop */
+		double w = MIN(bw, span_s - b * bw);
+		if (w < bw / 2 && b > 0)
+			break;
+		add_point(s, b * bw + w, bins[b] / w);
+	}
+	return s;
+}
+
 /* a / b per reading, for IPC and miss rates */
 static Series *ratio_series(const char *name, Series *a, Series *b, double scale)
 {
@@ -110,6 +151,27 @@ static char *format_rate(const char *name, double v)
 	return g_strdup_printf("%.0f/s", v);
 }
 
+static double nice_step(double span)
+{
+	double raw = span / 8;
+	double e = pow(10, floor(log10(raw)));
+	const double steps[] = { 1, 2, 5, 10 };
+	for (guint i = 0; i < G_N_ELEMENTS(steps); i++)
+		if (steps[i] * e >= raw)
+			return steps[i] * e;
+	return 10 * e;
+}
+
+static void show_text(cairo_t *cr, PangoLayout *pl, const char *text, double x, double y,
+		      double align)
+{
+	pango_layout_set_text(pl, text, -1);
+	int tw, th;
+	pango_layout_get_pixel_size(pl, &tw, &th);
+	cairo_move_to(cr, x - align * tw, y);
+	pango_cairo_show_layout(cr, pl);
+}
+
 static void draw_charts(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 {
 	PlCountersView *self = data;
@@ -117,6 +179,7 @@ static void draw_charts(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointe
 	G_GNUC_BEGIN_IGNORE_DEPRECATIONS
 	gtk_style_context_get_color(gtk_widget_get_style_context(GTK_WIDGET(area)), &fg);
 	G_GNUC_END_IGNORE_DEPRECATIONS
+	gboolean dark = fg.red + fg.green + fg.blue > 1.5;
 	PangoLayout *pl = gtk_widget_create_pango_layout(GTK_WIDGET(area), NULL);
 	if (self->series->len == 0) {
 		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.6);
@@ -126,40 +189,75 @@ static void draw_charts(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointe
 		g_object_unref(pl);
 		return;
 	}
-	for (guint i = 0; i < self->series->len; i++) {
+	PangoLayout *small = gtk_widget_create_pango_layout(GTK_WIDGET(area), NULL);
+	PangoFontDescription *fd = pango_font_description_new();
+	pango_font_description_set_size(fd, 8 * PANGO_SCALE);
+	pango_layout_set_font_description(small, fd);
+	pango_font_description_free(fd);
+	GdkRGBA line = dark ? (GdkRGBA){ 0.45, 0.72, 1.0, 1 } : (GdkRGBA){ 0.10, 0.42, 0.80, 1 };
+	double x0 = NAME_W + VAXIS_W, cw = w - x0 - PAD;
+	double tstep = self->span_s > 0 ? nice_step(self->span_s) : 1;
+	for (guint i = 0; i < self->series->len && cw > 40; i++) {
 		Series *s = self->series->pdata[i];
-		double y = PAD + i * (CHART_H + PAD);
+		double y = PAD + i * (CHART_H + AXIS_H + PAD);
 		char buf[160];
 		gboolean ratio = strchr(s->name, '/') != NULL || !strcmp(s->name, "IPC");
 		g_autofree char *last = format_rate(s->name, s->last);
 		g_autofree char *max = format_rate(s->name, s->max);
 		if (ratio)
-			g_snprintf(buf, sizeof buf, "%s\nlast %.3g", s->name, s->last);
+			g_snprintf(buf, sizeof buf, "%s\nlast %.3g   peak %.3g", s->name, s->last, s->max);
 		else
-			g_snprintf(buf, sizeof buf, "%s\nlast %s\npeak %s", s->name, last, max);
+			g_snprintf(buf, sizeof buf, "%s\nlast %s   peak %s", s->name, last, max);
 		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.9);
 		pango_layout_set_text(pl, buf, -1);
 		cairo_move_to(cr, PAD, y);
 		pango_cairo_show_layout(cr, pl);
-		double x0 = NAME_W, cw = w - NAME_W - PAD;
-		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.06);
+		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.05);
 		cairo_rectangle(cr, x0, y, cw, CHART_H);
 		cairo_fill(cr);
+		/* grid, axes, scale top and time ticks */
+		cairo_set_line_width(cr, 1);
+		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.12);
+		for (double t = 0; self->span_s > 0 && t <= self->span_s + 1e-9; t += tstep) {
+			double px = floor(x0 + t / self->span_s * cw) + 0.5;
+			cairo_move_to(cr, px, y);
+			cairo_line_to(cr, px, y + CHART_H);
+		}
+		cairo_stroke(cr);
+		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.5);
+		cairo_move_to(cr, x0 + 0.5, y);
+		cairo_line_to(cr, x0 + 0.5, y + CHART_H + 0.5);
+		cairo_line_to(cr, x0 + cw, y + CHART_H + 0.5);
+		cairo_stroke(cr);
+		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.7);
+		g_autofree char *top = ratio ? g_strdup_printf("%.3g", s->max) : g_strdup(max);
+		show_text(cr, small, s->max > 0 ? top : "", x0 - 4, y - 2, 1);
+		show_text(cr, small, "0", x0 - 4, y + CHART_H - 12, 1);
+		for (double t = 0; self->span_s > 0 && t <= self->span_s + 1e-9; t += tstep) {
+			char b[32];
+			g_snprintf(b, sizeof b, tstep < 1 ? "%.1f s" : "%.0f s", t);
+			double px = x0 + t / self->span_s * cw;
+			show_text(cr, small, b, MIN(px, x0 + cw - 14), y + CHART_H + 2, t == 0 ? 0 : 0.5);
+		}
 		if (s->rate->len == 0 || s->max <= 0 || self->span_s <= 0)
 			continue;
-		cairo_set_source_rgba(cr, 0.20, 0.55, 0.90, 0.9);
-		cairo_set_line_width(cr, 1.5);
+		cairo_set_source_rgba(cr, line.red, line.green, line.blue, 1);
+		cairo_set_line_width(cr, 1.6);
+		cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
 		for (guint k = 0; k < s->rate->len; k++) {
 			double *p = &g_array_index(s->rate, double, 2 * k);
-			double px = x0 + p[0] / self->span_s * cw;
+			double px = x0 + MIN(p[0] / self->span_s, 1) * cw;
 			double py = y + CHART_H - p[1] / s->max * (CHART_H - 4);
 			if (k == 0)
 				cairo_move_to(cr, px, py);
 			else
 				cairo_line_to(cr, px, py);
 		}
+		if (s->rate->len == 1)
+			cairo_rel_line_to(cr, 2, 0);
 		cairo_stroke(cr);
 	}
+	g_object_unref(small);
 	g_object_unref(pl);
 }
 
@@ -194,8 +292,14 @@ void pl_counters_view_set_profile(PlCountersView *self, PlProfile *p)
 		if (s->max <= 0 && s->rate->len > 0)
 			g_ptr_array_remove_index(self->series, i--);
 	}
+	/* switches over time from the records when no counter shows them */
+	if (!find_series(self, "context-switches") && !find_series(self, "cs")) {
+		Series *sw = switch_series(p, t0, self->span_s);
+		if (sw)
+			g_ptr_array_add(self->series, sw);
+	}
 	gtk_widget_set_size_request(self->area, -1,
-				    (int)(PAD + self->series->len * (CHART_H + PAD)));
+				    (int)(PAD + self->series->len * (CHART_H + AXIS_H + PAD)));
 
 	GString *s = g_string_new(NULL);
 	g_string_append_printf(s, "<b>Session</b>  %s %s, %u Hz, %.2f s\n",
@@ -228,6 +332,16 @@ void pl_counters_view_set_profile(PlCountersView *self, PlProfile *p)
 	gtk_widget_queue_draw(self->area);
 }
 
+guint pl_counters_view_get_n_series(PlCountersView *self)
+{
+	return self->series->len;
+}
+
+const char *pl_counters_view_get_series_name(PlCountersView *self, guint i)
+{
+	return i < self->series->len ? ((Series *)self->series->pdata[i])->name : NULL;
+}
+
 GtkWidget *pl_counters_view_new(void)
 {
 	return g_object_new(PL_TYPE_COUNTERS_VIEW, NULL);
@@ -254,6 +368,9 @@ static void pl_counters_view_init(PlCountersView *self)
 	self->stats = GTK_LABEL(gtk_label_new(NULL));
 	gtk_label_set_xalign(self->stats, 0);
 	gtk_label_set_selectable(self->stats, TRUE);
+	/* selectable for copying, but not the first focus: GTK would select
+	 * (and paint) the whole text when the page opens */
+	gtk_widget_set_focusable(GTK_WIDGET(self->stats), FALSE);
 	gtk_widget_set_margin_start(GTK_WIDGET(self->stats), 8);
 	gtk_widget_set_margin_top(GTK_WIDGET(self->stats), 8);
 	gtk_box_append(GTK_BOX(self->box), GTK_WIDGET(self->stats));

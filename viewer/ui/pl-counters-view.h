@@ -2,7 +2,8 @@
  *
  * One small chart per counted event (rate per second between readings,
  * scaled by enabled/running when multiplexed), IPC and miss rates when the
- * board counted the events they need, then sample/loss/throttle totals and
+ * board counted the events they need, context switches per second from the
+ * switch records, then sample/loss/throttle totals and
  * the agent's own CPU and memory from its HEALTH reports.
  *
  * The profile is borrowed (see PlFlameGraph).
@@ -21,6 +22,9 @@ G_DECLARE_FINAL_TYPE(PlCountersView, pl_counters_view, PL, COUNTERS_VIEW, GtkWid
 
 GtkWidget *pl_counters_view_new(void);
 void pl_counters_view_set_profile(PlCountersView *self, PlProfile *profile);
+/* Charts drawn and chart i's title (NULL past the end), for tests. */
+guint pl_counters_view_get_n_series(PlCountersView *self);
+const char *pl_counters_view_get_series_name(PlCountersView *self, guint i);
 
 G_END_DECLS
 

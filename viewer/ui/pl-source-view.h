@@ -6,6 +6,11 @@
  * show_function() opens the file defining a function, scrolls to its
  * hottest line and selects it.
  *
+ * A Source / Disassembly switch at the top shows the same function as its
+ * instructions instead (the toolchain's objdump, pl_disasm_annotate): each
+ * with the samples taken there, heat-coloured, objdump -l's source line
+ * markers followed by that line's text, the hottest instruction selected.
+ *
  * The profile is borrowed (see PlFlameGraph).
  */
 #ifndef PL_SOURCE_VIEW_H
@@ -13,6 +18,7 @@
 
 #include <gtk/gtk.h>
 
+#include "pl-disasm.h"
 #include "pl-profile.h"
 
 G_BEGIN_DECLS
@@ -31,6 +37,19 @@ guint pl_source_view_get_hot_line(PlSourceView *self);
 const char *pl_source_view_get_file(PlSourceView *self);
 /* The text of a shown source line (without the heat columns). */
 char *pl_source_view_dup_line(PlSourceView *self, guint line);
+
+/* Shows the disassembly (TRUE) or the source (FALSE) of the function last
+ * given to show_function(); the switch at the top does the same.  Runs
+ * objdump (blocking, tens of ms) when switching to or refreshing it. */
+void pl_source_view_set_disassembly(PlSourceView *self, gboolean disassembly);
+gboolean pl_source_view_get_disassembly(PlSourceView *self);
+/* The selected (hottest) instruction's address as objdump prints it (the
+ * module's ELF address), 0 when no disassembly is shown; the annotation
+ * behind the view (NULL when none), owned by the view. */
+guint64 pl_source_view_get_hot_address(PlSourceView *self);
+const PlAnnotation *pl_source_view_get_annotation(PlSourceView *self);
+/* Why the disassembly could not be shown, NULL when it is. */
+const char *pl_source_view_get_disassembly_error(PlSourceView *self);
 
 G_END_DECLS
 

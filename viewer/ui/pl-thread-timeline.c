@@ -369,36 +369,102 @@ static void on_drag_end(GtkGestureDrag *g, double dx, double dy, PlThreadTimelin
 	g_signal_emit(self, signals[SIG_RANGE], 0, t0, t1 > t0 ? t1 : t0 + 1);
 }
 
-static void on_right_click(GtkGestureClick *g, int n, double x, double y, PlThreadTimeline *self)
+/* A thread's facts for the right-click popover, as Pango markup. */
+static char *thread_details(PlThreadTimeline *self, PlThread *t)
 {
-	Lane *l = lane_at(self, y);
-	if (!l || l->is_process || !self->profile)
-		return;
-	PlThread *t = l->thread;
-	const PlProfileStats *st = pl_profile_get_stats(self->profile);
-	guint64 period = st->frequency ? 1000000000ull / st->frequency : 0;
-	GString *s = g_string_new(NULL);
-	g_string_append_printf(s, "<b>%s</b>  tid %u, pid %u\n", t->name ? t->name : "?", t->tid,
-			       t->pid);
-	if (t->on_cpu_ns || t->off_cpu_ns)
-		g_string_append_printf(s, "On CPU: %.3f s   Off CPU: %.3f s\n", t->on_cpu_ns / 1e9,
-				       t->off_cpu_ns / 1e9);
-	g_string_append_printf(s, "Samples: %" G_GUINT64_FORMAT, t->samples);
-	if (period)
-		g_string_append_printf(s, "  (≈ %.3f s sampled runtime at %u Hz)",
-				       (double)t->samples * period / 1e9, st->frequency);
-	if (t->start && t->end > t->start)
-		g_string_append_printf(s, "\nLived %.3f s", (t->end - t->start) / 1e9);
-	if (t->ptid) {
-		PlThread *c = pl_profile_lookup_thread(self->profile, t->ptid);
-		g_string_append_printf(s, "\nCreated by %s (tid %u)", c && c->name ? c->name : "?",
-				       t->ptid);
+	PlProfile *p = self->profile;
+	guint64 t0 = self->t_start;
+	/* first and last seen: fork/exit when recorded, else its switches and
+	 * samples */
+	guint64 first = t->start, last = t->exited ? t->end : 0;
+	if (t->intervals->len) {
+		const PlInterval *a = &g_array_index(t->intervals, PlInterval, 0);
+		const PlInterval *b = &g_array_index(t->intervals, PlInterval, t->intervals->len - 1);
+		if (!first || a->start < first)
+			first = a->start;
+		last = MAX(last, b->end);
 	}
-	/* The creating stack needs the core to keep the stack of the FORK
-	 * record: not available yet (see the UI report). */
-	g_autofree char *text = g_string_free(s, FALSE);
+	guint n = 0;
+	const PlSample *smp = pl_profile_get_samples(p, &n);
+	guint32 ev = pl_profile_get_main_event(p);
+	guint64 weight = 0, count = 0;
+	for (guint i = 0; i < n; i++) {
+		if (smp[i].tid != t->tid)
+			continue;
+		if (!first || smp[i].time < first)
+			first = smp[i].time;
+		last = MAX(last, smp[i].time);
+		if (ev == PL_NO_ID || pl_profile_get_stack_event(p, smp[i].stack) == ev) {
+			weight += smp[i].weight;
+			count++;
+		}
+	}
+	GString *s = g_string_new(NULL);
+	g_autofree char *name = g_markup_escape_text(t->name ? t->name : "?", -1);
+	g_string_append_printf(s, "<b>%s</b>   tid %u, pid %u%s\n", name, t->tid, t->pid,
+			       t->tid == t->pid ? " (main thread)" : "");
+	if (first && last >= first)
+		g_string_append_printf(s, "Runtime: %.3f s  <span alpha='70%%'>(first to last seen, "
+					  "+%.3f s to +%.3f s%s)</span>\n",
+				       (last - first) / 1e9, first > t0 ? (first - t0) / 1e9 : 0,
+				       last > t0 ? (last - t0) / 1e9 : 0,
+				       t->exited ? ", exited" : "");
+	if (t->on_cpu_ns || t->off_cpu_ns)
+		g_string_append_printf(s, "On CPU: %.3f s   Off CPU: %.3f s  <span alpha='70%%'>"
+					  "(context switches)</span>\n",
+				       t->on_cpu_ns / 1e9, t->off_cpu_ns / 1e9);
+	const PlEvent *e = ev != PL_NO_ID ? pl_profile_lookup_event(p, ev) : NULL;
+	if (pl_ui_weight_is_time(p))
+		g_string_append_printf(s, "Sampled on CPU: %.3f s  <span alpha='70%%'>(%" G_GUINT64_FORMAT
+					  " %s samples)</span>\n",
+				       weight / 1e9, count, e && e->name ? e->name : "");
+	else
+		g_string_append_printf(s, "Samples: %" G_GUINT64_FORMAT " %s\n", count,
+				       e && e->name ? e->name : "");
+	if (t->ptid) {
+		PlThread *c = pl_profile_lookup_thread(p, t->ptid);
+		g_autofree char *cname = g_markup_escape_text(c && c->name ? c->name : "?", -1);
+		g_string_append_printf(s, "Parent: %s (tid %u), forked at +%.3f s", cname, t->ptid,
+				       t->start > t0 ? (t->start - t0) / 1e9 : 0);
+	} else if (t->tid == t->pid) {
+		PlProcess *pr = NULL;
+		GPtrArray *procs = pl_profile_get_processes(p);
+		for (guint i = 0; procs && i < procs->len; i++)
+			if (((PlProcess *)procs->pdata[i])->pid == t->pid)
+				pr = procs->pdata[i];
+		if (pr && pr->ppid)
+			g_string_append_printf(s, "Parent process: pid %u%s", pr->ppid,
+					       pr->start ? "" : " (forked before the recording)");
+		else
+			g_string_append(s, "Parent: not recorded (started before the recording)");
+	} else {
+		g_string_append(s, "Parent: not recorded (created before the recording)");
+	}
+	/* The agent records fork events without the creating thread's stack:
+	 * say where it would come from rather than leave the user looking. */
+	if (t->ptid)
+		g_string_append(s, "\n<span alpha='60%'>The stack that created it is not recorded "
+				   "(the agent does not sample at clone yet)</span>");
+	return g_string_free(s, FALSE);
+}
+
+static Lane *lane_of(PlThreadTimeline *self, guint32 tid)
+{
+	for (guint i = 0; i < self->lanes->len; i++) {
+		Lane *l = &g_array_index(self->lanes, Lane, i);
+		if (!l->is_process && l->tid == tid)
+			return l;
+	}
+	return NULL;
+}
+
+static void popup_details(PlThreadTimeline *self, PlThread *t, double x, double y)
+{
+	g_autofree char *text = thread_details(self, t);
 	GtkWidget *label = gtk_label_new(NULL);
 	gtk_label_set_markup(GTK_LABEL(label), text);
+	gtk_widget_set_margin_start(label, 4);
+	gtk_widget_set_margin_end(label, 4);
 	if (self->popover)
 		gtk_widget_unparent(self->popover);
 	self->popover = gtk_popover_new();
@@ -407,6 +473,14 @@ static void on_right_click(GtkGestureClick *g, int n, double x, double y, PlThre
 	gtk_popover_set_pointing_to(GTK_POPOVER(self->popover),
 				    &(GdkRectangle){ (int)x, (int)y, 1, 1 });
 	gtk_popover_popup(GTK_POPOVER(self->popover));
+}
+
+static void on_right_click(GtkGestureClick *g, int n, double x, double y, PlThreadTimeline *self)
+{
+	Lane *l = lane_at(self, y);
+	if (!l || l->is_process || !self->profile)
+		return;
+	popup_details(self, l->thread, x, y);
 }
 
 /* ─── public ─────────────────────────────────────────────────────────── */
@@ -434,6 +508,27 @@ void pl_thread_timeline_set_filter(PlThreadTimeline *self, guint32 tid, guint64 
 guint pl_thread_timeline_get_n_lanes(PlThreadTimeline *self)
 {
 	return self->lanes->len;
+}
+
+char *pl_thread_timeline_dup_thread_details(PlThreadTimeline *self, guint32 tid)
+{
+	Lane *l = self->profile ? lane_of(self, tid) : NULL;
+	if (!l)
+		return NULL;
+	g_autofree char *markup = thread_details(self, l->thread);
+	char *text = NULL;
+	if (!pango_parse_markup(markup, -1, 0, NULL, &text, NULL, NULL))
+		return NULL;
+	return text;
+}
+
+GtkWidget *pl_thread_timeline_show_thread_details(PlThreadTimeline *self, guint32 tid)
+{
+	Lane *l = self->profile ? lane_of(self, tid) : NULL;
+	if (!l)
+		return NULL;
+	popup_details(self, l->thread, LABEL_W / 2, l->y + LANE_H / 2);
+	return self->popover;
 }
 
 char *pl_thread_timeline_dup_lane_label(PlThreadTimeline *self, guint i)

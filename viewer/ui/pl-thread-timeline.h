@@ -5,7 +5,8 @@
  * the lanes selects a time range ("range-changed", t0 and t1 in profile
  * time; 0, 0 clears); clicking a thread's name filters by that thread
  * ("thread-selected", tid; 0 clears); right click shows the thread's
- * runtime, sampled runtime and creator.
+ * details: runtime (first to last seen), on/off-CPU time from switches,
+ * sampled on-CPU time, its parent and fork time (TASK records).
  *
  * The profile is borrowed (see PlFlameGraph).
  */
@@ -28,6 +29,11 @@ void pl_thread_timeline_set_filter(PlThreadTimeline *self, guint32 tid, guint64 
 /* Lanes drawn, and their labels ("name tid"), for scripts and tests. */
 guint pl_thread_timeline_get_n_lanes(PlThreadTimeline *self);
 char *pl_thread_timeline_dup_lane_label(PlThreadTimeline *self, guint i);
+/* The right-click details of thread tid as plain text (NULL when it has no
+ * lane); show_thread_details() pops them up as the right click does and
+ * returns the popover (owned by the timeline), NULL when no lane. */
+char *pl_thread_timeline_dup_thread_details(PlThreadTimeline *self, guint32 tid);
+GtkWidget *pl_thread_timeline_show_thread_details(PlThreadTimeline *self, guint32 tid);
 
 G_END_DECLS
 

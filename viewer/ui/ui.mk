@@ -31,7 +31,8 @@ $(BUILD)/perflens-gtk: $(BUILD)/viewer/ui/main-gtk.o $(UI_OBJS) $(BUILD)/libplvi
 	$(CC) $(LDFLAGS) -o $@ $^ $(UI_LIBS) $(VIEWER_LIBS)
 
 # Tests: viewer/ui/tests/viewer-ui-NAME-test.{c,sh} → $(BUILD)/test/…
-UI_C_TESTS := $(patsubst viewer/ui/tests/%.c,$(BUILD)/test/%,$(wildcard viewer/ui/tests/viewer-ui-*-test.c))
+UI_C_TESTS := $(patsubst viewer/ui/tests/%.c,$(BUILD)/test/%,$(filter-out \
+	viewer/ui/tests/viewer-ui-views-test.c,$(wildcard viewer/ui/tests/viewer-ui-*-test.c)))
 UI_SH_TESTS := $(patsubst viewer/ui/tests/%.sh,$(BUILD)/test/%,$(wildcard viewer/ui/tests/viewer-ui-*-test.sh))
 
 # The layout test links the layout code alone: no display needed.
@@ -44,7 +45,16 @@ $(UI_SH_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.sh | $(BUILD)/perflens
 	cp $< $@
 	chmod +x $@
 
-viewer:: $(BUILD)/perflens-gtk $(UI_C_TESTS) $(UI_SH_TESTS)
+# The views test program needs a display: viewer-ui-views-test.sh records
+# its captures and runs it under Xvfb (so it is not named *-test itself).
+$(BUILD)/test/viewer-ui-views-prog: viewer/ui/tests/viewer-ui-views-test.c $(UI_OBJS) \
+		$(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(UI_CFLAGS) -Itest -MF $@.d $(LDFLAGS) -o $@ $(filter %.c,$^) \
+		$(filter %.o,$^) $(filter %.a,$^) $(UI_LIBS) $(VIEWER_LIBS)
+$(BUILD)/test/viewer-ui-views-test: $(BUILD)/test/viewer-ui-views-prog
+
+viewer:: $(BUILD)/perflens-gtk $(UI_C_TESTS) $(UI_SH_TESTS) $(BUILD)/test/viewer-ui-views-prog
 
 PREFIX ?= /usr/local
 .PHONY: ui-install
@@ -55,6 +65,7 @@ ui-install: $(BUILD)/perflens
 	install -Dm644 viewer/ui/data/org.perflens.Viewer.svg \
 		$(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/org.perflens.Viewer.svg
 
--include $(UI_OBJS:.o=.d) $(BUILD)/viewer/ui/main-gtk.d $(UI_C_TESTS:=.d)
+-include $(UI_OBJS:.o=.d) $(BUILD)/viewer/ui/main-gtk.d $(UI_C_TESTS:=.d) \
+	$(BUILD)/test/viewer-ui-views-prog.d
 
 endif

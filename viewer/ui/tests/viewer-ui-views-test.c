@@ -1,0 +1,418 @@
+/* viewer-ui-views-test.c — the diff view, the health graphs, the
+ * disassembly in the source view and the thread details popover, on real
+ * recordings, in a real GTK window (under Xvfb: viewer-ui-views-test.sh
+ * records the captures and runs this as $PL_BUILD/test/viewer-ui-views-prog).
+ *
+ *   VIEWS_BASE   capture of build/workloads/burn (the agent's --output)
+ *   VIEWS_OTHER  capture of the same program built differently (-O0)
+ *   VIEWS_BURN   the burn ELF of VIEWS_BASE (nm gives hot_leaf's range)
+ *   PL_UI_SCREENSHOTS  where PNGs go (light and dark)
+ *
+ * Every check reads what the widget shows through its API and compares it
+ * with the model computed independently here (aggregates, nm). */
+#include <gtk/gtk.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "pl-capture.h"
+#include "pl-counters-view.h"
+#include "pl-diff-view.h"
+#include "pl-health-view.h"
+#include "pl-profile.h"
+#include "pl-source-view.h"
+#include "pl-test.h"
+#include "pl-thread-timeline.h"
+#include "pl-ui-util.h"
+
+static PlProfile *base, *other;
+static GtkWindow *win;
+static GtkStack *stack;
+static PlHealthView *health;
+static PlSourceView *source;
+static PlDiffView *diff;
+static PlThreadTimeline *timeline;
+static PlCountersView *counters;
+static PlAggregate *base_agg;
+static const char *shots;
+
+static PlProfile *load(const char *env)
+{
+	const char *path = getenv(env);
+	if (!path || !*path)
+		PL_SKIP("%s not set (run viewer-ui-views-test, which records the captures)", env);
+	PlProfile *p = pl_profile_new(NULL);
+	GError *error = NULL;
+	gboolean ok = pl_capture_load(path, pl_profile_ingest, p, NULL, &error);
+	PL_CHECKF(ok, "%s: %s", path, error ? error->message : "?");
+	pl_profile_finish(p);
+	return p;
+}
+
+/* Lets GTK lay out and draw: a few frames of the main loop. */
+static void settle(void)
+{
+	gint64 end = g_get_monotonic_time() + 400 * 1000;
+	while (g_get_monotonic_time() < end)
+		g_main_context_iteration(NULL, FALSE);
+}
+
+static void setup(void)
+{
+	if (win)
+		return;
+	if (!gtk_init_check())
+		PL_SKIP("no display (run under Xvfb: viewer-ui-views-test)");
+	base = load("VIEWS_BASE");
+	other = load("VIEWS_OTHER");
+	shots = getenv("PL_UI_SCREENSHOTS");
+	if (!shots || !*shots)
+		shots = g_get_tmp_dir();
+	g_object_set(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", FALSE, NULL);
+	win = GTK_WINDOW(gtk_window_new());
+	gtk_window_set_default_size(win, 1200, 760);
+	gtk_window_set_title(win, "PerfLens views test");
+	stack = GTK_STACK(gtk_stack_new());
+	health = PL_HEALTH_VIEW(pl_health_view_new());
+	source = PL_SOURCE_VIEW(pl_source_view_new());
+	diff = PL_DIFF_VIEW(pl_diff_view_new());
+	timeline = PL_THREAD_TIMELINE(pl_thread_timeline_new());
+	gtk_stack_add_named(stack, GTK_WIDGET(health), "health");
+	gtk_stack_add_named(stack, GTK_WIDGET(source), "source");
+	gtk_stack_add_named(stack, GTK_WIDGET(diff), "diff");
+	counters = PL_COUNTERS_VIEW(pl_counters_view_new());
+	gtk_stack_add_named(stack, GTK_WIDGET(counters), "counters");
+	GtkWidget *sw = gtk_scrolled_window_new();
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), GTK_WIDGET(timeline));
+	gtk_stack_add_named(stack, sw, "timeline");
+	gtk_window_set_child(win, GTK_WIDGET(stack));
+	gtk_window_present(win);
+	PlFilter f = PL_FILTER_ALL;
+	f.event = pl_profile_get_main_event(base);
+	base_agg = pl_profile_aggregate(base, &f);
+	settle();
+}
+
+static void show(const char *page)
+{
+	gtk_stack_set_visible_child_name(stack, page);
+	settle();
+}
+
+static void shot(const char *name)
+{
+	g_autofree char *path = g_build_filename(shots, name, NULL);
+	GError *error = NULL;
+	/* a loaded machine may not have drawn the page yet: give it time */
+	gboolean ok = FALSE;
+	for (guint i = 0; i < 20 && !ok; i++) {
+		g_clear_error(&error);
+		ok = pl_ui_save_png(GTK_WIDGET(win), path, &error);
+		if (!ok)
+			settle();
+	}
+	PL_CHECKF(ok, "%s", error ? error->message : "?");
+	printf("# screenshot %s\n", path);
+}
+
+static gint find_series(const char *prefix)
+{
+	for (guint i = 0; i < pl_health_view_get_n_series(health); i++)
+		if (g_str_has_prefix(pl_health_view_get_series_name(health, i), prefix))
+			return (gint)i;
+	return -1;
+}
+
+static void health_graphs(void)
+{
+	setup();
+	pl_health_view_set_profile(health, base);
+	const PlProfileStats *st = pl_profile_get_stats(base);
+	/* shade the middle of the recording, as a timeline drag would */
+	guint64 span = st->last_time - st->first_time;
+	pl_health_view_set_range(health, st->first_time + span / 3, st->first_time + 2 * span / 3);
+	show("health");
+	guint nh = 0;
+	pl_profile_get_health_series(base, &nh);
+	PL_CHECKF(nh >= 2, "only %u HEALTH reports in the capture", nh);
+	/* six health quantities, samples per second, losses */
+	PL_CHECKF(pl_health_view_get_n_series(health) == 8, "%u graphs",
+		  pl_health_view_get_n_series(health));
+	gint cpu = find_series("Board CPU busy"), rss = find_series("Agent memory"),
+	     smp = find_series("Samples");
+	PL_CHECK(cpu >= 0 && rss >= 0 && smp >= 0);
+	double peak = pl_health_view_get_series_peak(health, (guint)cpu);
+	/* burn keeps 2 of the 2 CPUs busy */
+	PL_CHECKF(peak > 20 && peak <= 100, "CPU peak %.1f%%", peak);
+	PL_CHECKF(pl_health_view_get_series_last(health, (guint)rss) > 0.1, "agent RSS %.2f MB",
+		  pl_health_view_get_series_last(health, (guint)rss));
+	/* the busiest second holds at least the recording's mean rate (how
+	 * many a second depends on how much CPU the machine gave burn) */
+	const PlEvent *ev = pl_profile_lookup_event(base, pl_profile_get_main_event(base));
+	double mean = ev ? (double)ev->samples / ((double)span / 1e9) : 0;
+	double rate = pl_health_view_get_series_peak(health, (guint)smp);
+	PL_CHECKF(mean > 0 && rate >= mean * 0.999, "peak sample rate %.0f/s, mean %.0f/s", rate,
+		  mean);
+	printf("# health: %u graphs, CPU peak %.1f%%, agent RSS %.1f MB, samples peak %.0f/s\n",
+	       pl_health_view_get_n_series(health), peak,
+	       pl_health_view_get_series_last(health, (guint)rss), rate);
+	shot("views-health-light.png");
+}
+
+/* perf.data has no HEALTH: the view says so and still draws the samples
+ * over time (their total is perf report's sample count) and the losses. */
+static void health_perf_data(void)
+{
+	setup();
+	const char *path = getenv("VIEWS_PERF");
+	if (!path || !*path)
+		PL_SKIP("no perf.data (perf record not available here)");
+	g_autoptr(PlProfile) p = pl_profile_new(NULL);
+	GError *error = NULL;
+	gboolean ok = pl_capture_load(path, pl_profile_ingest, p, NULL, &error);
+	if (!ok && error && strstr(error->message, "perf.data"))
+		PL_SKIP("%s", error->message);
+	PL_CHECKF(ok, "%s", error ? error->message : "?");
+	pl_profile_finish(p);
+	pl_health_view_set_profile(health, p);
+	show("health");
+	PL_CHECKF(pl_health_view_get_n_series(health) == 2, "%u graphs",
+		  pl_health_view_get_n_series(health));
+	PL_CHECK(g_str_has_prefix(pl_health_view_get_series_name(health, 0), "Samples"));
+	PL_CHECK(pl_health_view_get_series_peak(health, 0) > 0);
+	shot("views-health-perf-data-light.png");
+	pl_health_view_set_profile(health, NULL);
+	PL_CHECK(pl_health_view_get_n_series(health) == 0);
+}
+
+/* hot_leaf's [start, end) from nm -S: the oracle for the hot address */
+static gboolean nm_range(const char *elf, const char *sym, guint64 *lo, guint64 *hi)
+{
+	char *argv[] = { (char *)"nm", (char *)"-S", (char *)elf, NULL };
+	g_autofree char *out = NULL;
+	if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+			  NULL, &out, NULL, NULL, NULL))
+		return FALSE;
+	g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+	for (char **l = lines; *l; l++) {
+		unsigned long long a, s;
+		char t, name[256];
+		if (sscanf(*l, "%llx %llx %c %255s", &a, &s, &t, name) == 4 && !strcmp(name, sym)) {
+			*lo = a;
+			*hi = a + s;
+			return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+static void disassembly_hot_leaf(void)
+{
+	setup();
+	const char *elf = getenv("VIEWS_BURN");
+	guint64 lo, hi;
+	if (!elf || !nm_range(elf, "hot_leaf", &lo, &hi))
+		PL_SKIP("nm -S gives no hot_leaf in %s", elf ? elf : "(VIEWS_BURN unset)");
+	g_autofree char *objdump = g_find_program_in_path("objdump");
+	if (!objdump)
+		PL_SKIP("objdump not installed (binutils)");
+	guint32 f = pl_profile_find_function(base, "hot_leaf");
+	PL_CHECK(f != PL_NO_ID);
+	show("source");
+	GError *error = NULL;
+	pl_source_view_set_disassembly(source, FALSE);
+	gboolean ok = pl_source_view_show_function(source, base, base_agg, f, &error);
+	PL_CHECKF(ok, "%s", error ? error->message : "?");
+	guint hot_line = pl_source_view_get_hot_line(source);
+	PL_CHECK(hot_line > 0);
+	/* the switch: same function, now its instructions */
+	pl_source_view_set_disassembly(source, TRUE);
+	settle();
+	PL_CHECKF(pl_source_view_get_annotation(source), "%s",
+		  pl_source_view_get_disassembly_error(source));
+	guint64 addr = pl_source_view_get_hot_address(source);
+	PL_CHECKF(addr >= lo && addr < hi,
+		  "hot %#" G_GINT64_MODIFIER "x outside hot_leaf [%#" G_GINT64_MODIFIER
+		  "x, %#" G_GINT64_MODIFIER "x)",
+		  addr, lo, hi);
+	const PlAnnotation *a = pl_source_view_get_annotation(source);
+	/* every self sample of hot_leaf is on one of its instructions */
+	guint64 placed = 0;
+	for (guint i = 0; i < a->lines->len; i++)
+		placed += a->self[i].weight;
+	PL_CHECKF(placed == base_agg->func_self[f].weight,
+		  "%" G_GUINT64_FORMAT " placed of %" G_GUINT64_FORMAT, placed,
+		  base_agg->func_self[f].weight);
+	printf("# disassembly: hot_leaf's hottest instruction %#" G_GINT64_MODIFIER
+	       "x in [%#" G_GINT64_MODIFIER "x, %#" G_GINT64_MODIFIER "x), %.1f%% of all samples; "
+	       "source hot line %u\n",
+	       addr, lo, hi, 100.0 * a->self[a->hot].weight / (double)base_agg->all.weight, hot_line);
+	shot("views-disasm-light.png");
+	/* an inlined function is shown inside the function it was inlined into */
+	guint32 inl = PL_NO_ID;
+	for (guint32 id = 0; id < base_agg->n_functions; id++)
+		if (!g_strcmp0(pl_profile_get_function_label(base, id), "inlined_mix") &&
+		    base_agg->func_total[id].samples)
+			inl = id;
+	if (inl != PL_NO_ID) {
+		g_clear_error(&error);
+		pl_source_view_show_function(source, base, base_agg, inl, &error);
+		const PlAnnotation *ia = pl_source_view_get_annotation(source);
+		PL_CHECKF(ia && !g_strcmp0(ia->symbol, "compute_mid"), "inlined_mix shown in %s",
+			  ia ? ia->symbol : pl_source_view_get_disassembly_error(source));
+		PL_CHECK(pl_source_view_get_hot_address(source) != 0);
+		shot("views-disasm-inlined-light.png");
+		pl_source_view_show_function(source, base, base_agg, f, NULL);
+	}
+	/* and back: the source's hot line again */
+	pl_source_view_set_disassembly(source, FALSE);
+	settle();
+	PL_CHECK(pl_source_view_get_hot_line(source) == hot_line);
+	PL_CHECK(pl_source_view_get_hot_address(source) == 0);
+	pl_source_view_set_disassembly(source, TRUE);
+}
+
+static double self_share(PlProfile *p, const char *name)
+{
+	PlFilter f = PL_FILTER_ALL;
+	f.event = pl_profile_get_main_event(p);
+	g_autoptr(PlAggregate) a = pl_profile_aggregate(p, &f);
+	guint64 w = 0;
+	for (guint32 id = 0; id < a->n_functions; id++)
+		if (!g_strcmp0(pl_profile_get_function_label(p, id), name) &&
+		    !pl_profile_get_function(p, id)->inlined)
+			w += a->func_self[id].weight;
+	return a->all.weight ? (double)w / (double)a->all.weight : 0;
+}
+
+static void diff_rows(void)
+{
+	setup();
+	pl_diff_view_set_profiles(diff, base, other);
+	show("diff");
+	guint n = pl_diff_view_get_n_rows(diff);
+	PL_CHECKF(n >= 3, "%u rows", n);
+	/* sorted by |Δ self| */
+	for (guint i = 1; i < n; i++)
+		PL_CHECKF(fabs(pl_diff_view_get_row_delta(diff, i)) <=
+				  fabs(pl_diff_view_get_row_delta(diff, i - 1)) + 1e-12,
+			  "row %u (%s) out of order", i, pl_diff_view_get_row_label(diff, i));
+	/* hot_leaf's row agrees with the two aggregates computed here */
+	gboolean found = FALSE;
+	for (guint i = 0; i < n; i++) {
+		if (g_strcmp0(pl_diff_view_get_row_label(diff, i), "hot_leaf"))
+			continue;
+		double want = 100 * (self_share(other, "hot_leaf") - self_share(base, "hot_leaf"));
+		PL_CHECKF(fabs(pl_diff_view_get_row_delta(diff, i) - want) < 1e-9,
+			  "hot_leaf Δ %.4f, aggregates say %.4f", pl_diff_view_get_row_delta(diff, i),
+			  want);
+		found = TRUE;
+	}
+	PL_CHECK(found);
+	/* selecting hot_leaf's row finds its frames in the flame graph */
+	for (guint i = 0; i < n; i++)
+		if (!g_strcmp0(pl_diff_view_get_row_label(diff, i), "hot_leaf")) {
+			pl_diff_view_select_row(diff, i);
+			break;
+		}
+	PL_CHECKF(pl_diff_view_get_n_highlighted(diff) >= 1, "no hot_leaf frame highlighted");
+	/* the two builds really differ: the top change is a visible one */
+	double top = pl_diff_view_get_row_delta(diff, 0);
+	PL_CHECKF(fabs(top) >= 1.0, "top row %s only %+.2f pp", pl_diff_view_get_row_label(diff, 0),
+		  top);
+	printf("# diff: %u rows, top %s %+.2f pp, then %s %+.2f pp\n", n,
+	       pl_diff_view_get_row_label(diff, 0), top, pl_diff_view_get_row_label(diff, 1),
+	       pl_diff_view_get_row_delta(diff, 1));
+	shot("views-diff-light.png");
+	pl_diff_view_select_row(diff, G_MAXUINT);
+	PL_CHECK(pl_diff_view_get_n_highlighted(diff) == 0);
+}
+
+static void thread_details(void)
+{
+	setup();
+	pl_thread_timeline_set_profile(timeline, base);
+	show("timeline");
+	GPtrArray *threads = pl_profile_get_threads(base);
+	PlThread *w = NULL;
+	for (guint i = 0; i < threads->len; i++) {
+		PlThread *t = threads->pdata[i];
+		if (t->name && g_str_has_prefix(t->name, "burn-") && t->ptid)
+			w = t;
+	}
+	PL_CHECKF(w, "no burn-N thread with a recorded parent");
+	g_autofree char *text = pl_thread_timeline_dup_thread_details(timeline, w->tid);
+	PL_CHECK(text);
+	PlThread *parent = pl_profile_lookup_thread(base, w->ptid);
+	g_autofree char *want_parent = g_strdup_printf("Parent: %s (tid %u)",
+						       parent && parent->name ? parent->name : "?",
+						       w->ptid);
+	PL_CHECKF(strstr(text, want_parent), "%s not in: %s", want_parent, text);
+	PL_CHECKF(strstr(text, "Runtime: ") && strstr(text, "Sampled on CPU: ") &&
+			  strstr(text, "On CPU: ") && strstr(text, "forked at +"),
+		  "%s", text);
+	/* sampled on-CPU time: the weight of its cpu-clock samples, which the
+	 * aggregate computes the same way */
+	PlFilter f = PL_FILTER_ALL;
+	f.tid = w->tid;
+	f.event = pl_profile_get_main_event(base);
+	g_autoptr(PlAggregate) a = pl_profile_aggregate(base, &f);
+	g_autofree char *want = g_strdup_printf("Sampled on CPU: %.3f s", a->all.weight / 1e9);
+	PL_CHECKF(strstr(text, want), "%s not in: %s", want, text);
+	GtkWidget *pop = pl_thread_timeline_show_thread_details(timeline, w->tid);
+	PL_CHECK(pop);
+	settle();
+	g_autofree char *one = g_strdup(text);
+	g_strdelimit(one, "\n", '|');
+	printf("# thread details of %s: %s\n", w->name, one);
+	g_autofree char *path = g_build_filename(shots, "views-thread-popover-light.png", NULL);
+	GError *error = NULL;
+	gboolean ok = FALSE;
+	for (guint i = 0; i < 20 && !ok; i++) {
+		g_clear_error(&error);
+		ok = pl_ui_save_png(pop, path, &error);
+		if (!ok)
+			settle();
+	}
+	PL_CHECKF(ok, "%s", error ? error->message : "?");
+	shot("views-timeline-light.png");
+	gtk_popover_popdown(GTK_POPOVER(pop));
+}
+
+/* Switches over time in the counters page, from the switch records: their
+ * rates add up to the recording's switch count. */
+static void counters_switches(void)
+{
+	setup();
+	pl_counters_view_set_profile(counters, base);
+	show("counters");
+	/* a counted context-switches event, or the records themselves */
+	gboolean found = FALSE;
+	GString *names = g_string_new(NULL);
+	for (guint i = 0; i < pl_counters_view_get_n_series(counters); i++) {
+		const char *n = pl_counters_view_get_series_name(counters, i);
+		g_string_append_printf(names, "%s%s", i ? ", " : "", n);
+		found |= !g_strcmp0(n, "context switches") || !g_strcmp0(n, "context-switches");
+	}
+	printf("# counters: %s\n", names->str);
+	PL_CHECKF(found, "no context switches chart among: %s", names->str);
+	g_string_free(names, TRUE);
+	shot("views-counters-light.png");
+}
+
+static void dark_theme(void)
+{
+	setup();
+	g_object_set(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", TRUE, NULL);
+	settle();
+	pl_health_view_set_profile(health, base);
+	show("health");
+	shot("views-health-dark.png");
+	show("source");
+	PL_CHECK(pl_source_view_get_hot_address(source) != 0);
+	shot("views-disasm-dark.png");
+	show("diff");
+	shot("views-diff-dark.png");
+}
+
+PL_TEST_MAIN(PL_CASE(health_graphs), PL_CASE(health_perf_data), PL_CASE(disassembly_hot_leaf), PL_CASE(diff_rows),
+	     PL_CASE(thread_details), PL_CASE(counters_switches), PL_CASE(dark_theme))

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# viewer-ui-views-test.sh — records two real captures with the real agent
+# (burn as built, and the same burn.c built at -O0 for the diff) and runs
+# viewer-ui-views-prog under Xvfb on them: the health graphs, the
+# disassembly with per-instruction heat, the diff view and the thread
+# details popover, each checked through its widget API and photographed
+# light and dark into $PL_UI_SCREENSHOTS (else a temporary directory).
+set -u
+B=${PL_BUILD:-build}
+AGENT=$B/perflens-agent BURN=$B/workloads/burn PROG=$B/test/viewer-ui-views-prog
+TMP=$(mktemp -d /tmp/plv-views-XXXXXX)
+cleanup() { [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"; }
+trap cleanup EXIT
+CASES="health_graphs health_perf_data disassembly_hot_leaf diff_rows thread_details counters_switches dark_theme"
+skip_all() { for c in $CASES; do echo "skip $c: $1"; done; exit 0; }
+
+[ -x "$PROG" ] || skip_all "$PROG not built"
+[ -x "$AGENT" ] || skip_all "$AGENT not built"
+[ -x "$BURN" ] || skip_all "$BURN not built"
+command -v xvfb-run >/dev/null || skip_all "xvfb-run not installed (apt-get install xvfb)"
+CC=${CC:-cc}
+top=${PL_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+src=$top/test/workloads/burn.c
+[ -f "$src" ] || src=test/workloads/burn.c
+[ -f "$src" ] || skip_all "test/workloads/burn.c not found"
+
+# the "other" build: the same program at -O0 (no inlining, slower leaf),
+# named burn so its functions match by module
+mkdir -p "$TMP/o0"
+"$CC" -O0 -g -fno-omit-frame-pointer -pthread -o "$TMP/o0/burn" "$src" 2>"$TMP/cc.log" ||
+	skip_all "cannot build burn.c at -O0: $(head -c 200 "$TMP/cc.log")"
+
+record() { # out burn
+	"$AGENT" --output "$1" --frequency 499 --duration 3 -- "$2" 3 2 >"$1.log" 2>&1
+}
+record "$TMP/base.plens" "$BURN" || skip_all "the agent could not record: $(tail -c 300 "$TMP/base.plens.log")"
+record "$TMP/other.plens" "$TMP/o0/burn" || skip_all "the agent could not record: $(tail -c 300 "$TMP/other.plens.log")"
+
+# perf.data, which has no HEALTH (the view must say so); optional
+VIEWS_PERF=
+if command -v perf >/dev/null &&
+	timeout 60 perf record -q -e cpu-clock -F 499 -g -o "$TMP/perf.data" -- "$BURN" 2 2 \
+		>"$TMP/perf.log" 2>&1; then
+	VIEWS_PERF=$TMP/perf.data
+fi
+export VIEWS_PERF
+
+SHOTS=${PL_UI_SCREENSHOTS:-$TMP/shots}
+mkdir -p "$SHOTS"
+export XDG_CONFIG_HOME=$TMP/config XDG_DATA_HOME=$TMP/data XDG_CACHE_HOME=$TMP/cache
+export GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1
+export ASAN_OPTIONS=detect_leaks=0:${ASAN_OPTIONS:-}
+VIEWS_BASE=$TMP/base.plens VIEWS_OTHER=$TMP/other.plens VIEWS_BURN=$BURN PL_UI_SCREENSHOTS=$SHOTS \
+	xvfb-run -a -s "-screen 0 1280x900x24" "$PROG"
