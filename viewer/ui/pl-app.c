@@ -85,6 +85,8 @@ static void on_startup(GApplication *app, gpointer data)
 		{ "win.save", { "<Control>s", NULL } },
 		{ "win.export-svg", { "<Control>e", NULL } },
 		{ "win.connect", { "<Control>k", NULL } },
+		{ "win.sessions", { "<Control>l", NULL } },
+		{ "win.diff", { "<Control>d", NULL } },
 		{ "app.quit", { "<Control>q", NULL } },
 	};
 	for (guint i = 0; i < G_N_ELEMENTS(accels); i++)
@@ -92,7 +94,11 @@ static void on_startup(GApplication *app, gpointer data)
 						      accels[i].accels);
 	GtkCssProvider *css = gtk_css_provider_new();
 	/* numbers line up in the tables */
-	gtk_css_provider_load_from_data(css, "label.numeric { font-feature-settings: \"tnum\"; }",
+	/* numbers line up in the tables; what needs attention stands out in
+	 * either theme (the theme's own warning colour) */
+	gtk_css_provider_load_from_data(css,
+					"label.numeric { font-feature-settings: \"tnum\"; }\n"
+					"label.pl-warning { color: @warning_color; }",
 					-1);
 	gtk_style_context_add_provider_for_display(gdk_display_get_default(),
 						   GTK_STYLE_PROVIDER(css),

@@ -2,8 +2,11 @@
 #include "pl-connect-view.h"
 
 #include <glib-unix.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
+#include "block.h"
+#include "pl-sessions-index.h"
 #include "pl-ui-util.h"
 
 #define TIMEOUT_MS 8000
@@ -60,7 +63,7 @@ struct _PlConnectView {
 	GtkSpinner *spinner;
 	/* board */
 	GtkWidget *board_page;
-	GtkLabel *facts, *probe_notes;
+	GtkLabel *facts, *probe_notes, *symbols_note;
 	GtkSearchEntry *filter;
 	GListStore *procs;
 	GtkFilterListModel *filtered;
@@ -76,6 +79,7 @@ struct _PlConnectView {
 
 	PlClient *client;
 	guint watch;
+	guint timeout_ms;
 	PlAgentInfo agent; /* copied strings */
 	char *peer;
 	GPtrArray *probe_events; /* ProbeEvent* */
@@ -84,6 +88,7 @@ struct _PlConnectView {
 	guint32 list_req, start_req, pause_req, stop_req;
 	PlSessionWriter *writer;
 	gboolean recording, connecting;
+	gboolean hello_saved; /* the client's copy of HELLO went into a session file */
 	guint64 samples;
 	char *last_error;
 
@@ -93,7 +98,7 @@ struct _PlConnectView {
 
 G_DEFINE_FINAL_TYPE(PlConnectView, pl_connect_view, GTK_TYPE_WIDGET)
 
-enum { SIG_CONNECTED, SIG_DISCONNECTED, SIG_STARTING, SIG_STARTED, SIG_ENDED, N_SIGNALS };
+enum { SIG_CONNECTED, SIG_DISCONNECTED, SIG_STARTING, SIG_STARTED, SIG_ENDED, SIG_EDIT_SYMBOLS, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void update_sensitivity(PlConnectView *self);
@@ -195,6 +200,75 @@ static void update_facts(PlConnectView *self)
 		g_string_truncate(notes, notes->len - 1);
 	gtk_label_set_text(self->probe_notes, notes->str);
 	g_string_free(notes, TRUE);
+}
+
+/* ─── symbols, before recording ──────────────────────────────────────── */
+
+/* The symbol coverage of the last session recorded from this board (its
+ * sidecar, pl-sessions-index.h): what will be missing is known before the
+ * next recording starts.  Listing runs in a worker. */
+static void last_session_thread(GTask *task, gpointer src, gpointer data, GCancellable *c)
+{
+	g_autoptr(GPtrArray) all = pl_sessions_list(NULL);
+	for (guint i = 0; i < all->len; i++) {
+		PlSessionInfo *in = all->pdata[i];
+		if (in->modules >= 0 && !g_strcmp0(in->hostname, data)) {
+			g_task_return_pointer(task, g_ptr_array_steal_index(all, i),
+					      (GDestroyNotify)pl_session_info_free);
+			return;
+		}
+	}
+	g_task_return_pointer(task, NULL, NULL);
+}
+
+static void last_session_done(GObject *src, GAsyncResult *res, gpointer data)
+{
+	PlSessionInfo *in = g_task_propagate_pointer(G_TASK(res), NULL);
+	PlConnectView *self = PL_CONNECT_VIEW(src);
+	if (!in || !self->client) {
+		gtk_label_set_text(self->symbols_note,
+				   "Symbols: no earlier session from this board; the Symbols page "
+				   "shows what is found as soon as recording starts.");
+		gtk_widget_remove_css_class(GTK_WIDGET(self->symbols_note), "pl-warning");
+		pl_session_info_free(in);
+		return;
+	}
+	g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local(in->date);
+	g_autofree char *when = dt ? g_date_time_format(dt, "%Y-%m-%d %H:%M") : g_strdup("?");
+	g_autofree char *text = NULL;
+	g_autofree char *advice = in->symbol_advice ? pl_ui_advice(in->symbol_advice) : NULL;
+	if (in->symbol_problems > 0)
+		text = g_strdup_printf("⚠ Symbols: in the last session from this board (%s), %d of "
+				       "%d modules needed attention%s%s\nSet them up with Symbol "
+				       "settings… before recording.",
+				       when, in->symbol_problems, in->modules,
+				       advice ? " — " : "", advice ? advice : "");
+	else
+		text = g_strdup_printf("Symbols: all %d modules of the last session from this board "
+				       "(%s) were found with symbols.",
+				       in->modules, when);
+	gtk_label_set_text(self->symbols_note, text);
+	if (in->symbol_problems > 0)
+		gtk_widget_add_css_class(GTK_WIDGET(self->symbols_note), "pl-warning");
+	else
+		gtk_widget_remove_css_class(GTK_WIDGET(self->symbols_note), "pl-warning");
+	pl_session_info_free(in);
+}
+
+static void show_last_session_symbols(PlConnectView *self)
+{
+	gtk_label_set_text(self->symbols_note, "");
+	if (!self->agent.hostname)
+		return;
+	GTask *task = g_task_new(self, NULL, last_session_done, NULL);
+	g_task_set_task_data(task, g_strdup(self->agent.hostname), g_free);
+	g_task_run_in_thread(task, last_session_thread);
+	g_object_unref(task);
+}
+
+const char *pl_connect_view_get_symbols_note(PlConnectView *self)
+{
+	return gtk_label_get_text(self->symbols_note);
 }
 
 /* ─── process list ───────────────────────────────────────────────────── */
@@ -348,7 +422,15 @@ static gboolean on_msg(const struct pl_msg *m, gpointer data)
 				self->recording = FALSE;
 				g_autofree char *e = g_strdup_printf("Start refused: %s", msg);
 				show_error(self, e);
+				/* nothing was recorded: no empty session in the list */
+				g_autofree char *path = self->writer ? g_strdup(pl_session_writer_get_path(
+									       self->writer))
+								     : NULL;
 				drop_writer(self);
+				if (path)
+					g_unlink(path);
+				/* the window made a fresh profile at "session-starting" */
+				g_signal_emit(self, signals[SIG_ENDED], 0, e);
 			} else {
 				show_error(self, NULL);
 				set_status(self, "Recording (%s) — saved as it streams to %s", msg,
@@ -453,6 +535,7 @@ static void disconnect(PlConnectView *self, const char *why)
 typedef struct {
 	char *target, *token;
 	gboolean listen;
+	guint timeout_ms;
 } ConnectJob;
 
 static void connect_job_free(gpointer p)
@@ -468,14 +551,99 @@ static void connect_thread(GTask *task, gpointer src, gpointer data, GCancellabl
 	ConnectJob *j = data;
 	GError *error = NULL;
 	PlClient *client = j->listen ? pl_client_accept(j->target, 120000, &error)
-				     : pl_client_connect(j->target, TIMEOUT_MS, &error);
+				     : pl_client_connect(j->target, j->timeout_ms, &error);
 	if (client && !pl_client_authenticate(client, j->token && *j->token ? j->token : NULL,
-					      TIMEOUT_MS, &error))
+					      j->timeout_ms, &error))
 		g_clear_pointer(&client, pl_client_free);
 	if (!client)
 		g_task_return_error(task, error);
 	else
 		g_task_return_pointer(task, client, (GDestroyNotify)pl_client_free);
+}
+
+/* The core's errors name the command line's options and say what failed;
+ * here each case gets a headline and what to do in this window.  The
+ * cases are told apart by GIO code (pl-client.h), then by the agent's
+ * words where one code covers several. */
+static char *gui_connect_error(const GError *e, const ConnectJob *j)
+{
+	g_autofree char *host = g_strdup(j->target);
+	const char *port = NULL;
+	char *colon = strrchr(host, ':');
+	if (colon && host[0] != '[' && strchr(host, ':') == colon) {
+		*colon = 0;
+		port = colon + 1;
+	}
+	const char *m = e->message;
+	double secs = j->timeout_ms / 1000.0;
+	if (j->listen)
+		return g_strdup_printf("No agent dialled in on port %s: %s\nStart the agent on the "
+				       "board with --server THIS-HOST:%s, and check that no firewall "
+				       "blocks the port here.",
+				       j->target, m, j->target);
+	if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED)) {
+		if (j->token && *j->token)
+			return g_strdup_printf(
+				"Wrong token: the agent at %s did not accept it.\nCopy the token the "
+				"agent printed at start (or from its --token-file) into Token and "
+				"connect again. A printed token changes each time the agent starts; "
+				"start it with --token-file to keep one.",
+				j->target);
+		return g_strdup_printf("The agent at %s needs a token.\nCopy the token it printed "
+				       "at start (or from its --token-file) into Token, then connect.",
+				       j->target);
+	}
+	if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_BUSY)) {
+		/* "…busy: another viewer (PEER) controls this agent" */
+		g_autofree char *who = NULL;
+		const char *a = strstr(m, "viewer (");
+		const char *b = a ? strchr(a, ')') : NULL;
+		if (a && b)
+			who = g_strndup(a + 8, (gsize)(b - a - 8));
+		return g_strdup_printf(
+			"Agent busy: another viewer%s%s%s is connected to the agent at %s.\nAn agent "
+			"serves one viewer at a time: close that viewer (or stop its perflens record) "
+			"and connect again.",
+			who ? " (" : "", who ? who : "", who ? ")" : "", j->target);
+	}
+	if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED)) {
+		/* "the agent at X speaks protocol N, this viewer M: use matching …" */
+		g_autofree char *what = g_strdup(m);
+		char *cut = strstr(what, ": use ");
+		if (cut)
+			*cut = 0;
+		return g_strdup_printf("Protocol version mismatch: %s.\nInstall the agent and the "
+				       "viewer from the same PerfLens release (perflens-agent "
+				       "--version shows the agent's).",
+				       what);
+	}
+	if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
+		return g_strdup_printf("Nothing answers on port %s of %s (connection refused, "
+				       "retried for %.0f s).\nStart perflens-agent --listen on the "
+				       "board%s%s, or check the host and port.",
+				       port ? port : "?", host, secs, port ? " --port " : "",
+				       port ? port : "");
+	if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_HOST_NOT_FOUND))
+		return g_strdup_printf("Unknown host “%s”.\nCheck the spelling, or type the "
+				       "board's IP address.",
+				       host);
+	if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) && strstr(m, "HELLO"))
+		return g_strdup_printf("Something answers at %s, but it is not a PerfLens agent (no "
+				       "greeting within %.0f s).\nCheck the port: it is the agent's "
+				       "--port (default %d).",
+				       j->target, secs, PL_DEFAULT_PORT);
+	if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) ||
+	    g_error_matches(e, G_IO_ERROR, G_IO_ERROR_HOST_UNREACHABLE) ||
+	    g_error_matches(e, G_IO_ERROR, G_IO_ERROR_NETWORK_UNREACHABLE))
+		return g_strdup_printf("%s is unreachable (%s).\nCheck that the board is on and on "
+				       "this network (ping %s), that the address is right, and that "
+				       "no firewall drops port %s.",
+				       host,
+				       g_error_matches(e, G_IO_ERROR, G_IO_ERROR_TIMED_OUT)
+					       ? "no answer"
+					       : "no route",
+				       host, port ? port : "?");
+	return g_strdup_printf("Cannot connect to %s: %s", j->target, m);
 }
 
 static void connect_done(GObject *src, GAsyncResult *res, gpointer data)
@@ -488,12 +656,14 @@ static void connect_done(GObject *src, GAsyncResult *res, gpointer data)
 	self->connecting = FALSE;
 	gtk_spinner_stop(self->spinner);
 	if (!client) {
-		show_error(self, error->message);
+		g_autofree char *msg = gui_connect_error(error, j);
+		show_error(self, msg);
 		set_status(self, "Not connected");
 		update_sensitivity(self);
 		return;
 	}
 	self->client = client;
+	self->hello_saved = FALSE;
 	agent_info_clear(&self->agent);
 	const PlAgentInfo *a = pl_client_get_agent(client);
 	self->agent = *a;
@@ -512,6 +682,7 @@ static void connect_done(GObject *src, GAsyncResult *res, gpointer data)
 	self->watch = g_unix_fd_add(pl_client_get_fd(client), G_IO_IN | G_IO_HUP | G_IO_ERR,
 				    on_readable, self);
 	update_facts(self);
+	show_last_session_symbols(self);
 	gtk_widget_set_visible(self->board_page, TRUE);
 	set_status(self, "Connected to %s — listing processes…", self->peer);
 	self->list_req = send_simple(self, PL_MSG_LIST);
@@ -540,6 +711,7 @@ static void begin_connect(PlConnectView *self, const char *target, const char *t
 	j->target = g_strdup(target);
 	j->token = g_strdup(token);
 	j->listen = listen;
+	j->timeout_ms = self->timeout_ms;
 	GTask *task = g_task_new(self, NULL, connect_done, NULL);
 	g_task_set_task_data(task, j, connect_job_free);
 	g_task_run_in_thread(task, connect_thread);
@@ -599,11 +771,13 @@ static void fill_recent(PlConnectView *self)
 	for (guint i = 0; recent[i]; i++) {
 		GtkWidget *b = gtk_button_new_with_label(recent[i]);
 		gtk_widget_add_css_class(b, "flat");
+		gtk_widget_set_halign(b, GTK_ALIGN_START);
 		g_signal_connect(b, "clicked", G_CALLBACK(on_recent_clicked), self);
 		gtk_box_append(GTK_BOX(self->recent_box), b);
 	}
 	if (!recent[0]) {
 		GtkWidget *l = gtk_label_new("No recent boards yet");
+		gtk_label_set_xalign(GTK_LABEL(l), 0);
 		gtk_widget_add_css_class(l, "dim-label");
 		gtk_box_append(GTK_BOX(self->recent_box), l);
 	}
@@ -623,6 +797,41 @@ static void update_sensitivity(PlConnectView *self)
 	gtk_widget_set_sensitive(self->stop_btn, c && self->recording);
 	if (c == FALSE)
 		fill_recent(self);
+}
+
+/* HELLO as the agent sent it (from the copy in self->agent), in a block of
+ * its own at the head of a session file. */
+static gboolean save_hello(PlConnectView *self, PlSessionWriter *w, GError **error)
+{
+	const PlAgentInfo *a = &self->agent;
+	struct pl_msg m = { .type = PL_MSG_HELLO };
+	struct pl_msg_hello *h = &m.u.hello;
+	h->protocol_version = a->protocol_version;
+	h->agent_version = pl_str_c(a->agent_version ? a->agent_version : "");
+	h->machine = pl_str_c(a->machine ? a->machine : "");
+	h->e_machine = a->e_machine;
+	h->byte_order = a->byte_order;
+	h->word_size = a->word_size;
+	h->kernel_release = pl_str_c(a->kernel_release ? a->kernel_release : "");
+	h->hostname = pl_str_c(a->hostname ? a->hostname : "");
+	h->ncpus = a->ncpus;
+	h->wall_now_ns = (guint64)g_get_real_time() * 1000u; /* dates the session */
+	h->flags = a->flags;
+	h->perf_errno = a->perf_errno;
+	struct pl_block_enc enc;
+	if (pl_block_enc_init(&enc, 4096, 0) < 0) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "out of memory");
+		return FALSE;
+	}
+	const guint8 *out;
+	size_t n;
+	gboolean ok = pl_msg_encode(&enc.w, &m) == 0 && pl_block_enc_finish(&enc, &out, &n) == 0;
+	if (!ok)
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot encode HELLO");
+	else
+		ok = pl_session_writer_append(w, out, n, error);
+	pl_block_enc_free(&enc);
+	return ok;
 }
 
 void pl_connect_view_start(PlConnectView *self)
@@ -671,9 +880,10 @@ void pl_connect_view_start(PlConnectView *self)
 	s->flags = PL_START_SWITCH_STACKS | PL_START_COUNTERS;
 	s->counter_interval_ms = 100;
 
+	g_autofree char *prog = s->target == PL_TARGET_COMMAND ? g_path_get_basename(argv[0]) : NULL;
 	g_autofree char *label = g_strdup_printf(
 		"%s-%s", self->agent.hostname ? self->agent.hostname : "board",
-		s->target == PL_TARGET_PID ? p->comm : s->target == PL_TARGET_ALL ? "all" : argv[0]);
+		s->target == PL_TARGET_PID ? p->comm : s->target == PL_TARGET_ALL ? "all" : prog);
 	g_autofree char *path = pl_session_default_path(label);
 	self->writer = pl_session_writer_new(path, &error);
 	if (!self->writer) {
@@ -683,6 +893,17 @@ void pl_connect_view_start(PlConnectView *self)
 		return;
 	}
 	self->samples = 0;
+	/* STOPGAP (pl-client.c keeps HELLO only until the first writer): a
+	 * second session on this connection gets HELLO from us, so its file
+	 * names the board and its architecture like the first */
+	if (self->hello_saved && !save_hello(self, self->writer, &error)) {
+		g_autofree char *e = g_strdup_printf("Cannot save the session: %s", error->message);
+		show_error(self, e);
+		drop_writer(self);
+		g_free(m);
+		return;
+	}
+	self->hello_saved = TRUE;
 	g_signal_emit(self, signals[SIG_STARTING], 0);
 	if (!pl_client_set_writer(self->client, self->writer, &error)) {
 		show_error(self, error->message);
@@ -748,6 +969,11 @@ GtkWidget *pl_connect_view_new(void)
 	return g_object_new(PL_TYPE_CONNECT_VIEW, NULL);
 }
 
+void pl_connect_view_set_timeout(PlConnectView *self, guint ms)
+{
+	self->timeout_ms = ms ? ms : TIMEOUT_MS;
+}
+
 void pl_connect_view_set_sink(PlConnectView *self, PlMsgFunc func, gpointer data)
 {
 	self->sink = func;
@@ -776,6 +1002,11 @@ const PlAgentInfo *pl_connect_view_get_agent(PlConnectView *self)
 	return self->client ? &self->agent : NULL;
 }
 
+const char *pl_connect_view_get_peer(PlConnectView *self)
+{
+	return self->peer;
+}
+
 void pl_connect_view_set_filter(PlConnectView *self, const char *text)
 {
 	gtk_editable_set_text(GTK_EDITABLE(self->filter), text);
@@ -787,18 +1018,23 @@ guint pl_connect_view_get_n_processes(PlConnectView *self)
 	return g_list_model_get_n_items(G_LIST_MODEL(self->filtered));
 }
 
-gboolean pl_connect_view_select_process(PlConnectView *self, const char *comm)
+gboolean pl_connect_view_select_process(PlConnectView *self, const char *comm, guint32 pid)
 {
 	GListModel *m = G_LIST_MODEL(self->proc_sel);
 	for (guint i = 0; i < g_list_model_get_n_items(m); i++) {
 		g_autoptr(PlProcItem) p = g_list_model_get_item(m, i);
-		if (!strcmp(p->comm, comm)) {
+		if (!strcmp(p->comm, comm) && (!pid || p->pid == pid)) {
 			gtk_single_selection_set_selected(self->proc_sel, i);
 			gtk_editable_set_text(GTK_EDITABLE(self->command), "");
 			return TRUE;
 		}
 	}
 	return FALSE;
+}
+
+void pl_connect_view_set_command(PlConnectView *self, const char *command)
+{
+	gtk_editable_set_text(GTK_EDITABLE(self->command), command ? command : "");
 }
 
 void pl_connect_view_set_frequency(PlConnectView *self, guint hz)
@@ -851,8 +1087,16 @@ static void pl_connect_view_class_init(PlConnectViewClass *klass)
 					     NULL, NULL, G_TYPE_NONE, 0);
 	signals[SIG_STARTED] = g_signal_new("session-started", t, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
 					    NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+	signals[SIG_EDIT_SYMBOLS] = g_signal_new("edit-symbols", t, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+						 NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 	signals[SIG_ENDED] = g_signal_new("session-ended", t, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
 					  NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static void on_symbols_clicked(GtkButton *b, PlConnectView *self)
+{
+	if (self->client && self->agent.hostname)
+		g_signal_emit(self, signals[SIG_EDIT_SYMBOLS], 0, self->agent.hostname);
 }
 
 static GtkWidget *heading(const char *text)
@@ -876,6 +1120,7 @@ static GtkWidget *field(GtkGrid *g, int row, const char *label, GtkWidget *w)
 
 static void pl_connect_view_init(PlConnectView *self)
 {
+	self->timeout_ms = TIMEOUT_MS;
 	self->probe_events = g_ptr_array_new_with_free_func(probe_event_free);
 	self->pending_procs = g_ptr_array_new_with_free_func(g_object_unref);
 
@@ -887,7 +1132,9 @@ static void pl_connect_view_init(PlConnectView *self)
 
 	/* left: the connect form */
 	GtkWidget *left = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
-	gtk_widget_set_size_request(left, 330, -1);
+	gtk_widget_set_size_request(left, 420, -1);
+	/* alone (not connected yet) the form keeps its width at the left */
+	gtk_widget_set_halign(left, GTK_ALIGN_START);
 	gtk_box_append(GTK_BOX(left), heading("Connect to a board"));
 	GtkGrid *g = GTK_GRID(gtk_grid_new());
 	gtk_grid_set_row_spacing(g, 6);
@@ -940,12 +1187,28 @@ static void pl_connect_view_init(PlConnectView *self)
 	GtkWidget *right = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
 	gtk_widget_set_hexpand(right, TRUE);
 	self->board_page = right;
-	gtk_box_append(GTK_BOX(right), heading("Board"));
+	GtkWidget *bhead = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+	GtkWidget *bh = heading("Board");
+	gtk_widget_set_hexpand(bh, TRUE);
+	gtk_box_append(GTK_BOX(bhead), bh);
+	GtkWidget *symb = gtk_button_new_with_label("Symbol settings…");
+	gtk_widget_set_tooltip_text(symb, "Toolchain prefix, sysroot, binaries, debug and source "
+					  "dirs, path maps, map file for this board: set them before "
+					  "recording");
+	gtk_widget_set_valign(symb, GTK_ALIGN_END);
+	g_signal_connect(symb, "clicked", G_CALLBACK(on_symbols_clicked), self);
+	gtk_box_append(GTK_BOX(bhead), symb);
+	gtk_box_append(GTK_BOX(right), bhead);
 	self->facts = GTK_LABEL(gtk_label_new(NULL));
 	gtk_label_set_xalign(self->facts, 0);
 	gtk_label_set_wrap(self->facts, TRUE);
 	gtk_label_set_selectable(self->facts, TRUE);
 	gtk_box_append(GTK_BOX(right), GTK_WIDGET(self->facts));
+	self->symbols_note = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->symbols_note, 0);
+	gtk_label_set_wrap(self->symbols_note, TRUE);
+	gtk_label_set_selectable(self->symbols_note, TRUE);
+	gtk_box_append(GTK_BOX(right), GTK_WIDGET(self->symbols_note));
 
 	GtkWidget *phead = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
 	GtkWidget *ph = heading("Processes");

@@ -10,7 +10,8 @@
  * Signals: "connected", "disconnected" (string: why, or NULL),
  * "session-starting" (just before START is sent: the window makes a fresh
  * profile), "session-started" (string: the file it is saved to),
- * "session-ended" (string: the agent's reason).
+ * "session-ended" (string: the agent's reason), "edit-symbols" (string: the
+ * board's hostname, the key of its symbol settings).
  */
 #ifndef PL_CONNECT_VIEW_H
 #define PL_CONNECT_VIEW_H
@@ -28,20 +29,36 @@ G_DECLARE_FINAL_TYPE(PlConnectView, pl_connect_view, PL, CONNECT_VIEW, GtkWidget
 GtkWidget *pl_connect_view_new(void);
 void pl_connect_view_set_sink(PlConnectView *self, PlMsgFunc func, gpointer data);
 
-/* Starts connecting (as the Connect button does); target "host[:port]". */
+/* How long a connect may take, retries of a refused connection included
+ * (default 8 s; 0 restores it). */
+void pl_connect_view_set_timeout(PlConnectView *self, guint ms);
+/* Starts connecting (as the Connect button does); target "host[:port]".
+ * A failure shows an error that says what to do: wrong or missing token,
+ * agent busy with another viewer, protocol version mismatch, nothing
+ * listening, host unknown or unreachable (pl_connect_view_get_error()). */
 void pl_connect_view_connect(PlConnectView *self, const char *target, const char *token);
 gboolean pl_connect_view_is_connected(PlConnectView *self);
 gboolean pl_connect_view_is_recording(PlConnectView *self);
 /* The last error shown to the user, or NULL. */
 const char *pl_connect_view_get_error(PlConnectView *self);
 const PlAgentInfo *pl_connect_view_get_agent(PlConnectView *self);
+/* "host:port" of the connected agent, or NULL. */
+const char *pl_connect_view_get_peer(PlConnectView *self);
+
+/* The line about symbols before recording: the coverage of the last
+ * session from this board (filled shortly after connecting). */
+const char *pl_connect_view_get_symbols_note(PlConnectView *self);
 
 /* Process list (after LIST's reply): rows shown under the current filter. */
 void pl_connect_view_set_filter(PlConnectView *self, const char *text);
 guint pl_connect_view_get_n_processes(PlConnectView *self);
-/* Selects the first shown process whose name is comm; FALSE when none. */
-gboolean pl_connect_view_select_process(PlConnectView *self, const char *comm);
+/* Selects the first shown process whose name is comm (and whose pid is
+ * pid, unless 0); FALSE when none. */
+gboolean pl_connect_view_select_process(PlConnectView *self, const char *comm, guint32 pid);
 void pl_connect_view_set_frequency(PlConnectView *self, guint hz);
+/* "Or start a command": the agent spawns it and records it (wins over the
+ * selected process; "" clears). */
+void pl_connect_view_set_command(PlConnectView *self, const char *command);
 
 /* The session buttons. */
 void pl_connect_view_start(PlConnectView *self);

@@ -2,8 +2,10 @@
 #include "pl-ui-script.h"
 
 #include <stdio.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
+#include "pl-target-settings.h"
 #include "pl-ui-util.h"
 
 #define TICK_MS 100
@@ -60,6 +62,25 @@ static const char *arg(Script *s, guint i)
 static gboolean timed_out(Script *s)
 {
 	return g_get_monotonic_time() > s->deadline;
+}
+
+/* The board of the open session, else of the connection. */
+static const char *target_key(PlWindow *w)
+{
+	PlProfile *p = pl_window_get_profile(w);
+	if (p && pl_profile_get_stats(p)->hostname)
+		return pl_profile_get_stats(p)->hostname;
+	const PlAgentInfo *a = pl_connect_view_get_agent(pl_window_get_connect_view(w));
+	return a ? a->hostname : NULL;
+}
+
+static GStrv strv_append(GStrv v, const char *x)
+{
+	guint n = g_strv_length(v);
+	v = g_renew(char *, v, n + 2);
+	v[n] = g_strdup(x);
+	v[n + 1] = NULL;
+	return v;
 }
 
 static guint32 find_func(PlWindow *w, const char *name)
@@ -127,6 +148,48 @@ static StepResult run_step(Script *s)
 		}
 		return STEP_WAIT;
 	}
+	if (!strcmp(cmd, "connect-timeout")) {
+		pl_connect_view_set_timeout(cv, (guint)g_ascii_strtoull(arg(s, 1), NULL, 10));
+		return STEP_DONE;
+	}
+	if (!strcmp(cmd, "expect-second-connect-error")) {
+		/* a second viewer (another connect view, as a second window would
+		 * have) connects while this one is connected: its error must name
+		 * WORD */
+		static PlConnectView *second;
+		if (first) {
+			second = g_object_ref_sink(PL_CONNECT_VIEW(pl_connect_view_new()));
+			pl_connect_view_connect(second, arg(s, 1), arg(s, 2));
+			return STEP_WAIT;
+		}
+		const char *e = pl_connect_view_get_error(second);
+		gboolean done = pl_connect_view_is_connected(second) || (s->ticks > 2 && e);
+		if (!done && !timed_out(s))
+			return STEP_WAIT;
+		if (pl_connect_view_is_connected(second))
+			report(s, arg(s, 4), FALSE, "a second viewer connected too");
+		else
+			report(s, arg(s, 4), e && strstr(e, arg(s, 3)), "the error does not say '%s': %s",
+			       arg(s, 3), e ? e : "(none)");
+		if (e) {
+			printf("# second viewer's error: %s\n", e);
+			fflush(stdout);
+		}
+		g_clear_object(&second);
+		return STEP_DONE;
+	}
+	if (!strcmp(cmd, "expect-symbols-note")) {
+		/* expect-symbols-note WORD NAME: after connecting, the board page
+		 * says what the last session's symbols were, naming WORD */
+		const char *note = pl_connect_view_get_symbols_note(cv);
+		if ((!note || !*note) && !timed_out(s))
+			return STEP_WAIT;
+		report(s, arg(s, 2), note && strstr(note, arg(s, 1)), "the note does not say '%s': %s",
+		       arg(s, 1), note ? note : "(none)");
+		printf("# symbols before recording: %s\n", note ? note : "");
+		fflush(stdout);
+		return STEP_DONE;
+	}
 	if (!strcmp(cmd, "wait-process")) {
 		pl_connect_view_set_filter(cv, arg(s, 1));
 		if (pl_connect_view_get_n_processes(cv) > 0)
@@ -142,8 +205,16 @@ static StepResult run_step(Script *s)
 		return STEP_DONE;
 	}
 	if (!strcmp(cmd, "pick")) {
-		gboolean ok = pl_connect_view_select_process(cv, arg(s, 1));
-		report(s, "pick_process", ok, "no process %s in the list", arg(s, 1));
+		/* pick COMM [PID]: other programs of that name may run here */
+		guint32 pid = (guint32)g_ascii_strtoull(arg(s, 2), NULL, 10);
+		gboolean ok = pl_connect_view_select_process(cv, arg(s, 1), pid);
+		report(s, "pick_process", ok, "no process %s %s in the list", arg(s, 1), arg(s, 2));
+		return STEP_DONE;
+	}
+	if (!strcmp(cmd, "command")) {
+		/* command ARGS…: the board starts it when recording starts */
+		g_autofree char *c = g_strjoinv(" ", s->argv + 1);
+		pl_connect_view_set_command(cv, c);
 		return STEP_DONE;
 	}
 	if (!strcmp(cmd, "frequency")) {
@@ -450,6 +521,288 @@ static StepResult run_step(Script *s)
 		g_autofree char *tn = g_strdup_printf("screenshot_%s", name);
 		report(s, tn, pl_ui_save_png(GTK_WIDGET(w), arg(s, 1), &error), "%s",
 		       error ? error->message : "");
+		return STEP_DONE;
+	}
+	/* ─── symbol settings and coverage ─── */
+	if (!strcmp(cmd, "target-set") || !strcmp(cmd, "target-clear")) {
+		/* target-set FIELD VALUE: as typed in the board's settings dialog */
+		const char *key = target_key(w);
+		g_autoptr(PlTargetSettings) ts = pl_target_settings_load(key);
+		const char *f = arg(s, 1), *v = arg(s, 2);
+		if (!strcmp(cmd, "target-clear")) {
+			PlTargetSettings *empty = pl_target_settings_load(NULL);
+			g_free(empty->key);
+			empty->key = g_strdup(key);
+			pl_target_settings_free(g_steal_pointer(&ts));
+			ts = empty;
+		} else if (!strcmp(f, "toolchain-prefix")) {
+			g_free(ts->toolchain_prefix), ts->toolchain_prefix = g_strdup(v);
+		} else if (!strcmp(f, "sysroot")) {
+			g_free(ts->sysroot), ts->sysroot = g_strdup(v);
+		} else if (!strcmp(f, "map-file")) {
+			g_free(ts->map_file), ts->map_file = g_strdup(v);
+		} else if (!strcmp(f, "binary")) {
+			ts->binaries = strv_append(ts->binaries, v);
+		} else if (!strcmp(f, "debug-dir")) {
+			ts->debug_dirs = strv_append(ts->debug_dirs, v);
+		} else if (!strcmp(f, "source-dir")) {
+			ts->source_dirs = strv_append(ts->source_dirs, v);
+		} else if (!strcmp(f, "path-map")) {
+			ts->path_maps = strv_append(ts->path_maps, v);
+		} else if (!strcmp(f, "inline")) {
+			ts->no_inline = strcmp(v, "on") != 0;
+		} else {
+			report(s, "script", FALSE, "target-set: unknown field %s", f);
+			return STEP_DONE;
+		}
+		g_autoptr(GError) error = NULL;
+		if (!pl_target_settings_save(ts, &error))
+			report(s, "target_settings_saved", FALSE, "%s", error->message);
+		return STEP_DONE;
+	}
+	if (!strcmp(cmd, "resymbolize")) {
+		if (first) {
+			pl_window_resymbolize(w);
+			return STEP_WAIT;
+		}
+		if (pl_window_is_loading(w) || !pl_flame_graph_is_ready(fg))
+			return STEP_WAIT;
+		return STEP_DONE;
+	}
+	if (!strcmp(cmd, "expect-function")) {
+		/* expect-function FUNC yes|no NAME: FUNC is (not) in the profile */
+		gboolean want = !strcmp(arg(s, 2), "yes");
+		gboolean have = find_func(w, arg(s, 1)) != PL_NO_ID;
+		report(s, arg(s, 3), have == want, "%s is %sin the profile", arg(s, 1),
+		       have ? "" : "not ");
+		return STEP_DONE;
+	}
+	if (!strcmp(cmd, "expect-coverage")) {
+		/* expect-coverage MODULE good|problem NAME */
+		PlCoverageView *cov = pl_window_get_coverage_view(w);
+		gboolean good = FALSE;
+		const char *advice = NULL;
+		gboolean found = pl_coverage_view_lookup(cov, arg(s, 1), &good, &advice);
+		gboolean want = !strcmp(arg(s, 2), "good");
+		report(s, arg(s, 3), found && good == want && (want || advice),
+		       found ? "%s is %s (advice: %s)" : "no module %s in the coverage%s%s", arg(s, 1),
+		       found ? (good ? "fine" : "a problem") : "", advice ? advice : "none");
+		if (found) {
+			printf("# coverage %s: %s; %u of %u modules need attention%s%s\n", arg(s, 1),
+			       good ? "fine" : "problem", pl_coverage_view_get_n_problems(cov),
+			       pl_coverage_view_get_n_modules(cov), advice ? "; advice: " : "",
+			       advice ? advice : "");
+			fflush(stdout);
+		}
+		return STEP_DONE;
+	}
+	if (!strcmp(cmd, "target-dialog")) {
+		/* the settings dialog of the open session's board, as a PNG */
+		static PlTargetDialog *dlg;
+		if (first) {
+			dlg = pl_window_edit_target_settings(w, target_key(w));
+			if (!dlg) {
+				report(s, "target_dialog", FALSE, "no target to edit");
+				return STEP_DONE;
+			}
+			return STEP_WAIT;
+		}
+		if (s->ticks < 8)
+			return STEP_WAIT;
+		g_autoptr(GError) error = NULL;
+		g_autofree char *name = g_path_get_basename(arg(s, 1));
+		g_autofree char *tn = g_strdup_printf("screenshot_%s", name);
+		report(s, tn, pl_ui_save_png(GTK_WIDGET(dlg), arg(s, 1), &error), "%s",
+		       error ? error->message : "");
+		gtk_window_destroy(GTK_WINDOW(dlg));
+		dlg = NULL;
+		return STEP_DONE;
+	}
+	/* ─── diff and health (the other developer's views, placed here) ─── */
+	if (!strcmp(cmd, "diff")) {
+		/* diff TEXT NAME: as "Diff…" then "Compare with open session" on TEXT */
+		PlSessionsView *sv = pl_window_get_sessions_view(w);
+		PlDiffView *dv = pl_window_get_diff_view(w);
+		static gboolean asked;
+		if (first) {
+			asked = FALSE;
+			gtk_widget_activate_action(GTK_WIDGET(w), "win.diff", NULL);
+			return STEP_WAIT;
+		}
+		if (!asked) {
+			if (pl_sessions_view_is_busy(sv))
+				return STEP_WAIT;
+			guint i = pl_sessions_view_find(sv, arg(s, 1));
+			if (i == G_MAXUINT) {
+				report(s, arg(s, 2), FALSE, "no session named *%s*", arg(s, 1));
+				return STEP_DONE;
+			}
+			pl_sessions_view_select(sv, i);
+			g_signal_emit_by_name(sv, "diff-session", pl_sessions_view_get_info(sv, i)->path);
+			asked = TRUE;
+			return STEP_WAIT;
+		}
+		if (pl_window_is_diff_loading(w))
+			return STEP_WAIT;
+		const char *e = pl_window_get_diff_error(w);
+		guint n = pl_diff_view_get_n_rows(dv);
+		report(s, arg(s, 2), !e && n > 0, "%s", e ? e : "the diff shows no functions");
+		for (guint i = 0; i < MIN(n, 3u); i++)
+			printf("# diff row %u: %s %+.1f points\n", i, pl_diff_view_get_row_label(dv, i),
+			       pl_diff_view_get_row_delta(dv, i));
+		fflush(stdout);
+		return STEP_DONE;
+	}
+	if (!strcmp(cmd, "expect-health")) {
+		/* expect-health N NAME: the Health page draws ≥ N series */
+		PlHealthView *hv = pl_window_get_health_view(w);
+		guint want = (guint)g_ascii_strtoull(arg(s, 1), NULL, 10);
+		guint n = pl_health_view_get_n_series(hv);
+		report(s, arg(s, 2), n >= want, "%u health graphs, wanted %u", n, want);
+		for (guint i = 0; i < n; i++)
+			printf("# health %s: now %.1f, peak %.1f\n", pl_health_view_get_series_name(hv, i),
+			       pl_health_view_get_series_last(hv, i), pl_health_view_get_series_peak(hv, i));
+		fflush(stdout);
+		return STEP_DONE;
+	}
+	/* ─── the sessions list ─── */
+	if (!strcmp(cmd, "sessions")) {
+		PlSessionsView *sv = pl_window_get_sessions_view(w);
+		if (first) {
+			pl_window_show_sessions(w);
+			return STEP_WAIT;
+		}
+		return pl_sessions_view_is_busy(sv) ? STEP_WAIT : STEP_DONE;
+	}
+	if (!strcmp(cmd, "expect-sessions")) {
+		/* ≥ N rows, each with its target, process, date, duration, samples */
+		PlSessionsView *sv = pl_window_get_sessions_view(w);
+		if (pl_sessions_view_is_busy(sv))
+			return STEP_WAIT;
+		guint want = (guint)g_ascii_strtoull(arg(s, 1), NULL, 10), n = 0, full = 0;
+		n = pl_sessions_view_get_n_sessions(sv);
+		const PlSessionInfo *bad = NULL;
+		for (guint i = 0; i < n; i++) {
+			const PlSessionInfo *in = pl_sessions_view_get_info(sv, i);
+			if (in->hostname && in->process && in->date && in->have_totals &&
+			    in->samples > 0 && in->duration_s > 0)
+				full++;
+			else if (!bad)
+				bad = in;
+		}
+		report(s, arg(s, 2), full >= want,
+		       "%u of %u sessions have target, process, date, duration and samples, wanted "
+		       "%u (e.g. %s: host %s, process %s, samples %" G_GUINT64_FORMAT ")",
+		       full, n, want, bad ? bad->name : "-", bad && bad->hostname ? bad->hostname : "?",
+		       bad && bad->process ? bad->process : "?", bad ? bad->samples : 0);
+		printf("# sessions: %u listed in %.1f ms (heads and sidecars)\n", n,
+		       pl_sessions_view_get_list_time(sv) / 1000.0);
+		fflush(stdout);
+		return STEP_DONE;
+	}
+	if (!strcmp(cmd, "expect-sessions-fast")) {
+		/* listing N sessions (heads + sidecars) took at most MS */
+		PlSessionsView *sv = pl_window_get_sessions_view(w);
+		if (pl_sessions_view_is_busy(sv))
+			return STEP_WAIT;
+		guint want = (guint)g_ascii_strtoull(arg(s, 1), NULL, 10);
+		double ms = pl_sessions_view_get_list_time(sv) / 1000.0;
+		double max = g_ascii_strtod(arg(s, 2), NULL);
+		guint n = pl_sessions_view_get_n_sessions(sv);
+		report(s, arg(s, 3), n >= want && ms <= max, "%u sessions listed in %.1f ms (wanted ≥ %u in ≤ %.0f ms)",
+		       n, ms, want, max);
+		printf("# %u sessions listed in %.1f ms\n", n, ms);
+		fflush(stdout);
+		return STEP_DONE;
+	}
+	if (!strcmp(cmd, "session-select")) {
+		PlSessionsView *sv = pl_window_get_sessions_view(w);
+		guint i = pl_sessions_view_find(sv, arg(s, 1));
+		if (i != G_MAXUINT)
+			pl_sessions_view_select(sv, i);
+		return STEP_DONE;
+	}
+	if (!strcmp(cmd, "session-open")) {
+		/* as a double click on the row: replay into the views */
+		PlSessionsView *sv = pl_window_get_sessions_view(w);
+		if (first) {
+			guint i = pl_sessions_view_find(sv, arg(s, 1));
+			if (i == G_MAXUINT) {
+				report(s, arg(s, 2), FALSE, "no session named *%s*", arg(s, 1));
+				return STEP_DONE;
+			}
+			pl_sessions_view_select(sv, i);
+			g_signal_emit_by_name(sv, "open-session", pl_sessions_view_get_info(sv, i)->path);
+			return STEP_WAIT;
+		}
+		if (pl_window_is_loading(w) || !pl_flame_graph_is_ready(fg))
+			return STEP_WAIT;
+		const char *e = pl_window_get_load_error(w);
+		PlProfile *p = pl_window_get_profile(w);
+		report(s, arg(s, 2), !e && p && pl_profile_get_stats(p)->samples > 0, "%s",
+		       e ? e : "no samples in the opened session");
+		return STEP_DONE;
+	}
+	if (!strcmp(cmd, "session-rename")) {
+		PlSessionsView *sv = pl_window_get_sessions_view(w);
+		guint i = pl_sessions_view_find(sv, arg(s, 1));
+		g_autoptr(GError) error = NULL;
+		gboolean ok = i != G_MAXUINT && pl_sessions_view_rename(sv, i, arg(s, 2), &error);
+		const PlSessionInfo *in = ok ? pl_sessions_view_get_info(sv, i) : NULL;
+		ok = ok && g_file_test(in->path, G_FILE_TEST_IS_REGULAR) &&
+		     g_str_has_suffix(in->path, ".plens") && strstr(in->path, arg(s, 2));
+		report(s, arg(s, 3), ok, "%s", error ? error->message : "no such session, or not renamed on disk");
+		return STEP_DONE;
+	}
+	if (!strcmp(cmd, "session-export")) {
+		/* session-export TEXT FORMAT FILE NAME */
+		PlSessionsView *sv = pl_window_get_sessions_view(w);
+		if (first) {
+			guint i = pl_sessions_view_find(sv, arg(s, 1));
+			if (i == G_MAXUINT) {
+				report(s, arg(s, 4), FALSE, "no session named *%s*", arg(s, 1));
+				return STEP_DONE;
+			}
+			pl_sessions_view_export(sv, i, arg(s, 2), arg(s, 3));
+			return STEP_WAIT;
+		}
+		if (pl_sessions_view_is_busy(sv))
+			return STEP_WAIT;
+		const char *e = pl_sessions_view_get_export_error(sv);
+		GStatBuf st;
+		gboolean ok = !e && g_stat(arg(s, 3), &st) == 0 && st.st_size > 0;
+		report(s, arg(s, 4), ok, "%s", e ? e : "no output file");
+		if (ok) {
+			printf("# exported %s: %" G_GINT64_FORMAT " bytes\n", arg(s, 2), (gint64)st.st_size);
+			fflush(stdout);
+		}
+		return STEP_DONE;
+	}
+	if (!strcmp(cmd, "expect-session-kept")) {
+		/* expect-session-kept TEXT NAME: deleting the session being
+		 * recorded is refused and the file stays */
+		PlSessionsView *sv = pl_window_get_sessions_view(w);
+		guint i = pl_sessions_view_find(sv, arg(s, 1));
+		g_autofree char *path = i != G_MAXUINT ? g_strdup(pl_sessions_view_get_info(sv, i)->path) : NULL;
+		g_autoptr(GError) error = NULL;
+		gboolean deleted = path && pl_sessions_view_delete(sv, i, &error);
+		report(s, arg(s, 2), path && !deleted && g_file_test(path, G_FILE_TEST_EXISTS),
+		       "%s", !path ? "no such session" : "the recording session was deleted");
+		if (error) {
+			printf("# delete refused: %s\n", error->message);
+			fflush(stdout);
+		}
+		return STEP_DONE;
+	}
+	if (!strcmp(cmd, "session-delete")) {
+		PlSessionsView *sv = pl_window_get_sessions_view(w);
+		guint i = pl_sessions_view_find(sv, arg(s, 1)), n = pl_sessions_view_get_n_sessions(sv);
+		g_autofree char *path = i != G_MAXUINT ? g_strdup(pl_sessions_view_get_info(sv, i)->path) : NULL;
+		g_autoptr(GError) error = NULL;
+		gboolean ok = path && pl_sessions_view_delete(sv, i, &error) &&
+			      !g_file_test(path, G_FILE_TEST_EXISTS) &&
+			      pl_sessions_view_get_n_sessions(sv) == n - 1;
+		report(s, arg(s, 2), ok, "%s", error ? error->message : "no such session, or still on disk");
 		return STEP_DONE;
 	}
 	if (!strcmp(cmd, "quit")) {

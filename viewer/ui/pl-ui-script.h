@@ -9,8 +9,13 @@
  *   open FILE                      load a session, wait until shown
  *   connect HOST:PORT [TOKEN]      connect, wait (fails on error)
  *   expect-connect-error HOST:PORT TOKEN WORD NAME   fails, the error names WORD
+ *   connect-timeout MS             how long connects may take (retries included)
+ *   expect-second-connect-error HOST:PORT TOKEN WORD NAME
+ *                                  a second viewer's connect fails (agent busy), naming WORD
+ *   expect-symbols-note WORD NAME  the board page's line on the last session's symbols
  *   wait-process COMM              until the board lists COMM
- *   filter TEXT | pick COMM        process list filter / selection
+ *   filter TEXT | pick COMM [PID]  process list filter / selection
+ *   command ARGS…                  the command the board starts and records instead
  *   frequency HZ | start | stop    session control (start waits for START's reply)
  *   record SECONDS                 keep recording, views refreshing
  *   expect-recording NAME          the session still records (it must not end by itself)
@@ -30,6 +35,25 @@
  *   hover FUNC FILE                move the X pointer over FUNC's frame (xdotool), then
  *                                  capture the screen with its tooltip (import)
  *   screenshot FILE                PNG of the window after it settled
+ *   sessions                       show the saved sessions, wait until listed and scanned
+ *   expect-sessions N NAME         ≥ N sessions with target, process, date, duration, samples
+ *   expect-sessions-fast N MS NAME ≥ N sessions listed in ≤ MS milliseconds
+ *   session-select TEXT            select the first session whose file name contains TEXT
+ *   session-open TEXT NAME         open it (replayed into the views)
+ *   session-rename TEXT NEW NAME | session-delete TEXT NAME
+ *   expect-session-kept TEXT NAME  deleting it is refused (it is still recording)
+ *   session-export TEXT FORMAT FILE NAME   as the Export… button (collapsed, pprof, svg,
+ *                                  speedscope, perf-data)
+ *   target-set FIELD VALUE         the open session's board settings: toolchain-prefix,
+ *                                  sysroot, map-file, binary, debug-dir, source-dir,
+ *                                  path-map (these four append), inline on|off
+ *   target-clear | resymbolize     forget them / reload the session with the current ones
+ *   target-dialog FILE             PNG of the board's symbol settings dialog
+ *   expect-function FUNC yes|no NAME       FUNC is (not) in the profile
+ *   expect-coverage MODULE good|problem NAME   the Symbols page's row for MODULE
+ *   diff TEXT NAME                 compare the open session with the saved one named *TEXT*
+ *                                  (TEXT$: ending so); the diff has rows
+ *   expect-health N NAME           the Health page draws ≥ N graphs
  *   sleep SECONDS | quit
  */
 #ifndef PL_UI_SCRIPT_H

@@ -331,3 +331,31 @@ void pl_ui_heat_rgba(double share, gboolean dark, GdkRGBA *out)
 	double a = share > 0 ? 0.12 + 0.7 * sqrt(share) : 0;
 	*out = (GdkRGBA){ 0.95, dark ? 0.35 : 0.30, 0.10, (float)a };
 }
+
+/* The core's advice names the command line's options; here they are the
+ * fields of the board's symbol settings. */
+char *pl_ui_advice(const char *problem)
+{
+	static const char *const map[][2] = {
+		{ "pass the file with --binary", "add the file to Binaries" },
+		{ "with --binary", "in Binaries" },
+		{ "set --sysroot", "set Sysroot" },
+		{ "--sysroot", "Sysroot" },
+		{ "--binary", "Binaries" },
+		{ "--debug-dir", "Debug dirs" },
+		{ "--source-dir", "Source dirs" },
+		{ "--path-map", "Path maps" },
+		{ "--map", "Map file" },
+	};
+	char *s = g_strdup(problem);
+	for (guint i = 0; i < G_N_ELEMENTS(map); i++) {
+		char *at;
+		while ((at = strstr(s, map[i][0]))) {
+			*at = 0;
+			char *n = g_strconcat(s, map[i][1], at + strlen(map[i][0]), NULL);
+			g_free(s);
+			s = n;
+		}
+	}
+	return s;
+}

@@ -48,6 +48,11 @@ gboolean pl_ui_save_png(GtkWidget *widget, const char *path, GError **error);
 GStrv pl_ui_recent_load(void);
 void pl_ui_recent_add(const char *target);
 
+/* The core's advice (PlModuleReport.problem) names perflens report's
+ * options; this names the fields of the board's symbol settings instead.
+ * Owned by the caller. */
+char *pl_ui_advice(const char *problem);
+
 /* Heat colour for a share 0..1, blended over the background (dark or not). */
 void pl_ui_heat_rgba(double share, gboolean dark, GdkRGBA *out);
 

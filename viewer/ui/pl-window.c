@@ -5,18 +5,26 @@
 
 #include "pl-capture.h"
 #include "pl-counters-view.h"
+#include "pl-coverage-view.h"
+#include "pl-diff-view.h"
+#include "pl-health-view.h"
 #include "pl-flame-chart.h"
+#include "pl-target-dialog.h"
+#include "pl-sessions-index.h"
+#include "pl-target-settings.h"
 #include "pl-ui-util.h"
 
 struct _PlWindow {
 	GtkApplicationWindow parent_instance;
 
-	GtkStack *main_stack; /* "empty", "loading", "connect", "profile" */
+	GtkStack *main_stack; /* "empty", "loading", "connect", "sessions", "profile" */
 	GtkStack *views;
 	GtkWidget *switcher;
+	GtkWidget *back_btn; /* to the session, from the connect or sessions page */
 	GtkLabel *empty_hint;
 	GtkLabel *loading_label;
 	PlConnectView *connect;
+	PlSessionsView *sessions;
 	PlFlameGraph *flame;
 	GtkBox *crumbs;
 	GtkSearchEntry *search;
@@ -27,6 +35,10 @@ struct _PlWindow {
 	PlSourceView *source;
 	PlCountersView *counters;
 	PlFlameChart *chart;
+	PlCoverageView *coverage;
+	PlHealthView *health;
+	PlDiffView *diff;
+	GtkWidget *diff_btn;
 	GtkLabel *filter_label;
 	GtkWidget *clear_filter;
 	GtkLabel *status;
@@ -42,15 +54,22 @@ struct _PlWindow {
 	char *path; /* the file shown, or the live session's file */
 	char *load_error;
 	gboolean loading, live, dirty;
+	gboolean resym_pending; /* settings changed while live: reload when it ends */
 	guint64 ingested;
 	guint refresh_id, load_tick;
 	char *loading_path;
 	GCancellable *load_cancel;
+	/* the diff: the open profile is the base, this one the other */
+	PlProfile *diff_other;
+	char *diff_path;
+	gboolean diff_loading;
+	char *diff_error;
 };
 
 G_DEFINE_FINAL_TYPE(PlWindow, pl_window, GTK_TYPE_APPLICATION_WINDOW)
 
 static void refresh_views(PlWindow *self);
+static void on_main_page(GtkStack *st, GParamSpec *ps, PlWindow *self);
 
 /* ─── filter and status ──────────────────────────────────────────────── */
 
@@ -136,6 +155,7 @@ static void refresh_views(PlWindow *self)
 	pl_flame_chart_set_data(self->chart, self->profile, &cf);
 	pl_thread_timeline_set_filter(self->timeline, self->filter.tid, self->filter.t0,
 				      self->filter.t1);
+	pl_health_view_set_range(self->health, self->filter.t0, self->filter.t1);
 	if (old)
 		pl_aggregate_free(old);
 	update_filter_label(self);
@@ -167,6 +187,33 @@ static void on_clear_filter(GtkButton *b, PlWindow *self)
 
 /* ─── the profile ────────────────────────────────────────────────────── */
 
+/* The coverage page, and its badge in the view switcher when modules lack
+ * symbols or do not match the board's build-ids. */
+static void update_coverage(PlWindow *self)
+{
+	pl_coverage_view_set_profile(self->coverage, self->profile);
+	guint n = pl_coverage_view_get_n_problems(self->coverage);
+	GtkStackPage *pg = gtk_stack_get_page(self->views, GTK_WIDGET(self->coverage));
+	g_autofree char *title = n ? g_strdup_printf("Symbols ⚠ %u", n) : g_strdup("Symbols");
+	g_object_set(pg, "needs-attention", n > 0, "title", title, NULL);
+}
+
+/* The Diff view has a tab only while a diff is loaded. */
+static void show_diff_page(PlWindow *self, gboolean show)
+{
+	gtk_widget_set_visible(GTK_WIDGET(self->diff), show);
+	g_object_set(gtk_stack_get_page(self->views, GTK_WIDGET(self->diff)), "visible", show, NULL);
+}
+
+/* The diff borrows the base (the open profile) and owns the other. */
+static void clear_diff(PlWindow *self)
+{
+	pl_diff_view_set_profiles(self->diff, NULL, NULL);
+	g_clear_pointer(&self->diff_other, pl_profile_free);
+	g_clear_pointer(&self->diff_path, g_free);
+	show_diff_page(self, FALSE);
+}
+
 static void clear_profile(PlWindow *self)
 {
 	pl_flame_graph_set_data(self->flame, NULL, NULL);
@@ -175,6 +222,9 @@ static void clear_profile(PlWindow *self)
 	pl_thread_timeline_set_profile(self->timeline, NULL);
 	pl_counters_view_set_profile(self->counters, NULL);
 	pl_flame_chart_set_data(self->chart, NULL, NULL);
+	pl_coverage_view_set_profile(self->coverage, NULL);
+	pl_health_view_set_profile(self->health, NULL);
+	clear_diff(self);
 	g_clear_pointer(&self->agg, pl_aggregate_free);
 	if (self->profile) {
 		pl_ui_forget_profile(self->profile);
@@ -192,6 +242,13 @@ static void fit_timeline(PlWindow *self)
 	gtk_paned_set_position(GTK_PANED(self->paned), CLAMP(nat + 4, 120, 340));
 }
 
+static void set_title(PlWindow *self, const char *path)
+{
+	g_autofree char *base = path ? g_path_get_basename(path) : NULL;
+	g_autofree char *title = base ? g_strdup_printf("%s — PerfLens", base) : g_strdup("PerfLens");
+	gtk_window_set_title(GTK_WINDOW(self), title);
+}
+
 static void set_profile(PlWindow *self, PlProfile *p, const char *path)
 {
 	clear_profile(self);
@@ -200,61 +257,31 @@ static void set_profile(PlWindow *self, PlProfile *p, const char *path)
 	self->path = g_strdup(path);
 	pl_thread_timeline_set_profile(self->timeline, p);
 	pl_counters_view_set_profile(self->counters, p);
+	pl_health_view_set_profile(self->health, p);
 	refresh_views(self);
+	update_coverage(self);
 	fit_timeline(self);
 	gtk_stack_set_visible_child_name(self->main_stack, "profile");
-	gtk_widget_set_visible(self->switcher, TRUE);
-	g_autofree char *base = path ? g_path_get_basename(path) : g_strdup("PerfLens");
-	g_autofree char *title = g_strdup_printf("%s — PerfLens", base);
-	gtk_window_set_title(GTK_WINDOW(self), title);
+	on_main_page(self->main_stack, NULL, self);
+	set_title(self, path);
 }
 
 /* ─── loading a file (worker) ────────────────────────────────────────── */
 
-typedef struct {
-	PlProfile *profile;
-	GCancellable *cancel;
-	guint64 n;
-} LoadCtx;
-
 /* Messages read by the running load, for the progress line (written by
  * the worker, read by the main thread). */
-static gpointer load_progress;
-
-static gboolean load_one(const struct pl_msg *m, gpointer data)
-{
-	LoadCtx *c = data;
-	if ((++c->n & 1023) == 0) {
-		g_atomic_pointer_set(&load_progress, GSIZE_TO_POINTER((gsize)c->n));
-		if (g_cancellable_is_cancelled(c->cancel))
-			return FALSE;
-	}
-	return pl_profile_ingest(m, c->profile);
-}
+static gsize load_progress;
 
 static void load_thread(GTask *task, gpointer src, gpointer data, GCancellable *cancel)
 {
 	const char *path = data;
-	PlSymOptions o = { 0 };
-	/* files opened here were mostly recorded here or copied with their
-	 * binaries: let symbolization read the recorded paths on this host */
-	o.host_files = TRUE;
-	LoadCtx c = { pl_profile_new(&o), cancel, 0 };
 	GError *error = NULL;
-	PlCaptureInfo info;
-	if (!pl_capture_load(path, load_one, &c, &info, &error) && info.messages == 0) {
-		pl_profile_free(c.profile);
+	/* with the settings of the board it was recorded on (pl-target-settings.h) */
+	PlProfile *p = pl_target_load_file(path, cancel, &load_progress, &error);
+	if (!p)
 		g_task_return_error(task, error);
-		return;
-	}
-	if (error && g_error_matches(error, PL_CAPTURE_ERROR, PL_CAPTURE_ERROR_CANCELLED)) {
-		pl_profile_free(c.profile);
-		g_task_return_error(task, error);
-		return;
-	}
-	g_clear_error(&error); /* corruption mid-file: keep what was read */
-	pl_profile_finish(c.profile);
-	g_task_return_pointer(task, c.profile, (GDestroyNotify)pl_profile_free);
+	else
+		g_task_return_pointer(task, p, (GDestroyNotify)pl_profile_free);
 }
 
 static void load_done(GObject *src, GAsyncResult *res, gpointer data)
@@ -266,6 +293,10 @@ static void load_done(GObject *src, GAsyncResult *res, gpointer data)
 	self->loading = FALSE;
 	g_clear_object(&self->load_cancel);
 	g_clear_pointer(&self->load_error, g_free);
+	if (!p && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+		gtk_stack_set_visible_child_name(self->main_stack, self->profile ? "profile" : "empty");
+		return;
+	}
 	if (!p) {
 		self->load_error = g_strdup_printf("Cannot open %s: %s", path, error->message);
 		gtk_label_set_text(self->empty_hint, self->load_error);
@@ -276,6 +307,8 @@ static void load_done(GObject *src, GAsyncResult *res, gpointer data)
 		return;
 	}
 	self->live = FALSE;
+	/* the bar told about a live recording: not about this file */
+	gtk_widget_set_visible(self->live_bar, FALSE);
 	set_profile(self, p, path);
 }
 
@@ -286,7 +319,7 @@ static gboolean on_load_tick(gpointer data)
 		self->load_tick = 0;
 		return G_SOURCE_REMOVE;
 	}
-	gsize n = GPOINTER_TO_SIZE(g_atomic_pointer_get(&load_progress));
+	gsize n = __atomic_load_n(&load_progress, __ATOMIC_RELAXED);
 	g_autofree char *msg = g_strdup_printf("Loading %s… %" G_GSIZE_FORMAT " records read",
 					       self->loading_path ? self->loading_path : "", n);
 	gtk_label_set_text(self->loading_label, msg);
@@ -307,7 +340,7 @@ void pl_window_open_file(PlWindow *self, const char *path)
 	g_clear_pointer(&self->load_error, g_free);
 	g_free(self->loading_path);
 	self->loading_path = g_strdup(path);
-	g_atomic_pointer_set(&load_progress, NULL);
+	__atomic_store_n(&load_progress, 0, __ATOMIC_RELAXED);
 	if (!self->load_tick)
 		self->load_tick = g_timeout_add(250, on_load_tick, self);
 	g_autofree char *msg = g_strdup_printf("Loading %s…", path);
@@ -342,7 +375,9 @@ void pl_window_refresh(PlWindow *self)
 	guint lanes = pl_thread_timeline_get_n_lanes(self->timeline);
 	pl_thread_timeline_set_profile(self->timeline, self->profile);
 	pl_counters_view_set_profile(self->counters, self->profile);
+	pl_health_view_set_profile(self->health, self->profile);
 	refresh_views(self);
+	update_coverage(self);
 	if (lanes != pl_thread_timeline_get_n_lanes(self->timeline))
 		fit_timeline(self);
 	if (self->live) {
@@ -367,11 +402,15 @@ static gboolean on_refresh_tick(gpointer data)
 static void on_session_starting(PlConnectView *cv, PlWindow *self)
 {
 	const PlAgentInfo *a = pl_connect_view_get_agent(cv);
-	PlSymOptions o = { 0 };
-	/* the board is this host when we reached it on loopback or it has our
-	 * name: its paths are readable here */
-	o.host_files = a && a->hostname && !g_strcmp0(a->hostname, g_get_host_name());
+	/* the board is this host when it has our name: its paths are readable
+	 * here; the rest comes from the board's symbol settings */
+	g_autoptr(PlTargetSettings) ts = pl_target_settings_load(a ? a->hostname : NULL);
+	PlSymOptions o;
+	pl_target_settings_to_options(ts, a && a->hostname &&
+						  !g_strcmp0(a->hostname, g_get_host_name()),
+				      &o);
 	PlProfile *p = pl_profile_new(&o);
+	pl_sym_options_clear(&o);
 	if (a) {
 		/* HELLO was consumed by the connect; the profile needs the
 		 * board's architecture and names from it */
@@ -407,6 +446,8 @@ static void on_session_started(PlConnectView *cv, const char *path, PlWindow *se
 {
 	g_free(self->path);
 	self->path = g_strdup(path);
+	set_title(self, path);
+	pl_sessions_view_set_recording(self->sessions, path);
 	gtk_stack_set_visible_child_name(self->main_stack, "profile");
 	pl_window_show_view(self, "flame");
 }
@@ -414,10 +455,29 @@ static void on_session_started(PlConnectView *cv, const char *path, PlWindow *se
 static void on_session_ended(PlConnectView *cv, const char *why, PlWindow *self)
 {
 	self->live = FALSE;
+	pl_sessions_view_set_recording(self->sessions, NULL);
 	if (self->refresh_id)
 		g_source_remove(self->refresh_id);
 	self->refresh_id = 0;
 	pl_window_refresh(self);
+	if (self->path && self->profile) {
+		/* the sessions list reads duration and samples from this sidecar
+		 * instead of scanning the whole file */
+		const PlProfileStats *st = pl_profile_get_stats(self->profile);
+		double dur = st->last_time > st->first_time ? (st->last_time - st->first_time) / 1e9 : 0;
+		pl_session_index_write(self->path, st->samples, dur, why && *why ? why : NULL,
+				       pl_connect_view_get_peer(cv));
+		/* the next connection to this board shows it before recording */
+		pl_session_index_write_symbols(self->path,
+					       pl_coverage_view_get_n_modules(self->coverage),
+					       pl_coverage_view_get_n_problems(self->coverage),
+					       pl_coverage_view_get_first_advice(self->coverage));
+	}
+	if (self->resym_pending && self->path) {
+		/* symbol settings changed during the recording */
+		self->resym_pending = FALSE;
+		pl_window_open_file(self, self->path);
+	}
 	gtk_widget_set_visible(self->live_pause, FALSE);
 	gtk_widget_set_visible(self->live_stop, FALSE);
 	g_autofree char *s = g_strdup_printf("Session ended%s%s — saved in %s", why && *why ? ": " : "",
@@ -615,6 +675,13 @@ static void act_connect(GSimpleAction *a, GVariant *p, gpointer data)
 	pl_window_show_connect(data);
 }
 
+static void act_diff(GSimpleAction *a, GVariant *p, gpointer data);
+
+static void act_sessions(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	pl_window_show_sessions(data);
+}
+
 static void act_find(GSimpleAction *a, GVariant *p, gpointer data)
 {
 	PlWindow *self = data;
@@ -653,7 +720,7 @@ static void act_save(GSimpleAction *a, GVariant *p, gpointer data)
 
 #define ACT(name, fn) { name, fn, NULL, NULL, NULL, { 0 } }
 static const GActionEntry win_actions[] = {
-	ACT("open", act_open),		 ACT("connect", act_connect),	    ACT("find", act_find),
+	ACT("open", act_open), ACT("sessions", act_sessions), ACT("diff", act_diff),		 ACT("connect", act_connect),	    ACT("find", act_find),
 	ACT("zoom-out", act_zoom_out), ACT("export-svg", act_export), ACT("save", act_save),
 };
 
@@ -682,6 +749,123 @@ void pl_window_show_connect(PlWindow *self)
 	gtk_stack_set_visible_child_name(self->main_stack, "connect");
 }
 
+void pl_window_resymbolize(PlWindow *self)
+{
+	if (self->live) {
+		self->resym_pending = TRUE;
+		gtk_label_set_text(self->status, "New symbol settings: this recording is "
+						 "re-symbolized with them when it ends");
+		return;
+	}
+	if (self->path && !self->loading)
+		pl_window_open_file(self, self->path);
+}
+
+static void on_settings_saved(PlTargetDialog *d, const char *key, PlWindow *self)
+{
+	const PlProfileStats *st = self->profile ? pl_profile_get_stats(self->profile) : NULL;
+	if (st && !g_strcmp0(st->hostname, key))
+		pl_window_resymbolize(self);
+}
+
+PlTargetDialog *pl_window_edit_target_settings(PlWindow *self, const char *key)
+{
+	if (!key || !*key)
+		return NULL;
+	PlTargetDialog *d = pl_target_dialog_new(
+		GTK_WINDOW(self), key,
+		self->live ? "A recording is running: it is re-symbolized with the new settings "
+			     "when it ends; new recordings use them from the start."
+			   : NULL);
+	g_signal_connect(d, "saved", G_CALLBACK(on_settings_saved), self);
+	gtk_window_present(GTK_WINDOW(d));
+	return d;
+}
+
+static void on_edit_settings(GtkWidget *w, const char *key, PlWindow *self)
+{
+	pl_window_edit_target_settings(self, key);
+}
+
+/* ─── diff ───────────────────────────────────────────────────────────── */
+
+static void diff_load_thread(GTask *task, gpointer src, gpointer data, GCancellable *cancel)
+{
+	GError *error = NULL;
+	PlProfile *p = pl_target_load_file(data, cancel, NULL, &error);
+	if (!p)
+		g_task_return_error(task, error);
+	else
+		g_task_return_pointer(task, p, (GDestroyNotify)pl_profile_free);
+}
+
+static void diff_load_done(GObject *src, GAsyncResult *res, gpointer data)
+{
+	PlWindow *self = PL_WINDOW(src);
+	g_autoptr(GError) error = NULL;
+	PlProfile *p = g_task_propagate_pointer(G_TASK(res), &error);
+	const char *path = g_task_get_task_data(G_TASK(res));
+	self->diff_loading = FALSE;
+	g_clear_pointer(&self->diff_error, g_free);
+	if (!p || !self->profile) {
+		self->diff_error = g_strdup_printf("Cannot compare with %s: %s", path,
+						   error ? error->message : "no session is open");
+		gtk_label_set_text(self->status, self->diff_error);
+		if (p)
+			pl_profile_free(p);
+		return;
+	}
+	clear_diff(self);
+	self->diff_other = p;
+	self->diff_path = g_strdup(path);
+	pl_diff_view_set_profiles(self->diff, self->profile, p);
+	show_diff_page(self, TRUE);
+	g_autofree char *base = g_path_get_basename(path);
+	g_autofree char *title = g_strdup_printf("Diff: %s", base);
+	g_object_set(gtk_stack_get_page(self->views, GTK_WIDGET(self->diff)), "title", "Diff", NULL);
+	pl_window_show_view(self, "diff");
+	gtk_label_set_text(self->status, title);
+}
+
+void pl_window_diff_with(PlWindow *self, const char *path)
+{
+	if (!self->profile || self->diff_loading)
+		return;
+	self->diff_loading = TRUE;
+	g_autofree char *msg = g_strdup_printf("Loading %s to compare…", path);
+	gtk_label_set_text(self->status, msg);
+	gtk_stack_set_visible_child_name(self->main_stack, "profile");
+	GTask *task = g_task_new(self, NULL, diff_load_done, NULL);
+	g_task_set_task_data(task, g_strdup(path), g_free);
+	g_task_run_in_thread(task, diff_load_thread);
+	g_object_unref(task);
+}
+
+gboolean pl_window_is_diff_loading(PlWindow *self) { return self->diff_loading; }
+const char *pl_window_get_diff_error(PlWindow *self) { return self->diff_error; }
+PlDiffView *pl_window_get_diff_view(PlWindow *self) { return self->diff; }
+PlHealthView *pl_window_get_health_view(PlWindow *self) { return self->health; }
+
+static void on_diff_session(PlSessionsView *v, const char *path, PlWindow *self)
+{
+	pl_window_diff_with(self, path);
+}
+
+static void act_diff(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	PlWindow *self = data;
+	if (!self->profile)
+		return;
+	pl_window_show_sessions(self);
+}
+
+void pl_window_show_sessions(PlWindow *self)
+{
+	pl_sessions_view_set_can_diff(self->sessions, self->profile != NULL);
+	pl_sessions_view_reload(self->sessions);
+	gtk_stack_set_visible_child_name(self->main_stack, "sessions");
+}
+
 void pl_window_show_view(PlWindow *self, const char *name)
 {
 	if (self->profile)
@@ -698,6 +882,8 @@ PlFunctionTable *pl_window_get_function_table(PlWindow *self) { return self->tab
 PlThreadTimeline *pl_window_get_timeline(PlWindow *self) { return self->timeline; }
 PlSourceView *pl_window_get_source_view(PlWindow *self) { return self->source; }
 PlConnectView *pl_window_get_connect_view(PlWindow *self) { return self->connect; }
+PlSessionsView *pl_window_get_sessions_view(PlWindow *self) { return self->sessions; }
+PlCoverageView *pl_window_get_coverage_view(PlWindow *self) { return self->coverage; }
 GtkSearchEntry *pl_window_get_search_entry(PlWindow *self) { return self->search; }
 
 static void pl_window_dispose(GObject *obj)
@@ -719,6 +905,7 @@ static void pl_window_dispose(GObject *obj)
 		clear_profile(self);
 	g_clear_pointer(&self->path, g_free);
 	g_clear_pointer(&self->load_error, g_free);
+	g_clear_pointer(&self->diff_error, g_free);
 	G_OBJECT_CLASS(pl_window_parent_class)->dispose(obj);
 }
 
@@ -835,9 +1022,12 @@ static GtkWidget *empty_page(PlWindow *self)
 	GtkWidget *c = gtk_button_new_with_label("Connect to a board…");
 	gtk_widget_add_css_class(c, "suggested-action");
 	gtk_actionable_set_action_name(GTK_ACTIONABLE(c), "win.connect");
-	GtkWidget *o = gtk_button_new_with_label("Open a session…  (Ctrl+O)");
+	GtkWidget *o = gtk_button_new_with_label("Open a file…  (Ctrl+O)");
 	gtk_actionable_set_action_name(GTK_ACTIONABLE(o), "win.open");
+	GtkWidget *ss = gtk_button_new_with_label("Saved sessions…  (Ctrl+L)");
+	gtk_actionable_set_action_name(GTK_ACTIONABLE(ss), "win.sessions");
 	gtk_box_append(GTK_BOX(b), c);
+	gtk_box_append(GTK_BOX(b), ss);
 	gtk_box_append(GTK_BOX(b), o);
 	gtk_box_append(GTK_BOX(box), b);
 	return box;
@@ -861,6 +1051,38 @@ static GtkWidget *loading_page(PlWindow *self)
 	return box;
 }
 
+/* The view switcher belongs to the profile page; elsewhere a button leads
+ * back to the open session. */
+static void on_main_page(GtkStack *st, GParamSpec *ps, PlWindow *self)
+{
+	gboolean prof = !g_strcmp0(gtk_stack_get_visible_child_name(st), "profile");
+	gtk_widget_set_visible(self->diff_btn, self->profile != NULL);
+	gtk_widget_set_visible(self->back_btn, !prof && self->profile &&
+						       g_strcmp0(gtk_stack_get_visible_child_name(st), "loading"));
+}
+
+static void on_back(GtkButton *b, PlWindow *self)
+{
+	if (self->profile)
+		gtk_stack_set_visible_child_name(self->main_stack, "profile");
+}
+
+static void on_session_renamed(PlSessionsView *v, const char *from, const char *to,
+			       PlWindow *self)
+{
+	if (!g_strcmp0(self->path, from)) {
+		g_free(self->path);
+		self->path = g_strdup(to);
+		set_title(self, to);
+		update_status(self);
+	}
+}
+
+static void on_open_session(PlSessionsView *v, const char *path, PlWindow *self)
+{
+	pl_window_open_file(self, path);
+}
+
 static void on_connect_disconnected(PlConnectView *cv, const char *why, PlWindow *self)
 {
 	if (why)
@@ -882,15 +1104,35 @@ static void pl_window_init(PlWindow *self)
 	gtk_actionable_set_action_name(GTK_ACTIONABLE(open), "win.open");
 	gtk_widget_set_tooltip_text(open, "Open a .plens or perf.data file (Ctrl+O)");
 	gtk_header_bar_pack_start(GTK_HEADER_BAR(hb), open);
+	GtkWidget *sessb = gtk_button_new_with_label("Sessions");
+	gtk_actionable_set_action_name(GTK_ACTIONABLE(sessb), "win.sessions");
+	gtk_widget_set_tooltip_text(sessb, "Every recorded session: open, rename, delete, export, "
+					   "compare (Ctrl+L)");
+	gtk_header_bar_pack_start(GTK_HEADER_BAR(hb), sessb);
+	self->diff_btn = gtk_button_new_with_label("Diff…");
+	gtk_actionable_set_action_name(GTK_ACTIONABLE(self->diff_btn), "win.diff");
+	gtk_widget_set_tooltip_text(self->diff_btn, "Compare the open session with another saved "
+						    "one: pick it in the sessions list (Ctrl+D)");
+	gtk_widget_set_visible(self->diff_btn, FALSE);
 	GtkWidget *conn = gtk_button_new_with_label("Board…");
 	gtk_actionable_set_action_name(GTK_ACTIONABLE(conn), "win.connect");
 	gtk_widget_set_tooltip_text(conn, "Connect to a board, choose what to record, control it");
 	gtk_header_bar_pack_start(GTK_HEADER_BAR(hb), conn);
+	gtk_header_bar_pack_start(GTK_HEADER_BAR(hb), self->diff_btn);
 	self->views = GTK_STACK(gtk_stack_new());
 	self->switcher = gtk_stack_switcher_new();
 	gtk_stack_switcher_set_stack(GTK_STACK_SWITCHER(self->switcher), self->views);
-	gtk_header_bar_set_title_widget(GTK_HEADER_BAR(hb), self->switcher);
-	gtk_widget_set_visible(self->switcher, FALSE);
+	/* the views' switcher heads the profile page, where it has the
+	 * window's whole width (nine views do not fit beside the buttons) */
+	gtk_widget_set_halign(self->switcher, GTK_ALIGN_CENTER);
+	gtk_widget_set_margin_top(self->switcher, 4);
+	gtk_widget_set_margin_bottom(self->switcher, 4);
+	self->back_btn = gtk_button_new_with_label("Back to the session");
+	gtk_widget_set_tooltip_text(self->back_btn, "Show the open session's views again");
+	gtk_widget_add_css_class(self->back_btn, "suggested-action");
+	g_signal_connect(self->back_btn, "clicked", G_CALLBACK(on_back), self);
+	gtk_widget_set_visible(self->back_btn, FALSE);
+	gtk_header_bar_pack_end(GTK_HEADER_BAR(hb), self->back_btn);
 	gtk_window_set_titlebar(GTK_WINDOW(self), hb);
 
 	/* views */
@@ -903,9 +1145,18 @@ static void pl_window_init(PlWindow *self)
 			     "Flame chart");
 	self->counters = PL_COUNTERS_VIEW(pl_counters_view_new());
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->counters), "counters", "Counters");
+	self->health = PL_HEALTH_VIEW(pl_health_view_new());
+	gtk_stack_add_titled(self->views, GTK_WIDGET(self->health), "health", "Health");
+	self->diff = PL_DIFF_VIEW(pl_diff_view_new());
+	gtk_stack_add_titled(self->views, GTK_WIDGET(self->diff), "diff", "Diff");
+	show_diff_page(self, FALSE);
+	self->coverage = PL_COVERAGE_VIEW(pl_coverage_view_new());
+	g_signal_connect(self->coverage, "edit-settings", G_CALLBACK(on_edit_settings), self);
+	gtk_stack_add_titled(self->views, GTK_WIDGET(self->coverage), "symbols", "Symbols");
 
 	/* profile page: live bar, filter bar, timeline over the views */
 	GtkWidget *prof = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+	gtk_box_append(GTK_BOX(prof), self->switcher);
 	self->live_bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
 	gtk_widget_add_css_class(self->live_bar, "toolbar");
 	self->live_label = GTK_LABEL(gtk_label_new(NULL));
@@ -969,13 +1220,21 @@ static void pl_window_init(PlWindow *self)
 	g_signal_connect(self->connect, "session-started", G_CALLBACK(on_session_started), self);
 	g_signal_connect(self->connect, "session-ended", G_CALLBACK(on_session_ended), self);
 	g_signal_connect(self->connect, "disconnected", G_CALLBACK(on_connect_disconnected), self);
+	g_signal_connect(self->connect, "edit-symbols", G_CALLBACK(on_edit_settings), self);
+
+	self->sessions = PL_SESSIONS_VIEW(pl_sessions_view_new());
+	g_signal_connect(self->sessions, "open-session", G_CALLBACK(on_open_session), self);
+	g_signal_connect(self->sessions, "diff-session", G_CALLBACK(on_diff_session), self);
+	g_signal_connect(self->sessions, "session-renamed", G_CALLBACK(on_session_renamed), self);
 
 	self->main_stack = GTK_STACK(gtk_stack_new());
 	gtk_stack_add_named(self->main_stack, empty_page(self), "empty");
 	gtk_stack_add_named(self->main_stack, loading_page(self), "loading");
 	gtk_stack_add_named(self->main_stack, GTK_WIDGET(self->connect), "connect");
+	gtk_stack_add_named(self->main_stack, GTK_WIDGET(self->sessions), "sessions");
 	gtk_stack_add_named(self->main_stack, prof, "profile");
 	gtk_stack_set_visible_child_name(self->main_stack, "empty");
+	g_signal_connect(self->main_stack, "notify::visible-child", G_CALLBACK(on_main_page), self);
 	gtk_window_set_child(GTK_WINDOW(self), GTK_WIDGET(self->main_stack));
 
 	GtkDropTarget *drop = gtk_drop_target_new(G_TYPE_FILE, GDK_ACTION_COPY);

@@ -14,9 +14,14 @@
 #include <gtk/gtk.h>
 
 #include "pl-connect-view.h"
+#include "pl-coverage-view.h"
+#include "pl-diff-view.h"
+#include "pl-health-view.h"
+#include "pl-target-dialog.h"
 #include "pl-flame-graph.h"
 #include "pl-function-table.h"
 #include "pl-profile.h"
+#include "pl-sessions-view.h"
 #include "pl-source-view.h"
 #include "pl-thread-timeline.h"
 
@@ -29,10 +34,24 @@ PlWindow *pl_window_new(GtkApplication *app);
 /* Loads a .plens or perf.data file in the background. */
 void pl_window_open_file(PlWindow *self, const char *path);
 void pl_window_show_connect(PlWindow *self);
-/* "flame", "functions", "source", "chart", "counters". */
+/* The saved sessions page (lists the directory again). */
+void pl_window_show_sessions(PlWindow *self);
+/* "flame", "functions", "source", "chart", "counters", "health", "symbols",
+ * "diff" (once a diff is loaded). */
 void pl_window_show_view(PlWindow *self, const char *name);
 /* Selects a function everywhere and opens its source view. */
 gboolean pl_window_open_source(PlWindow *self, guint32 func, GError **error);
+/* Opens the symbol settings of board key (NULL when key is empty); saving
+ * them re-symbolizes the open session of that board. */
+PlTargetDialog *pl_window_edit_target_settings(PlWindow *self, const char *key);
+/* Reloads the open session's file with its board's current settings (a
+ * live one when it ends). */
+void pl_window_resymbolize(PlWindow *self);
+/* Loads the saved session at path (in the background) and shows the diff
+ * of the open session (base) against it (other). */
+void pl_window_diff_with(PlWindow *self, const char *path);
+gboolean pl_window_is_diff_loading(PlWindow *self);
+const char *pl_window_get_diff_error(PlWindow *self);
 void pl_window_set_filter(PlWindow *self, guint32 tid, guint64 t0, guint64 t1);
 
 /* State, for the scripted driver (pl-ui-script.c) and tests. */
@@ -45,6 +64,10 @@ PlFunctionTable *pl_window_get_function_table(PlWindow *self);
 PlThreadTimeline *pl_window_get_timeline(PlWindow *self);
 PlSourceView *pl_window_get_source_view(PlWindow *self);
 PlConnectView *pl_window_get_connect_view(PlWindow *self);
+PlSessionsView *pl_window_get_sessions_view(PlWindow *self);
+PlCoverageView *pl_window_get_coverage_view(PlWindow *self);
+PlDiffView *pl_window_get_diff_view(PlWindow *self);
+PlHealthView *pl_window_get_health_view(PlWindow *self);
 GtkSearchEntry *pl_window_get_search_entry(PlWindow *self);
 /* Refreshes the views from the live profile now (normally once a second). */
 void pl_window_refresh(PlWindow *self);

@@ -25,9 +25,13 @@ ok() { echo "ok $1"; }
 fail() { echo "not ok $1: $2"; }
 skip() { echo "skip $1: $2"; }
 
-CASES="wrong_token_error connect pick_process start still_recording live_samples live_flame_hot_leaf live_timeline_threads stop \
-flame_hot_leaf hover_tooltip flame_search function_callers source_hot_line svg_export session_saved \
-reopen_dark open_perf_data"
+CASES="unreachable_error wrong_token_error connect agent_busy_error pick_process start still_recording live_samples live_flame_hot_leaf live_timeline_threads stop \
+flame_hot_leaf hover_tooltip flame_search function_callers source_hot_line svg_export health_graphs diff_sessions session_open_first session_saved \
+sessions_list session_export_pprof session_export_perf_data session_export_collapsed \
+session_export_perf_report coverage_found settings_no_inline coverage_missing coverage_restored settings_cleared \
+live_coverage_missing symbols_before_recording recording_session_kept \
+reopen_dark sessions_100_fast sessions_100_totals session_rename session_delete \
+session_open open_perf_data"
 skip_all() { for c in $CASES; do skip "$c" "$1"; done; exit 0; }
 
 [ -x "$APP" ] || skip_all "$APP not built (make -f Makefile -f viewer/ui/ui.mk $APP)"
@@ -60,13 +64,25 @@ PIDS+=($!)
 wait_listen "$port" || skip_all "the agent did not listen: $(head -c 300 "$TMP/agent.log")"
 # the workload runs on its own: the app must find it in the process list
 "$BURN" 60 2 >/dev/null 2>&1 &
+BURN_PID=$!
 PIDS+=($!)
+# The second recording (the diff) starts its own workload through the
+# agent: the same program built without frame pointers, as a team would
+# compare two builds of one program.
+mkdir -p "$TMP/nofp"
+cp "$BURN-nofp" "$TMP/nofp/burn" 2>/dev/null || cp "$BURN" "$TMP/nofp/burn"
 
+closed=$(free_port) # nothing listens there
 cat >"$TMP/live.script" <<EOF
-expect-connect-error 127.0.0.1:$port wrong-token token wrong_token_error
+connect-timeout 1500
+expect-connect-error 127.0.0.1:$closed no-token perflens-agent unreachable_error
+connect-timeout 0
+expect-connect-error 127.0.0.1:$port wrong-token token-file wrong_token_error
+screenshot $SHOTS/connect-error.png
 connect 127.0.0.1:$port $token
+expect-second-connect-error 127.0.0.1:$port $token busy agent_busy_error
 wait-process burn
-pick burn
+pick burn $BURN_PID
 screenshot $SHOTS/connect.png
 frequency 999
 start
@@ -76,7 +92,10 @@ expect-samples 500 live_samples
 expect-flame hot_leaf live_flame_hot_leaf
 expect-threads burn- 2 live_timeline_threads
 screenshot $SHOTS/live.png
+sessions
+expect-session-kept #0 recording_session_kept
 stop
+view flame
 expect-flame hot_leaf flame_hot_leaf
 screenshot $SHOTS/flame-graph.png
 hover hot_leaf $SHOTS/flame-tooltip.png
@@ -99,14 +118,61 @@ thread all
 view counters
 screenshot $SHOTS/counters.png
 export-svg $TMP/flame.svg svg_export
+view health
+expect-health 3 health_graphs
+screenshot $SHOTS/health.png
+connect-view
+command $TMP/nofp/burn 2.5 2
+start
+record 2
+stop
+diff #1 diff_sessions
+screenshot $SHOTS/diff.png
+sessions
+expect-sessions 2 sessions_list
+session-select #0
+screenshot $SHOTS/sessions.png
+session-export #1 pprof $TMP/export.pb.gz session_export_pprof
+session-export #1 perf-data $TMP/export.perf.data session_export_perf_data
+session-export #1 collapsed $TMP/export.collapsed session_export_collapsed
+session-open #1 session_open_first
+view symbols
+expect-coverage burn good coverage_found
+target-set inline off
+resymbolize
+expect-function inlined_mix no settings_no_inline
+target-set inline on
+target-set sysroot $TMP/empty-sysroot
+resymbolize
+view symbols
+expect-coverage burn problem coverage_missing
+screenshot $SHOTS/symbols.png
+target-dialog $SHOTS/symbol-settings.png
+target-clear
+resymbolize
+expect-function inlined_mix yes settings_cleared
+expect-coverage burn good coverage_restored
+target-set sysroot $TMP/empty-sysroot
+connect-view
+command $TMP/nofp/burn 1.5 2
+start
+record 1
+stop
+expect-coverage burn problem live_coverage_missing
+target-clear
+connect 127.0.0.1:$port $token
+expect-symbols-note attention symbols_before_recording
+filter
+screenshot $SHOTS/connect-symbols.png
 EOF
+mkdir -p "$TMP/empty-sysroot"
 timeout 150 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" --script "$TMP/live.script" \
 	>"$TMP/app.out" 2>"$TMP/app.err"
 rc=$?
 grep -aE '^(ok|not ok|skip) ' "$TMP/app.out"
 grep -aE '^# ' "$TMP/app.out"
 for c in $CASES; do
-	case $c in session_saved|reopen_dark|open_perf_data) continue ;; esac
+	case $c in session_saved|reopen_dark|open_perf_data|session_export_perf_report|sessions_100_*|session_rename|session_delete|session_open) continue ;; esac
 	grep -qE "^(ok|not ok|skip) $c(:|$)" "$TMP/app.out" ||
 		fail "$c" "the app did not report it (exit $rc): $(tail -c 400 "$TMP/app.err" | tr '\n' '|')"
 done
@@ -128,8 +194,66 @@ else
 	[ -s "$saved" ] && ok session_saved || fail session_saved "$saved is empty"
 fi
 
+# The perf.data export is one perf itself reads.
+if [ -s "$TMP/export.perf.data" ] && command -v perf >/dev/null; then
+	if perf report -i "$TMP/export.perf.data" --stdio 2>/dev/null | grep -q hot_leaf; then
+		ok session_export_perf_report
+	else
+		fail session_export_perf_report "perf report of the exported perf.data does not show hot_leaf"
+	fi
+else
+	skip session_export_perf_report "no exported perf.data or no perf here"
+fi
+
+# A hundred saved sessions (links to the one recorded, all but one with
+# their sidecar): the list must come fast and fill in the missing figures.
+D100=$TMP/data100/perflens/sessions
+mkdir -p "$D100"
+for i in $(seq -w 1 100); do
+	ln "$saved" "$D100/20200101-0000$i-copy-$i.plens"
+	[ "$i" = 100 ] || [ ! -f "$saved.idx" ] || cp "$saved.idx" "$D100/20200101-0000$i-copy-$i.plens.idx"
+done
+
+# An agent of another protocol version: the real HELLO of a saved session
+# (a raw block: the viewer writes HELLO itself at the head of a second
+# session on one connection), its protocol_version set to 99, served once
+# on loopback.
+cat >"$TMP/old-agent.py" <<'PYEOF'
+import glob, socket, struct, sys, time, zlib
+for path in sorted(glob.glob(sys.argv[1] + "/*.plens")):
+    data = open(path, "rb").read()
+    if len(data) < 36 or data[:8] != b"PERFLENS":
+        continue
+    magic, codec, _, _, stored, raw, crc = struct.unpack("<IBBHIII", data[16:36])
+    body = bytearray(data[36:36 + stored])
+    if codec != 0 or len(body) < 12 or struct.unpack("<HHI", body[:8])[0] != 1:
+        continue
+    frame_len = struct.unpack("<HHI", body[:8])[2]
+    if body[8] >= 0x80:  # HELLO.protocol_version, a one-byte varint today
+        continue
+    body[8] = 99
+    frame = bytes(body[:8 + frame_len])
+    block = struct.pack("<IBBHIII", magic, 0, 0, 0, len(frame), len(frame), zlib.crc32(frame)) + frame
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(1)
+    print(s.getsockname()[1], flush=True)
+    c, _ = s.accept()
+    c.sendall(data[:16] + block)
+    time.sleep(5)
+    sys.exit(0)
+print("none", flush=True)
+PYEOF
+old_port=none
+if command -v python3 >/dev/null; then
+	python3 "$TMP/old-agent.py" "$XDG_DATA_HOME/perflens/sessions" >"$TMP/old-agent.port" 2>"$TMP/old-agent.err" &
+	PIDS+=($!)
+	for _ in $(seq 50); do [ -s "$TMP/old-agent.port" ] && break; sleep 0.1; done
+	old_port=$(head -1 "$TMP/old-agent.port" 2>/dev/null)
+fi
+
 # A second instance opens the saved file, dark theme, then a perf.data
-# recorded by perf itself (when perf works here).
+# recorded by perf itself (when perf works here); then the sessions list.
 perfdata=""
 if command -v perf >/dev/null &&
 	timeout 30 perf record -q -F 999 -g -o "$TMP/perf.data" -- "$BURN" 1.5 2 >"$TMP/perf.log" 2>&1; then
@@ -139,13 +263,29 @@ cat >"$TMP/reopen.script" <<EOF
 open $saved
 expect-flame hot_leaf reopen_dark
 screenshot $SHOTS/flame-graph-dark.png
+sessions
+expect-sessions-fast 100 1500 sessions_100_fast
+expect-sessions 100 sessions_100_totals
+session-rename copy-007 renamed-session session_rename
+session-delete copy-008 session_delete
+screenshot $SHOTS/sessions-dark.png
+session-open renamed-session session_open
 EOF
+case $old_port in
+''|none) skip protocol_mismatch_error "no raw HELLO block in a saved session to replay, or no python3" ;;
+*) printf 'connect-timeout 3000\nexpect-connect-error 127.0.0.1:%s x mismatch protocol_mismatch_error\n' "$old_port" >>"$TMP/reopen.script" ;;
+esac
 [ -n "$perfdata" ] && printf 'open %s\nexpect-flame hot_leaf open_perf_data\n' "$perfdata" >>"$TMP/reopen.script"
-PERFLENS_THEME=dark timeout 90 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" \
+XDG_DATA_HOME=$TMP/data100 PERFLENS_THEME=dark timeout 90 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" \
 	--script "$TMP/reopen.script" >"$TMP/app2.out" 2>"$TMP/app2.err"
 grep -E '^(ok|not ok|skip) ' "$TMP/app2.out"
-grep -qE '^(ok|not ok) reopen_dark' "$TMP/app2.out" ||
-	fail reopen_dark "the app did not report it: $(tail -c 400 "$TMP/app2.err" | tr '\n' '|')"
+grep -aE '^# ' "$TMP/app2.out"
+[ "$old_port" = none ] || [ -z "$old_port" ] || grep -qE '^(ok|not ok) protocol_mismatch_error' "$TMP/app2.out" ||
+	fail protocol_mismatch_error "the app did not report it"
+for c in reopen_dark sessions_100_fast sessions_100_totals session_rename session_delete session_open; do
+	grep -qE "^(ok|not ok) $c(:|\$)" "$TMP/app2.out" ||
+		fail $c "the app did not report it: $(tail -c 400 "$TMP/app2.err" | tr '\n' '|')"
+done
 if [ -z "$perfdata" ]; then
 	skip open_perf_data "perf record did not run here: $(head -c 200 "$TMP/perf.log" 2>/dev/null)"
 else
