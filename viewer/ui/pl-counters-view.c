@@ -1,5 +1,6 @@
 /* pl-counters-view.c — counters and health (see the header). */
 #include "pl-counters-view.h"
+#include "pl-ui-util.h"
 
 #include <math.h>
 #include <string.h>
@@ -151,27 +152,6 @@ static char *format_rate(const char *name, double v)
 	return g_strdup_printf("%.0f/s", v);
 }
 
-static double nice_step(double span)
-{
-	double raw = span / 8;
-	double e = pow(10, floor(log10(raw)));
-	const double steps[] = { 1, 2, 5, 10 };
-	for (guint i = 0; i < G_N_ELEMENTS(steps); i++)
-		if (steps[i] * e >= raw)
-			return steps[i] * e;
-	return 10 * e;
-}
-
-static void show_text(cairo_t *cr, PangoLayout *pl, const char *text, double x, double y,
-		      double align)
-{
-	pango_layout_set_text(pl, text, -1);
-	int tw, th;
-	pango_layout_get_pixel_size(pl, &tw, &th);
-	cairo_move_to(cr, x - align * tw, y);
-	pango_cairo_show_layout(cr, pl);
-}
-
 static void draw_charts(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 {
 	PlCountersView *self = data;
@@ -196,7 +176,7 @@ static void draw_charts(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointe
 	pango_font_description_free(fd);
 	GdkRGBA line = dark ? (GdkRGBA){ 0.45, 0.72, 1.0, 1 } : (GdkRGBA){ 0.10, 0.42, 0.80, 1 };
 	double x0 = NAME_W + VAXIS_W, cw = w - x0 - PAD;
-	double tstep = self->span_s > 0 ? nice_step(self->span_s) : 1;
+	double tstep = self->span_s > 0 ? pl_ui_nice_step(self->span_s) : 1;
 	for (guint i = 0; i < self->series->len && cw > 40; i++) {
 		Series *s = self->series->pdata[i];
 		double y = PAD + i * (CHART_H + AXIS_H + PAD);
@@ -231,13 +211,13 @@ static void draw_charts(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointe
 		cairo_stroke(cr);
 		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.7);
 		g_autofree char *top = ratio ? g_strdup_printf("%.3g", s->max) : g_strdup(max);
-		show_text(cr, small, s->max > 0 ? top : "", x0 - 4, y - 2, 1);
-		show_text(cr, small, "0", x0 - 4, y + CHART_H - 12, 1);
+		pl_ui_show_text(cr, small, s->max > 0 ? top : "", x0 - 4, y - 2, 1);
+		pl_ui_show_text(cr, small, "0", x0 - 4, y + CHART_H - 12, 1);
 		for (double t = 0; self->span_s > 0 && t <= self->span_s + 1e-9; t += tstep) {
 			char b[32];
 			g_snprintf(b, sizeof b, tstep < 1 ? "%.1f s" : "%.0f s", t);
 			double px = x0 + t / self->span_s * cw;
-			show_text(cr, small, b, MIN(px, x0 + cw - 14), y + CHART_H + 2, t == 0 ? 0 : 0.5);
+			pl_ui_show_text(cr, small, b, MIN(px, x0 + cw - 14), y + CHART_H + 2, t == 0 ? 0 : 0.5);
 		}
 		if (s->rate->len == 0 || s->max <= 0 || self->span_s <= 0)
 			continue;

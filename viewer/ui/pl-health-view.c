@@ -6,6 +6,7 @@
  * chart with its value axis (0 and the scale top) and a time axis.
  */
 #include "pl-health-view.h"
+#include "pl-ui-util.h"
 
 #include <math.h>
 #include <string.h>
@@ -214,27 +215,6 @@ static double nice_top(double v)
 	return 10 * e;
 }
 
-static double nice_step(double span)
-{
-	double raw = span / 8;
-	double e = pow(10, floor(log10(raw)));
-	const double steps[] = { 1, 2, 5, 10 };
-	for (guint i = 0; i < G_N_ELEMENTS(steps); i++)
-		if (steps[i] * e >= raw)
-			return steps[i] * e;
-	return 10 * e;
-}
-
-static void show_text(cairo_t *cr, PangoLayout *pl, const char *text, double x, double y,
-		      double align /* 0 left, 0.5 centre, 1 right */)
-{
-	pango_layout_set_text(pl, text, -1);
-	int tw, th;
-	pango_layout_get_pixel_size(pl, &tw, &th);
-	cairo_move_to(cr, x - align * tw, y);
-	pango_cairo_show_layout(cr, pl);
-}
-
 static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 {
 	PlHealthView *self = data;
@@ -258,7 +238,7 @@ static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 	/* line colour readable on both backgrounds */
 	GdkRGBA line = dark ? (GdkRGBA){ 0.45, 0.72, 1.0, 1 } : (GdkRGBA){ 0.10, 0.42, 0.80, 1 };
 	GdkRGBA alt = dark ? (GdkRGBA){ 1.0, 0.55, 0.35, 1 } : (GdkRGBA){ 0.85, 0.33, 0.10, 1 };
-	double tstep = nice_step(self->span_s);
+	double tstep = pl_ui_nice_step(self->span_s);
 	for (guint i = 0; i < self->series->len; i++) {
 		Series *s = self->series->pdata[i];
 		double y = PAD + i * (CHART_H + AXIS_H + ROW_GAP);
@@ -269,7 +249,7 @@ static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.92);
 		pango_layout_set_width(pl, (int)((NAME_W - 2 * PAD) * PANGO_SCALE));
 		pango_layout_set_ellipsize(pl, PANGO_ELLIPSIZE_END);
-		show_text(cr, pl, text, PAD, y, 0);
+		pl_ui_show_text(cr, pl, text, PAD, y, 0);
 		pango_layout_set_width(pl, -1);
 		if (s->legend1) {
 			double ly = y + CHART_H - 14;
@@ -277,12 +257,12 @@ static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 			cairo_rectangle(cr, PAD, ly + 3, 10, 8);
 			cairo_fill(cr);
 			cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.8);
-			show_text(cr, small, s->legend1, PAD + 14, ly, 0);
+			pl_ui_show_text(cr, small, s->legend1, PAD + 14, ly, 0);
 			cairo_set_source_rgba(cr, alt.red, alt.green, alt.blue, 0.85);
 			cairo_rectangle(cr, PAD + 60, ly + 3, 10, 8);
 			cairo_fill(cr);
 			cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.8);
-			show_text(cr, small, s->legend2, PAD + 74, ly, 0);
+			pl_ui_show_text(cr, small, s->legend2, PAD + 74, ly, 0);
 		}
 		/* chart background, grid, selection */
 		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.05);
@@ -316,13 +296,13 @@ static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 		g_autofree char *ttop = format_value(s, top);
 		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.7);
 		/* the value axis names the scale top; the unit is in it */
-		show_text(cr, small, ttop, x0 - 4, y - 2, 1);
-		show_text(cr, small, "0", x0 - 4, y + CHART_H - 12, 1);
+		pl_ui_show_text(cr, small, ttop, x0 - 4, y - 2, 1);
+		pl_ui_show_text(cr, small, "0", x0 - 4, y + CHART_H - 12, 1);
 		for (double t = 0; t <= self->span_s + 1e-9; t += tstep) {
 			char b[32];
 			g_snprintf(b, sizeof b, tstep < 1 ? "%.1f s" : "%.0f s", t);
 			double px = x0 + t / self->span_s * cw;
-			show_text(cr, small, b, MIN(px, x0 + cw - 14), y + CHART_H + 2,
+			pl_ui_show_text(cr, small, b, MIN(px, x0 + cw - 14), y + CHART_H + 2,
 				  t == 0 ? 0 : 0.5);
 		}
 		if (!s->pts->len)

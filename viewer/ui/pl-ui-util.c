@@ -359,3 +359,24 @@ char *pl_ui_advice(const char *problem)
 	}
 	return s;
 }
+
+double pl_ui_nice_step(double span)
+{
+	double raw = span / 8;
+	double e = pow(10, floor(log10(raw)));
+	const double steps[] = { 1, 2, 5, 10 };
+	for (guint i = 0; i < G_N_ELEMENTS(steps); i++)
+		if (steps[i] * e >= raw)
+			return steps[i] * e;
+	return 10 * e;
+}
+
+void pl_ui_show_text(cairo_t *cr, PangoLayout *pl, const char *text, double x, double y,
+		     double align)
+{
+	pango_layout_set_text(pl, text, -1);
+	int tw, th;
+	pango_layout_get_pixel_size(pl, &tw, &th);
+	cairo_move_to(cr, x - align * tw, y);
+	pango_cairo_show_layout(cr, pl);
+}

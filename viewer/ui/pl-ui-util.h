@@ -53,6 +53,13 @@ void pl_ui_recent_add(const char *target);
  * Owned by the caller. */
 char *pl_ui_advice(const char *problem);
 
+/* Chart axes: a round step (1, 2 or 5 × 10^k) giving about 8 ticks over span. */
+double pl_ui_nice_step(double span);
+
+/* Draws text with its top at y, aligned at x (0 left, 0.5 centre, 1 right). */
+void pl_ui_show_text(cairo_t *cr, PangoLayout *pl, const char *text, double x, double y,
+		     double align);
+
 /* Heat colour for a share 0..1, blended over the background (dark or not). */
 void pl_ui_heat_rgba(double share, gboolean dark, GdkRGBA *out);
 
