@@ -9,10 +9,12 @@
 # the burn workload when that cannot be built) is recorded by `perf record`
 # twice: -g with the frame-pointer build, --call-graph dwarf with the
 # distribution build.  On each file `perflens report` and `perf report
-# --stdio` run alternately RUNS times (default 5); medians of wall time
-# and peak RSS (/usr/bin/time) give samples per second and the ratio.
-# Then a dwarf perf.data of about BIG_MB MiB (default 500): time to the
-# first report and peak memory.  Writes the Markdown table to
+# --stdio` run alternately RUNS times (default 5); medians of wall time,
+# CPU time and peak RSS (/usr/bin/time) give samples per second and the
+# ratio.
+# Then 60 s of fp samples (throughput rather than process start) and a
+# dwarf perf.data of about BIG_MB MiB (default 500), measured the same way:
+# time to the first report and peak memory.  Writes the Markdown table to
 # bench/results/ingest.md and prints it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -53,65 +55,87 @@ record() { # mode seconds file
 	fi
 }
 
-# "seconds peak_kb" of one command
+# "seconds cpu_seconds peak_kb" of one command
 timed() {
-	/usr/bin/time -f "%e %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" || {
+	/usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" || {
 		echo "bench/ingest.sh: failed: $* ($(tail -1 "$tmp/err"))" >&2; return 1; }
-	tail -1 "$tmp/time"
+	tail -1 "$tmp/time" | awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }'
 }
 
 # (awk reads everything: an early exit would SIGPIPE perflens under pipefail)
 samples_of() { "$perflens" report "$1" --top 1 2>/dev/null | awk 'NR == 1 {n = $2} END {print n}'; }
 
-rows=()
-for mode in fp dwarf; do
-	f=$tmp/$mode.data
-	record "$mode" 8 "$f"
+# One row: both tools on file f, alternating, RUNS times each; medians of
+# wall time, CPU time (user + system, all threads) and peak RSS.
+measure() { # label file
+	local label=$1 f=$2 n size t c m
 	n=$(samples_of "$f")
 	size=$(du -m "$f" | cut -f1)
-	: >"$tmp/pl.t"; : >"$tmp/pl.m"; : >"$tmp/pf.t"; : >"$tmp/pf.m"
+	: >"$tmp/pl.t"; : >"$tmp/pl.c"; : >"$tmp/pl.m"; : >"$tmp/pf.t"; : >"$tmp/pf.c"; : >"$tmp/pf.m"
 	for ((i = 0; i < runs; i++)); do
-		read -r t m < <(timed "$perflens" report "$f" --top 20)
-		echo "$t" >>"$tmp/pl.t"; echo "$m" >>"$tmp/pl.m"
-		read -r t m < <(timed perf report -i "$f" --stdio)
-		echo "$t" >>"$tmp/pf.t"; echo "$m" >>"$tmp/pf.m"
+		read -r t c m < <(timed "$perflens" report "$f" --top 20)
+		echo "$t" >>"$tmp/pl.t"; echo "$c" >>"$tmp/pl.c"; echo "$m" >>"$tmp/pl.m"
+		read -r t c m < <(timed perf report -i "$f" --stdio)
+		echo "$t" >>"$tmp/pf.t"; echo "$c" >>"$tmp/pf.c"; echo "$m" >>"$tmp/pf.m"
 	done
-	plt=$(median <"$tmp/pl.t"); plm=$(median <"$tmp/pl.m")
-	pft=$(median <"$tmp/pf.t"); pfm=$(median <"$tmp/pf.m")
-	row=$(awk -v n="$n" -v a="$plt" -v b="$pft" -v am="$plm" -v bm="$pfm" -v mode="$mode" -v size="$size" 'BEGIN {
+	local plt plc plm pft pfc pfm
+	plt=$(median <"$tmp/pl.t"); plc=$(median <"$tmp/pl.c"); plm=$(median <"$tmp/pl.m")
+	pft=$(median <"$tmp/pf.t"); pfc=$(median <"$tmp/pf.c"); pfm=$(median <"$tmp/pf.m")
+	awk -v n="$n" -v a="$plt" -v b="$pft" -v ac="$plc" -v bc="$pfc" -v am="$plm" -v bm="$pfm" \
+		-v label="$label" -v size="$size" 'BEGIN {
 		ra = a > 0 ? n / a : 0; rb = b > 0 ? n / b : 0
-		printf "| %s | %d | %d | %.2f | %.0f | %.0f | %.2f | %.0f | %.1fx | %.0f |",
-			mode, size, n, a, ra, am / 1024, b, rb, (rb > 0 ? ra / rb : 0), bm / 1024 }')
+		printf "| %s | %d | %d | %.2f | %.2f | %.0f | %.0f | %.2f | %.2f | %.0f | %.1fx | %.0f |",
+			label, size, n, a, ac, ra, am / 1024, b, bc, rb, (rb > 0 ? ra / rb : 0), bm / 1024 }'
+}
+
+rows=()
+for mode in fp dwarf; do
+	record "$mode" 8 "$tmp/$mode.data"
+	row=$(measure "$mode" "$tmp/$mode.data")
 	rows+=("$row")
 	echo "$mode: ${row}" >&2
 done
 
+# throughput rather than process start: 60 s of fp samples
+record fp 60 "$tmp/fp60.data"
+row=$(measure "fp, 60 s" "$tmp/fp60.data")
+rows+=("$row")
+echo "fp 60 s: ${row}" >&2
+rm -f "$tmp/fp60.data" "$tmp/fp.data"
+
 # the big dwarf file: record until it is about big_mb MiB
 dwarf_mb=$(du -m "$tmp/dwarf.data" | cut -f1)
 secs=$(awk -v want="$big_mb" -v have="$dwarf_mb" 'BEGIN { s = have > 0 ? 8 * want / have : 60; if (s > 600) s = 600; printf "%d", s + 1 }')
-rm -f "$tmp/fp.data" "$tmp/dwarf.data"
+rm -f "$tmp/dwarf.data"
 record dwarf "$secs" "$tmp/big.data"
 big_size=$(du -m "$tmp/big.data" | cut -f1)
-read -r bt bm < <(timed "$perflens" report "$tmp/big.data" --top 20)
 bn=$(samples_of "$tmp/big.data")
-if read -r pbt pbm < <(timed timeout 900 perf report -i "$tmp/big.data" --stdio); then :; else pbt="(over 900)"; pbm=0; fi
+row=$(measure "dwarf, $secs s" "$tmp/big.data")
+rows+=("$row")
+echo "dwarf big: ${row}" >&2
+read -r bt bc bm < <(awk -F'|' -v r="$row" 'BEGIN { split(r, f, "|"); print f[5] + 0, f[6] + 0, f[8] + 0 }')
+read -r pbt pbc pbm < <(awk -F'|' -v r="$row" 'BEGIN { split(r, f, "|"); print f[9] + 0, f[10] + 0, f[13] + 0 }')
 
 {
 	echo "<!-- written by bench/ingest.sh on $(date -u +%Y-%m-%d) ($(nproc) CPUs, $(uname -r)); runs=$runs -->"
-	echo "Workload: $wl_name, recorded by \`perf record -e cpu-clock -F 999\` for 8 s (-g on a"
-	echo "frame-pointer build; --call-graph dwarf, 8 KiB stacks, on the distribution build)."
-	echo "Median of $runs alternating runs each; time is wall clock of the whole command"
-	echo "(\`perflens report FILE\` vs \`perf report -i FILE --stdio\`), memory is peak RSS."
+	echo "Workload: $wl_name, recorded by \`perf record -e cpu-clock -F 999\` (-g on a"
+	echo "frame-pointer build; --call-graph dwarf, 8 KiB stacks, on the distribution build): 8 s"
+	echo "each, then 60 s of fp (throughput rather than process start) and a dwarf file of"
+	echo "about $big_mb MiB. Median of $runs alternating runs each; time is wall clock of the whole"
+	echo "command (\`perflens report FILE --top 20\` vs \`perf report -i FILE --stdio\`), CPU is"
+	echo "user + system time of all its threads, memory is peak RSS. perflens uses a second core"
+	echo "(DWARF unwinding ahead of the model, decompressing debug sections): samples/s is by"
+	echo "wall time, the CPU column shows what that costs."
 	echo
-	echo "| call graph | MiB | samples | perflens s | perflens samples/s | perflens peak MiB | perf report s | perf report samples/s | ratio | perf peak MiB |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| call graph | MiB | samples | perflens s | perflens CPU s | perflens samples/s | perflens peak MiB | perf report s | perf CPU s | perf report samples/s | ratio | perf peak MiB |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for r in "${rows[@]}"; do echo "$r"; done
 	echo
-	echo "Large dwarf perf.data ($big_size MiB, $bn samples, recorded for $secs s):"
+	echo "Large dwarf perf.data ($big_size MiB, $bn samples, recorded for $secs s; medians of the row above):"
 	echo
-	echo "| tool | time to first report (s) | peak RSS (MiB) |"
-	echo "|---|---:|---:|"
-	echo "| perflens report | $bt | $((bm / 1024)) |"
-	echo "| perf report --stdio | $pbt | $((pbm / 1024)) |"
+	echo "| tool | time to first report (s) | CPU (s) | peak RSS (MiB) |"
+	echo "|---|---:|---:|---:|"
+	echo "| perflens report | $bt | $bc | $bm |"
+	echo "| perf report --stdio | $pbt | $pbc | $pbm |"
 } >"$out_md"
 cat "$out_md"

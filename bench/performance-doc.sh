@@ -38,6 +38,11 @@ section() { # title file
 	section "3. Wire bytes per sample (vs perf script | zstd -1 and perf.data)" bench/results/wire.md "bench/wire.sh"
 	section "4. Sample-to-screen latency" bench/results/latency.md "bench/latency.sh"
 	section "5/6. Viewer ingest vs perf report, and a large dwarf perf.data" bench/results/ingest.md "bench/ingest.sh"
+	# what each ingest change bought, measured when it was made (issues #3, #7)
+	if [ -f bench/results/ingest-changes.md ]; then
+		echo
+		sed '1{/^# /d}' bench/results/ingest-changes.md
+	fi
 	section "7. Flame graph layout and draw" bench/results/flame.md "build/test/viewer-ui-flame-layout-test"
 	section "Where the agent's CPU goes" bench/results/agent-profile.md "bench/agent-profile.sh"
 	echo

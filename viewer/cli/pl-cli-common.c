@@ -3,10 +3,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 
 #include "pl-cli.h"
 #include "pl-ldmap.h"
+#include "pl-unwind-ahead.h"
 
 int pl_cli_fail(const char *fmt, ...)
 {
@@ -170,6 +172,8 @@ typedef struct {
 	gboolean perf_data;
 	gboolean local;        /* HELLO named this host and running kernel */
 	gboolean kallsyms_done;
+	PlUnwindAhead *ahead;  /* perf.data: DWARF stacks unwound on a second core */
+	gboolean ahead_attached;
 } Loader;
 
 /* The running kernel's build-id from /sys/kernel/notes (ELF notes), as
@@ -221,11 +225,9 @@ static void feed_local_kallsyms(PlProfile *p)
 		    g_str_has_prefix(text, "0000000000000000 ")) /* kptr_restrict hides addresses */
 			return;
 	}
-	PlSymbols *syms = pl_profile_get_symbols(p);
-	const gsize chunk = 512 * 1024;
-	for (gsize off = 0; off < len; off += chunk)
-		pl_symbols_add_chunk(syms, PL_CHUNK_KALLSYMS, 0, 0, off, (const guint8 *)text + off,
-				     MIN(chunk, len - off));
+	/* handed over whole, not copied in chunks, and parsed on a second
+	 * thread while loading goes on */
+	pl_symbols_take_kallsyms(pl_profile_get_symbols(p), g_steal_pointer(&text), len);
 }
 
 static gboolean hello_is_local(const struct pl_msg_hello *h)
@@ -259,6 +261,13 @@ static gboolean load_one(const struct pl_msg *m, gpointer data)
 		l->kallsyms_done = TRUE;
 		feed_local_kallsyms(l->p);
 	}
+	/* the model unwinds a sample after its reorder window; the worker
+	 * has it from here (the model's PlSymbols exists by the first
+	 * sample: HELLO, if any, came before) */
+	if (l->ahead && pl_unwind_ahead_feed(l->ahead, m) && !l->ahead_attached) {
+		pl_symbols_set_unwind_ahead(pl_profile_get_symbols(l->p), l->ahead);
+		l->ahead_attached = TRUE;
+	}
 	pl_profile_ingest(m, l->p);
 	return TRUE;
 }
@@ -287,19 +296,38 @@ PlProfile *pl_cli_load(const char *path, const PlCliSymArgs *a, PlCaptureInfo *i
 	 * capture of this machine, and the coverage section says when not. */
 	o.host_files = a->sysroot == NULL;
 	PlProfile *p = pl_profile_new(&o);
+	gboolean perf_data = pl_capture_detect(path) == PL_FILE_PERF_DATA;
+	/* only perf.data: its reader delivers records in time order, the
+	 * order the worker must see them in (see pl-unwind-ahead.c) */
+	g_autoptr(PlUnwindAhead) ahead = perf_data && g_get_num_processors() > 1 &&
+						 !g_getenv("PERFLENS_NO_UNWIND_AHEAD")
+					 ? pl_unwind_ahead_new(&o)
+					 : NULL;
 	g_ptr_array_unref(o.binaries);
 	g_ptr_array_unref(o.debug_dirs);
 	g_ptr_array_unref(o.source_dirs);
 	g_ptr_array_unref(o.path_maps);
 
 	g_autoptr(GError) error = NULL;
-	Loader l = { p, pl_capture_detect(path) == PL_FILE_PERF_DATA, FALSE, FALSE };
+	Loader l = { p, perf_data, FALSE, FALSE, ahead, FALSE };
 	if (!pl_capture_load(path, load_one, &l, info, &error)) {
 		pl_cli_fail("%s", error->message);
 		pl_profile_free(p);
 		return NULL;
 	}
-	pl_profile_finish(p);
+	pl_profile_finish(p); /* the last held samples are unwound here */
+	if (l.ahead_attached)
+		pl_symbols_set_unwind_ahead(pl_profile_get_symbols(p), NULL);
+	if (ahead && g_getenv("PERFLENS_DEBUG_AHEAD")) {
+		guint64 used, missed;
+		pl_unwind_ahead_counts(ahead, &used, &missed);
+		struct rusage ru;
+		getrusage(RUSAGE_THREAD, &ru);
+		fprintf(stderr, "perflens: unwind ahead: %" G_GUINT64_FORMAT " used, %" G_GUINT64_FORMAT
+			" unwound by the loader; loader thread cpu %.3f s\n", used, missed,
+			ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+				(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+	}
 	g_autofree char *note = pl_capture_info_dup_note(info);
 	if (note)
 		fprintf(stderr, "perflens: note: %s: %s\n", path, note);

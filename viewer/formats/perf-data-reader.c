@@ -10,8 +10,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -153,7 +155,8 @@ typedef struct {
 /* A record held back for time ordering. */
 typedef struct {
 	uint64_t time, seq, file_off;
-	size_t off; /* in the arena */
+	size_t off; /* in the arena, when ptr is NULL */
+	const uint8_t *ptr; /* else: the record in the mapped file */
 	uint16_t size;
 } PdQueued;
 
@@ -189,9 +192,14 @@ typedef struct {
 	gboolean header_sent;
 	struct pl_msg *msg; /* one, reused: the pl_msg union is large */
 
-	/* data window */
+	/* data window: read into a buffer, or the whole data section mapped
+	 * (then win points into the mapping and is never written) */
 	uint8_t *win;
 	size_t win_start, win_len;
+	uint8_t *map;      /* the mapping, or NULL */
+	size_t map_len;
+	size_t map_dropped; /* bytes at its start already given back (MADV_DONTNEED) */
+	int guard;          /* its SIGBUS guard slot */
 	uint64_t win_pos; /* file offset of win[win_len] */
 	uint64_t data_end;
 	uint64_t next_progress;
@@ -205,7 +213,8 @@ typedef struct {
 	/* reordering */
 	gboolean reorder;
 	GArray *queue;     /* PdQueued */
-	GByteArray *arena; /* their bytes */
+	GByteArray *arena; /* their bytes (those not in the mapping) */
+	uint64_t held;     /* bytes of the queued records, wherever they are */
 	uint64_t seq;
 	uint64_t max_time, next_flush;
 } Reader;
@@ -1408,6 +1417,26 @@ static int queued_cmp(gconstpointer a, gconstpointer b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Gives back the pages of the mapped data that no queued record and no
+ * later read needs: the file is read once, front to back, so peak memory
+ * stays the reorder window's, not the file's. */
+static void map_release(Reader *r)
+{
+	if (!r->map)
+		return;
+	const uint8_t *low = r->win + r->win_start; /* the next record to read */
+	for (guint j = 0; j < r->queue->len; j++) {
+		const uint8_t *p = g_array_index(r->queue, PdQueued, j).ptr;
+		if (p && p < low)
+			low = p;
+	}
+	size_t upto = (size_t)(low - r->map) & ~(size_t)(sysconf(_SC_PAGESIZE) - 1);
+	if (upto >= r->map_dropped + (8u << 20)) { /* in steps, not a call per round */
+		madvise(r->map + r->map_dropped, upto - r->map_dropped, MADV_DONTNEED);
+		r->map_dropped = upto;
+	}
+}
+
 /* Delivers queued records with time ≤ limit, in time order; keeps the rest. */
 static gboolean flush_queue(Reader *r, uint64_t limit, GError **error)
 {
@@ -1419,27 +1448,35 @@ static gboolean flush_queue(Reader *r, uint64_t limit, GError **error)
 		PdQueued *q = &g_array_index(r->queue, PdQueued, i);
 		if (q->time > limit)
 			break;
-		if (!handle_record(r, r->arena->data + q->off, q->size, q->file_off, FALSE, error))
+		const uint8_t *rec = q->ptr ? q->ptr : r->arena->data + q->off;
+		if (!handle_record(r, rec, q->size, q->file_off, FALSE, error))
 			return FALSE;
 	}
 	if (i == r->queue->len) {
 		g_array_set_size(r->queue, 0);
 		g_byte_array_set_size(r->arena, 0);
+		r->held = 0;
+		map_release(r);
 		return TRUE;
 	}
 	/* Keep the rest in a fresh arena so memory tracks what is held. */
 	GByteArray *na = g_byte_array_new();
 	guint k = 0;
+	r->held = 0;
 	for (guint j = i; j < r->queue->len; j++, k++) {
 		PdQueued q = g_array_index(r->queue, PdQueued, j);
-		size_t noff = na->len;
-		g_byte_array_append(na, r->arena->data + q.off, q.size);
-		q.off = noff;
+		if (!q.ptr) {
+			size_t noff = na->len;
+			g_byte_array_append(na, r->arena->data + q.off, q.size);
+			q.off = noff;
+		}
+		r->held += q.size;
 		g_array_index(r->queue, PdQueued, k) = q;
 	}
 	g_array_set_size(r->queue, k);
 	g_byte_array_unref(r->arena);
 	r->arena = na;
+	map_release(r);
 	return TRUE;
 }
 
@@ -1450,12 +1487,18 @@ static gboolean dispatch(Reader *r, const uint8_t *rec, size_t size, uint64_t of
 	uint16_t type = (uint16_t)ld32(rec, r->be);
 	uint64_t t;
 	if (r->reorder && r->header_sent && record_time(r, rec, size, &t)) {
-		PdQueued q = { t, r->seq++, off, r->arena->len, (uint16_t)size };
-		g_byte_array_append(r->arena, rec, (guint)size);
+		PdQueued q = { t, r->seq++, off, 0, NULL, (uint16_t)size };
+		if (r->map && !in_compressed && rec >= r->map && rec < r->map + r->map_len) {
+			q.ptr = rec; /* stays where it is: no copy */
+		} else {
+			q.off = r->arena->len;
+			g_byte_array_append(r->arena, rec, (guint)size);
+		}
+		r->held += size;
 		g_array_append_val(r->queue, q);
 		if (t > r->max_time)
 			r->max_time = t;
-		if (r->arena->len > PL_PERF_REORDER_MAX_BYTES) {
+		if (r->held > PL_PERF_REORDER_MAX_BYTES) {
 			r->st->reorder_overflows++;
 			return flush_queue(r, G_MAXUINT64, error);
 		}
@@ -1549,6 +1592,10 @@ static gboolean win_need(Reader *r, size_t n, gboolean *eof, GError **error)
 	*eof = FALSE;
 	if (r->win_len - r->win_start >= n)
 		return TRUE;
+	if (r->map) { /* all of the data is in the window: this is its end */
+		*eof = TRUE;
+		return TRUE;
+	}
 	memmove(r->win, r->win + r->win_start, r->win_len - r->win_start);
 	r->win_len -= r->win_start;
 	r->win_start = 0;
@@ -1615,11 +1662,126 @@ static gboolean check_cancel(Reader *r, uint64_t pos, GError **error)
 	return go;
 }
 
+/* ─── the mapping's guard ───
+ *
+ * A mapped file that someone truncates while it is read raises SIGBUS at
+ * the first access past its new end.  The guard's handler puts a page of
+ * zeros there instead and notes it: the read then meets zeros (a record
+ * "shorter than its header", or data that is checked like any other) and
+ * the reader reports that the file changed while it was read.  Faults
+ * outside every guarded mapping go to the handler that was there before.
+ * Up to GUARD_SLOTS files are read mapped at once; more are streamed. */
+#define GUARD_SLOTS 16
+typedef struct {
+	uint8_t *volatile start;
+	volatile size_t len;
+	volatile sig_atomic_t hit;
+} Guard;
+static Guard guards[GUARD_SLOTS];
+static GMutex guard_lock;
+static guint guard_users;
+static struct sigaction guard_old;
+
+static void guard_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	uint8_t *a = si ? (uint8_t *)si->si_addr : NULL;
+	long page = sysconf(_SC_PAGESIZE);
+	for (guint i = 0; a && i < GUARD_SLOTS; i++) {
+		uint8_t *st = guards[i].start;
+		if (!st || a < st || a >= st + guards[i].len)
+			continue;
+		void *pg = (void *)((uintptr_t)a & ~(uintptr_t)(page - 1));
+		if (mmap(pg, (size_t)page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+		    MAP_FAILED) {
+			guards[i].hit = 1;
+			return; /* the access is retried and reads zeros */
+		}
+	}
+	if ((guard_old.sa_flags & SA_SIGINFO) && guard_old.sa_sigaction) {
+		guard_old.sa_sigaction(sig, si, ctx);
+	} else if (guard_old.sa_handler != SIG_DFL && guard_old.sa_handler != SIG_IGN &&
+		   guard_old.sa_handler) {
+		guard_old.sa_handler(sig);
+	} else {
+		signal(SIGBUS, SIG_DFL);
+		raise(SIGBUS);
+	}
+}
+
+/* A slot guarding [p, p + len), or -1 when none is free. */
+static int guard_add(uint8_t *p, size_t len)
+{
+	int slot = -1;
+	g_mutex_lock(&guard_lock);
+	for (int i = 0; i < GUARD_SLOTS && slot < 0; i++)
+		if (!guards[i].start)
+			slot = i;
+	if (slot >= 0) {
+		guards[slot].hit = 0;
+		guards[slot].len = len;
+		guards[slot].start = p;
+		if (guard_users++ == 0) {
+			struct sigaction sa = { 0 };
+			sa.sa_sigaction = guard_sigbus;
+			sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+			sigemptyset(&sa.sa_mask);
+			sigaction(SIGBUS, &sa, &guard_old);
+		}
+	}
+	g_mutex_unlock(&guard_lock);
+	return slot;
+}
+
+/* Ends the guard of slot (after the munmap); TRUE if it caught a fault. */
+static gboolean guard_remove(int slot)
+{
+	g_mutex_lock(&guard_lock);
+	gboolean hit = guards[slot].hit != 0;
+	guards[slot].start = NULL;
+	guards[slot].len = 0;
+	if (--guard_users == 0)
+		sigaction(SIGBUS, &guard_old, NULL);
+	g_mutex_unlock(&guard_lock);
+	return hit;
+}
+
+/* Maps the data section of a regular file: records are then read, and
+ * held for reordering, where they are, without a copy (pread copied every
+ * byte once, the reorder arena a second time).  FALSE: read through the
+ * window. */
+static gboolean map_data(Reader *r)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	if (r->pipe || page <= 0 || r->data_end <= r->data_begin || r->data_end > r->file_size ||
+	    r->data_end - r->data_begin > (uint64_t)(SIZE_MAX / 4))
+		return FALSE;
+	uint64_t start = r->data_begin & ~(uint64_t)(page - 1);
+	size_t len = (size_t)(r->data_end - start);
+	void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, r->fd, (off_t)start);
+	if (m == MAP_FAILED)
+		return FALSE;
+	r->guard = guard_add(m, len);
+	if (r->guard < 0) {
+		munmap(m, len);
+		return FALSE;
+	}
+	madvise(m, len, MADV_SEQUENTIAL);
+	r->map = m;
+	r->map_len = len;
+	r->win = r->map;
+	r->win_start = (size_t)(r->data_begin - start);
+	r->win_len = len;
+	r->win_pos = r->data_end;
+	return TRUE;
+}
+
 static gboolean read_data(Reader *r, GError **error)
 {
-	r->win = g_malloc(WINDOW_SIZE);
-	r->win_start = r->win_len = 0;
-	r->win_pos = r->data_begin;
+	if (!map_data(r)) {
+		r->win = g_malloc(WINDOW_SIZE);
+		r->win_start = r->win_len = 0;
+		r->win_pos = r->data_begin;
+	}
 	r->next_progress = r->data_begin;
 	for (;;) {
 		uint64_t off = r->win_pos - (r->win_len - r->win_start);
@@ -1780,7 +1942,19 @@ gboolean pl_perf_data_read(const char *path, const PlPerfDataReadOptions *opts,
 	g_ptr_array_unref(r.build_ids);
 	g_hash_table_unref(r.names_by_id);
 	g_free(r.msg);
-	g_free(r.win);
+	if (r.map) {
+		munmap(r.map, r.map_len);
+		if (guard_remove(r.guard)) {
+			/* whatever went wrong after it, this is why */
+			g_clear_error(error);
+			g_set_error(error, PL_PERF_DATA_ERROR, PL_PERF_DATA_ERROR_IO,
+				    "%s changed (was cut short) while it was being read: read it "
+				    "again once the program writing it has finished", path);
+			ok = FALSE;
+		}
+	} else {
+		g_free(r.win);
+	}
 	g_free(r.zout);
 	if (r.zd)
 		ZSTD_freeDStream(r.zd);

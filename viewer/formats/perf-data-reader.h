@@ -25,9 +25,17 @@
  * stats.reorder_overflows counts it).  Without TIME in sample_type there is
  * nothing to sort by and file order is kept.
  *
- * Memory: the data section is streamed through a fixed window (records are
- * at most 64 KiB); only the header, attrs, ids and the small feature
- * sections are loaded, each under a cap checked before allocation.
+ * Memory: the data section of a file is mapped (mmap) and read in place:
+ * records, and those held for reordering, are not copied (compressed
+ * records are decompressed into a buffer and held in an arena); pages
+ * behind the oldest held record are given back as reading goes on
+ * (MADV_DONTNEED), so memory follows the reorder window, not the file
+ * size.  Where it cannot be mapped (pipe mode, a pipe, mmap refused) it is
+ * streamed through a fixed window (records are at most 64 KiB).  Only the
+ * header, attrs, ids and the small feature sections are loaded, each under
+ * a cap checked before allocation.  Like `perf report`, which maps
+ * perf.data too, a file truncated by someone else *while* it is being read
+ * raises SIGBUS: copy a file that is still being written first.
  *
  * Errors: every length is checked against what is left of its record,
  * section and file.  A corrupt or truncated file stops the read with a

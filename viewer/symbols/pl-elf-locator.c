@@ -490,7 +490,17 @@ static int find_debuginfo_located(Dwfl_Module *mod, void **userdata, const char 
 	PlElf *elf = userdata ? *userdata : NULL;
 	if (!elf || !elf->debug_path)
 		return -1;
-	int fd = open(elf->debug_path, O_RDONLY | O_CLOEXEC);
+	/* a decompressed copy is made once per file: every Dwfl that opens it
+	 * (symbolization, each process's unwinding) maps the same pages */
+	int fd;
+	if (elf->debug_copy_fd >= 0) {
+		fd = dup(elf->debug_copy_fd);
+	} else {
+		gboolean copy = FALSE;
+		fd = pl_debug_open_inflated(elf->debug_path, &copy);
+		if (fd >= 0 && copy)
+			elf->debug_copy_fd = dup(fd);
+	}
 	if (fd >= 0)
 		*debuginfo_file_name = strdup(elf->debug_path);
 	return fd;
@@ -499,6 +509,60 @@ static int find_debuginfo_located(Dwfl_Module *mod, void **userdata, const char 
 const Dwfl_Callbacks pl_sym_dwfl_callbacks = {
 	.find_elf = find_elf_refuse,
 	.find_debuginfo = find_debuginfo_located,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* TRUE when the separate debug file has a .debug_frame (read from its
+ * section headers once; the data is not touched). */
+static gboolean debug_file_has_frame(PlElf *elf)
+{
+	if (elf->debug_frame_known)
+		return elf->debug_has_frame;
+	elf->debug_frame_known = TRUE;
+	int fd = open(elf->debug_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return FALSE;
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t shstrndx;
+	if (e && elf_getshdrstrndx(e, &shstrndx) == 0) {
+		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn)) != NULL;) {
+			GElf_Shdr sh;
+			const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name)
+							       : NULL;
+			if (n && (!strcmp(n, ".debug_frame") || !strcmp(n, ".zdebug_frame")) &&
+			    sh.sh_type != SHT_NOBITS) {
+				elf->debug_has_frame = TRUE;
+				break;
+			}
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return elf->debug_has_frame;
+}
+
+/* Unwinding needs a separate debug file only for its .debug_frame: libdwfl
+ * asks for it (dwfl_module_dwarf_cfi → dwfl_module_getdwarf) whenever
+ * .eh_frame could not unwind a frame, e.g. at every stack copy that ends
+ * mid-frame, and opening it means decompressing every .debug_* section of
+ * the file (libdw 0.188 does that eagerly: 10 MB for libc's).  A debug file
+ * without .debug_frame cannot change the unwind, so it is not offered. */
+static int find_debuginfo_unwind(Dwfl_Module *mod, void **userdata, const char *modname,
+				 Dwarf_Addr base, const char *file_name,
+				 const char *debuglink_file, GElf_Word debuglink_crc,
+				 char **debuginfo_file_name)
+{
+	PlElf *elf = userdata ? *userdata : NULL;
+	if (!elf || !elf->debug_path || !debug_file_has_frame(elf))
+		return -1;
+	return find_debuginfo_located(mod, userdata, modname, base, file_name, debuglink_file,
+				      debuglink_crc, debuginfo_file_name);
+}
+
+const Dwfl_Callbacks pl_unwind_dwfl_callbacks = {
+	.find_elf = find_elf_refuse,
+	.find_debuginfo = find_debuginfo_unwind,
 	.section_address = dwfl_offline_section_address,
 };
 

@@ -60,11 +60,14 @@ typedef struct _PlElf {
 	char *problem;
 	gboolean build_id_match;
 	int image_fd; /* vDSO image from the board (memfd), else -1 */
+	int debug_copy_fd; /* the decompressed copy of debug_path (memfd), made once
+			    * and shared by every Dwfl that opens it, else -1 */
 
 	guint e_machine;
 	guint e_type;
 	GArray *loads; /* PlLoad, PT_LOAD of local_path */
 	gboolean has_symbols, has_lines, has_cfi, has_ehabi;
+	gboolean debug_frame_known, debug_has_frame; /* debug_path's .debug_frame */
 
 	Dwfl *dwfl; /* symbolization: this file alone at bias 0 */
 	Dwfl_Module *mod;
@@ -120,6 +123,7 @@ typedef struct {
 	GPtrArray *modules; /* interned: "[kernel]", "[ext4]", "perf-12.map" */
 	guint64 lines_bad;
 	gboolean all_zero; /* kallsyms read under kptr_restrict */
+	GStringChunk *local; /* module names of a background parse, until joined */
 } PlTextSyms;
 
 /* Accumulates a text file sent in chunks; parsed when first needed after
@@ -129,6 +133,7 @@ typedef struct {
 	gboolean dirty;
 	gboolean overflow; /* over PL_SYM_MAX_TEXT_FILE: the rest was dropped */
 	PlTextSyms *table;
+	GThread *parser; /* a parse of text running on its own thread (kallsyms) */
 } PlTextFile;
 
 /* ======================================================================
@@ -157,6 +162,7 @@ typedef struct {
 	guint64 sp;
 	guint32 tid;
 	gboolean outside_read; /* memory outside the copy was needed and missing */
+	gsize stack_used; /* bytes of the copy from its start up to the last one read */
 } PlUnwindSample;
 
 struct _PlProc {
@@ -188,6 +194,7 @@ struct _PlSymbols {
 	gboolean binaries_indexed;
 	struct _PlLdMap *ldmap; /* opts.map_file, loaded at first need (pl-ldmap.h) */
 	gboolean ldmap_tried;
+	struct _PlUnwindAhead *ahead; /* borrowed: answers unwinds first (pl-unwind-ahead.h) */
 };
 
 const char *pl_sym_intern(PlSymbols *self, const char *s);
@@ -214,6 +221,16 @@ void pl_binary_free(gpointer p);
  * module is reported with its file), find_debuginfo serves the located
  * separate debug file of the PlElf set as the module's userdata. */
 extern const Dwfl_Callbacks pl_sym_dwfl_callbacks;
+/* The same for the per-process unwinding Dwfls, but a separate debug file
+ * is offered only when it has a .debug_frame (the only part of it an
+ * unwind can use). */
+extern const Dwfl_Callbacks pl_unwind_dwfl_callbacks;
+/* Opens a separate debug file for libdw (pl-debug-inflate.c): when its
+ * .debug_* sections are zlib-compressed, an in-memory copy (memfd, and
+ * *is_copy set) with the ones symbolization reads decompressed on two
+ * threads and the others hidden; else the file itself.  Returns -1 with
+ * errno when it cannot be opened. */
+int pl_debug_open_inflated(const char *path, gboolean *is_copy);
 /* Reports elf into dwfl at bias and ties the module to elf. */
 Dwfl_Module *pl_elf_report(Dwfl *dwfl, PlElf *elf, guint64 bias);
 
@@ -231,6 +248,12 @@ const char *pl_text_sym_name(PlSymbols *self, const PlTextSyms *t, const PlTextS
 const char *pl_text_sym_module(const PlTextSyms *t, const PlTextSym *s);
 void pl_text_file_append(PlTextFile *f, guint64 offset, const guint8 *data, gsize len);
 void pl_text_file_clear(PlTextFile *f);
+/* Starts parsing f's text as kallsyms on a thread of its own (it reads only
+ * the text); pl_text_file_join waits for it and installs the table (self),
+ * or drops it (self NULL: the text is about to change).  Every other use
+ * of f joins first. */
+void pl_text_file_parse_async(PlTextFile *f);
+void pl_text_file_join(PlTextFile *f, PlSymbols *self);
 
 /* ======================================================================
  * Unwinding (pl-unwind.c, pl-ehabi.c)
@@ -270,6 +293,22 @@ PlEhabiStep pl_ehabi_step(PlSymbols *self, PlProc *proc, guint64 regs[16], guint
  * has no unwind table at all).  elf must be located and its symbolization
  * Dwfl open (elf->mod) for the ranges to be named. */
 void pl_ehabi_coverage(PlSymbols *self, PlElf *elf, PlModuleReport *row);
+
+/* pl_symbols_unwind without the ahead, also telling how much of the
+ * stack copy the walk read (*stack_used: the answer depends on the
+ * registers, stack_size and those bytes only). */
+guint pl_symbols_unwind_used(PlSymbols *self, guint32 pid, guint32 tid, guint64 regs_mask,
+			     const guint64 *regs, guint nregs, const guint8 *stack,
+			     gsize stack_size, guint64 *pcs, guint max, gboolean *truncated,
+			     gsize *stack_used);
+
+/* The worker's answer for this very sample (pl-unwind-ahead.c): its
+ * length, pcs and *truncated filled as pl_symbols_unwind would; -1 when
+ * there is none the caller may use. */
+gint pl_unwind_ahead_take(struct _PlUnwindAhead *ua, const PlTargetArch *arch, guint32 pid,
+			  guint32 tid, guint64 regs_mask, const guint64 *regs, guint nregs,
+			  const guint8 *stack, gsize stack_size, guint64 *pcs, guint max,
+			  gboolean *truncated);
 
 /* ======================================================================
  * Demangling (pl-demangle.c)

@@ -60,6 +60,8 @@ static void elf_free(gpointer p)
 		dwfl_end(e->dwfl);
 	if (e->image_fd >= 0)
 		close(e->image_fd);
+	if (e->debug_copy_fd >= 0)
+		close(e->debug_copy_fd);
 	if (e->loads)
 		g_array_unref(e->loads);
 	if (e->cache)
@@ -179,6 +181,7 @@ static PlElf *elf_get(PlSymbols *self, const char *path, const guint8 *id, gsize
 		memcpy(e->build_id, id, id_len);
 	e->build_id_len = id_len;
 	e->image_fd = -1;
+	e->debug_copy_fd = -1;
 	e->cache = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
 	g_hash_table_insert(self->elfs, g_steal_pointer(&key), e);
 	g_ptr_array_add(self->elf_order, e);
@@ -419,8 +422,25 @@ void pl_symbols_add_chunk(PlSymbols *self, guint kind, guint32 pid, guint64 addr
 	}
 }
 
+void pl_symbols_take_kallsyms(PlSymbols *self, char *text, gsize len)
+{
+	PlTextFile *f = &self->kallsyms;
+	pl_text_file_clear(f);
+	self->kernel_seen = TRUE;
+	if (!text)
+		return;
+	if (len > PL_SYM_MAX_TEXT_FILE) {
+		len = PL_SYM_MAX_TEXT_FILE;
+		f->overflow = TRUE;
+	}
+	f->text = g_byte_array_new_take((guint8 *)text, len);
+	f->dirty = TRUE;
+	pl_text_file_parse_async(f);
+}
+
 static const PlTextSyms *text_table(PlSymbols *self, PlTextFile *f, guint32 pid)
 {
+	pl_text_file_join(f, self);
 	if (f->dirty && f->text) {
 		g_clear_pointer(&f->table, pl_text_syms_free);
 		if (f == &self->kallsyms) {

@@ -60,6 +60,12 @@ void pl_symbols_process_exit(PlSymbols *self, guint32 pid);
 void pl_symbols_add_chunk(PlSymbols *self, guint kind, guint32 pid, guint64 addr,
 			  guint64 offset, const guint8 *data, gsize len);
 
+/* The whole /proc/kallsyms text at once (this host's, read by the
+ * caller): takes text (g_free'd by PlSymbols), replaces any kallsyms chunks,
+ * and parses it on a second thread right away, so the table is ready, or
+ * nearly, when the first kernel frame needs it. */
+void pl_symbols_take_kallsyms(PlSymbols *self, char *text, gsize len);
+
 /* Unwinds one sampled user stack.  regs are in the order of the bits of
  * regs_mask (perf's sample_regs_user), stack is the copy starting at the
  * sampled SP.  Writes up to max PCs, innermost first (the first is the

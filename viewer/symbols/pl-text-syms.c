@@ -15,6 +15,7 @@
 
 void pl_text_file_append(PlTextFile *f, guint64 offset, const guint8 *data, gsize len)
 {
+	pl_text_file_join(f, NULL); /* a parse of the old text must not race the append */
 	if (!f->text)
 		f->text = g_byte_array_new();
 	if (offset == 0 && f->text->len) {
@@ -32,8 +33,44 @@ void pl_text_file_append(PlTextFile *f, guint64 offset, const guint8 *data, gsiz
 	f->dirty = TRUE;
 }
 
+/* ─── kallsyms parsed on a second thread ─── */
+
+static gpointer bg_parse(gpointer p)
+{
+	PlTextFile *f = p;
+	return pl_text_syms_parse_kallsyms(NULL, (const char *)f->text->data, f->text->len);
+}
+
+void pl_text_file_parse_async(PlTextFile *f)
+{
+	pl_text_file_join(f, NULL);
+	if (!f->text || !f->dirty)
+		return;
+	f->parser = g_thread_try_new("pl-kallsyms", bg_parse, f, NULL);
+}
+
+void pl_text_file_join(PlTextFile *f, PlSymbols *self)
+{
+	if (!f->parser)
+		return;
+	PlTextSyms *t = g_thread_join(f->parser);
+	f->parser = NULL;
+	if (!self) { /* the text is about to change: the result is stale */
+		pl_text_syms_free(t);
+		return;
+	}
+	/* module names into the PlSymbols' strings, valid as long as it is */
+	for (guint i = 0; i < t->modules->len; i++)
+		t->modules->pdata[i] = (gpointer)pl_sym_intern(self, t->modules->pdata[i]);
+	g_clear_pointer(&t->local, g_string_chunk_free);
+	g_clear_pointer(&f->table, pl_text_syms_free);
+	f->table = t;
+	f->dirty = FALSE;
+}
+
 void pl_text_file_clear(PlTextFile *f)
 {
+	pl_text_file_join(f, NULL);
 	if (f->text)
 		g_byte_array_unref(f->text);
 	g_clear_pointer(&f->table, pl_text_syms_free);
@@ -46,6 +83,8 @@ void pl_text_syms_free(PlTextSyms *t)
 		return;
 	g_array_unref(t->syms);
 	g_ptr_array_unref(t->modules);
+	if (t->local)
+		g_string_chunk_free(t->local);
 	g_free(t);
 }
 
@@ -100,7 +139,7 @@ static void skip_blanks(const char **p, const char *end)
 }
 
 typedef struct {
-	PlSymbols *self;
+	PlSymbols *self; /* NULL on a background parse: module names go to t->local */
 	PlTextSyms *t;
 	const char *text;
 	gboolean sorted; /* so far; kallsyms mostly is, and sorting is then skipped */
@@ -112,15 +151,23 @@ typedef struct {
 
 typedef gboolean (*LineFn)(Parse *ps, const char *p, const char *end);
 
+static const char *intern(PlSymbols *self, PlTextSyms *t, const char *s)
+{
+	return self ? pl_sym_intern(self, s) : g_string_chunk_insert_const(t->local, s);
+}
+
 static PlTextSyms *parse_lines(PlSymbols *self, const char *text, gsize len, LineFn fn,
 			       const char *module)
 {
 	hex_init();
 	PlTextSyms *t = g_new0(PlTextSyms, 1);
-	t->syms = g_array_new(FALSE, FALSE, sizeof(PlTextSym));
+	/* about one code symbol per 45 bytes of kallsyms: one allocation */
+	t->syms = g_array_sized_new(FALSE, FALSE, sizeof(PlTextSym), (guint)MIN(len / 45, 1u << 22));
 	t->text = text;
 	t->modules = g_ptr_array_new();
-	g_ptr_array_add(t->modules, (gpointer)pl_sym_intern(self, module ? module : "[kernel]"));
+	if (!self)
+		t->local = g_string_chunk_new(4096);
+	g_ptr_array_add(t->modules, (gpointer)intern(self, t, module ? module : "[kernel]"));
 	Parse ps = { self, t, text, TRUE, NULL, 0, 0 };
 	if (!text || !len) /* an empty payload (the wire allows it) has no lines */
 		return t;
@@ -156,7 +203,7 @@ static guint16 module_index(Parse *ps, const char *p, gsize n)
 	if (ps->last_mod && n == ps->last_mod_len && !memcmp(p, ps->last_mod, n))
 		return ps->last_mod_index;
 	g_autofree char *name = g_strndup(p, MIN(n, MAX_NAME));
-	const char *in = pl_sym_intern(ps->self, name);
+	const char *in = intern(ps->self, ps->t, name);
 	guint i = 0;
 	while (i < ps->t->modules->len && g_ptr_array_index(ps->t->modules, i) != in)
 		i++;

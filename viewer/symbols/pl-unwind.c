@@ -69,6 +69,11 @@ static const PlRegTable *reg_table(guint e_machine)
 
 static guint64 load_word(const guint8 *p, guint ws, gboolean big)
 {
+	if (ws == 8 && big == (G_BYTE_ORDER == G_BIG_ENDIAN)) {
+		guint64 w; /* the common case: a 64-bit board of this byte order */
+		memcpy(&w, p, 8);
+		return w;
+	}
 	guint64 v = 0;
 	for (guint i = 0; i < ws; i++)
 		v |= (guint64)p[big ? ws - 1 - i : i] << (8 * i);
@@ -97,7 +102,9 @@ typedef struct {
 	gboolean big;
 	const PlRegTable *t;
 } PlArchInfo;
-static PlArchInfo cur_arch; /* set per unwind; PlSymbols is single-threaded */
+/* set per unwind; per thread, as an unwind-ahead worker unwinds with its
+ * own PlSymbols while the loader thread may unwind with another */
+static __thread PlArchInfo cur_arch;
 
 static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
@@ -107,6 +114,7 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	if (!s)
 		return false;
 	if (addr >= s->sp && addr - s->sp <= s->stack_size && s->stack_size - (addr - s->sp) >= ws) {
+		s->stack_used = MAX(s->stack_used, (gsize)(addr - s->sp) + ws);
 		*result = load_word(s->stack + (addr - s->sp), ws, cur_arch.big);
 		return true;
 	}
@@ -216,7 +224,7 @@ static gboolean proc_dwfl(PlSymbols *self, PlProc *proc)
 	if (proc->need_rebuild)
 		pl_proc_drop_dwfl(proc);
 	if (!proc->dwfl) {
-		proc->dwfl = dwfl_begin(&pl_sym_dwfl_callbacks);
+		proc->dwfl = dwfl_begin(&pl_unwind_dwfl_callbacks);
 		if (!proc->dwfl)
 			return FALSE;
 	}
@@ -304,9 +312,26 @@ guint pl_symbols_unwind(PlSymbols *self, guint32 pid, guint32 tid, guint64 regs_
 			guint64 *pcs, guint max, gboolean *truncated)
 {
 	gboolean trunc_dummy;
+	gsize used;
 	if (!truncated)
 		truncated = &trunc_dummy;
+	if (self->ahead) {
+		gint an = pl_unwind_ahead_take(self->ahead, &self->arch, pid, tid, regs_mask, regs,
+					       nregs, stack, stack_size, pcs, max, truncated);
+		if (an >= 0)
+			return (guint)an;
+	}
+	return pl_symbols_unwind_used(self, pid, tid, regs_mask, regs, nregs, stack, stack_size,
+				      pcs, max, truncated, &used);
+}
+
+guint pl_symbols_unwind_used(PlSymbols *self, guint32 pid, guint32 tid, guint64 regs_mask,
+			     const guint64 *regs, guint nregs, const guint8 *stack,
+			     gsize stack_size, guint64 *pcs, guint max, gboolean *truncated,
+			     gsize *stack_used)
+{
 	*truncated = TRUE;
+	*stack_used = 0;
 	const PlRegTable *t = reg_table(self->arch.e_machine);
 	if (max == 0 || !t || !regs)
 		return 0;
@@ -368,6 +393,7 @@ guint pl_symbols_unwind(PlSymbols *self, guint32 pid, guint32 tid, guint64 regs_
 		s.outside_read = FALSE;
 	}
 	proc->cur = NULL;
+	*stack_used = s.stack_used;
 	/* ret 0: libdw reached a frame with no caller (CFI marks the return
 	 * address undefined, as _start and clone do).  Anything else — an
 	 * error, a read outside the copy, the caller's max — is a truncated

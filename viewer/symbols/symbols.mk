@@ -24,6 +24,26 @@ $(BUILD)/test/viewer-symbols-%-test: viewer/symbols/tests/%-test.c $(SYMBOLS_OBJ
 		-DPL_DEFAULT_BUILD='"$(abspath $(BUILD))"' -DPL_TOP='"$(abspath .)"' \
 		$(LDFLAGS) -o $@ $< $(SYMBOLS_OBJS) $(BUILD)/libplcommon.a $(SYMBOLS_LIBS) $(ZSTD_LIBS)
 
-viewer:: $(SYMBOLS_OBJS) $(SYMBOLS_TESTS)
+# The perf.data reader's mapped read (viewer/formats/perf-data-reader.c,
+# part of the ingest work) is tested here, linked with the reader alone.
+$(BUILD)/test/viewer-symbols-perfdata-mmap-test: viewer/symbols/tests/perfdata-mmap-test.c \
+		$(BUILD)/viewer/formats/perf-data-reader.o $(BUILD)/libplcommon.a \
+		viewer/symbols/tests/sym-test-util.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SYMBOLS_CFLAGS) $(shell pkg-config --cflags gio-2.0) -Itest \
+		-Iviewer/symbols -Iviewer/formats \
+		-DPL_DEFAULT_BUILD='"$(abspath $(BUILD))"' -DPL_TOP='"$(abspath .)"' \
+		$(LDFLAGS) -o $@ $< $(BUILD)/viewer/formats/perf-data-reader.o $(BUILD)/libplcommon.a \
+		$(shell pkg-config --libs gio-2.0) $(SYMBOLS_LIBS) $(ZSTD_LIBS)
+
+# Shell tests: viewer/symbols/tests/NAME-test.sh → $(BUILD)/test/viewer-symbols-NAME-test
+SYMBOLS_SH_TESTS := $(patsubst viewer/symbols/tests/%-test.sh,$(BUILD)/test/viewer-symbols-%-test,\
+	$(wildcard viewer/symbols/tests/*-test.sh))
+$(SYMBOLS_SH_TESTS): $(BUILD)/test/viewer-symbols-%-test: viewer/symbols/tests/%-test.sh
+	@mkdir -p $(dir $@)
+	cp $< $@
+	chmod +x $@
+
+viewer:: $(SYMBOLS_OBJS) $(SYMBOLS_TESTS) $(SYMBOLS_SH_TESTS)
 
 -include $(SYMBOLS_OBJS:.o=.d)

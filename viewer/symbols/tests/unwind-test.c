@@ -6,6 +6,7 @@
  * its /proc/self/maps out; the test unwinds that snapshot off-line as the
  * viewer would a PL_MSG_SAMPLE, and checks the frames by name. */
 #include "pl-symbols-private.h"
+#include "pl-unwind-ahead.h"
 #include "sym-test-util.h"
 
 #define PID 777u
@@ -259,6 +260,125 @@ static void bad_input_does_not_crash(void)
 	PL_CHECK(pl_symbols_unwind(s2, 1, 1, 3ull << 7, regs, 2, stack, 64, pcs, 8, &t) == 0 && t);
 }
 
-PL_TEST_MAIN(PL_CASE(unwind_with_frame_pointers), PL_CASE(unwind_cfi_only),
+
+/* The snapshot as the messages a perf.data gives: MMAPs at mmap_time, then
+ * the sample at sample_time (pl_unwind_ahead_feed's input). */
+static void feed_snapshot(PlUnwindAhead *ua, Snap *s, guint64 mmap_time, guint64 sample_time,
+			  gsize copy, gboolean *queued)
+{
+	struct pl_msg *m = g_new0(struct pl_msg, 1);
+	guint64 mask = 0;
+	guint n = 0;
+	m->type = PL_MSG_SESSION;
+	for (guint i = 0; i < 24; i++)
+		if (i <= 8 || i >= 20)
+			mask |= 1ull << i;
+	m->u.session.sample_regs_user = mask;
+	pl_unwind_ahead_feed(ua, m);
+	g_auto(GStrv) lines = g_strsplit(s->maps, "\n", -1);
+	for (char **l = lines; *l; l++) {
+		unsigned long long a, b, off, ino;
+		unsigned dmaj, dmin;
+		char perms[8], path[4096] = "";
+		if (sscanf(*l, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &a, &b, perms, &off, &dmaj,
+			   &dmin, &ino, path) < 7 || !*g_strstrip(path))
+			continue;
+		memset(m, 0, sizeof(*m));
+		m->type = PL_MSG_MMAP;
+		m->u.mmap = (struct pl_msg_mmap){ .pid = PID, .tid = PID, .time = mmap_time,
+						  .start = a, .len = b - a, .pgoff = off };
+		m->u.mmap.filename = pl_str_c(g_strstrip(path));
+		pl_unwind_ahead_feed(ua, m);
+	}
+	memset(m, 0, sizeof(*m));
+	m->type = PL_MSG_SAMPLE;
+	struct pl_msg_sample *sm = &m->u.sample;
+	sm->pid = sm->tid = PID;
+	sm->time = sample_time;
+	sm->regs_abi = 2;
+	for (guint i = 0; i < 24; i++)
+		if (mask & (1ull << i))
+			sm->regs[n++] = s->regs[i];
+	sm->nr_regs = n;
+	sm->stack = s->stack;
+	sm->stack_size = (uint32_t)MIN(copy, s->stack_size);
+	*queued = pl_unwind_ahead_feed(ua, m);
+	g_free(m);
+}
+
+/* pl-unwind-ahead.c: the worker's answer is the one pl_symbols_unwind
+ * gives; another stack, or a mapping older than a queued sample, is left
+ * to the caller. */
+static void unwind_ahead_same_answer(void)
+{
+	Snap s;
+	take_snapshot(&s, "ahead", "-g -O1 -fomit-frame-pointer");
+	PlSymOptions o = t_opts();
+	o.host_files = TRUE;
+	PlTargetArch arch = t_host_arch();
+	guint64 want[64], got[64];
+	gboolean tw, tg, queued;
+	guint nw;
+	{
+		g_autoptr(PlSymbols) ref = pl_symbols_new(&o, &arch);
+		t_add_maps(ref, PID, s.maps);
+		nw = unwind(ref, &s, s.stack_size, want, 64, &tw);
+		PL_CHECK(nw >= 3 && !tw);
+	}
+	{
+		/* in order: answered by the worker, the same frames */
+		g_autoptr(PlUnwindAhead) ua = pl_unwind_ahead_new(&o);
+		g_autoptr(PlSymbols) sym = pl_symbols_new(&o, &arch);
+		t_add_maps(sym, PID, s.maps);
+		feed_snapshot(ua, &s, 100, 200, s.stack_size, &queued);
+		PL_CHECK(queued);
+		pl_symbols_set_unwind_ahead(sym, ua);
+		guint ng = unwind(sym, &s, s.stack_size, got, 64, &tg);
+		guint64 used, missed;
+		pl_unwind_ahead_counts(ua, &used, &missed);
+		PL_CHECKF(used == 1 && missed == 0, "%llu used, %llu missed",
+			  (unsigned long long)used, (unsigned long long)missed);
+		PL_CHECK(ng == nw && tg == tw && !memcmp(got, want, nw * 8));
+		/* the same sample with one stack byte the walk read changed is
+		 * not the worker's: the caller unwinds it */
+		feed_snapshot(ua, &s, 300, 400, s.stack_size, &queued);
+		PL_CHECK(queued);
+		guint8 saved = s.stack[0];
+		s.stack[0] ^= 0xff; /* below the last byte the walk read: compared */
+		guint64 other[64];
+		gboolean to;
+		unwind(sym, &s, s.stack_size, other, 64, &to);
+		s.stack[0] = saved;
+		pl_unwind_ahead_counts(ua, &used, &missed);
+		PL_CHECKF(used == 1 && missed == 1, "%llu used, %llu missed",
+			  (unsigned long long)used, (unsigned long long)missed);
+		/* a max that the answer reaches: left to the caller too */
+		feed_snapshot(ua, &s, 500, 600, s.stack_size, &queued);
+		guint nc = unwind(sym, &s, s.stack_size, got, 2, &tg);
+		PL_CHECK(nc == 2 && tg);
+		pl_symbols_set_unwind_ahead(sym, NULL);
+	}
+	{
+		/* a mapping older than a queued sample: the ahead turns off */
+		g_autoptr(PlUnwindAhead) ua = pl_unwind_ahead_new(&o);
+		g_autoptr(PlSymbols) sym = pl_symbols_new(&o, &arch);
+		t_add_maps(sym, PID, s.maps);
+		feed_snapshot(ua, &s, 100, 200, s.stack_size, &queued);
+		PL_CHECK(queued);
+		feed_snapshot(ua, &s, 150, 300, s.stack_size, &queued);
+		PL_CHECK(!queued);
+		pl_symbols_set_unwind_ahead(sym, ua);
+		guint ng = unwind(sym, &s, s.stack_size, got, 64, &tg);
+		guint64 used, missed;
+		pl_unwind_ahead_counts(ua, &used, &missed);
+		PL_CHECK(used == 0 && missed == 1);
+		PL_CHECK(ng == nw && !memcmp(got, want, nw * 8));
+		pl_symbols_set_unwind_ahead(sym, NULL);
+	}
+	t_opts_clear(&o);
+	snap_clear(&s);
+}
+
+PL_TEST_MAIN(PL_CASE(unwind_with_frame_pointers), PL_CASE(unwind_ahead_same_answer), PL_CASE(unwind_cfi_only),
 	     PL_CASE(unwind_stripped_binary_uses_eh_frame), PL_CASE(overlap_rebuilds_and_frees),
 	     PL_CASE(bad_input_does_not_crash))

@@ -54,7 +54,8 @@ wait_listen() {
 export XDG_CONFIG_HOME=$TMP/config XDG_DATA_HOME=$TMP/data XDG_CACHE_HOME=$TMP/cache
 export GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1
 # GTK and fontconfig keep caches for the process lifetime: not our leaks
-export ASAN_OPTIONS=detect_leaks=0:${ASAN_OPTIONS:-}
+# last, so that it wins over test/run.sh's detect_leaks=1
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 mkdir -p "$SHOTS"
 
 port=$(free_port)

@@ -49,6 +49,7 @@ SHOTS=${PL_UI_SCREENSHOTS:-$TMP/shots}
 mkdir -p "$SHOTS"
 export XDG_CONFIG_HOME=$TMP/config XDG_DATA_HOME=$TMP/data XDG_CACHE_HOME=$TMP/cache
 export GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1
-export ASAN_OPTIONS=detect_leaks=0:${ASAN_OPTIONS:-}
+# last, so that it wins over test/run.sh's detect_leaks=1
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 VIEWS_BASE=$TMP/base.plens VIEWS_OTHER=$TMP/other.plens VIEWS_BURN=$BURN PL_UI_SCREENSHOTS=$SHOTS \
 	xvfb-run -a -s "-screen 0 1280x900x24" "$PROG"

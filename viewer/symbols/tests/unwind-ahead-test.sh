@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# unwind-ahead-test.sh — `perflens report` of a --call-graph dwarf perf.data
+# unwinds on a second thread ahead of the model (pl-unwind-ahead.c); the
+# report must be byte for byte the one the model's own unwinding gives
+# (PERFLENS_NO_UNWIND_AHEAD=1), inline frames, source lines and the
+# quality counts included, and the worker must really have answered.
+set -u
+B=${PL_BUILD:-build}
+PERFLENS=$B/perflens BURN=$B/workloads/burn-nofp
+TMP=$(mktemp -d /tmp/plsym-ahead-XXXXXX)
+trap '[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+
+command -v perf >/dev/null || { echo "skip report_same_with_unwind_ahead: perf not installed"; exit 0; }
+[ -x "$PERFLENS" ] && [ -x "$BURN" ] || { echo "skip report_same_with_unwind_ahead: $PERFLENS or $BURN not built"; exit 0; }
+if ! perf record -e cpu-clock -F 999 --call-graph dwarf,4096 -o "$TMP/perf.data" -- "$BURN" 1 2 \
+	>"$TMP/record.log" 2>&1; then
+	echo "skip report_same_with_unwind_ahead: perf record failed here: $(grep -v '^\[' "$TMP/record.log" | head -1)"
+	exit 0
+fi
+
+for args in "--top 0" "--top 0 --lines --no-inline" "--top 0 --sort total"; do
+	name="report_same_with_unwind_ahead ($args)"
+	# shellcheck disable=SC2086
+	PERFLENS_DEBUG_AHEAD=1 "$PERFLENS" report "$TMP/perf.data" $args >"$TMP/ahead.txt" 2>"$TMP/ahead.err"
+	# shellcheck disable=SC2086
+	PERFLENS_NO_UNWIND_AHEAD=1 "$PERFLENS" report "$TMP/perf.data" $args >"$TMP/own.txt" 2>"$TMP/own.err"
+	used=$(sed -n 's/.*unwind ahead: \([0-9]*\) used.*/\1/p' "$TMP/ahead.err")
+	if ! cmp -s "$TMP/ahead.txt" "$TMP/own.txt"; then
+		echo "not ok $name: reports differ: $(diff "$TMP/own.txt" "$TMP/ahead.txt" | head -5 | tr '\n' ' ')"
+	elif [ -z "$used" ] || [ "$used" -eq 0 ]; then
+		echo "not ok $name: the worker answered no sample ($(tr '\n' ' ' <"$TMP/ahead.err"))"
+	elif ! grep -q 'hot_leaf' "$TMP/own.txt"; then
+		echo "not ok $name: hot_leaf missing from the report"
+	else
+		echo "ok $name"
+		echo "# $used samples unwound ahead"
+	fi
+done
+exit 0
