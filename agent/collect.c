@@ -275,6 +275,15 @@ static void send_chunks(struct pla_collector *c, struct pla_stream *out, uint8_t
 	}
 }
 
+/* The held vDSO image (collect.h), now; c->msg is overwritten. */
+static void send_vdso(struct pla_collector *c, struct pla_stream *out, pid_t pid, uint64_t addr)
+{
+	const uint8_t *vdso;
+	size_t vlen = pla_vdso_image(&vdso);
+	c->vdso_len = 0;
+	send_chunks(c, out, PL_CHUNK_VDSO, pid, addr, "[vdso]", vdso, vlen);
+}
+
 /* Sends a text file in chunks, keeping only the lines keep() accepts. */
 static void send_text_file(struct pla_collector *c, struct pla_stream *out, uint8_t kind,
 			   pid_t pid, const char *path, int (*keep)(const char *line))
@@ -553,6 +562,12 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	/* tell the viewer what is in force; a session may be saved on its own,
 	 * so it must not lean on stacks defined before it */
 	pla_stream_reset_stacks(out);
+	/* samples of the sampling events may go out with µs times; those of
+	 * the switch event keep their ns, to line up with SWITCH records */
+	out->coarse_events = 0;
+	for (uint32_t e = 0; e < c->nevents && e < 32; e++)
+		if (c->desc[e].role == PL_ROLE_SAMPLED)
+			out->coarse_events |= 1u << e;
 	c->start_ns = c->last_counter_ns = pla_now_ns();
 	struct pl_msg *m = &c->msg;
 	m->type = PL_MSG_SESSION;
@@ -616,9 +631,20 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	}
 	const uint8_t *vdso;
 	size_t vlen = pla_vdso_image(&vdso);
-	if (vlen)
+	/* The vDSO image (≈ 3 KB compressed, the largest start-up frame) is
+	 * needed only to name vDSO frames.  With fp stacks of one process the
+	 * agent sees every address a sample names, so the image goes out after
+	 * the first sample that touches it (the viewer holds samples back for
+	 * reordering, so it has the image before it uses the sample); dwarf
+	 * unwinding may need it for any sample, other targets have many vDSO
+	 * addresses: those get it now. */
+	if (vlen && vdso_addr && cfg->target == PL_TARGET_PID && c->cfg.callgraph == PL_CG_FP) {
+		c->vdso_lo = vdso_addr;
+		c->vdso_len = vlen;
+	} else if (vlen) {
 		send_chunks(c, out, PL_CHUNK_VDSO, cfg->target == PL_TARGET_PID ? cfg->pid : 0,
 			    vdso_addr, "[vdso]", vdso, vlen);
+	}
 	if (cfg->stacks & PL_STACKS_KERNEL) {
 		long kptr = 0;
 		pla_read_int_file("/proc/sys/kernel/kptr_restrict", &kptr);
@@ -782,7 +808,15 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 	if (r.bad)
 		return -EBADMSG;
 	c->samples++;
-	return pla_stream_msg(out, m);
+	int rc = pla_stream_msg(out, m);
+	if (c->vdso_len) {
+		int hit = s->ip - c->vdso_lo < c->vdso_len;
+		for (uint32_t i = 0; i < s->nr_callchain && !hit; i++)
+			hit = s->callchain[i] - c->vdso_lo < c->vdso_len;
+		if (hit)
+			send_vdso(c, out, c->cfg.pid, c->vdso_lo);
+	}
+	return rc;
 }
 
 static int on_record(struct pla_collector *c, struct pla_stream *out,
@@ -837,7 +871,13 @@ static int on_record(struct pla_collector *c, struct pla_stream *out,
 			if (n > 0)
 				mm->build_id_len = (uint8_t)n;
 		}
-		return pla_stream_msg(out, m);
+		int rc = pla_stream_msg(out, m);
+		/* a vDSO mapped elsewhere (a child's exec): its addresses are not
+		 * watched, so the held image goes out now, for that mapping */
+		if (c->vdso_len && mm->filename.len == 6 && !memcmp(mm->filename.p, "[vdso]", 6) &&
+		    mm->start != c->vdso_lo)
+			send_vdso(c, out, (pid_t)mm->pid, mm->start);
+		return rc;
 	}
 	case PERF_RECORD_COMM: {
 		m->type = PL_MSG_COMM;
@@ -1117,6 +1157,8 @@ void pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t r
 						pl_str_c(message ? message : "") };
 		pla_stream_msg(out, m);
 		pla_stream_flush(out);
+		/* a viewer may save the next session from here on */
+		pla_stream_reset_stacks(out);
 	}
 	for (int i = 0; i < c->nrings; i++)
 		pla_ring_unmap(&c->rings[i]);

@@ -79,6 +79,9 @@ struct pla_collector {
 	uint64_t sample_type;
 	uint64_t regs_mask;
 	uint64_t start_ns, last_counter_ns;
+	/* the target's vDSO [lo, lo + len), its image not sent yet (fp, --pid):
+	 * it goes out after the first sample that touches it */
+	uint64_t vdso_lo, vdso_len;
 	/* statistics */
 	uint64_t samples, lost, throttled;
 	char note[512]; /* fallbacks taken, for the user */

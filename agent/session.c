@@ -24,7 +24,11 @@
 #define PLA_VERSION "0.1.0"
 #endif
 
-#define FLUSH_MS_DEFAULT 100 /* a block is never older than this (--flush-ms) */
+/* A block closes at FLUSH_MS_MIN if it holds PLA_FLUSH_SAMPLES samples or
+ * PLA_FLUSH_BYTES (stream.h), else at FLUSH_MS_MAX; --flush-ms N closes
+ * every block at N ms. */
+#define FLUSH_MS_MIN 100
+#define FLUSH_MS_MAX 500
 #define HEALTH_NS (1000ull * 1000000)  /* device health period */
 #define CMD_BLOCK_MAX (64 * 1024)      /* commands are small: cap what a peer can make us buffer */
 #define SEND_QUEUE (1u << 20)
@@ -573,7 +577,8 @@ int pla_session_run(struct pla_options *o)
 				send_health(a);
 			}
 			pla_stream_maybe_flush(&a->out, now,
-					       (uint64_t)(o->flush_ms ? o->flush_ms : FLUSH_MS_DEFAULT) * 1000000ull);
+					       (uint64_t)(o->flush_ms ? o->flush_ms : FLUSH_MS_MIN) * 1000000ull,
+					       (uint64_t)(o->flush_ms ? o->flush_ms : FLUSH_MS_MAX) * 1000000ull);
 			if (pla_stream_pump(&a->out) < 0 || a->out.dead) {
 				if (o->mode == PLA_MODE_OUTPUT) {
 					fprintf(stderr, "perflens-agent: writing %s failed: %s\n", o->output,

@@ -23,12 +23,24 @@ int pla_stream_init(struct pla_stream *s, size_t block_raw, size_t queue_cap, in
 	int rc = pl_block_enc_init(&s->enc, block_raw, zstd_level);
 	if (rc < 0)
 		return rc;
+	/* a batch always fits an empty block, at its worst-case size */
+	size_t fit = (block_raw - 128 - PLA_BATCH_THREADS * 10) / 48;
+	if (block_raw < 128 + PLA_BATCH_THREADS * 10 + 48)
+		fit = 1;
+	s->batch_max = fit < PLA_BATCH_ROWS ? (uint32_t)fit : PLA_BATCH_ROWS;
+	/* one zstd frame across blocks: later blocks match against earlier
+	 * ones, with the latency of a block each (block.h) */
+	pl_block_enc_set_chain(&s->enc, 1);
 	s->qcap = queue_cap;
 	s->queue = malloc(queue_cap);
 	s->chains = malloc(sizeof(uint64_t) * PLA_STACK_SLOTS * PLA_STACK_DEPTH);
 	s->stack_msg = malloc(sizeof(*s->stack_msg));
 	s->lost_msg = malloc(sizeof(*s->lost_msg));
-	if (!s->queue || !s->chains || !s->stack_msg || !s->lost_msg) {
+	s->rows = malloc(sizeof(*s->rows) * PLA_BATCH_ROWS);
+	s->batch_buf = malloc(PLA_BATCH_BYTES);
+	s->batch_msg = malloc(sizeof(*s->batch_msg));
+	if (!s->queue || !s->chains || !s->stack_msg || !s->lost_msg || !s->rows ||
+	    !s->batch_buf || !s->batch_msg) {
 		pla_stream_free(s);
 		return -ENOMEM;
 	}
@@ -38,6 +50,8 @@ int pla_stream_init(struct pla_stream *s, size_t block_raw, size_t queue_cap, in
 void pla_stream_reset_stacks(struct pla_stream *s)
 {
 	memset(s->slots, 0, sizeof(s->slots));
+	s->next_stack_id = 0;
+	pl_block_enc_restart(&s->enc);
 }
 
 void pla_stream_free(struct pla_stream *s)
@@ -47,6 +61,9 @@ void pla_stream_free(struct pla_stream *s)
 	free(s->chains);
 	free(s->stack_msg);
 	free(s->lost_msg);
+	free(s->rows);
+	free(s->batch_buf);
+	free(s->batch_msg);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 }
@@ -104,6 +121,7 @@ int pla_stream_attach(struct pla_stream *s, int fd, int is_socket, uint32_t head
 	s->qstart = s->qlen = 0;
 	pl_w_init(&s->enc.w, s->enc.raw, s->enc.raw_cap); /* drop a half block of a past peer */
 	s->frames_in_block = s->samples_in_block = 0;
+	s->nrows = s->nthreads = 0;
 	pla_stream_reset_stacks(s); /* the new peer knows none */
 	pl_stream_header_put(hdr, header_flags);
 	return emit(s, hdr, sizeof(hdr));
@@ -115,10 +133,16 @@ void pla_stream_detach(struct pla_stream *s)
 	s->qstart = s->qlen = 0;
 	pl_w_init(&s->enc.w, s->enc.raw, s->enc.raw_cap);
 	s->frames_in_block = s->samples_in_block = 0;
+	s->nrows = s->nthreads = 0;
 }
+
+static int batch_flush(struct pla_stream *s);
 
 int pla_stream_flush(struct pla_stream *s)
 {
+	int brc = batch_flush(s);
+	if (brc < 0 && brc != -ENOBUFS)
+		return brc;
 	if (pl_block_enc_empty(&s->enc))
 		return s->dead;
 	const uint8_t *blk;
@@ -141,9 +165,17 @@ int pla_stream_flush(struct pla_stream *s)
 	return rc;
 }
 
-int pla_stream_maybe_flush(struct pla_stream *s, uint64_t now_ns, uint64_t max_age_ns)
+int pla_stream_maybe_flush(struct pla_stream *s, uint64_t now_ns, uint64_t min_age_ns,
+			   uint64_t max_age_ns)
 {
-	if (!pl_block_enc_empty(&s->enc) && now_ns - s->block_start_ns >= max_age_ns)
+	if (pl_block_enc_empty(&s->enc) && !s->nrows)
+		return s->dead;
+	/* the caller's clock reading may predate the block's first frame
+	 * (frames encoded since it was taken): that block is young, not old */
+	uint64_t age = now_ns > s->block_start_ns ? now_ns - s->block_start_ns : 0;
+	if (age >= max_age_ns ||
+	    (age >= min_age_ns && (s->samples_in_block + s->nrows >= PLA_FLUSH_SAMPLES ||
+				   pl_w_len(&s->enc.w) >= PLA_FLUSH_BYTES)))
 		return pla_stream_flush(s);
 	return s->dead;
 }
@@ -158,9 +190,80 @@ static int encode(struct pla_stream *s, const struct pl_msg *m)
 	}
 	if (rc < 0)
 		return rc;
-	if (s->frames_in_block++ == 0)
+	if (s->frames_in_block++ == 0 && !s->nrows)
 		s->block_start_ns = pla_now_ns();
 	s->frames++;
+	return 0;
+}
+
+/* Sends the pending rows as one SAMPLE_BATCH (a full block is flushed
+ * first).  The rows are taken off before encoding, since encoding may
+ * flush the block, which comes back here. */
+static int batch_flush(struct pla_stream *s)
+{
+	uint32_t n = s->nrows;
+	if (!n)
+		return 0;
+	uint64_t base = s->rows[0].time, last = s->rows[n - 1].time;
+	size_t len = pl_batch_build(s->batch_buf, PLA_BATCH_BYTES, s->threads, s->nthreads,
+				    s->rows, n, base, PL_BATCH_TIME_US);
+	s->nrows = s->nthreads = 0;
+	if (!len)
+		return -EINVAL; /* the buffer is sized for the worst case */
+	struct pl_msg *m = s->batch_msg;
+	m->type = PL_MSG_SAMPLE_BATCH;
+	m->u.batch = (struct pl_msg_sample_batch){ n, base, (uint32_t)len, s->batch_buf };
+	uint64_t start = s->block_start_ns;
+	int empty = pl_block_enc_empty(&s->enc);
+	int rc = encode(s, m);
+	if (rc < 0)
+		return rc;
+	if (empty)
+		s->block_start_ns = start; /* the block is as old as its oldest sample */
+	/* counted as n frames, as they would have been one by one: the drop
+	 * statistics compare frames and samples */
+	s->frames += n - 1;
+	s->frames_in_block += n - 1;
+	s->samples_in_block += n;
+	s->prev_time = last;
+	s->batches++;
+	return 0;
+}
+
+static uint32_t thread_index(struct pla_stream *s, uint32_t pid, uint32_t tid)
+{
+	for (uint32_t i = s->nthreads; i-- > 0;)
+		if (s->threads[i].tid == tid && s->threads[i].pid == pid)
+			return i;
+	if (s->nthreads == PLA_BATCH_THREADS)
+		return UINT32_MAX;
+	s->threads[s->nthreads] = (struct pl_batch_thread){ pid, tid };
+	return s->nthreads++;
+}
+
+/* Holds a plain sample (stack interned as id, or none) for the batch. */
+static int batch_add(struct pla_stream *s, const struct pl_msg_sample *x, uint32_t id)
+{
+	int rc;
+	uint32_t t = s->nrows < s->batch_max ? thread_index(s, x->pid, x->tid) : UINT32_MAX;
+	if (t == UINT32_MAX) {
+		if ((rc = batch_flush(s)) < 0)
+			return rc;
+		t = thread_index(s, x->pid, x->tid);
+	}
+	if (s->nrows == 0 && s->frames_in_block == 0)
+		s->block_start_ns = pla_now_ns();
+	s->rows[s->nrows++] = (struct pl_batch_row){
+		.thread = t,
+		.stack_id = id,
+		.event = x->event,
+		.cpu = x->cpu,
+		.cpumode = x->cpumode,
+		.time = x->time,
+		.ip = x->ip,
+		.ip_base = pl_batch_ip_base(x->callchain, x->nr_callchain),
+		.period = x->period,
+	};
 	return 0;
 }
 
@@ -174,7 +277,7 @@ static uint64_t chain_hash(const uint64_t *v, uint32_t n)
 	return h ^ n;
 }
 
-/* Returns the slot id (1-based) holding this chain, defining it first if
+/* Returns the stack id (1 .. PLA_STACK_SLOTS) of this chain, defining it first if
  * needed; 0 when the chain is not interned (too short or too deep). */
 static uint32_t intern(struct pla_stream *s, const struct pl_msg_sample *x, int *rc)
 {
@@ -187,10 +290,21 @@ static uint32_t intern(struct pla_stream *s, const struct pl_msg_sample *x, int 
 	struct pla_stack_slot *sl = &s->slots[slot];
 	if (sl->nr == x->nr_callchain && sl->hash == h &&
 	    !memcmp(stored, x->callchain, x->nr_callchain * sizeof(uint64_t)))
-		return slot + 1;
+		return sl->id;
+	/* pending rows may name the slot's old chain: they go out first */
+	if (sl->nr && (*rc = batch_flush(s)) < 0)
+		return 0;
+	/* make room first: a flush may drop the block and forget every id,
+	 * and the id must be chosen after that */
+	if (pl_w_room(&s->enc.w) < PL_FRAME_HEADER_SIZE + 16 + (size_t)x->nr_callchain * 10 &&
+	    (*rc = pla_stream_flush(s)) < 0)
+		return 0;
+	/* ids in order of first use, not of slot: the stacks that recur
+	 * most are met first, and small ids are one-byte varints */
+	uint32_t id = sl->nr ? sl->id : ++s->next_stack_id;
 	struct pl_msg *d = s->stack_msg;
 	d->type = PL_MSG_STACK;
-	d->u.stack.id = slot + 1;
+	d->u.stack.id = id;
 	d->u.stack.nr = x->nr_callchain;
 	memcpy(d->u.stack.chain, x->callchain, x->nr_callchain * sizeof(uint64_t));
 	if ((*rc = encode(s, d)) < 0)
@@ -198,8 +312,9 @@ static uint32_t intern(struct pla_stream *s, const struct pl_msg_sample *x, int 
 	memcpy(stored, x->callchain, x->nr_callchain * sizeof(uint64_t));
 	sl->nr = x->nr_callchain;
 	sl->hash = h;
+	sl->id = id;
 	s->stacks_defined++;
-	return slot + 1;
+	return id;
 }
 
 static int put_sample(struct pla_stream *s, struct pl_msg *m)
@@ -209,6 +324,24 @@ static int put_sample(struct pla_stream *s, struct pl_msg *m)
 	uint32_t nr = x->nr_callchain;
 	uint64_t defined_before = s->stacks_defined;
 	int rc = 0;
+	/* (x->flags is the wire's business, set below: not an input) */
+	if (!x->regs_abi && !x->nr_regs && !x->stack_size && !x->stack_requested &&
+	    x->event < 32 && (s->coarse_events >> x->event & 1)) {
+		uint32_t id = intern(s, x, &rc);
+		if (rc < 0)
+			return rc;
+		if (id || nr == 0) {
+			if (id && s->stacks_defined == defined_before)
+				s->stacks_reused++;
+			return batch_add(s, x, id);
+		}
+		defined_before = s->stacks_defined;
+	}
+	/* A SAMPLE frame (a context-switch sample, a dwarf stack copy) may
+	 * overtake the held rows: samples were never in time order on the
+	 * wire (rings of different CPUs interleave), time deltas follow the
+	 * order written, and flushing here would cut the batch at every
+	 * context switch. */
 	/* Twice at most: if the sample does not fit, the block is flushed and
 	 * the sample becomes the first of the next one (absolute time), and
 	 * its stack is looked up again, since a dropped block forgets them. */
@@ -252,7 +385,13 @@ static int put_sample(struct pla_stream *s, struct pl_msg *m)
 
 static int put(struct pla_stream *s, struct pl_msg *m)
 {
-	return m->type == PL_MSG_SAMPLE ? put_sample(s, m) : encode(s, m);
+	if (m->type == PL_MSG_SAMPLE)
+		return put_sample(s, m);
+	/* Held samples go out before the side band, in order, except before
+	 * SWITCH records: those come at every context switch and carry their
+	 * own time, as samples do; readers order both by time. */
+	int rc = m->type == PL_MSG_SWITCH ? 0 : batch_flush(s);
+	return rc < 0 ? rc : encode(s, m);
 }
 
 /* Puts a LOST(BACKPRESSURE) for the samples dropped so far. */

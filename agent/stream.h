@@ -12,8 +12,14 @@
  * SAMPLEs are compacted on the way (msg.h): call chains are interned in a
  * fixed table of PLA_STACK_SLOTS chains (a STACK frame defines a slot the
  * first time, later samples name it), and times are deltas within a block.
+ * Plain samples (interned stack or none, no registers or stack copy) are
+ * held back in a fixed row array and go out as one SAMPLE_BATCH when a
+ * message other than a sample is sent, the array fills, or the block
+ * closes; the rest go out as SAMPLE frames (which may overtake held rows).
  * The table is forgotten whenever the viewer could miss a definition: a
- * dropped block, a new connection, a new session.
+ * dropped block, a new connection, a new session.  So is the zstd history:
+ * compressed blocks form one zstd frame (block.h), restarted at the same
+ * points.
  */
 #ifndef PLA_STREAM_H
 #define PLA_STREAM_H
@@ -21,15 +27,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "batch.h"
 #include "block.h"
 #include "msg.h"
 
 #define PLA_STACK_SLOTS 1024
 #define PLA_STACK_DEPTH 64 /* longer chains are sent inline */
+#define PLA_BATCH_ROWS 1024 /* samples held for one SAMPLE_BATCH */
+#define PLA_BATCH_THREADS 64
+#define PLA_BATCH_BYTES (PLA_BATCH_ROWS * 48 + PLA_BATCH_THREADS * 10 + 64) /* worst case */
 
 struct pla_stack_slot {
 	uint64_t hash;
 	uint32_t nr; /* 0: empty */
+	uint32_t id; /* on the wire: 1.. in order of definition (≤ PLA_STACK_SLOTS) */
 };
 
 struct pla_stream {
@@ -48,10 +59,20 @@ struct pla_stream {
 	struct pl_msg *lost_msg;
 	/* sample compaction */
 	struct pla_stack_slot slots[PLA_STACK_SLOTS];
+	uint32_t next_stack_id;
 	uint64_t *chains; /* PLA_STACK_SLOTS x PLA_STACK_DEPTH */
 	struct pl_msg *stack_msg;
 	uint64_t prev_time;
 	uint64_t stacks_defined, stacks_reused;
+	/* the pending SAMPLE_BATCH */
+	struct pl_batch_row *rows;
+	uint32_t nrows, nthreads;
+	uint32_t batch_max; /* rows whose worst-case batch fits an empty block */
+	uint32_t coarse_events; /* bit e: samples of event e are batched, times in µs */
+	struct pl_batch_thread threads[PLA_BATCH_THREADS];
+	uint8_t *batch_buf; /* PLA_BATCH_BYTES: the columns being built */
+	struct pl_msg *batch_msg;
+	uint64_t batches;
 };
 
 /* queue_cap: bytes of send queue for a socket (ignored for files). */
@@ -64,12 +85,22 @@ void pla_stream_detach(struct pla_stream *s);
  * chain fields are rewritten and restored).  Returns 0, or -errno if the
  * stream is dead. */
 int pla_stream_msg(struct pla_stream *s, struct pl_msg *m);
-/* Forgets the interned stacks (a new session starts). */
+/* Forgets what a reader joining here could not know: the interned stacks,
+ * and the zstd history (the next block starts a new frame).  At a new
+ * session, a new peer, after a dropped block and after END. */
 void pla_stream_reset_stacks(struct pla_stream *s);
 /* Finishes the current block (if any) and queues or writes it. */
 int pla_stream_flush(struct pla_stream *s);
-/* Flushes if the current block is older than max_age_ns. */
-int pla_stream_maybe_flush(struct pla_stream *s, uint64_t now_ns, uint64_t max_age_ns);
+/* Flushes if the current block is older than max_age_ns, or older than
+ * min_age_ns and holding PLA_FLUSH_SAMPLES samples or PLA_FLUSH_BYTES.
+ * Every block costs a 20-byte header and a zstd flush (≈ 30 bytes), which
+ * at low sample rates (a few samples per 100 ms) outweighs the samples
+ * themselves; sparse blocks therefore wait longer, within the latency goal
+ * (p99 sample-to-viewer ≤ 1 s), while busy ones keep the short interval. */
+#define PLA_FLUSH_SAMPLES 64
+#define PLA_FLUSH_BYTES 8192
+int pla_stream_maybe_flush(struct pla_stream *s, uint64_t now_ns, uint64_t min_age_ns,
+			   uint64_t max_age_ns);
 /* Sends what the queue holds without blocking.  Returns 0 or -errno. */
 int pla_stream_pump(struct pla_stream *s);
 static inline int pla_stream_wants_write(const struct pla_stream *s)

@@ -122,6 +122,10 @@ static const struct field sample_f[] = {
 static const struct field stack_f[] = {
 	FLD(F_U32, pl_msg_stack, id), ARR(F_CHAIN, pl_msg_stack, nr, chain, PL_MAX_CALLCHAIN),
 };
+static const struct field batch_f[] = {
+	FLD(F_U32, pl_msg_sample_batch, count), FLD(F_U64, pl_msg_sample_batch, base_time),
+	ARR(F_BYTES, pl_msg_sample_batch, len, data, PL_MAX_BATCH_BYTES),
+};
 static const struct field mmap_f[] = {
 	FLD(F_U32, pl_msg_mmap, pid), FLD(F_U32, pl_msg_mmap, tid), FLD(F_U64, pl_msg_mmap, time),
 	FLD(F_U64, pl_msg_mmap, start), FLD(F_U64, pl_msg_mmap, len),
@@ -229,6 +233,7 @@ static const struct msg_desc descs[] = {
 	MSG(PL_MSG_END, "END", end_f),
 	MSG(PL_MSG_LOG, "LOG", log_f),
 	MSG(PL_MSG_STACK, "STACK", stack_f),
+	MSG(PL_MSG_SAMPLE_BATCH, "SAMPLE_BATCH", batch_f),
 	MSG(PL_MSG_AUTH, "AUTH", auth_f),
 	MSG(PL_MSG_LIST, "LIST", request_f),
 	MSG(PL_MSG_PROBE, "PROBE", request_f),
@@ -247,7 +252,7 @@ const uint16_t pl_msg_types[] = {
 	PL_MSG_SAMPLE,	PL_MSG_MMAP,	    PL_MSG_COMM,	    PL_MSG_TASK,
 	PL_MSG_SWITCH,	PL_MSG_LOST,	    PL_MSG_THROTTLE,	    PL_MSG_COUNTERS,
 	PL_MSG_HEALTH,	PL_MSG_BUILD_ID,    PL_MSG_FILE_CHUNK,	    PL_MSG_END,
-	PL_MSG_LOG,	PL_MSG_STACK,	PL_MSG_AUTH,	    PL_MSG_LIST,	    PL_MSG_PROBE,
+	PL_MSG_LOG,	PL_MSG_STACK,	PL_MSG_SAMPLE_BATCH, PL_MSG_AUTH,	    PL_MSG_LIST,	    PL_MSG_PROBE,
 	PL_MSG_START,	PL_MSG_PAUSE,	    PL_MSG_RESUME,	    PL_MSG_CONFIGURE,
 	PL_MSG_STOP,	PL_MSG_BYE,
 };

@@ -24,7 +24,7 @@
 #include "cursor.h"
 #include "writer.h"
 
-#define PL_PROTOCOL_VERSION 1u
+#define PL_PROTOCOL_VERSION 2u /* 2: chained zstd blocks, SAMPLE_BATCH */
 
 /* caps (also what the agent never exceeds) */
 #define PL_MAX_STR 4096u           /* any string but file chunks */
@@ -61,6 +61,7 @@ enum pl_msg_type {
 	PL_MSG_END = 27,
 	PL_MSG_LOG = 28,
 	PL_MSG_STACK = 29,
+	PL_MSG_SAMPLE_BATCH = 30,
 	/* viewer → agent */
 	PL_MSG_AUTH = 64,
 	PL_MSG_LIST = 65,
@@ -206,7 +207,8 @@ struct pl_msg_event_desc {
  *    negative: rings of different CPUs interleave) from the previous SAMPLE
  *    of the same block; the first SAMPLE of a block is absolute.
  *  - stack_id != 0 with nr_callchain == 0: the call chain is the one last
- *    defined for that id by a STACK frame earlier in the stream. */
+ *    defined for that id by a STACK frame earlier in the stream.
+ * The agent sends most samples in SAMPLE_BATCH frames (below) instead. */
 enum pl_sample_flags { PL_SAMPLE_TIME_DELTA = 1u << 0 };
 struct pl_msg_sample {
 	uint32_t event;
@@ -236,6 +238,41 @@ struct pl_msg_stack {
 	uint32_t id; /* 1 .. PL_MAX_STACK_IDS */
 	uint32_t nr;
 	uint64_t chain[PL_MAX_CALLCHAIN];
+};
+
+/* SAMPLE_BATCH (protocol 2): plain samples (interned stack or none; no
+ * registers, no stack copy) stored as columns, which compress far better
+ * than one frame per sample.  pl_reader expands it into SAMPLE messages,
+ * one per pl_reader_next(), as if they had come one by one at the batch's
+ * place (SAMPLE and SWITCH frames written while the agent held the rows
+ * come before it: samples were never in time order on the wire, readers
+ * order by time); batch.h encodes and decodes `data`:
+ *
+ *   data := flags nthreads (pid tid)*nthreads  ncols  len*ncols  column*ncols
+ *
+ * all varints.  ncols ≥ PL_BATCH_COLS; a reader ignores columns past the
+ * ones it knows.  Row i takes one varint from each column:
+ *   THREAD  index into the thread table
+ *   TIME    zig-zag (time - prev_time) - guess, per thread index, in units
+ *           of 1 ns, or of 1 µs with flag TIME_US (times truncated); guess
+ *           is the row's period in those units with flag TIME_PERIOD (a
+ *           cpu-clock thread that runs is sampled every period ns), else
+ *           the previous interval of the thread index (from 0); prev_time
+ *           starts at base_time (sampling timers tick regularly)
+ *   STACK   stack id (0: no call chain)
+ *   IP      zig-zag ip - the first entry of the stack's chain that is not
+ *           a context marker (0 if none): usually 0
+ *   PERIOD  zig-zag delta from the previous period of the thread index
+ *           (from 0): constant periods cost nothing
+ *   EVENT, CPU, CPUMODE  as in SAMPLE */
+#define PL_MAX_BATCH 4096u          /* samples in one batch */
+#define PL_MAX_BATCH_THREADS 256u   /* thread table entries */
+#define PL_MAX_BATCH_BYTES (PL_FRAME_MAX - 64u)
+struct pl_msg_sample_batch {
+	uint32_t count;
+	uint64_t base_time;
+	uint32_t len;
+	const uint8_t *data; /* borrowed */
 };
 
 struct pl_msg_mmap {
@@ -428,6 +465,7 @@ struct pl_msg {
 		struct pl_msg_event_desc event_desc;
 		struct pl_msg_sample sample;
 		struct pl_msg_stack stack;
+		struct pl_msg_sample_batch batch;
 		struct pl_msg_mmap mmap;
 		struct pl_msg_comm comm;
 		struct pl_msg_task task;

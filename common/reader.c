@@ -25,6 +25,7 @@ void pl_reader_free(struct pl_reader *r)
 			free(r->stacks[i]);
 	free(r->stacks);
 	free(r->stack_len);
+	free(r->batch);
 	free(r->buf);
 	pl_block_dec_free(&r->dec);
 	memset(r, 0, sizeof(*r));
@@ -116,6 +117,13 @@ static int next_block(struct pl_reader *r)
 	char why[120];
 	rc = pl_block_decode(&r->dec, &h, p + PL_BLOCK_HEADER_SIZE, &raw, &raw_len, why,
 			     sizeof(why));
+	if (rc == -ENOMSG) {
+		/* the tail of a zstd frame whose start is elsewhere (block.h) */
+		r->skipped_blocks++;
+		raw = NULL;
+		raw_len = 0;
+		rc = 0;
+	}
 	if (rc < 0)
 		return fail(r, rc, "block %llu at byte %llu: %s", (unsigned long long)r->blocks,
 			    (unsigned long long)r->bytes, why);
@@ -174,11 +182,49 @@ static int expand_sample(struct pl_reader *r, struct pl_msg_sample *s)
 	return 0;
 }
 
+#ifndef PL_BLOCK_NO_DECOMPRESS /* the agent reads commands only */
+static int start_batch(struct pl_reader *r, const struct pl_msg_sample_batch *b)
+{
+	char why[120];
+	if (!r->batch && !(r->batch = malloc(sizeof(*r->batch))))
+		return fail(r, -ENOMEM, "out of memory for a sample batch");
+	int rc = pl_batch_iter_init(r->batch, b, why, sizeof(why));
+	if (rc < 0)
+		return fail(r, rc, "block %llu: %s", (unsigned long long)r->blocks, why);
+	return 0;
+}
+
+/* 1: the batch's next sample is in *m; 0: the batch is done. */
+static int batch_sample(struct pl_reader *r, struct pl_msg *m)
+{
+	struct pl_msg_sample *s = &m->u.sample;
+	int64_t ip_delta;
+	char why[120];
+	m->type = PL_MSG_SAMPLE;
+	int rc = pl_batch_iter_next(r->batch, s, &ip_delta, why, sizeof(why));
+	if (rc < 0)
+		return fail(r, rc, "block %llu: %s", (unsigned long long)r->blocks, why);
+	if (rc == 0)
+		return 0;
+	if ((rc = expand_sample(r, s)) < 0)
+		return rc;
+	s->ip = pl_batch_ip_base(s->callchain, s->nr_callchain) + (uint64_t)ip_delta;
+	return 1;
+}
+#endif
+
 int pl_reader_next(struct pl_reader *r, struct pl_msg *m)
 {
 	if (r->err)
 		return r->err;
 	for (;;) {
+#ifndef PL_BLOCK_NO_DECOMPRESS
+		if (r->batch && r->batch->left) {
+			int rc = batch_sample(r, m);
+			if (rc != 0)
+				return rc;
+		}
+#endif
 		if (pl_cur_left(&r->frames) == 0) {
 			int rc = next_block(r);
 			if (rc <= 0)
@@ -207,6 +253,13 @@ int pl_reader_next(struct pl_reader *r, struct pl_msg *m)
 		}
 		if (m->type == PL_MSG_SAMPLE && (rc = expand_sample(r, &m->u.sample)) < 0)
 			return rc;
+#ifndef PL_BLOCK_NO_DECOMPRESS
+		if (m->type == PL_MSG_SAMPLE_BATCH) {
+			if ((rc = start_batch(r, &m->u.batch)) < 0)
+				return rc;
+			continue;
+		}
+#endif
 		return 1;
 	}
 }

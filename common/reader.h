@@ -7,7 +7,8 @@
  *
  * It also undoes the wire's sample compaction (msg.h): STACK frames are
  * kept in a dictionary (at most PL_MAX_STACK_IDS chains) and not returned;
- * SAMPLEs come out with absolute times and their full call chains.
+ * SAMPLEs come out with absolute times and their full call chains, and a
+ * SAMPLE_BATCH comes out as its SAMPLEs, one per call (never itself).
  *
  * Errors are final for the stream: once pl_reader_next() returns < 0 it
  * keeps returning that error; the caller closes the connection or stops
@@ -20,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "batch.h"
 #include "block.h"
 #include "msg.h"
 #include "wire.h"
@@ -39,12 +41,14 @@ struct pl_reader {
 	uint64_t blocks;         /* complete blocks read */
 	uint64_t bytes;          /* stream bytes consumed (header + complete blocks) */
 	uint64_t skipped_frames; /* unknown types */
+	uint64_t skipped_blocks; /* continuing a zstd frame whose start was not read */
 	uint64_t unresolved_stacks; /* samples naming a stack id never defined */
 	/* sample decompaction state */
 	uint64_t **stacks; /* PL_MAX_STACK_IDS slots, allocated on first STACK */
 	uint32_t *stack_len;
 	uint64_t prev_time; /* of the previous SAMPLE in this block */
 	int have_prev_time;
+	struct pl_batch_iter *batch; /* the SAMPLE_BATCH being expanded; made on first use */
 };
 
 /* max_block bounds the input buffer (header + stored payload of one

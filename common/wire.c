@@ -28,11 +28,11 @@ int pl_stream_header_parse(const uint8_t *p, size_t n, struct pl_stream_header *
 	h->version = pl_get_le16(p + 8);
 	h->header_size = pl_get_le16(p + 10);
 	h->flags = pl_get_le32(p + 12);
-	if (h->version != PL_FORMAT_VERSION) {
+	if (h->version < PL_FORMAT_VERSION_MIN || h->version > PL_FORMAT_VERSION) {
 		snprintf(err, errlen,
-			 "PerfLens format version %u, this build reads version %u: use matching "
-			 "agent and viewer releases",
-			 h->version, PL_FORMAT_VERSION);
+			 "PerfLens format version %u, this build reads versions %u to %u: use "
+			 "matching agent and viewer releases",
+			 h->version, PL_FORMAT_VERSION_MIN, PL_FORMAT_VERSION);
 		return -EPROTO;
 	}
 	if (h->header_size < PL_STREAM_HEADER_SIZE || h->header_size > 4096) {
@@ -68,7 +68,7 @@ int pl_block_header_parse(const uint8_t *p, size_t n, struct pl_block_header *h,
 	h->stored_len = pl_get_le32(p + 8);
 	h->raw_len = pl_get_le32(p + 12);
 	h->crc32 = pl_get_le32(p + 16);
-	if (h->codec != PL_CODEC_RAW && h->codec != PL_CODEC_ZSTD) {
+	if (h->codec > PL_CODEC_ZSTD_MORE) {
 		snprintf(err, errlen, "unknown block codec %u", h->codec);
 		return -EBADMSG;
 	}

@@ -27,7 +27,8 @@
 #include <stdint.h>
 
 #define PL_MAGIC "PERFLENS"          /* 8 bytes, no NUL on the wire */
-#define PL_FORMAT_VERSION 1u         /* stream/block/frame layout and msg.h bodies */
+#define PL_FORMAT_VERSION 2u         /* stream/block/frame layout and msg.h bodies */
+#define PL_FORMAT_VERSION_MIN 1u     /* oldest version readers still accept */
 
 /* stream header: 16 bytes, at offset 0 of a capture file and of each
  * direction of a connection. */
@@ -46,12 +47,22 @@ struct pl_stream_header {
 /* block header: 20 bytes.
  *   u32 magic 'PLBK'  u8 codec  u8 0  u16 0  u32 stored_len  u32 raw_len  u32 crc32
  * crc32 (IEEE, zlib's) covers the stored payload, so a torn or garbage tail
- * of a capture file is detected and reading stops at the last good block. */
+ * of a capture file is detected and reading stops at the last good block.
+ *
+ * Codecs: RAW and ZSTD (one whole zstd frame) stand alone.  Version 2 adds
+ * a zstd frame that runs across blocks: ZSTD_NEW starts it, each ZSTD_MORE
+ * continues it (the compressor flushes at every block end, ZSTD_e_flush, so
+ * each block decodes completely when it arrives and its matches may reach
+ * back into earlier blocks).  The agent starts a new frame wherever a
+ * reader could join: a new connection, a new session, after a dropped
+ * block, after END.  A reader that meets ZSTD_MORE without having decoded
+ * the frame's start (a file saved from the middle of a connection) skips
+ * the block and counts it; it never guesses. */
 #define PL_BLOCK_MAGIC 0x4b424c50u /* "PLBK" as little-endian bytes */
 #define PL_BLOCK_HEADER_SIZE 20u
 #define PL_BLOCK_MAX_RAW (4u << 20)                  /* decompressed payload cap */
 #define PL_BLOCK_MAX_STORED (PL_BLOCK_MAX_RAW + 65536u) /* > ZSTD_compressBound(raw) */
-enum pl_codec { PL_CODEC_RAW = 0, PL_CODEC_ZSTD = 1 };
+enum pl_codec { PL_CODEC_RAW = 0, PL_CODEC_ZSTD = 1, PL_CODEC_ZSTD_NEW = 2, PL_CODEC_ZSTD_MORE = 3 };
 struct pl_block_header {
 	uint8_t codec;
 	uint32_t stored_len;

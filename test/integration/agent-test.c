@@ -268,6 +268,59 @@ static void read_capture(const char *path, struct summary *s)
 	PL_CHECK(pl_capture_each(path, summarize, s, err, sizeof(err)) == n);
 }
 
+/* The capture as it is on the wire (protocol 2): blocks of one zstd frame
+ * (ZSTD_NEW, then ZSTD_MORE), and plain samples in SAMPLE_BATCH frames. */
+struct wire_form {
+	long blocks, new_blocks, more_blocks, batches, batched, sample_frames;
+};
+
+static void read_wire_form(const char *path, struct wire_form *w)
+{
+	memset(w, 0, sizeof(*w));
+	FILE *f = fopen(path, "rb");
+	PL_CHECK(f != NULL);
+	static uint8_t buf[8u << 20];
+	size_t n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	char err[200];
+	struct pl_stream_header sh;
+	PL_CHECKF(pl_stream_header_parse(buf, n, &sh, err, sizeof(err)) == 0, "%s", err);
+	PL_CHECK(sh.version == PL_FORMAT_VERSION);
+	struct pl_block_dec dec;
+	PL_CHECK(pl_block_dec_init(&dec) == 0);
+	static struct pl_msg m;
+	size_t pos = sh.header_size;
+	struct pl_block_header bh;
+	while (pl_block_header_parse(buf + pos, n - pos, &bh, err, sizeof(err)) == 0 &&
+	       pos + PL_BLOCK_HEADER_SIZE + bh.stored_len <= n) {
+		const uint8_t *raw;
+		size_t raw_len;
+		PL_CHECKF(pl_block_decode(&dec, &bh, buf + pos + PL_BLOCK_HEADER_SIZE, &raw, &raw_len,
+					  err, sizeof(err)) == 0,
+			  "block %ld: %s", w->blocks, err);
+		w->blocks++;
+		w->new_blocks += bh.codec == PL_CODEC_ZSTD_NEW;
+		w->more_blocks += bh.codec == PL_CODEC_ZSTD_MORE;
+		pos += PL_BLOCK_HEADER_SIZE + bh.stored_len;
+		for (size_t off = 0; off + PL_FRAME_HEADER_SIZE <= raw_len;) {
+			struct pl_frame_header fh;
+			PL_CHECK(pl_frame_header_parse(raw + off, raw_len - off, &fh, err,
+						       sizeof(err)) == 0);
+			if (fh.type == PL_MSG_SAMPLE)
+				w->sample_frames++;
+			if (fh.type == PL_MSG_SAMPLE_BATCH) {
+				PL_CHECK(pl_msg_decode(fh.type, raw + off + PL_FRAME_HEADER_SIZE, fh.len,
+						       &m, err, sizeof(err)) == 0);
+				w->batches++;
+				w->batched += m.u.batch.count;
+			}
+			off += PL_FRAME_HEADER_SIZE + fh.len;
+		}
+	}
+	PL_CHECK(pos == n); /* the agent finished every block it started */
+	pl_block_dec_free(&dec);
+}
+
 /* ─── tests ─────────────────────────────────────────────────────────── */
 
 static void test_version_help_and_bad_options(void)
@@ -433,6 +486,17 @@ static void test_attach_to_running_pid(void)
 	PL_CHECKF(busy >= 3, "%d busy threads", busy);
 	PL_CHECK(s.chain_hits_worker > s.samples / 2);
 	PL_CHECK(s.end == 1 && s.end_reason == PL_END_TARGET_EXITED);
+	/* compactly: the HELLO block and the session each start a zstd frame,
+	 * the session's later blocks continue it; its fp samples are batched */
+	struct wire_form w;
+	read_wire_form(file, &w);
+	PL_CHECKF(w.new_blocks == 2 && w.more_blocks == w.blocks - 2 && w.more_blocks >= 1,
+		  "%ld blocks: %ld new, %ld more", w.blocks, w.new_blocks, w.more_blocks);
+	/* (context-switch samples stay SAMPLE frames, with ns times; they do
+	 * not cut the batches) */
+	PL_CHECKF(w.batched >= s.samples * 9 / 10 && w.batched >= 5 * w.batches,
+		  "%ld samples: %ld batched in %ld batches; %ld SAMPLE frames", s.samples,
+		  w.batched, w.batches, w.sample_frames);
 }
 
 /* ─── the TCP protocol ──────────────────────────────────────────────── */

@@ -47,7 +47,9 @@ static void check_sample(const struct pl_msg_sample *s, uint32_t i)
 	PL_CHECK(!memcmp(s->callchain, m.u.sample.callchain, s->nr_callchain * 8));
 }
 
-static void test_compaction_round_trip_through_a_file(void)
+/* batched: samples of event 0 go out as SAMPLE_BATCH (µs times: the
+ * samples' times are whole µs); else one SAMPLE frame each */
+static void compaction_round_trip(int batched)
 {
 	char path[] = "/tmp/pl-stream-test-XXXXXX";
 	int fd = mkstemp(path);
@@ -55,6 +57,7 @@ static void test_compaction_round_trip_through_a_file(void)
 	struct pla_stream st;
 	PL_CHECK(pla_stream_init(&st, 4096 /* small blocks: many boundaries */, 16, 1) == 0);
 	PL_CHECK(pla_stream_attach(&st, fd, 0, PL_STREAM_CAPTURE) == 0);
+	st.coarse_events = batched ? 1 : 0;
 	const uint32_t N = 5000;
 	for (uint32_t i = 0; i < N; i++) {
 		make_sample(i);
@@ -65,7 +68,7 @@ static void test_compaction_round_trip_through_a_file(void)
 	PL_CHECK(pla_stream_flush(&st) == 0);
 	PL_CHECKF(st.stacks_defined == 5 && st.stacks_reused == N - 5, "defined %llu reused %llu",
 		  (unsigned long long)st.stacks_defined, (unsigned long long)st.stacks_reused);
-	uint64_t sent = st.bytes_sent;
+	uint64_t sent = st.bytes_sent, st_batches = st.batches;
 	pla_stream_free(&st);
 	close(fd);
 
@@ -86,8 +89,16 @@ static void test_compaction_round_trip_through_a_file(void)
 	unlink(path);
 	PL_CHECK(i == N && r.unresolved_stacks == 0 && r.blocks > 10);
 	pl_reader_free(&r);
-	/* interning and deltas make these samples small */
-	PL_CHECKF(sent < N * 12, "%llu bytes for %u samples", (unsigned long long)sent, N);
+	/* interning and deltas make these samples small, batches smaller */
+	PL_CHECKF(sent < N * (batched ? 4 : 12), "%llu bytes for %u samples",
+		  (unsigned long long)sent, N);
+	PL_CHECK(batched ? st_batches > 0 : st_batches == 0);
+}
+
+static void test_compaction_round_trip_through_a_file(void)
+{
+	compaction_round_trip(0);
+	compaction_round_trip(1);
 }
 
 static void test_backpressure_drops_blocks_and_reports(void)
@@ -101,6 +112,7 @@ static void test_backpressure_drops_blocks_and_reports(void)
 	struct pla_stream st;
 	PL_CHECK(pla_stream_init(&st, 2048, 16384, 0) == 0);
 	PL_CHECK(pla_stream_attach(&st, sv[0], 1, 0) == 0);
+	st.coarse_events = 1; /* batched: a dropped block takes a whole batch */
 	/* nobody reads: the queue fills, blocks are dropped, never blocking */
 	const uint32_t N = 20000;
 	for (uint32_t i = 0; i < N; i++) {

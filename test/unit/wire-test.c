@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "block.h"
 #include "msg.h"
 #include "pl-test.h"
@@ -15,6 +16,44 @@
 
 static uint8_t stack_bytes[4000];
 static uint8_t chunk_bytes[3000];
+
+/* The SAMPLE_BATCH example: three rows over two threads, one naming the
+ * STACK example's id (defined before it in the types list). */
+#define BATCH_ROWS 3
+#define BATCH_T0 7000000000123ull
+static const struct pl_batch_thread batch_threads[] = { { 100, 101 }, { 100, 102 } };
+static const struct pl_batch_row batch_rows[BATCH_ROWS] = {
+	{ .thread = 0, .stack_id = PL_MAX_STACK_IDS, .event = 0, .cpu = 1, .cpumode = 2,
+	  .time = BATCH_T0, .ip = 0x400123, .ip_base = 0x400123, .period = 1001001 },
+	{ .thread = 1, .stack_id = 0, .event = 0, .cpu = 0, .cpumode = 2,
+	  .time = BATCH_T0 + 999000, .ip = 0x7f0000001234ull, .ip_base = 0, .period = 1001001 },
+	{ .thread = 0, .stack_id = PL_MAX_STACK_IDS, .event = 1, .cpu = 1, .cpumode = 2,
+	  .time = BATCH_T0 + 1001500, .ip = 0x400100, .ip_base = 0x400123, .period = 2000000 },
+};
+static uint8_t batch_bytes[512];
+
+/* The SAMPLE the reader makes of batch row i. */
+static void batch_sample(int i, struct pl_msg *m)
+{
+	const struct pl_batch_row *r = &batch_rows[i];
+	memset(m, 0, sizeof(*m));
+	m->type = PL_MSG_SAMPLE;
+	struct pl_msg_sample *s = &m->u.sample;
+	s->event = r->event;
+	s->pid = batch_threads[r->thread].pid;
+	s->tid = batch_threads[r->thread].tid;
+	s->time = r->time;
+	s->stack_id = r->stack_id;
+	s->cpu = r->cpu;
+	s->period = r->period;
+	s->ip = r->ip;
+	s->cpumode = r->cpumode;
+	if (r->stack_id) {
+		uint64_t chain[] = { (uint64_t)-512, 0x400123, 0x400100, 0x7f0000001000ull };
+		s->nr_callchain = 4;
+		memcpy(s->callchain, chain, sizeof(chain));
+	}
+}
 
 /* One filled example per type.  A new type without an example fails
  * test_every_type_round_trips. */
@@ -134,6 +173,14 @@ static int example(uint16_t type, struct pl_msg *m)
 		m->u.stack.chain[2] = 0x400100;
 		m->u.stack.chain[3] = 0x7f0000001000ull;
 		return 1;
+	case PL_MSG_SAMPLE_BATCH: {
+		size_t len = pl_batch_build(batch_bytes, sizeof(batch_bytes), batch_threads, 2,
+					    batch_rows, BATCH_ROWS, BATCH_T0 - 77, 0);
+		PL_CHECK(len > 0);
+		m->u.batch = (struct pl_msg_sample_batch){ BATCH_ROWS, BATCH_T0 - 77, (uint32_t)len,
+							   batch_bytes };
+		return 1;
+	}
 	case PL_MSG_MMAP: {
 		struct pl_msg_mmap *p = &m->u.mmap;
 		*p = (struct pl_msg_mmap){ .pid = 1,	      .tid = 2,	   .time = 3,
@@ -352,6 +399,12 @@ static void check_equal(const struct pl_msg *a, const struct pl_msg *b)
 		PL_CHECK(str_eq(x->filename, y->filename));
 		return;
 	}
+	case PL_MSG_SAMPLE_BATCH:
+		PL_CHECK(a->u.batch.count == b->u.batch.count);
+		PL_CHECK(a->u.batch.base_time == b->u.batch.base_time);
+		PL_CHECK(a->u.batch.len == b->u.batch.len);
+		PL_CHECK(!memcmp(a->u.batch.data, b->u.batch.data, a->u.batch.len));
+		return;
 	case PL_MSG_STACK:
 		PL_CHECK(a->u.stack.id == b->u.stack.id && a->u.stack.nr == b->u.stack.nr);
 		PL_CHECK(!memcmp(a->u.stack.chain, b->u.stack.chain, a->u.stack.nr * 8));
@@ -571,18 +624,30 @@ static size_t build_stream(uint8_t *out, size_t cap, int level, int nblocks)
 
 static uint8_t stream[1u << 20];
 
-/* The reader keeps STACK frames to itself: the n-th message it returns is
- * the n-th of the types list with STACK left out. */
-static size_t expected_index(size_t n)
+/* The reader keeps STACK frames to itself and turns the SAMPLE_BATCH into
+ * its samples: messages per copy of the types list. */
+#define PER_LIST (pl_msg_type_count - 2 + BATCH_ROWS)
+
+/* The n-th message the reader returns: into *m (example or batch row). */
+static void expected(size_t n, struct pl_msg *m)
 {
-	size_t per = pl_msg_type_count - 1, k = n % per;
+	size_t k = n % PER_LIST;
 	for (size_t i = 0; i < pl_msg_type_count; i++) {
 		if (pl_msg_types[i] == PL_MSG_STACK)
 			continue;
-		if (k-- == 0)
-			return i;
+		if (pl_msg_types[i] == PL_MSG_SAMPLE_BATCH) {
+			if (k < BATCH_ROWS) {
+				batch_sample((int)k, m);
+				return;
+			}
+			k -= BATCH_ROWS;
+			continue;
+		}
+		if (k-- == 0) {
+			example(pl_msg_types[i], m);
+			return;
+		}
 	}
-	return 0;
 }
 
 static int read_all(const uint8_t *p, size_t n, size_t step, size_t *msgs, char *why)
@@ -595,10 +660,9 @@ static int read_all(const uint8_t *p, size_t n, size_t step, size_t *msgs, char 
 		size_t k = n - off < step ? n - off : step;
 		PL_CHECK(pl_reader_feed(&r, p + off, k) == 0);
 		while ((rc = pl_reader_next(&r, &mb)) == 1) {
-			uint16_t want = pl_msg_types[expected_index(*msgs)];
-			PL_CHECKF(mb.type == want, "message %zu type %u want %u", *msgs, mb.type,
-				  want);
-			example(want, &ma);
+			expected(*msgs, &ma);
+			PL_CHECKF(mb.type == ma.type, "message %zu type %u want %u", *msgs, mb.type,
+				  ma.type);
 			check_equal(&ma, &mb);
 			(*msgs)++;
 		}
@@ -622,7 +686,7 @@ static void test_stream_round_trip(void)
 			int rc = read_all(stream, n, steps[s], &msgs, why);
 			PL_CHECKF(rc == 0, "level %d step %zu: rc %d %s", level, steps[s], rc,
 				  rc < 0 ? why : "");
-			PL_CHECK(msgs == 3 * (pl_msg_type_count - 1));
+			PL_CHECK(msgs == 3 * PER_LIST);
 		}
 	}
 }
@@ -636,7 +700,7 @@ static void test_torn_tail_keeps_complete_blocks(void)
 		char why[200];
 		int rc = read_all(stream, cut, 1000, &msgs, why);
 		PL_CHECK(rc == 1);
-		PL_CHECK(msgs == 2 * (pl_msg_type_count - 1));
+		PL_CHECK(msgs == 2 * PER_LIST);
 	}
 }
 
@@ -649,7 +713,7 @@ static void test_corruption_detected(void)
 	stream[n - 5] ^= 0x40;
 	PL_CHECK(read_all(stream, n, 4096, &msgs, why) < 0);
 	PL_CHECKF(strstr(why, "checksum") != NULL, "%s", why);
-	PL_CHECK(msgs == pl_msg_type_count - 1);
+	PL_CHECK(msgs == PER_LIST);
 	/* wrong version */
 	n = build_stream(stream, sizeof(stream), 3, 1);
 	stream[8] = 9;
@@ -786,6 +850,244 @@ static void test_reader_expands_compact_samples(void)
 	pl_block_enc_free(&e);
 }
 
+/* Blocks that continue one zstd frame (codecs ZSTD_NEW / ZSTD_MORE, as the
+ * agent sends them): read whole, and read from the middle as a viewer that
+ * saves a later session does, where the orphan tail is skipped. */
+static size_t build_chain(uint8_t *out, size_t cap, size_t *starts)
+{
+	struct pl_block_enc e;
+	PL_CHECK(pl_block_enc_init(&e, 256 * 1024, 1) == 0);
+	pl_block_enc_set_chain(&e, 1);
+	pl_stream_header_put(out, PL_STREAM_FROM_AGENT | PL_STREAM_CAPTURE);
+	size_t n = PL_STREAM_HEADER_SIZE;
+	for (int b = 0; b < 4; b++) {
+		if (b == 2)
+			pl_block_enc_restart(&e); /* a new session: a reader may join */
+		for (size_t i = 0; i < pl_msg_type_count; i++) {
+			example(pl_msg_types[i], &ma);
+			PL_CHECK(pl_msg_encode(&e.w, &ma) == 0);
+		}
+		const uint8_t *blk;
+		size_t bn;
+		PL_CHECK(pl_block_enc_finish(&e, &blk, &bn) == 0);
+		PL_CHECK(n + bn <= cap);
+		starts[b] = n;
+		memcpy(out + n, blk, bn);
+		n += bn;
+	}
+	pl_block_enc_free(&e);
+	return n;
+}
+
+static void test_chained_blocks(void)
+{
+	size_t starts[4];
+	size_t n = build_chain(stream, sizeof(stream), starts);
+	static const uint8_t codecs[] = { PL_CODEC_ZSTD_NEW, PL_CODEC_ZSTD_MORE, PL_CODEC_ZSTD_NEW,
+					  PL_CODEC_ZSTD_MORE };
+	for (int b = 0; b < 4; b++)
+		PL_CHECKF(stream[starts[b] + 4] == codecs[b], "block %d codec %u", b,
+			  stream[starts[b] + 4]);
+	/* later blocks lean on earlier ones: the second is much smaller */
+	PL_CHECK(starts[2] - starts[1] < (starts[1] - starts[0]) / 2);
+	size_t steps[] = { 1, 999, n };
+	for (size_t i = 0; i < 3; i++) {
+		size_t msgs;
+		char why[200];
+		int rc = read_all(stream, n, steps[i], &msgs, why);
+		PL_CHECKF(rc == 0, "step %zu: %s", steps[i], rc < 0 ? why : "torn");
+		PL_CHECK(msgs == 4 * PER_LIST);
+	}
+	/* a file saved from block 1 on: its header, then MORE (skipped), NEW, MORE */
+	static uint8_t mid[1u << 20];
+	memcpy(mid, stream, PL_STREAM_HEADER_SIZE);
+	memcpy(mid + PL_STREAM_HEADER_SIZE, stream + starts[1], n - starts[1]);
+	size_t mn = PL_STREAM_HEADER_SIZE + n - starts[1];
+	struct pl_reader r;
+	PL_CHECK(pl_reader_init(&r, PL_BLOCK_HEADER_SIZE + PL_BLOCK_MAX_STORED) == 0);
+	PL_CHECK(pl_reader_feed(&r, mid, mn) == 0);
+	size_t msgs = 0;
+	int rc;
+	while ((rc = pl_reader_next(&r, &mb)) == 1) {
+		expected(msgs++, &ma);
+		PL_CHECK(mb.type == ma.type);
+		check_equal(&ma, &mb);
+	}
+	PL_CHECKF(rc == 0, "%s", pl_reader_error(&r));
+	PL_CHECK(msgs == 2 * PER_LIST && r.skipped_blocks == 1 && r.blocks == 3);
+	pl_reader_free(&r);
+	/* a chained payload that does not decompress (CRC made right) is an error */
+	memcpy(mid, stream, n);
+	uint32_t st = pl_get_le32(mid + starts[3] + 8);
+	memset(mid + starts[3] + PL_BLOCK_HEADER_SIZE, 0xa5, st);
+	pl_put_le32(mid + starts[3] + 16, pl_crc32(0, mid + starts[3] + PL_BLOCK_HEADER_SIZE, st));
+	char why[200];
+	PL_CHECK(read_all(mid, n, n, &msgs, why) == -EBADMSG);
+	PL_CHECKF(strstr(why, "zstd") != NULL, "%s", why);
+	PL_CHECK(msgs == 3 * PER_LIST);
+}
+
+/* Version 1 streams (captures made before chained blocks and batches) stay
+ * readable; a version from the future is refused with advice. */
+static void test_version_1_stream_read(void)
+{
+	size_t n = build_stream(stream, sizeof(stream), 3, 2);
+	pl_put_le16(stream + 8, 1);
+	size_t msgs;
+	char why[200];
+	PL_CHECK(read_all(stream, n, 4096, &msgs, why) == 0 && msgs == 2 * PER_LIST);
+	pl_put_le16(stream + 8, PL_FORMAT_VERSION + 1);
+	PL_CHECK(read_all(stream, n, 4096, &msgs, why) == -EPROTO);
+	PL_CHECKF(strstr(why, "matching agent and viewer") != NULL, "%s", why);
+}
+
+/* A real version-1 capture (fp, zstd blocks, STACK and time-delta
+ * compaction), as agents before protocol 2 wrote it. */
+static void test_version_1_capture_file(void)
+{
+	int fd = open("test/unit/data/v1-fp-zstd.plens", O_RDONLY);
+	if (fd < 0) {
+		PL_SKIP("test/unit/data/v1-fp-zstd.plens not found (run from the source tree)");
+		return;
+	}
+	static uint8_t buf[1u << 20];
+	ssize_t n = read(fd, buf, sizeof(buf));
+	close(fd);
+	PL_CHECK(n > PL_STREAM_HEADER_SIZE && pl_get_le16(buf + 8) == 1);
+	struct pl_reader r;
+	PL_CHECK(pl_reader_init(&r, PL_BLOCK_HEADER_SIZE + PL_BLOCK_MAX_STORED) == 0);
+	PL_CHECK(pl_reader_feed(&r, buf, (size_t)n) == 0);
+	size_t samples = 0, with_chain = 0, hello = 0;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int rc;
+	while ((rc = pl_reader_next(&r, &mb)) == 1) {
+		hello += mb.type == PL_MSG_HELLO;
+		if (mb.type != PL_MSG_SAMPLE)
+			continue;
+		samples++;
+		with_chain += mb.u.sample.nr_callchain >= 2;
+		lo = mb.u.sample.time < lo ? mb.u.sample.time : lo;
+		hi = mb.u.sample.time > hi ? mb.u.sample.time : hi;
+	}
+	PL_CHECKF(rc == 0, "%s", pl_reader_error(&r));
+	/* absolute times (deltas undone), within one short recording */
+	int near = hi - lo < 60000000000ull;
+	PL_CHECKF(hello == 1 && samples > 10 && with_chain == samples && near,
+		  "hello %zu samples %zu with chain %zu times %llu..%llu", hello, samples,
+		  with_chain, (unsigned long long)lo, (unsigned long long)hi);
+	PL_CHECK(r.unresolved_stacks == 0 && pl_reader_pending(&r) == 0);
+	pl_reader_free(&r);
+}
+
+/* SAMPLE_BATCH columns: both time predictors and µs times come back as
+ * built; a bad thread index, short columns, too few columns or too many
+ * rows are errors, never reads past the data. */
+static void batch_stream(const uint8_t *data, size_t len, uint32_t count, uint64_t base,
+			 struct pl_reader *r)
+{
+	static uint8_t out[1 << 16];
+	struct pl_block_enc e;
+	PL_CHECK(pl_block_enc_init(&e, 65536, 0) == 0);
+	struct pl_msg *m = &ma;
+	memset(m, 0, sizeof(*m));
+	m->type = PL_MSG_SAMPLE_BATCH;
+	m->u.batch = (struct pl_msg_sample_batch){ count, base, (uint32_t)len, data };
+	PL_CHECK(pl_msg_encode(&e.w, m) == 0);
+	const uint8_t *b;
+	size_t bn;
+	pl_block_enc_finish(&e, &b, &bn);
+	pl_stream_header_put(out, 0);
+	memcpy(out + PL_STREAM_HEADER_SIZE, b, bn);
+	pl_block_enc_free(&e);
+	PL_CHECK(pl_reader_init(r, 65536) == 0);
+	PL_CHECK(pl_reader_feed(r, out, PL_STREAM_HEADER_SIZE + bn) == 0);
+}
+
+static void test_batch_columns(void)
+{
+	static struct pl_batch_row rows[200];
+	struct pl_batch_thread th[3] = { { 1, 1 }, { 1, 2 }, { 9, 9 } };
+	static uint8_t data[16384];
+	struct pl_reader r;
+	for (int variant = 0; variant < 3; variant++) {
+		/* 0: timer ticks of the period (period guess), 1: steady
+		 * intervals unlike the period (previous-interval guess), 2: µs */
+		uint64_t t[3] = { 1000000, 1000000, 1000000 };
+		for (uint32_t i = 0; i < 200; i++) {
+			uint32_t k = i % 3;
+			t[k] += variant == 1 ? 3000 + i % 2 : 1001001 + (i * 37) % 900;
+			rows[i] = (struct pl_batch_row){ .thread = k, .stack_id = i % 4, .event = i % 2,
+							 .cpu = i % 5, .cpumode = 2, .time = t[k],
+							 .ip = 0x1000 + i, .ip_base = 0,
+							 .period = 1001001 + (i > 100) * 5 };
+		}
+		size_t len = pl_batch_build(data, sizeof(data), th, 3, rows, 200, 1000000,
+					    variant == 2 ? PL_BATCH_TIME_US : 0);
+		PL_CHECK(len > 0);
+		PL_CHECK((data[0] & PL_BATCH_TIME_PERIOD) == (variant == 1 ? 0 : PL_BATCH_TIME_PERIOD));
+		batch_stream(data, len, 200, 1000000, &r);
+		for (uint32_t i = 0; i < 200; i++) {
+			PL_CHECK(pl_reader_next(&r, &mb) == 1 && mb.type == PL_MSG_SAMPLE);
+			const struct pl_msg_sample *x = &mb.u.sample;
+			uint64_t want = variant == 2 ? rows[i].time / 1000 * 1000 : rows[i].time;
+			PL_CHECKF(x->time == want, "variant %d row %u time %llu want %llu", variant, i,
+				  (unsigned long long)x->time, (unsigned long long)want);
+			PL_CHECK(x->pid == th[i % 3].pid && x->tid == th[i % 3].tid);
+			PL_CHECK(x->stack_id == i % 4 && x->event == i % 2 && x->cpu == i % 5);
+			PL_CHECK(x->cpumode == 2 && x->period == rows[i].period);
+			PL_CHECK(x->ip == 0x1000 + i && x->flags == 0 && x->nr_regs == 0);
+		}
+		PL_CHECK(pl_reader_next(&r, &mb) == 0);
+		PL_CHECK(r.unresolved_stacks == 150); /* stack ids 1..3 never defined */
+		pl_reader_free(&r);
+	}
+	/* too many rows for the columns: an error at the first missing one */
+	rows[0] = (struct pl_batch_row){ .thread = 0, .time = 5 };
+	size_t len = pl_batch_build(data, sizeof(data), th, 1, rows, 1, 0, 0);
+	batch_stream(data, len, 2, 0, &r);
+	PL_CHECK(pl_reader_next(&r, &mb) == 1);
+	PL_CHECK(pl_reader_next(&r, &mb) == -EBADMSG);
+	PL_CHECK(strstr(pl_reader_error(&r), "column") != NULL);
+	pl_reader_free(&r);
+	/* every cut of the data is refused, or yields no more rows than fit */
+	len = pl_batch_build(data, sizeof(data), th, 3, rows + 0, 1, 0, 0);
+	for (size_t cut = 0; cut < len; cut++) {
+		batch_stream(data, cut, 1, 0, &r);
+		PL_CHECK(pl_reader_next(&r, &mb) < 0);
+		pl_reader_free(&r);
+	}
+	/* hand-made: thread index out of the table, too few columns, too many rows */
+	struct pl_writer w;
+	pl_w_init(&w, data, sizeof(data));
+	pl_w_varint(&w, 0);
+	pl_w_varint(&w, 1);
+	pl_w_varint(&w, 7);
+	pl_w_varint(&w, 7);
+	pl_w_varint(&w, PL_BATCH_COLS);
+	for (int c = 0; c < PL_BATCH_COLS; c++)
+		pl_w_varint(&w, 1);
+	pl_w_varint(&w, 1); /* THREAD 1 of 1 */
+	for (int c = 1; c < PL_BATCH_COLS; c++)
+		pl_w_varint(&w, 0);
+	batch_stream(data, pl_w_len(&w), 1, 0, &r);
+	PL_CHECK(pl_reader_next(&r, &mb) == -EBADMSG);
+	PL_CHECK(strstr(pl_reader_error(&r), "thread 1 of 1") != NULL);
+	pl_reader_free(&r);
+	data[4] = PL_BATCH_COLS - 1;
+	batch_stream(data, pl_w_len(&w), 1, 0, &r);
+	PL_CHECK(pl_reader_next(&r, &mb) == -EBADMSG);
+	pl_reader_free(&r);
+	batch_stream(data, pl_w_len(&w), PL_MAX_BATCH + 1, 0, &r);
+	PL_CHECK(pl_reader_next(&r, &mb) == -E2BIG);
+	pl_reader_free(&r);
+	/* a row naming a thread past the table is refused by the builder */
+	rows[0].thread = 3;
+	PL_CHECK(pl_batch_build(data, sizeof(data), th, 3, rows, 1, 0, 0) == 0);
+	/* as is a buffer too small */
+	rows[0].thread = 0;
+	PL_CHECK(pl_batch_build(data, 10, th, 3, rows, 1, 0, 0) == 0);
+}
+
 static void test_crc32_known_value(void)
 {
 	PL_CHECK(pl_crc32(0, "123456789", 9) == 0xcbf43926u);
@@ -796,4 +1098,6 @@ PL_TEST_MAIN(PL_CASE(test_every_type_round_trips), PL_CASE(test_trailing_fields_
 	     PL_CASE(test_stream_round_trip), PL_CASE(test_torn_tail_keeps_complete_blocks),
 	     PL_CASE(test_corruption_detected), PL_CASE(test_unknown_frames_skipped),
 	     PL_CASE(test_small_reader_limit), PL_CASE(test_reader_expands_compact_samples),
+	     PL_CASE(test_chained_blocks), PL_CASE(test_version_1_stream_read),
+	     PL_CASE(test_version_1_capture_file), PL_CASE(test_batch_columns),
 	     PL_CASE(test_crc32_known_value))

@@ -1,0 +1,198 @@
+/* batch.c — SAMPLE_BATCH columns; see batch.h and msg.h. */
+#include "batch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "writer.h"
+
+static uint64_t zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static size_t varint_len(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* The value row i puts in column c.  The per-thread state (prev_*) is
+ * advanced for TIME and PERIOD, so each column is walked once, in order. */
+static uint64_t column_value(int c, const struct pl_batch_row *r, uint32_t flags,
+			     uint64_t *prev_time, uint64_t *prev_delta, uint64_t *prev_period)
+{
+	uint32_t t = r->thread;
+	uint64_t unit = flags & PL_BATCH_TIME_US ? 1000 : 1;
+	switch (c) {
+	case PL_BATCH_THREAD:
+		return t;
+	case PL_BATCH_TIME: {
+		uint64_t now = r->time / unit, d = now - prev_time[t];
+		uint64_t guess = flags & PL_BATCH_TIME_PERIOD ? r->period / unit : prev_delta[t];
+		prev_time[t] = now;
+		prev_delta[t] = d;
+		return zigzag((int64_t)(d - guess));
+	}
+	case PL_BATCH_STACK:
+		return r->stack_id;
+	case PL_BATCH_IP:
+		return zigzag((int64_t)(r->ip - r->ip_base));
+	case PL_BATCH_PERIOD: {
+		uint64_t v = zigzag((int64_t)(r->period - prev_period[t]));
+		prev_period[t] = r->period;
+		return v;
+	}
+	case PL_BATCH_EVENT:
+		return r->event;
+	case PL_BATCH_CPU:
+		return r->cpu;
+	default:
+		return r->cpumode;
+	}
+}
+
+/* Column c's bytes: counted (w == NULL) or written. */
+static size_t put_column(struct pl_writer *w, int c, const struct pl_batch_row *rows, uint32_t n,
+			 uint32_t nthreads, uint64_t base_time, uint32_t flags)
+{
+	uint64_t prev_time[PL_MAX_BATCH_THREADS], prev_delta[PL_MAX_BATCH_THREADS],
+		prev_period[PL_MAX_BATCH_THREADS];
+	for (uint32_t t = 0; t < nthreads; t++) {
+		prev_time[t] = base_time / (flags & PL_BATCH_TIME_US ? 1000 : 1);
+		prev_delta[t] = prev_period[t] = 0;
+	}
+	size_t len = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t v = column_value(c, &rows[i], flags, prev_time, prev_delta, prev_period);
+		if (w)
+			pl_w_varint(w, v);
+		else
+			len += varint_len(v);
+	}
+	return len;
+}
+
+size_t pl_batch_build(uint8_t *out, size_t cap, const struct pl_batch_thread *threads,
+		      uint32_t nthreads, const struct pl_batch_row *rows, uint32_t n,
+		      uint64_t base_time, uint32_t flags)
+{
+	if (n > PL_MAX_BATCH || nthreads > PL_MAX_BATCH_THREADS)
+		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (rows[i].thread >= nthreads)
+			return 0;
+	/* times follow the sampling period (timer events, steady rates) or
+	 * the previous interval (anything else): whichever is smaller */
+	flags &= PL_BATCH_TIME_US;
+	if (put_column(NULL, PL_BATCH_TIME, rows, n, nthreads, base_time,
+		       flags | PL_BATCH_TIME_PERIOD) <
+	    put_column(NULL, PL_BATCH_TIME, rows, n, nthreads, base_time, flags))
+		flags |= PL_BATCH_TIME_PERIOD;
+	struct pl_writer w;
+	pl_w_init(&w, out, cap);
+	pl_w_varint(&w, flags);
+	pl_w_varint(&w, nthreads);
+	for (uint32_t t = 0; t < nthreads; t++) {
+		pl_w_varint(&w, threads[t].pid);
+		pl_w_varint(&w, threads[t].tid);
+	}
+	pl_w_varint(&w, PL_BATCH_COLS);
+	for (int c = 0; c < PL_BATCH_COLS; c++)
+		pl_w_varint(&w, put_column(NULL, c, rows, n, nthreads, base_time, flags));
+	for (int c = 0; c < PL_BATCH_COLS; c++)
+		put_column(&w, c, rows, n, nthreads, base_time, flags);
+	return w.overflow ? 0 : pl_w_len(&w);
+}
+
+#ifndef PL_BLOCK_NO_DECOMPRESS /* the agent encodes batches, never reads them */
+int pl_batch_iter_init(struct pl_batch_iter *it, const struct pl_msg_sample_batch *b, char *err,
+		       size_t errlen)
+{
+	struct pl_cursor c;
+	pl_cur_init(&c, b->data, b->len);
+	it->left = 0;
+	if (b->count > PL_MAX_BATCH) {
+		snprintf(err, errlen, "SAMPLE_BATCH of %u samples exceeds the cap of %u", b->count,
+			 PL_MAX_BATCH);
+		return -E2BIG;
+	}
+	it->flags = pl_cur_u32v(&c);
+	it->unit = it->flags & PL_BATCH_TIME_US ? 1000 : 1;
+	it->nthreads = (uint32_t)pl_cur_varint_max(&c, PL_MAX_BATCH_THREADS);
+	for (uint32_t t = 0; t < it->nthreads && pl_cur_ok(&c); t++) {
+		it->threads[t].pid = pl_cur_u32v(&c);
+		it->threads[t].tid = pl_cur_u32v(&c);
+		it->prev_time[t] = b->base_time / it->unit;
+		it->prev_delta[t] = it->prev_period[t] = 0;
+	}
+	uint64_t ncols = pl_cur_varint_max(&c, 64);
+	uint64_t lens[64];
+	for (uint64_t i = 0; i < ncols && pl_cur_ok(&c); i++)
+		lens[i] = pl_cur_varint_max(&c, PL_MAX_BATCH_BYTES);
+	if (pl_cur_ok(&c) && ncols < PL_BATCH_COLS)
+		pl_cur_fail(&c, -EBADMSG);
+	for (int i = 0; i < PL_BATCH_COLS && pl_cur_ok(&c); i++) {
+		const uint8_t *p = pl_cur_take(&c, (size_t)lens[i]);
+		pl_cur_init(&it->col[i], p, p ? (size_t)lens[i] : 0);
+	}
+	/* columns past the known ones belong to a newer writer: not read */
+	if (!pl_cur_ok(&c)) {
+		snprintf(err, errlen, "SAMPLE_BATCH of %u bytes: thread table or columns %s", b->len,
+			 c.err == -E2BIG ? "over a cap" : "malformed or truncated");
+		return c.err;
+	}
+	it->left = b->count;
+	return 0;
+}
+
+int pl_batch_iter_next(struct pl_batch_iter *it, struct pl_msg_sample *s, int64_t *ip_delta,
+		       char *err, size_t errlen)
+{
+	if (it->left == 0)
+		return 0;
+	it->left--;
+	struct pl_cursor *col = it->col;
+	uint32_t t = pl_cur_u32v(&col[PL_BATCH_THREAD]);
+	if (pl_cur_ok(&col[PL_BATCH_THREAD]) && t >= it->nthreads) {
+		snprintf(err, errlen, "SAMPLE_BATCH row names thread %u of %u", t, it->nthreads);
+		it->left = 0;
+		return -EBADMSG;
+	}
+	int64_t ddt = pl_cur_svarint(&col[PL_BATCH_TIME]);
+	s->stack_id = pl_cur_u32v(&col[PL_BATCH_STACK]);
+	*ip_delta = pl_cur_svarint(&col[PL_BATCH_IP]);
+	int64_t dp = pl_cur_svarint(&col[PL_BATCH_PERIOD]);
+	s->event = pl_cur_u32v(&col[PL_BATCH_EVENT]);
+	s->cpu = pl_cur_u32v(&col[PL_BATCH_CPU]);
+	s->cpumode = (uint8_t)pl_cur_varint_max(&col[PL_BATCH_CPUMODE], UINT8_MAX);
+	for (int i = 0; i < PL_BATCH_COLS; i++)
+		if (!pl_cur_ok(&col[i])) {
+			snprintf(err, errlen, "SAMPLE_BATCH column %d is %s", i,
+				 col[i].err == -E2BIG ? "over a cap" : "short or malformed");
+			it->left = 0;
+			return col[i].err;
+		}
+	s->period = it->prev_period[t] + (uint64_t)dp;
+	it->prev_period[t] = s->period;
+	uint64_t guess = it->flags & PL_BATCH_TIME_PERIOD ? s->period / it->unit : it->prev_delta[t];
+	uint64_t d = guess + (uint64_t)ddt;
+	it->prev_time[t] += d;
+	it->prev_delta[t] = d;
+	s->time = it->prev_time[t] * it->unit;
+	s->pid = it->threads[t].pid;
+	s->tid = it->threads[t].tid;
+	s->flags = 0;
+	s->nr_callchain = 0;
+	s->regs_abi = 0;
+	s->nr_regs = 0;
+	s->stack_size = s->stack_requested = 0;
+	s->stack = NULL;
+	return 1;
+}
+#endif
