@@ -169,9 +169,13 @@ make_seeds() {
 			"$wl/burn" || return 1
 	fi
 	rm -rf "$c" && mkdir -p "$c"/{wire,commands,capture,perfdata,ehabi,mapfile}
-	"$BUILD/perflens-agent" --output "$tmp/fp.plens" --callgraph fp -- "$wl/burn" 0.5 2 \
+	# short flush intervals keep blocks small, so that the raw and bare-frame
+	# seeds (cut at block boundaries, ≤ 60 KB) reach past the start-up frames
+	# into samples; dwarf without switch-time stacks, which fill a block fast
+	"$BUILD/perflens-agent" --output "$tmp/fp.plens" --flush-ms 100 --callgraph fp -- "$wl/burn" 0.5 2 \
 		>/dev/null 2>&1 || echo "agent fp recording failed" >&2
-	"$BUILD/perflens-agent" --output "$tmp/dwarf.plens" --callgraph dwarf --stack-size 2048 \
+	"$BUILD/perflens-agent" --output "$tmp/dwarf.plens" --flush-ms 20 --no-offcpu --callgraph dwarf \
+		--stack-size 2048 \
 		-- "$wl/burn-nofp" 0.5 2 >/dev/null 2>&1 || echo "agent dwarf recording failed" >&2
 	for m in fp dwarf; do
 		[ -s "$tmp/$m.plens" ] || continue
