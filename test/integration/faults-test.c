@@ -358,9 +358,11 @@ static void test_agent_killed_while_recording(void)
 	if (st < 0)
 		pl_kill(v);
 	PL_CHECKF(st >= 0 && took < 3000, "viewer noticed after %llu ms", (unsigned long long)took);
-	/* it says so, and keeps what arrived */
-	PL_CHECKF(WIFEXITED(st) && (strstr(out, "closed the connection") ||
-				    strstr(out, "lost the connection")) && strstr(out, "saved"),
+	/* it says so, keeps what arrived, and exits 2: the recording is
+	 * incomplete, which a script must see */
+	PL_CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 2 &&
+			  (strstr(out, "closed the connection") || strstr(out, "lost the connection")) &&
+			  strstr(out, "saved"),
 		  "viewer exit %d said: %s", WIFEXITED(st) ? WEXITSTATUS(st) : -1, out);
 	char *rep[] = { viewer, "report", file, NULL };
 	PL_CHECKF(run_out(rep, out, sizeof(out), 30000) == 0 && strstr(out, "hot_leaf"),

@@ -244,7 +244,10 @@ int pl_cli_record(int argc, char **argv)
 		pl_cli_fail("%s (the session so far is saved in %s)", error->message, path);
 		goto out;
 	}
-	if (!pl_client_got_end(client) && error)
+	/* the agent vanished (killed, board reset, network cut): what arrived is
+	 * on disk, but the recording is incomplete, which a script must see */
+	gboolean cut_short = !pl_client_got_end(client) && error;
+	if (cut_short)
 		fprintf(stderr, "perflens: %s before the session ended; what arrived is saved\n",
 			error->message);
 	g_clear_error(&error);
@@ -262,7 +265,7 @@ int pl_cli_record(int argc, char **argv)
 				stats.lost);
 		fprintf(stderr, "perflens: next: perflens report %s\n", path);
 	}
-	rc = PL_EXIT_OK;
+	rc = cut_short ? PL_EXIT_BAD_INPUT : PL_EXIT_OK;
 out:
 	g_free(token);
 	g_free(command);
