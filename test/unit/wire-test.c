@@ -380,11 +380,12 @@ static void check_equal(const struct pl_msg *a, const struct pl_msg *b)
 		PL_CHECK(x->time == y->time && x->cpu == y->cpu && x->period == y->period);
 		PL_CHECK(x->ip == y->ip && x->cpumode == y->cpumode);
 		PL_CHECK(x->nr_callchain == y->nr_callchain);
-		PL_CHECK(!memcmp(x->callchain, y->callchain, x->nr_callchain * 8));
+		PL_CHECK(!x->nr_callchain || !memcmp(x->callchain, y->callchain, x->nr_callchain * 8));
 		PL_CHECK(x->regs_abi == y->regs_abi && x->nr_regs == y->nr_regs);
-		PL_CHECK(!memcmp(x->regs, y->regs, x->nr_regs * 8));
+		PL_CHECK(!x->nr_regs || !memcmp(x->regs, y->regs, x->nr_regs * 8));
 		PL_CHECK(x->stack_size == y->stack_size && x->stack_requested == y->stack_requested);
-		PL_CHECK(!memcmp(x->stack, y->stack, x->stack_size));
+		/* empty arrays may be NULL: memcmp must not see them */
+		PL_CHECK(!x->stack_size || !memcmp(x->stack, y->stack, x->stack_size));
 		return;
 	}
 	case PL_MSG_MMAP: {
@@ -448,7 +449,7 @@ static void check_equal(const struct pl_msg *a, const struct pl_msg *b)
 		PL_CHECK(x->kind == y->kind && x->pid == y->pid && x->addr == y->addr);
 		PL_CHECK(x->offset == y->offset && x->total == y->total);
 		PL_CHECK(str_eq(x->name, y->name) && x->len == y->len);
-		PL_CHECK(!memcmp(x->data, y->data, x->len));
+		PL_CHECK(!x->len || !memcmp(x->data, y->data, x->len));
 		return;
 	}
 	case PL_MSG_END:
