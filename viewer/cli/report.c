@@ -218,26 +218,9 @@ static guint32 find_named(PlProfile *p, PlAggregate *agg, const char *name)
 	return any;
 }
 
-static const char *local_file(PlProfile *p, const char *module)
-{
-	static char *kept;
-	g_autoptr(GPtrArray) rows = pl_symbols_coverage(pl_profile_get_symbols(p));
-	for (guint i = 0; i < rows->len; i++) {
-		const PlModuleReport *r = rows->pdata[i];
-		g_autofree char *b = g_path_get_basename(r->module);
-		if (r->local_path && !strcmp(b, module)) {
-			g_free(kept);
-			kept = g_strdup(r->debug_path && !g_str_has_suffix(r->local_path, ".so") &&
-						FALSE
-					? r->debug_path
-					: r->local_path);
-			return kept;
-		}
-	}
-	return NULL;
-}
-
-static int print_annotate(PlProfile *p, PlAggregate *agg, const char *name, const char *prefix)
+/* The same annotation the app's disassembly view shows (pl_disasm_annotate),
+ * as text: the self/total columns, then objdump's line. */
+static int print_annotate(PlProfile *p, PlAggregate *agg, const char *name)
 {
 	guint32 f = find_named(p, agg, name);
 	printf("\nInstructions of %s:\n", name);
@@ -245,71 +228,32 @@ static int print_annotate(PlProfile *p, PlAggregate *agg, const char *name, cons
 		printf("  (no function of that name in this recording)\n");
 		return PL_EXIT_OK;
 	}
-	g_autoptr(GArray) rows = pl_aggregate_addresses(agg, f);
-	if (!rows->len) {
+	if (!agg->func_total[f].samples) {
 		printf("  (no samples in %s)\n", name);
 		return PL_EXIT_OK;
 	}
-	/* the module and the real function holding most of its weight */
-	const PlAddrRow *best = NULL;
-	for (guint i = 0; i < rows->len; i++) {
-		const PlAddrRow *r = &g_array_index(rows, PlAddrRow, i);
-		if (!best || r->total.weight > best->total.weight)
-			best = r;
-	}
-	const char *module = best->module, *outer = best->outer;
-	guint64 lo = G_MAXUINT64, hi = 0;
-	for (guint i = 0; i < rows->len; i++) {
-		const PlAddrRow *r = &g_array_index(rows, PlAddrRow, i);
-		if (r->module == module && g_strcmp0(r->outer, outer) == 0) {
-			lo = MIN(lo, r->lookup_addr);
-			hi = MAX(hi, r->lookup_addr);
-		}
-	}
-	const char *path = local_file(p, module);
-	if (!path) {
-		printf("  %s: no local copy of the module (give --binary or --sysroot)\n", module);
-		return PL_EXIT_OK;
-	}
 	g_autoptr(GError) error = NULL;
-	GArray *lines = pl_disasm_function(prefix, path, outer, lo, hi + 16, &error);
-	if (!lines)
+	g_autoptr(PlAnnotation) an = pl_disasm_annotate(p, agg, f, &error);
+	if (!an)
 		return pl_cli_fail("--annotate %s: %s", name, error->message);
 	printf("  %s in %s (%s), %% of %" G_GUINT64_FORMAT " samples; total at a call is the "
 	       "time spent in what it called\n",
-	       outer ? outer : name, module, path, agg->all.samples);
+	       an->symbol ? an->symbol : name, an->module, an->path, agg->all.samples);
+	if (an->unplaced.samples)
+		printf("  %" G_GUINT64_FORMAT " samples fall on no instruction listed: the local "
+		       "file differs from the board's\n",
+		       an->unplaced.samples);
 	printf("  %7s %7s\n", "Self%", "Total%");
-	guint ri = 0;
-	for (guint i = 0; i < lines->len; i++) {
-		const PlDisasmLine *d = &g_array_index(lines, PlDisasmLine, i);
-		if (!d->is_insn) {
+	for (guint i = 0; i < an->lines->len; i++) {
+		const PlDisasmLine *d = &g_array_index(an->lines, PlDisasmLine, i);
+		if (!d->is_insn)
 			printf("  %15s %s\n", "", d->text);
-			continue;
-		}
-		/* the instruction runs to the next one's address */
-		guint64 next = G_MAXUINT64;
-		for (guint k = i + 1; k < lines->len; k++)
-			if (g_array_index(lines, PlDisasmLine, k).is_insn) {
-				next = g_array_index(lines, PlDisasmLine, k).addr;
-				break;
-			}
-		PlCount self = { 0, 0 }, total = { 0, 0 };
-		for (ri = 0; ri < rows->len; ri++) {
-			const PlAddrRow *r = &g_array_index(rows, PlAddrRow, ri);
-			if (r->module != module || r->lookup_addr < d->addr || r->lookup_addr >= next)
-				continue;
-			self.samples += r->self.samples;
-			self.weight += r->self.weight;
-			total.samples += r->total.samples;
-			total.weight += r->total.weight;
-		}
-		if (total.samples)
-			printf("  %6.2f%% %6.2f%% %s\n", pct(self.weight, agg->all.weight),
-			       pct(total.weight, agg->all.weight), d->text);
+		else if (an->total[i].samples)
+			printf("  %6.2f%% %6.2f%% %s\n", pct(an->self[i].weight, agg->all.weight),
+			       pct(an->total[i].weight, agg->all.weight), d->text);
 		else
 			printf("  %7s %7s %s\n", "", "", d->text);
 	}
-	pl_disasm_lines_free(lines);
 	return PL_EXIT_OK;
 }
 
@@ -783,7 +727,7 @@ int pl_cli_report(int argc, char **argv)
 		print_lines(p, agg, a.top);
 	if (a.source)
 		print_source(p, agg, a.source);
-	if (a.annotate && print_annotate(p, agg, a.annotate, a.sym.toolchain_prefix) != PL_EXIT_OK)
+	if (a.annotate && print_annotate(p, agg, a.annotate) != PL_EXIT_OK)
 		goto out;
 	print_threads(p, agg, a.top);
 	PlFilter base = { (guint32)a.tid, PL_NO_ID, filter.t0, filter.t1 };
