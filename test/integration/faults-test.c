@@ -33,17 +33,35 @@ static void need_viewer(void)
 
 #define run_out pl_run_capture
 
+/* Where the listener on port logs. */
+static void log_path(char *buf, size_t size, int port)
+{
+	snprintf(buf, size, "%s/agent-%d.log", tmpdir, port);
+}
+
 static pid_t start_listener(int port, char *const extra[])
 {
 	char portarg[16], log[256];
 	snprintf(portarg, sizeof(portarg), "%d", port);
-	snprintf(log, sizeof(log), "%s/agent-%d.log", tmpdir, port);
+	log_path(log, sizeof(log), port);
 	char *argv[20] = { agent, "--listen", "--bind", "127.0.0.1", "--port", portarg };
 	int n = 6;
 	for (int i = 0; extra && extra[i] && n < 19; i++)
 		argv[n++] = extra[i];
 	argv[n] = NULL;
 	return pl_spawn(argv, log);
+}
+
+/* The log of the listener on port (start_listener), as text. */
+static void agent_log(int port, char *text, size_t size)
+{
+	char log[256];
+	log_path(log, sizeof(log), port);
+	FILE *f = fopen(log, "r");
+	size_t n = f ? fread(text, 1, size - 1, f) : 0;
+	text[n] = 0;
+	if (f)
+		fclose(f);
 }
 
 /* Connects to the listener on port and reads its HELLO. */
@@ -97,13 +115,8 @@ static void test_wrong_token_answered_late_and_logged(void)
 	PL_CHECK(pl_conn_auth(&c, "right") == 0);
 	pl_conn_close(&c);
 	pl_kill(ag);
-	char log[256], text[8192];
-	snprintf(log, sizeof(log), "%s/agent-%d.log", tmpdir, port);
-	FILE *f = fopen(log, "r");
-	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
-	text[n] = 0;
-	if (f)
-		fclose(f);
+	char text[8192];
+	agent_log(port, text, sizeof(text));
 	PL_CHECKF(strstr(text, "wrong token from 127.0.0.1:"), "log: %s", text);
 }
 
@@ -140,13 +153,8 @@ static void test_no_auth_warns(void)
 	PL_CHECK(pl_conn_request(&c, PL_MSG_LIST) == 0);
 	pl_conn_close(&c);
 	pl_kill(ag);
-	char log[256], text[4096];
-	snprintf(log, sizeof(log), "%s/agent-%d.log", tmpdir, port);
-	FILE *f = fopen(log, "r");
-	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
-	text[n] = 0;
-	if (f)
-		fclose(f);
+	char text[4096];
+	agent_log(port, text, sizeof(text));
 	PL_CHECK(strstr(text, "WARNING") && strstr(text, "--no-auth"));
 }
 
