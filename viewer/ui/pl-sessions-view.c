@@ -283,19 +283,30 @@ void pl_sessions_view_reload(PlSessionsView *self)
 
 /* ─── actions ────────────────────────────────────────────────────────── */
 
-gboolean pl_sessions_view_rename(PlSessionsView *self, guint i, const char *new_name,
-				 GError **error)
+/* Session i, unless it is missing or still being recorded (which cannot
+ * be renamed or deleted: say so, naming the action). */
+static PlSessionItem *settled_item(PlSessionsView *self, guint i, const char *verb,
+				   GError **error)
 {
 	PlSessionItem *it = item_at(self, i);
 	if (!it) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "No such session");
-		return FALSE;
+		return NULL;
 	}
 	if (!g_strcmp0(it->info->path, self->recording_path)) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
-			    "This session is still recording: stop it first, then rename it");
-		return FALSE;
+			    "This session is still recording: stop it first, then %s it", verb);
+		return NULL;
 	}
+	return it;
+}
+
+gboolean pl_sessions_view_rename(PlSessionsView *self, guint i, const char *new_name,
+				 GError **error)
+{
+	PlSessionItem *it = settled_item(self, i, "rename", error);
+	if (!it)
+		return FALSE;
 	g_autofree char *np = NULL;
 	if (!pl_session_rename(it->info->path, new_name, &np, error))
 		return FALSE;
@@ -316,16 +327,9 @@ gboolean pl_sessions_view_rename(PlSessionsView *self, guint i, const char *new_
 
 gboolean pl_sessions_view_delete(PlSessionsView *self, guint i, GError **error)
 {
-	PlSessionItem *it = item_at(self, i);
-	if (!it) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "No such session");
+	PlSessionItem *it = settled_item(self, i, "delete", error);
+	if (!it)
 		return FALSE;
-	}
-	if (!g_strcmp0(it->info->path, self->recording_path)) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
-			    "This session is still recording: stop it first, then delete it");
-		return FALSE;
-	}
 	if (!pl_session_delete(it->info->path, error))
 		return FALSE;
 	set_status(self, "Deleted %s", it->info->name);
