@@ -12,19 +12,12 @@ build=${1:-build}
 mib=${2:-8}
 BENCH_CMD="bench/agent-profile.sh $build $mib"
 . "$(dirname "$0")/lib.sh"
-bench_setup "$build"
-outdir=${PL_BENCH_OUT:-$PL_ROOT/bench/results}
-mkdir -p "$outdir"
-input=$(bench_input "$mib")
-read -r -a zargs <<<"$(zstd_args "$input")"
+bench_prepare "$build" "$mib"
 {
 	bench_header "Where the agent's CPU goes (perf record -g on the agent, 999 Hz sessions)"
 	for mode in fp dwarf; do
-		z=$ZSTD_FP
-		[ $mode = dwarf ] && z=$ZSTD_NOFP
-		"$z" "${zargs[@]}" &
-		target=$!
-		BENCH_PIDS+=("$target")
+		bench_start_target "$(bench_zstd $mode)"
+		target=$TARGET
 		"$AGENT" --output "$BTMP/o.plens" --pid "$target" --frequency 999 --callgraph $mode \
 			--no-offcpu --no-counters 2>/dev/null &
 		ag=$!

@@ -22,44 +22,30 @@ runs=${2:-3}
 secs=${3:-6}
 BENCH_CMD="bench/latency.sh $build $runs $secs"
 . "$(dirname "$0")/lib.sh"
-bench_setup "$build"
-outdir=${PL_BENCH_OUT:-$PL_ROOT/bench/results}
-mkdir -p "$outdir"
 # long enough to outlast the measurement; killed when done
-input=$(bench_input 32)
-read -r -a zargs <<<"$(zstd_args "$input")"
+bench_prepare "$build" 32
 token=bench-$$
-
-start_target() {
-	"$1" "${zargs[@]}" &
-	TARGET=$!
-	BENCH_PIDS+=("$TARGET")
-	sleep 0.3
-}
-stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 
 # prints pl-latency's line: samples N p50_ms X p90_ms X p99_ms X max_ms X lost N
 run_perflens() {
-	local mode=$1 hz=$2 z=$ZSTD_FP port
-	[ "$mode" = dwarf ] && z=$ZSTD_NOFP
+	local mode=$1 hz=$2 port
 	port=$((20000 + RANDOM % 20000))
-	start_target "$z"
+	bench_start_target "$(bench_zstd "$mode")" 0.3
 	"$AGENT" --listen --bind 127.0.0.1 --port "$port" --token "$token" 2>"$BTMP/agent.log" &
 	local ag=$!
 	BENCH_PIDS+=("$ag")
 	"$PL_LATENCY" agent "$port" "$token" "$TARGET" "$hz" "$mode" "$secs" ||
 		{ cat "$BTMP/agent.log" >&2; bench_die "pl-latency failed (agent log above)"; }
-	stop "$ag"
-	stop "$TARGET"
+	bench_stop "$ag"
+	bench_stop "$TARGET"
 }
 
 run_perf() {
-	local mode=$1 hz=$2 z=$ZSTD_FP cg=fp
-	[ "$mode" = dwarf ] && { z=$ZSTD_NOFP; cg="dwarf,8192"; }
-	start_target "$z"
+	local mode=$1 hz=$2
+	bench_start_target "$(bench_zstd "$mode")" 0.3
 	rm -f "$BTMP/fifo"
 	mkfifo "$BTMP/fifo"
-	perf record -q -k CLOCK_MONOTONIC -F "$hz" --call-graph "$cg" --user-callchains \
+	perf record -q -k CLOCK_MONOTONIC -F "$hz" --call-graph "$(bench_perf_cg "$mode")" --user-callchains \
 		-p "$TARGET" -o - >"$BTMP/fifo" 2>"$BTMP/perf.log" &
 	local pr=$!
 	BENCH_PIDS+=("$pr")
@@ -69,34 +55,30 @@ run_perf() {
 	res=$(stdbuf -oL perf script -i - <"$BTMP/fifo" 2>/dev/null | "$PL_LATENCY" perf-script "$secs") || true
 	[ -n "$res" ] || { cat "$BTMP/perf.log" >&2; bench_die "the perf pipeline failed (log above)"; }
 	echo "$res"
-	stop "$pr"
-	stop "$TARGET"
+	bench_stop "$pr"
+	bench_stop "$TARGET"
+}
+
+# one run of a side; no sample reached the viewer side within the window:
+# each percentile counts as the window (a lower bound), flagged
+run_side() {
+	local line
+	if [ "$1" = perflens ]; then
+		line=$(run_perflens "$2" "$3")
+	else
+		line=$(run_perf "$2" "$3")
+	fi
+	case "$line" in *">"*) line="${line//>/} none-within-window" ;; esac
+	echo "$line"
 }
 
 bench_log "latency: $runs rounds x 4 configurations x (PerfLens, perf), ${secs} s each"
-rows=$BTMP/rows
-: >"$rows"
-for hz in 99 999; do
-	for mode in fp dwarf; do
-		for ((r = 0; r < runs; r++)); do
-			for side in $( ((r % 2)) && echo "perf perflens" || echo "perflens perf"); do
-				if [ "$side" = perflens ]; then
-					line=$(run_perflens "$mode" "$hz")
-				else
-					line=$(run_perf "$mode" "$hz")
-				fi
-				# no sample reached the viewer side within the window: count
-				# each percentile as the window (a lower bound), flagged
-				case "$line" in *">"*) line="${line//>/} none-within-window" ;; esac
-				echo "$hz $mode $side $line" >>"$rows"
-				bench_log "$hz Hz $mode $side: $line"
-			done
-		done
-	done
-done
+BENCH_ROWS=$BTMP/rows
+: >"$BENCH_ROWS"
+bench_rounds "$runs" run_side perflens perf
 
 # fields: 1 hz 2 mode 3 side 5 samples 7 p50 9 p90 11 p99 13 max 15 lost
-col() { awk -v hz="$1" -v m="$2" -v v="$3" -v c="$4" '$1 == hz && $2 == m && $3 == v {print $c}' "$rows" | ${5:-median}; }
+col() { bench_col "$@"; }
 {
 	bench_header "Sample-to-screen latency: PerfLens live stream vs perf record | perf script"
 	echo "Latency = CLOCK_MONOTONIC when the sample is decoded on the viewer side − the sample's own CLOCK_MONOTONIC timestamp"
@@ -112,7 +94,7 @@ col() { awk -v hz="$1" -v m="$2" -v v="$3" -v c="$4" '$1 == hz && $2 == m && $3 
 			p50=$(col $hz $mode perf 7); p99=$(col $hz $mode perf 11); pmax=$(col $hz $mode perf 13 maxof)
 			ls=$(col $hz $mode perflens 5); ps=$(col $hz $mode perf 5)
 			ratio=$(awk -v a="$p99" -v b="$l99" 'BEGIN {printf "%.0f×", a / b}')
-			if grep -q "^$hz $mode perf .*none-within-window" "$rows"; then
+			if grep -q "^$hz $mode perf .*none-within-window" "$BENCH_ROWS"; then
 				p50="≥$p50"; p99="≥$p99"; pmax="≥$pmax"; ratio="≥$ratio"
 			fi
 			goal=$(awk -v a="$l99" 'BEGIN {print (a <= 1000) ? "met" : "**missed**"}')
@@ -123,7 +105,7 @@ col() { awk -v hz="$1" -v m="$2" -v v="$3" -v c="$4" '$1 == hz && $2 == m && $3 
 	echo "<details><summary>Every run</summary>"
 	echo
 	echo '```'
-	cat "$rows"
+	cat "$BENCH_ROWS"
 	echo '```'
 	echo "</details>"
 } >"$outdir/latency.md"

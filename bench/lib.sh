@@ -4,7 +4,10 @@
 # Provides: the workload (zstd built from Debian source, see
 # workloads/zstd.sh), the bench tools (pl-latency, pl-wirestat, built into
 # $BUILD/bench/), medians, a CPU/RSS monitor for a running process, and the
-# header every results file starts with (the command and the date).
+# header every results file starts with (the command and the date), and
+# the frame of a comparison: the output directory, the zstd input and
+# arguments, the configurations run in rotated rounds, the medians of their
+# rows.
 
 PL_BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PL_ROOT=$(cd "$PL_BENCH_DIR/.." && pwd)
@@ -41,6 +44,67 @@ bench_setup() {
 	ZSTD_INPUT=$ZSTD_DIR/input
 	BTMP=$(mktemp -d /tmp/pl-bench-XXXXXX)
 	trap 'bench_cleanup' EXIT
+}
+
+# bench_prepare BUILD INPUT_MIB: bench_setup, then what every zstd
+# benchmark needs next: outdir (PL_BENCH_OUT, else bench/results), input
+# (an INPUT_MIB prefix of the workload input) and zargs (the zstd
+# arguments on it, an array).  Set BENCH_CMD first: the results header
+# names it.
+bench_prepare() {
+	bench_setup "$1"
+	outdir=${PL_BENCH_OUT:-$PL_ROOT/bench/results}
+	mkdir -p "$outdir"
+	input=$(bench_input "$2")
+	read -r -a zargs <<<"$(zstd_args "$input")"
+}
+
+# bench_zstd MODE: the zstd build a call-graph mode profiles (fp: frame
+# pointers; dwarf: the distribution's flags, none).  bench_perf_cg MODE:
+# perf record's --call-graph for it (user stacks copied 8 KiB, as the
+# agent's default).
+bench_zstd() { [ "$1" = dwarf ] && echo "$ZSTD_NOFP" || echo "$ZSTD_FP"; }
+bench_perf_cg() { [ "$1" = dwarf ] && echo "dwarf,8192" || echo fp; }
+
+# bench_start_target ZSTD [SETTLE_S]: starts ZSTD on zargs in the
+# background, sets TARGET to its pid (ended on exit), waits SETTLE_S.
+bench_start_target() {
+	"$1" "${zargs[@]}" &
+	TARGET=$!
+	BENCH_PIDS+=("$TARGET")
+	[ -z "${2:-}" ] || sleep "$2"
+}
+bench_stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+
+# bench_rounds RUNS FN VARIANT...: for 99 and 999 Hz, fp and dwarf, RUNS
+# rounds of one run of each variant, their order rotated each round (so
+# that drifts of the shared machine's load hit all alike); each run is
+# `FN VARIANT MODE HZ`, whose output line is appended to $BENCH_ROWS as
+# "HZ MODE VARIANT LINE" and logged.
+bench_rounds() {
+	local runs=$1 fn=$2 hz mode r k line v
+	shift 2
+	local variants=("$@")
+	for hz in 99 999; do
+		for mode in fp dwarf; do
+			for ((r = 0; r < runs; r++)); do
+				for ((k = 0; k < ${#variants[@]}; k++)); do
+					v=${variants[$(((r + k) % ${#variants[@]}))]}
+					line=$("$fn" "$v" "$mode" "$hz")
+					echo "$hz $mode $v $line" >>"$BENCH_ROWS"
+					bench_log "$hz Hz $mode $v: $line"
+				done
+			done
+		done
+	done
+}
+
+# bench_col HZ MODE VARIANT FIELD [REDUCER]: field FIELD of those rows of
+# $BENCH_ROWS (field 4 is the first of the run's line), reduced by REDUCER
+# (default median).
+bench_col() {
+	awk -v hz="$1" -v m="$2" -v v="$3" -v c="$4" '$1 == hz && $2 == m && $3 == v {print $c}' \
+		"$BENCH_ROWS" | "${5:-median}"
 }
 
 # Processes the scripts start are recorded here and ended on exit, by pid.

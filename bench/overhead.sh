@@ -31,11 +31,7 @@ runs=${2:-3}
 mib=${3:-8}
 BENCH_CMD="bench/overhead.sh $build $runs $mib"
 . "$(dirname "$0")/lib.sh"
-bench_setup "$build"
-outdir=${PL_BENCH_OUT:-$PL_ROOT/bench/results}
-mkdir -p "$outdir"
-input=$(bench_input "$mib")
-read -r -a zargs <<<"$(zstd_args "$input")"
+bench_prepare "$build" "$mib"
 
 # child_of PID: the first child of PID (a program started under /usr/bin/time).
 child_of() {
@@ -51,8 +47,9 @@ child_of() {
 # run_one VARIANT MODE HZ: prints
 #   wall_s target_cpu_s prof_cpu_pct prof_hwm_kb prof_total_cpu_s prof_maxrss_kb samples
 run_one() {
-	local variant=$1 mode=$2 hz=$3 z=$ZSTD_FP cg=fp
-	[ "$mode" = dwarf ] && { z=$ZSTD_NOFP; cg="dwarf,8192"; }
+	local variant=$1 mode=$2 hz=$3 z cg
+	z=$(bench_zstd "$mode")
+	cg=$(bench_perf_cg "$mode")
 	rm -f "$BTMP"/t.* "$BTMP"/o.plens "$BTMP"/perf.data "$BTMP"/mon
 	/usr/bin/time -f "%e %U %S" -o "$BTMP/t.target" "$z" "${zargs[@]}" &
 	local tw=$! zp pw="" prof="" mon=""
@@ -98,23 +95,11 @@ run_one() {
 }
 
 bench_log "overhead: $runs rounds x 12 configurations (zstd on ${mib} MiB, ~10-20 s each)"
-rows=$BTMP/rows
-: >"$rows"
-variants=(none perflens perf)
-for hz in 99 999; do
-	for mode in fp dwarf; do
-		for ((r = 0; r < runs; r++)); do
-			for ((k = 0; k < 3; k++)); do
-				v=${variants[$(((r + k) % 3))]}
-				line=$(run_one "$v" "$mode" "$hz")
-				echo "$hz $mode $v $line" >>"$rows"
-				bench_log "$hz Hz $mode $v: $line"
-			done
-		done
-	done
-done
+BENCH_ROWS=$BTMP/rows
+: >"$BENCH_ROWS"
+bench_rounds "$runs" run_one none perflens perf
 
-col() { awk -v hz="$1" -v m="$2" -v v="$3" -v c="$4" '$1 == hz && $2 == m && $3 == v {print $c}' "$rows" | median; }
+col() { bench_col "$@"; }
 pctdiff() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%+.1f%%", 100 * (a / b - 1)}'; }
 goal_cpu() { [ "$1" = fp ] && echo 0.5 || echo 2; }
 ok() { awk -v v="$1" -v g="$2" 'BEGIN {print (v <= g) ? "met" : "**missed**"}'; }
@@ -146,7 +131,7 @@ ok() { awk -v v="$1" -v g="$2" 'BEGIN {print (v <= g) ? "met" : "**missed**"}'; 
 	echo "<details><summary>Every run (Hz mode variant wall_s target_cpu_s prof_cpu_% prof_hwm_kB prof_cpu_s maxrss_kB samples)</summary>"
 	echo
 	echo '```'
-	cat "$rows"
+	cat "$BENCH_ROWS"
 	echo '```'
 	echo "</details>"
 } >"$outdir/overhead.md"

@@ -27,24 +27,13 @@ runs=${2:-3}
 mib=${3:-8}
 BENCH_CMD="bench/wire.sh $build $runs $mib"
 . "$(dirname "$0")/lib.sh"
-bench_setup "$build"
-outdir=${PL_BENCH_OUT:-$PL_ROOT/bench/results}
-mkdir -p "$outdir"
-input=$(bench_input "$mib")
-read -r -a zargs <<<"$(zstd_args "$input")"
-
-start_target() {
-	"$1" "${zargs[@]}" &
-	TARGET=$!
-	BENCH_PIDS+=("$TARGET")
-}
+bench_prepare "$build" "$mib"
 
 # run_perflens MODE HZ KEEP: prints "bytes_per_sample samples full_block_bps
 # steady_bps (start-up frames left out)"
 run_perflens() {
-	local mode=$1 hz=$2 keep=$3 z=$ZSTD_FP out=$BTMP/o.plens
-	[ "$mode" = dwarf ] && z=$ZSTD_NOFP
-	start_target "$z"
+	local mode=$1 hz=$2 keep=$3 out=$BTMP/o.plens
+	bench_start_target "$(bench_zstd "$mode")"
 	"$AGENT" --output "$out" --pid "$TARGET" --frequency "$hz" --callgraph "$mode" \
 		--no-offcpu --no-counters 2>"$BTMP/agent.log" ||
 		{ cat "$BTMP/agent.log" >&2; bench_die "the agent failed (log above)"; }
@@ -62,10 +51,9 @@ run_perflens() {
 
 # run_perf MODE HZ: prints "text_zstd_bps perfdata_bps samples text_raw_bps"
 run_perf() {
-	local mode=$1 hz=$2 z=$ZSTD_FP cg=fp data=$BTMP/perf.data
-	[ "$mode" = dwarf ] && { z=$ZSTD_NOFP; cg="dwarf,8192"; }
-	start_target "$z"
-	perf record -q -F "$hz" --call-graph "$cg" --user-callchains -p "$TARGET" -o "$data" \
+	local mode=$1 hz=$2 data=$BTMP/perf.data
+	bench_start_target "$(bench_zstd "$mode")"
+	perf record -q -F "$hz" --call-graph "$(bench_perf_cg "$mode")" --user-callchains -p "$TARGET" -o "$data" \
 		2>"$BTMP/perf.log" || { cat "$BTMP/perf.log" >&2; bench_die "perf record failed"; }
 	wait "$TARGET"
 	local samples text raw pdata
@@ -78,24 +66,19 @@ run_perf() {
 		'BEGIN {printf "%.1f %.1f %d %.1f\n", t / s, p / s, s, r / s}'
 }
 
+# one run of a side; PerfLens keeps the last capture's pl-wirestat table
+run_side() {
+	if [ "$1" = perflens ]; then
+		run_perflens "$2" "$3" "$BTMP/ws-$3-$2"
+	else
+		run_perf "$2" "$3"
+	fi
+}
+
 bench_log "wire: $runs rounds x 4 configurations x (PerfLens, perf) on ${mib} MiB"
-rows=$BTMP/rows
-: >"$rows"
-for hz in 99 999; do
-	for mode in fp dwarf; do
-		for ((r = 0; r < runs; r++)); do
-			for side in $( ((r % 2)) && echo "perf perflens" || echo "perflens perf"); do
-				if [ "$side" = perflens ]; then
-					line=$(run_perflens "$mode" "$hz" "$BTMP/ws-$hz-$mode")
-				else
-					line=$(run_perf "$mode" "$hz")
-				fi
-				echo "$hz $mode $side $line" >>"$rows"
-				bench_log "$hz Hz $mode $side: $line"
-			done
-		done
-	done
-done
+BENCH_ROWS=$BTMP/rows
+: >"$BENCH_ROWS"
+bench_rounds "$runs" run_side perflens perf
 
 # The wire-format changes of issue #7 and what each did, measured while
 # making them (fixed text: the figures are one run each of bench/wire.sh's
@@ -137,7 +120,7 @@ block header (−0.3), the probe results sent once per connection instead of in 
 CHANGES
 }
 
-col() { awk -v hz="$1" -v m="$2" -v v="$3" -v c="$4" '$1 == hz && $2 == m && $3 == v {print $c}' "$rows" | median; }
+col() { bench_col "$@"; }
 {
 	bench_header "Wire bytes per sample: PerfLens vs perf script | zstd -1 vs perf.data"
 	echo "Medians of $runs runs each. PerfLens bytes are the whole capture (= the socket stream: probe results,"
@@ -179,7 +162,7 @@ col() { awk -v hz="$1" -v m="$2" -v v="$3" -v c="$4" '$1 == hz && $2 == m && $3 
 	echo "<details><summary>Every run (Hz mode side: PerfLens B/sample samples full-block steady | perf text+zstd B/sample perf.data B/sample samples raw-text B/sample)</summary>"
 	echo
 	echo '```'
-	cat "$rows"
+	cat "$BENCH_ROWS"
 	echo '```'
 	echo "</details>"
 } >"$outdir/wire.md"

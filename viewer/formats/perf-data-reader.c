@@ -250,19 +250,30 @@ static void build_id_free(gpointer p)
 
 /* ================================================================ file access */
 
+/* One pread, retried when a signal interrupts it: bytes read (0 at the
+ * end of the file), or -1 with the error set. */
+static ssize_t pread_some(Reader *r, void *buf, size_t n, uint64_t off, GError **error)
+{
+	for (;;) {
+		ssize_t k = pread(r->fd, buf, n, (off_t)off);
+		if (k >= 0)
+			return k;
+		if (errno != EINTR) {
+			int e = errno;
+			g_set_error(error, PL_PERF_DATA_ERROR, PL_PERF_DATA_ERROR_IO,
+				    "cannot read %s: %s", r->path, g_strerror(e));
+			return -1;
+		}
+	}
+}
+
 static gboolean read_at(Reader *r, uint64_t off, void *buf, size_t n, GError **error)
 {
 	size_t done = 0;
 	while (done < n) {
-		ssize_t k = pread(r->fd, (uint8_t *)buf + done, n - done, (off_t)(off + done));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			int e = errno;
-			g_set_error(error, PL_PERF_DATA_ERROR, PL_PERF_DATA_ERROR_IO,
-				    "cannot read %s: %s", r->path, g_strerror(e));
+		ssize_t k = pread_some(r, (uint8_t *)buf + done, n - done, off + done, error);
+		if (k < 0)
 			return FALSE;
-		}
 		if (k == 0)
 			return corrupt(error, r, off + done, "file ends early");
 		done += (size_t)k;
@@ -911,6 +922,41 @@ typedef struct {
 	gboolean has_time;
 } PdSampleId;
 
+/* The identifying fields at the head of a sample and in the sample_id
+ * trailer of other records, read in the kernel's order (perf_output_sample
+ * and __perf_event__output_id_sample): the two share TID TIME ID STREAM_ID
+ * CPU; a sample also has IDENTIFIER first, IP before TID and ADDR after
+ * TIME, the trailer (trailer TRUE) has no IP or ADDR and IDENTIFIER last.
+ * Every read goes through the cursor: a short buffer sets c->bad. */
+static void read_sample_id(PdCur *c, uint64_t st, gboolean trailer, PdSampleId *sid,
+			   uint64_t *ip)
+{
+	if (!trailer && (st & PD_SAMPLE_IDENTIFIER))
+		sid->id = cur_u64(c);
+	if (!trailer && (st & PD_SAMPLE_IP))
+		*ip = cur_u64(c);
+	if (st & PD_SAMPLE_TID) {
+		sid->pid = cur_u32(c);
+		sid->tid = cur_u32(c);
+	}
+	if (st & PD_SAMPLE_TIME) {
+		sid->time = cur_u64(c);
+		sid->has_time = TRUE;
+	}
+	if (!trailer && (st & PD_SAMPLE_ADDR))
+		cur_u64(c);
+	if (st & PD_SAMPLE_ID)
+		sid->id = cur_u64(c);
+	if (st & PD_SAMPLE_STREAM_ID)
+		cur_u64(c);
+	if (st & PD_SAMPLE_CPU) {
+		sid->cpu = cur_u32(c);
+		cur_u32(c);
+	}
+	if (trailer && (st & PD_SAMPLE_IDENTIFIER))
+		sid->id = cur_u64(c);
+}
+
 /* The sample_id trailer of a non-sample record: fields TID TIME ID
  * STREAM_ID CPU IDENTIFIER, in that order, at the end of the record. */
 static const PdAttr *parse_trailer(Reader *r, const uint8_t *rec, size_t size, size_t *body_end,
@@ -942,25 +988,7 @@ static const PdAttr *parse_trailer(Reader *r, const uint8_t *rec, size_t size, s
 	*body_end = size - a->id_trailer;
 	PdCur c;
 	cur_init(&c, rec + *body_end, a->id_trailer, r->be);
-	uint64_t st = a->sample_type;
-	if (st & PD_SAMPLE_TID) {
-		sid->pid = cur_u32(&c);
-		sid->tid = cur_u32(&c);
-	}
-	if (st & PD_SAMPLE_TIME) {
-		sid->time = cur_u64(&c);
-		sid->has_time = TRUE;
-	}
-	if (st & PD_SAMPLE_ID)
-		sid->id = cur_u64(&c);
-	if (st & PD_SAMPLE_STREAM_ID)
-		cur_u64(&c);
-	if (st & PD_SAMPLE_CPU) {
-		sid->cpu = cur_u32(&c);
-		cur_u32(&c);
-	}
-	if (st & PD_SAMPLE_IDENTIFIER)
-		sid->id = cur_u64(&c);
+	read_sample_id(&c, a->sample_type, TRUE, sid, NULL);
 	return a;
 }
 
@@ -1033,26 +1061,12 @@ static gboolean handle_sample(Reader *r, const uint8_t *rec, size_t size, uint64
 
 	PdCur c;
 	cur_init(&c, body, n, r->be);
-	if (st & PD_SAMPLE_IDENTIFIER)
-		cur_u64(&c);
-	if (st & PD_SAMPLE_IP)
-		s->ip = cur_u64(&c);
-	if (st & PD_SAMPLE_TID) {
-		s->pid = cur_u32(&c);
-		s->tid = cur_u32(&c);
-	}
-	if (st & PD_SAMPLE_TIME)
-		s->time = cur_u64(&c);
-	if (st & PD_SAMPLE_ADDR)
-		cur_u64(&c);
-	if (st & PD_SAMPLE_ID)
-		cur_u64(&c);
-	if (st & PD_SAMPLE_STREAM_ID)
-		cur_u64(&c);
-	if (st & PD_SAMPLE_CPU) {
-		s->cpu = cur_u32(&c);
-		cur_u32(&c);
-	}
+	PdSampleId sid = { 0 };
+	read_sample_id(&c, st, FALSE, &sid, &s->ip);
+	s->pid = sid.pid;
+	s->tid = sid.tid;
+	s->time = sid.time;
+	s->cpu = sid.cpu;
 	if (st & PD_SAMPLE_PERIOD)
 		s->period = cur_u64(&c);
 	if (st & PD_SAMPLE_READ)
@@ -1606,15 +1620,9 @@ static gboolean win_need(Reader *r, size_t n, gboolean *eof, GError **error)
 			return TRUE;
 		}
 		size_t want = (size_t)MIN(left, (uint64_t)(WINDOW_SIZE - r->win_len));
-		ssize_t k = pread(r->fd, r->win + r->win_len, want, (off_t)r->win_pos);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			int e = errno;
-			g_set_error(error, PL_PERF_DATA_ERROR, PL_PERF_DATA_ERROR_IO,
-				    "cannot read %s: %s", r->path, g_strerror(e));
+		ssize_t k = pread_some(r, r->win + r->win_len, want, r->win_pos, error);
+		if (k < 0)
 			return FALSE;
-		}
 		if (k == 0) {
 			/* The file shrank under us, or pipe mode at its end. */
 			r->data_end = r->win_pos;

@@ -1,5 +1,6 @@
 /* pl-counters-view.c — counters and health (see the header). */
 #include "pl-counters-view.h"
+#include "pl-chart.h"
 #include "pl-ui-util.h"
 
 #include <math.h>
@@ -11,12 +12,8 @@
 #define AXIS_H 16.0  /* time labels under each chart */
 #define VAXIS_W 66.0 /* the scale top left of each chart */
 
-typedef struct {
-	char *name;
-	GArray *rate; /* double pairs: time (s from start), value per second */
-	double max;
-	double last;
-} Series;
+/* Series are rates: (seconds from the start, value per second). */
+typedef PlChartSeries Series;
 
 struct _PlCountersView {
 	GtkWidget parent_instance;
@@ -28,30 +25,6 @@ struct _PlCountersView {
 };
 
 G_DEFINE_FINAL_TYPE(PlCountersView, pl_counters_view, GTK_TYPE_WIDGET)
-
-static void series_free(gpointer p)
-{
-	Series *s = p;
-	g_free(s->name);
-	g_array_unref(s->rate);
-	g_free(s);
-}
-
-static Series *series_new(const char *name)
-{
-	Series *s = g_new0(Series, 1);
-	s->name = g_strdup(name);
-	s->rate = g_array_new(FALSE, FALSE, sizeof(double) * 2);
-	return s;
-}
-
-static void add_point(Series *s, double t, double v)
-{
-	double p[2] = { t, v };
-	g_array_append_vals(s->rate, p, 1);
-	s->max = MAX(s->max, v);
-	s->last = v;
-}
 
 /* Scaled count at a reading: perf's estimate when the event was
  * multiplexed (ran only part of the time it was enabled). */
@@ -66,7 +39,7 @@ static Series *rate_series(PlProfile *p, guint32 ev, guint64 t0)
 {
 	GArray *pts = pl_profile_get_counter(p, ev);
 	const PlEvent *e = pl_profile_lookup_event(p, ev);
-	Series *s = series_new(e && e->name ? e->name : "?");
+	Series *s = pl_chart_series_new(e && e->name ? e->name : "?");
 	for (guint i = 1; pts && i < pts->len; i++) {
 		const PlCounterPoint *a = &g_array_index(pts, PlCounterPoint, i - 1);
 		const PlCounterPoint *b = &g_array_index(pts, PlCounterPoint, i);
@@ -74,7 +47,7 @@ static Series *rate_series(PlProfile *p, guint32 ev, guint64 t0)
 			continue;
 		double dv = scaled(b) - scaled(a);
 		double dt = (double)(b->time - a->time) / 1e9;
-		add_point(s, (double)(b->time > t0 ? b->time - t0 : 0) / 1e9, dv > 0 ? dv / dt : 0);
+		pl_chart_series_add(s, (double)(b->time > t0 ? b->time - t0 : 0) / 1e9, dv > 0 ? dv / dt : 0);
 	}
 	return s;
 }
@@ -106,13 +79,13 @@ static Series *switch_series(PlProfile *p, guint64 t0, double span_s)
 		double t = smp[i].time > t0 ? (double)(smp[i].time - t0) / 1e9 : 0;
 		bins[MIN((guint)(t / bw), nb - 1)] += 1;
 	}
-	Series *s = series_new("context switches");
+	Series *s = pl_chart_series_new("context switches");
 	for (guint b = 0; b < nb; b++) {
 		/* a trailing bin cut short by the end would read as a drop */
 		double w = MIN(bw, span_s - b * bw);
 		if (w < bw / 2 && b > 0)
 			break;
-		add_point(s, b * bw + w, bins[b] / w);
+		pl_chart_series_add(s, b * bw + w, bins[b] / w);
 	}
 	return s;
 }
@@ -120,12 +93,12 @@ static Series *switch_series(PlProfile *p, guint64 t0, double span_s)
 /* a / b per reading, for IPC and miss rates */
 static Series *ratio_series(const char *name, Series *a, Series *b, double scale)
 {
-	Series *s = series_new(name);
-	guint n = MIN(a->rate->len, b->rate->len);
+	Series *s = pl_chart_series_new(name);
+	guint n = MIN(a->pts->len, b->pts->len);
 	for (guint i = 0; i < n; i++) {
-		double *pa = &g_array_index(a->rate, double, 2 * i);
-		double *pb = &g_array_index(b->rate, double, 2 * i);
-		add_point(s, pa[0], pb[1] > 0 ? scale * pa[1] / pb[1] : 0);
+		const double *pa = pl_chart_series_point(a, i);
+		const double *pb = pl_chart_series_point(b, i);
+		pl_chart_series_add(s, pa[0], pb[1] > 0 ? scale * pa[1] / pb[1] : 0);
 	}
 	return s;
 }
@@ -155,28 +128,17 @@ static char *format_rate(const char *name, double v)
 static void draw_charts(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 {
 	PlCountersView *self = data;
-	GdkRGBA fg;
-	G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-	gtk_style_context_get_color(gtk_widget_get_style_context(GTK_WIDGET(area)), &fg);
-	G_GNUC_END_IGNORE_DEPRECATIONS
-	gboolean dark = fg.red + fg.green + fg.blue > 1.5;
-	PangoLayout *pl = gtk_widget_create_pango_layout(GTK_WIDGET(area), NULL);
+	PlChartStyle st;
+	pl_chart_style_init(&st, GTK_WIDGET(area));
+	const GdkRGBA *fg = &st.fg;
 	if (self->series->len == 0) {
-		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.6);
-		pango_layout_set_text(pl, "No counters in this session (record with counters on)", -1);
-		cairo_move_to(cr, PAD, PAD);
-		pango_cairo_show_layout(cr, pl);
-		g_object_unref(pl);
+		cairo_set_source_rgba(cr, fg->red, fg->green, fg->blue, 0.6);
+		pl_ui_show_text(cr, st.text, "No counters in this session (record with counters on)",
+				PAD, PAD, 0);
+		pl_chart_style_clear(&st);
 		return;
 	}
-	PangoLayout *small = gtk_widget_create_pango_layout(GTK_WIDGET(area), NULL);
-	PangoFontDescription *fd = pango_font_description_new();
-	pango_font_description_set_size(fd, 8 * PANGO_SCALE);
-	pango_layout_set_font_description(small, fd);
-	pango_font_description_free(fd);
-	GdkRGBA line = dark ? (GdkRGBA){ 0.45, 0.72, 1.0, 1 } : (GdkRGBA){ 0.10, 0.42, 0.80, 1 };
 	double x0 = NAME_W + VAXIS_W, cw = w - x0 - PAD;
-	double tstep = self->span_s > 0 ? pl_ui_nice_step(self->span_s) : 1;
 	for (guint i = 0; i < self->series->len && cw > 40; i++) {
 		Series *s = self->series->pdata[i];
 		double y = PAD + i * (CHART_H + AXIS_H + PAD);
@@ -188,57 +150,15 @@ static void draw_charts(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointe
 			g_snprintf(buf, sizeof buf, "%s\nlast %.3g   peak %.3g", s->name, s->last, s->max);
 		else
 			g_snprintf(buf, sizeof buf, "%s\nlast %s   peak %s", s->name, last, max);
-		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.9);
-		pango_layout_set_text(pl, buf, -1);
-		cairo_move_to(cr, PAD, y);
-		pango_cairo_show_layout(cr, pl);
-		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.05);
-		cairo_rectangle(cr, x0, y, cw, CHART_H);
-		cairo_fill(cr);
-		/* grid, axes, scale top and time ticks */
-		cairo_set_line_width(cr, 1);
-		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.12);
-		for (double t = 0; self->span_s > 0 && t <= self->span_s + 1e-9; t += tstep) {
-			double px = floor(x0 + t / self->span_s * cw) + 0.5;
-			cairo_move_to(cr, px, y);
-			cairo_line_to(cr, px, y + CHART_H);
-		}
-		cairo_stroke(cr);
-		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.5);
-		cairo_move_to(cr, x0 + 0.5, y);
-		cairo_line_to(cr, x0 + 0.5, y + CHART_H + 0.5);
-		cairo_line_to(cr, x0 + cw, y + CHART_H + 0.5);
-		cairo_stroke(cr);
-		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.7);
+		cairo_set_source_rgba(cr, fg->red, fg->green, fg->blue, 0.9);
+		pl_ui_show_text(cr, st.text, buf, PAD, y, 0);
 		g_autofree char *top = ratio ? g_strdup_printf("%.3g", s->max) : g_strdup(max);
-		pl_ui_show_text(cr, small, s->max > 0 ? top : "", x0 - 4, y - 2, 1);
-		pl_ui_show_text(cr, small, "0", x0 - 4, y + CHART_H - 12, 1);
-		for (double t = 0; self->span_s > 0 && t <= self->span_s + 1e-9; t += tstep) {
-			char b[32];
-			g_snprintf(b, sizeof b, tstep < 1 ? "%.1f s" : "%.0f s", t);
-			double px = x0 + t / self->span_s * cw;
-			pl_ui_show_text(cr, small, b, MIN(px, x0 + cw - 14), y + CHART_H + 2, t == 0 ? 0 : 0.5);
-		}
-		if (s->rate->len == 0 || s->max <= 0 || self->span_s <= 0)
-			continue;
-		cairo_set_source_rgba(cr, line.red, line.green, line.blue, 1);
-		cairo_set_line_width(cr, 1.6);
-		cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-		for (guint k = 0; k < s->rate->len; k++) {
-			double *p = &g_array_index(s->rate, double, 2 * k);
-			double px = x0 + MIN(p[0] / self->span_s, 1) * cw;
-			double py = y + CHART_H - p[1] / s->max * (CHART_H - 4);
-			if (k == 0)
-				cairo_move_to(cr, px, py);
-			else
-				cairo_line_to(cr, px, py);
-		}
-		if (s->rate->len == 1)
-			cairo_rel_line_to(cr, 2, 0);
-		cairo_stroke(cr);
+		/* the scale is the peak, a little below the chart's top */
+		PlChartArea a = { .x = x0, .y = y, .w = cw, .h = CHART_H, .span_s = self->span_s,
+				  .top = s->max, .headroom = 4, .top_label = s->max > 0 ? top : "" };
+		pl_chart_draw(cr, &st, &a, s);
 	}
-	g_object_unref(small);
-	g_object_unref(pl);
+	pl_chart_style_clear(&st);
 }
 
 void pl_counters_view_set_profile(PlCountersView *self, PlProfile *p)
@@ -269,7 +189,7 @@ void pl_counters_view_set_profile(PlCountersView *self, PlProfile *p)
 	/* hardware events that never counted are noise on boards without a PMU */
 	for (guint i = 0; i < self->series->len; i++) {
 		Series *s = self->series->pdata[i];
-		if (s->max <= 0 && s->rate->len > 0)
+		if (s->max <= 0 && s->pts->len > 0)
 			g_ptr_array_remove_index(self->series, i--);
 	}
 	/* switches over time from the records when no counter shows them */
@@ -343,7 +263,7 @@ static void pl_counters_view_class_init(PlCountersViewClass *klass)
 
 static void pl_counters_view_init(PlCountersView *self)
 {
-	self->series = g_ptr_array_new_with_free_func(series_free);
+	self->series = g_ptr_array_new_with_free_func(pl_chart_series_free);
 	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
 	self->stats = GTK_LABEL(gtk_label_new(NULL));
 	gtk_label_set_xalign(self->stats, 0);

@@ -6,6 +6,7 @@
  * chart with its value axis (0 and the scale top) and a time axis.
  */
 #include "pl-health-view.h"
+#include "pl-chart.h"
 #include "pl-ui-util.h"
 
 #include <math.h>
@@ -18,18 +19,12 @@
 #define VAXIS_W 66.0 /* value labels left of the chart */
 #define PAD 8.0
 
-typedef enum { KIND_LINE, KIND_BARS } Kind;
-
 typedef struct {
-	char *name;
+	PlChartSeries c;  /* points: seconds from t_start, value; max is the peak */
 	const char *unit; /* shown after values */
-	Kind kind;
-	GArray *pts; /* double pairs: seconds from t_start, value */
-	double max, last, peak;
 	double fixed_top; /* > 0: the axis top (100 for %) */
 	int digits;
-	/* KIND_BARS: a second series drawn stacked in another colour */
-	GArray *pts2;
+	/* bars with a second series stacked (c.pts2): what each colour is */
 	const char *legend1, *legend2;
 } Series;
 
@@ -49,30 +44,22 @@ G_DEFINE_FINAL_TYPE(PlHealthView, pl_health_view, GTK_TYPE_WIDGET)
 static void series_free(gpointer p)
 {
 	Series *s = p;
-	g_free(s->name);
-	g_array_unref(s->pts);
-	if (s->pts2)
-		g_array_unref(s->pts2);
+	pl_chart_series_clear(&s->c);
 	g_free(s);
 }
 
 static Series *series_new(const char *name, const char *unit, int digits)
 {
 	Series *s = g_new0(Series, 1);
-	s->name = g_strdup(name);
+	pl_chart_series_init(&s->c, name);
 	s->unit = unit;
 	s->digits = digits;
-	s->pts = g_array_new(FALSE, FALSE, sizeof(double) * 2);
 	return s;
 }
 
 static void add_point(Series *s, double t, double v)
 {
-	double p[2] = { t, v };
-	g_array_append_vals(s->pts, p, 1);
-	s->max = MAX(s->max, v);
-	s->peak = MAX(s->peak, v);
-	s->last = v;
+	pl_chart_series_add(&s->c, t, v);
 }
 
 static double secs(PlHealthView *self, guint64 t)
@@ -140,7 +127,7 @@ static void sample_rate_series(PlHealthView *self, PlProfile *p)
 	const PlEvent *e = pl_profile_lookup_event(p, ev);
 	g_autofree char *name = g_strdup_printf("Samples (%s)", e && e->name ? e->name : "all");
 	Series *r = series_new(name, "/s", 0);
-	r->kind = KIND_BARS;
+	r->c.kind = PL_CHART_BARS;
 	for (guint b = 0; b < nb; b++) {
 		/* the last bin may be partial: scaled to a rate, unless it is too
 		 * short to say anything (its few samples would read as a drop) */
@@ -175,18 +162,11 @@ static void loss_series(PlHealthView *self, PlProfile *p)
 	g_autofree char *name = g_strdup_printf("Lost records and throttles\n%.0f lost, %.0f throttled",
 						tl, tt);
 	Series *s = series_new(name, "/s", 0);
-	s->kind = KIND_BARS;
-	s->pts2 = g_array_new(FALSE, FALSE, sizeof(double) * 2);
+	s->c.kind = PL_CHART_BARS;
 	s->legend1 = "lost";
 	s->legend2 = "throttled";
-	for (guint b = 0; b < nb; b++) {
-		add_point(s, b, lost[b]);
-		double q[2] = { b, thr[b] };
-		g_array_append_vals(s->pts2, q, 1);
-		s->max = MAX(s->max, lost[b] + thr[b]);
-		s->peak = MAX(s->peak, lost[b] + thr[b]);
-	}
-	s->last = nb ? lost[nb - 1] + thr[nb - 1] : 0;
+	for (guint b = 0; b < nb; b++)
+		pl_chart_series_add_stacked(&s->c, b, lost[b], thr[b]);
 	g_ptr_array_add(self->series, s);
 }
 
@@ -202,154 +182,51 @@ static char *format_value(const Series *s, double v)
 						 s->unit[0] != '/' ? " " : "", s->unit);
 }
 
-/* A "nice" axis top at or above v: 1, 2, 2.5, 5 × 10^k. */
-static double nice_top(double v)
-{
-	if (v <= 0)
-		return 1;
-	double e = pow(10, floor(log10(v)));
-	const double steps[] = { 1, 2, 2.5, 5, 10 };
-	for (guint i = 0; i < G_N_ELEMENTS(steps); i++)
-		if (steps[i] * e >= v * 0.9999)
-			return steps[i] * e;
-	return 10 * e;
-}
-
 static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 {
 	PlHealthView *self = data;
-	GdkRGBA fg;
-	G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-	gtk_style_context_get_color(gtk_widget_get_style_context(GTK_WIDGET(area)), &fg);
-	G_GNUC_END_IGNORE_DEPRECATIONS
-	gboolean dark = fg.red + fg.green + fg.blue > 1.5;
-	PangoLayout *pl = gtk_widget_create_pango_layout(GTK_WIDGET(area), NULL);
-	PangoLayout *small = gtk_widget_create_pango_layout(GTK_WIDGET(area), NULL);
-	PangoFontDescription *fd = pango_font_description_new();
-	pango_font_description_set_size(fd, 8 * PANGO_SCALE);
-	pango_layout_set_font_description(small, fd);
-	pango_font_description_free(fd);
 	double x0 = NAME_W + VAXIS_W, cw = w - x0 - PAD;
-	if (cw < 40 || self->series->len == 0 || self->span_s <= 0) {
-		g_object_unref(pl);
-		g_object_unref(small);
+	if (cw < 40 || self->series->len == 0 || self->span_s <= 0)
 		return;
-	}
-	/* line colour readable on both backgrounds */
-	GdkRGBA line = dark ? (GdkRGBA){ 0.45, 0.72, 1.0, 1 } : (GdkRGBA){ 0.10, 0.42, 0.80, 1 };
-	GdkRGBA alt = dark ? (GdkRGBA){ 1.0, 0.55, 0.35, 1 } : (GdkRGBA){ 0.85, 0.33, 0.10, 1 };
-	double tstep = pl_ui_nice_step(self->span_s);
+	PlChartStyle st;
+	pl_chart_style_init(&st, GTK_WIDGET(area));
+	const GdkRGBA *fg = &st.fg, *line = &st.line, *alt = &st.alt;
 	for (guint i = 0; i < self->series->len; i++) {
 		Series *s = self->series->pdata[i];
 		double y = PAD + i * (CHART_H + AXIS_H + ROW_GAP);
 		/* label column: name, now, peak */
-		g_autofree char *now = format_value(s, s->last);
-		g_autofree char *peak = format_value(s, s->peak);
-		g_autofree char *text = g_strdup_printf("%s\nnow %s   peak %s", s->name, now, peak);
-		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.92);
-		pango_layout_set_width(pl, (int)((NAME_W - 2 * PAD) * PANGO_SCALE));
-		pango_layout_set_ellipsize(pl, PANGO_ELLIPSIZE_END);
-		pl_ui_show_text(cr, pl, text, PAD, y, 0);
-		pango_layout_set_width(pl, -1);
+		g_autofree char *now = format_value(s, s->c.last);
+		g_autofree char *peak = format_value(s, s->c.max);
+		g_autofree char *text = g_strdup_printf("%s\nnow %s   peak %s", s->c.name, now, peak);
+		cairo_set_source_rgba(cr, fg->red, fg->green, fg->blue, 0.92);
+		pango_layout_set_width(st.text, (int)((NAME_W - 2 * PAD) * PANGO_SCALE));
+		pango_layout_set_ellipsize(st.text, PANGO_ELLIPSIZE_END);
+		pl_ui_show_text(cr, st.text, text, PAD, y, 0);
+		pango_layout_set_width(st.text, -1);
 		if (s->legend1) {
 			double ly = y + CHART_H - 14;
-			cairo_set_source_rgba(cr, line.red, line.green, line.blue, 0.85);
+			cairo_set_source_rgba(cr, line->red, line->green, line->blue, 0.85);
 			cairo_rectangle(cr, PAD, ly + 3, 10, 8);
 			cairo_fill(cr);
-			cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.8);
-			pl_ui_show_text(cr, small, s->legend1, PAD + 14, ly, 0);
-			cairo_set_source_rgba(cr, alt.red, alt.green, alt.blue, 0.85);
+			cairo_set_source_rgba(cr, fg->red, fg->green, fg->blue, 0.8);
+			pl_ui_show_text(cr, st.small, s->legend1, PAD + 14, ly, 0);
+			cairo_set_source_rgba(cr, alt->red, alt->green, alt->blue, 0.85);
 			cairo_rectangle(cr, PAD + 60, ly + 3, 10, 8);
 			cairo_fill(cr);
-			cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.8);
-			pl_ui_show_text(cr, small, s->legend2, PAD + 74, ly, 0);
+			cairo_set_source_rgba(cr, fg->red, fg->green, fg->blue, 0.8);
+			pl_ui_show_text(cr, st.small, s->legend2, PAD + 74, ly, 0);
 		}
-		/* chart background, grid, selection */
-		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.05);
-		cairo_rectangle(cr, x0, y, cw, CHART_H);
-		cairo_fill(cr);
-		if (self->t0 || self->t1) {
-			double a = secs(self, self->t0), b = self->t1 ? secs(self, self->t1) : self->span_s;
-			double sx0 = x0 + CLAMP(a / self->span_s, 0, 1) * cw;
-			double sx1 = x0 + CLAMP(b / self->span_s, 0, 1) * cw;
-			cairo_set_source_rgba(cr, 0.95, 0.75, 0.20, dark ? 0.22 : 0.28);
-			cairo_rectangle(cr, sx0, y, MAX(sx1 - sx0, 1), CHART_H);
-			cairo_fill(cr);
-		}
-		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.12);
-		cairo_set_line_width(cr, 1);
-		for (double t = 0; t <= self->span_s + 1e-9; t += tstep) {
-			double px = floor(x0 + t / self->span_s * cw) + 0.5;
-			cairo_move_to(cr, px, y);
-			cairo_line_to(cr, px, y + CHART_H);
-		}
-		cairo_move_to(cr, x0, floor(y + CHART_H / 2) + 0.5);
-		cairo_line_to(cr, x0 + cw, floor(y + CHART_H / 2) + 0.5);
-		cairo_stroke(cr);
-		/* axes */
-		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.5);
-		cairo_move_to(cr, x0 + 0.5, y);
-		cairo_line_to(cr, x0 + 0.5, y + CHART_H + 0.5);
-		cairo_line_to(cr, x0 + cw, y + CHART_H + 0.5);
-		cairo_stroke(cr);
-		double top = s->fixed_top > 0 ? MAX(s->fixed_top, s->max) : nice_top(s->max);
-		g_autofree char *ttop = format_value(s, top);
-		cairo_set_source_rgba(cr, fg.red, fg.green, fg.blue, 0.7);
 		/* the value axis names the scale top; the unit is in it */
-		pl_ui_show_text(cr, small, ttop, x0 - 4, y - 2, 1);
-		pl_ui_show_text(cr, small, "0", x0 - 4, y + CHART_H - 12, 1);
-		for (double t = 0; t <= self->span_s + 1e-9; t += tstep) {
-			char b[32];
-			g_snprintf(b, sizeof b, tstep < 1 ? "%.1f s" : "%.0f s", t);
-			double px = x0 + t / self->span_s * cw;
-			pl_ui_show_text(cr, small, b, MIN(px, x0 + cw - 14), y + CHART_H + 2,
-				  t == 0 ? 0 : 0.5);
-		}
-		if (!s->pts->len)
-			continue;
-		/* data */
-		if (s->kind == KIND_BARS) {
-			double bw = MAX(cw / MAX(self->span_s, 1) - 1, 1);
-			for (guint k = 0; k < s->pts->len; k++) {
-				double *p = &g_array_index(s->pts, double, 2 * k);
-				double v2 = s->pts2 ? g_array_index(s->pts2, double, 2 * k + 1) : 0;
-				double px = x0 + p[0] / self->span_s * cw + 0.5;
-				double bwk = MIN(bw, x0 + cw - px);
-				if (bwk <= 0)
-					continue;
-				double h1 = p[1] / top * (CHART_H - 2), h2 = v2 / top * (CHART_H - 2);
-				cairo_set_source_rgba(cr, line.red, line.green, line.blue, 0.75);
-				cairo_rectangle(cr, px, y + CHART_H - h1, bwk, h1);
-				cairo_fill(cr);
-				cairo_set_source_rgba(cr, alt.red, alt.green, alt.blue, 0.8);
-				cairo_rectangle(cr, px, y + CHART_H - h1 - h2, bwk, h2);
-				cairo_fill(cr);
-			}
-			continue;
-		}
-		cairo_set_source_rgba(cr, line.red, line.green, line.blue, 1);
-		cairo_set_line_width(cr, 1.6);
-		cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-		for (guint k = 0; k < s->pts->len; k++) {
-			double *p = &g_array_index(s->pts, double, 2 * k);
-			double px = x0 + MIN(p[0] / self->span_s, 1) * cw;
-			double py = y + CHART_H - p[1] / top * (CHART_H - 2);
-			if (k == 0)
-				cairo_move_to(cr, px, py);
-			else
-				cairo_line_to(cr, px, py);
-		}
-		if (s->pts->len == 1)
-			cairo_rel_line_to(cr, 2, 0);
-		cairo_stroke(cr);
-		/* the latest reading as a dot */
-		double *p = &g_array_index(s->pts, double, 2 * (s->pts->len - 1));
-		cairo_arc(cr, x0 + MIN(p[0] / self->span_s, 1) * cw,
-			  y + CHART_H - p[1] / top * (CHART_H - 2), 2.5, 0, 2 * G_PI);
-		cairo_fill(cr);
+		double top = s->fixed_top > 0 ? MAX(s->fixed_top, s->c.max) : pl_chart_nice_top(s->c.max);
+		g_autofree char *ttop = format_value(s, top);
+		PlChartArea a = { .x = x0, .y = y, .w = cw, .h = CHART_H, .span_s = self->span_s,
+				  .top = top, .headroom = 2, .top_label = ttop, .midline = TRUE,
+				  .last_dot = TRUE, .shade = self->t0 || self->t1,
+				  .shade0 = secs(self, self->t0),
+				  .shade1 = self->t1 ? secs(self, self->t1) : self->span_s };
+		pl_chart_draw(cr, &st, &a, &s->c);
 	}
-	g_object_unref(pl);
-	g_object_unref(small);
+	pl_chart_style_clear(&st);
 }
 
 /* The reading nearest the pointer, with its time. */
@@ -366,10 +243,10 @@ static gboolean on_tooltip(GtkWidget *w, int x, int y, gboolean kb, GtkTooltip *
 	double t = (x - x0) / cw * self->span_s;
 	gint best = -1;
 	double bd = G_MAXDOUBLE;
-	for (guint k = 0; k < s->pts->len; k++) {
-		double *p = &g_array_index(s->pts, double, 2 * k);
+	for (guint k = 0; k < s->c.pts->len; k++) {
+		const double *p = pl_chart_series_point(&s->c, k);
 		/* bars cover [t, t + 1 s) */
-		double d = s->kind == KIND_BARS ? (t >= p[0] && t < p[0] + 1 ? 0 : G_MAXDOUBLE)
+		double d = s->c.kind == PL_CHART_BARS ? (t >= p[0] && t < p[0] + 1 ? 0 : G_MAXDOUBLE)
 						: fabs(p[0] - t);
 		if (d < bd) {
 			bd = d;
@@ -378,16 +255,16 @@ static gboolean on_tooltip(GtkWidget *w, int x, int y, gboolean kb, GtkTooltip *
 	}
 	if (best < 0 || bd == G_MAXDOUBLE)
 		return FALSE;
-	double *p = &g_array_index(s->pts, double, 2 * best);
+	const double *p = pl_chart_series_point(&s->c, (guint)best);
 	g_autofree char *v = format_value(s, p[1]);
-	g_autofree char *name = g_strdup(s->name);
+	g_autofree char *name = g_strdup(s->c.name);
 	char *nl = strchr(name, '\n');
 	if (nl)
 		*nl = 0;
 	g_autofree char *text = NULL;
-	if (s->pts2)
+	if (s->c.pts2)
 		text = g_strdup_printf("%s at %.1f s: %.0f lost, %.0f throttled", name, p[0], p[1],
-				       g_array_index(s->pts2, double, 2 * best + 1));
+				       g_array_index(s->c.pts2, double, 2 * best + 1));
 	else
 		text = g_strdup_printf("%s at %.1f s: %s", name, p[0], v);
 	gtk_tooltip_set_text(tip, text);
@@ -458,19 +335,19 @@ guint pl_health_view_get_n_series(PlHealthView *self)
 const char *pl_health_view_get_series_name(PlHealthView *self, guint i)
 {
 	Series *s = nth(self, i);
-	return s ? s->name : NULL;
+	return s ? s->c.name : NULL;
 }
 
 double pl_health_view_get_series_last(PlHealthView *self, guint i)
 {
 	Series *s = nth(self, i);
-	return s ? s->last : 0;
+	return s ? s->c.last : 0;
 }
 
 double pl_health_view_get_series_peak(PlHealthView *self, guint i)
 {
 	Series *s = nth(self, i);
-	return s ? s->peak : 0;
+	return s ? s->c.max : 0;
 }
 
 GtkWidget *pl_health_view_new(void)
