@@ -19,6 +19,14 @@ export PL_TOP="$top"
 # sanitizer reports end the program with an error, and leaks count
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}
+# The viewer keeps inflated debug files under $XDG_CACHE_HOME/perflens/debug:
+# tests get a scratch cache per build dir so they neither fill the user's
+# nor depend on it, while the toolchain and board caches (minutes to
+# rebuild, keyed by version) stay where they are.
+user_cache=${XDG_CACHE_HOME:-$HOME/.cache}
+export PERFLENS_TC_CACHE=${PERFLENS_TC_CACHE:-$user_cache/perflens/toolchains}
+export PL_BOARDS_CACHE=${PL_BOARDS_CACHE:-$user_cache/perflens/boards}
+export PERFLENS_BENCH_CACHE=${PERFLENS_BENCH_CACHE:-$user_cache/perflens/bench}
 pass=0 fail=0 skip=0
 failed_names=()
 
@@ -51,6 +59,8 @@ for build in "$@"; do
 	PL_BUILD=$(cd "$build" && pwd)
 	logdir="$PL_BUILD/test-logs"
 	mkdir -p "$logdir"
+	export XDG_CACHE_HOME="$PL_BUILD/test-cache"
+	rm -rf "$XDG_CACHE_HOME"; mkdir -p "$XDG_CACHE_HOME"
 	tag=$(basename "$build")
 	echo "== $tag"
 	for t in "$PL_BUILD"/test/*-test; do

@@ -60,8 +60,9 @@ typedef struct _PlElf {
 	char *problem;
 	gboolean build_id_match;
 	int image_fd; /* vDSO image from the board (memfd), else -1 */
-	int debug_copy_fd; /* the decompressed copy of debug_path (memfd), made once
-			    * and shared by every Dwfl that opens it, else -1 */
+	int debug_copy_fd; /* the decompressed copy of debug_path (cache file or
+			    * memfd), opened once and shared by every Dwfl that
+			    * opens it, else -1 */
 
 	guint e_machine;
 	guint e_type;
@@ -76,8 +77,27 @@ typedef struct _PlElf {
 	GHashTable *inline_tables; /* CU DIE offset -> PlInlineTable*, built at first need */
 	GArray *real_syms; /* PlRealSym sorted by addr: code symbols without the ARM
 			    * mapping symbols, built when libdwfl first answers with one */
+	struct _PlSymTable *sym_table; /* the symbols of mod, sorted (pl-sym-table.c),
+					* built at the first lookup; NULL: libdwfl answers */
+	gboolean sym_table_tried;
 	guint64 samples;
 } PlElf;
+
+/* ======================================================================
+ * Symbol tables (pl-sym-table.c)
+ * ====================================================================== */
+
+/* A module's symbols sorted once: lookups give what dwfl_module_addrinfo
+ * gives (name and offset), by binary search instead of its walk over the
+ * whole table.  NULL when the table cannot reproduce libdwfl (PowerPC64
+ * function descriptors): ask libdwfl then.
+ * Names are libdwfl's: valid while mod's Dwfl lives; free the table
+ * before dwfl_end. */
+typedef struct _PlSymTable PlSymTable;
+PlSymTable *pl_sym_table_new(Dwfl_Module *mod, guint e_machine);
+void pl_sym_table_free(PlSymTable *t);
+/* dwfl_module_addrinfo(mod, addr, off, …) */
+const char *pl_sym_table_lookup(const PlSymTable *t, guint64 addr, guint64 *off);
 
 /* ======================================================================
  * Code scopes of a CU (pl-inline-table.c)
@@ -134,6 +154,10 @@ typedef struct {
 	gboolean overflow; /* over PL_SYM_MAX_TEXT_FILE: the rest was dropped */
 	PlTextSyms *table;
 	GThread *parser; /* a parse of text running on its own thread (kallsyms) */
+	gboolean load_pending; /* text is still to be read from load_fd (on the
+				* parser thread), load_size bytes */
+	int load_fd;
+	gsize load_size;
 } PlTextFile;
 
 /* ======================================================================
@@ -226,11 +250,14 @@ extern const Dwfl_Callbacks pl_sym_dwfl_callbacks;
  * unwind can use). */
 extern const Dwfl_Callbacks pl_unwind_dwfl_callbacks;
 /* Opens a separate debug file for libdw (pl-debug-inflate.c): when its
- * .debug_* sections are zlib-compressed, an in-memory copy (memfd, and
- * *is_copy set) with the ones symbolization reads decompressed on two
- * threads and the others hidden; else the file itself.  Returns -1 with
- * errno when it cannot be opened. */
+ * .debug_* sections are zlib-compressed, a copy (*is_copy set) with the
+ * ones symbolization reads decompressed on two threads and the others
+ * hidden — from the cache on disk (made there at the first use), else
+ * in memory (memfd) — or else the file itself.  Returns -1 with errno when
+ * it cannot be opened.  Thread-safe; concurrent processes share the cache. */
 int pl_debug_open_inflated(const char *path, gboolean *is_copy);
+/* The cache directory it uses now ($XDG_CACHE_HOME/perflens/debug). */
+char *pl_debug_cache_dir(void);
 /* Reports elf into dwfl at bias and ties the module to elf. */
 Dwfl_Module *pl_elf_report(Dwfl *dwfl, PlElf *elf, guint64 bias);
 
@@ -253,6 +280,8 @@ void pl_text_file_clear(PlTextFile *f);
  * or drops it (self NULL: the text is about to change).  Every other use
  * of f joins first. */
 void pl_text_file_parse_async(PlTextFile *f);
+/* The same, the text first read from fd (size bytes; owned, closed). */
+void pl_text_file_load_async(PlTextFile *f, int fd, gsize size);
 void pl_text_file_join(PlTextFile *f, PlSymbols *self);
 
 /* ======================================================================

@@ -7,8 +7,10 @@
  * included.  Unwinding uses per-process Dwfls (pl-unwind.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <dwarf.h>
@@ -56,6 +58,7 @@ static char *sysroot_from_toolchain(const char *prefix)
 static void elf_free(gpointer p)
 {
 	PlElf *e = p;
+	pl_sym_table_free(e->sym_table); /* names borrowed from the Dwfl */
 	if (e->dwfl)
 		dwfl_end(e->dwfl);
 	if (e->image_fd >= 0)
@@ -438,6 +441,26 @@ void pl_symbols_take_kallsyms(PlSymbols *self, char *text, gsize len)
 	pl_text_file_parse_async(f);
 }
 
+gboolean pl_symbols_load_kallsyms_file(PlSymbols *self, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char head[17];
+	if (fd < 0)
+		return FALSE;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (guint64)st.st_size > PL_SYM_MAX_TEXT_FILE ||
+	    (st.st_size >= (off_t)sizeof(head) &&
+	     (pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head) ||
+	      !memcmp(head, "0000000000000000 ", sizeof(head))))) {
+		close(fd);
+		return FALSE;
+	}
+	self->kernel_seen = TRUE;
+	pl_text_file_load_async(&self->kallsyms, fd, (gsize)st.st_size);
+	return TRUE;
+}
+
 static const PlTextSyms *text_table(PlSymbols *self, PlTextFile *f, guint32 pid)
 {
 	pl_text_file_join(f, self);
@@ -660,7 +683,14 @@ static guint symbolize(PlSymbols *self, PlElf *elf, guint64 a, PlFrameInfo *fr, 
 		fr[i] = (PlFrameInfo){ .module = module, .rel_addr = a };
 	GElf_Off off;
 	GElf_Sym sym;
-	const char *symname = dwfl_module_addrinfo(elf->mod, a, &off, &sym, NULL, NULL, NULL);
+	if (!elf->sym_table_tried) {
+		elf->sym_table_tried = TRUE;
+		elf->sym_table = pl_sym_table_new(elf->mod, elf->e_machine);
+	}
+	guint64 toff;
+	const char *symname = elf->sym_table
+				      ? pl_sym_table_lookup(elf->sym_table, a, &toff)
+				      : dwfl_module_addrinfo(elf->mod, a, &off, &sym, NULL, NULL, NULL);
 	if (is_mapping_symbol(symname))
 		symname = real_symbol(elf, a);
 	g_autofree char *unversioned = NULL;

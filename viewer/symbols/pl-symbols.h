@@ -66,6 +66,15 @@ void pl_symbols_add_chunk(PlSymbols *self, guint kind, guint32 pid, guint64 addr
  * nearly, when the first kernel frame needs it. */
 void pl_symbols_take_kallsyms(PlSymbols *self, char *text, gsize len);
 
+/* The same from a kallsyms file on this host (e.g. the copy perf keeps in
+ * ~/.debug/[kernel.kallsyms]/BUILD-ID/kallsyms), read as well as parsed
+ * on the second thread: the caller does not wait for 5 MB to be read.
+ * Only its start is read here: FALSE (nothing changed) when it cannot be
+ * opened, is empty or over the cap, or its addresses are hidden
+ * (kptr_restrict zeros): the caller falls back to /proc/kallsyms then.
+ * A file that fails to read later gives an empty table. */
+gboolean pl_symbols_load_kallsyms_file(PlSymbols *self, const char *path);
+
 /* Unwinds one sampled user stack.  regs are in the order of the bits of
  * regs_mask (perf's sample_regs_user), stack is the copy starting at the
  * sampled SP.  Writes up to max PCs, innermost first (the first is the

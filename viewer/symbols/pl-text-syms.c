@@ -7,7 +7,9 @@
  * by PL_SYM_MAX_TEXT_FILE before it is stored.  The table is a sorted
  * array so that a lookup is a binary search.
  */
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pl-symbols-private.h"
 
@@ -35,9 +37,31 @@ void pl_text_file_append(PlTextFile *f, guint64 offset, const guint8 *data, gsiz
 
 /* ─── kallsyms parsed on a second thread ─── */
 
+/* Reads the pending file into f->text (empty when the read fails). */
+static void load_pending(PlTextFile *f)
+{
+	if (!f->load_pending)
+		return;
+	g_byte_array_set_size(f->text, (guint)f->load_size);
+	gsize got = 0;
+	while (got < f->load_size) {
+		ssize_t k = pread(f->load_fd, f->text->data + got, f->load_size - got, (off_t)got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (gsize)k;
+	}
+	g_byte_array_set_size(f->text, (guint)got); /* a file cut short: what was read */
+	close(f->load_fd);
+	f->load_fd = -1;
+	f->load_pending = FALSE;
+}
+
 static gpointer bg_parse(gpointer p)
 {
 	PlTextFile *f = p;
+	load_pending(f);
 	return pl_text_syms_parse_kallsyms(NULL, (const char *)f->text->data, f->text->len);
 }
 
@@ -47,6 +71,19 @@ void pl_text_file_parse_async(PlTextFile *f)
 	if (!f->text || !f->dirty)
 		return;
 	f->parser = g_thread_try_new("pl-kallsyms", bg_parse, f, NULL);
+	if (!f->parser)
+		load_pending(f); /* parsed at first use, as chunks are */
+}
+
+void pl_text_file_load_async(PlTextFile *f, int fd, gsize size)
+{
+	pl_text_file_clear(f);
+	f->text = g_byte_array_new();
+	f->load_pending = TRUE;
+	f->load_fd = fd;
+	f->load_size = size;
+	f->dirty = TRUE;
+	pl_text_file_parse_async(f);
 }
 
 void pl_text_file_join(PlTextFile *f, PlSymbols *self)
@@ -71,6 +108,8 @@ void pl_text_file_join(PlTextFile *f, PlSymbols *self)
 void pl_text_file_clear(PlTextFile *f)
 {
 	pl_text_file_join(f, NULL);
+	if (f->load_pending)
+		close(f->load_fd);
 	if (f->text)
 		g_byte_array_unref(f->text);
 	g_clear_pointer(&f->table, pl_text_syms_free);
@@ -130,6 +169,50 @@ static gboolean parse_hex(const char **p, const char *end, guint64 *v)
 	*p = s;
 	*v = x;
 	return TRUE;
+}
+
+/* parse_hex for the common case, kallsyms's 16 digits not followed by
+ * another: no loop-carried checks.  FALSE (and *p untouched) for anything
+ * else, which parse_hex then reads. */
+static gboolean parse_hex16(const char **p, const char *end, guint64 *v)
+{
+	const guint8 *s = (const guint8 *)*p;
+	if (end - *p < 17 || hex_value[s[16]] < 16)
+		return FALSE;
+	guint64 x = 0;
+	guint bad = 0;
+	for (guint i = 0; i < 16; i++) {
+		guint d = hex_value[s[i]];
+		bad |= d; /* 16 (bit 4) for a non-digit */
+		x = x << 4 | (d & 15);
+	}
+	if (bad & 16)
+		return FALSE;
+	*p += 16;
+	*v = x;
+	return TRUE;
+}
+
+/* The first ' ' or '\t' in [p, end), else end.  Eight bytes at a time on
+ * little-endian hosts (the lowest byte flagged by the zero-byte test is
+ * exact, so the first blank is found). */
+static const char *find_blank(const char *p, const char *end)
+{
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+	const guint64 ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	while (end - p >= 8) {
+		guint64 w;
+		memcpy(&w, p, 8);
+		guint64 sp = w ^ (ones * ' '), tab = w ^ (ones * '\t');
+		guint64 hit = ((sp - ones) & ~sp & highs) | ((tab - ones) & ~tab & highs);
+		if (hit)
+			return p + (__builtin_ctzll(hit) >> 3);
+		p += 8;
+	}
+#endif
+	while (p < end && *p != ' ' && *p != '\t')
+		p++;
+	return p;
 }
 
 static void skip_blanks(const char **p, const char *end)
@@ -221,7 +304,7 @@ static guint16 module_index(Parse *ps, const char *p, gsize n)
 static gboolean kallsyms_line(Parse *ps, const char *p, const char *end)
 {
 	guint64 addr;
-	if (!parse_hex(&p, end, &addr))
+	if (!parse_hex16(&p, end, &addr) && !parse_hex(&p, end, &addr))
 		return FALSE;
 	skip_blanks(&p, end);
 	if (p >= end)
@@ -229,8 +312,7 @@ static gboolean kallsyms_line(Parse *ps, const char *p, const char *end)
 	char type = *p++;
 	skip_blanks(&p, end);
 	const char *name = p;
-	while (p < end && *p != ' ' && *p != '\t')
-		p++;
+	p = find_blank(p, end);
 	if (p == name)
 		return FALSE;
 	gsize nlen = (gsize)(p - name);

@@ -1,5 +1,6 @@
 /* inflate-test.c — separate debug files with compressed DWARF
- * (pl-debug-inflate.c): the in-memory copy libdw gets must give exactly
+ * (pl-debug-inflate.c): the decompressed copy libdw gets (from the cache
+ * on disk, here a scratch one: see sym-test-util.h) must give exactly
  * what the file gives.  Oracles: the same debug file left uncompressed
  * (objcopy), and this host's libc debug file (libc6-dbg) read by libdw
  * directly. */

@@ -41,6 +41,19 @@ static inline const char *t_tmp(void)
 	return t_tmpdir_path;
 }
 
+/* The decompressed debug files these tests make go to a cache of their
+ * own (pl-debug-inflate.c writes $XDG_CACHE_HOME/perflens/debug), never
+ * the user's; a program run by a test with PL_TEST_KEEP_XDG set keeps
+ * the one it was given. */
+__attribute__((constructor)) static void t_isolate_cache(void)
+{
+	if (getenv("PL_TEST_KEEP_XDG"))
+		return;
+	char *xdg = g_build_filename(t_tmp(), "xdg-cache", NULL);
+	g_setenv("XDG_CACHE_HOME", xdg, TRUE);
+	g_free(xdg);
+}
+
 /* Runs argv; returns its stdout (owned) or NULL with *why set. */
 static inline char *t_run(char **argv, char **why)
 {

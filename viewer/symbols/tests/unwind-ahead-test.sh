@@ -9,6 +9,8 @@ B=${PL_BUILD:-build}
 PERFLENS=$B/perflens BURN=$B/workloads/burn-nofp
 TMP=$(mktemp -d /tmp/plsym-ahead-XXXXXX)
 trap '[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+# decompressed debug files go to a cache of this test's own, not the user's
+export XDG_CACHE_HOME="$TMP/xdg"
 
 command -v perf >/dev/null || { echo "skip report_same_with_unwind_ahead: perf not installed"; exit 0; }
 [ -x "$PERFLENS" ] && [ -x "$BURN" ] || { echo "skip report_same_with_unwind_ahead: $PERFLENS or $BURN not built"; exit 0; }

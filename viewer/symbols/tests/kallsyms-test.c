@@ -1,0 +1,216 @@
+/* kallsyms-test.c — the kallsyms table (pl-text-syms.c) on this host's
+ * real kallsyms, against an independent sscanf-based reading of the same
+ * text; the file loader (pl_symbols_load_kallsyms_file) against the text
+ * handed over whole; and the edge lines the fast paths of the parser
+ * (16-digit addresses, names scanned eight bytes at a time) must read as
+ * the general path does.
+ */
+#include <sys/stat.h>
+
+#include "pl-symbols-private.h"
+#include "sym-test-util.h"
+
+#define PID 1
+
+/* This host's kallsyms: perf's copy in ~/.debug when there is one (what
+ * the loader prefers), else /proc/kallsyms.  Skips when addresses are
+ * hidden. */
+static char *host_kallsyms(char **path)
+{
+	*path = NULL;
+	g_autofree char *dir = g_build_filename(g_get_home_dir(), ".debug", "[kernel.kallsyms]", NULL);
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	for (const char *n; d && (n = g_dir_read_name(d)) && !*path;) {
+		char *p = g_build_filename(dir, n, "kallsyms", NULL);
+		if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
+			*path = p;
+		else
+			g_free(p);
+	}
+	char *text = NULL;
+	gsize len = 0;
+	if (!*path || !g_file_get_contents(*path, &text, &len, NULL)) {
+		g_clear_pointer(path, g_free);
+		*path = g_strdup("/proc/kallsyms");
+		if (!g_file_get_contents(*path, &text, &len, NULL) || len == 0)
+			PL_SKIP("cannot read /proc/kallsyms");
+	}
+	if (g_str_has_prefix(text, "0000000000000000 ")) {
+		g_free(text);
+		PL_SKIP("kallsyms addresses are hidden (kptr_restrict)");
+	}
+	return text;
+}
+
+typedef struct {
+	guint64 addr;
+	char *name, *module;
+} Want;
+
+static gint cmp_want(gconstpointer a, gconstpointer b)
+{
+	const Want *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The oracle: code symbols of text, one per address (the last in the
+ * file, as the table keeps), sorted. */
+static GArray *oracle(const char *text)
+{
+	GArray *all = g_array_new(FALSE, FALSE, sizeof(Want));
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	for (char **l = lines; *l; l++) {
+		unsigned long long a;
+		char type, name[1024], mod[256] = "";
+		int n = sscanf(*l, "%llx %c %1023s [%255[^]]]", &a, &type, name, mod);
+		if (n < 3 || !strchr("tTwW", type))
+			continue;
+		Want w = { a, g_strdup(name), n == 4 ? g_strdup_printf("[%s]", mod)
+						     : g_strdup("[kernel]") };
+		g_array_append_val(all, w);
+	}
+	g_array_sort(all, cmp_want); /* stable: the file's order at one address */
+	GArray *one = g_array_new(FALSE, FALSE, sizeof(Want));
+	for (guint i = 0; i < all->len; i++) {
+		Want *w = &g_array_index(all, Want, i);
+		if (i + 1 < all->len && g_array_index(all, Want, i + 1).addr == w->addr) {
+			g_free(w->name);
+			g_free(w->module);
+			continue;
+		}
+		g_array_append_val(one, *w);
+	}
+	g_array_free(all, TRUE);
+	return one;
+}
+
+static void oracle_free(GArray *a)
+{
+	for (guint i = 0; i < a->len; i++) {
+		g_free(g_array_index(a, Want, i).name);
+		g_free(g_array_index(a, Want, i).module);
+	}
+	g_array_free(a, TRUE);
+}
+
+/* Every symbol of want, at its address and in its middle. */
+static void check_all(PlSymbols *s, GArray *want, const char *what)
+{
+	for (guint i = 0; i < want->len; i++) {
+		const Want *w = &g_array_index(want, Want, i);
+		guint64 next = i + 1 < want->len ? g_array_index(want, Want, i + 1).addr : w->addr + 2;
+		guint64 at[2] = { w->addr, w->addr + (next - w->addr) / 2 };
+		for (guint k = 0; k < 2; k++) {
+			PlFrameInfo f[2];
+			PL_CHECK(pl_symbols_resolve(s, PID, at[k], FALSE, f, 2) == 1);
+			PL_CHECKF(f[0].function && !strcmp(f[0].function, w->name) &&
+					  !strcmp(f[0].module, w->module),
+				  "%s %#llx: %s %s, want %s %s", what, (unsigned long long)at[k],
+				  f[0].function, f[0].module, w->name, w->module);
+		}
+	}
+}
+
+static void host_every_symbol(void)
+{
+	g_autofree char *path = NULL;
+	char *text = host_kallsyms(&path);
+	GArray *want = oracle(text);
+	PL_CHECKF(want->len > 1000, "%u code symbols in %s", want->len, path);
+	PlTargetArch arch = t_host_arch();
+
+	g_autoptr(PlSymbols) a = pl_symbols_new(NULL, &arch);
+	pl_symbols_take_kallsyms(a, text, strlen(text)); /* takes text */
+	check_all(a, want, "text");
+
+	g_autoptr(PlSymbols) b = pl_symbols_new(NULL, &arch);
+	if (strcmp(path, "/proc/kallsyms") != 0) { /* /proc files have no size */
+		PL_CHECK(pl_symbols_load_kallsyms_file(b, path));
+		check_all(b, want, "file");
+		g_autoptr(GPtrArray) rows = pl_symbols_coverage(b);
+		PlModuleReport *r = t_row(rows, "[kernel.kallsyms]");
+		PL_CHECK(r && r->has_symbols && !r->problem);
+	}
+	printf("# %u code symbols of %s read as sscanf reads them\n", want->len, path);
+	oracle_free(want);
+}
+
+static void load_file_refuses(void)
+{
+	PlTargetArch arch = t_host_arch();
+	g_autoptr(PlSymbols) s = pl_symbols_new(NULL, &arch);
+	g_autofree char *empty = g_build_filename(t_tmp(), "empty", NULL);
+	g_autofree char *zero = g_build_filename(t_tmp(), "zero", NULL);
+	t_write(empty, "");
+	t_write(zero, "0000000000000000 T _stext\n0000000000000000 T foo\n");
+	PL_CHECK(!pl_symbols_load_kallsyms_file(s, "/nonexistent/kallsyms"));
+	PL_CHECK(!pl_symbols_load_kallsyms_file(s, empty));
+	PL_CHECK(!pl_symbols_load_kallsyms_file(s, zero));
+	PL_CHECK(!pl_symbols_load_kallsyms_file(s, t_tmp())); /* a directory */
+	/* nothing was taken: no kernel row */
+	g_autoptr(GPtrArray) rows = pl_symbols_coverage(s);
+	PL_CHECK(t_row(rows, "[kernel.kallsyms]") == NULL);
+	/* a short good file, then replaced by chunks: the chunks win */
+	g_autofree char *good = g_build_filename(t_tmp(), "good", NULL);
+	t_write(good, "ffffffff81000000 T first\nffffffff81001000 T second\n");
+	PL_CHECK(pl_symbols_load_kallsyms_file(s, good));
+	PlFrameInfo f[2];
+	pl_symbols_resolve(s, PID, 0xffffffff81001010ull, FALSE, f, 2);
+	PL_CHECK(f[0].function && !strcmp(f[0].function, "second"));
+	const char *chunk = "ffffffff81000000 T other\n";
+	pl_symbols_add_chunk(s, 3, 0, 0, 0, (const guint8 *)chunk, strlen(chunk));
+	pl_symbols_resolve(s, PID, 0xffffffff81001010ull, FALSE, f, 2);
+	PL_CHECK(f[0].function && !strcmp(f[0].function, "other"));
+}
+
+/* Lines at the edges of the fast paths: each is read as the general path
+ * reads it. */
+static void edge_lines(void)
+{
+	static const struct {
+		const char *line;
+		guint64 addr;
+		const char *name, *module; /* NULL: the line gives no symbol */
+	} cases[] = {
+		{ "ffffffff81000000 T a\n", 0xffffffff81000000ull, "a", "[kernel]" },
+		{ "ffffffff81000100 T two words\n", 0xffffffff81000100ull, "two", "[kernel]" },
+		{ "ffffffff8100020 T fifteen\n", 0xffffffff8100020ull, "fifteen", "[kernel]" },
+		{ "0xffffffff81000300 T prefixed\n", 0xffffffff81000300ull, "prefixed", "[kernel]" },
+		{ "fffffffff81000400 T seventeen\n", 0xffffffff81000400ull, NULL, NULL },
+		{ "ffffffff81000500T glued\n", 0xffffffff81000500ull, "glued", "[kernel]" },
+		{ "ffffffff81000600 t  twoblanks\n", 0xffffffff81000600ull, "twoblanks", "[kernel]" },
+		{ "ffffffff81000700 t abcdefg\t[m7]\n", 0xffffffff81000700ull, "abcdefg", "[m7]" },
+		{ "ffffffff81000800 t abcdefgh\t[m8]\n", 0xffffffff81000800ull, "abcdefgh", "[m8]" },
+		{ "ffffffff81000900 t abcdefghi\t[m9]\n", 0xffffffff81000900ull, "abcdefghi", "[m9]" },
+		{ "ffffffff81000a00 t abcdefghijklmnop\n", 0xffffffff81000a00ull, "abcdefghijklmnop",
+		  "[kernel]" },
+		{ "ffffffff81000b00 t abcdefghijklmnopq rest\n", 0xffffffff81000b00ull,
+		  "abcdefghijklmnopq", "[kernel]" },
+		{ "ffffffff81000c00 t x\t\n", 0xffffffff81000c00ull, "x", "[kernel]" },
+		{ "ffffffff81000d00 T crlf\r\n", 0xffffffff81000d00ull, "crlf", "[kernel]" },
+		{ "ffffffff81000e00 T\n", 0xffffffff81000e00ull, NULL, NULL },
+		{ "FFFFFFFF81000F00 T upper\n", 0xffffffff81000f00ull, "upper", "[kernel]" },
+		{ "ffffffff8100g000 T nothex\n", 0xffffffff8100f000ull, NULL, NULL },
+	};
+	PlTargetArch arch = t_host_arch();
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(PlSymbols) s = pl_symbols_new(NULL, &arch);
+		/* below and above it, so that a symbol is bounded */
+		g_autofree char *text = g_strdup_printf("0000000000001000 T below\n%s"
+							"fffffffffffff000 T above\n",
+							cases[i].line);
+		pl_symbols_take_kallsyms(s, g_strdup(text), strlen(text));
+		PlFrameInfo f[2];
+		pl_symbols_resolve(s, PID, cases[i].addr, FALSE, f, 2);
+		if (cases[i].name)
+			PL_CHECKF(f[0].function && !strcmp(f[0].function, cases[i].name) &&
+					  !strcmp(f[0].module, cases[i].module),
+				  "line %u: %s %s, want %s %s", i, f[0].function, f[0].module,
+				  cases[i].name, cases[i].module);
+		else
+			PL_CHECKF(!f[0].function || !strcmp(f[0].function, "below"),
+				  "line %u gave %s", i, f[0].function);
+	}
+}
+
+PL_TEST_MAIN(PL_CASE(host_every_symbol), PL_CASE(load_file_refuses), PL_CASE(edge_lines))
