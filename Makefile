@@ -120,8 +120,11 @@ dist: agents all
 	ci/dist.sh
 
 PREFIX ?= /usr/local
+# perflens, and (ui-install, viewer/ui/ui.mk) the app's module in
+# PREFIX/lib/perflens/, the desktop file and the icon
 install: all ui-install
 	install -Dm755 $(BUILD)/perflens-agent $(DESTDIR)$(PREFIX)/bin/perflens-agent
+	install -Dm755 $(BUILD)/perflens $(DESTDIR)$(PREFIX)/bin/perflens
 
 clean:
 	rm -rf build build-san dist

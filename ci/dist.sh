@@ -2,7 +2,8 @@
 # ci/dist.sh — release tarballs in dist/:
 #   perflens-agent-<version>-<arch>.tar.gz  the static agent, a README for the
 #                                            board, SHA256SUMS
-#   perflens-viewer-<version>-<host arch>.tar.gz  the viewer, desktop file, icon
+#   perflens-viewer-<version>-<host arch>.tar.gz  the viewer and its app module
+#                                            (perflens-ui.so), desktop file, icon
 # Run through `make dist` (which builds the agents and the viewer first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,6 +49,8 @@ done
 d=$stage/perflens-viewer-$version-$(uname -m)
 mkdir -p "$d"
 cp "$build/perflens" "$d/"
+# the desktop app's module: perflens finds it next to itself
+[ -f "$build/perflens-ui.so" ] && cp "$build/perflens-ui.so" "$d/"
 for f in viewer/ui/data/*.desktop viewer/ui/data/*.svg viewer/ui/data/*.png; do
 	[ -f "$f" ] && cp "$f" "$d/"
 done

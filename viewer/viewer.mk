@@ -19,7 +19,7 @@ VIEWER_LIBS := $(shell pkg-config --libs $(VIEWER_PKGS)) $(ZSTD_LIBS) -lpthread 
 $(BUILD)/viewer/%.o: ALL_CFLAGS += $(VIEWER_CFLAGS)
 
 VIEWER_CORE_OBJS := $(BUILD)/viewer/core/pl-capture.o $(BUILD)/viewer/core/pl-session-writer.o \
-	$(BUILD)/viewer/core/pl-client.o
+	$(BUILD)/viewer/core/pl-client.o $(BUILD)/viewer/core/pl-loader.o
 VIEWER_MODEL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/model/*.c))
 
 ifdef SYMBOLS_OBJS
@@ -44,10 +44,14 @@ $(BUILD)/libplviewer.a: $(VIEWER_LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-# viewer/ui/ui.mk (included after this file) adds the GTK app's objects and
-# libraries: objects first, then the archives, so the order holds.
+# perflens links no GTK: the app is the module perflens-ui.so
+# (viewer/ui/ui.mk), loaded by viewer/cli/app.c only when the app opens.
+# The module calls the viewer library, so perflens carries all of it
+# (--whole-archive) and exports it (-rdynamic) for the module to bind to.
+$(BUILD)/viewer/cli/%.o: ALL_CFLAGS += -Iviewer/ui
 $(BUILD)/perflens: $(VIEWER_CLI_OBJS) $(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(PERFLENS_UI_LIBS) $(VIEWER_LIBS)
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $(filter %.o,$^) -Wl,--whole-archive $(filter %.a,$^) \
+		-Wl,--no-whole-archive $(VIEWER_LIBS)
 
 # Tests: viewer/tests/viewer-NAME-test.c → $(BUILD)/test/viewer-NAME-test;
 # viewer/tests/viewer-NAME-test.sh is copied there (test/run.sh runs every
@@ -58,8 +62,11 @@ VIEWER_SH_TESTS := $(patsubst viewer/tests/%.sh,$(BUILD)/test/%,$(wildcard viewe
 
 $(VIEWER_C_TESTS): $(BUILD)/test/%: viewer/tests/%.c $(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(VIEWER_CFLAGS) -Itest -Iviewer/tests -MF $@.d $(LDFLAGS) -o $@ \
-		$(filter %.c,$^) $(BUILD)/libplviewer.a $(BUILD)/libplcommon.a $(VIEWER_LIBS)
+	$(CC) $(ALL_CFLAGS) $(VIEWER_CFLAGS) -Itest -Iviewer/tests -Iviewer/cli -MF $@.d $(LDFLAGS) \
+		-o $@ $(filter %.c,$^) $(filter %.o,$^) $(BUILD)/libplviewer.a $(BUILD)/libplcommon.a \
+		$(VIEWER_LIBS)
+# the loader test compares the command line's entry (pl_cli_load) with the app's
+$(BUILD)/test/viewer-loader-test: $(BUILD)/viewer/cli/pl-cli-common.o
 
 $(VIEWER_SH_TESTS): $(BUILD)/test/%: viewer/tests/%.sh
 	@mkdir -p $(dir $@)

@@ -1,7 +1,6 @@
-/* main.c — perflens: dispatch to a subcommand.
- *
- * Kept to dispatch only: the GTK app will be started from here when no
- * subcommand is given (and a display is available). */
+/* main.c — perflens: dispatch to a subcommand, or to the desktop app
+ * (loaded as a module by app.c only then: the command line never loads
+ * GTK). */
 #include <locale.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -9,9 +8,6 @@
 #include <string.h>
 
 #include "pl-cli.h"
-#ifdef PL_HAVE_UI
-#include "pl-ui.h"
-#endif
 
 static const char usage[] =
 	"Usage: perflens COMMAND [ARGS]\n"
@@ -55,11 +51,9 @@ int main(int argc, char **argv)
 	int app = argc < 2 || !strcmp(argv[1], "open") ||
 		  (!is_command(argv[1]) && (argv[1][0] == '-' || access(argv[1], F_OK) == 0));
 	if (app) {
-#ifdef PL_HAVE_UI
 		if (getenv("DISPLAY") || getenv("WAYLAND_DISPLAY"))
-			return pl_ui_run(argc, argv);
+			return pl_cli_app(argc, argv);
 		fputs("perflens: no display for the desktop app; the command line:\n\n", stderr);
-#endif
 		fputs(usage, stderr);
 		return PL_EXIT_BAD_INPUT;
 	}

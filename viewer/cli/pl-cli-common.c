@@ -3,12 +3,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/utsname.h>
 
 #include "pl-cli.h"
 #include "pl-ldmap.h"
-#include "pl-unwind-ahead.h"
+#include "pl-loader.h"
 
 int pl_cli_fail(const char *fmt, ...)
 {
@@ -163,115 +161,6 @@ static GPtrArray *strv_to_array(char **v)
 	return a;
 }
 
-/* perf.data recorded on this very machine: like perf report, use this
- * machine's kernel symbols for kernel frames (an agent sends its own).
- * Loaded at the first sample with kernel frames: a user-only recording
- * never pays for it. */
-typedef struct {
-	PlProfile *p;
-	gboolean perf_data;
-	gboolean local;        /* HELLO named this host and running kernel */
-	gboolean kallsyms_done;
-	PlUnwindAhead *ahead;  /* perf.data: DWARF stacks unwound on a second core */
-	gboolean ahead_attached;
-} Loader;
-
-/* The running kernel's build-id from /sys/kernel/notes (ELF notes), as
- * lower-case hex; NULL when unreadable. */
-static char *kernel_build_id(void)
-{
-	g_autofree guint8 *d = NULL;
-	gsize len = 0;
-	if (!g_file_get_contents("/sys/kernel/notes", (char **)&d, &len, NULL))
-		return NULL;
-	for (gsize off = 0; off + 12 <= len;) {
-		guint32 namesz, descsz, type;
-		memcpy(&namesz, d + off, 4);
-		memcpy(&descsz, d + off + 4, 4);
-		memcpy(&type, d + off + 8, 4);
-		gsize name_off = off + 12, desc_off = name_off + ((namesz + 3u) & ~3u);
-		gsize next = desc_off + ((descsz + 3u) & ~3u);
-		if (namesz > len || descsz > len || next > len || next <= off)
-			return NULL;
-		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 && !memcmp(d + name_off, "GNU", 4) &&
-		    descsz > 0 && descsz <= 64) {
-			GString *h = g_string_new(NULL);
-			for (guint32 i = 0; i < descsz; i++)
-				g_string_append_printf(h, "%02x", d[desc_off + i]);
-			return g_string_free(h, FALSE);
-		}
-		off = next;
-	}
-	return NULL;
-}
-
-static void feed_local_kallsyms(PlProfile *p)
-{
-	g_autofree char *text = NULL;
-	gsize len = 0;
-	/* perf record keeps a copy in its build-id cache: a plain file reads
-	 * ten times faster than /proc/kallsyms, which the kernel formats line
-	 * by line (0.15 s for 120k symbols here) */
-	g_autofree char *id = kernel_build_id();
-	const char *home = g_get_home_dir();
-	g_autofree char *cached = id && home ? g_build_filename(home, ".debug", "[kernel.kallsyms]", id,
-								  "kallsyms", NULL)
-					     : NULL;
-	if (!cached || !g_file_get_contents(cached, &text, &len, NULL) || len == 0 ||
-	    g_str_has_prefix(text, "0000000000000000 ")) {
-		g_clear_pointer(&text, g_free);
-		/* /proc files have no size: g_file_get_contents reads to EOF */
-		if (!g_file_get_contents("/proc/kallsyms", &text, &len, NULL) || len == 0 ||
-		    g_str_has_prefix(text, "0000000000000000 ")) /* kptr_restrict hides addresses */
-			return;
-	}
-	/* handed over whole, not copied in chunks, and parsed on a second
-	 * thread while loading goes on */
-	pl_symbols_take_kallsyms(pl_profile_get_symbols(p), g_steal_pointer(&text), len);
-}
-
-static gboolean hello_is_local(const struct pl_msg_hello *h)
-{
-	struct utsname u;
-	return uname(&u) == 0 && h->hostname.len == strlen(u.nodename) &&
-	       memcmp(h->hostname.p, u.nodename, h->hostname.len) == 0 &&
-	       h->kernel_release.len == strlen(u.release) &&
-	       memcmp(h->kernel_release.p, u.release, h->kernel_release.len) == 0;
-}
-
-static gboolean has_kernel_frames(const struct pl_msg_sample *s)
-{
-	if ((s->cpumode & 7) == 1) /* PERF_RECORD_MISC_KERNEL */
-		return TRUE;
-	for (guint i = 0; i < s->nr_callchain; i++)
-		if (s->callchain[i] == (guint64)-128) /* PERF_CONTEXT_KERNEL */
-			return TRUE;
-	return FALSE;
-}
-
-static gboolean load_one(const struct pl_msg *m, gpointer data)
-{
-	Loader *l = data;
-	if (m->type == PL_MSG_HELLO && l->perf_data)
-		l->local = hello_is_local(&m->u.hello);
-	/* before the sample is ingested (it is held back for reordering,
-	 * symbolized later: the table is there by then either way) */
-	if (m->type == PL_MSG_SAMPLE && l->local && !l->kallsyms_done &&
-	    has_kernel_frames(&m->u.sample)) {
-		l->kallsyms_done = TRUE;
-		feed_local_kallsyms(l->p);
-	}
-	/* the model unwinds a sample after its reorder window; the worker
-	 * has it from here (the model's PlSymbols exists by the first
-	 * sample: HELLO, if any, came before) */
-	if (l->ahead && pl_unwind_ahead_feed(l->ahead, m) && !l->ahead_attached) {
-		pl_symbols_set_unwind_ahead(pl_profile_get_symbols(l->p), l->ahead);
-		l->ahead_attached = TRUE;
-	}
-	pl_profile_ingest(m, l->p);
-	return TRUE;
-}
-
 PlProfile *pl_cli_load(const char *path, const PlCliSymArgs *a, PlCaptureInfo *info)
 {
 	if (a->map_file) {
@@ -295,38 +184,17 @@ PlProfile *pl_cli_load(const char *path, const PlCliSymArgs *a, PlCaptureInfo *i
 	/* Without a sysroot the board's paths are looked up here: right for a
 	 * capture of this machine, and the coverage section says when not. */
 	o.host_files = a->sysroot == NULL;
-	PlProfile *p = pl_profile_new(&o);
-	gboolean perf_data = pl_capture_detect(path) == PL_FILE_PERF_DATA;
-	/* only perf.data: its reader delivers records in time order, the
-	 * order the worker must see them in (see pl-unwind-ahead.c) */
-	g_autoptr(PlUnwindAhead) ahead = perf_data && g_get_num_processors() > 1 &&
-						 !g_getenv("PERFLENS_NO_UNWIND_AHEAD")
-					 ? pl_unwind_ahead_new(&o)
-					 : NULL;
+	/* the loader the app uses too (viewer/core/pl-loader.h) */
+	PlLoadParams lp = { .options = &o };
+	g_autoptr(GError) error = NULL;
+	PlProfile *p = pl_load_file(path, &lp, info, NULL, &error);
 	g_ptr_array_unref(o.binaries);
 	g_ptr_array_unref(o.debug_dirs);
 	g_ptr_array_unref(o.source_dirs);
 	g_ptr_array_unref(o.path_maps);
-
-	g_autoptr(GError) error = NULL;
-	Loader l = { p, perf_data, FALSE, FALSE, ahead, FALSE };
-	if (!pl_capture_load(path, load_one, &l, info, &error)) {
+	if (!p) {
 		pl_cli_fail("%s", error->message);
-		pl_profile_free(p);
 		return NULL;
-	}
-	pl_profile_finish(p); /* the last held samples are unwound here */
-	if (l.ahead_attached)
-		pl_symbols_set_unwind_ahead(pl_profile_get_symbols(p), NULL);
-	if (ahead && g_getenv("PERFLENS_DEBUG_AHEAD")) {
-		guint64 used, missed;
-		pl_unwind_ahead_counts(ahead, &used, &missed);
-		struct rusage ru;
-		getrusage(RUSAGE_THREAD, &ru);
-		fprintf(stderr, "perflens: unwind ahead: %" G_GUINT64_FORMAT " used, %" G_GUINT64_FORMAT
-			" unwound by the loader; loader thread cpu %.3f s\n", used, missed,
-			ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-				(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
 	}
 	g_autofree char *note = pl_capture_info_dup_note(info);
 	if (note)

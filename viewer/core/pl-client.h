@@ -62,8 +62,11 @@ int pl_client_get_fd(PlClient *self);
 
 /* Every message received from now on (including during request()). */
 void pl_client_set_handler(PlClient *self, PlMsgFunc func, gpointer user_data);
-/* Saves the session: blocks received so far, then each new one.  Borrowed:
- * the writer must outlive the client or be detached with NULL. */
+/* Saves the session: blocks received so far, then each new one.  A later
+ * writer on the same connection (a second recording) starts with HELLO
+ * (re-encoded from the agent info, dated now), so every session file
+ * names its board.  Borrowed: the writer must outlive the client or be
+ * detached with NULL. */
 gboolean pl_client_set_writer(PlClient *self, PlSessionWriter *writer, GError **error);
 
 /* Sends a command frame; fills its request id.  Returns the id, 0 on error. */

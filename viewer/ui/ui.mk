@@ -1,13 +1,13 @@
 # viewer/ui/ui.mk — the GTK 4 desktop viewer.  Included after
-# viewer/viewer.mk (it uses VIEWER_LIBS, libplviewer.a); until the top
-# Makefile includes it, build with
-#   make -f Makefile -f viewer/ui/ui.mk build/perflens-gtk
+# viewer/viewer.mk (it uses VIEWER_LIBS, libplviewer.a).
 #
-# Defines UI_OBJS (every widget and the app: link them into perflens and
-# call pl_ui_run() from viewer/ui/pl-ui.h), UI_LIBS, the standalone
-# $(BUILD)/perflens-gtk, the UI tests, and ui-install (PREFIX).
-# Without gtk4 development files nothing here is built and viewer:: is
-# unchanged, so the rest of the tree stays buildable.
+# Defines UI_OBJS (every widget and the app), UI_LIBS, the app module
+# $(BUILD)/perflens-ui.so (UI_OBJS linked with GTK; exports pl_ui_run from
+# viewer/ui/pl-ui.h; `perflens` loads it when the app opens, see
+# viewer/cli/app.c), the UI tests, and ui-install (PREFIX).
+# Without gtk4 development files nothing here is built (perflens then says
+# the module is missing when asked for the app), so the rest of the tree
+# stays buildable.
 
 ifeq ($(shell pkg-config --exists gtk4 && echo yes),yes)
 
@@ -17,18 +17,16 @@ UI_CFLAGS := $(shell pkg-config --cflags gtk4) -Iviewer/core -Iviewer/model \
 	-Iviewer/symbols -Iviewer/formats -Iviewer/ui
 UI_LIBS := $(shell pkg-config --libs gtk4) -lm
 
-$(BUILD)/viewer/ui/%.o: ALL_CFLAGS += $(UI_CFLAGS)
+# -fPIC: the objects go into a shared object (and also link into the views
+# test program, which -fPIC does not hinder)
+$(BUILD)/viewer/ui/%.o: ALL_CFLAGS += $(UI_CFLAGS) -fPIC
+$(UI_OBJS): viewer/ui/ui.mk
 
-# `perflens` with no command (or a file) opens the app
-$(BUILD)/perflens: $(UI_OBJS)
-PERFLENS_UI_LIBS := $(UI_LIBS)
-$(BUILD)/viewer/cli/main.o: ALL_CFLAGS += -DPL_HAVE_UI -Iviewer/ui
-# GTK's headers trip -Wshadow-free code only in deprecated paths; nothing
-# else is relaxed.
-
-$(BUILD)/perflens-gtk: $(BUILD)/viewer/ui/main-gtk.o $(UI_OBJS) $(BUILD)/libplviewer.a \
-		$(BUILD)/libplcommon.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(UI_LIBS) $(VIEWER_LIBS)
+# `perflens` with no command (or a file) opens the app: this module.  Its
+# references to the viewer library and common/ bind to the perflens
+# executable that loads it (viewer/viewer.mk); only GTK is linked here.
+$(BUILD)/perflens-ui.so: $(UI_OBJS)
+	$(CC) $(LDFLAGS) -shared -o $@ $(UI_OBJS) $(UI_LIBS)
 
 # Tests: viewer/ui/tests/viewer-ui-NAME-test.{c,sh} → $(BUILD)/test/…
 UI_C_TESTS := $(patsubst viewer/ui/tests/%.c,$(BUILD)/test/%,$(filter-out \
@@ -40,7 +38,7 @@ $(UI_C_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.c $(BUILD)/viewer/ui/pl-flame-
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(UI_CFLAGS) -Itest -MF $@.d $(LDFLAGS) -o $@ $(filter %.c %.o,$^) $(UI_LIBS)
 
-$(UI_SH_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.sh | $(BUILD)/perflens
+$(UI_SH_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.sh | $(BUILD)/perflens $(BUILD)/perflens-ui.so
 	@mkdir -p $(dir $@)
 	cp $< $@
 	chmod +x $@
@@ -54,18 +52,22 @@ $(BUILD)/test/viewer-ui-views-prog: viewer/ui/tests/viewer-ui-views-test.c $(UI_
 		$(filter %.o,$^) $(filter %.a,$^) $(UI_LIBS) $(VIEWER_LIBS)
 $(BUILD)/test/viewer-ui-views-test: $(BUILD)/test/viewer-ui-views-prog
 
-viewer:: $(BUILD)/perflens-gtk $(UI_C_TESTS) $(UI_SH_TESTS) $(BUILD)/test/viewer-ui-views-prog
+viewer:: $(BUILD)/perflens-ui.so $(UI_C_TESTS) $(UI_SH_TESTS) $(BUILD)/test/viewer-ui-views-prog
 
 PREFIX ?= /usr/local
 .PHONY: ui-install
-ui-install: $(BUILD)/perflens
-	install -Dm755 $(BUILD)/perflens $(DESTDIR)$(PREFIX)/bin/perflens
+# the module where viewer/cli/app.c looks from PREFIX/bin/perflens
+ui-install: $(BUILD)/perflens-ui.so
+	install -Dm644 $(BUILD)/perflens-ui.so $(DESTDIR)$(PREFIX)/lib/perflens/perflens-ui.so
 	install -Dm644 viewer/ui/data/org.perflens.Viewer.desktop \
 		$(DESTDIR)$(PREFIX)/share/applications/org.perflens.Viewer.desktop
 	install -Dm644 viewer/ui/data/org.perflens.Viewer.svg \
 		$(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/org.perflens.Viewer.svg
 
--include $(UI_OBJS:.o=.d) $(BUILD)/viewer/ui/main-gtk.d $(UI_C_TESTS:=.d) \
-	$(BUILD)/test/viewer-ui-views-prog.d
+-include $(UI_OBJS:.o=.d) $(UI_C_TESTS:=.d) $(BUILD)/test/viewer-ui-views-prog.d
 
+else
+.PHONY: ui-install
+ui-install:
+	@echo "ui-install: no gtk4 development files: the desktop app is not built (the command line is)"
 endif

@@ -1,0 +1,226 @@
+/* pl-loader.c — the ingest loop shared by the command line and the app
+ * (see pl-loader.h). */
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+
+#include "pl-loader.h"
+#include "pl-unwind-ahead.h"
+
+typedef struct {
+	const PlLoadParams *params;
+	PlProfile *p;          /* created at the first message (HELLO names the board) */
+	gboolean perf_data;
+	gboolean local;        /* HELLO named this host and running kernel */
+	gboolean kallsyms_done;
+	PlUnwindAhead *ahead;  /* perf.data: DWARF stacks unwound on a second core */
+	gboolean ahead_attached;
+	gsize n;
+} Loader;
+
+/* ─── this machine's kernel symbols ──────────────────────────────────── */
+
+/* The running kernel's build-id from /sys/kernel/notes (ELF notes), as
+ * lower-case hex; NULL when unreadable. */
+static char *kernel_build_id(void)
+{
+	g_autofree guint8 *d = NULL;
+	gsize len = 0;
+	if (!g_file_get_contents("/sys/kernel/notes", (char **)&d, &len, NULL))
+		return NULL;
+	for (gsize off = 0; off + 12 <= len;) {
+		guint32 namesz, descsz, type;
+		memcpy(&namesz, d + off, 4);
+		memcpy(&descsz, d + off + 4, 4);
+		memcpy(&type, d + off + 8, 4);
+		gsize name_off = off + 12, desc_off = name_off + ((namesz + 3u) & ~3u);
+		gsize next = desc_off + ((descsz + 3u) & ~3u);
+		if (namesz > len || descsz > len || next > len || next <= off)
+			return NULL;
+		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 && !memcmp(d + name_off, "GNU", 4) &&
+		    descsz > 0 && descsz <= 64) {
+			GString *h = g_string_new(NULL);
+			for (guint32 i = 0; i < descsz; i++)
+				g_string_append_printf(h, "%02x", d[desc_off + i]);
+			return g_string_free(h, FALSE);
+		}
+		off = next;
+	}
+	return NULL;
+}
+
+static gboolean feed_local_kallsyms(PlProfile *p)
+{
+	PlSymbols *sym = pl_profile_get_symbols(p);
+	/* perf record keeps a copy in its build-id cache: a plain file reads
+	 * ten times faster than /proc/kallsyms, which the kernel formats line
+	 * by line (0.15 s for 120k symbols here); PlSymbols reads it (5 MB)
+	 * on its second thread, so loading goes on meanwhile */
+	g_autofree char *id = kernel_build_id();
+	const char *home = g_get_home_dir();
+	g_autofree char *cached = id && home ? g_build_filename(home, ".debug", "[kernel.kallsyms]", id,
+								  "kallsyms", NULL)
+					     : NULL;
+	if (cached && pl_symbols_load_kallsyms_file(sym, cached))
+		return TRUE;
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	/* /proc files have no size: g_file_get_contents reads to EOF */
+	if (!g_file_get_contents("/proc/kallsyms", &text, &len, NULL) || len == 0 ||
+	    g_str_has_prefix(text, "0000000000000000 ")) /* kptr_restrict hides addresses */
+		return FALSE;
+	/* handed over whole, not copied in chunks, and parsed on a second
+	 * thread while loading goes on */
+	pl_symbols_take_kallsyms(sym, g_steal_pointer(&text), len);
+	return TRUE;
+}
+
+static gboolean hello_is_local(const struct pl_msg_hello *h)
+{
+	struct utsname u;
+	return uname(&u) == 0 && h->hostname.len == strlen(u.nodename) &&
+	       memcmp(h->hostname.p, u.nodename, h->hostname.len) == 0 &&
+	       h->kernel_release.len == strlen(u.release) &&
+	       memcmp(h->kernel_release.p, u.release, h->kernel_release.len) == 0;
+}
+
+static gboolean has_kernel_frames(const struct pl_msg_sample *s)
+{
+	if ((s->cpumode & 7) == 1) /* PERF_RECORD_MISC_KERNEL */
+		return TRUE;
+	for (guint i = 0; i < s->nr_callchain; i++)
+		if (s->callchain[i] == (guint64)-128) /* PERF_CONTEXT_KERNEL */
+			return TRUE;
+	return FALSE;
+}
+
+/* ─── the loop ───────────────────────────────────────────────────────── */
+
+/* The profile (and for perf.data the unwinding worker, which needs the
+ * same options) for the board named host. */
+static void start(Loader *l, const char *host)
+{
+	const PlLoadParams *pp = l->params;
+	PlSymOptions own = { 0 };
+	const PlSymOptions *o = pp->options;
+	if (!o && pp->options_for_host) {
+		pp->options_for_host(host, &own, pp->data);
+		o = &own;
+	}
+	l->p = pl_profile_new(o);
+	/* only perf.data: its reader delivers records in time order, the
+	 * order the worker must see them in (see pl-unwind-ahead.c) */
+	if (l->perf_data && g_get_num_processors() > 1 && !g_getenv("PERFLENS_NO_UNWIND_AHEAD")) {
+		PlSymOptions defaults = { 0 };
+		defaults.host_files = TRUE; /* what pl_profile_new(NULL) means */
+		l->ahead = pl_unwind_ahead_new(o ? o : &defaults);
+	}
+	if (o == &own && pp->options_clear)
+		pp->options_clear(&own, pp->data);
+}
+
+static gboolean load_one(const struct pl_msg *m, gpointer data)
+{
+	Loader *l = data;
+	const PlLoadParams *pp = l->params;
+	/* from the first message on, so a cancel is seen at once */
+	if ((++l->n & 1023) == 1) {
+		if (pp->progress)
+			__atomic_store_n(pp->progress, l->n, __ATOMIC_RELAXED);
+		if (pp->cancel && g_cancellable_is_cancelled(pp->cancel))
+			return FALSE;
+	}
+	if (!l->p) {
+		/* HELLO comes first and names the board */
+		g_autofree char *host = m->type == PL_MSG_HELLO
+						? g_strndup(m->u.hello.hostname.p, m->u.hello.hostname.len)
+						: NULL;
+		start(l, host);
+	}
+	if (m->type == PL_MSG_HELLO && l->perf_data)
+		l->local = hello_is_local(&m->u.hello);
+	/* before the sample is ingested (it is held back for reordering,
+	 * symbolized later: the table is there by then either way) */
+	if (m->type == PL_MSG_SAMPLE && l->local && !l->kallsyms_done &&
+	    has_kernel_frames(&m->u.sample)) {
+		l->kallsyms_done = TRUE;
+		l->local = feed_local_kallsyms(l->p);
+	}
+	/* the model unwinds a sample after its reorder window; the worker
+	 * has it from here (the model's PlSymbols exists by the first
+	 * sample: HELLO, if any, came before) */
+	if (l->ahead && pl_unwind_ahead_feed(l->ahead, m) && !l->ahead_attached) {
+		pl_symbols_set_unwind_ahead(pl_profile_get_symbols(l->p), l->ahead);
+		l->ahead_attached = TRUE;
+	}
+	pl_profile_ingest(m, l->p);
+	return TRUE;
+}
+
+/* Detaches and stops the worker; the profile stays. */
+static void stop_ahead(Loader *l, PlLoadStats *stats)
+{
+	if (!l->ahead)
+		return;
+	if (l->ahead_attached)
+		pl_symbols_set_unwind_ahead(pl_profile_get_symbols(l->p), NULL);
+	l->ahead_attached = FALSE;
+	guint64 used = 0, missed = 0;
+	pl_unwind_ahead_counts(l->ahead, &used, &missed);
+	if (stats) {
+		stats->unwind_ahead = TRUE;
+		stats->ahead_used = used;
+		stats->ahead_missed = missed;
+	}
+	if (g_getenv("PERFLENS_DEBUG_AHEAD")) {
+		struct rusage ru;
+		getrusage(RUSAGE_THREAD, &ru);
+		fprintf(stderr, "perflens: unwind ahead: %" G_GUINT64_FORMAT " used, %" G_GUINT64_FORMAT
+			" unwound by the loader; loader thread cpu %.3f s\n", used, missed,
+			ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+				(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+	}
+	g_clear_pointer(&l->ahead, pl_unwind_ahead_free);
+}
+
+PlProfile *pl_load_file(const char *path, const PlLoadParams *params, PlCaptureInfo *info,
+			PlLoadStats *stats, GError **error)
+{
+	static const PlLoadParams none = { 0 };
+	PlCaptureInfo own_info;
+	if (!info)
+		info = &own_info;
+	if (stats)
+		memset(stats, 0, sizeof *stats);
+	Loader l = { 0 };
+	l.params = params ? params : &none;
+	l.perf_data = pl_capture_detect(path) == PL_FILE_PERF_DATA;
+
+	GError *local = NULL;
+	gboolean ok = pl_capture_load(path, load_one, &l, info, &local);
+	if (l.params->progress)
+		__atomic_store_n(l.params->progress, l.n, __ATOMIC_RELAXED);
+	gboolean cancelled = g_error_matches(local, PL_CAPTURE_ERROR, PL_CAPTURE_ERROR_CANCELLED);
+	if (!ok && (cancelled || !l.params->keep_partial || info->messages == 0 || !l.p)) {
+		stop_ahead(&l, NULL);
+		g_clear_pointer(&l.p, pl_profile_free);
+		if (cancelled) {
+			g_clear_error(&local);
+			g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled");
+		} else {
+			g_propagate_error(error, local);
+		}
+		return NULL;
+	}
+	g_clear_error(&local); /* keep_partial: corruption mid-file keeps what was read */
+	if (!l.p) {
+		l.perf_data = FALSE; /* nothing to unwind: no worker */
+		start(&l, NULL);     /* an empty capture: a profile all the same */
+	}
+	pl_profile_finish(l.p); /* the last held samples are unwound here */
+	stop_ahead(&l, stats);
+	if (stats)
+		stats->local_kernel = l.kallsyms_done && l.local;
+	return l.p;
+}
