@@ -17,6 +17,7 @@
 
 #include "arch.h"
 #include "procfs.h"
+#include "util.h"
 
 #define MAX_THREADS 4096
 #define MAX_FDS 65536
@@ -82,7 +83,7 @@ static void sampling_attr(struct pla_collector *c, struct perf_event_attr *a, in
 	/* wake the agent when a quarter of the ring is used; the event loop's
 	 * flush timer bounds latency when samples are sparse */
 	a->watermark = 1;
-	a->wakeup_watermark = c->cfg.ring_pages * (uint32_t)sysconf(_SC_PAGESIZE) / 4;
+	a->wakeup_watermark = c->cfg.ring_pages * (uint32_t)pla_page_size() / 4;
 	if (c->cfg.callgraph == PL_CG_DWARF) {
 		a->sample_regs_user = c->regs_mask;
 		a->sample_stack_user = c->cfg.stack_size;
@@ -440,6 +441,46 @@ static int open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, c
 		if (open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, why, sizeof(why)) > 0)
 			c->nevents++;
 	}
+	/* thread creation: the sched_process_fork tracepoint samples the
+	 * parent's stack at every clone()/fork() (msg.h, PL_ROLE_CREATE).  It
+	 * fires in kernel mode: with exclude_kernel it would never fire, so a
+	 * kernel that refuses kernel mode means no creation stacks. */
+	if (c->nevents < sizeof(c->desc) / sizeof(c->desc[0])) {
+		char why[256];
+		struct perf_event_attr a;
+		struct pla_event_spec s = { .type = PERF_TYPE_TRACEPOINT };
+		long id = pla_tracepoint_id("sched/sched_process_fork", why, sizeof(why));
+		int n = -1;
+		size_t before = c->nfds;
+		if (id >= 0) {
+			s.config = (uint64_t)id;
+			base_attr(c, &a, &s);
+			sampling_attr(c, &a, 0);
+			a.exclude_kernel = 0;
+			/* clone() runs in libc, which has no frame pointers: an fp
+			 * chain from there is garbage, so these samples always carry
+			 * registers and a stack copy for the viewer to unwind */
+			a.sample_type = c->create_sample_type;
+			a.sample_regs_user = c->regs_mask;
+			a.sample_stack_user = c->cfg.stack_size ? c->cfg.stack_size : 4096;
+			a.branch_sample_type = 0;
+			a.sample_period = 1;
+			describe(c, c->nevents, PL_ROLE_CREATE, &a, "sched:sched_process_fork");
+			n = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, why,
+					    sizeof(why));
+			if (n > 0 && a.exclude_kernel) {
+				while (c->nfds > before)
+					close(c->fds[--c->nfds].fd);
+				n = -1;
+				snprintf(why, sizeof(why), "%s", pla_perf_explain(-EACCES, 2));
+			}
+		}
+		if (n > 0)
+			c->nevents++;
+		else
+			snprintf(c->note + strlen(c->note), sizeof(c->note) - strlen(c->note),
+				 "%s" PL_NOTE_NO_CREATE "%s.", c->note[0] ? " " : "", why);
+	}
 	return 0;
 }
 
@@ -465,7 +506,7 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	memset(c, 0, sizeof(*c));
 	c->cfg = *cfg;
 	c->session_id = ++session_counter;
-	c->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	c->ncpus = pla_cpu_ids();
 	if (c->ncpus > PLA_MAX_CPUS)
 		c->ncpus = PLA_MAX_CPUS;
 	if (!c->cfg.frequency)
@@ -496,6 +537,11 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 		c->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	if (c->cfg.callgraph == PL_CG_LBR)
 		c->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+	/* creation samples: the user stack only (the kernel part is always
+	 * the same clone syscall path) */
+	c->create_sample_type =
+		(c->sample_type & ~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK)) |
+		PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 
 	/* the threads to open events on */
 	tids = calloc(MAX_THREADS, sizeof(*tids));
@@ -523,7 +569,7 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	}
 
 	uint32_t nev = cfg->nevents ? cfg->nevents : 1;
-	c->ids_cap = (size_t)c->ncpus * (size_t)ntids * (nev + 1);
+	c->ids_cap = (size_t)c->ncpus * (size_t)ntids * (nev + 2); /* + switch, create */
 	c->ids = calloc(c->ids_cap, sizeof(*c->ids));
 	if (!c->ids) {
 		rc = -ENOMEM;
@@ -578,7 +624,8 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 		.callgraph = c->cfg.callgraph,
 		.stack_size = c->cfg.callgraph == PL_CG_DWARF ? c->cfg.stack_size : 0,
 		.stacks = c->cfg.stacks,
-		.sample_regs_user = c->cfg.callgraph == PL_CG_DWARF ? c->regs_mask : 0,
+		/* dwarf samples and thread-creation ones carry these registers */
+		.sample_regs_user = c->regs_mask,
 		.frequency = c->cfg.frequency,
 		.duration_ms = c->cfg.duration_ms,
 		.ring_pages = c->cfg.ring_pages,
@@ -749,6 +796,8 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 	struct pl_msg_sample *s = &m->u.sample;
 	m->type = PL_MSG_SAMPLE;
 	s->event = event_of(c, rd64(&r));
+	uint64_t type = c->desc[s->event].role == PL_ROLE_CREATE ? c->create_sample_type
+								 : c->sample_type;
 	s->ip = rd64(&r);
 	s->pid = rd32(&r);
 	s->tid = rd32(&r);
@@ -763,7 +812,7 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 	s->stack_size = 0;
 	s->stack_requested = 0;
 	s->stack = NULL;
-	if (c->sample_type & PERF_SAMPLE_CALLCHAIN) {
+	if (type & PERF_SAMPLE_CALLCHAIN) {
 		uint64_t nr = rd64(&r);
 		const uint8_t *ips = rdn(&r, nr * 8);
 		if (nr > PL_MAX_CALLCHAIN)
@@ -772,7 +821,7 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 			memcpy(s->callchain, ips, nr * 8);
 		s->nr_callchain = ips ? (uint32_t)nr : 0;
 	}
-	if (c->sample_type & PERF_SAMPLE_BRANCH_STACK) {
+	if (type & PERF_SAMPLE_BRANCH_STACK) {
 		/* LBR call stack: the "from" of each entry is a call site, outermost
 		 * last; append them as user return addresses after the callchain */
 		uint64_t bnr = rd64(&r);
@@ -783,7 +832,7 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 			s->callchain[s->nr_callchain++] = from;
 		}
 	}
-	if (c->sample_type & PERF_SAMPLE_REGS_USER) {
+	if (type & PERF_SAMPLE_REGS_USER) {
 		s->regs_abi = rd64(&r);
 		if (s->regs_abi) {
 			uint32_t n = (uint32_t)__builtin_popcountll(c->regs_mask);
@@ -794,7 +843,7 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 			}
 		}
 	}
-	if (c->sample_type & PERF_SAMPLE_STACK_USER) {
+	if (type & PERF_SAMPLE_STACK_USER) {
 		uint64_t size = rd64(&r);
 		const uint8_t *data = rdn(&r, size);
 		uint64_t dyn = size ? rd64(&r) : 0;
@@ -807,7 +856,7 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 	}
 	if (r.bad)
 		return -EBADMSG;
-	c->samples++;
+	c->samples += c->desc[s->event].role != PL_ROLE_CREATE; /* HEALTH counts CPU samples */
 	int rc = pla_stream_msg(out, m);
 	if (c->vdso_len) {
 		int hit = s->ip - c->vdso_lo < c->vdso_len;
@@ -1083,7 +1132,7 @@ int pla_collect_set_events(struct pla_collector *c, const struct pla_event_spec 
 		snprintf(err, errlen, "the target is gone");
 		return -ESRCH;
 	}
-	size_t need = (size_t)c->ncpus * (size_t)ntids * (n + 1);
+	size_t need = (size_t)c->ncpus * (size_t)ntids * (n + 2);
 	if (need > c->ids_cap) {
 		struct pla_id_map *ids = realloc(c->ids, need * sizeof(*ids));
 		if (!ids) {

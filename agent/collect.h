@@ -77,6 +77,7 @@ struct pla_collector {
 	struct pla_ring rings[PLA_MAX_CPUS];
 	int nrings;
 	uint64_t sample_type;
+	uint64_t create_sample_type; /* PL_ROLE_CREATE: always registers + stack copy */
 	uint64_t regs_mask;
 	uint64_t start_ns, last_counter_ns;
 	/* the target's vDSO [lo, lo + len), its image not sent yet (fp, --pid):

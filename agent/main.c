@@ -16,6 +16,7 @@
 #include "probe.h"
 #include "scan.h"
 #include "session.h"
+#include "util.h"
 
 #ifndef PLA_VERSION
 #define PLA_VERSION "0.1.0"
@@ -80,7 +81,7 @@ static int parse_uint(const char *opt, const char *s, unsigned long max, unsigne
 {
 	char *end;
 	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
+	unsigned long v = (unsigned long)pla_strtou64(s, &end, 10);
 	if (errno || end == s || *end || v > max) {
 		fprintf(stderr, "perflens-agent: %s needs a number up to %lu, not '%s'\n", opt, max, s);
 		return -1;
@@ -309,7 +310,7 @@ int main(int argc, char **argv)
 			break;
 		case O_NICE: {
 			char *end;
-			long n = strtol(optarg, &end, 10);
+			long n = (long)pla_strtou64(optarg, &end, 10);
 			if (*end || n < -20 || n > 19) {
 				fprintf(stderr, "perflens-agent: --nice takes -20..19\n");
 				return 2;

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "util.h"
 
 static void tune(int fd)
 {
@@ -167,7 +168,7 @@ int pla_net_split(const char *spec, int default_port, char *host, size_t hostlen
 	}
 	if (colon) {
 		char *end;
-		long p = strtol(colon + 1, &end, 10);
+		long p = (long)pla_strtou64(colon + 1, &end, 10);
 		if (*end || p <= 0 || p > 65535)
 			return -EINVAL;
 		*port = (int)p;

@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "util.h"
 
 struct named {
 	const char *name;
@@ -44,7 +47,7 @@ static int parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
 	errno = 0;
-	unsigned long long x = strtoull(s, &end, 0);
+	uint64_t x = pla_strtou64(s, &end, 0);
 	if (errno || end == s || *end)
 		return -1;
 	*v = x;
@@ -56,7 +59,7 @@ static int pmu_type(const char *pmu, uint32_t *type)
 {
 	char path[320];
 	long v;
-	if (strchr(pmu, '/') || strstr(pmu, ".."))
+	if (strchr(pmu, '/') || pla_strfind(pmu, ".."))
 		return -1;
 	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
 	if (pla_read_int_file(path, &v) < 0)
@@ -120,7 +123,7 @@ int pla_event_parse(const char *spec, struct pla_event_spec *out, char *err, siz
 	}
 	if (buf[0] == 'r' && buf[1] && strspn(buf + 1, "0123456789abcdefABCDEF") == strlen(buf + 1)) {
 		out->type = PERF_TYPE_RAW;
-		out->config = strtoull(buf + 1, NULL, 16);
+		out->config = pla_strtou64(buf + 1, NULL, 16);
 		out->hardware = 1;
 		return 0;
 	}
@@ -182,7 +185,7 @@ static void note_add(char *note, size_t len, const char *s)
 	if (!note || !len)
 		return;
 	size_t n = strlen(note);
-	if (n && strstr(note, s))
+	if (n && pla_strfind(note, s))
 		return; /* each sentence once, however many CPUs repeat it */
 	snprintf(note + n, len - n, "%s%s", n ? " " : "", s);
 }
@@ -289,7 +292,7 @@ int pla_read_int_file(const char *path, long *out)
 	buf[n] = 0;
 	char *end;
 	errno = 0;
-	long v = strtol(buf, &end, 10);
+	long v = (long)pla_strtou64(buf, &end, 10);
 	if (errno || end == buf)
 		return -1;
 	*out = v;
@@ -312,4 +315,32 @@ const char *pla_errno_name(int err)
 	case ENODATA: return "ENODATA";
 	}
 	return "error";
+}
+
+long pla_tracepoint_id(const char *event, char *why, size_t whylen)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[128];
+	long id;
+	for (int attempt = 0;; attempt++) {
+		for (int i = 0; i < 2; i++) {
+			snprintf(path, sizeof(path), "%s/events/%s/id", roots[i], event);
+			if (pla_read_int_file(path, &id) == 0)
+				return id;
+		}
+		/* systemd mounts tracefs, an initramfs or a minimal board may
+		 * not: mount it where perf would, as perf does */
+		if (attempt || mount("nodev", roots[0], "tracefs", 0, NULL) < 0)
+			break;
+	}
+	int e = errno;
+	snprintf(path, sizeof(path), "%s/events", roots[0]);
+	if (access(path, X_OK) == 0 || access(roots[1], X_OK) == 0)
+		snprintf(why, whylen, "the kernel has no %s tracepoint (CONFIG_TRACEPOINTS)", event);
+	else
+		snprintf(why, whylen,
+			 "tracefs is unreadable or not mounted (%s): run as root, or "
+			 "`mount -t tracefs nodev /sys/kernel/tracing`",
+			 strerror(e));
+	return -ENOENT;
 }

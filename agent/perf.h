@@ -52,6 +52,12 @@ const char *pla_perf_explain(int err, int paranoid);
 /* "ENOSYS" for -ENOSYS (musl has no strerrorname_np). */
 const char *pla_errno_name(int err);
 
+/* The perf id of tracepoint "group/name" (e.g. "sched/sched_process_fork")
+ * from tracefs (/sys/kernel/tracing, else /sys/kernel/debug/tracing); when
+ * neither has it, mounts tracefs on /sys/kernel/tracing (root only) and
+ * looks again.  Returns the id, or -ENOENT with a sentence in why. */
+long pla_tracepoint_id(const char *event, char *why, size_t whylen);
+
 /* /proc/sys/kernel/perf_event_* readers; -1 when unreadable. */
 int pla_read_int_file(const char *path, long *out);
 

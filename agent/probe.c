@@ -85,6 +85,35 @@ static void probe_events(struct pla_probe *p, int paranoid)
 			set_msg(p, k, pla_perf_explain(fd, paranoid));
 		}
 	}
+	/* thread-creation stacks (collect.c): the fork tracepoint, which only
+	 * fires in kernel mode */
+	if (p->nevents < PLA_PROBE_MAX_EVENTS) {
+		int k = p->nevents++;
+		struct pl_msg_probe_event *e = &p->events[k];
+		char why[160];
+		snprintf(p->event_names[k], sizeof(p->event_names[k]), "sched:sched_process_fork");
+		e->name = pl_str_c(p->event_names[k]);
+		e->pmu = pl_str_c("tracepoint");
+		e->type = PERF_TYPE_TRACEPOINT;
+		long id = pla_tracepoint_id("sched/sched_process_fork", why, sizeof(why));
+		int fd = -ENOENT;
+		if (id >= 0) {
+			struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_TRACEPOINT,
+						     .config = (uint64_t)id, .sample_period = 1,
+						     .exclude_hv = 1 };
+			e->config = (uint64_t)id;
+			fd = pla_perf_open(&a, 0, -1, -1, 0);
+			snprintf(why, sizeof(why), "%s",
+				 fd >= 0 ? "ok: the stacks that create threads"
+					 : pla_perf_explain(fd, paranoid));
+		}
+		if (fd >= 0) {
+			close(fd);
+			e->flags = PL_PROBE_KERNEL_OK | PL_PROBE_SAMPLING_OK;
+		}
+		e->status = fd < 0 ? fd : 0;
+		set_msg(p, k, why);
+	}
 	/* hybrid / extra PMUs */
 	DIR *d = opendir("/sys/bus/event_source/devices");
 	size_t n = 0;
@@ -313,7 +342,7 @@ void pla_probe_print(const struct pla_probe *p)
 	printf("PMUs                     %s\n", p->pmus);
 	printf("\nevents:\n");
 	for (int i = 0; i < p->nevents; i++)
-		printf("  %-22s %-8s %s\n", p->event_names[i],
+		printf("  %-24s %-8s %s\n", p->event_names[i],
 		       p->events[i].status ? "no" : "yes", p->event_msgs[i]);
 	printf("\ncall graphs:\n");
 	for (int i = 0; i < 3; i++)

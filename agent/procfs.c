@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "util.h"
 
 /* Reads a small file into buf (NUL-terminated); returns bytes or -errno. */
 static ssize_t read_small(const char *path, char *buf, size_t len)
@@ -66,14 +67,14 @@ int pla_proc_each(int (*fn)(const struct pl_msg_proc *p, void *user), void *user
 	if (!d)
 		return -errno;
 	struct dirent *de;
-	long tick = sysconf(_SC_CLK_TCK);
-	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	long tick = 100; /* USER_HZ: /proc counts in 1/100 s on every Linux */
+	long page_kb = pla_page_size() / 1024;
 	while ((de = readdir(d))) {
 		if (!is_pid_name(de->d_name))
 			continue;
 		char path[64], statline[1024], cmd[1024], comm[64];
 		struct pl_msg_proc p = { 0 };
-		p.pid = (uint32_t)atoi(de->d_name);
+		p.pid = (uint32_t)pla_strtou64(de->d_name, NULL, 10);
 		snprintf(path, sizeof(path), "/proc/%u/stat", p.pid);
 		if (read_small(path, statline, sizeof(statline)) <= 0)
 			continue; /* exited meanwhile */
@@ -135,7 +136,7 @@ int pla_proc_threads(pid_t pid, pid_t *tids, int max)
 	struct dirent *de;
 	while ((de = readdir(d)) && n < max)
 		if (is_pid_name(de->d_name))
-			tids[n++] = (pid_t)atoi(de->d_name);
+			tids[n++] = (pid_t)pla_strtou64(de->d_name, NULL, 10);
 	closedir(d);
 	return n;
 }
@@ -363,7 +364,7 @@ void pla_health_read(struct pla_health_state *st, struct pl_msg_health *h)
 {
 	char buf[4096];
 	h->time = now_ns(CLOCK_MONOTONIC);
-	h->ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+	h->ncpus = (uint32_t)pla_ncpus();
 	if (read_small("/proc/stat", buf, sizeof(buf)) > 0) {
 		uint64_t v[10] = { 0 };
 		const char *q = buf + 3; /* "cpu  user nice system idle iowait irq softirq steal ..." */
@@ -380,12 +381,12 @@ void pla_health_read(struct pla_health_state *st, struct pl_msg_health *h)
 		st->prev_total = total;
 	}
 	if (read_small("/proc/meminfo", buf, sizeof(buf)) > 0) {
-		char *p = strstr(buf, "MemTotal:");
+		char *p = pla_strfind(buf, "MemTotal:");
 		if (p)
-			h->mem_total_kb = strtoull(p + 9, NULL, 10);
-		p = strstr(buf, "MemAvailable:");
+			h->mem_total_kb = pla_strtou64(p + 9, NULL, 10);
+		p = pla_strfind(buf, "MemAvailable:");
 		if (p)
-			h->mem_available_kb = strtoull(p + 13, NULL, 10);
+			h->mem_available_kb = pla_strtou64(p + 13, NULL, 10);
 	}
 	if (read_small("/proc/loadavg", buf, sizeof(buf)) > 0) {
 		uint64_t l[3] = { 0, 0, 0 };
@@ -405,8 +406,8 @@ void pla_self_usage(uint64_t *cpu_ns, uint64_t *rss_kb)
 	*cpu_ns = now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	*rss_kb = 0;
 	if (read_small("/proc/self/status", buf, sizeof(buf)) > 0) {
-		char *p = strstr(buf, "VmRSS:");
+		char *p = pla_strfind(buf, "VmRSS:");
 		if (p)
-			*rss_kb = strtoull(p + 6, NULL, 10);
+			*rss_kb = pla_strtou64(p + 6, NULL, 10);
 	}
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "util.h"
 
 #define SCRATCH_SIZE 65536 /* perf_event_header.size is a u16 */
 
@@ -24,7 +25,7 @@ static inline void store_tail(struct perf_event_mmap_page *pc, uint64_t tail)
 
 int pla_ring_map(struct pla_ring *r, int fd, int cpu, size_t data_pages)
 {
-	long page = sysconf(_SC_PAGESIZE);
+	long page = pla_page_size();
 	memset(r, 0, sizeof(*r));
 	r->fd = fd;
 	r->cpu = cpu;
@@ -50,7 +51,7 @@ int pla_ring_map(struct pla_ring *r, int fd, int cpu, size_t data_pages)
 void pla_ring_unmap(struct pla_ring *r)
 {
 	if (r->base)
-		munmap(r->base, (r->pages + 1) * (size_t)sysconf(_SC_PAGESIZE));
+		munmap(r->base, (r->pages + 1) * (size_t)pla_page_size());
 	free(r->scratch);
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
@@ -66,7 +67,7 @@ size_t pla_ring_start(struct pla_ring *r)
 
 const struct perf_event_header *pla_ring_next(struct pla_ring *r)
 {
-	const uint8_t *data = (const uint8_t *)r->base + sysconf(_SC_PAGESIZE);
+	const uint8_t *data = (const uint8_t *)r->base + pla_page_size();
 	size_t size = r->mask + 1;
 	if (r->head - r->tail < sizeof(struct perf_event_header))
 		return NULL;

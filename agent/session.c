@@ -19,6 +19,7 @@
 #include "probe.h"
 #include "procfs.h"
 #include "reader.h"
+#include "util.h"
 
 #ifndef PLA_VERSION
 #define PLA_VERSION "0.1.0"
@@ -90,10 +91,10 @@ static void send_hello(struct agent *a, uint32_t extra_flags)
 		.e_machine = PLA_E_MACHINE,
 		.byte_order = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? PL_BIG_ENDIAN : PL_LITTLE_ENDIAN,
 		.word_size = (uint8_t)sizeof(void *),
-		.page_size = (uint32_t)sysconf(_SC_PAGESIZE),
+		.page_size = (uint32_t)pla_page_size(),
 		.kernel_release = pl_str_c(u.release),
 		.hostname = pl_str_c(host),
-		.ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN),
+		.ncpus = (uint32_t)pla_ncpus(),
 		.clock_id = CLOCK_MONOTONIC,
 		.clock_now_ns = (uint64_t)mono.tv_sec * 1000000000ull + (uint64_t)mono.tv_nsec,
 		.wall_now_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec,

@@ -7,23 +7,30 @@
 # compiler-rt builtins from Debian source packages, cached under
 # ~/.cache/perflens), checks that it is static and stripped, and prints
 # the size table.  Fails when an agent exceeds the size budget.
+#
+# Env: PERFLENS_AGENTS_DIR (default dist) and PERFLENS_AGENTS_OBJ (default
+# build/agents) place the agents and their objects elsewhere, so that a
+# private build directory does not overwrite the shared dist/;
+# PERFLENS_AGENTS_MAP=1 also writes a linker map beside each agent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 budget=${PERFLENS_AGENT_BUDGET:-163840} # 160 KiB
 archs=("$@")
 [ ${#archs[@]} -gt 0 ] || archs=(x86_64 aarch64 aarch64_be armv7l armeb)
 toolchains/deps.sh >/dev/null
-mkdir -p dist
+dist=${PERFLENS_AGENTS_DIR:-dist}
+objroot=${PERFLENS_AGENTS_OBJ:-build/agents}
+mkdir -p "$dist"
 version=$(sed -n 's/^#define PLA_VERSION "\(.*\)"/\1/p' agent/session.c | head -n1)
 status=0
-printf '| target | bytes | static | budget (%d bytes = 160 KiB) |\n|---|---|---|---|\n' "$budget" >dist/sizes.md
+printf '| target | bytes | static | budget (%d bytes = 160 KiB) |\n|---|---|---|---|\n' "$budget" >"$dist/sizes.md"
 for arch in "${archs[@]}"; do
 	sysroot=$(toolchains/sysroot.sh "$arch" | tail -n 1)
-	out=dist/perflens-agent-$arch
+	out=$dist/perflens-agent-$arch
 	# Compile each file (LLVM bitcode with LTO), then link.  Only probe.c
 	# keeps frame pointers: the probe samples its own busy child to learn
 	# whether fp call graphs work on the board; elsewhere they cost size.
-	obj=build/agents/$arch
+	obj=$objroot/$arch
 	rm -rf "$obj"
 	mkdir -p "$obj"
 	flags=(-std=gnu11 -D_GNU_SOURCE -DPLA_VERSION="\"$version\"" -DPL_BLOCK_NO_DECOMPRESS
@@ -36,7 +43,9 @@ for arch in "${archs[@]}"; do
 			-c "$src" -o "$o" &
 	done
 	wait
-	PERFLENS_SYSROOT=$sysroot toolchains/cc.sh "$arch" -Oz -o "$out" "$obj"/*.o
+	map=()
+	[ "${PERFLENS_AGENTS_MAP:-0}" = 1 ] && map=(-Wl,-Map="$out.map")
+	PERFLENS_SYSROOT=$sysroot toolchains/cc.sh "$arch" -Oz "${map[@]}" -o "$out" "$obj"/*.o
 	size=$(stat -c %s "$out")
 	kind=$(file -b "$out")
 	static=no
@@ -45,6 +54,6 @@ for arch in "${archs[@]}"; do
 	verdict=ok
 	[ "$size" -le "$budget" ] || { verdict="OVER $budget"; status=1; }
 	[ "$static" = yes ] || status=1
-	printf '| %s | %d | %s | %s |\n' "$arch" "$size" "$static" "$verdict" | tee -a dist/sizes.md
+	printf '| %s | %d | %s | %s |\n' "$arch" "$size" "$static" "$verdict" | tee -a "$dist/sizes.md"
 done
 exit $status

@@ -24,7 +24,12 @@
 #include "cursor.h"
 #include "writer.h"
 
-#define PL_PROTOCOL_VERSION 2u /* 2: chained zstd blocks, SAMPLE_BATCH */
+/* 2: chained zstd blocks, SAMPLE_BATCH.  3: EVENT_DESC role CREATE (its
+ * samples are thread creations, not CPU time: a viewer that does not know
+ * the role must not count them, hence the bump).  The byte stream itself
+ * is unchanged: readers take captures of every version. */
+#define PL_PROTOCOL_VERSION 3u
+#define PL_PROTOCOL_VERSION_MIN 2u /* oldest agent a viewer can talk to */
 
 /* caps (also what the agent never exceeds) */
 #define PL_MAX_STR 4096u           /* any string but file chunks */
@@ -185,7 +190,22 @@ struct pl_msg_session {
 	struct pl_str command;
 };
 
-enum pl_event_role { PL_ROLE_SAMPLED = 0, PL_ROLE_COUNTED = 1, PL_ROLE_SWITCH = 2 };
+/* CREATE: the sched:sched_process_fork tracepoint, one sample per clone()
+ * or fork() with the creating thread's registers and user stack copy
+ * (always, whatever the call-graph mode: libc's clone has no frame
+ * pointers); pid/tid are the parent's.  The kernel fires it after the
+ * child's PERF_RECORD_FORK (TASK frame) on the same CPU, so a viewer pairs
+ * each such sample with the latest FORK whose ptid is the sample's tid.
+ * These samples are not CPU time. */
+enum pl_event_role {
+	PL_ROLE_SAMPLED = 0,
+	PL_ROLE_COUNTED = 1,
+	PL_ROLE_SWITCH = 2,
+	PL_ROLE_CREATE = 3,
+};
+/* When the agent cannot record thread creations, the LOG note it sends
+ * after SESSION contains this sentence start, then the reason up to ". ". */
+#define PL_NOTE_NO_CREATE "No thread-creation stacks: "
 struct pl_msg_event_desc {
 	uint32_t index; /* referred to by samples and counters */
 	uint8_t role;   /* enum pl_event_role */

@@ -30,6 +30,20 @@ if ! "$here/deps.sh" >"$build/boards-deps.log" 2>&1; then
 	echo "skip boards: cannot install qemu-system-arm and the cross compilers: $(tail -n 1 "$build/boards-deps.log")"
 	exit 0
 fi
+# PL_AGENTS_DIR: agents built elsewhere (ci/agents.sh PERFLENS_AGENTS_DIR).
+# mkinitramfs.sh takes them from <its top>/dist: it runs from a shadow top
+# of symlinks whose dist is that directory.
+agents=$top/dist mkinitramfs=$here/mkinitramfs.sh
+if [ -n "${PL_AGENTS_DIR:-}" ]; then
+	agents=$(cd "$PL_AGENTS_DIR" && pwd)
+	shadow=$build/boards-top
+	rm -rf "$shadow"
+	mkdir -p "$shadow/test"
+	ln -s "$agents" "$shadow/dist"
+	ln -s "$here" "$shadow/test/boards"
+	ln -s "$top/test/workloads" "$shadow/test/workloads"
+	mkinitramfs=$shadow/test/boards/mkinitramfs.sh
+fi
 hz=${PL_BOARD_HZ:-1000}
 # dwarf mode copies 8 KiB of stack per sample; at 1000 Hz the agent on an
 # emulated CPU loses most of them in the kernel ring (see the results), and
@@ -93,8 +107,8 @@ board() {
 	esac
 	sysroot=/usr/$triplet
 	local agent_arch; agent_arch=$([ "$arch" = arm64 ] && echo aarch64 || echo armv7l)
-	if [ ! -x "$top/dist/perflens-agent-$agent_arch" ]; then
-		echo "skip boards-$arch: dist/perflens-agent-$agent_arch not built (make agents)"; return
+	if [ ! -x "$agents/perflens-agent-$agent_arch" ]; then
+		echo "skip boards-$arch: $agents/perflens-agent-$agent_arch not built (make agents)"; return
 	fi
 	local fetched
 	if ! fetched=$("$here/fetch.sh" "$arch" 2>"$build/boards-fetch-$arch.log"); then
@@ -103,7 +117,7 @@ board() {
 	fi
 	local out=$build/boards/$arch
 	mkdir -p "$out"
-	if ! "$here/mkinitramfs.sh" "$arch" "$fetched" "$out" >"$out/mkinitramfs.log" 2>&1; then
+	if ! "$mkinitramfs" "$arch" "$fetched" "$out" >"$out/mkinitramfs.log" 2>&1; then
 		nok "boards-$arch-initramfs" "$(tail -n 3 "$out/mkinitramfs.log" | tr '\n' ' ')"
 		return
 	fi

@@ -41,7 +41,12 @@ static void setup(const struct target *t, char *agent, size_t alen, char *qemu, 
 {
 	const char *tp = getenv("PL_TOP");
 	snprintf(top, sizeof(top), "%s", tp ? tp : ".");
-	snprintf(agent, alen, "%s/dist/perflens-agent-%s", top, t->arch);
+	/* PL_AGENTS_DIR: agents built elsewhere (ci/agents.sh PERFLENS_AGENTS_DIR) */
+	const char *dir = getenv("PL_AGENTS_DIR");
+	if (dir)
+		snprintf(agent, alen, "%s/perflens-agent-%s", dir, t->arch);
+	else
+		snprintf(agent, alen, "%s/dist/perflens-agent-%s", top, t->arch);
 	if (access(agent, X_OK) != 0)
 		PL_SKIP("%s not built (make agents)", agent);
 	if (!find_qemu(t->qemu, qemu, qlen))

@@ -3,7 +3,8 @@
 # integration tests as the host build: this is the binary users scp.
 set -u
 top=${PL_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-bin=$top/dist/perflens-agent-x86_64
+# PL_AGENTS_DIR: agents built elsewhere (ci/agents.sh PERFLENS_AGENTS_DIR)
+bin=${PL_AGENTS_DIR:-$top/dist}/perflens-agent-x86_64
 if [ "$(uname -m)" != x86_64 ]; then
 	echo "skip static-agent: this host is not x86_64"; exit 0
 fi
@@ -15,4 +16,10 @@ case "$(file -b "$bin")" in
 *) echo "not ok static-agent-is-static: $(file -b "$bin")" ;;
 esac
 PL_AGENT=$bin "$PL_BUILD/test/agent-test" | sed 's/^\(ok\|not ok\|skip\) /\1 static-/'
-exit "${PIPESTATUS[0]}"
+rc=${PIPESTATUS[0]}
+# thread-creation stacks from the static agent too (tracefs, per-event sample layout)
+if [ -x "$PL_BUILD/test/creation-test" ]; then
+	PL_AGENT=$bin "$PL_BUILD/test/creation-test" | sed 's/^\(ok\|not ok\|skip\) /\1 static-/'
+	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+fi
+exit "$rc"

@@ -1,6 +1,6 @@
 /* burn.c — a multi-threaded workload with known hot functions.
  *
- *   burn [SECONDS] [THREADS]
+ *   burn [--spawn-every MS] [SECONDS] [THREADS]
  *
  * Threads are named (pthread_setname_np) "burn-N"; each spends most of its
  * time in hot_leaf() under a fixed call path main-or-thread_main →
@@ -8,6 +8,12 @@
  * sort_step() (qsort with a callback, so stacks pass through libc).
  * One extra thread, "sleeper", blocks in nanosleep so it context-switches
  * off-CPU.  The main thread works too.  Tests look for these names.
+ *
+ * --spawn-every MS adds a "spawner" thread that creates a short-lived
+ * thread ("spawned-N", 10 ms in the hot path) every MS ms from
+ * spawn_worker() → start_one(), so that thread creations happen
+ * while a profiler attached to a running burn records (thread-creation
+ * stacks).  Without the flag nothing changes.
  *
  * The emulated boards (test/boards/mkinitramfs.sh) cross-build this same
  * file with two switches:
@@ -148,6 +154,53 @@ static void *sleeper_main(void *arg)
 	return NULL;
 }
 
+static void *spawned_main(void *arg)
+{
+	char name[16];
+	snprintf(name, sizeof(name), "spawned-%ld", (long)(size_t)arg % 100000);
+	pthread_setname_np(pthread_self(), name);
+	/* about 10 ms of the hot path: it shows up on the timeline */
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	unsigned long x = (unsigned long)(size_t)arg;
+	do {
+		x = compute_outer(x);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 10000000L);
+	sink += x & 1;
+	return NULL;
+}
+
+/* Not static and not a tail call: the stack at clone() keeps both frames
+ * (fp call chains lose the innermost caller of libc, dwarf ones do not). */
+__attribute__((noinline)) pthread_t start_one(long n)
+{
+	pthread_t t;
+	if (pthread_create(&t, NULL, spawned_main, (void *)(size_t)n) != 0)
+		return 0;
+	sink += (unsigned long)n;
+	return t;
+}
+
+__attribute__((noinline)) void spawn_worker(long every_ms)
+{
+	for (long n = 1; !stop; n++) {
+		pthread_t t = start_one(n);
+		if (t)
+			pthread_join(t, NULL);
+		struct timespec ts = { every_ms / 1000, (every_ms % 1000) * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	sink += 1;
+}
+
+static void *spawner_main(void *arg)
+{
+	pthread_setname_np(pthread_self(), "spawner");
+	spawn_worker((long)(size_t)arg);
+	return NULL;
+}
+
 static void *timer_main(void *arg)
 {
 	double secs = *(double *)arg;
@@ -159,19 +212,32 @@ static void *timer_main(void *arg)
 
 int main(int argc, char **argv)
 {
+	long spawn_ms = 0;
+	if (argc > 2 && !strcmp(argv[1], "--spawn-every")) {
+		spawn_ms = atol(argv[2]);
+		if (spawn_ms < 1)
+			spawn_ms = 1;
+		argv[2] = argv[0];
+		argv += 2;
+		argc -= 2;
+	}
 	double secs = argc > 1 ? atof(argv[1]) : 3.0;
 	int nthreads = argc > 2 ? atoi(argv[2]) : 2;
-	pthread_t th[64], sl, tm;
+	pthread_t th[64], sl, tm, sp;
 	if (nthreads < 0 || nthreads > 64)
 		nthreads = 2;
 	pthread_create(&tm, NULL, timer_main, &secs);
 	pthread_create(&sl, NULL, sleeper_main, NULL);
+	if (spawn_ms)
+		pthread_create(&sp, NULL, spawner_main, (void *)(size_t)spawn_ms);
 	for (long i = 0; i < nthreads; i++)
 		pthread_create(&th[i], NULL, thread_main, (void *)(size_t)(i + 1));
 	worker_loop(0);
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
 	pthread_join(sl, NULL);
+	if (spawn_ms)
+		pthread_join(sp, NULL);
 	pthread_join(tm, NULL);
 	printf("burn done %lu\n", sink & 0xff);
 	return 0;

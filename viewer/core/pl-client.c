@@ -34,6 +34,7 @@ struct _PlClient {
 	gboolean tap_have_header;
 	gboolean tap_failed;
 	GByteArray *early; /* blocks received before a writer was attached */
+	gboolean early_saved; /* early (HELLO among it) went into a session file */
 	PlSessionWriter *writer;
 	GError *write_error;
 	/* the reply being waited for */
@@ -173,11 +174,14 @@ static gboolean handshake(PlClient *self, guint timeout_ms, GError **error)
 			return FALSE;
 		}
 	}
-	if (self->agent.protocol_version != PL_PROTOCOL_VERSION) {
+	/* a version-2 agent only lacks thread-creation stacks (role CREATE) */
+	if (self->agent.protocol_version < PL_PROTOCOL_VERSION_MIN ||
+	    self->agent.protocol_version > PL_PROTOCOL_VERSION) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-			    "the agent at %s speaks protocol %u, this viewer %u: use matching "
+			    "the agent at %s speaks protocol %u, this viewer %u to %u: use matching "
 			    "agent and viewer releases",
-			    self->peer, self->agent.protocol_version, PL_PROTOCOL_VERSION);
+			    self->peer, self->agent.protocol_version, PL_PROTOCOL_VERSION_MIN,
+			    PL_PROTOCOL_VERSION);
 		return FALSE;
 	}
 	return TRUE;
@@ -427,14 +431,55 @@ void pl_client_set_handler(PlClient *self, PlMsgFunc func, gpointer user_data)
 	self->handler_data = user_data;
 }
 
+/* HELLO again, from the copy in self->agent, as one block: every session
+ * file of a connection starts with it, so that each names the board and
+ * its architecture (the agent sends HELLO once per connection). */
+static gboolean save_hello(PlClient *self, PlSessionWriter *w, GError **error)
+{
+	const PlAgentInfo *a = &self->agent;
+	struct pl_msg m = { .type = PL_MSG_HELLO };
+	struct pl_msg_hello *h = &m.u.hello;
+	h->protocol_version = a->protocol_version;
+	h->agent_version = pl_str_c(a->agent_version ? a->agent_version : "");
+	h->machine = pl_str_c(a->machine ? a->machine : "");
+	h->e_machine = a->e_machine;
+	h->byte_order = a->byte_order;
+	h->word_size = a->word_size;
+	h->kernel_release = pl_str_c(a->kernel_release ? a->kernel_release : "");
+	h->hostname = pl_str_c(a->hostname ? a->hostname : "");
+	h->ncpus = a->ncpus;
+	h->wall_now_ns = (guint64)g_get_real_time() * 1000u; /* dates this session */
+	h->flags = a->flags;
+	h->perf_errno = a->perf_errno;
+	struct pl_block_enc enc;
+	if (pl_block_enc_init(&enc, 4096, 0) < 0) {
+		g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_FAILED, "out of memory");
+		return FALSE;
+	}
+	const guint8 *out;
+	size_t n;
+	gboolean ok = pl_msg_encode(&enc.w, &m) == 0 && pl_block_enc_finish(&enc, &out, &n) == 0;
+	if (!ok)
+		g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot encode HELLO");
+	else
+		ok = pl_session_writer_append(w, out, n, error);
+	pl_block_enc_free(&enc);
+	return ok;
+}
+
 gboolean pl_client_set_writer(PlClient *self, PlSessionWriter *writer, GError **error)
 {
 	self->writer = writer;
-	if (writer && self->early->len) {
+	if (!writer)
+		return TRUE;
+	if (self->early_saved)
+		return !self->have_hello || save_hello(self, writer, error);
+	if (self->early->len) {
 		if (!pl_session_writer_append(writer, self->early->data, self->early->len, error))
 			return FALSE;
 		g_byte_array_set_size(self->early, 0);
 	}
+	self->early_saved = TRUE;
 	return TRUE;
 }
 

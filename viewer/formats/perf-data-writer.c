@@ -19,6 +19,7 @@
 
 typedef struct {
 	gboolean described, used;
+	gboolean creation; /* PL_ROLE_CREATE: thread creations, not CPU samples: left out */
 	char *name;
 	uint32_t type;
 	uint64_t config, config1, config2, period;
@@ -323,6 +324,12 @@ static gboolean write_sample(PlPerfDataWriter *w, const struct pl_msg_sample *s,
 	WEvent *e = event_slot(w, s->event, error);
 	if (!e)
 		return FALSE;
+	if (e->creation) {
+		/* a tracepoint attr without tracing data makes perf refuse the
+		 * file, and these are not samples of CPU time anyway */
+		w->st.ignored++;
+		return TRUE;
+	}
 	e->used = TRUE;
 	Rec r = rec_begin(w);
 	r_u64(&r, (uint64_t)s->event + 1);
@@ -519,7 +526,8 @@ gboolean pl_perf_data_writer_add(PlPerfDataWriter *w, const struct pl_msg *m, GE
 		WEvent *e = event_slot(w, d->index, error);
 		if (!e)
 			return FALSE;
-		e->described = TRUE;
+		e->creation = d->role == PL_ROLE_CREATE;
+		e->described = !e->creation;
 		g_free(e->name);
 		e->name = dup_str(d->name);
 		e->type = d->type;
@@ -591,7 +599,7 @@ static void collect_events(PlPerfDataWriter *w, GArray *idx)
 		event_slot(w, (uint32_t)w->trailer_id - 1, NULL)->used = TRUE;
 	for (guint i = 0; i < w->events->len; i++) {
 		WEvent *e = &g_array_index(w->events, WEvent, i);
-		if (!e->described && !e->used)
+		if ((!e->described && !e->used) || e->creation)
 			continue;
 		if (!e->described) {
 			/* A sample named an event never described: call it what

@@ -149,6 +149,7 @@ struct _PlProfile {
 	GHashTable *processes; /* pid → PlProcess* */
 	GHashTable *events;    /* index → PlEvent* */
 	GHashTable *counters;  /* event index → GArray<PlCounterPoint> */
+	GHashTable *forks;     /* parent tid → ForkMark: its latest child without a stack */
 	GPtrArray *sorted_threads, *sorted_processes, *sorted_events;
 	PlProfileStats stats;
 	GArray *health;     /* struct pl_msg_health, in arrival order (capped) */
@@ -165,6 +166,13 @@ struct _PlProfile {
 
 static void ingest_now(PlProfile *self, const struct pl_msg *m);
 static void release(PlProfile *self, guint64 limit);
+
+/* A FORK waiting for its creation sample (pl_profile_thread_creation_stack). */
+typedef struct {
+	guint32 child;
+	guint64 time;
+} ForkMark;
+#define CREATION_MAX_DELAY_NS (100ull * 1000 * 1000)
 
 static void thread_free(gpointer p)
 {
@@ -246,6 +254,7 @@ PlProfile *pl_profile_new(const PlSymOptions *opts)
 	self->processes = g_hash_table_new_full(NULL, NULL, NULL, process_free);
 	self->events = g_hash_table_new_full(NULL, NULL, NULL, event_free);
 	self->counters = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
+	self->forks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	self->health = g_array_new(FALSE, FALSE, sizeof(struct pl_msg_health));
 	self->loss_marks = g_array_new(FALSE, FALSE, sizeof(PlLossMark));
 	self->stats.log = g_ptr_array_new_with_free_func(g_free);
@@ -296,7 +305,9 @@ void pl_profile_free(PlProfile *self)
 	g_hash_table_destroy(self->processes);
 	g_hash_table_destroy(self->events);
 	g_hash_table_destroy(self->counters);
+	g_hash_table_destroy(self->forks);
 	PlProfileStats *s = &self->stats;
+	g_free(s->creation_missing);
 	g_free(s->end_message);
 	g_free(s->hostname);
 	g_free(s->machine);
@@ -383,6 +394,7 @@ static PlThread *thread_get(PlProfile *self, guint32 pid, guint32 tid)
 		t->pid = pid;
 		t->intervals = g_array_new(FALSE, FALSE, sizeof(PlInterval));
 		t->pending = g_array_new(FALSE, FALSE, sizeof(guint));
+		t->creation_stack = PL_NO_ID;
 		g_hash_table_insert(self->threads, GUINT_TO_POINTER(tid), t);
 		g_clear_pointer(&self->sorted_threads, g_ptr_array_unref);
 		process_get(self, pid);
@@ -413,6 +425,17 @@ static void ingest_task(PlProfile *self, const struct pl_msg_task *k)
 		PlThread *t = thread_get(self, k->pid, k->tid);
 		t->ptid = k->ptid;
 		t->start = k->time;
+		/* its creation sample follows (msg.h, PL_ROLE_CREATE); a table
+		 * entry per parent thread, the latest child wins */
+		if (k->ptid && k->ptid != k->tid) {
+			ForkMark *f = g_hash_table_lookup(self->forks, GUINT_TO_POINTER(k->ptid));
+			if (!f) {
+				f = g_new(ForkMark, 1);
+				g_hash_table_insert(self->forks, GUINT_TO_POINTER(k->ptid), f);
+			}
+			f->child = k->tid;
+			f->time = k->time;
+		}
 		PlThread *parent = g_hash_table_lookup(self->threads, GUINT_TO_POINTER(k->ptid));
 		if (!t->name && parent && parent->name)
 			t->name = g_strdup(parent->name); /* a fork inherits the comm */
@@ -653,12 +676,74 @@ static gboolean is_dwarf_sample(PlProfile *self, const struct pl_msg_sample *s)
 	return s->regs_abi != 0 && s->nr_regs > 0 && s->stack_size > 0;
 }
 
-static void ingest_sample(PlProfile *self, const struct pl_msg_sample *s)
+/* Index of perf register `bit` in a sample's regs (they come in the order
+ * of the mask's set bits), -1 when not sampled. */
+static int reg_index(guint64 mask, guint bit, guint nr_regs)
 {
-	PlProfileStats *st = &self->stats;
+	if (bit >= 64 || !(mask >> bit & 1))
+		return -1;
+	int i = __builtin_popcountll(mask & ((1ull << bit) - 1));
+	return (guint)i < nr_regs ? i : -1;
+}
+
+/* A creation sample stops in libc's clone wrapper at the syscall, which
+ * glibc deliberately leaves without CFI (__clone3 ends its FDE there: the
+ * child must not unwind past it), so the unwinder stops at the first
+ * frame.  The wrapper has pushed nothing and touched no callee-saved
+ * register, so its caller's state is one step away: the return address is
+ * at [sp] on x86-64 (sp then moves up 8), in lr on ARM.  Unwinds from
+ * there into pcs (the wrapper's own IP first); returns the count, 0 when
+ * this architecture or sample does not allow it. */
+static guint unwind_past_syscall(PlProfile *self, const struct pl_msg_sample *s, guint64 *pcs,
+				 guint max, gboolean *truncated)
+{
+	guint64 mask = self->stats.sample_regs_user;
+	guint64 regs[PL_MAX_REGS];
+	const guint8 *stack = s->stack;
+	guint32 stack_size = s->stack_size;
+	int ip, sp, lr = -1;
+	guint e = pl_profile_get_symbols(self) ? self->arch.e_machine : 0;
+	if (e == 62) { /* EM_X86_64: perf regs SP 7, IP 8 */
+		ip = reg_index(mask, 8, s->nr_regs);
+		sp = reg_index(mask, 7, s->nr_regs);
+	} else if (e == 183) { /* EM_AARCH64: x30 (lr) 30, sp 31, pc 32 */
+		lr = reg_index(mask, 30, s->nr_regs);
+		sp = reg_index(mask, 31, s->nr_regs);
+		ip = reg_index(mask, 32, s->nr_regs);
+	} else if (e == 40) { /* EM_ARM: sp 13, lr 14, pc 15 */
+		sp = reg_index(mask, 13, s->nr_regs);
+		lr = reg_index(mask, 14, s->nr_regs);
+		ip = reg_index(mask, 15, s->nr_regs);
+	} else {
+		return 0;
+	}
+	if (ip < 0 || sp < 0 || (e != 62 && lr < 0) || max < 2 || s->nr_regs > PL_MAX_REGS)
+		return 0;
+	memcpy(regs, s->regs, s->nr_regs * sizeof(regs[0]));
+	if (e == 62) {
+		if (stack_size < 8)
+			return 0;
+		guint64 ret = 0;
+		for (int i = 0; i < 8; i++) /* x86-64 is little-endian */
+			ret |= (guint64)stack[i] << (8 * i);
+		regs[ip] = ret;
+		regs[sp] += 8;
+		stack += 8;
+		stack_size -= 8;
+	} else {
+		regs[ip] = regs[lr];
+	}
+	pcs[0] = s->regs[ip];
+	guint n = pl_symbols_unwind(pl_profile_get_symbols(self), s->pid, s->tid, mask, regs,
+				    s->nr_regs, stack, stack_size, pcs + 1, max - 1, truncated);
+	return n ? n + 1 : 0;
+}
+
+/* Interns the sample's stack; returns its address-trie leaf.  st gets the
+ * stack statistics (a scratch copy for samples that must not count). */
+static guint32 sample_stack(PlProfile *self, const struct pl_msg_sample *s, PlProfileStats *st)
+{
 	guint n;
-	st->samples++;
-	see_time(self, s->time);
 	if (is_dwarf_sample(self, s)) {
 		/* kernel part from the callchain, user part unwound from the copy */
 		st->dwarf_samples++;
@@ -666,9 +751,15 @@ static void ingest_sample(PlProfile *self, const struct pl_msg_sample *s)
 		gboolean truncated = FALSE;
 		guint64 upcs[PL_MAX_CALLCHAIN];
 		guint un = pl_symbols_unwind(pl_profile_get_symbols(self), s->pid, s->tid,
-					     st->sample_regs_user,
+					     self->stats.sample_regs_user,
 					     s->regs, s->nr_regs, s->stack, s->stack_size, upcs,
 					     PL_MAX_CALLCHAIN - n, &truncated);
+		if (un <= 1 && event_get(self, s->event)->role == PL_ROLE_CREATE) {
+			guint un2 = unwind_past_syscall(self, s, upcs, PL_MAX_CALLCHAIN - n,
+							&truncated);
+			if (un2 > un)
+				un = un2;
+		}
 		if (un == 0) {
 			st->dwarf_failed++;
 			upcs[0] = s->ip;
@@ -695,10 +786,42 @@ static void ingest_sample(PlProfile *self, const struct pl_msg_sample *s)
 	guint32 node = addr_root(self, s->event, s->pid);
 	for (guint i = n; i-- > 0;)
 		node = addr_intern(self, node, s->pid, self->pcs[i], self->pc_flags[i]);
+	return node;
+}
+
+/* A thread-creation sample: its stack goes to the child (pl-profile.h),
+ * nothing is counted as CPU time. */
+static void ingest_creation(PlProfile *self, const struct pl_msg_sample *s)
+{
+	PlProfileStats scratch = { 0 };
+	self->stats.creation_samples++;
+	see_time(self, s->time);
+	guint32 stack = sample_stack(self, s, &scratch);
+	ForkMark *f = g_hash_table_lookup(self->forks, GUINT_TO_POINTER(s->tid));
+	PlThread *child = f ? g_hash_table_lookup(self->threads, GUINT_TO_POINTER(f->child)) : NULL;
+	if (!child || s->time < f->time || s->time - f->time > CREATION_MAX_DELAY_NS ||
+	    child->creation_stack != PL_NO_ID) {
+		self->stats.creation_unpaired++;
+		return;
+	}
+	child->creation_stack = stack;
+	g_hash_table_remove(self->forks, GUINT_TO_POINTER(s->tid));
+}
+
+static void ingest_sample(PlProfile *self, const struct pl_msg_sample *s)
+{
+	PlProfileStats *st = &self->stats;
+	PlEvent *ev = event_get(self, s->event);
+	if (ev->role == PL_ROLE_CREATE) {
+		ingest_creation(self, s);
+		return;
+	}
+	st->samples++;
+	see_time(self, s->time);
+	guint32 node = sample_stack(self, s, st);
 
 	PlThread *t = thread_get(self, s->pid, s->tid);
 	t->samples++;
-	PlEvent *ev = event_get(self, s->event);
 	ev->samples++;
 	PlSample sm = { s->time, s->period ? s->period : 1, s->tid, node };
 	if (ev->role == PL_ROLE_SWITCH) {
@@ -814,6 +937,8 @@ static void ingest_now(PlProfile *self, const struct pl_msg *m)
 		g_free(e->name);
 		e->name = str_dup(m->u.event_desc.name);
 		e->role = m->u.event_desc.role;
+		if (e->role == PL_ROLE_CREATE)
+			st->creation_recorded = TRUE;
 		break;
 	}
 	case PL_MSG_SAMPLE:
@@ -877,9 +1002,22 @@ static void ingest_now(PlProfile *self, const struct pl_msg *m)
 		st->end_message = str_dup(m->u.end.message);
 		see_time(self, m->u.end.time);
 		break;
-	case PL_MSG_LOG:
+	case PL_MSG_LOG: {
 		note(self, "agent: %.*s", (int)m->u.log.message.len, m->u.log.message.p);
+		/* the agent's reason for recording no thread creations */
+		g_autofree char *text = str_dup(m->u.log.message);
+		const char *why = strstr(text, PL_NOTE_NO_CREATE);
+		if (why) {
+			why += strlen(PL_NOTE_NO_CREATE);
+			const char *stop = strstr(why, ". ");
+			gsize len = stop ? (gsize)(stop - why) : strlen(why);
+			while (len && why[len - 1] == '.')
+				len--;
+			g_free(st->creation_missing);
+			st->creation_missing = g_strndup(why, len);
+		}
 		break;
+	}
 	default:
 		break;
 	}
@@ -1163,8 +1301,9 @@ guint32 pl_profile_get_main_event(PlProfile *self)
 	const PlEvent *best = NULL;
 	for (guint i = 0; i < evs->len; i++) {
 		const PlEvent *e = evs->pdata[i];
-		/* switch samples weigh off-CPU time: never the default */
-		if (e->role == PL_ROLE_SWITCH || e->samples == 0)
+		/* switch samples weigh off-CPU time: never the default (creation
+		 * samples are never counted in e->samples) */
+		if (e->role != PL_ROLE_SAMPLED || e->samples == 0)
 			continue;
 		if (!best || e->samples > best->samples)
 			best = e;
@@ -1554,4 +1693,40 @@ const PlLossMark *pl_profile_get_loss_marks(PlProfile *self, guint *n)
 const char *pl_profile_get_toolchain_prefix(PlProfile *self)
 {
 	return self->opts.toolchain_prefix;
+}
+
+/* ─── thread creation ────────────────────────────────────────────────── */
+
+guint32 pl_profile_thread_creation_stack(PlProfile *self, guint32 tid, const char **why)
+{
+	const PlProfileStats *st = &self->stats;
+	PlThread *t = g_hash_table_lookup(self->threads, GUINT_TO_POINTER(tid));
+	if (why)
+		*why = NULL;
+	if (t && t->creation_stack != PL_NO_ID)
+		return t->creation_stack;
+	if (!why || !t || !t->start || !t->ptid)
+		return PL_NO_ID; /* no FORK: it was there before the session */
+	if (st->creation_missing)
+		*why = st->creation_missing;
+	else if (!st->creation_recorded)
+		*why = "this recording has no thread creations (an agent older than "
+		       "protocol 3, or a perf.data file)";
+	else
+		*why = "its creation sample was lost (see the recording's losses)";
+	return PL_NO_ID;
+}
+
+GArray *pl_profile_dup_stack_functions(PlProfile *self, guint32 stack, guint max)
+{
+	GArray *a = g_array_new(FALSE, FALSE, sizeof(guint32));
+	if (stack >= self->addrs->len)
+		return a;
+	guint32 n = g_array_index(self->addrs, AddrNode, stack).fnode;
+	while (n != 0 && n < self->nodes->len && (max == 0 || a->len < max)) {
+		const PlNode *node = &g_array_index(self->nodes, PlNode, n);
+		g_array_append_val(a, node->func);
+		n = node->parent;
+	}
+	return a;
 }

@@ -87,6 +87,9 @@ typedef struct {
 	int state; /* 0 unknown, 1 on-CPU, 2 off-CPU */
 	gboolean last_preempt;
 	GArray *pending; /* guint: indices of switch samples awaiting their off-CPU time */
+	/* the stack that created it (address-trie leaf, as PlSample.stack),
+	 * PL_NO_ID when none: see pl_profile_thread_creation_stack() */
+	guint32 creation_stack;
 } PlThread;
 
 typedef struct {
@@ -141,6 +144,12 @@ typedef struct {
 	guint32 duration_ms;
 	guint32 frequency;
 	GPtrArray *log; /* char*: LOG messages and problems met while ingesting */
+	/* thread creations (EVENT_DESC role CREATE): not CPU samples, never
+	 * in samples, aggregates or any total above */
+	gboolean creation_recorded;  /* the agent opened its creation event */
+	char *creation_missing;      /* else why not, when the agent said so */
+	guint64 creation_samples;    /* received */
+	guint64 creation_unpaired;   /* no FORK of a new thread to give them to */
 } PlProfileStats;
 
 /* opts may be NULL (host files, defaults).  Copied. */
@@ -188,6 +197,23 @@ const PlSample *pl_profile_get_samples(PlProfile *self, guint *n);
 GArray *pl_profile_get_counter(PlProfile *self, guint32 event);
 /* Event indices that have counter series, sorted. */
 GArray *pl_profile_dup_counter_events(PlProfile *self);
+
+/* ─── thread creation ────────────────────────────────────────────────── */
+
+/* The stack that created thread tid (an address-trie leaf: walk it with
+ * pl_profile_get_stack_frame, or pl_profile_dup_stack_functions), or
+ * PL_NO_ID.  Then *why (if why) says why, owned by the profile:
+ *   NULL  the thread existed before the session started (no FORK seen);
+ *   else  a sentence: the agent could not record creations (its reason),
+ *         the recording predates creation stacks, or the sample was lost.
+ * Pairing: the agent's creation samples (pid/tid of the parent) follow
+ * the child's FORK record; each goes to the latest FORK by that parent
+ * thread at most 100 ms before it that has no stack yet. */
+guint32 pl_profile_thread_creation_stack(PlProfile *self, guint32 tid, const char **why);
+/* The functions of an address stack, innermost first (inline frames
+ * expanded), as PlFunction ids; at most max (0: all).  New GArray of
+ * guint32. */
+GArray *pl_profile_dup_stack_functions(PlProfile *self, guint32 stack, guint max);
 
 /* ─── aggregation ────────────────────────────────────────────────────── */
 

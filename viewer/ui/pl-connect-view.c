@@ -88,7 +88,6 @@ struct _PlConnectView {
 	guint32 list_req, start_req, pause_req, stop_req;
 	PlSessionWriter *writer;
 	gboolean recording, connecting;
-	gboolean hello_saved; /* the client's copy of HELLO went into a session file */
 	guint64 samples;
 	char *last_error;
 
@@ -607,7 +606,7 @@ static char *gui_connect_error(const GError *e, const ConnectJob *j)
 			who ? " (" : "", who ? who : "", who ? ")" : "", j->target);
 	}
 	if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED)) {
-		/* "the agent at X speaks protocol N, this viewer M: use matching …" */
+		/* "the agent at X speaks protocol N, this viewer M to N: use matching …" */
 		g_autofree char *what = g_strdup(m);
 		char *cut = strstr(what, ": use ");
 		if (cut)
@@ -663,7 +662,6 @@ static void connect_done(GObject *src, GAsyncResult *res, gpointer data)
 		return;
 	}
 	self->client = client;
-	self->hello_saved = FALSE;
 	agent_info_clear(&self->agent);
 	const PlAgentInfo *a = pl_client_get_agent(client);
 	self->agent = *a;
@@ -799,41 +797,6 @@ static void update_sensitivity(PlConnectView *self)
 		fill_recent(self);
 }
 
-/* HELLO as the agent sent it (from the copy in self->agent), in a block of
- * its own at the head of a session file. */
-static gboolean save_hello(PlConnectView *self, PlSessionWriter *w, GError **error)
-{
-	const PlAgentInfo *a = &self->agent;
-	struct pl_msg m = { .type = PL_MSG_HELLO };
-	struct pl_msg_hello *h = &m.u.hello;
-	h->protocol_version = a->protocol_version;
-	h->agent_version = pl_str_c(a->agent_version ? a->agent_version : "");
-	h->machine = pl_str_c(a->machine ? a->machine : "");
-	h->e_machine = a->e_machine;
-	h->byte_order = a->byte_order;
-	h->word_size = a->word_size;
-	h->kernel_release = pl_str_c(a->kernel_release ? a->kernel_release : "");
-	h->hostname = pl_str_c(a->hostname ? a->hostname : "");
-	h->ncpus = a->ncpus;
-	h->wall_now_ns = (guint64)g_get_real_time() * 1000u; /* dates the session */
-	h->flags = a->flags;
-	h->perf_errno = a->perf_errno;
-	struct pl_block_enc enc;
-	if (pl_block_enc_init(&enc, 4096, 0) < 0) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "out of memory");
-		return FALSE;
-	}
-	const guint8 *out;
-	size_t n;
-	gboolean ok = pl_msg_encode(&enc.w, &m) == 0 && pl_block_enc_finish(&enc, &out, &n) == 0;
-	if (!ok)
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot encode HELLO");
-	else
-		ok = pl_session_writer_append(w, out, n, error);
-	pl_block_enc_free(&enc);
-	return ok;
-}
-
 void pl_connect_view_start(PlConnectView *self)
 {
 	if (!self->client || self->recording)
@@ -893,18 +856,8 @@ void pl_connect_view_start(PlConnectView *self)
 		return;
 	}
 	self->samples = 0;
-	/* STOPGAP (pl-client.c keeps HELLO only until the first writer): a
-	 * second session on this connection gets HELLO from us, so its file
-	 * names the board and its architecture like the first */
-	if (self->hello_saved && !save_hello(self, self->writer, &error)) {
-		g_autofree char *e = g_strdup_printf("Cannot save the session: %s", error->message);
-		show_error(self, e);
-		drop_writer(self);
-		g_free(m);
-		return;
-	}
-	self->hello_saved = TRUE;
 	g_signal_emit(self, signals[SIG_STARTING], 0);
+	/* every session file of this connection starts with HELLO (pl-client) */
 	if (!pl_client_set_writer(self->client, self->writer, &error)) {
 		show_error(self, error->message);
 		drop_writer(self);

@@ -369,6 +369,37 @@ static void on_drag_end(GtkGestureDrag *g, double dx, double dy, PlThreadTimelin
 	g_signal_emit(self, signals[SIG_RANGE], 0, t0, t1 > t0 ? t1 : t0 + 1);
 }
 
+/* The stack that created the thread (the agent samples the parent at
+ * clone()), innermost first, or why there is none. */
+#define CREATION_MAX_FRAMES 10
+static void append_creation(GString *s, PlProfile *p, const PlThread *t)
+{
+	const char *why = NULL;
+	guint32 stack = pl_profile_thread_creation_stack(p, t->tid, &why);
+	if (stack == PL_NO_ID) {
+		g_autofree char *w = g_markup_escape_text(why ? why : "", -1);
+		if (why)
+			g_string_append_printf(s, "\nCreated by: <span alpha='70%%'>not recorded: %s</span>",
+					       w);
+		else
+			g_string_append(s, "\nCreated by: <span alpha='70%'>created before the session "
+					   "started</span>");
+		return;
+	}
+	g_autoptr(GArray) funcs = pl_profile_dup_stack_functions(p, stack, 0);
+	g_string_append(s, "\nCreated by: ");
+	for (guint i = 0; i < funcs->len && i < CREATION_MAX_FRAMES; i++) {
+		g_autofree char *f = g_markup_escape_text(
+			pl_profile_get_function_label(p, g_array_index(funcs, guint32, i)), -1);
+		g_string_append_printf(s, "%s%s", i ? " \u2190 " : "", f);
+	}
+	if (funcs->len > CREATION_MAX_FRAMES)
+		g_string_append_printf(s, " \u2190 <span alpha='70%%'>%u more</span>",
+				       funcs->len - CREATION_MAX_FRAMES);
+	if (!funcs->len)
+		g_string_append(s, "<span alpha='70%'>(no frames)</span>");
+}
+
 /* A thread's facts for the right-click popover, as Pango markup. */
 static char *thread_details(PlThreadTimeline *self, PlThread *t)
 {
@@ -440,11 +471,7 @@ static char *thread_details(PlThreadTimeline *self, PlThread *t)
 	} else {
 		g_string_append(s, "Parent: not recorded (created before the recording)");
 	}
-	/* The agent records fork events without the creating thread's stack:
-	 * say where it would come from rather than leave the user looking. */
-	if (t->ptid)
-		g_string_append(s, "\n<span alpha='60%'>The stack that created it is not recorded "
-				   "(the agent does not sample at clone yet)</span>");
+	append_creation(s, p, t);
 	return g_string_free(s, FALSE);
 }
 
@@ -463,6 +490,9 @@ static void popup_details(PlThreadTimeline *self, PlThread *t, double x, double 
 	g_autofree char *text = thread_details(self, t);
 	GtkWidget *label = gtk_label_new(NULL);
 	gtk_label_set_markup(GTK_LABEL(label), text);
+	/* a deep creation stack wraps instead of making the popover screen-wide */
+	gtk_label_set_wrap(GTK_LABEL(label), TRUE);
+	gtk_label_set_max_width_chars(GTK_LABEL(label), 90);
 	gtk_widget_set_margin_start(label, 4);
 	gtk_widget_set_margin_end(label, 4);
 	if (self->popover)

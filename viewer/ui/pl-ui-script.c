@@ -309,6 +309,48 @@ static StepResult run_step(Script *s)
 		g_string_free(all, TRUE);
 		return STEP_WAIT;
 	}
+	if (!strcmp(cmd, "thread-details")) {
+		/* thread-details PREFIX NEEDLE PNG CASE: the right-click details of
+		 * the last thread named PREFIX* that has a creation stack contain
+		 * NEEDLE; the popover is photographed into PNG */
+		PlThreadTimeline *tl = pl_window_get_timeline(w);
+		PlProfile *p = pl_window_get_profile(w);
+		static GtkWidget *pop;
+		static char *text;
+		if (s->ticks == 0) {
+			g_clear_pointer(&text, g_free);
+			pop = NULL;
+			PlThread *found = NULL;
+			GPtrArray *ts = p ? pl_profile_get_threads(p) : NULL;
+			for (guint i = 0; ts && i < ts->len; i++) {
+				PlThread *t = ts->pdata[i];
+				if (t->name && g_str_has_prefix(t->name, arg(s, 1)) &&
+				    pl_profile_thread_creation_stack(p, t->tid, NULL) != PL_NO_ID)
+					found = t;
+			}
+			if (!found) {
+				report(s, arg(s, 4), FALSE, "no thread %s* with a creation stack",
+				       arg(s, 1));
+				return STEP_DONE;
+			}
+			text = pl_thread_timeline_dup_thread_details(tl, found->tid);
+			pop = pl_thread_timeline_show_thread_details(tl, found->tid);
+			return STEP_WAIT;
+		}
+		if (s->ticks < 6)
+			return STEP_WAIT; /* let the popover map and draw */
+		g_autoptr(GError) error = NULL;
+		gboolean ok = text && strstr(text, arg(s, 2)) && pop &&
+			      pl_ui_save_png(pop, arg(s, 3), &error);
+		g_autofree char *one = g_strdup(text ? text : "");
+		g_strdelimit(one, "\n", '|');
+		printf("# thread details: %s\n", one);
+		report(s, arg(s, 4), ok, "%s not in the details, or no picture (%s): %s", arg(s, 2),
+		       error ? error->message : "", one);
+		if (pop)
+			gtk_popover_popdown(GTK_POPOVER(pop));
+		return STEP_DONE;
+	}
 	if (!strcmp(cmd, "expect-callers")) {
 		PlFunctionTable *t = pl_window_get_function_table(w);
 		guint32 f = find_func(w, arg(s, 1));

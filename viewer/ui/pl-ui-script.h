@@ -22,6 +22,10 @@
  *   expect-samples N NAME          the profile holds ≥ N samples
  *   expect-flame FUNC NAME         a frame FUNC is laid out in the flame graph
  *   expect-threads PREFIX N NAME   ≥ N timeline lanes whose thread name starts with PREFIX
+ *   thread-details PREFIX NEEDLE PNG NAME
+ *                                  the right-click details of the last thread named
+ *                                  PREFIX* with a creation stack contain NEEDLE; the
+ *                                  popover is saved to PNG
  *   expect-callers FUNC NAME       FUNC selected in the table has callers
  *   source FUNC NAME               open FUNC's source; its hot line is in FUNC
  *   search REGEX NAME              flame search matches a positive share

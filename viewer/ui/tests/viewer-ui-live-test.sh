@@ -26,11 +26,11 @@ fail() { echo "not ok $1: $2"; }
 skip() { echo "skip $1: $2"; }
 
 CASES="unreachable_error wrong_token_error connect agent_busy_error pick_process start still_recording live_samples live_flame_hot_leaf live_timeline_threads stop \
-flame_hot_leaf hover_tooltip flame_search function_callers source_hot_line svg_export health_graphs diff_sessions session_open_first session_saved \
+flame_hot_leaf hover_tooltip flame_search function_callers source_hot_line thread_creation_stack svg_export health_graphs diff_sessions session_open_first session_saved \
 sessions_list session_export_pprof session_export_perf_data session_export_collapsed \
 session_export_perf_report coverage_found settings_no_inline coverage_missing coverage_restored settings_cleared \
 live_coverage_missing symbols_before_recording recording_session_kept \
-reopen_dark sessions_100_fast sessions_100_totals session_rename session_delete \
+reopen_dark reopen_creation_stack sessions_100_fast sessions_100_totals session_rename session_delete \
 session_open open_perf_data"
 skip_all() { for c in $CASES; do skip "$c" "$1"; done; exit 0; }
 
@@ -64,7 +64,9 @@ token=ui-test-$RANDOM
 PIDS+=($!)
 wait_listen "$port" || skip_all "the agent did not listen: $(head -c 300 "$TMP/agent.log")"
 # the workload runs on its own: the app must find it in the process list
-"$BURN" 60 2 >/dev/null 2>&1 &
+# --spawn-every: a short-lived thread a second, created while the app
+# records (the thread details show the stack that created it)
+"$BURN" --spawn-every 1000 60 2 >/dev/null 2>&1 &
 BURN_PID=$!
 PIDS+=($!)
 # The second recording (the diff) starts its own workload through the
@@ -111,6 +113,7 @@ expect-callers hot_leaf function_callers
 screenshot $SHOTS/functions.png
 source hot_leaf source_hot_line
 screenshot $SHOTS/source.png
+thread-details spawned- start_one $SHOTS/thread-details.png thread_creation_stack
 thread burn-1
 range-busy 0.12
 view chart
@@ -173,7 +176,7 @@ rc=$?
 grep -aE '^(ok|not ok|skip) ' "$TMP/app.out"
 grep -aE '^# ' "$TMP/app.out"
 for c in $CASES; do
-	case $c in session_saved|reopen_dark|open_perf_data|session_export_perf_report|sessions_100_*|session_rename|session_delete|session_open) continue ;; esac
+	case $c in session_saved|reopen_dark|reopen_creation_stack|open_perf_data|session_export_perf_report|sessions_100_*|session_rename|session_delete|session_open) continue ;; esac
 	grep -qE "^(ok|not ok|skip) $c(:|$)" "$TMP/app.out" ||
 		fail "$c" "the app did not report it (exit $rc): $(tail -c 400 "$TMP/app.err" | tr '\n' '|')"
 done
@@ -263,6 +266,7 @@ fi
 cat >"$TMP/reopen.script" <<EOF
 open $saved
 expect-flame hot_leaf reopen_dark
+thread-details spawned- start_one $TMP/reopen-details.png reopen_creation_stack
 screenshot $SHOTS/flame-graph-dark.png
 sessions
 expect-sessions-fast 100 1500 sessions_100_fast
@@ -283,7 +287,7 @@ grep -E '^(ok|not ok|skip) ' "$TMP/app2.out"
 grep -aE '^# ' "$TMP/app2.out"
 [ "$old_port" = none ] || [ -z "$old_port" ] || grep -qE '^(ok|not ok) protocol_mismatch_error' "$TMP/app2.out" ||
 	fail protocol_mismatch_error "the app did not report it"
-for c in reopen_dark sessions_100_fast sessions_100_totals session_rename session_delete session_open; do
+for c in reopen_dark reopen_creation_stack sessions_100_fast sessions_100_totals session_rename session_delete session_open; do
 	grep -qE "^(ok|not ok) $c(:|\$)" "$TMP/app2.out" ||
 		fail $c "the app did not report it: $(tail -c 400 "$TMP/app2.err" | tr '\n' '|')"
 done

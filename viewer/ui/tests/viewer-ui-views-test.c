@@ -358,6 +358,14 @@ static void thread_details(void)
 	g_autoptr(PlAggregate) a = pl_profile_aggregate(base, &f);
 	g_autofree char *want = g_strdup_printf("Sampled on CPU: %.3f s", a->all.weight / 1e9);
 	PL_CHECKF(strstr(text, want), "%s not in: %s", want, text);
+	/* burn's main() creates its threads after exec, inside the session:
+	 * the agent sampled each clone() (fp session: from the stack copy) */
+	const char *why = NULL;
+	guint32 cs = pl_profile_thread_creation_stack(base, w->tid, &why);
+	PL_CHECKF(cs != PL_NO_ID, "no creation stack for %s: %s", w->name, why ? why : "(none)");
+	PL_CHECKF(strstr(text, "Created by: ") && strstr(text, "pthread_create") &&
+			  strstr(text, "\u2190 main"),
+		  "%s", text);
 	GtkWidget *pop = pl_thread_timeline_show_thread_details(timeline, w->tid);
 	PL_CHECK(pop);
 	settle();
@@ -376,6 +384,126 @@ static void thread_details(void)
 	PL_CHECKF(ok, "%s", error ? error->message : "?");
 	shot("views-timeline-light.png");
 	gtk_popover_popdown(GTK_POPOVER(pop));
+}
+
+/* ─── thread creation: pairing in the model, on hand-made messages ─── */
+
+static void ingest(PlProfile *p, struct pl_msg *m)
+{
+	pl_profile_ingest(m, p);
+}
+
+static void desc(PlProfile *p, guint32 index, guint8 role, const char *name)
+{
+	struct pl_msg m = { .type = PL_MSG_EVENT_DESC };
+	m.u.event_desc = (struct pl_msg_event_desc){ .index = index, .role = role,
+						     .name = pl_str_c(name) };
+	ingest(p, &m);
+}
+
+static void fork_of(PlProfile *p, guint32 tid, guint32 ptid, guint64 t)
+{
+	struct pl_msg m = { .type = PL_MSG_TASK };
+	m.u.task = (struct pl_msg_task){ PL_TASK_FORK, 100, 100, tid, ptid, t };
+	ingest(p, &m);
+}
+
+static void sample(PlProfile *p, guint32 event, guint32 tid, guint64 t, guint64 caller)
+{
+	static struct pl_msg m; /* 8 KiB call chain */
+	memset(&m, 0, sizeof(m));
+	m.type = PL_MSG_SAMPLE;
+	m.u.sample.event = event;
+	m.u.sample.pid = 100;
+	m.u.sample.tid = tid;
+	m.u.sample.time = t;
+	m.u.sample.period = 1000;
+	m.u.sample.cpumode = 2; /* user */
+	m.u.sample.ip = 0x1000;
+	m.u.sample.nr_callchain = 3;
+	m.u.sample.callchain[0] = (guint64)-512; /* PERF_CONTEXT_USER */
+	m.u.sample.callchain[1] = 0x1000;
+	m.u.sample.callchain[2] = caller;
+	ingest(p, &m);
+}
+
+static void comm(PlProfile *p, guint32 tid, const char *name)
+{
+	struct pl_msg m = { .type = PL_MSG_COMM };
+	m.u.comm = (struct pl_msg_comm){ 100, tid, 0, 0, 1, pl_str_c(name) };
+	ingest(p, &m);
+}
+
+/* Each creation sample goes to the latest FORK by its thread within
+ * 100 ms; a FORK without one, a sample without one, a late sample and a
+ * thread from before the session each get their answer, and no creation
+ * sample counts anywhere CPU samples do. */
+static void creation_pairing(void)
+{
+	g_autoptr(PlProfile) p = pl_profile_new(NULL);
+	const guint64 ms = 1000 * 1000;
+	desc(p, 0, PL_ROLE_SAMPLED, "cpu-clock");
+	desc(p, 1, PL_ROLE_CREATE, "sched:sched_process_fork");
+	comm(p, 100, "app");
+	comm(p, 101, "old");
+	fork_of(p, 102, 101, 1000 * ms);
+	sample(p, 1, 101, 1000 * ms + 50000, 0x2000); /* → 102 */
+	fork_of(p, 103, 101, 1100 * ms);      /* its sample is lost */
+	sample(p, 1, 100, 1200 * ms, 0x2000);         /* 100 forked nothing */
+	fork_of(p, 104, 100, 1300 * ms);
+	sample(p, 1, 100, 1300 * ms + 200 * ms, 0x2000); /* too late for 104 */
+	fork_of(p, 105, 101, 1600 * ms);
+	fork_of(p, 106, 101, 1601 * ms);      /* 101's latest child */
+	sample(p, 1, 101, 1601 * ms + 10, 0x3000);    /* → 106, not 105 */
+	sample(p, 0, 101, 1700 * ms, 0x2000);         /* the one CPU sample */
+	pl_profile_finish(p);
+
+	const char *why = "unset";
+	guint32 s102 = pl_profile_thread_creation_stack(p, 102, &why);
+	PL_CHECKF(s102 != PL_NO_ID && why == NULL, "102: %s", why ? why : "-");
+	g_autoptr(GArray) f = pl_profile_dup_stack_functions(p, s102, 0);
+	PL_CHECKF(f->len == 2, "%u frames", f->len);
+	PL_CHECK(pl_profile_thread_creation_stack(p, 106, NULL) != PL_NO_ID);
+	PL_CHECK(pl_profile_thread_creation_stack(p, 106, NULL) != s102); /* another caller */
+	PL_CHECK(pl_profile_thread_creation_stack(p, 105, &why) == PL_NO_ID && why &&
+		 strstr(why, "lost"));
+	PL_CHECK(pl_profile_thread_creation_stack(p, 103, &why) == PL_NO_ID && why &&
+		 strstr(why, "lost"));
+	PL_CHECK(pl_profile_thread_creation_stack(p, 104, &why) == PL_NO_ID && why);
+	PL_CHECK(pl_profile_thread_creation_stack(p, 101, &why) == PL_NO_ID && why == NULL);
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	PL_CHECKF(st->creation_samples == 4 && st->creation_unpaired == 2,
+		  "%" G_GUINT64_FORMAT " creation samples, %" G_GUINT64_FORMAT " unpaired",
+		  st->creation_samples, st->creation_unpaired);
+	guint n;
+	pl_profile_get_samples(p, &n);
+	PL_CHECKF(st->samples == 1 && n == 1, "%" G_GUINT64_FORMAT " samples, %u kept",
+		  st->samples, n);
+	PL_CHECK(pl_profile_get_main_event(p) == 0);
+	PL_CHECK(pl_profile_lookup_event(p, 1)->samples == 0);
+	PlFilter all = PL_FILTER_ALL;
+	g_autoptr(PlAggregate) a = pl_profile_aggregate(p, &all);
+	PL_CHECK(a->all.samples == 1 && a->all.weight == 1000);
+
+	/* the agent could not open the tracepoint: its reason, from its note */
+	g_autoptr(PlProfile) q = pl_profile_new(NULL);
+	struct pl_msg m = { .type = PL_MSG_LOG };
+	m.u.log = (struct pl_msg_log){ PL_LOG_WARN,
+				       pl_str_c("Kernel sampling is not allowed. " PL_NOTE_NO_CREATE
+						"tracefs is unreadable (EACCES): run as root. "
+						"Another note.") };
+	ingest(q, &m);
+	fork_of(q, 102, 101, 1000 * ms);
+	pl_profile_finish(q);
+	PL_CHECK(pl_profile_thread_creation_stack(q, 102, &why) == PL_NO_ID);
+	PL_CHECKF(!g_strcmp0(why, "tracefs is unreadable (EACCES): run as root"), "%s", why);
+
+	/* an older recording: nothing said, no creation event */
+	g_autoptr(PlProfile) r = pl_profile_new(NULL);
+	fork_of(r, 102, 101, 1000 * ms);
+	pl_profile_finish(r);
+	PL_CHECK(pl_profile_thread_creation_stack(r, 102, &why) == PL_NO_ID && why &&
+		 strstr(why, "older"));
 }
 
 /* Switches over time in the counters page, from the switch records: their
@@ -415,4 +543,5 @@ static void dark_theme(void)
 }
 
 PL_TEST_MAIN(PL_CASE(health_graphs), PL_CASE(health_perf_data), PL_CASE(disassembly_hot_leaf), PL_CASE(diff_rows),
-	     PL_CASE(thread_details), PL_CASE(counters_switches), PL_CASE(dark_theme))
+	     PL_CASE(thread_details), PL_CASE(creation_pairing), PL_CASE(counters_switches),
+	     PL_CASE(dark_theme))

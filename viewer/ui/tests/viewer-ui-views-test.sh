@@ -11,7 +11,7 @@ AGENT=$B/perflens-agent BURN=$B/workloads/burn PROG=$B/test/viewer-ui-views-prog
 TMP=$(mktemp -d /tmp/plv-views-XXXXXX)
 cleanup() { [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"; }
 trap cleanup EXIT
-CASES="health_graphs health_perf_data disassembly_hot_leaf diff_rows thread_details counters_switches dark_theme"
+CASES="health_graphs health_perf_data disassembly_hot_leaf diff_rows thread_details creation_pairing counters_switches dark_theme"
 skip_all() { for c in $CASES; do echo "skip $c: $1"; done; exit 0; }
 
 [ -x "$PROG" ] || skip_all "$PROG not built"
