@@ -2,9 +2,9 @@
 #include "pl-target-settings.h"
 
 #include <gio/gio.h>
-
-#include "pl-capture.h"
 #include <string.h>
+
+#include "pl-loader.h"
 
 static char *settings_path(void)
 {
@@ -183,58 +183,30 @@ void pl_sym_options_clear(PlSymOptions *o)
 
 /* ─── loading a file with its target's settings ─────────────────────── */
 
-typedef struct {
-	PlProfile *profile;
-	GCancellable *cancel;
-	gsize *progress;
-	gsize n;
-} LoadCtx;
-
-static gboolean load_one(const struct pl_msg *m, gpointer data)
+/* The settings of the board a file was recorded on, as a file opened
+ * here: the board's paths are readable unless a sysroot is set. */
+static void options_for_host(const char *host, PlSymOptions *o, gpointer data)
 {
-	LoadCtx *c = data;
-	if ((++c->n & 1023) == 0) {
-		if (c->progress)
-			__atomic_store_n(c->progress, c->n, __ATOMIC_RELAXED);
-		if (g_cancellable_is_cancelled(c->cancel))
-			return FALSE;
-	}
-	if (!c->profile) {
-		/* HELLO comes first and names the board */
-		g_autofree char *host = m->type == PL_MSG_HELLO
-						? g_strndup(m->u.hello.hostname.p, m->u.hello.hostname.len)
-						: NULL;
-		g_autoptr(PlTargetSettings) s = pl_target_settings_load(host);
-		PlSymOptions o;
-		pl_target_settings_to_options(s, TRUE, &o);
-		c->profile = pl_profile_new(&o);
-		pl_sym_options_clear(&o);
-	}
-	return pl_profile_ingest(m, c->profile);
+	g_autoptr(PlTargetSettings) s = pl_target_settings_load(host);
+	pl_target_settings_to_options(s, TRUE, o);
 }
 
+static void options_clear(PlSymOptions *o, gpointer data)
+{
+	pl_sym_options_clear(o);
+}
+
+/* The command line's loader (viewer/core/pl-loader.h: this machine's
+ * kernel symbols for a local perf.data, DWARF unwinding on a second core)
+ * with the board's settings; what was read of a file corrupt in the
+ * middle is kept. */
 PlProfile *pl_target_load_file(const char *path, GCancellable *cancel, gsize *progress,
 			       GError **error)
 {
-	LoadCtx c = { NULL, cancel, progress, 0 };
-	GError *local = NULL;
-	PlCaptureInfo info;
-	gboolean ok = pl_capture_load(path, load_one, &c, &info, &local);
-	if (!ok && (info.messages == 0 || !c.profile ||
-		    g_error_matches(local, PL_CAPTURE_ERROR, PL_CAPTURE_ERROR_CANCELLED))) {
-		if (c.profile)
-			pl_profile_free(c.profile);
-		if (g_error_matches(local, PL_CAPTURE_ERROR, PL_CAPTURE_ERROR_CANCELLED)) {
-			g_clear_error(&local);
-			g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled");
-		} else {
-			g_propagate_error(error, local);
-		}
-		return NULL;
-	}
-	g_clear_error(&local); /* corruption mid-file: keep what was read */
-	if (!c.profile)
-		c.profile = pl_profile_new(NULL);
-	pl_profile_finish(c.profile);
-	return c.profile;
+	PlLoadParams lp = { .options_for_host = options_for_host,
+			    .options_clear = options_clear,
+			    .cancel = cancel,
+			    .progress = progress,
+			    .keep_partial = TRUE };
+	return pl_load_file(path, &lp, NULL, NULL, error);
 }

@@ -8,7 +8,6 @@
 #include "pl-coverage-view.h"
 #include "pl-diff-view.h"
 #include "pl-health-view.h"
-#include "pl-loader.h"
 #include "pl-flame-chart.h"
 #include "pl-target-dialog.h"
 #include "pl-sessions-index.h"
@@ -273,40 +272,12 @@ static void set_profile(PlWindow *self, PlProfile *p, const char *path)
  * the worker, read by the main thread). */
 static gsize load_progress;
 
-/* The settings of the board a file was recorded on (pl-target-settings.h),
- * as a file opened here: the board's paths are readable unless a sysroot
- * is set. */
-static void options_for_host(const char *host, PlSymOptions *o, gpointer data)
-{
-	g_autoptr(PlTargetSettings) s = pl_target_settings_load(host);
-	pl_target_settings_to_options(s, TRUE, o);
-}
-
-static void options_clear(PlSymOptions *o, gpointer data)
-{
-	pl_sym_options_clear(o);
-}
-
-/* The command line's loader (viewer/core/pl-loader.h: this machine's kernel
- * symbols for a local perf.data, DWARF unwinding on a second core) with
- * the board's settings; what was read of a file corrupt in the middle is
- * shown.  Any thread. */
-static PlProfile *load_file(const char *path, GCancellable *cancel, gsize *progress,
-			    GError **error)
-{
-	PlLoadParams lp = { .options_for_host = options_for_host,
-			    .options_clear = options_clear,
-			    .cancel = cancel,
-			    .progress = progress,
-			    .keep_partial = TRUE };
-	return pl_load_file(path, &lp, NULL, NULL, error);
-}
 
 static void load_thread(GTask *task, gpointer src, gpointer data, GCancellable *cancel)
 {
 	const char *path = data;
 	GError *error = NULL;
-	PlProfile *p = load_file(path, cancel, &load_progress, &error);
+	PlProfile *p = pl_target_load_file(path, cancel, &load_progress, &error);
 	if (!p)
 		g_task_return_error(task, error);
 	else
@@ -821,7 +792,7 @@ static void on_edit_settings(GtkWidget *w, const char *key, PlWindow *self)
 static void diff_load_thread(GTask *task, gpointer src, gpointer data, GCancellable *cancel)
 {
 	GError *error = NULL;
-	PlProfile *p = load_file(data, cancel, NULL, &error);
+	PlProfile *p = pl_target_load_file(data, cancel, NULL, &error);
 	if (!p)
 		g_task_return_error(task, error);
 	else
