@@ -17,8 +17,9 @@
  * and debuginfod its cache: $XDG_CACHE_HOME/perflens/debug/ holds
  * ID-SIZE-MTIME.debug, ID the debug file's build-id and SIZE/MTIME its
  * own (an updated package never gets a stale copy).  It is written to a
- * temporary file and renamed into place, so concurrent perflens processes
- * each see a whole file or none; later runs map it read-only after
+ * temporary file and renamed into place, never over an existing entry
+ * (the first process to finish wins, the others use its copy), so
+ * concurrent perflens processes each see a whole file or none; later runs map it read-only after
  * checking it (ELF header, build-id, size and section headers as this
  * file's layout predicts) and rebuild it on any mismatch.  Least recently
  * used entries beyond PL_DEBUG_CACHE_MAX (2 GiB; PERFLENS_DEBUG_CACHE_MAX_MB
@@ -32,6 +33,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h> /* renameat2 */
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -498,11 +500,30 @@ static int cache_copy(const Layout *l, const char *path, int fd, Elf *e, const s
 		unlink(tmp);
 		return -1;
 	}
-	if (!layout_fill(l, path, fd, e, tfd) || rename(tmp, entry) != 0) {
+	if (!layout_fill(l, path, fd, e, tfd)) {
 		close(tfd);
 		unlink(tmp);
 		return -1;
 	}
+	/* Never over an entry another perflens put there meanwhile: it may be
+	 * open already, and one whole copy is as good as another. */
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, entry, RENAME_NOREPLACE) != 0) {
+		int err = errno;
+		if (err == EINVAL && rename(tmp, entry) == 0)
+			goto placed; /* a file system without RENAME_NOREPLACE */
+		unlink(tmp);
+		if (err == EEXIST) {
+			cfd = open(entry, O_RDONLY | O_CLOEXEC);
+			if (cfd >= 0 && cache_entry_valid(l, fd, cfd, id, (gsize)idn)) {
+				close(tfd);
+				return cfd;
+			}
+			if (cfd >= 0)
+				close(cfd);
+		}
+		return tfd; /* whole, though not in the cache */
+	}
+placed:
 	cache_evict(dir, entry, hex);
 	/* read-only from here on, like a warm start's */
 	cfd = open(entry, O_RDONLY | O_CLOEXEC);

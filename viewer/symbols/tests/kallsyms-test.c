@@ -93,10 +93,17 @@ static void oracle_free(GArray *a)
 	g_array_free(a, TRUE);
 }
 
-/* Every symbol of want, at its address and in its middle. */
+/* Every symbol of want, at its address and in its middle.  Under ASan
+ * (100× slower here: minutes for 122k symbols) every 16th; the plain
+ * build checks them all. */
+#ifdef __SANITIZE_ADDRESS__
+#define CHECK_STRIDE 16
+#else
+#define CHECK_STRIDE 1
+#endif
 static void check_all(PlSymbols *s, GArray *want, const char *what)
 {
-	for (guint i = 0; i < want->len; i++) {
+	for (guint i = 0; i < want->len; i += CHECK_STRIDE) {
 		const Want *w = &g_array_index(want, Want, i);
 		guint64 next = i + 1 < want->len ? g_array_index(want, Want, i + 1).addr : w->addr + 2;
 		guint64 at[2] = { w->addr, w->addr + (next - w->addr) / 2 };
