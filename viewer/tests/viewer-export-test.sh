@@ -33,15 +33,18 @@ import sys, re
 self_w, total_w, all_w = {}, {}, 0
 for line in open(sys.argv[1]):
     stack, w = line.rsplit(' ', 1); w = int(w); all_w += w
-    frames = [f[:-4] if f.endswith('_[i]') else f for f in stack.split(';')]
+    frames = stack.split(';')  # an inline instance keeps its _[i]: a row of its own
     self_w[frames[-1]] = self_w.get(frames[-1], 0) + w
     for f in set(frames): total_w[f] = total_w.get(f, 0) + w
 rep, on = {}, False
 for line in open(sys.argv[2]):
     if line.startswith('Top functions'): on = True; continue
     if on and not line.strip(): break
-    m = re.match(r'\s+([\d.]+)%\s+([\d.]+)%\s+\d+\s+(\S+)', line)
-    if on and m: rep.setdefault(m.group(3), [0, 0]); rep[m.group(3)][0] += float(m.group(1)); rep[m.group(3)][1] += float(m.group(2))
+    m = re.match(r'\s+([\d.]+)%\s+([\d.]+)%\s+\d+\s+(\S+)\s+(.*)$', line)
+    if not (on and m): continue
+    # "f" and "f (inlined)" are two rows (and one stack may hold both)
+    name = m.group(3) + ('_[i]' if '(inlined)' in m.group(4) else '')
+    rep.setdefault(name, [0, 0]); rep[name][0] += float(m.group(1)); rep[name][1] += float(m.group(2))
 worst, bad = 0, []
 for name, (s, t) in rep.items():
     ours_s = 100.0 * self_w.get(name, 0) / all_w; ours_t = 100.0 * total_w.get(name, 0) / all_w
