@@ -53,10 +53,26 @@ wait_listen() {
 
 export XDG_CONFIG_HOME=$TMP/config XDG_DATA_HOME=$TMP/data XDG_CACHE_HOME=$TMP/cache
 export GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1
-# GTK and fontconfig keep caches for the process lifetime: not our leaks
-# last, so that it wins over test/run.sh's detect_leaks=1
+# No leak check of the app: fontconfig's lifetime caches (thousands of
+# blocks; a suppression would do) and, in some runs, one 128-byte block
+# allocated by a library unloaded before LeakSanitizer runs, so that no
+# suppression can name it (seen 2026-11-24; the library GDK loads and
+# unloads here is Mesa's swrast_dri.so, for GLX).
+# Last, so that it wins over test/run.sh's detect_leaks=1.
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 mkdir -p "$SHOTS"
+# In an ASan build a memory error (ASan) or undefined behaviour (UBSan)
+# reported in the app's stderr fails case $1, even where the app went on.
+asan_app=
+ldd "$APP" 2>/dev/null | grep -q libasan && asan_app=1
+sanitizer_clean() { # case exit-status stderr-file
+	[ -n "$asan_app" ] || return 0
+	if grep -qaE 'ERROR: AddressSanitizer|runtime error:' "$3"; then
+		fail "$1" "exit $2: $(grep -aE -m1 -A14 'ERROR: |runtime error:' "$3" | tr '\n' '|' | head -c 1500)"
+	else
+		ok "$1"
+	fi
+}
 
 port=$(free_port)
 token=ui-test-$RANDOM
@@ -173,6 +189,7 @@ mkdir -p "$TMP/empty-sysroot"
 timeout 150 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" --script "$TMP/live.script" \
 	>"$TMP/app.out" 2>"$TMP/app.err"
 rc=$?
+sanitizer_clean live_app_sanitizers "$rc" "$TMP/app.err"
 grep -aE '^(ok|not ok|skip) ' "$TMP/app.out"
 grep -aE '^# ' "$TMP/app.out"
 for c in $CASES; do
@@ -283,6 +300,7 @@ esac
 [ -n "$perfdata" ] && printf 'open %s\nexpect-flame hot_leaf open_perf_data\n' "$perfdata" >>"$TMP/reopen.script"
 XDG_DATA_HOME=$TMP/data100 PERFLENS_THEME=dark timeout 90 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" \
 	--script "$TMP/reopen.script" >"$TMP/app2.out" 2>"$TMP/app2.err"
+sanitizer_clean reopen_app_sanitizers "$?" "$TMP/app2.err"
 grep -E '^(ok|not ok|skip) ' "$TMP/app2.out"
 grep -aE '^# ' "$TMP/app2.out"
 [ "$old_port" = none ] || [ -z "$old_port" ] || grep -qE '^(ok|not ok) protocol_mismatch_error' "$TMP/app2.out" ||
