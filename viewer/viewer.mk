@@ -48,7 +48,18 @@ $(BUILD)/libplviewer.a: $(VIEWER_LIB_OBJS)
 # (viewer/ui/ui.mk), loaded by viewer/cli/app.c only when the app opens.
 # The module calls the viewer library, so perflens carries all of it
 # (--whole-archive) and exports it (-rdynamic) for the module to bind to.
-$(BUILD)/viewer/cli/%.o: ALL_CFLAGS += -Iviewer/ui
+$(BUILD)/viewer/cli/%.o: ALL_CFLAGS += -Iviewer/ui -I$(BUILD)/viewer
+
+# The module binds to structs and functions of the viewer library in this
+# executable: a key of the headers they are declared in, compiled into
+# both (pl-abi.h), lets perflens refuse a module from another build
+# (viewer/cli/app.c) instead of crashing in it.
+PL_ABI_HEADERS := $(sort $(wildcard common/*.h viewer/core/*.h viewer/model/*.h \
+	viewer/symbols/*.h viewer/formats/*.h)) viewer/ui/pl-ui.h
+$(BUILD)/viewer/pl-abi.h: $(PL_ABI_HEADERS) viewer/viewer.mk
+	@mkdir -p $(dir $@)
+	printf '#define PL_VIEWER_ABI "%s"\n' "$$(cat $(PL_ABI_HEADERS) | sha256sum | cut -c1-16)" >$@
+$(BUILD)/viewer/cli/app.o: $(BUILD)/viewer/pl-abi.h
 $(BUILD)/perflens: $(VIEWER_CLI_OBJS) $(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $(filter %.o,$^) -Wl,--whole-archive $(filter %.a,$^) \
 		-Wl,--no-whole-archive $(VIEWER_LIBS)

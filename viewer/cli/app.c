@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pl-abi.h"
 #include "pl-cli.h"
 #include "pl-ui.h"
 
@@ -65,6 +66,13 @@ int pl_cli_app(int argc, char **argv)
 				   "perflens (the module must come from the same build as the "
 				   "perflens executable)", path, why ? why : "?");
 	}
+	/* a module from another build may disagree on any struct it shares */
+	const char *abi = dlsym(h, "pl_ui_abi");
+	if (!abi || strcmp(abi, PL_VIEWER_ABI) != 0)
+		return pl_cli_fail("cannot start the desktop app: %s is from another build of perflens "
+				   "(interface %s, this perflens %s): reinstall perflens, its executable "
+				   "and %s together", path, abi ? abi : "unknown", PL_VIEWER_ABI,
+				   PL_UI_MODULE);
 	/* typeof: the prototype stays pl-ui.h's, with no link-time reference */
 	__typeof__(pl_ui_run) *run = (__typeof__(pl_ui_run) *)dlsym(h, "pl_ui_run");
 	if (!run)

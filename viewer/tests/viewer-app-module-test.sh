@@ -7,12 +7,13 @@
 #     with a display that does not exist, GTK's own "cannot open display"
 #     proves the module loaded;
 #   - without the module, or with a module whose GTK is not installed, the
-#     error says what to do (reinstall perflens / install libgtk-4-1).
+#     error says what to do (reinstall perflens / install libgtk-4-1);
+#   - a module from another build (its interface key differs) is refused.
 set -u
 B=${PL_BUILD:-build}
 TMP=$(mktemp -d /tmp/plv-mod-XXXXXX)
 trap '[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-CASES="cli_links_no_gtk report_without_module module_next_to_exe module_in_prefix_lib missing_module_error missing_gtk_error"
+CASES="cli_links_no_gtk report_without_module module_next_to_exe module_in_prefix_lib missing_module_error missing_gtk_error stale_module_error"
 skip_all() { for c in $CASES; do echo "skip $c: $1"; done; exit 0; }
 [ -x "$B/perflens" ] || skip_all "$B/perflens not built"
 [ -f "$B/perflens-ui.so" ] || skip_all "$B/perflens-ui.so not built (no gtk4 development files)"
@@ -83,4 +84,30 @@ if "$CC" -shared -fPIC -Wl,-soname,libgtk-4-absent.so.1 -o "$TMP/stub/libgtk-4-a
 	fi
 else
 	echo "skip missing_gtk_error: cannot build a stand-in module: $(head -c 200 "$TMP/cc.err")"
+fi
+
+# A module from another build: the same module with its interface key
+# (pl_ui_abi, PL_VIEWER_ABI of build/viewer/pl-abi.h) changed in place.
+key=$(sed -n 's/^#define PL_VIEWER_ABI "\(.*\)"$/\1/p' "$B/viewer/pl-abi.h" 2>/dev/null)
+mkdir -p "$TMP/stale"
+cp "$B/perflens" "$TMP/stale/"
+if [ -n "$key" ] && python3 - "$B/perflens-ui.so" "$TMP/stale/perflens-ui.so" "$key" <<'PY'
+import sys
+data = open(sys.argv[1], 'rb').read()
+key = sys.argv[3].encode()
+other = bytes(b'0123456789abcdef'[(b'0123456789abcdef'.index(c) + 1) % 16] for c in key)
+assert data.count(key + b'\0') == 1, 'the key is not in the module once'
+open(sys.argv[2], 'wb').write(data.replace(key + b'\0', other + b'\0'))
+PY
+then
+	DISPLAY=:97 WAYLAND_DISPLAY= "$TMP/stale/perflens" >"$TMP/stale.out" 2>&1
+	rc=$?
+	if [ $rc -eq 2 ] && grep -q 'from another build of perflens' "$TMP/stale.out" &&
+		grep -q "this perflens $key" "$TMP/stale.out" && ! grep -q 'cannot open display' "$TMP/stale.out"; then
+		ok stale_module_error
+	else
+		fail stale_module_error "status $rc: $(head -c 300 "$TMP/stale.out")"
+	fi
+else
+	fail stale_module_error "cannot make a module with another key (key '$key' from $B/viewer/pl-abi.h)"
 fi

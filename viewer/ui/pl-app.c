@@ -2,6 +2,7 @@
 #include <gtk/gtk.h>
 #include <string.h>
 
+#include "pl-abi.h"
 #include "pl-ui-script.h"
 #include "pl-ui.h"
 #include "pl-window.h"
@@ -139,6 +140,8 @@ static void on_open(GApplication *app, GFile **files, gint n, const char *hint, 
 			pl_window_open_file(w, path);
 	}
 }
+
+const char pl_ui_abi[] = PL_VIEWER_ABI;
 
 int pl_ui_run(int argc, char **argv)
 {

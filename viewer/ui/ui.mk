@@ -21,6 +21,9 @@ UI_LIBS := $(shell pkg-config --libs gtk4) -lm
 # test program, which -fPIC does not hinder)
 $(BUILD)/viewer/ui/%.o: ALL_CFLAGS += $(UI_CFLAGS) -fPIC
 $(UI_OBJS): viewer/ui/ui.mk
+# the module's copy of the interface key (viewer/viewer.mk)
+$(BUILD)/viewer/ui/pl-app.o: $(BUILD)/viewer/pl-abi.h
+$(BUILD)/viewer/ui/pl-app.o: ALL_CFLAGS += -I$(BUILD)/viewer
 
 # `perflens` with no command (or a file) opens the app: this module.  Its
 # references to the viewer library and common/ bind to the perflens
