@@ -61,11 +61,16 @@ record() { # mode seconds file
 	fi
 }
 
-# "seconds cpu_seconds peak_kb" of one command
+# "seconds cpu_seconds peak_kb" of one command.  Wall time from bash's
+# µs clock around /usr/bin/time (whose own %e has 10 ms steps, too coarse
+# for runs of 30 ms); CPU (user + system, all threads, 10 ms steps) and
+# peak RSS from /usr/bin/time.
 timed() {
-	/usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" || {
+	local t0=$EPOCHREALTIME t1
+	/usr/bin/time -f "%U %S %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" || {
 		echo "bench/ingest.sh: failed: $* ($(tail -1 "$tmp/err"))" >&2; return 1; }
-	tail -1 "$tmp/time" | awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }'
+	t1=$EPOCHREALTIME
+	tail -1 "$tmp/time" | awk -v t0="$t0" -v t1="$t1" '{ printf "%.4f %.2f %s\n", t1 - t0, $1 + $2, $3 }'
 }
 
 # (awk reads everything: an early exit would SIGPIPE perflens under pipefail)
@@ -98,7 +103,7 @@ measure() { # label file
 	awk -v n="$n" -v a="$plt" -v b="$pft" -v ac="$plc" -v bc="$pfc" -v am="$plm" -v bm="$pfm" \
 		-v label="$label" -v size="$size" -v cold="$cold" 'BEGIN {
 		ra = a > 0 ? n / a : 0; rb = b > 0 ? n / b : 0
-		printf "| %s | %d | %d | %.2f | %.2f | %.0f | %.0f | %.2f | %.2f | %.0f | %.1fx | %.0f | %.2f (%.1fx) |",
+		printf "| %s | %d | %d | %.3f | %.2f | %.0f | %.0f | %.3f | %.2f | %.0f | %.2fx | %.0f | %.3f (%.2fx) |",
 			label, size, n, a, ac, ra, am / 1024, b, bc, rb, (rb > 0 ? ra / rb : 0), bm / 1024,
 			cold, (cold > 0 ? b / cold : 0) }'
 }
@@ -138,7 +143,7 @@ read -r pbt pbc pbm < <(awk -F'|' -v r="$row" 'BEGIN { split(r, f, "|"); print f
 	echo "each, then 60 s of fp (throughput rather than process start) and a dwarf file of"
 	echo "about $big_mb MiB. Median of $runs alternating runs each; time is wall clock of the whole"
 	echo "command (\`perflens report FILE --top 20\` vs \`perf report -i FILE --stdio\`), CPU is"
-	echo "user + system time of all its threads, memory is peak RSS. perflens uses a second core"
+	echo "user + system time of all its threads (10 ms steps), memory is peak RSS. perflens uses a second core"
 	echo "(DWARF unwinding ahead of the model, decompressing debug sections): samples/s is by"
 	echo "wall time, the CPU column shows what that costs. The medians are of warm runs: the"
 	echo "debug files that Debian ships compressed (libc6-dbg) are inflated once into"
