@@ -31,6 +31,28 @@ static inline const char *pl_build_dir(void)
 	return b ? b : "build";
 }
 
+/* Paths of a test that runs the agent: dir the build directory made
+ * absolute (the kernel reports mappings by absolute path), agent the
+ * agent under test (PL_AGENT: another build of it, e.g. the static musl
+ * one; else dir/perflens-agent), and, the first time, a fresh directory
+ * /tmp/NAME-XXXXXX in tmpdir.  Skips the test when one is missing. */
+static inline void pl_agent_paths(char *dir, char *agent, size_t agent_len, char *tmpdir,
+				  size_t tmpdir_len, const char *name)
+{
+	if (!realpath(pl_build_dir(), dir))
+		PL_SKIP("no build directory %s", pl_build_dir());
+	const char *other = getenv("PL_AGENT");
+	if (other && !realpath(other, agent))
+		PL_SKIP("no agent %s (run make agents)", other);
+	if (!other)
+		snprintf(agent, agent_len, "%s/perflens-agent", dir);
+	if (!tmpdir[0]) {
+		snprintf(tmpdir, tmpdir_len, "/tmp/%s-XXXXXX", name);
+		if (!mkdtemp(tmpdir))
+			PL_CHECK(0);
+	}
+}
+
 static inline uint64_t pl_ms_now(void)
 {
 	struct timespec ts;

@@ -12,23 +12,10 @@ static char tmpdir[256];
 
 static void paths(void)
 {
-	/* absolute paths: the kernel reports mappings by absolute path */
 	char dir[PATH_MAX];
-	if (!realpath(pl_build_dir(), dir))
-		PL_SKIP("no build directory %s", pl_build_dir());
-	/* PL_AGENT: test another build of the agent (the static musl one) */
-	const char *other = getenv("PL_AGENT");
-	if (other && !realpath(other, agent))
-		PL_SKIP("no agent %s (run make agents)", other);
-	if (!other)
-		snprintf(agent, sizeof(agent), "%s/perflens-agent", dir);
+	pl_agent_paths(dir, agent, sizeof(agent), tmpdir, sizeof(tmpdir), "pl-agent-test");
 	snprintf(burn, sizeof(burn), "%s/workloads/burn", dir);
 	snprintf(burn_nofp, sizeof(burn_nofp), "%s/workloads/burn-nofp", dir);
-	if (!tmpdir[0]) {
-		snprintf(tmpdir, sizeof(tmpdir), "/tmp/pl-agent-test-XXXXXX");
-		if (!mkdtemp(tmpdir))
-			PL_CHECK(0);
-	}
 }
 
 static void need_perf(void)

@@ -18,20 +18,9 @@ static char tmpdir[256];
 static void paths(void)
 {
 	char dir[PATH_MAX];
-	if (!realpath(pl_build_dir(), dir))
-		PL_SKIP("no build directory %s", pl_build_dir());
-	const char *other = getenv("PL_AGENT");
-	if (other && !realpath(other, agent))
-		PL_SKIP("no agent %s (run make agents)", other);
-	if (!other)
-		snprintf(agent, sizeof(agent), "%s/perflens-agent", dir);
+	pl_agent_paths(dir, agent, sizeof(agent), tmpdir, sizeof(tmpdir), "pl-creation-test");
 	snprintf(burn, sizeof(burn), "%s/workloads/burn", dir);
 	snprintf(perflens, sizeof(perflens), "%s/perflens", dir);
-	if (!tmpdir[0]) {
-		snprintf(tmpdir, sizeof(tmpdir), "/tmp/pl-creation-test-XXXXXX");
-		if (!mkdtemp(tmpdir))
-			PL_CHECK(0);
-	}
 }
 
 /* The agent's probe says whether the fork tracepoint opens here (it
