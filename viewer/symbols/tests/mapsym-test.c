@@ -25,20 +25,10 @@ static const char *source =
 /* Builds the program with flags; skips when the cross compiler is missing. */
 static char *build(const char *name, const char *flags)
 {
-	g_autofree char *cc = g_find_program_in_path("arm-linux-gnueabihf-gcc");
-	if (!cc)
-		PL_SKIP("arm-linux-gnueabihf-gcc is not installed (apt install gcc-arm-linux-gnueabihf)");
 	g_autofree char *src = g_build_filename(t_tmp(), "prog.c", NULL);
 	t_write(src, source);
 	char *out = g_build_filename(t_tmp(), name, NULL);
-	g_autofree char *cmd = g_strdup_printf("%s %s -o %s %s", cc, flags, out, src);
-	gchar **argv = NULL;
-	PL_CHECK(g_shell_parse_argv(cmd, NULL, &argv, NULL));
-	char *why = NULL;
-	char *o = t_run(argv, &why);
-	g_strfreev(argv);
-	PL_CHECKF(o != NULL, "%s", why);
-	g_free(o);
+	t_cc_with("arm-linux-gnueabihf-gcc", "gcc-arm-linux-gnueabihf", src, out, flags);
 	return out;
 }
 

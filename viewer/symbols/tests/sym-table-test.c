@@ -181,23 +181,13 @@ static const char arm_source[] =
  * default, ARM by default, with and without debug info. */
 static void arm_every_byte(void)
 {
-	g_autofree char *cc = g_find_program_in_path("arm-linux-gnueabihf-gcc");
-	if (!cc)
-		PL_SKIP("arm-linux-gnueabihf-gcc is not installed (apt install gcc-arm-linux-gnueabihf)");
 	g_autofree char *src = g_build_filename(t_tmp(), "arm.c", NULL);
 	t_write(src, arm_source);
 	elf_version(EV_CURRENT);
 	const char *flags[] = { "-O1 -g -mthumb", "-O1 -marm", "-O2 -g -mthumb -static" };
 	for (guint i = 0; i < G_N_ELEMENTS(flags); i++) {
 		g_autofree char *out = g_strdup_printf("%s/arm-%u", t_tmp(), i);
-		g_autofree char *cmd = g_strdup_printf("%s %s -o %s %s", cc, flags[i], out, src);
-		gchar **argv = NULL;
-		PL_CHECK(g_shell_parse_argv(cmd, NULL, &argv, NULL));
-		char *why = NULL;
-		char *o = t_run(argv, &why);
-		g_strfreev(argv);
-		PL_CHECKF(o != NULL, "%s", why);
-		g_free(o);
+		t_cc_with("arm-linux-gnueabihf-gcc", "gcc-arm-linux-gnueabihf", src, out, flags[i]);
 		Dwfl_Module *mod;
 		Dwfl *dwfl = plain_dwfl(out, &mod);
 		guint64 lo, hi;

@@ -81,20 +81,28 @@ static inline void t_write(const char *path, const char *text)
 	PL_CHECKF(g_file_set_contents(path, text, -1, NULL), "cannot write %s", path);
 }
 
-/* gcc FLAGS -o out src.c; skips the case when gcc is missing. */
-static inline void t_cc(const char *src_path, const char *out, const char *flags)
+/* CC FLAGS -o out src.c; skips the case when CC is missing (pkg: the
+ * Debian package that has it). */
+static inline void t_cc_with(const char *cc, const char *pkg, const char *src_path, const char *out,
+			     const char *flags)
 {
-	char *why = NULL;
-	g_autofree char *cmd = g_strdup_printf("gcc %s -o %s %s", flags, out, src_path);
+	g_autofree char *path = g_find_program_in_path(cc);
+	if (!path)
+		PL_SKIP("%s is not installed (apt install %s)", cc, pkg);
+	g_autofree char *cmd = g_strdup_printf("%s %s -o %s %s", path, flags, out, src_path);
 	gchar **argv = NULL;
-	g_shell_parse_argv(cmd, NULL, &argv, NULL);
-	g_autofree char *gcc = g_find_program_in_path("gcc");
-	if (!gcc)
-		PL_SKIP("gcc is not installed");
+	PL_CHECK(g_shell_parse_argv(cmd, NULL, &argv, NULL));
+	char *why = NULL;
 	char *o = t_run(argv, &why);
 	g_strfreev(argv);
 	PL_CHECKF(o != NULL, "%s", why);
 	g_free(o);
+}
+
+/* gcc FLAGS -o out src.c; skips the case when gcc is missing. */
+static inline void t_cc(const char *src_path, const char *out, const char *flags)
+{
+	t_cc_with("gcc", "gcc", src_path, out, flags);
 }
 
 /* Address and size of a symbol as nm reports it (the oracle). */
