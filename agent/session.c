@@ -102,7 +102,13 @@ static void send_hello(struct agent *a, uint32_t extra_flags)
 		.perf_errno = a->probe.summary.perf_errno,
 	};
 	pla_stream_msg(&a->out, m);
-	pla_probe_send(&a->probe, &a->out);
+	/* The probe's details are for a viewer choosing what to record (its
+	 * connect page, or a PROBE command).  A capture (--output) is read
+	 * after the fact and nothing reads them there: HELLO's flags and the
+	 * session's LOG notes say what was in force, and the 12-20 frames of
+	 * advice text would be a sizable share of a short, sparse capture. */
+	if (a->o->mode != PLA_MODE_OUTPUT)
+		pla_probe_send(&a->probe, &a->out);
 	pla_stream_flush(&a->out);
 }
 

@@ -51,6 +51,7 @@ void pla_stream_reset_stacks(struct pla_stream *s)
 {
 	memset(s->slots, 0, sizeof(s->slots));
 	s->next_stack_id = 0;
+	s->nrecent = s->recent_next = 0;
 	pl_block_enc_restart(&s->enc);
 }
 
@@ -277,6 +278,47 @@ static uint64_t chain_hash(const uint64_t *v, uint32_t n)
 	return h ^ n;
 }
 
+/* Fills m as a STACK_DELTA of chain v (n entries) from the recent
+ * definition that shares most entries with it at its two ends, or as a
+ * plain STACK when none shares two.  Samples of one thread differ mostly
+ * at the leaf, so a new chain usually costs its first entry or two. */
+static void stack_frame(const struct pla_stream *s, struct pl_msg *m, uint32_t id,
+			const uint64_t *v, uint32_t n)
+{
+	uint32_t best = 1, slot = 0, head = 0, tail = 0;
+	for (uint32_t k = 0; k < s->nrecent; k++) {
+		uint32_t i = s->recent[(s->recent_next + PLA_STACK_RECENT - 1 - k) % PLA_STACK_RECENT];
+		const uint64_t *b = s->chains + (size_t)i * PLA_STACK_DEPTH;
+		uint32_t bn = s->slots[i].nr, most = bn < n ? bn : n, h = 0, t = 0;
+		while (h < most && b[h] == v[h])
+			h++;
+		while (t < most - h && b[bn - 1 - t] == v[n - 1 - t])
+			t++;
+		if (h + t > best) {
+			best = h + t;
+			slot = i, head = h, tail = t;
+		}
+	}
+	if (best < 2) {
+		m->type = PL_MSG_STACK;
+		m->u.stack.id = id;
+		m->u.stack.nr = n;
+		memcpy(m->u.stack.chain, v, n * sizeof(uint64_t));
+		return;
+	}
+	const uint64_t *b = s->chains + (size_t)slot * PLA_STACK_DEPTH;
+	struct pl_msg_stack_delta *d = &m->u.stack_delta;
+	uint32_t drop = s->slots[slot].nr - head - tail;
+	m->type = PL_MSG_STACK_DELTA;
+	d->id = id;
+	d->base = s->slots[slot].id;
+	d->head = head;
+	d->drop = drop;
+	d->nr = n - head - tail;
+	for (uint32_t i = 0, j = head; i < d->nr; i++, j++)
+		d->diff[i] = v[j] - (i < drop ? b[j] : j ? v[j - 1] : 0);
+}
+
 /* Returns the stack id (1 .. PLA_STACK_SLOTS) of this chain, defining it first if
  * needed; 0 when the chain is not interned (too short or too deep). */
 static uint32_t intern(struct pla_stream *s, const struct pl_msg_sample *x, int *rc)
@@ -303,10 +345,7 @@ static uint32_t intern(struct pla_stream *s, const struct pl_msg_sample *x, int 
 	 * most are met first, and small ids are one-byte varints */
 	uint32_t id = sl->nr ? sl->id : ++s->next_stack_id;
 	struct pl_msg *d = s->stack_msg;
-	d->type = PL_MSG_STACK;
-	d->u.stack.id = id;
-	d->u.stack.nr = x->nr_callchain;
-	memcpy(d->u.stack.chain, x->callchain, x->nr_callchain * sizeof(uint64_t));
+	stack_frame(s, d, id, x->callchain, x->nr_callchain);
 	if ((*rc = encode(s, d)) < 0)
 		return 0;
 	memcpy(stored, x->callchain, x->nr_callchain * sizeof(uint64_t));
@@ -314,6 +353,11 @@ static uint32_t intern(struct pla_stream *s, const struct pl_msg_sample *x, int 
 	sl->hash = h;
 	sl->id = id;
 	s->stacks_defined++;
+	s->stacks_delta += d->type == PL_MSG_STACK_DELTA;
+	s->recent[s->recent_next] = (uint16_t)slot;
+	s->recent_next = (s->recent_next + 1) % PLA_STACK_RECENT;
+	if (s->nrecent < PLA_STACK_RECENT)
+		s->nrecent++;
 	return id;
 }
 
@@ -388,9 +432,22 @@ static int put(struct pla_stream *s, struct pl_msg *m)
 	if (m->type == PL_MSG_SAMPLE)
 		return put_sample(s, m);
 	/* Held samples go out before the side band, in order, except before
-	 * SWITCH records: those come at every context switch and carry their
-	 * own time, as samples do; readers order both by time. */
-	int rc = m->type == PL_MSG_SWITCH ? 0 : batch_flush(s);
+	 * records that carry their own time or totals and that no sample
+	 * depends on: SWITCH (every context switch; readers order it and
+	 * samples by time), and the periodic HEALTH and COUNTERS and the
+	 * LOST / THROTTLE reports.  Cutting the batch at each of those cost a
+	 * batch header (thread table, column lengths, base time) per second. */
+	int rc = 0;
+	switch (m->type) {
+	case PL_MSG_SWITCH:
+	case PL_MSG_HEALTH:
+	case PL_MSG_COUNTERS:
+	case PL_MSG_LOST:
+	case PL_MSG_THROTTLE:
+		break;
+	default:
+		rc = batch_flush(s);
+	}
 	return rc < 0 ? rc : encode(s, m);
 }
 

@@ -11,7 +11,9 @@
  *
  * SAMPLEs are compacted on the way (msg.h): call chains are interned in a
  * fixed table of PLA_STACK_SLOTS chains (a STACK frame defines a slot the
- * first time, later samples name it), and times are deltas within a block.
+ * first time, later samples name it; a chain that shares entries at either
+ * end with one of the last PLA_STACK_RECENT definitions is defined as a
+ * STACK_DELTA from it), and times are deltas within a block.
  * Plain samples (interned stack or none, no registers or stack copy) are
  * held back in a fixed row array and go out as one SAMPLE_BATCH when a
  * message other than a sample is sent, the array fills, or the block
@@ -33,6 +35,7 @@
 
 #define PLA_STACK_SLOTS 1024
 #define PLA_STACK_DEPTH 64 /* longer chains are sent inline */
+#define PLA_STACK_RECENT 32 /* definitions a new chain is compared with (STACK_DELTA) */
 #define PLA_BATCH_ROWS 1024 /* samples held for one SAMPLE_BATCH */
 #define PLA_BATCH_THREADS 64
 #define PLA_BATCH_BYTES (PLA_BATCH_ROWS * 48 + PLA_BATCH_THREADS * 10 + 64) /* worst case */
@@ -62,8 +65,10 @@ struct pla_stream {
 	uint32_t next_stack_id;
 	uint64_t *chains; /* PLA_STACK_SLOTS x PLA_STACK_DEPTH */
 	struct pl_msg *stack_msg;
+	uint16_t recent[PLA_STACK_RECENT]; /* slots of the latest definitions, a ring */
+	uint32_t nrecent, recent_next;
 	uint64_t prev_time;
-	uint64_t stacks_defined, stacks_reused;
+	uint64_t stacks_defined, stacks_reused, stacks_delta;
 	/* the pending SAMPLE_BATCH */
 	struct pl_batch_row *rows;
 	uint32_t nrows, nthreads;

@@ -23,6 +23,7 @@ enum field_kind {
 	F_BUILDID, /* uint8_t len at off, uint8_t[PL_MAX_BUILD_ID] at off2 */
 	F_U64S,    /* uint32_t count at off, uint64_t[] at off2, cap entries */
 	F_CHAIN,   /* as F_U64S, entries zig-zag delta coded */
+	F_S64S,    /* as F_U64S, entries zig-zag coded (each on its own) */
 	F_STRS,    /* uint32_t count at off, struct pl_str[] at off2, cap entries */
 	F_COUNTS,  /* uint32_t count at off, struct pl_counter_value[] at off2 */
 };
@@ -121,6 +122,11 @@ static const struct field sample_f[] = {
 };
 static const struct field stack_f[] = {
 	FLD(F_U32, pl_msg_stack, id), ARR(F_CHAIN, pl_msg_stack, nr, chain, PL_MAX_CALLCHAIN),
+};
+static const struct field stack_delta_f[] = {
+	FLD(F_U32, pl_msg_stack_delta, id), FLD(F_U32, pl_msg_stack_delta, base),
+	FLD(F_U32, pl_msg_stack_delta, head), FLD(F_U32, pl_msg_stack_delta, drop),
+	ARR(F_S64S, pl_msg_stack_delta, nr, diff, PL_MAX_CALLCHAIN),
 };
 static const struct field batch_f[] = {
 	FLD(F_U32, pl_msg_sample_batch, count), FLD(F_U64, pl_msg_sample_batch, base_time),
@@ -234,6 +240,7 @@ static const struct msg_desc descs[] = {
 	MSG(PL_MSG_LOG, "LOG", log_f),
 	MSG(PL_MSG_STACK, "STACK", stack_f),
 	MSG(PL_MSG_SAMPLE_BATCH, "SAMPLE_BATCH", batch_f),
+	MSG(PL_MSG_STACK_DELTA, "STACK_DELTA", stack_delta_f),
 	MSG(PL_MSG_AUTH, "AUTH", auth_f),
 	MSG(PL_MSG_LIST, "LIST", request_f),
 	MSG(PL_MSG_PROBE, "PROBE", request_f),
@@ -252,7 +259,7 @@ const uint16_t pl_msg_types[] = {
 	PL_MSG_SAMPLE,	PL_MSG_MMAP,	    PL_MSG_COMM,	    PL_MSG_TASK,
 	PL_MSG_SWITCH,	PL_MSG_LOST,	    PL_MSG_THROTTLE,	    PL_MSG_COUNTERS,
 	PL_MSG_HEALTH,	PL_MSG_BUILD_ID,    PL_MSG_FILE_CHUNK,	    PL_MSG_END,
-	PL_MSG_LOG,	PL_MSG_STACK,	PL_MSG_SAMPLE_BATCH, PL_MSG_AUTH,	    PL_MSG_LIST,	    PL_MSG_PROBE,
+	PL_MSG_LOG,	PL_MSG_STACK,	PL_MSG_SAMPLE_BATCH, PL_MSG_STACK_DELTA, PL_MSG_AUTH,	    PL_MSG_LIST,	    PL_MSG_PROBE,
 	PL_MSG_START,	PL_MSG_PAUSE,	    PL_MSG_RESUME,	    PL_MSG_CONFIGURE,
 	PL_MSG_STOP,	PL_MSG_BYE,
 };
@@ -326,7 +333,8 @@ static int encode_field(struct pl_writer *w, const struct field *f, const void *
 		break;
 	}
 	case F_U64S:
-	case F_CHAIN: {
+	case F_CHAIN:
+	case F_S64S: {
 		uint32_t n = *CAT(s, f->off, uint32_t);
 		const uint64_t *v = CAT(s, f->off2, uint64_t);
 		uint64_t prev = 0;
@@ -334,11 +342,11 @@ static int encode_field(struct pl_writer *w, const struct field *f, const void *
 			return -EINVAL;
 		pl_w_varint(w, n);
 		for (uint32_t i = 0; i < n; i++) {
-			if (f->kind == F_CHAIN) {
-				pl_w_svarint(w, (int64_t)(v[i] - prev));
-				prev = v[i];
-			} else {
+			if (f->kind == F_U64S) {
 				pl_w_varint(w, v[i]);
+			} else {
+				pl_w_svarint(w, (int64_t)(v[i] - prev));
+				prev = f->kind == F_CHAIN ? v[i] : 0;
 			}
 		}
 		break;
@@ -439,15 +447,18 @@ static void decode_field(struct pl_cursor *c, const struct field *f, void *s)
 		break;
 	}
 	case F_U64S:
-	case F_CHAIN: {
+	case F_CHAIN:
+	case F_S64S: {
 		uint32_t n = (uint32_t)pl_cur_varint_max(c, f->cap);
 		uint64_t *v = AT(s, f->off2, uint64_t);
 		uint64_t prev = 0;
 		for (uint32_t i = 0; i < n && pl_cur_ok(c); i++) {
-			if (f->kind == F_CHAIN)
-				prev = v[i] = prev + (uint64_t)pl_cur_svarint(c);
-			else
+			if (f->kind == F_U64S)
 				v[i] = pl_cur_varint(c);
+			else
+				v[i] = prev + (uint64_t)pl_cur_svarint(c);
+			if (f->kind == F_CHAIN)
+				prev = v[i];
 		}
 		*AT(s, f->off, uint32_t) = pl_cur_ok(c) ? n : 0;
 		break;
@@ -483,6 +494,8 @@ static size_t header_part(uint16_t type)
 		return offsetof(struct pl_msg_sample, callchain);
 	if (type == PL_MSG_STACK)
 		return offsetof(struct pl_msg_stack, chain);
+	if (type == PL_MSG_STACK_DELTA)
+		return offsetof(struct pl_msg_stack_delta, diff);
 	return sizeof(((struct pl_msg *)0)->u);
 }
 
@@ -511,4 +524,22 @@ int pl_msg_decode(uint16_t type, const uint8_t *body, size_t len, struct pl_msg 
 		return c.err;
 	}
 	return 0;
+}
+
+/* ─── STACK_DELTA ──────────────────────────────────────────────────────── */
+
+uint32_t pl_stack_delta_apply(const struct pl_msg_stack_delta *d, const uint64_t *base,
+			      uint32_t base_nr, uint64_t out[PL_MAX_CALLCHAIN])
+{
+	if ((uint64_t)d->head + d->drop > base_nr || d->nr > PL_MAX_CALLCHAIN ||
+	    (uint64_t)base_nr - d->drop + d->nr > PL_MAX_CALLCHAIN)
+		return 0;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < d->head; i++)
+		out[n++] = base[i];
+	for (uint32_t i = 0; i < d->nr; i++, n++)
+		out[n] = d->diff[i] + (i < d->drop ? base[d->head + i] : n ? out[n - 1] : 0);
+	for (uint32_t i = d->head + d->drop; i < base_nr; i++)
+		out[n++] = base[i];
+	return n;
 }

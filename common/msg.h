@@ -26,9 +26,10 @@
 
 /* 2: chained zstd blocks, SAMPLE_BATCH.  3: EVENT_DESC role CREATE (its
  * samples are thread creations, not CPU time: a viewer that does not know
- * the role must not count them, hence the bump).  The byte stream itself
- * is unchanged: readers take captures of every version. */
-#define PL_PROTOCOL_VERSION 3u
+ * the role must not count them, hence the bump).  4: STACK_DELTA (a viewer
+ * that skipped it would leave samples without their stacks).  The byte
+ * stream itself is unchanged: readers take captures of every version. */
+#define PL_PROTOCOL_VERSION 4u
 #define PL_PROTOCOL_VERSION_MIN 2u /* oldest agent a viewer can talk to */
 
 /* caps (also what the agent never exceeds) */
@@ -67,6 +68,7 @@ enum pl_msg_type {
 	PL_MSG_LOG = 28,
 	PL_MSG_STACK = 29,
 	PL_MSG_SAMPLE_BATCH = 30,
+	PL_MSG_STACK_DELTA = 31,
 	/* viewer → agent */
 	PL_MSG_AUTH = 64,
 	PL_MSG_LIST = 65,
@@ -259,6 +261,32 @@ struct pl_msg_stack {
 	uint32_t nr;
 	uint64_t chain[PL_MAX_CALLCHAIN];
 };
+
+/* STACK_DELTA (protocol 4): defines (or redefines) id as a chain that
+ * shares its first `head` entries with the chain of `base` (an id already
+ * defined; it may be id itself) and all of base's entries after the
+ * following `drop` ones.  In place of the dropped entries come nr entries,
+ * each sent as its difference from a prediction: the dropped entry at the
+ * same index while there is one, else the previous entry of the new chain
+ * (0 before the first).  (drop, not the kept tail's length: it is small
+ * and repeats, so it compresses.)  Call chains
+ * sampled from one thread differ mostly near the leaf (another
+ * instruction of the same function, another callee): such a chain costs
+ * a few bytes instead of its whole length.  The reader rebuilds the full
+ * chain; its callers never see this message. */
+struct pl_msg_stack_delta {
+	uint32_t id;
+	uint32_t base;
+	uint32_t head;
+	uint32_t drop;
+	uint32_t nr;
+	uint64_t diff[PL_MAX_CALLCHAIN]; /* entry minus prediction, mod 2^64 */
+};
+/* The chain a STACK_DELTA defines, from its base's chain (base_nr entries).
+ * Returns its length, or 0 when the delta does not fit the base (head +
+ * drop > base_nr), or the result would be empty or exceed PL_MAX_CALLCHAIN. */
+uint32_t pl_stack_delta_apply(const struct pl_msg_stack_delta *d, const uint64_t *base,
+			      uint32_t base_nr, uint64_t out[PL_MAX_CALLCHAIN]);
 
 /* SAMPLE_BATCH (protocol 2): plain samples (interned stack or none; no
  * registers, no stack copy) stored as columns, which compress far better
@@ -485,6 +513,7 @@ struct pl_msg {
 		struct pl_msg_event_desc event_desc;
 		struct pl_msg_sample sample;
 		struct pl_msg_stack stack;
+		struct pl_msg_stack_delta stack_delta;
 		struct pl_msg_sample_batch batch;
 		struct pl_msg_mmap mmap;
 		struct pl_msg_comm comm;

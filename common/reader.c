@@ -25,6 +25,7 @@ void pl_reader_free(struct pl_reader *r)
 			free(r->stacks[i]);
 	free(r->stacks);
 	free(r->stack_len);
+	free(r->chain_tmp);
 	free(r->batch);
 	free(r->buf);
 	pl_block_dec_free(&r->dec);
@@ -137,25 +138,44 @@ static int next_block(struct pl_reader *r)
 	return 1;
 }
 
-static int define_stack(struct pl_reader *r, const struct pl_msg_stack *s)
+static int define_stack(struct pl_reader *r, uint32_t id, const uint64_t *entries, uint32_t nr)
 {
-	if (s->id == 0 || s->id > PL_MAX_STACK_IDS)
+	if (id == 0 || id > PL_MAX_STACK_IDS)
 		return fail(r, -EBADMSG, "block %llu: STACK id %u out of range 1..%u",
-			    (unsigned long long)r->blocks, s->id, PL_MAX_STACK_IDS);
+			    (unsigned long long)r->blocks, id, PL_MAX_STACK_IDS);
 	if (!r->stacks) {
 		r->stacks = calloc(PL_MAX_STACK_IDS, sizeof(*r->stacks));
 		r->stack_len = calloc(PL_MAX_STACK_IDS, sizeof(*r->stack_len));
 		if (!r->stacks || !r->stack_len)
 			return fail(r, -ENOMEM, "out of memory for the stack dictionary");
 	}
-	uint32_t i = s->id - 1;
-	uint64_t *chain = realloc(r->stacks[i], (s->nr ? s->nr : 1) * sizeof(uint64_t));
+	uint32_t i = id - 1;
+	uint64_t *chain = realloc(r->stacks[i], (nr ? nr : 1) * sizeof(uint64_t));
 	if (!chain)
-		return fail(r, -ENOMEM, "out of memory for a %u-entry stack", s->nr);
-	memcpy(chain, s->chain, s->nr * sizeof(uint64_t));
+		return fail(r, -ENOMEM, "out of memory for a %u-entry stack", nr);
+	memcpy(chain, entries, nr * sizeof(uint64_t));
 	r->stacks[i] = chain;
-	r->stack_len[i] = s->nr;
+	r->stack_len[i] = nr;
 	return 0;
+}
+
+/* A STACK_DELTA: the chain is rebuilt from its base's, then defined. */
+static int define_stack_delta(struct pl_reader *r, const struct pl_msg_stack_delta *d)
+{
+	uint32_t b = d->base - 1;
+	if (d->base == 0 || d->base > PL_MAX_STACK_IDS || !r->stacks || !r->stacks[b])
+		return fail(r, -EBADMSG, "block %llu: STACK_DELTA %u names base %u, never defined",
+			    (unsigned long long)r->blocks, d->id, d->base);
+	if (!r->chain_tmp && !(r->chain_tmp = malloc(PL_MAX_CALLCHAIN * sizeof(uint64_t))))
+		return fail(r, -ENOMEM, "out of memory for a stack");
+	uint32_t n = pl_stack_delta_apply(d, r->stacks[b], r->stack_len[b], r->chain_tmp);
+	if (n == 0)
+		return fail(r, -EBADMSG,
+			    "block %llu: STACK_DELTA %u keeps %u and drops %u entries of a %u-entry "
+			    "base and adds %u",
+			    (unsigned long long)r->blocks, d->id, d->head, d->drop, r->stack_len[b],
+			    d->nr);
+	return define_stack(r, d->id, r->chain_tmp, n);
 }
 
 /* Absolute time and full call chain for a compacted SAMPLE. */
@@ -246,8 +266,11 @@ int pl_reader_next(struct pl_reader *r, struct pl_msg *m)
 		}
 		if (rc < 0)
 			return fail(r, rc, "block %llu: %s", (unsigned long long)r->blocks, why);
-		if (m->type == PL_MSG_STACK) {
-			if ((rc = define_stack(r, &m->u.stack)) < 0)
+		if (m->type == PL_MSG_STACK || m->type == PL_MSG_STACK_DELTA) {
+			rc = m->type == PL_MSG_STACK
+				     ? define_stack(r, m->u.stack.id, m->u.stack.chain, m->u.stack.nr)
+				     : define_stack_delta(r, &m->u.stack_delta);
+			if (rc < 0)
 				return rc;
 			continue;
 		}

@@ -5,8 +5,9 @@
  * then frames; frames of unknown type are skipped by length.  Messages
  * borrow the reader's buffers until the next pl_reader_next()/feed().
  *
- * It also undoes the wire's sample compaction (msg.h): STACK frames are
- * kept in a dictionary (at most PL_MAX_STACK_IDS chains) and not returned;
+ * It also undoes the wire's sample compaction (msg.h): STACK and
+ * STACK_DELTA frames are kept in a dictionary (at most PL_MAX_STACK_IDS
+ * chains) and not returned;
  * SAMPLEs come out with absolute times and their full call chains, and a
  * SAMPLE_BATCH comes out as its SAMPLEs, one per call (never itself).
  *
@@ -46,6 +47,7 @@ struct pl_reader {
 	/* sample decompaction state */
 	uint64_t **stacks; /* PL_MAX_STACK_IDS slots, allocated on first STACK */
 	uint32_t *stack_len;
+	uint64_t *chain_tmp; /* PL_MAX_CALLCHAIN entries: a STACK_DELTA being rebuilt */
 	uint64_t prev_time; /* of the previous SAMPLE in this block */
 	int have_prev_time;
 	struct pl_batch_iter *batch; /* the SAMPLE_BATCH being expanded; made on first use */

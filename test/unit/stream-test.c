@@ -101,6 +101,98 @@ static void test_compaction_round_trip_through_a_file(void)
 	compaction_round_trip(1);
 }
 
+/* Chains as one thread's samples make them: the same outer frames, a
+ * varying middle, and a leaf anywhere in a function (seeded, repeatable). */
+static uint32_t rnd_state = 12345;
+static uint32_t rnd(void)
+{
+	rnd_state = rnd_state * 1103515245u + 12345u;
+	return rnd_state >> 8;
+}
+static void make_tree_sample(uint64_t t)
+{
+	make_sample(0);
+	struct pl_msg_sample *s = &m.u.sample;
+	s->time = t;
+	uint32_t n = 0, mid = rnd() % 4;
+	s->callchain[n++] = (uint64_t)-512;
+	s->callchain[n++] = 0x401000 + rnd() % 4096;       /* the leaf */
+	for (uint32_t k = 0; k < mid; k++)                  /* a few callers */
+		s->callchain[n++] = 0x402000 + (rnd() % 3) * 0x40 + k;
+	if (rnd() % 8 == 0)                                  /* now and then deeper */
+		s->callchain[n++] = 0x7f0000003000ull + rnd() % 64;
+	s->callchain[n++] = 0x400300;                        /* main, _start … */
+	s->callchain[n++] = 0x400200;
+	s->callchain[n++] = 0x7f0000001000ull;
+	s->nr_callchain = n;
+	s->ip = s->callchain[1];
+}
+
+/* STACK_DELTA: thousands of distinct chains (slots reused, so ids are
+ * redefined, sometimes from their own old chain), every one rebuilt
+ * exactly by the reader; most are sent as deltas, and they are smaller. */
+static void test_stack_deltas_round_trip(void)
+{
+	uint64_t sent[2];
+	for (int use_delta = 1; use_delta >= 0; use_delta--) {
+		char path[] = "/tmp/pl-stream-test-XXXXXX";
+		int fd = mkstemp(path);
+		PL_CHECK(fd >= 0);
+		struct pla_stream st;
+		PL_CHECK(pla_stream_init(&st, 8192, 16, 1) == 0);
+		PL_CHECK(pla_stream_attach(&st, fd, 0, PL_STREAM_CAPTURE) == 0);
+		st.coarse_events = 1;
+		const uint32_t N = 20000;
+		rnd_state = 12345;
+		for (uint32_t i = 0; i < N; i++) {
+			make_tree_sample(1000000000ull + (uint64_t)i * 1000000);
+			if (!use_delta)
+				st.nrecent = 0; /* nothing to compare with: plain STACKs */
+			PL_CHECK(pla_stream_msg(&st, &m) == 0);
+		}
+		PL_CHECK(pla_stream_flush(&st) == 0);
+		PL_CHECKF(st.stacks_defined > 2000, "%llu definitions",
+			  (unsigned long long)st.stacks_defined);
+		if (use_delta)
+			PL_CHECKF(st.stacks_delta * 10 > st.stacks_defined * 9,
+				  "%llu of %llu definitions are deltas",
+				  (unsigned long long)st.stacks_delta,
+				  (unsigned long long)st.stacks_defined);
+		else
+			PL_CHECK(st.stacks_delta == 0);
+		sent[use_delta] = st.bytes_sent;
+		pla_stream_free(&st);
+		close(fd);
+
+		struct pl_reader r;
+		pl_reader_init(&r, PL_BLOCK_HEADER_SIZE + PL_BLOCK_MAX_STORED);
+		FILE *f = fopen(path, "rb");
+		uint8_t buf[8192];
+		size_t n;
+		uint32_t i = 0, bad = 0;
+		rnd_state = 12345;
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+			PL_CHECK(pl_reader_feed(&r, buf, n) == 0);
+			int rc;
+			while ((rc = pl_reader_next(&r, &got)) == 1) {
+				make_tree_sample(1000000000ull + (uint64_t)i++ * 1000000);
+				bad += got.u.sample.nr_callchain != m.u.sample.nr_callchain ||
+				       memcmp(got.u.sample.callchain, m.u.sample.callchain,
+					      m.u.sample.nr_callchain * 8) ||
+				       got.u.sample.ip != m.u.sample.ip;
+			}
+			PL_CHECKF(rc == 0, "%s", pl_reader_error(&r));
+		}
+		fclose(f);
+		unlink(path);
+		PL_CHECKF(i == N && bad == 0 && r.unresolved_stacks == 0, "%u samples, %u wrong", i,
+			  bad);
+		pl_reader_free(&r);
+	}
+	PL_CHECKF(sent[1] < sent[0], "with deltas %llu bytes, without %llu",
+		  (unsigned long long)sent[1], (unsigned long long)sent[0]);
+}
+
 static void test_backpressure_drops_blocks_and_reports(void)
 {
 	int sv[2];
@@ -187,4 +279,5 @@ static void test_peer_gone_is_reported(void)
 }
 
 PL_TEST_MAIN(PL_CASE(test_compaction_round_trip_through_a_file),
+	     PL_CASE(test_stack_deltas_round_trip),
 	     PL_CASE(test_backpressure_drops_blocks_and_reports), PL_CASE(test_peer_gone_is_reported))

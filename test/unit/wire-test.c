@@ -173,6 +173,15 @@ static int example(uint16_t type, struct pl_msg *m)
 		m->u.stack.chain[2] = 0x400100;
 		m->u.stack.chain[3] = 0x7f0000001000ull;
 		return 1;
+	case PL_MSG_STACK_DELTA:
+		/* from the STACK above (which comes first in the types list) */
+		m->u.stack_delta = (struct pl_msg_stack_delta){
+			.id = PL_MAX_STACK_IDS - 1, .base = PL_MAX_STACK_IDS, .head = 1, .drop = 2, .nr = 3
+		};
+		m->u.stack_delta.diff[0] = 5;
+		m->u.stack_delta.diff[1] = (uint64_t)-3;
+		m->u.stack_delta.diff[2] = 0x1000;
+		return 1;
 	case PL_MSG_SAMPLE_BATCH: {
 		size_t len = pl_batch_build(batch_bytes, sizeof(batch_bytes), batch_threads, 2,
 					    batch_rows, BATCH_ROWS, BATCH_T0 - 77, 0);
@@ -410,6 +419,13 @@ static void check_equal(const struct pl_msg *a, const struct pl_msg *b)
 		PL_CHECK(a->u.stack.id == b->u.stack.id && a->u.stack.nr == b->u.stack.nr);
 		PL_CHECK(!memcmp(a->u.stack.chain, b->u.stack.chain, a->u.stack.nr * 8));
 		return;
+	case PL_MSG_STACK_DELTA: {
+		const struct pl_msg_stack_delta *x = &a->u.stack_delta, *y = &b->u.stack_delta;
+		PL_CHECK(x->id == y->id && x->base == y->base && x->head == y->head);
+		PL_CHECK(x->drop == y->drop && x->nr == y->nr);
+		PL_CHECK(!memcmp(x->diff, y->diff, x->nr * 8));
+		return;
+	}
 	case PL_MSG_COMM:
 		PL_CHECK(a->u.comm.pid == b->u.comm.pid && a->u.comm.tid == b->u.comm.tid);
 		PL_CHECK(a->u.comm.time == b->u.comm.time && a->u.comm.exec == b->u.comm.exec);
@@ -625,16 +641,16 @@ static size_t build_stream(uint8_t *out, size_t cap, int level, int nblocks)
 
 static uint8_t stream[1u << 20];
 
-/* The reader keeps STACK frames to itself and turns the SAMPLE_BATCH into
- * its samples: messages per copy of the types list. */
-#define PER_LIST (pl_msg_type_count - 2 + BATCH_ROWS)
+/* The reader keeps STACK and STACK_DELTA frames to itself and turns the
+ * SAMPLE_BATCH into its samples: messages per copy of the types list. */
+#define PER_LIST (pl_msg_type_count - 3 + BATCH_ROWS)
 
 /* The n-th message the reader returns: into *m (example or batch row). */
 static void expected(size_t n, struct pl_msg *m)
 {
 	size_t k = n % PER_LIST;
 	for (size_t i = 0; i < pl_msg_type_count; i++) {
-		if (pl_msg_types[i] == PL_MSG_STACK)
+		if (pl_msg_types[i] == PL_MSG_STACK || pl_msg_types[i] == PL_MSG_STACK_DELTA)
 			continue;
 		if (pl_msg_types[i] == PL_MSG_SAMPLE_BATCH) {
 			if (k < BATCH_ROWS) {
@@ -849,6 +865,80 @@ static void test_reader_expands_compact_samples(void)
 	PL_CHECK(strstr(pl_reader_error(&r), "STACK id") != NULL);
 	pl_reader_free(&r);
 	pl_block_enc_free(&e);
+}
+
+/* STACK_DELTA: chains rebuilt from their base (kept head, dropped entries
+ * predicted, the rest kept), an id redefined from its own old chain, and
+ * the deltas that do not fit refused. */
+static size_t one_block(struct pl_msg *msgs, int n, uint8_t *out)
+{
+	struct pl_block_enc e;
+	PL_CHECK(pl_block_enc_init(&e, 65536, 1) == 0);
+	pl_stream_header_put(out, 0);
+	for (int i = 0; i < n; i++)
+		PL_CHECK(pl_msg_encode(&e.w, &msgs[i]) == 0);
+	const uint8_t *b;
+	size_t bn;
+	pl_block_enc_finish(&e, &b, &bn);
+	memcpy(out + PL_STREAM_HEADER_SIZE, b, bn);
+	pl_block_enc_free(&e);
+	return PL_STREAM_HEADER_SIZE + bn;
+}
+
+static void test_reader_stack_delta(void)
+{
+	static struct pl_msg msgs[5];
+	static uint8_t out[1 << 16];
+	const uint64_t M = (uint64_t)-512;
+	const uint64_t base[] = { M, 0x401010, 0x400500, 0x400100, 0x7f0000001000ull };
+	const uint64_t want4[] = { M, 0x401020, 0x402000, 0x400500, 0x400100, 0x7f0000001000ull };
+	const uint64_t want3[] = { 0x1234, M, 0x401010, 0x400500, 0x400100, 0x7f0000001000ull };
+	msgs[0].type = PL_MSG_STACK;
+	msgs[0].u.stack.id = 3;
+	msgs[0].u.stack.nr = 5;
+	memcpy(msgs[0].u.stack.chain, base, sizeof(base));
+	/* id 4: the marker kept, the leaf replaced (predicted by the dropped
+	 * leaf), one caller added (predicted by the new leaf) */
+	msgs[1].type = PL_MSG_STACK_DELTA;
+	msgs[1].u.stack_delta =
+		(struct pl_msg_stack_delta){ .id = 4, .base = 3, .head = 1, .drop = 1, .nr = 2 };
+	msgs[1].u.stack_delta.diff[0] = 0x10;
+	msgs[1].u.stack_delta.diff[1] = 0x402000 - 0x401020;
+	/* id 3 again, from its own chain: one entry before it all */
+	msgs[2].type = PL_MSG_STACK_DELTA;
+	msgs[2].u.stack_delta =
+		(struct pl_msg_stack_delta){ .id = 3, .base = 3, .head = 0, .drop = 0, .nr = 1 };
+	msgs[2].u.stack_delta.diff[0] = 0x1234;
+	for (int k = 3; k < 5; k++) {
+		example(PL_MSG_SAMPLE, &msgs[k]);
+		msgs[k].u.sample.nr_callchain = 0;
+		msgs[k].u.sample.stack_id = k == 3 ? 4 : 3;
+	}
+	size_t n = one_block(msgs, 5, out);
+	struct pl_reader r;
+	pl_reader_init(&r, 65536);
+	pl_reader_feed(&r, out, n);
+	PL_CHECK(pl_reader_next(&r, &mb) == 1 && mb.u.sample.nr_callchain == 6);
+	PL_CHECK(!memcmp(mb.u.sample.callchain, want4, sizeof(want4)));
+	PL_CHECK(pl_reader_next(&r, &mb) == 1 && mb.u.sample.nr_callchain == 6);
+	PL_CHECK(!memcmp(mb.u.sample.callchain, want3, sizeof(want3)));
+	PL_CHECK(pl_reader_next(&r, &mb) == 0 && r.unresolved_stacks == 0);
+	pl_reader_free(&r);
+
+	/* a base never defined; more kept and dropped than the base has */
+	for (int bad = 0; bad < 2; bad++) {
+		msgs[1].u.stack_delta = (struct pl_msg_stack_delta){
+			.id = 4, .base = bad ? 3 : 9, .head = 3, .drop = bad ? 3 : 0, .nr = 1
+		};
+		n = one_block(msgs, 2, out);
+		pl_reader_init(&r, 65536);
+		pl_reader_feed(&r, out, n);
+		PL_CHECK(pl_reader_next(&r, &mb) == -EBADMSG);
+		PL_CHECKF(strstr(pl_reader_error(&r), bad ? "drops 3 entries of a 5-entry"
+							  : "base 9, never defined") != NULL,
+			  "%s", pl_reader_error(&r));
+		pl_reader_free(&r);
+	}
 }
 
 /* Blocks that continue one zstd frame (codecs ZSTD_NEW / ZSTD_MORE, as the
@@ -1099,6 +1189,7 @@ PL_TEST_MAIN(PL_CASE(test_every_type_round_trips), PL_CASE(test_trailing_fields_
 	     PL_CASE(test_stream_round_trip), PL_CASE(test_torn_tail_keeps_complete_blocks),
 	     PL_CASE(test_corruption_detected), PL_CASE(test_unknown_frames_skipped),
 	     PL_CASE(test_small_reader_limit), PL_CASE(test_reader_expands_compact_samples),
+	     PL_CASE(test_reader_stack_delta),
 	     PL_CASE(test_chained_blocks), PL_CASE(test_version_1_stream_read),
 	     PL_CASE(test_version_1_capture_file), PL_CASE(test_batch_columns),
 	     PL_CASE(test_crc32_known_value))
