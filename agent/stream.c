@@ -23,10 +23,11 @@ int pla_stream_init(struct pla_stream *s, size_t block_raw, size_t queue_cap, in
 	int rc = pl_block_enc_init(&s->enc, block_raw, zstd_level);
 	if (rc < 0)
 		return rc;
-	/* a batch always fits an empty block, at its worst-case size */
-	size_t fit = (block_raw - 128 - PLA_BATCH_THREADS * 10) / 48;
-	if (block_raw < 128 + PLA_BATCH_THREADS * 10 + 48)
-		fit = 1;
+	/* a batch always fits an empty block, at its worst-case size: a
+	 * quarter of the block (at most PLA_DEFS_BYTES) for its definitions */
+	s->defs_cap = block_raw / 4 < PLA_DEFS_BYTES ? block_raw / 4 : PLA_DEFS_BYTES;
+	size_t fixed = 128 + PLA_BATCH_THREADS * 10 + s->defs_cap;
+	size_t fit = block_raw > fixed + 48 ? (block_raw - fixed) / 48 : 1;
 	s->batch_max = fit < PLA_BATCH_ROWS ? (uint32_t)fit : PLA_BATCH_ROWS;
 	/* one zstd frame across blocks: later blocks match against earlier
 	 * ones, with the latency of a block each (block.h) */
@@ -37,13 +38,16 @@ int pla_stream_init(struct pla_stream *s, size_t block_raw, size_t queue_cap, in
 	s->stack_msg = malloc(sizeof(*s->stack_msg));
 	s->lost_msg = malloc(sizeof(*s->lost_msg));
 	s->rows = malloc(sizeof(*s->rows) * PLA_BATCH_ROWS);
-	s->batch_buf = malloc(PLA_BATCH_BYTES);
+	s->batch_buf = malloc(PLA_BATCH_BYTES + PLA_DEFS_BYTES);
+	s->defs = malloc(PLA_DEFS_BYTES);
 	s->batch_msg = malloc(sizeof(*s->batch_msg));
 	if (!s->queue || !s->chains || !s->stack_msg || !s->lost_msg || !s->rows ||
-	    !s->batch_buf || !s->batch_msg) {
+	    !s->batch_buf || !s->batch_msg || !s->defs) {
 		pla_stream_free(s);
 		return -ENOMEM;
 	}
+	pl_w_init(&s->defs_w, s->defs, s->defs_cap);
+	s->batch_gen = 1;
 	return 0;
 }
 
@@ -52,6 +56,8 @@ void pla_stream_reset_stacks(struct pla_stream *s)
 	memset(s->slots, 0, sizeof(s->slots));
 	s->next_stack_id = 0;
 	s->nrecent = s->recent_next = 0;
+	pl_w_init(&s->defs_w, s->defs, s->defs_cap); /* they defined forgotten ids */
+	s->defs_prev_id = 0;
 	pl_block_enc_restart(&s->enc);
 }
 
@@ -65,6 +71,7 @@ void pla_stream_free(struct pla_stream *s)
 	free(s->rows);
 	free(s->batch_buf);
 	free(s->batch_msg);
+	free(s->defs);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 }
@@ -203,12 +210,16 @@ static int encode(struct pla_stream *s, const struct pl_msg *m)
 static int batch_flush(struct pla_stream *s)
 {
 	uint32_t n = s->nrows;
-	if (!n)
+	size_t ndefs = pl_w_len(&s->defs_w);
+	if (!n && !ndefs)
 		return 0;
-	uint64_t base = s->rows[0].time, last = s->rows[n - 1].time;
-	size_t len = pl_batch_build(s->batch_buf, PLA_BATCH_BYTES, s->threads, s->nthreads,
-				    s->rows, n, base, PL_BATCH_TIME_US);
+	uint64_t base = n ? s->rows[0].time : s->prev_time, last = n ? s->rows[n - 1].time : base;
+	size_t len = pl_batch_build(s->batch_buf, PLA_BATCH_BYTES + PLA_DEFS_BYTES, s->threads,
+				    s->nthreads, s->rows, n, base, PL_BATCH_TIME_US, s->defs, ndefs);
 	s->nrows = s->nthreads = 0;
+	pl_w_init(&s->defs_w, s->defs, s->defs_cap);
+	s->defs_prev_id = 0;
+	s->batch_gen++; /* no definition is pending any more */
 	if (!len)
 		return -EINVAL; /* the buffer is sized for the worst case */
 	struct pl_msg *m = s->batch_msg;
@@ -223,8 +234,10 @@ static int batch_flush(struct pla_stream *s)
 		s->block_start_ns = start; /* the block is as old as its oldest sample */
 	/* counted as n frames, as they would have been one by one: the drop
 	 * statistics compare frames and samples */
-	s->frames += n - 1;
-	s->frames_in_block += n - 1;
+	if (n) {
+		s->frames += n - 1;
+		s->frames_in_block += n - 1;
+	}
 	s->samples_in_block += n;
 	s->prev_time = last;
 	s->batches++;
@@ -283,7 +296,7 @@ static uint64_t chain_hash(const uint64_t *v, uint32_t n)
  * plain STACK when none shares two.  Samples of one thread differ mostly
  * at the leaf, so a new chain usually costs its first entry or two. */
 static void stack_frame(const struct pla_stream *s, struct pl_msg *m, uint32_t id,
-			const uint64_t *v, uint32_t n)
+			const uint64_t *v, uint32_t n, int batched)
 {
 	uint32_t best = 1, slot = 0, head = 0, tail = 0;
 	for (uint32_t k = 0; k < s->nrecent; k++) {
@@ -299,19 +312,21 @@ static void stack_frame(const struct pla_stream *s, struct pl_msg *m, uint32_t i
 			slot = i, head = h, tail = t;
 		}
 	}
-	if (best < 2) {
+	if (best < 2 && !batched) {
 		m->type = PL_MSG_STACK;
 		m->u.stack.id = id;
 		m->u.stack.nr = n;
 		memcpy(m->u.stack.chain, v, n * sizeof(uint64_t));
 		return;
 	}
+	if (best < 2) /* a DEFS entry with no base: every entry from the one before */
+		tail = head = 0;
 	const uint64_t *b = s->chains + (size_t)slot * PLA_STACK_DEPTH;
 	struct pl_msg_stack_delta *d = &m->u.stack_delta;
-	uint32_t drop = s->slots[slot].nr - head - tail;
+	uint32_t drop = best < 2 ? 0 : s->slots[slot].nr - head - tail;
 	m->type = PL_MSG_STACK_DELTA;
 	d->id = id;
-	d->base = s->slots[slot].id;
+	d->base = best < 2 ? 0 : s->slots[slot].id;
 	d->head = head;
 	d->drop = drop;
 	d->nr = n - head - tail;
@@ -321,7 +336,8 @@ static void stack_frame(const struct pla_stream *s, struct pl_msg *m, uint32_t i
 
 /* Returns the stack id (1 .. PLA_STACK_SLOTS) of this chain, defining it first if
  * needed; 0 when the chain is not interned (too short or too deep). */
-static uint32_t intern(struct pla_stream *s, const struct pl_msg_sample *x, int *rc)
+static uint32_t intern(struct pla_stream *s, const struct pl_msg_sample *x, int batched,
+		       int *rc)
 {
 	*rc = 0;
 	if (x->nr_callchain < 2 || x->nr_callchain > PLA_STACK_DEPTH)
@@ -331,29 +347,42 @@ static uint32_t intern(struct pla_stream *s, const struct pl_msg_sample *x, int 
 	uint64_t *stored = s->chains + (size_t)slot * PLA_STACK_DEPTH;
 	struct pla_stack_slot *sl = &s->slots[slot];
 	if (sl->nr == x->nr_callchain && sl->hash == h &&
-	    !memcmp(stored, x->callchain, x->nr_callchain * sizeof(uint64_t)))
+	    !memcmp(stored, x->callchain, x->nr_callchain * sizeof(uint64_t))) {
+		/* a SAMPLE frame must not come before the batch defining its stack */
+		if (!batched && sl->gen == s->batch_gen && (*rc = batch_flush(s)) < 0)
+			return 0;
 		return sl->id;
-	/* pending rows may name the slot's old chain: they go out first */
-	if (sl->nr && (*rc = batch_flush(s)) < 0)
+	}
+	/* pending rows may name the slot's old chain, and a frame's definition
+	 * may take a base whose own is pending: they go out first */
+	if ((sl->nr || (!batched && pl_w_len(&s->defs_w))) && (*rc = batch_flush(s)) < 0)
 		return 0;
 	/* make room first: a flush may drop the block and forget every id,
 	 * and the id must be chosen after that */
-	if (pl_w_room(&s->enc.w) < PL_FRAME_HEADER_SIZE + 16 + (size_t)x->nr_callchain * 10 &&
-	    (*rc = pla_stream_flush(s)) < 0)
+	if (batched) {
+		if (pl_w_room(&s->defs_w) < PL_BATCH_DEF_MAX(x->nr_callchain) &&
+		    (*rc = batch_flush(s)) < 0)
+			return 0;
+	} else if (pl_w_room(&s->enc.w) < PL_FRAME_HEADER_SIZE + 16 + (size_t)x->nr_callchain * 10 &&
+		   (*rc = pla_stream_flush(s)) < 0) {
 		return 0;
+	}
 	/* ids in order of first use, not of slot: the stacks that recur
 	 * most are met first, and small ids are one-byte varints */
 	uint32_t id = sl->nr ? sl->id : ++s->next_stack_id;
 	struct pl_msg *d = s->stack_msg;
-	stack_frame(s, d, id, x->callchain, x->nr_callchain);
-	if ((*rc = encode(s, d)) < 0)
+	stack_frame(s, d, id, x->callchain, x->nr_callchain, batched);
+	if (batched)
+		pl_batch_def_put(&s->defs_w, &s->defs_prev_id, &d->u.stack_delta);
+	else if ((*rc = encode(s, d)) < 0)
 		return 0;
+	sl->gen = batched ? s->batch_gen : 0;
 	memcpy(stored, x->callchain, x->nr_callchain * sizeof(uint64_t));
 	sl->nr = x->nr_callchain;
 	sl->hash = h;
 	sl->id = id;
 	s->stacks_defined++;
-	s->stacks_delta += d->type == PL_MSG_STACK_DELTA;
+	s->stacks_delta += d->type == PL_MSG_STACK_DELTA && d->u.stack_delta.base;
 	s->recent[s->recent_next] = (uint16_t)slot;
 	s->recent_next = (s->recent_next + 1) % PLA_STACK_RECENT;
 	if (s->nrecent < PLA_STACK_RECENT)
@@ -371,7 +400,7 @@ static int put_sample(struct pla_stream *s, struct pl_msg *m)
 	/* (x->flags is the wire's business, set below: not an input) */
 	if (!x->regs_abi && !x->nr_regs && !x->stack_size && !x->stack_requested &&
 	    x->event < 32 && (s->coarse_events >> x->event & 1)) {
-		uint32_t id = intern(s, x, &rc);
+		uint32_t id = intern(s, x, 1, &rc);
 		if (rc < 0)
 			return rc;
 		if (id || nr == 0) {
@@ -391,7 +420,7 @@ static int put_sample(struct pla_stream *s, struct pl_msg *m)
 	 * its stack is looked up again, since a dropped block forgets them. */
 	for (int attempt = 0; attempt < 2; attempt++) {
 		x->nr_callchain = nr;
-		uint32_t id = intern(s, x, &rc);
+		uint32_t id = intern(s, x, 0, &rc);
 		if (rc < 0)
 			break;
 		x->stack_id = id;

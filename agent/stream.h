@@ -10,10 +10,11 @@
  * file, writes are blocking (the disk is the only consumer).
  *
  * SAMPLEs are compacted on the way (msg.h): call chains are interned in a
- * fixed table of PLA_STACK_SLOTS chains (a STACK frame defines a slot the
- * first time, later samples name it; a chain that shares entries at either
- * end with one of the last PLA_STACK_RECENT definitions is defined as a
- * STACK_DELTA from it), and times are deltas within a block.
+ * fixed table of PLA_STACK_SLOTS chains (defined once, named by id after
+ * that; a chain that shares entries at either end with one of the last
+ * PLA_STACK_RECENT definitions is defined as a delta from it), and times
+ * are deltas within a block.  A batched sample's new chain is defined in
+ * its batch's DEFS column, any other's by a STACK or STACK_DELTA frame.
  * Plain samples (interned stack or none, no registers or stack copy) are
  * held back in a fixed row array and go out as one SAMPLE_BATCH when a
  * message other than a sample is sent, the array fills, or the block
@@ -39,11 +40,13 @@
 #define PLA_BATCH_ROWS 1024 /* samples held for one SAMPLE_BATCH */
 #define PLA_BATCH_THREADS 64
 #define PLA_BATCH_BYTES (PLA_BATCH_ROWS * 48 + PLA_BATCH_THREADS * 10 + 64) /* worst case */
+#define PLA_DEFS_BYTES 16384 /* stack definitions held for one batch's DEFS column */
 
 struct pla_stack_slot {
 	uint64_t hash;
-	uint32_t nr; /* 0: empty */
-	uint32_t id; /* on the wire: 1.. in order of definition (≤ PLA_STACK_SLOTS) */
+	uint32_t nr;  /* 0: empty */
+	uint32_t id;  /* on the wire: 1.. in order of definition (≤ PLA_STACK_SLOTS) */
+	uint32_t gen; /* == batch_gen: defined in the pending batch's DEFS column */
 };
 
 struct pla_stream {
@@ -75,7 +78,12 @@ struct pla_stream {
 	uint32_t batch_max; /* rows whose worst-case batch fits an empty block */
 	uint32_t coarse_events; /* bit e: samples of event e are batched, times in µs */
 	struct pl_batch_thread threads[PLA_BATCH_THREADS];
-	uint8_t *batch_buf; /* PLA_BATCH_BYTES: the columns being built */
+	uint8_t *defs; /* the pending batch's stack definitions (pl_batch_def_put) */
+	struct pl_writer defs_w;
+	size_t defs_cap; /* ≤ PLA_DEFS_BYTES, a quarter of a block */
+	uint32_t defs_prev_id;
+	uint32_t batch_gen; /* counts batches sent; pla_stack_slot.gen */
+	uint8_t *batch_buf; /* PLA_BATCH_BYTES + PLA_DEFS_BYTES: the columns being built */
 	struct pl_msg *batch_msg;
 	uint64_t batches;
 };

@@ -78,9 +78,21 @@ static size_t put_column(struct pl_writer *w, int c, const struct pl_batch_row *
 	return len;
 }
 
+void pl_batch_def_put(struct pl_writer *w, uint32_t *prev_id, const struct pl_msg_stack_delta *d)
+{
+	pl_w_svarint(w, (int64_t)d->id - (int64_t)*prev_id - 1);
+	pl_w_varint(w, d->base ? zigzag((int64_t)d->id - (int64_t)d->base) + 1 : 0);
+	pl_w_varint(w, d->head);
+	pl_w_varint(w, d->drop);
+	pl_w_varint(w, d->nr);
+	for (uint32_t i = 0; i < d->nr; i++)
+		pl_w_svarint(w, (int64_t)d->diff[i]);
+	*prev_id = d->id;
+}
+
 size_t pl_batch_build(uint8_t *out, size_t cap, const struct pl_batch_thread *threads,
 		      uint32_t nthreads, const struct pl_batch_row *rows, uint32_t n,
-		      uint64_t base_time, uint32_t flags)
+		      uint64_t base_time, uint32_t flags, const uint8_t *defs, size_t defs_len)
 {
 	if (n > PL_MAX_BATCH || nthreads > PL_MAX_BATCH_THREADS)
 		return 0;
@@ -102,11 +114,15 @@ size_t pl_batch_build(uint8_t *out, size_t cap, const struct pl_batch_thread *th
 		pl_w_varint(&w, threads[t].pid);
 		pl_w_varint(&w, threads[t].tid);
 	}
-	pl_w_varint(&w, PL_BATCH_COLS);
+	pl_w_varint(&w, PL_BATCH_COLS + (defs_len ? 1 : 0));
 	for (int c = 0; c < PL_BATCH_COLS; c++)
 		pl_w_varint(&w, put_column(NULL, c, rows, n, nthreads, base_time, flags));
+	if (defs_len)
+		pl_w_varint(&w, defs_len);
 	for (int c = 0; c < PL_BATCH_COLS; c++)
 		put_column(&w, c, rows, n, nthreads, base_time, flags);
+	if (defs_len)
+		pl_w_bytes(&w, defs, defs_len);
 	return w.overflow ? 0 : pl_w_len(&w);
 }
 
@@ -141,6 +157,12 @@ int pl_batch_iter_init(struct pl_batch_iter *it, const struct pl_msg_sample_batc
 		const uint8_t *p = pl_cur_take(&c, (size_t)lens[i]);
 		pl_cur_init(&it->col[i], p, p ? (size_t)lens[i] : 0);
 	}
+	pl_cur_init(&it->defs, NULL, 0);
+	it->defs_prev_id = 0;
+	if (ncols > PL_BATCH_DEFS && pl_cur_ok(&c)) {
+		const uint8_t *p = pl_cur_take(&c, (size_t)lens[PL_BATCH_DEFS]);
+		pl_cur_init(&it->defs, p, p ? (size_t)lens[PL_BATCH_DEFS] : 0);
+	}
 	/* columns past the known ones belong to a newer writer: not read */
 	if (!pl_cur_ok(&c)) {
 		snprintf(err, errlen, "SAMPLE_BATCH of %u bytes: thread table or columns %s", b->len,
@@ -149,6 +171,35 @@ int pl_batch_iter_init(struct pl_batch_iter *it, const struct pl_msg_sample_batc
 	}
 	it->left = b->count;
 	return 0;
+}
+
+int pl_batch_iter_next_def(struct pl_batch_iter *it, struct pl_msg_stack_delta *d, char *err,
+			   size_t errlen)
+{
+	struct pl_cursor *c = &it->defs;
+	if (pl_cur_left(c) == 0)
+		return 0;
+	/* unsigned arithmetic: hostile values wrap, then fail the range check */
+	uint64_t id = (uint64_t)it->defs_prev_id + 1 + (uint64_t)pl_cur_svarint(c);
+	uint64_t base = pl_cur_varint(c);
+	d->head = pl_cur_u32v(c);
+	d->drop = pl_cur_u32v(c);
+	d->nr = (uint32_t)pl_cur_varint_max(c, PL_MAX_CALLCHAIN);
+	for (uint32_t i = 0; i < d->nr && pl_cur_ok(c); i++)
+		d->diff[i] = (uint64_t)pl_cur_svarint(c);
+	/* base: 0, or zig-zag(id - base) + 1 */
+	uint64_t b = base ? id - ((base - 1) >> 1 ^ -((base - 1) & 1)) : 0;
+	if (!pl_cur_ok(c) || id < 1 || id > PL_MAX_STACK_IDS || b > PL_MAX_STACK_IDS ||
+	    (base && b == 0)) {
+		snprintf(err, errlen, "SAMPLE_BATCH stack definition %s",
+			 !pl_cur_ok(c) ? "short or over a cap" : "names an id out of range");
+		pl_cur_init(c, NULL, 0);
+		return -EBADMSG;
+	}
+	d->id = (uint32_t)id;
+	d->base = (uint32_t)b;
+	it->defs_prev_id = d->id;
+	return 1;
 }
 
 int pl_batch_iter_next(struct pl_batch_iter *it, struct pl_msg_sample *s, int64_t *ip_delta,

@@ -25,7 +25,8 @@ enum pl_batch_col {
 	PL_BATCH_EVENT,
 	PL_BATCH_CPU,
 	PL_BATCH_CPUMODE,
-	PL_BATCH_COLS
+	PL_BATCH_COLS,
+	PL_BATCH_DEFS = PL_BATCH_COLS /* the stack definitions column (protocol 4) */
 };
 
 /* data starts with these flags */
@@ -61,13 +62,24 @@ static inline uint64_t pl_batch_ip_base(const uint64_t *chain, uint32_t n)
 	return 0;
 }
 
-/* Writes the `data` of a SAMPLE_BATCH for rows[0..n) into out (cap bytes).
- * flags: PL_BATCH_TIME_US or 0 (the predictor is chosen here).  Returns its
- * length, or 0 if it does not fit or a row names a thread index ≥
- * nthreads.  n ≤ PL_MAX_BATCH, nthreads ≤ PL_MAX_BATCH_THREADS. */
+/* Writes the `data` of a SAMPLE_BATCH for rows[0..n) into out (cap bytes),
+ * with defs[0..defs_len) (pl_batch_def_put) as its DEFS column when
+ * defs_len > 0.  flags: PL_BATCH_TIME_US or 0 (the predictor is chosen
+ * here).  Returns its length, or 0 if it does not fit or a row names a
+ * thread index ≥ nthreads.  n ≤ PL_MAX_BATCH, nthreads ≤
+ * PL_MAX_BATCH_THREADS. */
 size_t pl_batch_build(uint8_t *out, size_t cap, const struct pl_batch_thread *threads,
 		      uint32_t nthreads, const struct pl_batch_row *rows, uint32_t n,
-		      uint64_t base_time, uint32_t flags);
+		      uint64_t base_time, uint32_t flags, const uint8_t *defs, size_t defs_len);
+
+/* Appends one stack definition (a STACK_DELTA; base 0: none, the entries
+ * then predicted by the previous one) to a DEFS column being written;
+ * *prev_id is the id defined before it in the column (0 at its start).
+ * The bytes (msg.h): id - prev_id - 1 (zig-zag), base as 0 or zig-zag(id -
+ * base) + 1, head, drop, nr, then nr zig-zag differences: the next id and
+ * a recent base cost a byte each.  Worst case PL_BATCH_DEF_MAX(nr) bytes. */
+#define PL_BATCH_DEF_MAX(nr) (5 * 10 + (size_t)(nr) * 10)
+void pl_batch_def_put(struct pl_writer *w, uint32_t *prev_id, const struct pl_msg_stack_delta *d);
 
 /* Walks a decoded SAMPLE_BATCH.  The columns borrow the batch's bytes. */
 struct pl_batch_iter {
@@ -80,10 +92,17 @@ struct pl_batch_iter {
 	uint64_t prev_time[PL_MAX_BATCH_THREADS];
 	uint64_t prev_delta[PL_MAX_BATCH_THREADS];
 	uint64_t prev_period[PL_MAX_BATCH_THREADS];
+	struct pl_cursor defs; /* the DEFS column (empty if none) */
+	uint32_t defs_prev_id;
 };
 /* Returns 0 or -EBADMSG / -E2BIG with a reason in err. */
 int pl_batch_iter_init(struct pl_batch_iter *it, const struct pl_msg_sample_batch *b, char *err,
 		       size_t errlen);
+/* The next definition of the DEFS column into *d, which the reader applies
+ * (pl_stack_delta_apply) before any row: 1, 0 at the end, or -EBADMSG /
+ * -E2BIG with a reason in err. */
+int pl_batch_iter_next_def(struct pl_batch_iter *it, struct pl_msg_stack_delta *d, char *err,
+			   size_t errlen);
 /* Fills the next row into s (event pid tid time stack_id cpu cpumode period;
  * ip = *ip_delta + the ip base of the stack, which the caller resolves; the
  * rest zero).  Returns 1, 0 at the end, or -EBADMSG with a reason in err. */

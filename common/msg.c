@@ -528,6 +528,7 @@ int pl_msg_decode(uint16_t type, const uint8_t *body, size_t len, struct pl_msg 
 
 /* ─── STACK_DELTA ──────────────────────────────────────────────────────── */
 
+#ifndef PL_BLOCK_NO_DECOMPRESS /* readers only: the agent writes deltas */
 uint32_t pl_stack_delta_apply(const struct pl_msg_stack_delta *d, const uint64_t *base,
 			      uint32_t base_nr, uint64_t out[PL_MAX_CALLCHAIN])
 {
@@ -543,3 +544,4 @@ uint32_t pl_stack_delta_apply(const struct pl_msg_stack_delta *d, const uint64_t
 		out[n++] = base[i];
 	return n;
 }
+#endif

@@ -264,7 +264,9 @@ struct pl_msg_stack {
 
 /* STACK_DELTA (protocol 4): defines (or redefines) id as a chain that
  * shares its first `head` entries with the chain of `base` (an id already
- * defined; it may be id itself) and all of base's entries after the
+ * defined, possibly id itself; 0: none, an empty chain, so head and drop
+ * are 0 and every entry is predicted by the one before) and all of base's
+ * entries after the
  * following `drop` ones.  In place of the dropped entries come nr entries,
  * each sent as its difference from a prediction: the dropped entry at the
  * same index while there is one, else the previous entry of the new chain

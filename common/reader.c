@@ -26,6 +26,7 @@ void pl_reader_free(struct pl_reader *r)
 	free(r->stacks);
 	free(r->stack_len);
 	free(r->chain_tmp);
+	free(r->def_tmp);
 	free(r->batch);
 	free(r->buf);
 	pl_block_dec_free(&r->dec);
@@ -138,6 +139,7 @@ static int next_block(struct pl_reader *r)
 	return 1;
 }
 
+#ifndef PL_BLOCK_NO_DECOMPRESS /* the agent reads commands only: no stacks, no samples */
 static int define_stack(struct pl_reader *r, uint32_t id, const uint64_t *entries, uint32_t nr)
 {
 	if (id == 0 || id > PL_MAX_STACK_IDS)
@@ -163,18 +165,20 @@ static int define_stack(struct pl_reader *r, uint32_t id, const uint64_t *entrie
 static int define_stack_delta(struct pl_reader *r, const struct pl_msg_stack_delta *d)
 {
 	uint32_t b = d->base - 1;
-	if (d->base == 0 || d->base > PL_MAX_STACK_IDS || !r->stacks || !r->stacks[b])
+	if (d->base &&
+	    (d->base > PL_MAX_STACK_IDS || !r->stacks || !r->stacks[b]))
 		return fail(r, -EBADMSG, "block %llu: STACK_DELTA %u names base %u, never defined",
 			    (unsigned long long)r->blocks, d->id, d->base);
 	if (!r->chain_tmp && !(r->chain_tmp = malloc(PL_MAX_CALLCHAIN * sizeof(uint64_t))))
 		return fail(r, -ENOMEM, "out of memory for a stack");
-	uint32_t n = pl_stack_delta_apply(d, r->stacks[b], r->stack_len[b], r->chain_tmp);
+	const uint64_t *base = d->base ? r->stacks[b] : NULL;
+	uint32_t base_nr = d->base ? r->stack_len[b] : 0;
+	uint32_t n = pl_stack_delta_apply(d, base, base_nr, r->chain_tmp);
 	if (n == 0)
 		return fail(r, -EBADMSG,
 			    "block %llu: STACK_DELTA %u keeps %u and drops %u entries of a %u-entry "
 			    "base and adds %u",
-			    (unsigned long long)r->blocks, d->id, d->head, d->drop, r->stack_len[b],
-			    d->nr);
+			    (unsigned long long)r->blocks, d->id, d->head, d->drop, base_nr, d->nr);
 	return define_stack(r, d->id, r->chain_tmp, n);
 }
 
@@ -202,13 +206,21 @@ static int expand_sample(struct pl_reader *r, struct pl_msg_sample *s)
 	return 0;
 }
 
-#ifndef PL_BLOCK_NO_DECOMPRESS /* the agent reads commands only */
 static int start_batch(struct pl_reader *r, const struct pl_msg_sample_batch *b)
 {
 	char why[120];
 	if (!r->batch && !(r->batch = malloc(sizeof(*r->batch))))
 		return fail(r, -ENOMEM, "out of memory for a sample batch");
 	int rc = pl_batch_iter_init(r->batch, b, why, sizeof(why));
+	if (rc < 0)
+		return fail(r, rc, "block %llu: %s", (unsigned long long)r->blocks, why);
+	/* the stacks the batch introduces, before any of its rows */
+	if (pl_cur_left(&r->batch->defs) && !r->def_tmp &&
+	    !(r->def_tmp = malloc(sizeof(*r->def_tmp))))
+		return fail(r, -ENOMEM, "out of memory for a stack definition");
+	while ((rc = pl_batch_iter_next_def(r->batch, r->def_tmp, why, sizeof(why))) == 1)
+		if ((rc = define_stack_delta(r, r->def_tmp)) < 0)
+			return rc;
 	if (rc < 0)
 		return fail(r, rc, "block %llu: %s", (unsigned long long)r->blocks, why);
 	return 0;
@@ -266,6 +278,7 @@ int pl_reader_next(struct pl_reader *r, struct pl_msg *m)
 		}
 		if (rc < 0)
 			return fail(r, rc, "block %llu: %s", (unsigned long long)r->blocks, why);
+#ifndef PL_BLOCK_NO_DECOMPRESS
 		if (m->type == PL_MSG_STACK || m->type == PL_MSG_STACK_DELTA) {
 			rc = m->type == PL_MSG_STACK
 				     ? define_stack(r, m->u.stack.id, m->u.stack.chain, m->u.stack.nr)
@@ -276,7 +289,6 @@ int pl_reader_next(struct pl_reader *r, struct pl_msg *m)
 		}
 		if (m->type == PL_MSG_SAMPLE && (rc = expand_sample(r, &m->u.sample)) < 0)
 			return rc;
-#ifndef PL_BLOCK_NO_DECOMPRESS
 		if (m->type == PL_MSG_SAMPLE_BATCH) {
 			if ((rc = start_batch(r, &m->u.batch)) < 0)
 				return rc;

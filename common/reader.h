@@ -48,6 +48,7 @@ struct pl_reader {
 	uint64_t **stacks; /* PL_MAX_STACK_IDS slots, allocated on first STACK */
 	uint32_t *stack_len;
 	uint64_t *chain_tmp; /* PL_MAX_CALLCHAIN entries: a STACK_DELTA being rebuilt */
+	struct pl_msg_stack_delta *def_tmp; /* a SAMPLE_BATCH's definition being read */
 	uint64_t prev_time; /* of the previous SAMPLE in this block */
 	int have_prev_time;
 	struct pl_batch_iter *batch; /* the SAMPLE_BATCH being expanded; made on first use */

@@ -128,9 +128,17 @@ static void make_tree_sample(uint64_t t)
 	s->ip = s->callchain[1];
 }
 
-/* STACK_DELTA: thousands of distinct chains (slots reused, so ids are
+/* Stack deltas: thousands of distinct chains (slots reused, so ids are
  * redefined, sometimes from their own old chain), every one rebuilt
- * exactly by the reader; most are sent as deltas, and they are smaller. */
+ * exactly by the reader; most are sent as deltas, and they are smaller.
+ * Every 7th sample is of an event that is not batched: it goes out as a
+ * SAMPLE frame, with its chain defined by a STACK or STACK_DELTA frame,
+ * while the batched ones define theirs in their batch's DEFS column; each
+ * must find its stack defined before it, whichever way it came. */
+#define TREE_N 20000u
+static uint64_t tree_chain[TREE_N][12];
+static uint32_t tree_nr[TREE_N];
+
 static void test_stack_deltas_round_trip(void)
 {
 	uint64_t sent[2];
@@ -142,12 +150,15 @@ static void test_stack_deltas_round_trip(void)
 		PL_CHECK(pla_stream_init(&st, 8192, 16, 1) == 0);
 		PL_CHECK(pla_stream_attach(&st, fd, 0, PL_STREAM_CAPTURE) == 0);
 		st.coarse_events = 1;
-		const uint32_t N = 20000;
+		const uint32_t N = TREE_N;
 		rnd_state = 12345;
 		for (uint32_t i = 0; i < N; i++) {
 			make_tree_sample(1000000000ull + (uint64_t)i * 1000000);
+			m.u.sample.event = i % 7 == 0;
+			tree_nr[i] = m.u.sample.nr_callchain;
+			memcpy(tree_chain[i], m.u.sample.callchain, tree_nr[i] * 8);
 			if (!use_delta)
-				st.nrecent = 0; /* nothing to compare with: plain STACKs */
+				st.nrecent = 0; /* nothing to compare with: no deltas */
 			PL_CHECK(pla_stream_msg(&st, &m) == 0);
 		}
 		PL_CHECK(pla_stream_flush(&st) == 0);
@@ -170,16 +181,17 @@ static void test_stack_deltas_round_trip(void)
 		uint8_t buf[8192];
 		size_t n;
 		uint32_t i = 0, bad = 0;
-		rnd_state = 12345;
 		while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
 			PL_CHECK(pl_reader_feed(&r, buf, n) == 0);
 			int rc;
 			while ((rc = pl_reader_next(&r, &got)) == 1) {
-				make_tree_sample(1000000000ull + (uint64_t)i++ * 1000000);
-				bad += got.u.sample.nr_callchain != m.u.sample.nr_callchain ||
-				       memcmp(got.u.sample.callchain, m.u.sample.callchain,
-					      m.u.sample.nr_callchain * 8) ||
-				       got.u.sample.ip != m.u.sample.ip;
+				/* frames overtake held rows: find the sample by its time */
+				uint64_t k = (got.u.sample.time - 1000000000ull) / 1000000;
+				i++;
+				bad += k >= N || got.u.sample.nr_callchain != tree_nr[k] ||
+				       memcmp(got.u.sample.callchain, tree_chain[k], tree_nr[k] * 8) ||
+				       got.u.sample.ip != tree_chain[k][1] ||
+				       got.u.sample.event != (k % 7 == 0);
 			}
 			PL_CHECKF(rc == 0, "%s", pl_reader_error(&r));
 		}

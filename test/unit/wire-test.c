@@ -184,7 +184,7 @@ static int example(uint16_t type, struct pl_msg *m)
 		return 1;
 	case PL_MSG_SAMPLE_BATCH: {
 		size_t len = pl_batch_build(batch_bytes, sizeof(batch_bytes), batch_threads, 2,
-					    batch_rows, BATCH_ROWS, BATCH_T0 - 77, 0);
+					    batch_rows, BATCH_ROWS, BATCH_T0 - 77, 0, NULL, 0);
 		PL_CHECK(len > 0);
 		m->u.batch = (struct pl_msg_sample_batch){ BATCH_ROWS, BATCH_T0 - 77, (uint32_t)len,
 							   batch_bytes };
@@ -1094,6 +1094,71 @@ static void batch_stream(const uint8_t *data, size_t len, uint32_t count, uint64
 	PL_CHECK(pl_reader_feed(r, out, PL_STREAM_HEADER_SIZE + bn) == 0);
 }
 
+/* A batch's DEFS column: stacks defined with no base, from a base in the
+ * same column, and an id redefined, all applied before the rows; then the
+ * definitions a reader must refuse. */
+static void test_batch_defs_column(void)
+{
+	const uint64_t M = (uint64_t)-512;
+	static struct pl_msg_stack_delta d;
+	static uint8_t defs[512], data[4096];
+	struct pl_writer w;
+	uint32_t prev = 0;
+	pl_w_init(&w, defs, sizeof(defs));
+	/* 1 := [M 0x401000 0x400100 0x7f0000001000] (no base) */
+	const uint64_t c1[] = { M, 0x401000, 0x400100, 0x7f0000001000ull };
+	d = (struct pl_msg_stack_delta){ .id = 1, .base = 0, .head = 0, .drop = 0, .nr = 4 };
+	for (int i = 0; i < 4; i++)
+		d.diff[i] = c1[i] - (i ? c1[i - 1] : 0);
+	pl_batch_def_put(&w, &prev, &d);
+	/* 2 := 1 with the leaf 0x20 further */
+	d = (struct pl_msg_stack_delta){ .id = 2, .base = 1, .head = 1, .drop = 1, .nr = 1 };
+	d.diff[0] = 0x20;
+	pl_batch_def_put(&w, &prev, &d);
+	/* 1 := 2 less its leaf (redefined, from a base after it) */
+	d = (struct pl_msg_stack_delta){ .id = 1, .base = 2, .head = 1, .drop = 1, .nr = 0 };
+	pl_batch_def_put(&w, &prev, &d);
+	const uint64_t want1[] = { M, 0x400100, 0x7f0000001000ull };
+	const uint64_t want2[] = { M, 0x401020, 0x400100, 0x7f0000001000ull };
+	struct pl_batch_thread th = { 5, 5 };
+	struct pl_batch_row rows[2] = {
+		{ .stack_id = 2, .time = 2000, .ip = 0x401020, .ip_base = 0x401020, .period = 1 },
+		{ .stack_id = 1, .time = 3000, .ip = 0x400100, .ip_base = 0x400100, .period = 1 },
+	};
+	size_t len = pl_batch_build(data, sizeof(data), &th, 1, rows, 2, 1000, 0, defs,
+				    pl_w_len(&w));
+	PL_CHECK(len > 0);
+	struct pl_reader r;
+	batch_stream(data, len, 2, 1000, &r);
+	PL_CHECK(pl_reader_next(&r, &mb) == 1 && mb.u.sample.nr_callchain == 4);
+	PL_CHECK(!memcmp(mb.u.sample.callchain, want2, sizeof(want2)));
+	PL_CHECK(mb.u.sample.ip == 0x401020 && mb.u.sample.time == 2000);
+	PL_CHECK(pl_reader_next(&r, &mb) == 1 && mb.u.sample.nr_callchain == 3);
+	PL_CHECK(!memcmp(mb.u.sample.callchain, want1, sizeof(want1)));
+	PL_CHECK(pl_reader_next(&r, &mb) == 0 && r.unresolved_stacks == 0);
+	pl_reader_free(&r);
+
+	/* refused: a base never defined, an id 0, a column cut short */
+	for (int bad = 0; bad < 3; bad++) {
+		pl_w_init(&w, defs, sizeof(defs));
+		prev = bad == 1 ? (uint32_t)-1 : 0; /* the next id wraps to 0 */
+		d = (struct pl_msg_stack_delta){ .id = bad == 1 ? 0 : 7, .base = bad == 0 ? 9 : 0,
+						 .nr = 1 };
+		d.diff[0] = 0x401000;
+		pl_batch_def_put(&w, &prev, &d);
+		len = pl_batch_build(data, sizeof(data), &th, 1, rows, 1, 1000, 0, defs,
+				     pl_w_len(&w) - (bad == 2));
+		PL_CHECK(len > 0);
+		batch_stream(data, len, 1, 1000, &r);
+		PL_CHECK(pl_reader_next(&r, &mb) == -EBADMSG);
+		PL_CHECKF(strstr(pl_reader_error(&r), bad == 0 ? "never defined"
+						     : bad == 1 ? "out of range"
+								: "short") != NULL,
+			  "%d: %s", bad, pl_reader_error(&r));
+		pl_reader_free(&r);
+	}
+}
+
 static void test_batch_columns(void)
 {
 	static struct pl_batch_row rows[200];
@@ -1113,7 +1178,7 @@ static void test_batch_columns(void)
 							 .period = 1001001 + (i > 100) * 5 };
 		}
 		size_t len = pl_batch_build(data, sizeof(data), th, 3, rows, 200, 1000000,
-					    variant == 2 ? PL_BATCH_TIME_US : 0);
+					    variant == 2 ? PL_BATCH_TIME_US : 0, NULL, 0);
 		PL_CHECK(len > 0);
 		PL_CHECK((data[0] & PL_BATCH_TIME_PERIOD) == (variant == 1 ? 0 : PL_BATCH_TIME_PERIOD));
 		batch_stream(data, len, 200, 1000000, &r);
@@ -1134,14 +1199,14 @@ static void test_batch_columns(void)
 	}
 	/* too many rows for the columns: an error at the first missing one */
 	rows[0] = (struct pl_batch_row){ .thread = 0, .time = 5 };
-	size_t len = pl_batch_build(data, sizeof(data), th, 1, rows, 1, 0, 0);
+	size_t len = pl_batch_build(data, sizeof(data), th, 1, rows, 1, 0, 0, NULL, 0);
 	batch_stream(data, len, 2, 0, &r);
 	PL_CHECK(pl_reader_next(&r, &mb) == 1);
 	PL_CHECK(pl_reader_next(&r, &mb) == -EBADMSG);
 	PL_CHECK(strstr(pl_reader_error(&r), "column") != NULL);
 	pl_reader_free(&r);
 	/* every cut of the data is refused, or yields no more rows than fit */
-	len = pl_batch_build(data, sizeof(data), th, 3, rows + 0, 1, 0, 0);
+	len = pl_batch_build(data, sizeof(data), th, 3, rows + 0, 1, 0, 0, NULL, 0);
 	for (size_t cut = 0; cut < len; cut++) {
 		batch_stream(data, cut, 1, 0, &r);
 		PL_CHECK(pl_reader_next(&r, &mb) < 0);
@@ -1173,10 +1238,10 @@ static void test_batch_columns(void)
 	pl_reader_free(&r);
 	/* a row naming a thread past the table is refused by the builder */
 	rows[0].thread = 3;
-	PL_CHECK(pl_batch_build(data, sizeof(data), th, 3, rows, 1, 0, 0) == 0);
+	PL_CHECK(pl_batch_build(data, sizeof(data), th, 3, rows, 1, 0, 0, NULL, 0) == 0);
 	/* as is a buffer too small */
 	rows[0].thread = 0;
-	PL_CHECK(pl_batch_build(data, 10, th, 3, rows, 1, 0, 0) == 0);
+	PL_CHECK(pl_batch_build(data, 10, th, 3, rows, 1, 0, 0, NULL, 0) == 0);
 }
 
 static void test_crc32_known_value(void)
@@ -1189,7 +1254,7 @@ PL_TEST_MAIN(PL_CASE(test_every_type_round_trips), PL_CASE(test_trailing_fields_
 	     PL_CASE(test_stream_round_trip), PL_CASE(test_torn_tail_keeps_complete_blocks),
 	     PL_CASE(test_corruption_detected), PL_CASE(test_unknown_frames_skipped),
 	     PL_CASE(test_small_reader_limit), PL_CASE(test_reader_expands_compact_samples),
-	     PL_CASE(test_reader_stack_delta),
+	     PL_CASE(test_reader_stack_delta), PL_CASE(test_batch_defs_column),
 	     PL_CASE(test_chained_blocks), PL_CASE(test_version_1_stream_read),
 	     PL_CASE(test_version_1_capture_file), PL_CASE(test_batch_columns),
 	     PL_CASE(test_crc32_known_value))
