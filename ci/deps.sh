@@ -16,6 +16,7 @@ pkgs=(
 	xvfb xdotool imagemagick       # UI tests and screenshots
 	libprotobuf-c-dev              # pprof export
 	golang-go                      # `go tool pprof` reads our pprof in tests
+	gcc-arm-linux-gnueabihf        # ARM symbol and EHABI unwind tests (armhf libc: .ARM.exidx only)
 )
 
 exec "$(dirname "$0")/apt-missing.sh" ci/deps.sh "${pkgs[@]}"
