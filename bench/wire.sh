@@ -18,7 +18,7 @@
 # pl-wirestat: the marginal compressed cost of each frame type, of each
 # SAMPLE_BATCH column and SAMPLE field, the start-up cost, and what the same
 # stream would take in full 128 KiB blocks (the agent closes a block after
-# 100 ms when it holds 64 samples or 8 KiB, else after 500 ms, for latency).  Goals: fp ≤
+# 100 ms when it holds 64 samples or 8 KiB, else after 750 ms, for latency).  Goals: fp ≤
 # 0.5× the text pipeline; dwarf ≤ 1,000 bytes/sample.  Writes
 # bench/results/wire.md.
 set -euo pipefail
@@ -102,20 +102,35 @@ the table above.
 | C2. µs times, period as the guess | 14.5 | 3.7 | batched times (samples of the sampling events only; switch samples keep ns) count µs, and the next interval is guessed as the sampling period (cpu-clock's period is its interval in ns) or the previous interval, whichever the batch codes smaller |
 | D. stack ids in order of first use | 15.4 | 3.56 | ids 1, 2, 3… instead of the hash slot: the hot stacks come first and get one-byte ids (offline on a 999 Hz capture: the STACK column 0.79 → 0.57 B/sample); batching fixed for command-target sessions.  This row: medians of 3 rounds of this script (text pipeline 10.2 / 8.5 B/sample: 1.51× / 0.42×) |
 | E. vDSO image on demand | 10.3 | 3.69 | with fp stacks of one process (--pid) the image (≈ 3 KB compressed, the largest start-up frame) goes out after the first sample that touches the vDSO, or when a child maps another one, not at start; and context-switch samples and SWITCH records no longer cut a batch (sessions with off-CPU stacks; not this benchmark's --no-offcpu).  This row: medians of 3 rounds, 02:53 UTC (text pipeline 10.2 / 8.8 B/sample: 1.01× / 0.42×) |
-| F. busy blocks close at 100 ms again | 9.6 | 3.91 | a block closes after 100 ms when it holds 64 samples (not only 8 KiB), so 999 Hz keeps its ≈ 100 ms latency and only sparse streams wait up to 500 ms; costs a few more block headers at 999 Hz.  This row: the table above (medians of 3 rounds, 03:02 UTC; text pipeline 10.3 / 8.6 B/sample: 0.93× / 0.45×) |
+| F. busy blocks close at 100 ms again | 9.6 | 3.91 | a block closes after 100 ms when it holds 64 samples (not only 8 KiB), so 999 Hz keeps its ≈ 100 ms latency and only sparse streams wait up to 500 ms; costs a few more block headers at 999 Hz.  This row: medians of 3 rounds, 2026-11-22 03:02 UTC (text pipeline 10.3 / 8.6 B/sample: 0.93× / 0.45×) |
 
-What is left at 99 Hz (the 2026-11-22 03:02 UTC run, last capture: 721 samples, 6,024 bytes, 8.4
-B/sample; half the text pipeline would be ≈ 3,700 bytes): sample columns 3.3 B/sample (the µs
-time residual 1.2: a cpu-clock thread on a shared 2-CPU VM is not sampled on a steady 10 ms
-beat; stack ids 0.9; thread table, column lengths and frame headers of 24 batches), STACK
-definitions 2.4 (110 distinct call chains, ≈ 16 bytes each), start-up 1.7 (1,230 bytes: probe
-results 0.5, the process's maps 0.5, HELLO, SESSION, a LOG), device health once a second 0.5,
-block headers 0.5 (16 blocks).  The text pipeline pays none of the fixed costs and its
-per-sample text compresses to ≈ 10 bytes; at 999 Hz the fixed costs are spread over ten times
-the samples and the goal is met.  Levers not taken: STACK frames coded as a difference from a
-similar chain (≈ −1.2 B/sample at 99 Hz), health every 5 s while sampling (−0.35), a shorter
-block header (−0.3), the probe results sent once per connection instead of in every capture
-(−0.5): together ≈ 6 B/sample, still ≈ 0.6× at 99 Hz.
+Then (2026-11-24, protocol 4).  Rows G–J are exact, not sampled: three captures made by the agent
+of b4c19d8 (fp 99 Hz with 490 and 718 samples, fp 999 Hz with 7,584) were decoded and their
+messages fed again, block for block, through each build's stream encoder (`agent/stream.c`), and
+the reader of the same build checked that every sample came back with the same time, thread and
+call chain.  Figures: B/sample of the three captures (fp 99 a / fp 99 b / fp 999).
+
+| change | fp 99 a | fp 99 b | fp 999 | what it does |
+|---|---|---|---|---|
+| before (b4c19d8) | 10.51 | 8.58 | 3.74 | as F |
+| G. STACK_DELTA | 9.31 | 7.56 | 3.44 | a new call chain is sent as a difference from the most similar of the last 32 definitions: the entries kept at its start (the context marker), how many of the base's entries it replaces, and the new entries as differences from the replaced ones (another instruction of the same function: a byte or two); 114 of 116 definitions in fp 99 b were deltas, 15.8 raw bytes each instead of 41 |
+| H. periodic records do not cut a batch | 8.90 | 7.06 | 3.41 | HEALTH (every second), COUNTERS, LOST and THROTTLE used to end the pending SAMPLE_BATCH, so each second paid a second batch header (thread table, column lengths, base time); they carry their own time and no sample depends on them, so the rows stay held (24 → 16 batches in fp 99 b) |
+| I. captures leave out the probe | 7.94 | 6.40 | 3.35 | the probe's 16 frames of per-event advice (≈ 470 bytes compressed) are for a viewer choosing what to record; nothing reads them in a `--output` capture.  A live connection still gets them once, before any session |
+| J. DEFS column | 7.29 | 5.93 | 3.21 | a batch carries the definitions of the stacks its rows introduce as one more column, the id coded from the previous definition's and the base from the id (both mostly 0 or 1), instead of one 8-byte-headed STACK_DELTA frame each |
+| tried: TIME as nibble varints | 8.02 | 6.50 | 3.36 | (against I) 78% of the time residuals are within ±8 µs and fit half a byte, but packed nibbles defeat zstd's byte-wise Huffman coding: +1.1% / +1.5% / +0.4%, not kept |
+| tried: zstd level 2 or 3 | 7.90 / 7.92 | 6.42 / 6.43 | 3.36 / 3.38 | (against I) dfast is linked in the static agent anyway; −2 to −3% before G–I, within ±0.5% after them, at more agent CPU: not kept |
+| K. sparse blocks close at 750 ms | 7.25 → 6.54 | 6.67 → 5.93 | — | one capture each way on the same build under the same load (real runs, not re-encoded): a block costs ≈ 50 bytes (its 20-byte header, and the zstd flush that makes it decodable on arrival), at 500 ms a fifth of a 99 Hz stream; the latency table shows p99 still within 1 s.  Streams of ≥ 64 samples per 100 ms still close every 100 ms |
+
+What is left at 99 Hz fp (the table above: 6.49 B/sample, 0.60×; without the start-up frames 5.25,
+0.48×): the start-up frames cost ≈ 800 bytes per session (HELLO, SESSION, the event descriptions,
+the hardware-fallback LOG, and above all the process's five mappings with their paths and
+build-ids, ≈ 370 bytes): 1.2 B/sample over an 8 s run at 99 Hz, which the text pipeline does not
+pay; then the µs time residuals (0.9 B/sample) and the stack ids (0.9, ≈ 100 distinct chains of
+one hot loop's instructions); block headers and flushes ≈ 0.5; device health once a second 0.45.
+Levers not taken: a shorter block header (20 → ≈ 9 bytes: −0.15 B/sample at 750 ms; a format
+change for every reader of blocks), health every 2 s while sampling (−0.2), a zstd dictionary of
+typical start-up frames (paths, HELLO, the LOG sentences: perhaps −0.3, at ≈ 1 KB of agent size,
+which has ≈ 1 KB of headroom on aarch64_be).  Even all three leave a short 99 Hz session at ≈ 0.55×.
 
 CHANGES
 }
@@ -130,7 +145,7 @@ col() { bench_col "$@"; }
 	echo
 	echo "Columns 4-5 are computed by pl-wirestat from the same capture: the stream without its start-up frames"
 	echo "(HELLO, probe results, SESSION, maps, vDSO image: a fixed cost per session), and in full 128 KiB blocks"
-	echo "instead of the agent's (a block closes after 100 ms if it holds 64 samples or 8 KiB, else after 500 ms: the latency goal)."
+	echo "instead of the agent's (a block closes after 100 ms if it holds 64 samples or 8 KiB, else after 750 ms: the latency goal)."
 	echo
 	echo "| Hz | mode | PerfLens B/sample | without start-up | in full blocks | perf script + zstd -1 B/sample | perf script raw text B/sample | perf.data B/sample | PerfLens / text pipeline | PerfLens / perf.data | samples PerfLens / perf | goal |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"

@@ -314,7 +314,13 @@ uint32_t pl_stack_delta_apply(const struct pl_msg_stack_delta *d, const uint64_t
  *           a context marker (0 if none): usually 0
  *   PERIOD  zig-zag delta from the previous period of the thread index
  *           (from 0): constant periods cost nothing
- *   EVENT, CPU, CPUMODE  as in SAMPLE */
+ *   EVENT, CPU, CPUMODE  as in SAMPLE
+ * A ninth column (protocol 4), DEFS, holds the definitions of the stacks
+ * the rows introduce (batch.h, pl_batch_def_put): each a STACK_DELTA with
+ * its id coded from the previous definition's and its base from its id.
+ * The reader applies them all before the first row; a sample that needs
+ * one of them and goes out as a SAMPLE frame makes the agent send the
+ * batch first. */
 #define PL_MAX_BATCH 4096u          /* samples in one batch */
 #define PL_MAX_BATCH_THREADS 256u   /* thread table entries */
 #define PL_MAX_BATCH_BYTES (PL_FRAME_MAX - 64u)

@@ -47,6 +47,34 @@ static void check_sample(const struct pl_msg_sample *s, uint32_t i)
 	PL_CHECK(!memcmp(s->callchain, m.u.sample.callchain, s->nr_callchain * 8));
 }
 
+/* Reads the capture at path through the reader (then removes it), calling
+ * check() on each sample with its index; returns the samples read. */
+static uint32_t read_back(const char *path, void (*check)(const struct pl_msg_sample *, uint32_t),
+			  uint64_t *unresolved, uint64_t *blocks)
+{
+	struct pl_reader r;
+	pl_reader_init(&r, PL_BLOCK_HEADER_SIZE + PL_BLOCK_MAX_STORED);
+	FILE *f = fopen(path, "rb");
+	PL_CHECK(f != NULL);
+	uint8_t buf[8192];
+	size_t n;
+	uint32_t i = 0;
+	while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		PL_CHECK(pl_reader_feed(&r, buf, n) == 0);
+		int rc;
+		while ((rc = pl_reader_next(&r, &got)) == 1)
+			check(&got.u.sample, i++);
+		PL_CHECKF(rc == 0, "%s", pl_reader_error(&r));
+	}
+	if (f)
+		fclose(f);
+	unlink(path);
+	*unresolved = r.unresolved_stacks;
+	*blocks = r.blocks;
+	pl_reader_free(&r);
+	return i;
+}
+
 /* batched: samples of event 0 go out as SAMPLE_BATCH (µs times: the
  * samples' times are whole µs); else one SAMPLE frame each */
 static void compaction_round_trip(int batched)
@@ -72,23 +100,9 @@ static void compaction_round_trip(int batched)
 	pla_stream_free(&st);
 	close(fd);
 
-	struct pl_reader r;
-	pl_reader_init(&r, PL_BLOCK_HEADER_SIZE + PL_BLOCK_MAX_STORED);
-	FILE *f = fopen(path, "rb");
-	uint8_t buf[8192];
-	size_t n;
-	uint32_t i = 0;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-		PL_CHECK(pl_reader_feed(&r, buf, n) == 0);
-		int rc;
-		while ((rc = pl_reader_next(&r, &got)) == 1)
-			check_sample(&got.u.sample, i++);
-		PL_CHECKF(rc == 0, "%s", pl_reader_error(&r));
-	}
-	fclose(f);
-	unlink(path);
-	PL_CHECK(i == N && r.unresolved_stacks == 0 && r.blocks > 10);
-	pl_reader_free(&r);
+	uint64_t unresolved, blocks;
+	uint32_t i = read_back(path, check_sample, &unresolved, &blocks);
+	PL_CHECK(i == N && unresolved == 0 && blocks > 10);
 	/* interning and deltas make these samples small, batches smaller */
 	PL_CHECKF(sent < N * (batched ? 4 : 12), "%llu bytes for %u samples",
 		  (unsigned long long)sent, N);
@@ -139,6 +153,16 @@ static void make_tree_sample(uint64_t t)
 static uint64_t tree_chain[TREE_N][12];
 static uint32_t tree_nr[TREE_N];
 
+static uint32_t tree_wrong;
+static void check_tree_sample(const struct pl_msg_sample *s, uint32_t i)
+{
+	(void)i; /* frames overtake held rows: the sample is found by its time */
+	uint64_t k = (s->time - 1000000000ull) / 1000000;
+	tree_wrong += k >= TREE_N || s->nr_callchain != tree_nr[k] ||
+		      memcmp(s->callchain, tree_chain[k], tree_nr[k] * 8) ||
+		      s->ip != tree_chain[k][1] || s->event != (k % 7 == 0);
+}
+
 static void test_stack_deltas_round_trip(void)
 {
 	uint64_t sent[2];
@@ -175,31 +199,11 @@ static void test_stack_deltas_round_trip(void)
 		pla_stream_free(&st);
 		close(fd);
 
-		struct pl_reader r;
-		pl_reader_init(&r, PL_BLOCK_HEADER_SIZE + PL_BLOCK_MAX_STORED);
-		FILE *f = fopen(path, "rb");
-		uint8_t buf[8192];
-		size_t n;
-		uint32_t i = 0, bad = 0;
-		while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-			PL_CHECK(pl_reader_feed(&r, buf, n) == 0);
-			int rc;
-			while ((rc = pl_reader_next(&r, &got)) == 1) {
-				/* frames overtake held rows: find the sample by its time */
-				uint64_t k = (got.u.sample.time - 1000000000ull) / 1000000;
-				i++;
-				bad += k >= N || got.u.sample.nr_callchain != tree_nr[k] ||
-				       memcmp(got.u.sample.callchain, tree_chain[k], tree_nr[k] * 8) ||
-				       got.u.sample.ip != tree_chain[k][1] ||
-				       got.u.sample.event != (k % 7 == 0);
-			}
-			PL_CHECKF(rc == 0, "%s", pl_reader_error(&r));
-		}
-		fclose(f);
-		unlink(path);
-		PL_CHECKF(i == N && bad == 0 && r.unresolved_stacks == 0, "%u samples, %u wrong", i,
-			  bad);
-		pl_reader_free(&r);
+		uint64_t unresolved, blocks;
+		tree_wrong = 0;
+		uint32_t i = read_back(path, check_tree_sample, &unresolved, &blocks);
+		PL_CHECKF(i == N && tree_wrong == 0 && unresolved == 0, "%u samples, %u wrong", i,
+			  tree_wrong);
 	}
 	PL_CHECKF(sent[1] < sent[0], "with deltas %llu bytes, without %llu",
 		  (unsigned long long)sent[1], (unsigned long long)sent[0]);
