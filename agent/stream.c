@@ -335,13 +335,16 @@ static void stack_frame(const struct pla_stream *s, struct pl_msg *m, uint32_t i
 }
 
 /* Returns the stack id (1 .. PLA_STACK_SLOTS) of this chain, defining it first if
- * needed; 0 when the chain is not interned (too short or too deep). */
+ * needed; 0 when the chain is not interned (too short or too deep).  batched:
+ * the sample goes into the pending batch, whose DEFS column then defines a
+ * new chain (unless the column could never hold it: a frame does). */
 static uint32_t intern(struct pla_stream *s, const struct pl_msg_sample *x, int batched,
 		       int *rc)
 {
 	*rc = 0;
 	if (x->nr_callchain < 2 || x->nr_callchain > PLA_STACK_DEPTH)
 		return 0;
+	int in_defs = batched && PL_BATCH_DEF_MAX(x->nr_callchain) <= s->defs_cap;
 	uint64_t h = chain_hash(x->callchain, x->nr_callchain);
 	uint32_t slot = (uint32_t)(h % PLA_STACK_SLOTS);
 	uint64_t *stored = s->chains + (size_t)slot * PLA_STACK_DEPTH;
@@ -355,11 +358,11 @@ static uint32_t intern(struct pla_stream *s, const struct pl_msg_sample *x, int 
 	}
 	/* pending rows may name the slot's old chain, and a frame's definition
 	 * may take a base whose own is pending: they go out first */
-	if ((sl->nr || (!batched && pl_w_len(&s->defs_w))) && (*rc = batch_flush(s)) < 0)
+	if ((sl->nr || (!in_defs && pl_w_len(&s->defs_w))) && (*rc = batch_flush(s)) < 0)
 		return 0;
 	/* make room first: a flush may drop the block and forget every id,
 	 * and the id must be chosen after that */
-	if (batched) {
+	if (in_defs) {
 		if (pl_w_room(&s->defs_w) < PL_BATCH_DEF_MAX(x->nr_callchain) &&
 		    (*rc = batch_flush(s)) < 0)
 			return 0;
@@ -371,12 +374,12 @@ static uint32_t intern(struct pla_stream *s, const struct pl_msg_sample *x, int 
 	 * most are met first, and small ids are one-byte varints */
 	uint32_t id = sl->nr ? sl->id : ++s->next_stack_id;
 	struct pl_msg *d = s->stack_msg;
-	stack_frame(s, d, id, x->callchain, x->nr_callchain, batched);
-	if (batched)
+	stack_frame(s, d, id, x->callchain, x->nr_callchain, in_defs);
+	if (in_defs)
 		pl_batch_def_put(&s->defs_w, &s->defs_prev_id, &d->u.stack_delta);
 	else if ((*rc = encode(s, d)) < 0)
 		return 0;
-	sl->gen = batched ? s->batch_gen : 0;
+	sl->gen = in_defs ? s->batch_gen : 0;
 	memcpy(stored, x->callchain, x->nr_callchain * sizeof(uint64_t));
 	sl->nr = x->nr_callchain;
 	sl->hash = h;

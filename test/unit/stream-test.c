@@ -135,9 +135,15 @@ static void make_tree_sample(uint64_t t)
 		s->callchain[n++] = 0x402000 + (rnd() % 3) * 0x40 + k;
 	if (rnd() % 8 == 0)                                  /* now and then deeper */
 		s->callchain[n++] = 0x7f0000003000ull + rnd() % 64;
+	if (rnd() % 64 == 0)                                 /* rarely, recursion */
+		for (uint32_t k = 0; k < 50; k++)
+			s->callchain[n++] = 0x402400 + k % 2;
 	s->callchain[n++] = 0x400300;                        /* main, _start … */
 	s->callchain[n++] = 0x400200;
 	s->callchain[n++] = 0x7f0000001000ull;
+	if (rnd() % 97 == 0) /* frame pointers through code built without: garbage */
+		for (n = 2; n < 62; n++)
+			s->callchain[n] = (uint64_t)rnd() << 40 ^ (uint64_t)rnd() << 16 ^ rnd();
 	s->nr_callchain = n;
 	s->ip = s->callchain[1];
 }
@@ -150,7 +156,7 @@ static void make_tree_sample(uint64_t t)
  * while the batched ones define theirs in their batch's DEFS column; each
  * must find its stack defined before it, whichever way it came. */
 #define TREE_N 20000u
-static uint64_t tree_chain[TREE_N][12];
+static uint64_t tree_chain[TREE_N][64];
 static uint32_t tree_nr[TREE_N];
 
 static uint32_t tree_wrong;
@@ -163,7 +169,7 @@ static void check_tree_sample(const struct pl_msg_sample *s, uint32_t i)
 		      s->ip != tree_chain[k][1] || s->event != (k % 7 == 0);
 }
 
-static void test_stack_deltas_round_trip(void)
+static void stack_deltas_round_trip(size_t block)
 {
 	uint64_t sent[2];
 	for (int use_delta = 1; use_delta >= 0; use_delta--) {
@@ -171,7 +177,7 @@ static void test_stack_deltas_round_trip(void)
 		int fd = mkstemp(path);
 		PL_CHECK(fd >= 0);
 		struct pla_stream st;
-		PL_CHECK(pla_stream_init(&st, 8192, 16, 1) == 0);
+		PL_CHECK(pla_stream_init(&st, block, 16, 1) == 0);
 		PL_CHECK(pla_stream_attach(&st, fd, 0, PL_STREAM_CAPTURE) == 0);
 		st.coarse_events = 1;
 		const uint32_t N = TREE_N;
@@ -207,6 +213,15 @@ static void test_stack_deltas_round_trip(void)
 	}
 	PL_CHECKF(sent[1] < sent[0], "with deltas %llu bytes, without %llu",
 		  (unsigned long long)sent[1], (unsigned long long)sent[0]);
+}
+
+/* 8 KiB blocks: every definition fits a batch's DEFS column; 2 KiB blocks:
+ * the column (a quarter of a block) cannot hold the deepest chains, which
+ * are then defined by frames while their samples stay in the batch. */
+static void test_stack_deltas_round_trip(void)
+{
+	stack_deltas_round_trip(8192);
+	stack_deltas_round_trip(2048);
 }
 
 static void test_backpressure_drops_blocks_and_reports(void)
