@@ -298,7 +298,9 @@ static uint64_t chain_hash(const uint64_t *v, uint32_t n)
 static void stack_frame(const struct pla_stream *s, struct pl_msg *m, uint32_t id,
 			const uint64_t *v, uint32_t n, int batched)
 {
-	uint32_t best = 1, slot = 0, head = 0, tail = 0;
+	/* the best base so far: none (an empty chain, id 0) until one keeps two */
+	const uint64_t *base = NULL;
+	uint32_t base_nr = 0, base_id = 0, head = 0, tail = 0;
 	for (uint32_t k = 0; k < s->nrecent; k++) {
 		uint32_t i = s->recent[(s->recent_next + PLA_STACK_RECENT - 1 - k) % PLA_STACK_RECENT];
 		const uint64_t *b = s->chains + (size_t)i * PLA_STACK_DEPTH;
@@ -307,31 +309,28 @@ static void stack_frame(const struct pla_stream *s, struct pl_msg *m, uint32_t i
 			h++;
 		while (t < most - h && b[bn - 1 - t] == v[n - 1 - t])
 			t++;
-		if (h + t > best) {
-			best = h + t;
-			slot = i, head = h, tail = t;
+		if (h + t >= 2 && h + t > head + tail) {
+			base = b, base_nr = bn, base_id = s->slots[i].id;
+			head = h, tail = t;
 		}
 	}
-	if (best < 2 && !batched) {
+	if (!base && !batched) {
 		m->type = PL_MSG_STACK;
 		m->u.stack.id = id;
 		m->u.stack.nr = n;
 		memcpy(m->u.stack.chain, v, n * sizeof(uint64_t));
 		return;
 	}
-	if (best < 2) /* a DEFS entry with no base: every entry from the one before */
-		tail = head = 0;
-	const uint64_t *b = s->chains + (size_t)slot * PLA_STACK_DEPTH;
+	/* with no base (a DEFS entry), every entry is predicted by the one before */
 	struct pl_msg_stack_delta *d = &m->u.stack_delta;
-	uint32_t drop = best < 2 ? 0 : s->slots[slot].nr - head - tail;
 	m->type = PL_MSG_STACK_DELTA;
 	d->id = id;
-	d->base = best < 2 ? 0 : s->slots[slot].id;
+	d->base = base_id;
 	d->head = head;
-	d->drop = drop;
+	d->drop = base_nr - head - tail;
 	d->nr = n - head - tail;
-	for (uint32_t i = 0, j = head; i < d->nr; i++, j++)
-		d->diff[i] = v[j] - (i < drop ? b[j] : j ? v[j - 1] : 0);
+	for (uint32_t i = 0; i < d->nr; i++)
+		d->diff[i] = v[head + i] - pl_stack_delta_guess(base, v, head, d->drop, i);
 }
 
 /* Returns the stack id (1 .. PLA_STACK_SLOTS) of this chain, defining it first if

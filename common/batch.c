@@ -173,6 +173,11 @@ int pl_batch_iter_init(struct pl_batch_iter *it, const struct pl_msg_sample_batc
 	return 0;
 }
 
+static int64_t unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
 int pl_batch_iter_next_def(struct pl_batch_iter *it, struct pl_msg_stack_delta *d, char *err,
 			   size_t errlen)
 {
@@ -188,7 +193,7 @@ int pl_batch_iter_next_def(struct pl_batch_iter *it, struct pl_msg_stack_delta *
 	for (uint32_t i = 0; i < d->nr && pl_cur_ok(c); i++)
 		d->diff[i] = (uint64_t)pl_cur_svarint(c);
 	/* base: 0, or zig-zag(id - base) + 1 */
-	uint64_t b = base ? id - ((base - 1) >> 1 ^ -((base - 1) & 1)) : 0;
+	uint64_t b = base ? id - (uint64_t)unzigzag(base - 1) : 0;
 	if (!pl_cur_ok(c) || id < 1 || id > PL_MAX_STACK_IDS || b > PL_MAX_STACK_IDS ||
 	    (base && b == 0)) {
 		snprintf(err, errlen, "SAMPLE_BATCH stack definition %s",

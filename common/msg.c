@@ -539,7 +539,7 @@ uint32_t pl_stack_delta_apply(const struct pl_msg_stack_delta *d, const uint64_t
 	for (uint32_t i = 0; i < d->head; i++)
 		out[n++] = base[i];
 	for (uint32_t i = 0; i < d->nr; i++, n++)
-		out[n] = d->diff[i] + (i < d->drop ? base[d->head + i] : n ? out[n - 1] : 0);
+		out[n] = d->diff[i] + pl_stack_delta_guess(base, out, d->head, d->drop, i);
 	for (uint32_t i = d->head + d->drop; i < base_nr; i++)
 		out[n++] = base[i];
 	return n;

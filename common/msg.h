@@ -284,6 +284,16 @@ struct pl_msg_stack_delta {
 	uint32_t nr;
 	uint64_t diff[PL_MAX_CALLCHAIN]; /* entry minus prediction, mod 2^64 */
 };
+/* The prediction of entry head + i of the chain a STACK_DELTA defines: the
+ * dropped base entry at that index while there is one, else the chain's
+ * previous entry (0 before the first).  The agent subtracts it, readers
+ * add it back: one definition for both. */
+static inline uint64_t pl_stack_delta_guess(const uint64_t *base, const uint64_t *chain,
+					    uint32_t head, uint32_t drop, uint32_t i)
+{
+	uint32_t j = head + i;
+	return i < drop ? base[j] : j ? chain[j - 1] : 0;
+}
 /* The chain a STACK_DELTA defines, from its base's chain (base_nr entries).
  * Returns its length, or 0 when the delta does not fit the base (head +
  * drop > base_nr), or the result would be empty or exceed PL_MAX_CALLCHAIN. */

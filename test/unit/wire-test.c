@@ -870,10 +870,10 @@ static void test_reader_expands_compact_samples(void)
 /* STACK_DELTA: chains rebuilt from their base (kept head, dropped entries
  * predicted, the rest kept), an id redefined from its own old chain, and
  * the deltas that do not fit refused. */
-static size_t one_block(struct pl_msg *msgs, int n, uint8_t *out)
+static size_t one_block(struct pl_msg *msgs, int n, int level, uint8_t *out)
 {
 	struct pl_block_enc e;
-	PL_CHECK(pl_block_enc_init(&e, 65536, 1) == 0);
+	PL_CHECK(pl_block_enc_init(&e, 65536, level) == 0);
 	pl_stream_header_put(out, 0);
 	for (int i = 0; i < n; i++)
 		PL_CHECK(pl_msg_encode(&e.w, &msgs[i]) == 0);
@@ -914,7 +914,7 @@ static void test_reader_stack_delta(void)
 		msgs[k].u.sample.nr_callchain = 0;
 		msgs[k].u.sample.stack_id = k == 3 ? 4 : 3;
 	}
-	size_t n = one_block(msgs, 5, out);
+	size_t n = one_block(msgs, 5, 1, out);
 	struct pl_reader r;
 	pl_reader_init(&r, 65536);
 	pl_reader_feed(&r, out, n);
@@ -930,7 +930,7 @@ static void test_reader_stack_delta(void)
 		msgs[1].u.stack_delta = (struct pl_msg_stack_delta){
 			.id = 4, .base = bad ? 3 : 9, .head = 3, .drop = bad ? 3 : 0, .nr = 1
 		};
-		n = one_block(msgs, 2, out);
+		n = one_block(msgs, 2, 1, out);
 		pl_reader_init(&r, 65536);
 		pl_reader_feed(&r, out, n);
 		PL_CHECK(pl_reader_next(&r, &mb) == -EBADMSG);
@@ -1077,21 +1077,13 @@ static void batch_stream(const uint8_t *data, size_t len, uint32_t count, uint64
 			 struct pl_reader *r)
 {
 	static uint8_t out[1 << 16];
-	struct pl_block_enc e;
-	PL_CHECK(pl_block_enc_init(&e, 65536, 0) == 0);
 	struct pl_msg *m = &ma;
 	memset(m, 0, sizeof(*m));
 	m->type = PL_MSG_SAMPLE_BATCH;
 	m->u.batch = (struct pl_msg_sample_batch){ count, base, (uint32_t)len, data };
-	PL_CHECK(pl_msg_encode(&e.w, m) == 0);
-	const uint8_t *b;
-	size_t bn;
-	pl_block_enc_finish(&e, &b, &bn);
-	pl_stream_header_put(out, 0);
-	memcpy(out + PL_STREAM_HEADER_SIZE, b, bn);
-	pl_block_enc_free(&e);
+	size_t n = one_block(m, 1, 0, out);
 	PL_CHECK(pl_reader_init(r, 65536) == 0);
-	PL_CHECK(pl_reader_feed(r, out, PL_STREAM_HEADER_SIZE + bn) == 0);
+	PL_CHECK(pl_reader_feed(r, out, n) == 0);
 }
 
 /* A batch's DEFS column: stacks defined with no base, from a base in the
