@@ -950,6 +950,10 @@ void pl_connect_view_connect(PlConnectView *self, const char *target, const char
 gboolean pl_connect_view_is_connected(PlConnectView *self) { return self->client != NULL; }
 gboolean pl_connect_view_is_recording(PlConnectView *self) { return self->recording; }
 const char *pl_connect_view_get_error(PlConnectView *self) { return self->last_error; }
+const char *pl_connect_view_get_status(PlConnectView *self)
+{
+	return gtk_label_get_text(self->status);
+}
 const PlAgentInfo *pl_connect_view_get_agent(PlConnectView *self)
 {
 	return self->client ? &self->agent : NULL;

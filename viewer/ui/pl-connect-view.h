@@ -41,6 +41,9 @@ gboolean pl_connect_view_is_connected(PlConnectView *self);
 gboolean pl_connect_view_is_recording(PlConnectView *self);
 /* The last error shown to the user, or NULL. */
 const char *pl_connect_view_get_error(PlConnectView *self);
+/* The status line under the buttons ("Connected to … — listing
+ * processes…"), for test reports. */
+const char *pl_connect_view_get_status(PlConnectView *self);
 const PlAgentInfo *pl_connect_view_get_agent(PlConnectView *self);
 /* "host:port" of the connected agent, or NULL. */
 const char *pl_connect_view_get_peer(PlConnectView *self);

@@ -897,10 +897,11 @@ static gboolean tick(gpointer data)
 			/* what the connect view shows says why, more often than not */
 			PlConnectView *cv = pl_window_get_connect_view(s->win);
 			const char *e = pl_connect_view_get_error(cv);
-			report(s, "script", FALSE, "'%s' did not complete in %d s (%s; error shown: %s)",
+			report(s, "script", FALSE,
+			       "'%s' did not complete in %d s (%s; status: %s; error shown: %s)",
 			       arg(s, 0), STEP_TIMEOUT_S,
 			       pl_connect_view_is_connected(cv) ? "connected" : "not connected",
-			       e ? e : "none");
+			       pl_connect_view_get_status(cv), e ? e : "none");
 			r = STEP_DONE;
 		}
 		if (r == STEP_WAIT)

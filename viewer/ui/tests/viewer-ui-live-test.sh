@@ -53,6 +53,11 @@ wait_listen() {
 
 export XDG_CONFIG_HOME=$TMP/config XDG_DATA_HOME=$TMP/data XDG_CACHE_HOME=$TMP/cache
 export GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1
+# GSK's cairo renderer: under Xvfb, GL is Mesa's software rasterizer, which
+# compiles its shaders on first use into a fresh cache: 21 s instead of 4
+# to the first step on a loaded 2-core machine (measured 2026-11-25), time
+# the steps below then lacked.  Our drawing is cairo either way.
+export GSK_RENDERER=${GSK_RENDERER:-cairo}
 # No leak check of the app: fontconfig's lifetime caches (thousands of
 # blocks; a suppression would do) and, in some runs, one 128-byte block
 # allocated by a library unloaded before LeakSanitizer runs, so that no
@@ -81,8 +86,10 @@ PIDS+=($!)
 wait_listen "$port" || skip_all "the agent did not listen: $(head -c 300 "$TMP/agent.log")"
 # the workload runs on its own: the app must find it in the process list
 # --spawn-every: a short-lived thread a second, created while the app
-# records (the thread details show the stack that created it)
-"$BURN" --spawn-every 1000 60 2 >/dev/null 2>&1 &
+# records (the thread details show the stack that created it).  It runs
+# until cleanup: with 60 s, a loaded machine once had it gone before the
+# app listed the processes.
+"$BURN" --spawn-every 1000 600 2 >/dev/null 2>&1 &
 BURN_PID=$!
 PIDS+=($!)
 # The second recording (the diff) starts its own workload through the
@@ -192,6 +199,7 @@ rc=$?
 sanitizer_clean live_app_sanitizers "$rc" "$TMP/app.err"
 grep -aE '^(ok|not ok|skip) ' "$TMP/app.out"
 grep -aE '^# ' "$TMP/app.out"
+kill -0 "$BURN_PID" 2>/dev/null || echo "# the workload burn ($BURN_PID) exited before the app was done"
 for c in $CASES; do
 	case $c in session_saved|reopen_dark|reopen_creation_stack|open_perf_data|session_export_perf_report|sessions_100_*|session_rename|session_delete|session_open) continue ;; esac
 	grep -qE "^(ok|not ok|skip) $c(:|$)" "$TMP/app.out" ||
