@@ -301,6 +301,7 @@ static void stack_frame(const struct pla_stream *s, struct pl_msg *m, uint32_t i
 	/* the best base so far: none (an empty chain, id 0) until one keeps two */
 	const uint64_t *base = NULL;
 	uint32_t base_nr = 0, base_id = 0, head = 0, tail = 0;
+	uint64_t near = UINT64_MAX;
 	for (uint32_t k = 0; k < s->nrecent; k++) {
 		uint32_t i = s->recent[(s->recent_next + PLA_STACK_RECENT - 1 - k) % PLA_STACK_RECENT];
 		const uint64_t *b = s->chains + (size_t)i * PLA_STACK_DEPTH;
@@ -309,9 +310,13 @@ static void stack_frame(const struct pla_stream *s, struct pl_msg *m, uint32_t i
 			h++;
 		while (t < most - h && b[bn - 1 - t] == v[n - 1 - t])
 			t++;
-		if (h + t >= 2 && h + t > head + tail) {
+		/* among bases that keep as much, the one whose first replaced
+		 * entry is nearest: a new leaf in a hot loop then differs from
+		 * a neighbouring instruction's by a byte, not two */
+		uint64_t gap = h < most ? (b[h] > v[h] ? b[h] - v[h] : v[h] - b[h]) : 0;
+		if (h + t >= 2 && (h + t > head + tail || (h + t == head + tail && gap < near))) {
 			base = b, base_nr = bn, base_id = s->slots[i].id;
-			head = h, tail = t;
+			head = h, tail = t, near = gap;
 		}
 	}
 	if (!base && !batched) {

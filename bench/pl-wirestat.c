@@ -45,9 +45,12 @@ static const char *const sf_name[SF_N] = {
 	"stack copy (length + bytes)", "stack_requested", "flags", "time (delta)",
 	"trailing (unknown to this tool)",
 };
-static const char *const col_name[PL_BATCH_COLS] = {
+/* the columns batch.h knows: PL_BATCH_COLS, then DEFS (protocol 4) */
+#define WS_COLS (PL_BATCH_DEFS + 1)
+static const char *const col_name[WS_COLS] = {
 	"THREAD (thread table index)", "TIME (µs, predicted)", "STACK (stack id)",
 	"IP (from the stack's first entry)", "PERIOD (delta)", "EVENT", "CPU", "CPUMODE",
+	"DEFS (stack definitions)",
 };
 
 struct span {
@@ -81,27 +84,36 @@ static int sample_spans(const uint8_t *body, size_t len, struct span sp[SF_N])
 	return 0;
 }
 
-/* Column spans of a SAMPLE_BATCH's data; hdr = the bytes before column 0.
- * Returns 0 or -EBADMSG. */
-static int batch_spans(const uint8_t *data, size_t len, struct span col[PL_BATCH_COLS],
+/* Column spans of a SAMPLE_BATCH's data; hdr = the bytes before column 0;
+ * an absent DEFS column is empty.  Returns 0 or -EBADMSG. */
+static int batch_spans(const uint8_t *data, size_t len, uint32_t count, struct span col[WS_COLS],
 		       uint32_t *hdr)
 {
 	struct pl_cursor c;
 	pl_cur_init(&c, data, len);
-	pl_cur_varint(&c); /* flags */
+	uint64_t flags = pl_cur_varint(&c);
 	uint64_t nt = pl_cur_varint_max(&c, PL_MAX_BATCH_THREADS);
 	for (uint64_t t = 0; t < 2 * nt; t++)
 		pl_cur_varint(&c);
-	uint64_t ncols = pl_cur_varint_max(&c, 64), lens[64];
-	for (uint64_t i = 0; i < ncols; i++)
+	uint64_t ncols = pl_cur_varint_max(&c, 64), lens[64] = { 0 };
+	for (uint64_t i = 0; i < ncols && !(flags & PL_BATCH_NO_LENS); i++)
 		lens[i] = pl_cur_varint_max(&c, len);
 	if (!pl_cur_ok(&c) || ncols < PL_BATCH_COLS)
 		return -EBADMSG;
 	*hdr = (uint32_t)(len - pl_cur_left(&c));
-	for (int i = 0; i < PL_BATCH_COLS; i++) {
+	for (int i = 0; i < WS_COLS; i++) {
 		col[i].off = (uint32_t)(len - pl_cur_left(&c));
-		col[i].len = (uint32_t)lens[i];
-		if (!pl_cur_take(&c, (size_t)lens[i]))
+		if (flags & PL_BATCH_NO_LENS) { /* count varints each; DEFS the rest */
+			for (uint32_t k = 0; k < count && i < PL_BATCH_COLS; k++)
+				pl_cur_varint(&c);
+			if (i == PL_BATCH_DEFS && i < (int)ncols)
+				pl_cur_take(&c, pl_cur_left(&c));
+			col[i].len = (uint32_t)(len - pl_cur_left(&c)) - col[i].off;
+		} else {
+			col[i].len = (uint32_t)(i < (int)ncols ? lens[i] : 0);
+			pl_cur_take(&c, (size_t)col[i].len);
+		}
+		if (!pl_cur_ok(&c))
 			return -EBADMSG;
 	}
 	return 0;
@@ -155,10 +167,10 @@ static void put_frame(size_t i, const struct drop *d, size_t *n)
 	}
 	if (d->batch_col >= 0 && fr[i].type == PL_MSG_SAMPLE_BATCH) {
 		char err[160];
-		struct span col[PL_BATCH_COLS];
+		struct span col[WS_COLS];
 		uint32_t hdr;
 		if (pl_msg_decode(PL_MSG_SAMPLE_BATCH, body, len, msg, err, sizeof(err)) == 0 &&
-		    batch_spans(msg->u.batch.data, msg->u.batch.len, col, &hdr) == 0) {
+		    batch_spans(msg->u.batch.data, msg->u.batch.len, msg->u.batch.count, col, &hdr) == 0) {
 			/* the column's bytes out (its length varint stays: a byte) */
 			const struct span *k = &col[d->batch_col];
 			static uint8_t data[PL_FRAME_MAX];
@@ -357,29 +369,29 @@ int main(int argc, char **argv)
 
 	/* 2. per SAMPLE_BATCH column and SAMPLE field */
 	if (tcount[PL_MSG_SAMPLE_BATCH]) {
-		uint64_t cbytes[PL_BATCH_COLS] = { 0 }, hbytes = 0;
+		uint64_t cbytes[WS_COLS] = { 0 }, hbytes = 0;
 		for (size_t i = 0; i < nframes; i++) {
-			struct span col[PL_BATCH_COLS];
+			struct span col[WS_COLS];
 			uint32_t hdr;
 			if (fr[i].type != PL_MSG_SAMPLE_BATCH ||
 			    pl_msg_decode(fr[i].type, arena + fr[i].off, fr[i].len, msg, err,
 					  sizeof(err)) < 0 ||
-			    batch_spans(msg->u.batch.data, msg->u.batch.len, col, &hdr) < 0)
+			    batch_spans(msg->u.batch.data, msg->u.batch.len, msg->u.batch.count, col, &hdr) < 0)
 				continue;
 			hbytes += PL_FRAME_HEADER_SIZE + fr[i].len - (msg->u.batch.len - hdr);
-			for (int k = 0; k < PL_BATCH_COLS; k++)
+			for (int k = 0; k < WS_COLS; k++)
 				cbytes[k] += col[k].len;
 		}
 		printf("| SAMPLE_BATCH column (%" PRIu64 " samples in %" PRIu64 " batches) | raw bytes/batched sample | compressed bytes/batched sample (marginal) | share of the stream |\n|---|---|---|---|\n",
 		       batched, tcount[PL_MSG_SAMPLE_BATCH]);
-		for (int k = 0; k < PL_BATCH_COLS; k++) {
+		for (int k = 0; k < WS_COLS; k++) {
 			struct drop d = none;
 			d.batch_col = k;
 			double marg = (double)whole - (double)stream_cost(&d);
 			printf("| %s | %.2f | %.2f | %.1f%% |\n", col_name[k],
 			       (double)cbytes[k] / batched, marg / batched, 100.0 * marg / whole);
 		}
-		printf("| frame header, count, base time, thread table, column lengths | %.2f | — | — |\n\n",
+		printf("| frame header, count, base time, thread table, column lengths (if any) | %.2f | — | — |\n\n",
 		       (double)hbytes / batched);
 	}
 	if (tcount[PL_MSG_SAMPLE]) {

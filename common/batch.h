@@ -34,6 +34,8 @@ enum pl_batch_flags {
 	PL_BATCH_TIME_PERIOD = 1u << 0, /* TIME predicts the interval by the period, not
 					 * by the previous interval */
 	PL_BATCH_TIME_US = 1u << 1,     /* TIME counts µs: times are truncated to µs */
+	PL_BATCH_NO_LENS = 1u << 2,     /* no column lengths: each column is count varints,
+					 * DEFS (the last) its own count's worth (msg.h) */
 };
 
 struct pl_batch_thread {
@@ -73,12 +75,15 @@ size_t pl_batch_build(uint8_t *out, size_t cap, const struct pl_batch_thread *th
 		      uint64_t base_time, uint32_t flags, const uint8_t *defs, size_t defs_len);
 
 /* Appends one stack definition (a STACK_DELTA; base 0: none, the entries
- * then predicted by the previous one) to a DEFS column being written;
- * *prev_id is the id defined before it in the column (0 at its start).
- * The bytes (msg.h): id - prev_id - 1 (zig-zag), base as 0 or zig-zag(id -
- * base) + 1, head, drop, nr, then nr zig-zag differences: the next id and
- * a recent base cost a byte each.  Worst case PL_BATCH_DEF_MAX(nr) bytes. */
+ * then predicted by the previous one) to the definitions of a batch being
+ * held, which pl_batch_build lays out as its DEFS column; *prev_id is the
+ * id defined before it (0 at the batch's start).  The bytes, one definition
+ * after another (pl_batch_build transposes them, msg.h): id - prev_id - 1
+ * (zig-zag), base as 0 or zig-zag(id - base) + 1, head, drop, nr, then nr
+ * zig-zag differences: the next id and a recent base cost a byte each.
+ * Worst case PL_BATCH_DEF_MAX(nr) bytes. */
 #define PL_BATCH_DEF_MAX(nr) (5 * 10 + (size_t)(nr) * 10)
+#define PL_BATCH_DEF_FIELDS 5 /* id, base, head, drop, nr: each a column of its own (msg.h) */
 void pl_batch_def_put(struct pl_writer *w, uint32_t *prev_id, const struct pl_msg_stack_delta *d);
 
 /* Walks a decoded SAMPLE_BATCH.  The columns borrow the batch's bytes. */
@@ -92,7 +97,8 @@ struct pl_batch_iter {
 	uint64_t prev_time[PL_MAX_BATCH_THREADS];
 	uint64_t prev_delta[PL_MAX_BATCH_THREADS];
 	uint64_t prev_period[PL_MAX_BATCH_THREADS];
-	struct pl_cursor defs; /* the DEFS column (empty if none) */
+	uint32_t defs_left;           /* definitions of the DEFS column still to read */
+	struct pl_cursor def_col[PL_BATCH_DEF_FIELDS + 1]; /* its fields, then the differences */
 	uint32_t defs_prev_id;
 };
 /* Returns 0 or -EBADMSG / -E2BIG with a reason in err. */

@@ -310,8 +310,11 @@ uint32_t pl_stack_delta_apply(const struct pl_msg_stack_delta *d, const uint64_t
  *
  *   data := flags nthreads (pid tid)*nthreads  ncols  len*ncols  column*ncols
  *
- * all varints.  ncols ≥ PL_BATCH_COLS; a reader ignores columns past the
- * ones it knows.  Row i takes one varint from each column:
+ * all varints; with flag NO_LENS (protocol 4 agents) there are no lens: a
+ * column is count varints, DEFS below its own count's worth, and a reader
+ * finds each column by walking the ones before.  ncols ≥ PL_BATCH_COLS; a
+ * reader ignores columns past the ones it knows.  Row i takes one varint
+ * from each column:
  *   THREAD  index into the thread table
  *   TIME    zig-zag (time - prev_time) - guess, per thread index, in units
  *           of 1 ns, or of 1 µs with flag TIME_US (times truncated); guess
@@ -326,8 +329,11 @@ uint32_t pl_stack_delta_apply(const struct pl_msg_stack_delta *d, const uint64_t
  *           (from 0): constant periods cost nothing
  *   EVENT, CPU, CPUMODE  as in SAMPLE
  * A ninth column (protocol 4), DEFS, holds the definitions of the stacks
- * the rows introduce (batch.h, pl_batch_def_put): each a STACK_DELTA with
- * its id coded from the previous definition's and its base from its id.
+ * the rows introduce, each a STACK_DELTA with its id coded from the
+ * previous definition's and its base from its id, field by field:
+ *   DEFS := n  id_delta*n  base*n  head*n  drop*n  nr*n  diff*(sum of nr)
+ * (batch.h, pl_batch_def_put: the id delta is zig-zag(id - prev_id - 1),
+ * the base 0 or zig-zag(id - base) + 1, the differences zig-zag).
  * The reader applies them all before the first row; a sample that needs
  * one of them and goes out as a SAMPLE frame makes the agent send the
  * batch first. */

@@ -215,7 +215,7 @@ static int start_batch(struct pl_reader *r, const struct pl_msg_sample_batch *b)
 	if (rc < 0)
 		return fail(r, rc, "block %llu: %s", (unsigned long long)r->blocks, why);
 	/* the stacks the batch introduces, before any of its rows */
-	if (pl_cur_left(&r->batch->defs) && !r->def_tmp &&
+	if (r->batch->defs_left && !r->def_tmp &&
 	    !(r->def_tmp = malloc(sizeof(*r->def_tmp))))
 		return fail(r, -ENOMEM, "out of memory for a stack definition");
 	while ((rc = pl_batch_iter_next_def(r->batch, r->def_tmp, why, sizeof(why))) == 1)
