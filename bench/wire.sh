@@ -120,17 +120,30 @@ call chain.  Figures: B/sample of the three captures (fp 99 a / fp 99 b / fp 999
 | tried: TIME as nibble varints | 8.02 | 6.50 | 3.36 | (against I) 78% of the time residuals are within ±8 µs and fit half a byte, but packed nibbles defeat zstd's byte-wise Huffman coding: +1.1% / +1.5% / +0.4%, not kept |
 | tried: zstd level 2 or 3 | 7.90 / 7.92 | 6.42 / 6.43 | 3.36 / 3.38 | (against I) dfast is linked in the static agent anyway; −2 to −3% before G–I, within ±0.5% after them, at more agent CPU: not kept |
 | K. sparse blocks close at 750 ms | 7.25 → 6.54 | 6.67 → 5.93 | — | one capture each way on the same build under the same load (real runs, not re-encoded): a block costs ≈ 50 bytes (its 20-byte header, and the zstd flush that makes it decodable on arrival), at 500 ms a fifth of a 99 Hz stream; the latency table shows p99 still within 1 s.  Streams of ≥ 64 samples per 100 ms still close every 100 ms |
+| L1. DEFS field by field | 7.20 | 5.89 | 3.21 | the DEFS column holds the count, then every id delta, every base, head, drop and count, then all the differences, instead of one definition after another: the near-constant fields (a new leaf under known callers: id delta 0, head 1, drop 1, count 1) become runs that zstd codes in a few bits |
+| L2. the nearest base | 7.02 | 5.73 | 3.16 | among the recent chains that keep as many entries, the base is the one whose first replaced entry is nearest (it was the most recent): a hot loop's new leaf then differs from a neighbouring instruction's by a byte (64 of 100 leaf-only definitions in fp 99 b within ±64), not two |
+| L3. no column lengths | 6.79 | 5.57 | 2.98 | SAMPLE_BATCH flag NO_LENS: each column is exactly count varints (DEFS its own count's worth), so the reader finds a column by walking the one before, and the nine lengths per batch (≈ 8 compressed bytes: they change every batch) are gone |
+| M. one time per snapshot | — | — | — | the maps and thread names read from /proc at start carry the time the snapshot began, not each its own clock reading: identical record heads.  Start-up frames of a 99 Hz fp session (pl-wirestat, live runs): 796 → 750 bytes |
 
-What is left at 99 Hz fp (the table above: 6.49 B/sample, 0.60×; without the start-up frames 5.25,
-0.48×): the start-up frames cost ≈ 800 bytes per session (HELLO, SESSION, the event descriptions,
-the hardware-fallback LOG, and above all the process's five mappings with their paths and
-build-ids, ≈ 370 bytes): 1.2 B/sample over an 8 s run at 99 Hz, which the text pipeline does not
-pay; then the µs time residuals (0.9 B/sample) and the stack ids (0.9, ≈ 100 distinct chains of
-one hot loop's instructions); block headers and flushes ≈ 0.5; device health once a second 0.45.
-Levers not taken: a shorter block header (20 → ≈ 9 bytes: −0.15 B/sample at 750 ms; a format
-change for every reader of blocks), health every 2 s while sampling (−0.2), a zstd dictionary of
-typical start-up frames (paths, HELLO, the LOG sentences: perhaps −0.3, at ≈ 1 KB of agent size,
-which has ≈ 1 KB of headroom on aarch64_be).  Even all three leave a short 99 Hz session at ≈ 0.55×.
+Rows L1–L3 are exact like G–J (the same three captures, every sample checked back; cumulative).
+After L and M, three rounds of this script on 2026-11-25 gave fp 99 Hz medians of 5.59 B/sample
+(0.51×, text pipeline 11.0) and 6.02 (0.56×, 10.7): the single runs spread 5.47–6.23 with the
+number of samples (561–802) the 8 s of work yield, because a fixed cost is spread over them.
+
+What is left at 99 Hz fp: the start-up frames, ≈ 750 bytes per session (HELLO, SESSION, the event
+descriptions, the hardware-fallback LOG, and above all the process's five mappings with their paths
+and build-ids, ≈ 360 bytes): ≈ 1.1 B/sample over an 8 s run at 99 Hz, which the text pipeline does
+not pay; block headers and zstd flushes ≈ 50 bytes per block (0.4 + ≈ 0.4 B/sample at 750 ms);
+device health once a second (0.38); then the samples themselves, near the entropy of what they
+say: the µs time residuals (0.86 B/sample; their zero-order entropy is 0.61), the stack ids (0.79)
+and the new chains' definitions (0.88, ≈ 100 chains that differ in the leaf).  Without the
+start-up frames the stream costs 4.4–4.8 B/sample (0.41–0.45×), and a longer 99 Hz session
+(7,911 samples: the workload's whole input)
+4.62 B/sample in all.  Levers not taken: a shorter block header (20 → ≈ 9 bytes, −0.15 B/sample;
+a format change for every reader of blocks), health every 2 s while sampling (−0.19, a coarser
+health view), sparse blocks closing later than 750 ms (−0.15 at 900 ms, p99 latency ≈ 0.8 s), a
+zstd dictionary of typical start-up frames (≈ −0.3, at ≈ 1 KB of agent size; aarch64_be has
+≈ 700 bytes of headroom).
 
 CHANGES
 }
