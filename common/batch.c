@@ -84,8 +84,9 @@ static size_t put_column(struct pl_writer *w, int c, const struct pl_batch_row *
  * (pl_batch_def_put); defs_field transposes.  Laid out so, the fields that
  * hardly change (a new leaf under known callers: id delta 0, head 1, drop
  * 1, count 1) are runs that zstd codes in a few bits each; interleaved with
- * the differences they cost a literal byte each (measured: 6.4 compressed
- * bytes per definition, 3.3 transposed). */
+ * the differences they are literals (three captures re-encoded, fewer bytes
+ * in all: 1.2 / 0.6 / 0.1% alone, bench/results/wire.md row L1; 2.2 / 2.5 /
+ * 0.6% with rows L2-L3, whose bases make the differences smaller). */
 #define DEF_FIELDS PL_BATCH_DEF_FIELDS
 /* Field f (0..DEF_FIELDS-1) of every definition in defs[0..len), or with
  * f == DEF_FIELDS their differences, to w (NULL: only count); returns
