@@ -1150,6 +1150,22 @@ static void test_batch_defs_column(void)
 			  "%d: %s", bad, pl_reader_error(&r));
 		pl_reader_free(&r);
 	}
+	/* refused: a DEFS count larger than the definitions it holds (the
+	 * count is the first byte after the columns, where the same batch
+	 * without definitions ends) */
+	pl_w_init(&w, defs, sizeof(defs));
+	prev = 0;
+	d = (struct pl_msg_stack_delta){ .id = 1, .nr = 1 };
+	d.diff[0] = 0x401000;
+	pl_batch_def_put(&w, &prev, &d);
+	size_t at = pl_batch_build(data, sizeof(data), &th, 1, rows, 1, 1000, 0, NULL, 0);
+	len = pl_batch_build(data, sizeof(data), &th, 1, rows, 1, 1000, 0, defs, pl_w_len(&w));
+	PL_CHECK(at > 0 && len > at && data[at] == 1);
+	data[at] = 2;
+	batch_stream(data, len, 1, 1000, &r);
+	PL_CHECK(pl_reader_next(&r, &mb) == -EBADMSG);
+	PL_CHECKF(strstr(pl_reader_error(&r), "columns") != NULL, "%s", pl_reader_error(&r));
+	pl_reader_free(&r);
 }
 
 static void test_batch_columns(void)
