@@ -110,7 +110,10 @@ int pla_stream_flush(struct pla_stream *s);
  * at low sample rates (a few samples per 100 ms) outweighs the samples
  * themselves; sparse blocks therefore wait longer, within the latency goal
  * (p99 sample-to-viewer ≤ 1 s), while busy ones keep the short interval. */
-#define PLA_FLUSH_SAMPLES 64
+/* 128: a 99 Hz stream of two busy threads (≈ 180 samples/s) is sparse
+ * too (with 64 it closed every ≈ 370 ms, twice the blocks), while 999 Hz
+ * streams still close every 100–130 ms */
+#define PLA_FLUSH_SAMPLES 128
 #define PLA_FLUSH_BYTES 8192
 int pla_stream_maybe_flush(struct pla_stream *s, uint64_t now_ns, uint64_t min_age_ns,
 			   uint64_t max_age_ns);

@@ -18,7 +18,7 @@
 # pl-wirestat: the marginal compressed cost of each frame type, of each
 # SAMPLE_BATCH column and SAMPLE field, the start-up cost, and what the same
 # stream would take in full 128 KiB blocks (the agent closes a block after
-# 100 ms when it holds 64 samples or 8 KiB, else after 750 ms, for latency).  Goals: fp ≤
+# 100 ms when it holds 128 samples or 8 KiB, else after 750 ms, for latency).  Goals: fp ≤
 # 0.5× the text pipeline; dwarf ≤ 1,000 bytes/sample.  Writes
 # bench/results/wire.md.
 set -euo pipefail
@@ -124,11 +124,12 @@ call chain.  Figures: B/sample of the three captures (fp 99 a / fp 99 b / fp 999
 | L2. the nearest base | 7.02 | 5.73 | 3.16 | among the recent chains that keep as many entries, the base is the one whose first replaced entry is nearest (it was the most recent): a hot loop's new leaf then differs from a neighbouring instruction's by a byte (64 of 100 leaf-only definitions in fp 99 b within ±64), not two |
 | L3. no column lengths | 6.79 | 5.57 | 2.98 | SAMPLE_BATCH flag NO_LENS: each column is exactly count varints (DEFS its own count's worth), so the reader finds a column by walking the one before, and the nine lengths per batch (≈ 8 compressed bytes: they change every batch) are gone |
 | M. one time per snapshot | — | — | — | the maps and thread names read from /proc at start carry the time the snapshot began, not each its own clock reading: identical record heads.  Start-up frames of a 99 Hz fp session (pl-wirestat, live runs): 796 → 750 bytes |
+| N. busy means 128 samples | — | — | — | a block closes on the 100 ms rule once it holds 128 samples, not 64: a 99 Hz stream of two busy threads (≈ 180 samples/s) closed every ≈ 370 ms (in a 7,911-sample session: 119 blocks, 4.62 B/sample) and now waits for the 750 ms limit like a one-thread stream, while 999 Hz streams still close every 100–130 ms (latency.md).  This script's fp 99 Hz medians: before N 5.59 and 6.02 B/sample (0.51×, 0.56×: two runs of 3 rounds), after N 5.36 (0.50×; 3 rounds, 2026-11-25 02:15 UTC) and 5.06 (0.50×: 0.496; 7 rounds, the table above).  Latency p99 at 99 Hz fp 351 → 686 ms (one-thread stream 666 → 817 ms), within the goal |
 
 Rows L1–L3 are exact like G–J (the same three captures, every sample checked back; cumulative).
-After L and M, three rounds of this script on 2026-11-25 gave fp 99 Hz medians of 5.59 B/sample
-(0.51×, text pipeline 11.0) and 6.02 (0.56×, 10.7): the single runs spread 5.47–6.23 with the
-number of samples (561–802) the 8 s of work yield, because a fixed cost is spread over them.
+After N the fp 99 Hz median is 0.496× in both runs of this script (3 and 7 rounds): met, without
+margin.  Single rounds spread 0.47–0.59× (4.79–5.94 B/sample against 10.0–10.9): the 8 s of work
+yield 550–1,050 samples, over which the fixed costs below are spread.
 
 What is left at 99 Hz fp: the start-up frames, ≈ 750 bytes per session (HELLO, SESSION, the event
 descriptions, the hardware-fallback LOG, and above all the process's five mappings with their paths
@@ -158,7 +159,7 @@ col() { bench_col "$@"; }
 	echo
 	echo "Columns 4-5 are computed by pl-wirestat from the same capture: the stream without its start-up frames"
 	echo "(HELLO, probe results, SESSION, maps, vDSO image: a fixed cost per session), and in full 128 KiB blocks"
-	echo "instead of the agent's (a block closes after 100 ms if it holds 64 samples or 8 KiB, else after 750 ms: the latency goal)."
+	echo "instead of the agent's (a block closes after 100 ms if it holds 128 samples or 8 KiB, else after 750 ms: the latency goal)."
 	echo
 	echo "| Hz | mode | PerfLens B/sample | without start-up | in full blocks | perf script + zstd -1 B/sample | perf script raw text B/sample | perf.data B/sample | PerfLens / text pipeline | PerfLens / perf.data | samples PerfLens / perf | goal |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
