@@ -742,21 +742,6 @@ static StepResult run_step(Script *s)
 		fflush(stdout);
 		return STEP_DONE;
 	}
-	if (!strcmp(cmd, "expect-sessions-listed")) {
-		/* at least N sessions listed once the listing is done; the time it
-		 * took is printed, not judged (tests assert behaviour: a loaded
-		 * machine once took 1.56 s over an ASan build) */
-		PlSessionsView *sv = pl_window_get_sessions_view(w);
-		if (pl_sessions_view_is_busy(sv))
-			return STEP_WAIT;
-		guint want = (guint)g_ascii_strtoull(arg(s, 1), NULL, 10);
-		double ms = pl_sessions_view_get_list_time(sv) / 1000.0;
-		guint n = pl_sessions_view_get_n_sessions(sv);
-		report(s, arg(s, 2), n >= want, "%u sessions listed, wanted ≥ %u", n, want);
-		printf("# %u sessions listed in %.1f ms\n", n, ms);
-		fflush(stdout);
-		return STEP_DONE;
-	}
 	if (!strcmp(cmd, "session-select")) {
 		PlSessionsView *sv = pl_window_get_sessions_view(w);
 		guint i = pl_sessions_view_find(sv, arg(s, 1));

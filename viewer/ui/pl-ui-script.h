@@ -41,7 +41,6 @@
  *   screenshot FILE                PNG of the window after it settled
  *   sessions                       show the saved sessions, wait until listed and scanned
  *   expect-sessions N NAME         ≥ N sessions with target, process, date, duration, samples
- *   expect-sessions-listed N NAME  ≥ N sessions listed (the time it took printed)
  *   session-select TEXT            select the first session whose file name contains TEXT
  *   session-open TEXT NAME         open it (replayed into the views)
  *   session-rename TEXT NEW NAME | session-delete TEXT NAME
