@@ -4,6 +4,9 @@
 # test/boards/deps.sh.
 #
 #   ci/apt-missing.sh WHO PACKAGE...      (WHO names the caller in messages)
+#   PL_APT_CHECK=1 ci/apt-missing.sh ...  names what is missing and exits 1,
+#                                         installing nothing (what tests use:
+#                                         no test installs anything)
 #
 # Idempotent: with everything installed it changes nothing and needs no
 # network.  `apt-get update` runs only when a missing package is not
@@ -27,6 +30,10 @@ for p in "$@"; do
 	installed "$p" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
+if [ "${PL_APT_CHECK:-0}" = 1 ]; then
+	echo "$who: not installed: ${missing[*]} (run ci/deps.sh, which installs every package up front)" >&2
+	exit 1
+fi
 
 SUDO=
 if [ "$(id -u)" != 0 ]; then

@@ -16,7 +16,15 @@ pkgs=(
 	xvfb xdotool imagemagick       # UI tests and screenshots
 	libprotobuf-c-dev              # pprof export
 	golang-go                      # `go tool pprof` reads our pprof in tests
-	gcc-arm-linux-gnueabihf        # ARM symbol and EHABI unwind tests (armhf libc: .ARM.exidx only)
+	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross  # ARM symbol and EHABI unwind tests (armhf libc: .ARM.exidx only)
 )
 
-exec "$(dirname "$0")/apt-missing.sh" ci/deps.sh "${pkgs[@]}"
+# Everything the whole run needs is installed here, before any build or
+# test: the static toolchains' and the emulated boards' packages too.  A
+# test only checks (PL_APT_CHECK=1) and fails when something is missing,
+# so a package missing from these lists shows on the first run of a fresh
+# machine instead of being installed halfway through it.
+here=$(dirname "$0")
+"$here/../toolchains/deps.sh"
+"$here/../test/boards/deps.sh"
+exec "$here/apt-missing.sh" ci/deps.sh "${pkgs[@]}"
