@@ -11,6 +11,8 @@ PERFLENS=$B/perflens BURN=$B/workloads/burn
 TMP=$(mktemp -d /tmp/plv-oracle-XXXXXX)
 trap '[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 NAME=perf_report_top20_self
+# shellcheck source=../../test/tools/perf-oracle.sh
+. "$(dirname "$0")/../../test/tools/perf-oracle.sh"
 
 command -v perf >/dev/null || { echo "skip $NAME: perf not installed"; exit 0; }
 [ -x "$PERFLENS" ] || { echo "skip $NAME: $PERFLENS not built"; exit 0; }
@@ -29,32 +31,15 @@ if ! "$PERFLENS" report "$TMP/perf.data" --no-inline --top 0 >"$TMP/ours.txt" 2>
 	echo "not ok $NAME: perflens report perf.data failed: $(head -c 300 "$TMP/ours.err")"
 	exit 0
 fi
-perf report -i "$TMP/perf.data" --no-children --sort sym --stdio -g none 2>/dev/null \
-	| awk '/^ *[0-9.]+%/ { sub(/%/, "", $1); name=$3; for (i = 4; i <= NF; i++) name = name " " $i; print $1 "\t" name }' \
-	>"$TMP/perf.tsv"
-# our table: "  Self%  Total%  Samples  Function  Module…" until the blank line
-awk '/^Top functions/ {on=1; getline; next} on && NF == 0 {exit}
-     on { s=$1; sub(/%/, "", s); print s "\t" $4 }' "$TMP/ours.txt" >"$TMP/ours.tsv"
+oracle_perf_self "$TMP/perf.data" >"$TMP/perf.tsv"
+oracle_ours_self "$TMP/ours.txt" >"$TMP/ours.tsv"
 
 if [ ! -s "$TMP/perf.tsv" ] || [ ! -s "$TMP/ours.tsv" ]; then
 	echo "not ok $NAME: empty table (perf: $(wc -l <"$TMP/perf.tsv") rows, ours: $(wc -l <"$TMP/ours.tsv") rows)"
 	exit 0
 fi
 
-# Symbols are summed by name on both sides (perf may list one name twice,
-# from two DSOs); a name missing on one side counts 0 there.
-result=$(awk -F'\t' '
-	FNR == 1 { file++ }
-	file == 1 { perf[$2] += $1; if (++np <= 20) ptop[$2] = 1 }
-	file == 2 { ours[$2] += $1; if (++no <= 20) otop[$2] = 1 }
-	END {
-		worst = 0; bad = ""
-		for (n in ptop) { d = perf[n] - ours[n]; if (d < 0) d = -d; if (d > worst) worst = d
-			if (d > 0.5) bad = bad sprintf("%s perf %.2f ours %.2f; ", n, perf[n], ours[n]) }
-		for (n in otop) { d = perf[n] - ours[n]; if (d < 0) d = -d; if (d > worst) worst = d
-			if (d > 0.5) bad = bad sprintf("%s perf %.2f ours %.2f; ", n, perf[n], ours[n]) }
-		printf "%.2f\t%s\n", worst, bad
-	}' "$TMP/perf.tsv" "$TMP/ours.tsv")
+result=$(oracle_compare "$TMP/perf.tsv" "$TMP/ours.tsv" 20 0.5)
 worst=${result%%$'\t'*}
 bad=${result#*$'\t'}
 if [ -n "$bad" ]; then
