@@ -20,11 +20,13 @@ pkgs=(
 )
 
 # Everything the whole run needs is installed here, before any build or
-# test: the static toolchains' and the emulated boards' packages too.  A
-# test only checks (PL_APT_CHECK=1) and fails when something is missing,
-# so a package missing from these lists shows on the first run of a fresh
-# machine instead of being installed halfway through it.
+# test: the static toolchains', the emulated boards' and the real-program
+# matrix's packages too.  A test only checks (PL_APT_CHECK=1) and fails
+# when something is missing, so a package missing from these lists shows
+# on the first run of a fresh machine instead of being installed halfway
+# through it.
 here=$(dirname "$0")
 "$here/../toolchains/deps.sh"
 "$here/../test/boards/deps.sh"
+"$here/../test/realworld/deps.sh"   # the real-program matrix: perf, python3, nodejs, unpackers
 exec "$here/apt-missing.sh" ci/deps.sh "${pkgs[@]}"

@@ -1,0 +1,376 @@
+#!/usr/bin/env bash
+# test/realworld/run.sh — the real-program matrix, with perf as the oracle.
+#
+# Programs this project did not write (built from Debian source packages by
+# build.sh, or Debian's own python3 and node) are profiled by PerfLens
+# (`perflens-agent --output`, then `perflens report` / `export`) and by
+# `perf record` on the same workload, and per case:
+#
+#   - the top self symbols must agree: every name among the first TOP of
+#     either side with at least 1 % must have the same self share within
+#     TOL points (kernel frames included in the `both` and `kernel` rows;
+#     a name missing on one side counts 0 there);
+#   - the share of samples rooted at a thread start (_start,
+#     __libc_start_main, clone, start_thread, ret_from_fork, ...) must
+#     agree within TOL points.
+#
+# --command cases run the workload twice, once under each profiler; --pid
+# and --all cases record the same running process with both at once (the
+# --all rows keep that process's thread: its workload is single-threaded).
+#
+#   test/realworld/run.sh [--docs] [CASE...]
+#
+# CASE names a line of cases.txt (PROGRAM-CALLGRAPH-TARGET-STACKS, e.g.
+# bzip2-fp-command-both); none runs them all.  One line per case: `ok NAME`,
+# `not ok NAME: why`, `skip NAME: [tag] why`.  The table goes to
+# $PL_REALWORLD_RESULTS (default BUILD/realworld/results.md); --docs writes
+# docs/REALWORLD.md instead.
+#
+# Env: PL_BUILD (default build), PL_REALWORLD_HZ (999), PL_REALWORLD_SECS
+# (2.5, the length of --pid and --all recordings), PL_REALWORLD_TOP (5),
+# PL_REALWORLD_TOL (2), PL_REALWORLD_CACHE (build.sh's cache),
+# PL_KEEP_TMP=1 keeps the captures, perf.data files and reports.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build=$(cd "${PL_BUILD:-$top/build}" 2>/dev/null && pwd) || build=${PL_BUILD:-$top/build}
+# shellcheck source=../tools/perf-oracle.sh
+. "$top/test/tools/perf-oracle.sh"
+
+docs=0
+want=()
+for a in "$@"; do
+	case "$a" in
+	--docs) docs=1 ;;
+	-h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "usage: $0 [--docs] [CASE...]" >&2; exit 2 ;;
+	*) want+=("$a") ;;
+	esac
+done
+results=${PL_REALWORLD_RESULTS:-$build/realworld/results.md}
+[ $docs = 1 ] && results=$top/docs/REALWORLD.md
+results=$(realpath -m "$results")   # the cases run in a scratch directory
+hz=${PL_REALWORLD_HZ:-999}
+secs=${PL_REALWORLD_SECS:-2.5}
+topn=${PL_REALWORLD_TOP:-5}
+tol=${PL_REALWORLD_TOL:-2}
+agent=$build/perflens-agent
+perflens=$build/perflens
+
+# ---------------------------------------------------------------------------
+# The cases
+# ---------------------------------------------------------------------------
+cases=()
+while read -r prog cg target stacks rest; do
+	case "$prog" in '' | '#'*) continue ;; esac
+	cases+=("$prog-$cg-$target-$stacks")
+done <"$here/cases.txt"
+if [ ${#want[@]} -gt 0 ]; then
+	for w in "${want[@]}"; do
+		[[ " ${cases[*]} " == *" $w "* ]] ||
+			{ echo "not ok $w: no such case in test/realworld/cases.txt"; exit 1; }
+	done
+	cases=("${want[@]}")
+fi
+
+failed=0
+ok() { echo "ok $1"; }
+nok() { echo "not ok $1: $2"; failed=1; }
+skip_all() { local c; for c in "${cases[@]}"; do echo "skip $c: $1"; done; exit 0; }
+fail_all() { local c; for c in "${cases[@]}"; do nok "$c" "$1"; done; exit 1; }
+
+# What is missing here is a failure: ci/deps.sh installs every package and
+# `make` builds the tools.  Only a world that cannot give kernel samples
+# and system-wide recording is a skip.
+if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt -1 ]; then
+	skip_all "[not-root] --all and kernel stacks need root or kernel.perf_event_paranoid=-1"
+fi
+for f in "$agent" "$perflens"; do
+	[ -x "$f" ] || fail_all "$f not built (make)"
+done
+mkdir -p "$build/realworld"
+if ! PL_APT_CHECK=1 "$here/deps.sh" >"$build/realworld/deps.log" 2>&1; then
+	fail_all "$(tail -n 1 "$build/realworld/deps.log")"
+fi
+t_build=$SECONDS
+if ! W=$("$here/build.sh" 2>"$build/realworld/build.log" | tail -n 1) || [ ! -f "$W/.complete" ]; then
+	fail_all "building the programs failed: $(tail -n 3 "$build/realworld/build.log" | tr '\n' ' ')"
+fi
+t_build=$((SECONDS - t_build))
+
+TMP=$(mktemp -d /tmp/pl-realworld-XXXXXX)
+PIDS=()
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	# perf maps of the node runs (their pids are known; the files are ours)
+	for p in "$TMP"/*.pid; do
+		[ -f "$p" ] && rm -f "/tmp/perf-$(cat "$p").map"
+	done
+	if [ -n "${PL_KEEP_TMP:-}" ]; then echo "# kept $TMP"; else rm -rf "$TMP"; fi
+}
+trap cleanup EXIT
+head -c $((4 << 20)) "$W/input" >"$TMP/input4"
+head -c 4096 "$W/input" >"$TMP/input4k"
+
+# ---------------------------------------------------------------------------
+# The programs.  prog_NAME V REPS sets CMD (the workload, an array; V is fp
+# or nofp, the build; REPS scales it: 2 for --command, about 2.5 s of CPU;
+# more for a process that must outlive an attached recording) and may set
+# SYMARGS (extra `perflens report` arguments), TARGETS (which of command,
+# pid, all it supports).
+# ---------------------------------------------------------------------------
+rep() { local i; for ((i = 0; i < $2; i++)); do echo "$1"; done; }
+
+prog_bzip2() { # C, the compressor: bzip2 -9 on 16 MiB per rep
+	mapfile -t CMD < <(echo "$W/$1/bzip2"; echo -9; echo -c; rep "$W/input" "$2")
+}
+prog_lzip() { # C++: classes, inlining; lzip -3 on 4 MiB per rep
+	mapfile -t CMD < <(echo "$W/$1/lzip"; echo -3; echo -c; rep "$TMP/input4" "$2")
+}
+prog_dlopen() { # python3 (Debian's) dlopens a libbz2.so built with -g
+	CMD=(/usr/bin/python3 "$here/dlopen.py" "$W/$1/libbz2.so.1.0" "$W/input" $((3 * $2)))
+}
+prog_pipeline() { # a shell forks and execs three children joined by pipes
+	CMD=(/bin/sh -c "\"$W/$1/bzip2\" -9 -c \"$W/input\" | \"$W/$1/bzip2\" -d | \"$W/$1/bzip2\" -1 >/dev/null")
+	TARGETS=command
+}
+prog_storm() { # short-lived processes: 500 bzip2 runs on 4 KiB per rep
+	CMD=(/bin/sh -c "i=0; while [ \$i -lt $((250 * $2)) ]; do \"$W/$1/bzip2\" -c \"$TMP/input4k\" >/dev/null; i=\$((i + 1)); done")
+	TARGETS=command
+}
+prog_threads() { # C++, 300 compressor threads (pbzip2 -p300) fed through a fifo
+	CMD=("$W/$1/pbzip2" -p300 -b1 -c)
+	TARGETS=pid
+}
+prog_stripped() { # bzip2 stripped; its symbols in debug/.build-id/NN/REST.debug
+	prog_bzip2 "$@"
+	CMD[0]=$W/$1/bzip2-stripped
+	SYMARGS=(--debug-dir "$W/$1/debug")
+}
+prog_node() { # node's JIT, its frames named by /tmp/perf-PID.map
+	# (it also leaves isolate-*-v8.log in its working directory: $TMP)
+	CMD=(node --perf-basic-prof "$here/hot.js" $((5 * $2 / 4)))
+}
+
+# start_target: starts CMD in the background for --pid/--all (threads: fed
+# from a fifo that repeats the input), sets TPID, waits until it runs.
+start_target() {
+	if [ "$prog" = threads ]; then
+		mkfifo "$TMP/fifo"
+		(while :; do cat "$W/input" || exit; done) >"$TMP/fifo" 2>/dev/null &
+		PIDS+=($!)
+		"${CMD[@]}" <"$TMP/fifo" >/dev/null 2>"$d/target.log" &
+	else
+		"${CMD[@]}" >/dev/null 2>"$d/target.log" &
+	fi
+	TPID=$!
+	PIDS+=("$TPID")
+	local i
+	for i in $(seq 1 100); do
+		if [ "$prog" = threads ]; then
+			[ "$(ls "/proc/$TPID/task" 2>/dev/null | wc -l)" -ge 300 ] && break
+		elif [ "$(cat "/proc/$TPID/comm" 2>/dev/null)" != bash ]; then
+			sleep 0.3   # past exec and the loader
+			break
+		fi
+		sleep 0.05
+	done
+}
+stop_target() {
+	local p
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	PIDS=()
+	rm -f "$TMP/fifo"
+}
+
+# ---------------------------------------------------------------------------
+# One case
+# ---------------------------------------------------------------------------
+rows=()
+run_case() {
+	local name=$1 prog cg target stacks
+	IFS=- read -r prog cg target stacks <<<"$name"
+	local d=$TMP/$name v=fp
+	mkdir -p "$d"
+	[ "$cg" = dwarf ] && v=nofp
+	CMD=() SYMARGS=() TARGETS="command pid all"
+	"prog_$prog" "$v" 2
+	[[ " $TARGETS " == *" $target "* ]] || { nok "$name" "$prog has no $target mode (cases.txt)"; return; }
+
+	local aargs=(--event cpu-clock --frequency "$hz" --callgraph "$cg" --stacks "$stacks")
+	local pargs=(-F "$hz" -e cpu-clock) filt=()
+	[ "$stacks" = user ] && pargs=(-F "$hz" -e cpu-clock:u)
+	[ "$stacks" = kernel ] && pargs+=(--kernel-callchains)
+	if [ "$cg" = dwarf ]; then pargs+=(--call-graph dwarf,8192); else pargs+=(--call-graph fp); fi
+
+	local t0=$SECONDS arc prc
+	case "$target" in
+	command)
+		# The agent starts the workload behind a gate (a fifo); perf
+		# attaches to it (-p follows the children it will fork), then the
+		# gate opens: both record the very same run, so the comparison
+		# sees sampling noise only, not two runs' differences.
+		mkfifo "$d/gate"
+		"$agent" --output "$d/ours.plens" "${aargs[@]}" -- /bin/sh -c \
+			'echo $$ >"$0"; read -r go <"$1"; shift; exec "$@"' "$TMP/$name-target.pid" "$d/gate" "${CMD[@]}" \
+			>/dev/null 2>"$d/agent.log" &
+		local apid=$! i
+		for i in $(seq 1 200); do
+			[ -s "$TMP/$name-target.pid" ] && break
+			kill -0 "$apid" 2>/dev/null || break
+			sleep 0.05
+		done
+		if [ ! -s "$TMP/$name-target.pid" ]; then
+			kill "$apid" 2>/dev/null; wait "$apid"
+			nok "$name" "perflens-agent did not start the workload: $(tail -n 2 "$d/agent.log" | tr '\n' ' ')"
+			return
+		fi
+		TPID=$(cat "$TMP/$name-target.pid")
+		perf record -N -o "$d/perf.data" "${pargs[@]}" -p "$TPID" >/dev/null 2>"$d/perf.log" &
+		local ppid=$!
+		for i in $(seq 1 200); do   # until perf's events are open
+			ls -l "/proc/$ppid/fd" 2>/dev/null | grep -q perf_event && break
+			kill -0 "$ppid" 2>/dev/null || break
+			sleep 0.05
+		done
+		sleep 0.2
+		echo go >"$d/gate"
+		wait "$apid"; arc=$?
+		wait "$ppid"; prc=$?
+		;;
+	pid | all)
+		"prog_$prog" "$v" 8
+		start_target
+		if [ ! -d "/proc/$TPID" ]; then
+			nok "$name" "the workload exited before the recording: ${CMD[*]}"
+			stop_target; return
+		fi
+		echo "$TPID" >"$TMP/$name-target.pid"
+		local sel=(--pid "$TPID") psel=(-p "$TPID")
+		if [ "$target" = all ]; then
+			sel=(--all) psel=(-a)
+			filt=(--tid "$TPID")
+		fi
+		"$agent" --output "$d/ours.plens" "${aargs[@]}" "${sel[@]}" --duration "$secs" \
+			>/dev/null 2>"$d/agent.log" &
+		local apid=$!
+		perf record -N -o "$d/perf.data" "${pargs[@]}" "${psel[@]}" -- sleep "$secs" \
+			>/dev/null 2>"$d/perf.log" &
+		local ppid=$!
+		wait "$apid"; arc=$?
+		wait "$ppid"; prc=$?
+		stop_target
+		;;
+	esac
+	local rec_s=$((SECONDS - t0))
+	if [ "$arc" -ne 0 ] || [ ! -s "$d/ours.plens" ]; then
+		nok "$name" "perflens-agent exited with $arc: $(grep -v '^perflens-agent: Hardware' "$d/agent.log" | tail -n 2 | tr '\n' ' ')"
+		return
+	fi
+	if [ "$prc" -ne 0 ] || [ ! -s "$d/perf.data" ]; then
+		nok "$name" "perf record exited with $prc: $(grep -v '^\[' "$d/perf.log" | tail -n 2 | tr '\n' ' ')"
+		return
+	fi
+
+	# perf first: the stripped program's debug file is put where perf
+	# looks (.debug/ beside the program, its .gnu_debuglink) for perf
+	# report only; PerfLens must find it by build-id in --debug-dir.
+	local dbg=
+	if [ "$prog" = stripped ]; then
+		local id link
+		id=$(readelf -n "${CMD[0]}" | awk '/Build ID:/ { print $3 }')
+		link=$(readelf --string-dump=.gnu_debuglink "${CMD[0]}" | awk '/\]/ { print $3; exit }')
+		mkdir -p "$W/$v/.debug"
+		dbg=$W/$v/.debug/$link
+		cp "$W/$v/debug/.build-id/${id:0:2}/${id:2}.debug" "$dbg"
+	fi
+	local prep=(--percentage relative) fp_=()
+	[ ${#filt[@]} -gt 0 ] && prep+=("${filt[@]}") fp_=("${filt[@]}")
+	oracle_perf_self "$d/perf.data" "${prep[@]}" >"$d/perf.tsv"
+	local proots; proots=$(oracle_perf_roots "$d/perf.data" "${fp_[@]}")
+	[ -n "$dbg" ] && rm -rf "$W/$v/.debug"
+
+	"$perflens" report "$d/ours.plens" --no-inline --top 0 "${filt[@]}" "${SYMARGS[@]}" \
+		>"$d/ours.txt" 2>"$d/ours.err"
+	local rrc=$?
+	"$perflens" export "$d/ours.plens" -f collapsed --no-inline "${filt[@]}" "${SYMARGS[@]}" \
+		>"$d/ours.collapsed" 2>>"$d/ours.err"
+	local erc=$?
+	if [ $rrc -ne 0 ] || [ $erc -ne 0 ]; then
+		nok "$name" "perflens report/export exited with $rrc/$erc: $(head -c 300 "$d/ours.err")"
+		return
+	fi
+	oracle_ours_self "$d/ours.txt" >"$d/ours.tsv"
+	local oroots; oroots=$(oracle_ours_roots "$d/ours.collapsed")
+
+	local why="" res worst bad
+	if [ ! -s "$d/perf.tsv" ] || [ ! -s "$d/ours.tsv" ]; then
+		why="empty table (perf: $(wc -l <"$d/perf.tsv") rows, ours: $(wc -l <"$d/ours.tsv") rows)"
+	else
+		res=$(oracle_compare "$d/perf.tsv" "$d/ours.tsv" "$topn" "$tol" 1)
+		worst=${res%%$'\t'*} bad=${res#*$'\t'}
+		[ -n "$bad" ] && why="self shares differ by more than $tol points: ${bad%; }"
+	fi
+	local pr or; pr=$(awk '{ printf "%.1f", $1 ? 100 * $2 / $1 : 0 }' <<<"$proots")
+	or=$(awk '{ printf "%.1f", $1 ? 100 * $2 / $1 : 0 }' <<<"$oroots")
+	# PerfLens must reach a thread start at least as often as perf; more
+	# often is no error (through JIT code, perf's dwarf unwinder stops at
+	# the first frame without CFI, PerfLens goes on by frame pointers)
+	local deeper=
+	if awk -v a="$pr" -v b="$or" -v t="$tol" 'BEGIN { exit !(a - b > t) }'; then
+		why="${why:+$why; }rooted at a thread start: perf $pr% ours $or%"
+	elif awk -v a="$pr" -v b="$or" -v t="$tol" 'BEGIN { exit !(b - a > t) }'; then
+		deeper=" (PerfLens deeper)"
+	fi
+	local result=ok
+	if [ -n "$why" ]; then nok "$name" "$why"; result="**FAIL**"; else ok "$name"; fi
+
+	# the table row: perf's top symbols with both shares, then ours that perf lacks
+	local syms
+	syms=$(awk -F'\t' -v top="$topn" '
+		FNR == 1 { file++ }
+		file == 1 { perf[$2] += $1; if (!($2 in po)) { po[$2] = ++np } }
+		file == 2 { ours[$2] += $1; if (!($2 in oo)) { oo[$2] = ++no } }
+		END {
+			for (n in po) if (po[n] <= top && perf[n] >= 1) pl[po[n]] = n
+			for (n in oo) if (oo[n] <= top && ours[n] >= 1 && !(n in po && po[n] <= top)) ol[oo[n]] = n
+			s = ""
+			for (i = 1; i <= top; i++) if (i in pl) s = s sprintf("%s%s %.1f / %.1f", s == "" ? "" : "<br>", pl[i], perf[pl[i]], ours[pl[i]])
+			for (i = 1; i <= top; i++) if (i in ol) s = s sprintf("%s%s %.1f / %.1f", s == "" ? "" : "<br>", ol[i], perf[ol[i]], ours[ol[i]])
+			gsub(/\|/, "\\|", s); print s
+		}' "$d/perf.tsv" "$d/ours.tsv")
+	rows+=("| $name | ${proots%% *} / ${oroots%% *} | $syms | ${worst:-n/a} | $pr / $or$deeper | $result | $rec_s s |")
+}
+
+t_all=$SECONDS
+cd "$TMP" || exit 1
+for c in "${cases[@]}"; do
+	run_case "$c"
+done
+
+{
+	echo "# PerfLens against perf on real programs"
+	echo
+	echo "Written by \`test/realworld/run.sh$([ $docs = 1 ] && echo ' --docs')\` (\`make check\` runs it with the plain build"
+	echo "and writes this table to build/realworld/results.md) on $(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r),"
+	echo "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) (a shared machine); perf $(perf --version | awk '{ print $3 }')."
+	echo "Programs: $(sed -n 's/^sources: //p' "$W/VERSIONS"), built by test/realworld/build.sh"
+	echo "($(sed -n 's/^cflags: //p' "$W/VERSIONS")); python3 $(/usr/bin/python3 -c 'import platform; print(platform.python_version())'),"
+	echo "node $(node --version). cpu-clock at $hz Hz; --pid and --all record ${secs} s of a running process with perf and"
+	echo "PerfLens at once; --command runs the workload once under each. $((SECONDS - t_all)) s for the cases, $t_build s to find or build the programs."
+	echo
+	echo "A case passes when every symbol among the top $topn self symbols of either side (at least 1 %) has the"
+	echo "same self share within $tol points, and the share of samples whose outermost frame is a thread"
+	echo "start (_start, __libc_start_main, __libc_start_call_main, clone, clone3, start_thread,"
+	echo "ret_from_fork) agrees within $tol points.  Names: case = PROGRAM-CALLGRAPH-TARGET-STACKS"
+	echo "(test/realworld/cases.txt).  Shares are perf / PerfLens, in percent."
+	echo
+	echo "| case | samples perf / PerfLens | top self symbols, perf / PerfLens % | worst Δ (points) | rooted at a thread start, perf / PerfLens % | result | record time |"
+	echo "|---|---|---|---|---|---|---|"
+	printf '%s\n' "${rows[@]}"
+} >"$results.tmp" && mv "$results.tmp" "$results"
+echo "# table: $results ($((SECONDS - t_all)) s)"
+exit $failed
