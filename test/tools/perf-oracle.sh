@@ -58,14 +58,19 @@ oracle_ours_self() {
 	     print s "\t" oracle_name(name) }' "$1"
 }
 
-# oracle_compare PERF.TSV OURS.TSV TOP TOLERANCE [MIN]: every name among
-# the first TOP of either table (with a share of at least MIN points on
-# that side, default 0) must have the same share on both sides within
-# TOLERANCE points.  Names are summed per side first (perf may list one
-# name twice, from two DSOs); a name missing on one side counts 0 there.
+# oracle_compare PERF.TSV OURS.TSV TOP TOLERANCE [MIN [N_PERF N_OURS]]:
+# every name among the first TOP of either table (with a share of at
+# least MIN points on that side, default 0) must have the same share on
+# both sides within TOLERANCE points.  Given the two sample counts, the
+# allowance for a name is the larger of TOLERANCE and three standard
+# errors of the difference of two samplings of a share p
+# (100 * sqrt(p (1 - p) (1/N_PERF + 1/N_OURS))): a symbol with 60 % of
+# 2000 samples moves by 1.5 points from one sampling to the next, one with
+# 2 % by 0.4.  Names are summed per side first (perf may list one name
+# twice, from two DSOs); a name missing on one side counts 0 there.
 # Prints "WORST<TAB>MISMATCHES" (MISMATCHES empty when all agree).
 oracle_compare() {
-	awk -F'\t' -v top="$3" -v tol="$4" -v min="${5:-0}" '
+	awk -F'\t' -v top="$3" -v tol="$4" -v min="${5:-0}" -v n1="${6:-0}" -v n2="${7:-0}" '
 		FNR == 1 { file++ }
 		file == 1 { perf[$2] += $1; if (++np <= top && $1 >= min) want[$2] = 1 }
 		file == 2 { ours[$2] += $1; if (++no <= top && $1 >= min) want[$2] = 1 }
@@ -74,7 +79,13 @@ oracle_compare() {
 			for (n in want) {
 				d = perf[n] - ours[n]; if (d < 0) d = -d
 				if (d > worst) worst = d
-				if (d > tol) bad = bad sprintf("%s perf %.2f ours %.2f; ", n, perf[n], ours[n])
+				allow = tol
+				if (n1 > 0 && n2 > 0) {
+					p = (perf[n] + ours[n]) / 200
+					se3 = 300 * sqrt(p * (1 - p) * (1 / n1 + 1 / n2))
+					if (se3 > allow) allow = se3
+				}
+				if (d > allow) bad = bad sprintf("%s perf %.2f ours %.2f; ", n, perf[n], ours[n])
 			}
 			printf "%.2f\t%s\n", worst, bad
 		}' "$1" "$2"
