@@ -34,7 +34,8 @@
 # PL_REALWORLD_HZ_DWARF (999), PL_REALWORLD_SECS
 # (2.5, the length of --pid and --all recordings), PL_REALWORLD_TOP (5),
 # PL_REALWORLD_TOL (2), PL_REALWORLD_CACHE (build.sh's cache),
-# PL_KEEP_TMP=1 keeps the captures, perf.data files and reports.
+# PL_AGENT (the agent under test), PL_REALWORLD_TIMEOUT (120 s for one
+# recording), PL_KEEP_TMP=1 keeps the captures, perf.data files and reports.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -61,7 +62,9 @@ hz_fp=${PL_REALWORLD_HZ_FP:-3999} hz_dwarf=${PL_REALWORLD_HZ_DWARF:-999}
 secs=${PL_REALWORLD_SECS:-2.5}
 topn=${PL_REALWORLD_TOP:-5}
 tol=${PL_REALWORLD_TOL:-2}
-agent=$build/perflens-agent
+agent=${PL_AGENT:-$build/perflens-agent}   # PL_AGENT: the agent under test
+# a hung agent or perf is a failure after this long, never a hung make check
+limit=${PL_REALWORLD_TIMEOUT:-120}
 perflens=$build/perflens
 
 # ---------------------------------------------------------------------------
@@ -186,6 +189,14 @@ start_target() {
 		sleep 0.05
 	done
 }
+# perf_ready PID: the perf started by `timeout` (PID) holds its events
+perf_ready() {
+	local c
+	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+		ls -l "/proc/$c/fd" 2>/dev/null | grep -q perf_event && return 0
+	done
+	return 1
+}
 stop_target() {
 	local p
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
@@ -224,7 +235,7 @@ run_case() {
 		# gate opens: both record the very same run, so the comparison
 		# sees sampling noise only, not two runs' differences.
 		mkfifo "$d/gate"
-		"$agent" --output "$d/ours.plens" "${aargs[@]}" -- /bin/sh -c \
+		timeout -k 5 "$limit" "$agent" --output "$d/ours.plens" "${aargs[@]}" -- /bin/sh -c \
 			'echo $$ >"$0"; read -r go <"$1"; shift; exec "$@"' "$TMP/$name-target.pid" "$d/gate" "${CMD[@]}" \
 			>/dev/null 2>"$d/agent.log" &
 		local apid=$! i
@@ -239,15 +250,16 @@ run_case() {
 			return
 		fi
 		TPID=$(cat "$TMP/$name-target.pid")
-		perf record -N -o "$d/perf.data" "${pargs[@]}" -p "$TPID" >/dev/null 2>"$d/perf.log" &
+		timeout -k 5 "$limit" perf record -N -o "$d/perf.data" "${pargs[@]}" -p "$TPID" >/dev/null 2>"$d/perf.log" &
 		local ppid=$!
 		for i in $(seq 1 200); do   # until perf's events are open
-			ls -l "/proc/$ppid/fd" 2>/dev/null | grep -q perf_event && break
+			perf_ready "$ppid" && break
 			kill -0 "$ppid" 2>/dev/null || break
 			sleep 0.05
 		done
 		sleep 0.2
-		echo go >"$d/gate"
+		# (a reader that died would leave this open blocking)
+		timeout 10 sh -c 'echo go >"$1"' sh "$d/gate"
 		wait "$apid"; arc=$?
 		wait "$ppid"; prc=$?
 		;;
@@ -265,10 +277,10 @@ run_case() {
 			filt=(--tid "$TPID")
 		fi
 		local ta0; ta0=$(date +%s.%N)
-		"$agent" --output "$d/ours.plens" "${aargs[@]}" "${sel[@]}" --duration "$secs" \
+		timeout -k 5 "$limit" "$agent" --output "$d/ours.plens" "${aargs[@]}" "${sel[@]}" --duration "$secs" \
 			>/dev/null 2>"$d/agent.log" &
 		local apid=$!
-		perf record -N -o "$d/perf.data" "${pargs[@]}" "${psel[@]}" -- sleep "$secs" \
+		timeout -k 5 "$limit" perf record -N -o "$d/perf.data" "${pargs[@]}" "${psel[@]}" -- sleep "$secs" \
 			>/dev/null 2>"$d/perf.log" &
 		local ppid=$!
 		wait "$apid"; arc=$?
