@@ -2,11 +2,11 @@
 #include "pl-connect-view.h"
 
 #include <glib-unix.h>
-#include <glib/gstdio.h>
 #include <string.h>
 
 #include "block.h"
 #include "pl-agent-client.h"
+#include "pl-live-recording.h"
 #include "pl-proc-item.h"
 #include "pl-symbol-check.h"
 #include "pl-ui-util.h"
@@ -64,7 +64,7 @@ struct _PlConnectView {
 	char *probe_summary;
 	GPtrArray *pending_procs; /* PlProcItem* */
 	guint32 list_req, start_req, pause_req, stop_req;
-	PlSessionWriter *writer;
+	PlLiveRecording *live; /* the session's file, while one is recorded */
 	gboolean recording, connecting;
 	guint64 samples;
 	char *last_error;
@@ -226,14 +226,12 @@ static void on_filter_changed(GtkSearchEntry *e, PlConnectView *self)
 
 /* ─── the stream ─────────────────────────────────────────────────────── */
 
-/* The client holds the writer borrowed: detach it before freeing it.
- * (Safe inside the handler: the client saves a block before it decodes
- * the messages in it, so END's block is already in the file.) */
-static void drop_writer(PlConnectView *self)
+/* The session's file, closed: its path (g_free), or NULL when none. */
+static char *end_recording(PlConnectView *self)
 {
-	if (self->client)
-		pl_client_set_writer(self->client, NULL, NULL);
-	g_clear_pointer(&self->writer, pl_session_writer_free);
+	char *path = self->live ? pl_live_recording_finish(self->live) : NULL;
+	self->live = NULL;
+	return path;
 }
 
 static void disconnect(PlConnectView *self, const char *why);
@@ -294,20 +292,17 @@ static gboolean on_msg(const struct pl_msg *m, gpointer data)
 				g_autofree char *e = g_strdup_printf("Start refused: %s", msg);
 				show_error(self, e);
 				/* nothing was recorded: no empty session in the list */
-				g_autofree char *path = self->writer ? g_strdup(pl_session_writer_get_path(
-									       self->writer))
-								     : NULL;
-				drop_writer(self);
-				if (path)
-					g_unlink(path);
+				if (self->live)
+					pl_live_recording_discard(self->live);
+				self->live = NULL;
 				/* the window made a fresh profile at "session-starting" */
 				g_signal_emit(self, signals[SIG_ENDED], 0, e);
 			} else {
 				show_error(self, NULL);
 				set_status(self, "Recording (%s) — saved as it streams to %s", msg,
-					   pl_session_writer_get_path(self->writer));
+					   pl_live_recording_get_path(self->live));
 				g_signal_emit(self, signals[SIG_STARTED], 0,
-					      pl_session_writer_get_path(self->writer));
+					      pl_live_recording_get_path(self->live));
 			}
 		} else if (r->status < 0) {
 			g_autofree char *e = g_strdup_printf("The agent refused: %s", msg);
@@ -324,9 +319,7 @@ static gboolean on_msg(const struct pl_msg *m, gpointer data)
 		if (self->sink && self->recording)
 			self->sink(m, self->sink_data);
 		self->recording = FALSE;
-		g_autofree char *path = self->writer ? g_strdup(pl_session_writer_get_path(self->writer))
-						     : NULL;
-		drop_writer(self);
+		g_autofree char *path = end_recording(self);
 		set_status(self, "Session ended%s%s — %" G_GUINT64_FORMAT " samples saved in %s",
 			   *msg ? ": " : "", msg, self->samples, path ? path : "?");
 		g_signal_emit(self, signals[SIG_ENDED], 0, msg);
@@ -381,13 +374,11 @@ static void disconnect(PlConnectView *self, const char *why)
 	if (self->client) {
 		struct pl_msg bye = { .type = PL_MSG_BYE };
 		pl_client_send(self->client, &bye, NULL);
-		pl_client_set_writer(self->client, NULL, NULL);
 	}
+	g_autofree char *path = end_recording(self); /* before the client it is attached to */
 	g_clear_pointer(&self->client, pl_client_free);
 	gboolean was_recording = self->recording;
 	self->recording = FALSE;
-	g_autofree char *path = self->writer ? g_strdup(pl_session_writer_get_path(self->writer)) : NULL;
-	drop_writer(self);
 	if (why) {
 		g_autofree char *s = path ? g_strdup_printf("%s (what arrived is saved in %s)", why, path)
 					  : g_strdup(why);
@@ -595,9 +586,8 @@ void pl_connect_view_start(PlConnectView *self)
 	g_autofree char *label = g_strdup_printf(
 		"%s-%s", self->agent.hostname ? self->agent.hostname : "board",
 		s->target == PL_TARGET_PID ? p->comm : s->target == PL_TARGET_ALL ? "all" : prog);
-	g_autofree char *path = pl_session_default_path(label);
-	self->writer = pl_session_writer_new(path, &error);
-	if (!self->writer) {
+	self->live = pl_live_recording_new(label, &error);
+	if (!self->live) {
 		g_autofree char *e = g_strdup_printf("Cannot save the session: %s", error->message);
 		show_error(self, e);
 		g_free(m);
@@ -606,9 +596,9 @@ void pl_connect_view_start(PlConnectView *self)
 	self->samples = 0;
 	g_signal_emit(self, signals[SIG_STARTING], 0);
 	/* every session file of this connection starts with HELLO (pl-client) */
-	if (!pl_client_set_writer(self->client, self->writer, &error)) {
+	if (!pl_live_recording_attach(self->live, self->client, &error)) {
 		show_error(self, error->message);
-		drop_writer(self);
+		g_free(end_recording(self));
 		g_free(m);
 		return;
 	}
@@ -627,7 +617,7 @@ void pl_connect_view_pause(PlConnectView *self, gboolean pause)
 {
 	if (self->recording && send_simple(self, pause ? PL_MSG_PAUSE : PL_MSG_RESUME))
 		set_status(self, pause ? "Paused — saved so far in %s" : "Recording — saving to %s",
-			   pl_session_writer_get_path(self->writer));
+			   pl_live_recording_get_path(self->live));
 }
 
 void pl_connect_view_stop(PlConnectView *self)
@@ -749,7 +739,7 @@ void pl_connect_view_set_frequency(PlConnectView *self, guint hz)
 
 const char *pl_connect_view_get_session_path(PlConnectView *self)
 {
-	return self->writer ? pl_session_writer_get_path(self->writer) : NULL;
+	return self->live ? pl_live_recording_get_path(self->live) : NULL;
 }
 
 guint64 pl_connect_view_get_samples(PlConnectView *self)
@@ -763,10 +753,8 @@ static void pl_connect_view_dispose(GObject *obj)
 	if (self->watch)
 		g_source_remove(self->watch);
 	self->watch = 0;
-	if (self->client)
-		pl_client_set_writer(self->client, NULL, NULL);
+	g_free(end_recording(self));
 	g_clear_pointer(&self->client, pl_client_free);
-	drop_writer(self);
 	g_clear_pointer(&self->scroll, gtk_widget_unparent);
 	g_clear_object(&self->procs);
 	g_clear_pointer(&self->probe_events, g_ptr_array_unref);
