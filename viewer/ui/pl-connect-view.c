@@ -2,40 +2,18 @@
 #include "pl-connect-view.h"
 
 #include <glib-unix.h>
-#include <glib/gstdio.h>
 #include <string.h>
 
 #include "block.h"
-#include "pl-sessions-index.h"
+#include "pl-agent-client.h"
+#include "pl-live-recording.h"
+#include "pl-proc-item.h"
+#include "pl-symbol-check.h"
 #include "pl-ui-util.h"
 
 #define TIMEOUT_MS 8000
 
-/* ─── process rows ───────────────────────────────────────────────────── */
-
-#define PL_TYPE_PROC_ITEM (pl_proc_item_get_type())
-G_DECLARE_FINAL_TYPE(PlProcItem, pl_proc_item, PL, PROC_ITEM, GObject)
-struct _PlProcItem {
-	GObject parent_instance;
-	guint32 pid, ppid, threads;
-	guint64 rss_kb, cpu_ms;
-	char *comm, *cmdline;
-};
-G_DEFINE_FINAL_TYPE(PlProcItem, pl_proc_item, G_TYPE_OBJECT)
-static void pl_proc_item_finalize(GObject *o)
-{
-	PlProcItem *p = PL_PROC_ITEM(o);
-	g_free(p->comm);
-	g_free(p->cmdline);
-	G_OBJECT_CLASS(pl_proc_item_parent_class)->finalize(o);
-}
-static void pl_proc_item_class_init(PlProcItemClass *k)
-{
-	G_OBJECT_CLASS(k)->finalize = pl_proc_item_finalize;
-}
-static void pl_proc_item_init(PlProcItem *p)
-{
-}
+/* ─── state ──────────────────────────────────────────────────────────── */
 
 typedef struct {
 	char *name, *message;
@@ -86,7 +64,7 @@ struct _PlConnectView {
 	char *probe_summary;
 	GPtrArray *pending_procs; /* PlProcItem* */
 	guint32 list_req, start_req, pause_req, stop_req;
-	PlSessionWriter *writer;
+	PlLiveRecording *live; /* the session's file, while one is recorded */
 	gboolean recording, connecting;
 	guint64 samples;
 	char *last_error;
@@ -203,55 +181,19 @@ static void update_facts(PlConnectView *self)
 
 /* ─── symbols, before recording ──────────────────────────────────────── */
 
-/* The symbol coverage of the last session recorded from this board (its
- * sidecar, pl-sessions-index.h): what will be missing is known before the
- * next recording starts.  Listing runs in a worker. */
-static void last_session_thread(GTask *task, gpointer src, gpointer data, GCancellable *c)
-{
-	g_autoptr(GPtrArray) all = pl_sessions_list(NULL);
-	for (guint i = 0; i < all->len; i++) {
-		PlSessionInfo *in = all->pdata[i];
-		if (in->modules >= 0 && !g_strcmp0(in->hostname, data)) {
-			g_task_return_pointer(task, g_ptr_array_steal_index(all, i),
-					      (GDestroyNotify)pl_session_info_free);
-			return;
-		}
-	}
-	g_task_return_pointer(task, NULL, NULL);
-}
-
+/* The symbol coverage of the last session recorded from this board
+ * (pl-symbol-check.h), shown before the next recording starts. */
 static void last_session_done(GObject *src, GAsyncResult *res, gpointer data)
 {
-	PlSessionInfo *in = g_task_propagate_pointer(G_TASK(res), NULL);
+	g_autoptr(PlSessionInfo) in = pl_symbol_check_finish(res);
 	PlConnectView *self = PL_CONNECT_VIEW(src);
-	if (!in || !self->client) {
-		gtk_label_set_text(self->symbols_note,
-				   "Symbols: no earlier session from this board; the Symbols page "
-				   "shows what is found as soon as recording starts.");
-		gtk_widget_remove_css_class(GTK_WIDGET(self->symbols_note), "pl-warning");
-		pl_session_info_free(in);
-		return;
-	}
-	g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local(in->date);
-	g_autofree char *when = dt ? g_date_time_format(dt, "%Y-%m-%d %H:%M") : g_strdup("?");
-	g_autofree char *text = NULL;
-	g_autofree char *advice = in->symbol_advice ? pl_ui_advice(in->symbol_advice) : NULL;
-	if (in->symbol_problems > 0)
-		text = g_strdup_printf("⚠ Symbols: in the last session from this board (%s), %d of "
-				       "%d modules needed attention%s%s\nSet them up with Symbol "
-				       "settings… before recording.",
-				       when, in->symbol_problems, in->modules,
-				       advice ? " — " : "", advice ? advice : "");
-	else
-		text = g_strdup_printf("Symbols: all %d modules of the last session from this board "
-				       "(%s) were found with symbols.",
-				       in->modules, when);
+	gboolean warning;
+	g_autofree char *text = pl_symbol_check_describe(self->client ? in : NULL, &warning);
 	gtk_label_set_text(self->symbols_note, text);
-	if (in->symbol_problems > 0)
+	if (warning)
 		gtk_widget_add_css_class(GTK_WIDGET(self->symbols_note), "pl-warning");
 	else
 		gtk_widget_remove_css_class(GTK_WIDGET(self->symbols_note), "pl-warning");
-	pl_session_info_free(in);
 }
 
 static void show_last_session_symbols(PlConnectView *self)
@@ -259,10 +201,7 @@ static void show_last_session_symbols(PlConnectView *self)
 	gtk_label_set_text(self->symbols_note, "");
 	if (!self->agent.hostname)
 		return;
-	GTask *task = g_task_new(self, NULL, last_session_done, NULL);
-	g_task_set_task_data(task, g_strdup(self->agent.hostname), g_free);
-	g_task_run_in_thread(task, last_session_thread);
-	g_object_unref(task);
+	pl_symbol_check_async(self->agent.hostname, self, last_session_done, NULL);
 }
 
 const char *pl_connect_view_get_symbols_note(PlConnectView *self)
@@ -275,14 +214,7 @@ const char *pl_connect_view_get_symbols_note(PlConnectView *self)
 static gboolean proc_visible(gpointer item, gpointer data)
 {
 	PlConnectView *self = data;
-	PlProcItem *p = item;
-	if (!self->filter_text || !*self->filter_text)
-		return TRUE;
-	if (strstr(p->comm, self->filter_text) || (p->cmdline && strstr(p->cmdline, self->filter_text)))
-		return TRUE;
-	char pid[16];
-	g_snprintf(pid, sizeof pid, "%u", p->pid);
-	return g_str_has_prefix(pid, self->filter_text);
+	return pl_proc_item_matches(item, self->filter_text);
 }
 
 static void on_filter_changed(GtkSearchEntry *e, PlConnectView *self)
@@ -292,68 +224,14 @@ static void on_filter_changed(GtkSearchEntry *e, PlConnectView *self)
 	gtk_filter_changed(GTK_FILTER(self->proc_filter), GTK_FILTER_CHANGE_DIFFERENT);
 }
 
-enum { PC_PID, PC_NAME, PC_THREADS, PC_CPU, PC_RSS, PC_CMD };
-
-static void proc_setup(GtkSignalListItemFactory *f, GtkListItem *li, gpointer col)
-{
-	GtkWidget *l = gtk_label_new(NULL);
-	int c = GPOINTER_TO_INT(col);
-	gtk_label_set_xalign(GTK_LABEL(l), c == PC_NAME || c == PC_CMD ? 0 : 1);
-	gtk_label_set_ellipsize(GTK_LABEL(l), PANGO_ELLIPSIZE_END);
-	gtk_list_item_set_child(li, l);
-}
-
-static void proc_bind(GtkSignalListItemFactory *f, GtkListItem *li, gpointer col)
-{
-	PlProcItem *p = gtk_list_item_get_item(li);
-	GtkLabel *l = GTK_LABEL(gtk_list_item_get_child(li));
-	char buf[64];
-	switch (GPOINTER_TO_INT(col)) {
-	case PC_PID:
-		g_snprintf(buf, sizeof buf, "%u", p->pid);
-		break;
-	case PC_NAME:
-		gtk_label_set_text(l, p->comm);
-		return;
-	case PC_THREADS:
-		g_snprintf(buf, sizeof buf, "%u", p->threads);
-		break;
-	case PC_CPU:
-		g_snprintf(buf, sizeof buf, "%.1f s", p->cpu_ms / 1000.0);
-		break;
-	case PC_RSS:
-		g_snprintf(buf, sizeof buf, "%.1f MB", p->rss_kb / 1024.0);
-		break;
-	case PC_CMD:
-		gtk_label_set_text(l, p->cmdline);
-		gtk_widget_set_tooltip_text(GTK_WIDGET(l), p->cmdline);
-		return;
-	}
-	gtk_label_set_text(l, buf);
-}
-
-static void proc_column(GtkColumnView *v, const char *title, int col, gboolean expand)
-{
-	GtkListItemFactory *f = gtk_signal_list_item_factory_new();
-	g_signal_connect(f, "setup", G_CALLBACK(proc_setup), GINT_TO_POINTER(col));
-	g_signal_connect(f, "bind", G_CALLBACK(proc_bind), GINT_TO_POINTER(col));
-	GtkColumnViewColumn *c = gtk_column_view_column_new(title, f);
-	gtk_column_view_column_set_expand(c, expand);
-	gtk_column_view_column_set_resizable(c, TRUE);
-	gtk_column_view_append_column(v, c);
-	g_object_unref(c);
-}
-
 /* ─── the stream ─────────────────────────────────────────────────────── */
 
-/* The client holds the writer borrowed: detach it before freeing it.
- * (Safe inside the handler: the client saves a block before it decodes
- * the messages in it, so END's block is already in the file.) */
-static void drop_writer(PlConnectView *self)
+/* The session's file, closed: its path (g_free), or NULL when none. */
+static char *end_recording(PlConnectView *self)
 {
-	if (self->client)
-		pl_client_set_writer(self->client, NULL, NULL);
-	g_clear_pointer(&self->writer, pl_session_writer_free);
+	char *path = self->live ? pl_live_recording_finish(self->live) : NULL;
+	self->live = NULL;
+	return path;
 }
 
 static void disconnect(PlConnectView *self, const char *why);
@@ -393,15 +271,7 @@ static gboolean on_msg(const struct pl_msg *m, gpointer data)
 	}
 	case PL_MSG_PROC:
 		if (m->u.proc.request_id == self->list_req) {
-			PlProcItem *p = g_object_new(PL_TYPE_PROC_ITEM, NULL);
-			p->pid = m->u.proc.pid;
-			p->ppid = m->u.proc.ppid;
-			p->threads = m->u.proc.threads;
-			p->rss_kb = m->u.proc.rss_kb;
-			p->cpu_ms = m->u.proc.cpu_ms;
-			p->comm = pstr(m->u.proc.comm);
-			p->cmdline = pstr(m->u.proc.cmdline);
-			g_ptr_array_add(self->pending_procs, p);
+			g_ptr_array_add(self->pending_procs, pl_proc_item_new(&m->u.proc));
 		}
 		break;
 	case PL_MSG_REPLY: {
@@ -422,20 +292,17 @@ static gboolean on_msg(const struct pl_msg *m, gpointer data)
 				g_autofree char *e = g_strdup_printf("Start refused: %s", msg);
 				show_error(self, e);
 				/* nothing was recorded: no empty session in the list */
-				g_autofree char *path = self->writer ? g_strdup(pl_session_writer_get_path(
-									       self->writer))
-								     : NULL;
-				drop_writer(self);
-				if (path)
-					g_unlink(path);
+				if (self->live)
+					pl_live_recording_discard(self->live);
+				self->live = NULL;
 				/* the window made a fresh profile at "session-starting" */
 				g_signal_emit(self, signals[SIG_ENDED], 0, e);
 			} else {
 				show_error(self, NULL);
 				set_status(self, "Recording (%s) — saved as it streams to %s", msg,
-					   pl_session_writer_get_path(self->writer));
+					   pl_live_recording_get_path(self->live));
 				g_signal_emit(self, signals[SIG_STARTED], 0,
-					      pl_session_writer_get_path(self->writer));
+					      pl_live_recording_get_path(self->live));
 			}
 		} else if (r->status < 0) {
 			g_autofree char *e = g_strdup_printf("The agent refused: %s", msg);
@@ -452,9 +319,7 @@ static gboolean on_msg(const struct pl_msg *m, gpointer data)
 		if (self->sink && self->recording)
 			self->sink(m, self->sink_data);
 		self->recording = FALSE;
-		g_autofree char *path = self->writer ? g_strdup(pl_session_writer_get_path(self->writer))
-						     : NULL;
-		drop_writer(self);
+		g_autofree char *path = end_recording(self);
 		set_status(self, "Session ended%s%s — %" G_GUINT64_FORMAT " samples saved in %s",
 			   *msg ? ": " : "", msg, self->samples, path ? path : "?");
 		g_signal_emit(self, signals[SIG_ENDED], 0, msg);
@@ -509,13 +374,11 @@ static void disconnect(PlConnectView *self, const char *why)
 	if (self->client) {
 		struct pl_msg bye = { .type = PL_MSG_BYE };
 		pl_client_send(self->client, &bye, NULL);
-		pl_client_set_writer(self->client, NULL, NULL);
 	}
+	g_autofree char *path = end_recording(self); /* before the client it is attached to */
 	g_clear_pointer(&self->client, pl_client_free);
 	gboolean was_recording = self->recording;
 	self->recording = FALSE;
-	g_autofree char *path = self->writer ? g_strdup(pl_session_writer_get_path(self->writer)) : NULL;
-	drop_writer(self);
 	if (why) {
 		g_autofree char *s = path ? g_strdup_printf("%s (what arrived is saved in %s)", why, path)
 					  : g_strdup(why);
@@ -529,133 +392,16 @@ static void disconnect(PlConnectView *self, const char *why)
 		g_signal_emit(self, signals[SIG_DISCONNECTED], 0, why);
 }
 
-/* ─── connecting (worker) ────────────────────────────────────────────── */
-
-typedef struct {
-	char *target, *token;
-	gboolean listen;
-	guint timeout_ms;
-} ConnectJob;
-
-static void connect_job_free(gpointer p)
-{
-	ConnectJob *j = p;
-	g_free(j->target);
-	g_free(j->token);
-	g_free(j);
-}
-
-static void connect_thread(GTask *task, gpointer src, gpointer data, GCancellable *c)
-{
-	ConnectJob *j = data;
-	GError *error = NULL;
-	PlClient *client = j->listen ? pl_client_accept(j->target, 120000, &error)
-				     : pl_client_connect(j->target, j->timeout_ms, &error);
-	if (client && !pl_client_authenticate(client, j->token && *j->token ? j->token : NULL,
-					      j->timeout_ms, &error))
-		g_clear_pointer(&client, pl_client_free);
-	if (!client)
-		g_task_return_error(task, error);
-	else
-		g_task_return_pointer(task, client, (GDestroyNotify)pl_client_free);
-}
-
-/* The core's errors name the command line's options and say what failed;
- * here each case gets a headline and what to do in this window.  The
- * cases are told apart by GIO code (pl-client.h), then by the agent's
- * words where one code covers several. */
-static char *gui_connect_error(const GError *e, const ConnectJob *j)
-{
-	g_autofree char *host = g_strdup(j->target);
-	const char *port = NULL;
-	char *colon = strrchr(host, ':');
-	if (colon && host[0] != '[' && strchr(host, ':') == colon) {
-		*colon = 0;
-		port = colon + 1;
-	}
-	const char *m = e->message;
-	double secs = j->timeout_ms / 1000.0;
-	if (j->listen)
-		return g_strdup_printf("No agent dialled in on port %s: %s\nStart the agent on the "
-				       "board with --server THIS-HOST:%s, and check that no firewall "
-				       "blocks the port here.",
-				       j->target, m, j->target);
-	if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED)) {
-		if (j->token && *j->token)
-			return g_strdup_printf(
-				"Wrong token: the agent at %s did not accept it.\nCopy the token the "
-				"agent printed at start (or from its --token-file) into Token and "
-				"connect again. A printed token changes each time the agent starts; "
-				"start it with --token-file to keep one.",
-				j->target);
-		return g_strdup_printf("The agent at %s needs a token.\nCopy the token it printed "
-				       "at start (or from its --token-file) into Token, then connect.",
-				       j->target);
-	}
-	if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_BUSY)) {
-		/* "…busy: another viewer (PEER) controls this agent" */
-		g_autofree char *who = NULL;
-		const char *a = strstr(m, "viewer (");
-		const char *b = a ? strchr(a, ')') : NULL;
-		if (a && b)
-			who = g_strndup(a + 8, (gsize)(b - a - 8));
-		return g_strdup_printf(
-			"Agent busy: another viewer%s%s%s is connected to the agent at %s.\nAn agent "
-			"serves one viewer at a time: close that viewer (or stop its perflens record) "
-			"and connect again.",
-			who ? " (" : "", who ? who : "", who ? ")" : "", j->target);
-	}
-	if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED)) {
-		/* "the agent at X speaks protocol N, this viewer M to N: use matching …" */
-		g_autofree char *what = g_strdup(m);
-		char *cut = strstr(what, ": use ");
-		if (cut)
-			*cut = 0;
-		return g_strdup_printf("Protocol version mismatch: %s.\nInstall the agent and the "
-				       "viewer from the same PerfLens release (perflens-agent "
-				       "--version shows the agent's).",
-				       what);
-	}
-	if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
-		return g_strdup_printf("Nothing answers on port %s of %s (connection refused, "
-				       "retried for %.0f s).\nStart perflens-agent --listen on the "
-				       "board%s%s, or check the host and port.",
-				       port ? port : "?", host, secs, port ? " --port " : "",
-				       port ? port : "");
-	if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_HOST_NOT_FOUND))
-		return g_strdup_printf("Unknown host “%s”.\nCheck the spelling, or type the "
-				       "board's IP address.",
-				       host);
-	if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) && strstr(m, "HELLO"))
-		return g_strdup_printf("Something answers at %s, but it is not a PerfLens agent (no "
-				       "greeting within %.0f s).\nCheck the port: it is the agent's "
-				       "--port (default %d).",
-				       j->target, secs, PL_DEFAULT_PORT);
-	if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) ||
-	    g_error_matches(e, G_IO_ERROR, G_IO_ERROR_HOST_UNREACHABLE) ||
-	    g_error_matches(e, G_IO_ERROR, G_IO_ERROR_NETWORK_UNREACHABLE))
-		return g_strdup_printf("%s is unreachable (%s).\nCheck that the board is on and on "
-				       "this network (ping %s), that the address is right, and that "
-				       "no firewall drops port %s.",
-				       host,
-				       g_error_matches(e, G_IO_ERROR, G_IO_ERROR_TIMED_OUT)
-					       ? "no answer"
-					       : "no route",
-				       host, port ? port : "?");
-	return g_strdup_printf("Cannot connect to %s: %s", j->target, m);
-}
+/* ─── connecting ─────────────────────────────────────────────────────── */
 
 static void connect_done(GObject *src, GAsyncResult *res, gpointer data)
 {
 	PlConnectView *self = PL_CONNECT_VIEW(src);
-	GTask *task = G_TASK(res);
-	ConnectJob *j = g_task_get_task_data(task);
-	g_autoptr(GError) error = NULL;
-	PlClient *client = g_task_propagate_pointer(task, &error);
+	g_autofree char *msg = NULL;
+	PlClient *client = pl_agent_client_connect_finish(res, &msg);
 	self->connecting = FALSE;
 	gtk_spinner_stop(self->spinner);
 	if (!client) {
-		g_autofree char *msg = gui_connect_error(error, j);
 		show_error(self, msg);
 		set_status(self, "Not connected");
 		update_sensitivity(self);
@@ -671,8 +417,8 @@ static void connect_done(GObject *src, GAsyncResult *res, gpointer data)
 	self->agent.hostname = g_strdup(a->hostname);
 	g_free(self->peer);
 	self->peer = g_strdup(pl_client_get_peer(client));
-	if (!j->listen) {
-		pl_ui_recent_add(j->target);
+	if (!pl_agent_client_connect_is_listen(res)) {
+		pl_ui_recent_add(pl_agent_client_connect_get_target(res));
 		fill_recent(self);
 	}
 	show_error(self, NULL);
@@ -705,15 +451,8 @@ static void begin_connect(PlConnectView *self, const char *target, const char *t
 				: "Connecting to %s…",
 		   target);
 	gtk_spinner_start(self->spinner);
-	ConnectJob *j = g_new0(ConnectJob, 1);
-	j->target = g_strdup(target);
-	j->token = g_strdup(token);
-	j->listen = listen;
-	j->timeout_ms = self->timeout_ms;
-	GTask *task = g_task_new(self, NULL, connect_done, NULL);
-	g_task_set_task_data(task, j, connect_job_free);
-	g_task_run_in_thread(task, connect_thread);
-	g_object_unref(task);
+	pl_agent_client_connect_async(target, token, listen, self->timeout_ms, self, connect_done,
+				      NULL);
 	update_sensitivity(self);
 }
 
@@ -847,9 +586,8 @@ void pl_connect_view_start(PlConnectView *self)
 	g_autofree char *label = g_strdup_printf(
 		"%s-%s", self->agent.hostname ? self->agent.hostname : "board",
 		s->target == PL_TARGET_PID ? p->comm : s->target == PL_TARGET_ALL ? "all" : prog);
-	g_autofree char *path = pl_session_default_path(label);
-	self->writer = pl_session_writer_new(path, &error);
-	if (!self->writer) {
+	self->live = pl_live_recording_new(label, &error);
+	if (!self->live) {
 		g_autofree char *e = g_strdup_printf("Cannot save the session: %s", error->message);
 		show_error(self, e);
 		g_free(m);
@@ -858,9 +596,9 @@ void pl_connect_view_start(PlConnectView *self)
 	self->samples = 0;
 	g_signal_emit(self, signals[SIG_STARTING], 0);
 	/* every session file of this connection starts with HELLO (pl-client) */
-	if (!pl_client_set_writer(self->client, self->writer, &error)) {
+	if (!pl_live_recording_attach(self->live, self->client, &error)) {
 		show_error(self, error->message);
-		drop_writer(self);
+		g_free(end_recording(self));
 		g_free(m);
 		return;
 	}
@@ -879,7 +617,7 @@ void pl_connect_view_pause(PlConnectView *self, gboolean pause)
 {
 	if (self->recording && send_simple(self, pause ? PL_MSG_PAUSE : PL_MSG_RESUME))
 		set_status(self, pause ? "Paused — saved so far in %s" : "Recording — saving to %s",
-			   pl_session_writer_get_path(self->writer));
+			   pl_live_recording_get_path(self->live));
 }
 
 void pl_connect_view_stop(PlConnectView *self)
@@ -1001,7 +739,7 @@ void pl_connect_view_set_frequency(PlConnectView *self, guint hz)
 
 const char *pl_connect_view_get_session_path(PlConnectView *self)
 {
-	return self->writer ? pl_session_writer_get_path(self->writer) : NULL;
+	return self->live ? pl_live_recording_get_path(self->live) : NULL;
 }
 
 guint64 pl_connect_view_get_samples(PlConnectView *self)
@@ -1015,10 +753,8 @@ static void pl_connect_view_dispose(GObject *obj)
 	if (self->watch)
 		g_source_remove(self->watch);
 	self->watch = 0;
-	if (self->client)
-		pl_client_set_writer(self->client, NULL, NULL);
+	g_free(end_recording(self));
 	g_clear_pointer(&self->client, pl_client_free);
-	drop_writer(self);
 	g_clear_pointer(&self->scroll, gtk_widget_unparent);
 	g_clear_object(&self->procs);
 	g_clear_pointer(&self->probe_events, g_ptr_array_unref);
@@ -1190,12 +926,7 @@ static void pl_connect_view_init(PlConnectView *self)
 	gtk_single_selection_set_autoselect(self->proc_sel, FALSE);
 	gtk_single_selection_set_can_unselect(self->proc_sel, TRUE);
 	GtkColumnView *pv = GTK_COLUMN_VIEW(gtk_column_view_new(GTK_SELECTION_MODEL(self->proc_sel)));
-	proc_column(pv, "PID", PC_PID, FALSE);
-	proc_column(pv, "Name", PC_NAME, FALSE);
-	proc_column(pv, "Threads", PC_THREADS, FALSE);
-	proc_column(pv, "CPU", PC_CPU, FALSE);
-	proc_column(pv, "RSS", PC_RSS, FALSE);
-	proc_column(pv, "Command line", PC_CMD, TRUE);
+	pl_proc_item_add_columns(pv);
 	GtkWidget *psw = gtk_scrolled_window_new();
 	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(psw), GTK_WIDGET(pv));
 	gtk_widget_set_vexpand(psw, TRUE);

@@ -1,9 +1,9 @@
 /* pl-connect-view.h — connect to a board, choose what to record, control
  * the live session.
  *
- * Owns the PlClient (connected in a worker thread so the window never
- * waits on the network) and the PlSessionWriter that saves every live
- * session as it streams.  While connected, the client's socket is watched
+ * Owns the PlClient (connected in a worker thread, pl-agent-client.h, so
+ * the window never waits on the network) and the PlLiveRecording
+ * (pl-live-recording.h) that saves every live session as it streams.  While connected, the client's socket is watched
  * from the main loop and every received message is passed to the sink the
  * window set (the window's PlProfile ingests it).
  *

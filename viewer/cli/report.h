@@ -1,0 +1,25 @@
+/* report.h — what report.c shares with report-annotate.c (its --annotate
+ * and --source sections).  Private to viewer/cli.
+ */
+#ifndef PL_CLI_REPORT_H
+#define PL_CLI_REPORT_H
+
+#include <glib.h>
+
+#include "pl-profile.h"
+
+static inline double pct(guint64 part, guint64 whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* --annotate SYM: the same annotation the app's disassembly view shows
+ * (pl_disasm_annotate), as text: the self/total columns, then objdump's
+ * line.  PL_EXIT_BAD_INPUT (with the error printed) when objdump fails. */
+int pl_report_print_annotate(PlProfile *p, PlAggregate *agg, const char *name);
+/* --source SYM|FILE: for a function, the lines of its own frames (inlined
+ * callees show on their own lines, which may be elsewhere in the file); for
+ * a FILE (a path or its tail), the whole file. */
+void pl_report_print_source(PlProfile *p, PlAggregate *agg, const char *what);
+
+#endif

@@ -1,0 +1,38 @@
+/* pl-agent-client.h — reaching an agent from the app without blocking it:
+ * connect (or wait for an agent that dials in) and authenticate in a worker
+ * thread, and say what went wrong in words for this window.
+ *
+ * No widgets: the connect view starts it and shows the result.  The socket
+ * and the protocol are PlClient's (viewer/core/pl-client.h); what is here is
+ * the worker and the user-facing reading of its errors.  Call from the main
+ * thread.
+ */
+#ifndef PL_AGENT_CLIENT_H
+#define PL_AGENT_CLIENT_H
+
+#include <gio/gio.h>
+
+#include "pl-client.h"
+
+G_BEGIN_DECLS
+
+/* Connects to target "host[:port]" (listen FALSE, retrying a refused
+ * connection for up to timeout_ms) or accepts an agent dialling in on port
+ * target (listen TRUE, for up to 2 minutes), then authenticates with token
+ * (NULL or "": none).  callback runs in the main context with source_object
+ * (held until then). */
+void pl_agent_client_connect_async(const char *target, const char *token, gboolean listen,
+				   guint timeout_ms, gpointer source_object,
+				   GAsyncReadyCallback callback, gpointer user_data);
+/* The connected client (owned), or NULL with *message set to what failed
+ * and what to do in this window: wrong or missing token, agent busy with
+ * another viewer, protocol version mismatch, nothing listening, host
+ * unknown or unreachable (g_free it). */
+PlClient *pl_agent_client_connect_finish(GAsyncResult *res, char **message);
+/* What the connect was asked to do. */
+const char *pl_agent_client_connect_get_target(GAsyncResult *res);
+gboolean pl_agent_client_connect_is_listen(GAsyncResult *res);
+
+G_END_DECLS
+
+#endif
