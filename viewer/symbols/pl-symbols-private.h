@@ -34,6 +34,7 @@
 
 typedef struct {
 	guint64 offset, vaddr, filesz, memsz, align;
+	guint32 flags; /* PF_R | PF_W | PF_X */
 } PlLoad;
 
 typedef struct {
@@ -237,8 +238,13 @@ void pl_elf_locate(PlSymbols *self, PlElf *elf);
 /* Opens the main file of a located elf (a dup of the vDSO image fd, or
  * the local path).  Returns -1 with errno set when there is none. */
 int pl_elf_open_main(PlElf *elf);
-/* Load bias of a mapping of elf: pc - bias is the ELF virtual address. */
-gboolean pl_elf_bias(const PlElf *elf, const PlMapping *m, guint64 *bias);
+/* Load bias of a mapping of elf: pc - bias is the ELF virtual address.
+ * The PT_LOAD the mapping was made for is chosen from its file range and
+ * size, not from pgoff alone (segments share file pages); prefer (may be
+ * NULL) is the bias of the file's mapping below m, taken when a segment
+ * gives it.  FALSE when elf has no PT_LOAD. */
+gboolean pl_elf_bias(const PlElf *elf, const PlMapping *m, const guint64 *prefer,
+		     guint64 *bias);
 void pl_binary_free(gpointer p);
 
 /* libdwfl callbacks shared by both Dwfl kinds: find_elf refuses (every
