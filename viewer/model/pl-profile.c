@@ -150,6 +150,8 @@ struct _PlProfile {
 	GHashTable *events;    /* index → PlEvent* */
 	GHashTable *counters;  /* event index → GArray<PlCounterPoint> */
 	GHashTable *forks;     /* parent tid → ForkMark: its latest child without a stack */
+	GHashTable *perf_map_partial; /* pids whose perf map is still coming: resolved
+				       * again at the end (a torn capture) */
 	GPtrArray *sorted_threads, *sorted_processes, *sorted_events;
 	PlProfileStats stats;
 	GArray *health;     /* struct pl_msg_health, in arrival order (capped) */
@@ -255,6 +257,7 @@ PlProfile *pl_profile_new(const PlSymOptions *opts)
 	self->events = g_hash_table_new_full(NULL, NULL, NULL, event_free);
 	self->counters = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
 	self->forks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	self->perf_map_partial = g_hash_table_new(NULL, NULL);
 	self->health = g_array_new(FALSE, FALSE, sizeof(struct pl_msg_health));
 	self->loss_marks = g_array_new(FALSE, FALSE, sizeof(PlLossMark));
 	self->stats.log = g_ptr_array_new_with_free_func(g_free);
@@ -306,6 +309,7 @@ void pl_profile_free(PlProfile *self)
 	g_hash_table_destroy(self->events);
 	g_hash_table_destroy(self->counters);
 	g_hash_table_destroy(self->forks);
+	g_hash_table_destroy(self->perf_map_partial);
 	PlProfileStats *s = &self->stats;
 	g_free(s->creation_missing);
 	g_free(s->end_message);
@@ -498,9 +502,19 @@ static void ingest_switch(PlProfile *self, const struct pl_msg_switch *s)
 	t->last_preempt = (s->flags & PL_SWITCH_PREEMPT) != 0;
 }
 
+static void addrs_resolve_again(PlProfile *self, guint32 pid);
+
 void pl_profile_finish(PlProfile *self)
 {
 	release(self, G_MAXUINT64);
+	/* a perf map cut short (a torn capture, a live session stopped while
+	 * it came) still names what it holds */
+	GHashTableIter pit;
+	gpointer pid;
+	g_hash_table_iter_init(&pit, self->perf_map_partial);
+	while (g_hash_table_iter_next(&pit, &pid, NULL))
+		addrs_resolve_again(self, GPOINTER_TO_UINT(pid));
+	g_hash_table_remove_all(self->perf_map_partial);
 	GHashTableIter it;
 	gpointer v;
 	guint64 end = self->stats.last_time;
@@ -1068,8 +1082,14 @@ static void ingest_now(PlProfile *self, const struct pl_msg *m)
 		const struct pl_msg_file_chunk *c = &m->u.chunk;
 		pl_symbols_add_chunk(pl_profile_get_symbols(self), c->kind, c->pid, c->addr,
 				     c->offset, c->data, c->len);
-		if (c->kind == PL_CHUNK_PERF_MAP && (c->total == 0 || c->offset + c->len >= c->total))
-			addrs_resolve_again(self, c->pid);
+		if (c->kind == PL_CHUNK_PERF_MAP) {
+			if (c->total == 0 || c->offset + c->len >= c->total) {
+				g_hash_table_remove(self->perf_map_partial, GUINT_TO_POINTER(c->pid));
+				addrs_resolve_again(self, c->pid);
+			} else {
+				g_hash_table_add(self->perf_map_partial, GUINT_TO_POINTER(c->pid));
+			}
+		}
 		break;
 	}
 	case PL_MSG_END:
