@@ -99,6 +99,13 @@ PlSymTable *pl_sym_table_new(Dwfl_Module *mod, guint e_machine);
 void pl_sym_table_free(PlSymTable *t);
 /* dwfl_module_addrinfo(mod, addr, off, …) */
 const char *pl_sym_table_lookup(const PlSymTable *t, guint64 addr, guint64 *off);
+/* Of the code symbols at exactly value that reach value + off (sizeless,
+ * or larger than off), the one perf report names the address after:
+ * where aliases share an address libdwfl prefers a global or weak symbol
+ * found first (memcpy's local label __memcpy_fwd in musl, weak qsort_r
+ * over __qsort_r), perf a sized, typed, non-weak, global one with fewer
+ * leading underscores.  NULL when there is none. */
+const char *pl_sym_table_perf_alias(const PlSymTable *t, guint64 value, guint64 off);
 
 /* ======================================================================
  * Code scopes of a CU (pl-inline-table.c)

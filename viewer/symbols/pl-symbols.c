@@ -662,8 +662,15 @@ static guint symbolize(PlSymbols *self, PlElf *elf, guint64 a, PlFrameInfo *fr, 
 	const char *symname = elf->sym_table
 				      ? pl_sym_table_lookup(elf->sym_table, a, &toff)
 				      : dwfl_module_addrinfo(elf->mod, a, &off, &sym, NULL, NULL, NULL);
-	if (is_mapping_symbol(symname))
+	if (is_mapping_symbol(symname)) {
 		symname = real_symbol(elf, a);
+	} else if (symname && elf->sym_table) {
+		/* of aliases, the name perf report gives (a profile is read
+		 * next to perf's, and compared with it) */
+		const char *alias = pl_sym_table_perf_alias(elf->sym_table, a - toff, toff);
+		if (alias)
+			symname = alias;
+	}
 	g_autofree char *unversioned = NULL;
 	const char *ver = symname && symname[0] != '@' ? strchr(symname, '@') : NULL;
 	if (ver) /* "__libc_start_main@@GLIBC_2.34": the version is noise here */

@@ -255,12 +255,60 @@ static PlTargetArch arch_of(const char *file)
 	return a;
 }
 
+/* nm's address of name (sized or not), FALSE when nm has none. */
+static gboolean nm_addr(const char *file, const char *name, guint64 *addr)
+{
+	char *why = NULL;
+	char *argv[] = { (char *)"nm", (char *)file, NULL };
+	g_autofree char *out = t_run(argv, &why);
+	g_free(why);
+	g_auto(GStrv) lines = g_strsplit(out ? out : "", "\n", -1);
+	for (char **l = lines; *l; l++) {
+		g_auto(GStrv) f = g_strsplit(*l, " ", -1);
+		if (g_strv_length(f) == 3 && !strcmp(f[2], name)) {
+			*addr = g_ascii_strtoull(f[0], NULL, 16) & ~1ull;
+			return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+/* Of aliases at one address, the name perf report gives: musl's memcpy
+ * (global) over its local label __memcpy_fwd, and __qsort_r (local) over
+ * the weak qsort_r (perf: sized, not weak, global, fewer underscores). */
+static void check_aliases(const char *file, const PlTargetArch *arch)
+{
+	PlSymOptions o = t_opts();
+	g_ptr_array_add(o.binaries, g_strdup(file));
+	g_autoptr(PlSymbols) s = pl_symbols_new(&o, arch);
+	t_opts_clear(&o);
+	g_autofree char *base = g_path_get_basename(file);
+	g_autofree char *board = g_build_filename("/usr/bin", base, NULL);
+	Layout l;
+	layout_read(file, &l);
+	for (guint i = 0; i < l.loads->len; i++)
+		if (g_array_index(l.loads, GElf_Phdr, i).p_flags & PF_X)
+			map_segment(s, &g_array_index(l.loads, GElf_Phdr, i), 0, board);
+	g_array_unref(l.loads);
+	static const char *const pairs[][2] = { { "memcpy", "memcpy" }, { "qsort_r", "__qsort_r" } };
+	for (guint i = 0; i < G_N_ELEMENTS(pairs); i++) {
+		guint64 a;
+		PL_CHECKF(nm_addr(file, pairs[i][0], &a), "nm has no %s", pairs[i][0]);
+		PlFrameInfo f[PL_SYM_MAX_INLINE + 1];
+		guint n = pl_symbols_resolve(s, PID, a + 4, FALSE, f, G_N_ELEMENTS(f));
+		PL_CHECKF(n >= 1 && !g_strcmp0(f[n - 1].function, pairs[i][1]),
+			  "%s: %s+4 named %s, perf names it %s", file, pairs[i][0],
+			  n ? f[n - 1].function : "nothing", pairs[i][1]);
+	}
+}
+
 static void musl(const char *target)
 {
 	g_autofree char *f = build_musl(target);
 	PlTargetArch a = arch_of(f);
 	check_layout(f, &a, TRUE);
 	check_layout(f, &a, FALSE);
+	check_aliases(f, &a);
 }
 
 static void musl_static_x86_64(void)
