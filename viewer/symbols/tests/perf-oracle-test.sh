@@ -18,6 +18,8 @@
 #   node_jit_named_as_perf      node --perf-basic-prof: JIT code named from
 #                               /tmp/perf-PID.map, which the agent sends
 #                               when the process ends
+#   *_perf_data_named_as_perf   perf record's perf.data of the same program,
+#                               read by perflens and by perf report
 set -u
 B=$(cd "${PL_BUILD:-build}" && pwd)
 TOP=${PL_TOP:-$(pwd)}
@@ -60,6 +62,42 @@ top_of() { head -n 1 "$1" | cut -f2; }
 apart() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; printf "%.2f", d < 0 ? -d : d }'; }
 over() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
 
+# Functions of 2 % or more on either side of the same samples whose share
+# differs by over 1 point (aliases, labels, JIT names): "name: A B; ".
+misnamed() {
+	awk -F'\t' 'FNR == 1 { f++ } f == 1 { a[$2] += $1 } f == 2 { b[$2] += $1 }
+		END { for (n in a) if (a[n] >= 2 || b[n] >= 2) { d = a[n] - b[n]; if (d < 0) d = -d
+			if (d > 1) printf "%s: %.2f %.2f; ", n, a[n], b[n] }
+		      for (n in b) if (!(n in a) && b[n] >= 2) printf "%s: 0 %.2f; ", n, b[n] }' "$1" "$2"
+}
+# The share of perflens's [anon] / [unknown] / [module] frames.
+unnamed() { awk -F'\t' '$2 ~ /^\[/ { s += $1 } END { printf "%.2f", s + 0 }' "$1"; }
+
+# perf_data CASE DIR: perf record's perf.data read by perflens and by perf
+# report: the same functions of 2 % or more, the same top, little unnamed.
+perf_data() {
+	local name=$1 d=$2
+	perflens_shares "$d/perf.data" >"$d/pd-own.txt" 2>"$d/pd-own.err"
+	perf_shares "$d/perf.data" >"$d/pd-perf.txt"
+	local top ptop bad unnamed
+	top=$(top_of "$d/pd-own.txt") ptop=$(top_of "$d/pd-perf.txt")
+	bad=$(misnamed "$d/pd-own.txt" "$d/pd-perf.txt")
+	unnamed=$(unnamed "$d/pd-own.txt")
+	echo "# $name: perflens $top $(share_of "$top" "$d/pd-own.txt") %, perf report" \
+		"$ptop $(share_of "$ptop" "$d/pd-perf.txt") %; unnamed $unnamed %"
+	if [ ! -s "$d/pd-own.txt" ]; then
+		echo "not ok $name: perflens export of perf.data gave nothing: $(head -c 200 "$d/pd-own.err")"
+	elif [ "$top" != "$ptop" ]; then
+		echo "not ok $name: top self function: perflens '$top', perf report '$ptop'"
+	elif [ -n "$bad" ]; then
+		echo "not ok $name: named otherwise than perf (name: perflens %, perf %): $bad"
+	elif over "$unnamed" 2; then
+		echo "not ok $name: $unnamed % of the time unnamed"
+	else
+		echo "ok $name"
+	fi
+}
+
 # compare CASE DIR POINTS: DIR holds own.txt (perflens), same.txt (perf
 # report on the export of the same run) and perf.txt (perf record's own
 # run); POINTS: how far apart the two runs' shares may be.
@@ -70,17 +108,9 @@ compare() {
 	local own same perf
 	own=$(share_of "$top" "$d/own.txt") same=$(share_of "$top" "$d/same.txt")
 	perf=$(share_of "$top" "$d/perf.txt")
-	# every function with 2 % or more on either side of the same run:
-	# the same share under the same name (aliases, labels, JIT names)
-	local misnamed
-	misnamed=$(awk -F'\t' 'FNR == 1 { f++ } f == 1 { a[$2] += $1 } f == 2 { b[$2] += $1 }
-		END { for (n in a) if (a[n] >= 2 || b[n] >= 2) { d = a[n] - b[n]; if (d < 0) d = -d
-			if (d > 1) printf "%s: %.2f %.2f; ", n, a[n], b[n] }
-		      for (n in b) if (!(n in a) && b[n] >= 2) printf "%s: 0 %.2f; ", n, b[n] }' \
-		"$d/own.txt" "$d/same.txt")
-	# unnamed: perflens's [anon] / [unknown] / [module] frames
-	local unnamed
-	unnamed=$(awk -F'\t' '$2 ~ /^\[/ { s += $1 } END { printf "%.2f", s + 0 }' "$d/own.txt")
+	local misnamed unnamed
+	misnamed=$(misnamed "$d/own.txt" "$d/same.txt")
+	unnamed=$(unnamed "$d/own.txt")
 	echo "# $name: perflens $top $own %, perf report on the same run $same_top" \
 		"$(share_of "$same_top" "$d/same.txt") %, perf record $perf_top" \
 		"$(share_of "$perf_top" "$d/perf.txt") % of user samples; unnamed $unnamed %"
@@ -170,6 +200,7 @@ static_musl() {
 	# two runs of ~700 samples each with hot_leaf near 57 %: the
 	# difference has a standard deviation of about 2.6 points
 	compare "$name" "$d" 10
+	perf_data static_musl_perf_data_named_as_perf "$d"
 }
 
 node_jit() {
@@ -188,7 +219,12 @@ node_jit() {
 	record "$name" "$d" node --perf-basic-prof "$d/hot.js" 3
 	local rc=$?
 	# fib near 95 % of ~900 samples: about 1 point
-	[ $rc = 0 ] && compare "$name" "$d" 5
+	if [ $rc = 0 ]; then
+		compare "$name" "$d" 5
+		# perf.data recorded here: JIT names from this host's
+		# /tmp/perf-PID.map, as perf report reads it
+		perf_data node_jit_perf_data_named_as_perf "$d"
+	fi
 	# node leaves its maps in /tmp: the two runs' are removed (by pid)
 	local pid
 	for pid in $("$PERFLENS" report "$d/x.plens" 2>/dev/null | sed -n 's/.*(pid \([0-9]*\)).*/\1/p') \
