@@ -16,6 +16,9 @@ typedef struct {
 	gboolean kallsyms_done;
 	PlUnwindAhead *ahead;  /* perf.data: DWARF stacks unwound on a second core */
 	gboolean ahead_attached;
+	gboolean this_host;    /* a perf.data recorded here: its pids are this machine's */
+	GHashTable *perf_maps; /* pids with anonymous code: their /tmp/perf-PID.map goes
+				* to the model at the end */
 	gsize n;
 } Loader;
 
@@ -95,6 +98,50 @@ static gboolean has_kernel_frames(const struct pl_msg_sample *s)
 	return FALSE;
 }
 
+/* ─── this machine's JIT symbol maps ─────────────────────────────────── */
+
+/* perf report names JIT code from /tmp/perf-PID.map, which the JIT (node
+ * --perf-basic-prof, a JVM's perf-map-agent, …) writes on the machine it
+ * runs on.  For a perf.data recorded here, the processes with anonymous
+ * code mappings are noted, and their maps fed to the model at the end, as
+ * the agent sends them: after every record, so that no exec COMM still
+ * held for reordering drops the map (the model then names the addresses
+ * it has seen, pl-profile.c). */
+static void note_anon_code(Loader *l, const struct pl_msg_mmap *mm)
+{
+	const char *f = mm->filename.p;
+	gsize n = mm->filename.len;
+	if ((n >= 6 && !memcmp(f, "//anon", 6)) || (n >= 7 && !memcmp(f, "/memfd:", 7)) ||
+	    (n >= 5 && !memcmp(f, "[anon", 5))) {
+		if (!l->perf_maps)
+			l->perf_maps = g_hash_table_new(NULL, NULL);
+		g_hash_table_add(l->perf_maps, GUINT_TO_POINTER(mm->pid));
+	}
+}
+
+static void feed_local_perf_maps(Loader *l)
+{
+	GHashTableIter it;
+	gpointer pid;
+	if (!l->perf_maps)
+		return;
+	g_hash_table_iter_init(&it, l->perf_maps);
+	while (g_hash_table_iter_next(&it, &pid, NULL)) {
+		g_autofree char *path = g_strdup_printf("/tmp/perf-%u.map", GPOINTER_TO_UINT(pid));
+		g_autoptr(GMappedFile) mf = g_mapped_file_new(path, FALSE, NULL);
+		gsize len = mf ? MIN(g_mapped_file_get_length(mf), G_MAXUINT32) : 0;
+		if (!len)
+			continue;
+		struct pl_msg m = { .type = PL_MSG_FILE_CHUNK };
+		m.u.chunk = (struct pl_msg_file_chunk){
+			.kind = PL_CHUNK_PERF_MAP, .pid = GPOINTER_TO_UINT(pid), .offset = 0,
+			.total = len, .name = pl_str_c(path), .len = (uint32_t)len,
+			.data = (const uint8_t *)g_mapped_file_get_contents(mf),
+		};
+		pl_profile_ingest(&m, l->p); /* copied: the mapping may go */
+	}
+}
+
 /* ─── the loop ───────────────────────────────────────────────────────── */
 
 /* The profile (and for perf.data the unwinding worker, which needs the
@@ -139,7 +186,9 @@ static gboolean load_one(const struct pl_msg *m, gpointer data)
 		start(l, host);
 	}
 	if (m->type == PL_MSG_HELLO && l->perf_data)
-		l->local = hello_is_local(&m->u.hello);
+		l->local = l->this_host = hello_is_local(&m->u.hello);
+	if (m->type == PL_MSG_MMAP && l->this_host)
+		note_anon_code(l, &m->u.mmap);
 	/* before the sample is ingested (it is held back for reordering,
 	 * symbolized later: the table is there by then either way) */
 	if (m->type == PL_MSG_SAMPLE && l->local && !l->kallsyms_done &&
@@ -203,6 +252,7 @@ PlProfile *pl_load_file(const char *path, const PlLoadParams *params, PlCaptureI
 		__atomic_store_n(l.params->progress, l.n, __ATOMIC_RELAXED);
 	gboolean cancelled = g_error_matches(local, PL_CAPTURE_ERROR, PL_CAPTURE_ERROR_CANCELLED);
 	if (!ok && (cancelled || !l.params->keep_partial || info->messages == 0 || !l.p)) {
+		g_clear_pointer(&l.perf_maps, g_hash_table_unref);
 		stop_ahead(&l, NULL);
 		g_clear_pointer(&l.p, pl_profile_free);
 		if (cancelled) {
@@ -219,6 +269,8 @@ PlProfile *pl_load_file(const char *path, const PlLoadParams *params, PlCaptureI
 		start(&l, NULL);     /* an empty capture: a profile all the same */
 	}
 	pl_profile_finish(l.p); /* the last held samples are unwound here */
+	feed_local_perf_maps(&l);
+	g_clear_pointer(&l.perf_maps, g_hash_table_unref);
 	stop_ahead(&l, stats);
 	if (stats)
 		stats->local_kernel = l.kallsyms_done && l.local;

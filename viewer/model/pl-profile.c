@@ -150,6 +150,8 @@ struct _PlProfile {
 	GHashTable *events;    /* index → PlEvent* */
 	GHashTable *counters;  /* event index → GArray<PlCounterPoint> */
 	GHashTable *forks;     /* parent tid → ForkMark: its latest child without a stack */
+	GHashTable *perf_map_partial; /* pids whose perf map is still coming: resolved
+				       * again at the end (a torn capture) */
 	GPtrArray *sorted_threads, *sorted_processes, *sorted_events;
 	PlProfileStats stats;
 	GArray *health;     /* struct pl_msg_health, in arrival order (capped) */
@@ -255,6 +257,7 @@ PlProfile *pl_profile_new(const PlSymOptions *opts)
 	self->events = g_hash_table_new_full(NULL, NULL, NULL, event_free);
 	self->counters = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
 	self->forks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	self->perf_map_partial = g_hash_table_new(NULL, NULL);
 	self->health = g_array_new(FALSE, FALSE, sizeof(struct pl_msg_health));
 	self->loss_marks = g_array_new(FALSE, FALSE, sizeof(PlLossMark));
 	self->stats.log = g_ptr_array_new_with_free_func(g_free);
@@ -306,6 +309,7 @@ void pl_profile_free(PlProfile *self)
 	g_hash_table_destroy(self->events);
 	g_hash_table_destroy(self->counters);
 	g_hash_table_destroy(self->forks);
+	g_hash_table_destroy(self->perf_map_partial);
 	PlProfileStats *s = &self->stats;
 	g_free(s->creation_missing);
 	g_free(s->end_message);
@@ -498,9 +502,19 @@ static void ingest_switch(PlProfile *self, const struct pl_msg_switch *s)
 	t->last_preempt = (s->flags & PL_SWITCH_PREEMPT) != 0;
 }
 
+static void addrs_resolve_again(PlProfile *self, guint32 pid);
+
 void pl_profile_finish(PlProfile *self)
 {
 	release(self, G_MAXUINT64);
+	/* a perf map cut short (a torn capture, a live session stopped while
+	 * it came) still names what it holds */
+	GHashTableIter pit;
+	gpointer pid;
+	g_hash_table_iter_init(&pit, self->perf_map_partial);
+	while (g_hash_table_iter_next(&pit, &pid, NULL))
+		addrs_resolve_again(self, GPOINTER_TO_UINT(pid));
+	g_hash_table_remove_all(self->perf_map_partial);
 	GHashTableIter it;
 	gpointer v;
 	guint64 end = self->stats.last_time;
@@ -601,6 +615,32 @@ static guint32 addr_root(PlProfile *self, guint32 event, guint32 pid)
 	return id;
 }
 
+/* Sets an's call-tree node to its parent's extended by fr's frames
+ * (innermost first; n == 0: an unknown frame) and appends their source
+ * locations. */
+static void addr_set_frames(PlProfile *self, AddrNode *an, PlFrameInfo *fr, guint n)
+{
+	if (n == 0) {
+		fr[0] = (PlFrameInfo){ .module = (an->flags & AF_KERNEL) ? "[kernel]" : "[unknown]" };
+		n = 1;
+	}
+	for (guint i = n; i-- > 0;) {
+		const char *module = fr[i].module;
+		if (!module)
+			module = (an->flags & AF_KERNEL) ? "[kernel]" : "[unknown]";
+		guint32 f = pl_profile_function_intern(self, fr[i].function, module, fr[i].inlined);
+		an->fnode = pl_profile_node_intern(self, an->fnode, f);
+	}
+	an->loc_first = self->node_locs->len;
+	an->loc_n = 0;
+	for (guint i = 0; i < n; i++)
+		if (fr[i].file && fr[i].line) {
+			guint32 l = location_intern(self, fr[i].file, fr[i].line);
+			g_array_append_val(self->node_locs, l);
+			an->loc_n++;
+		}
+}
+
 /* Interns (parent, pc) and, the first time, symbolizes pc: its frames
  * (innermost first) extend the parent's call-tree node. */
 static guint32 addr_intern(PlProfile *self, guint32 parent, guint32 pid, guint64 pc,
@@ -614,28 +654,77 @@ static guint32 addr_intern(PlProfile *self, guint32 parent, guint32 pid, guint64
 	guint n = pl_symbols_resolve(pl_profile_get_symbols(self), pid, pc,
 				     (flags & AF_RETURN) != 0, fr, MAX_INLINE);
 	const AddrNode *pn = &g_array_index(self->addrs, AddrNode, parent);
-	AddrNode an = { parent, pn->fnode, self->node_locs->len, 0, pn->event, pc, flags };
-	if (n == 0) {
-		fr[0] = (PlFrameInfo){ .module = (flags & AF_KERNEL) ? "[kernel]" : "[unknown]" };
-		n = 1;
-	}
-	for (guint i = n; i-- > 0;) {
-		const char *module = fr[i].module;
-		if (!module)
-			module = (flags & AF_KERNEL) ? "[kernel]" : "[unknown]";
-		guint32 f = pl_profile_function_intern(self, fr[i].function, module, fr[i].inlined);
-		an.fnode = pl_profile_node_intern(self, an.fnode, f);
-	}
-	for (guint i = 0; i < n; i++)
-		if (fr[i].file && fr[i].line) {
-			guint32 l = location_intern(self, fr[i].file, fr[i].line);
-			g_array_append_val(self->node_locs, l);
-			an.loc_n++;
-		}
+	AddrNode an = { parent, pn->fnode, 0, 0, pn->event, pc, flags };
+	addr_set_frames(self, &an, fr, n);
 	id = self->addrs->len;
 	g_array_append_val(self->addrs, an);
 	itab_insert(&self->addr_tab, pc, kb, id);
 	return id;
+}
+
+/* TRUE when call-tree node n's function may be named by a perf map: it
+ * has no name, or it came from one. */
+static gboolean perf_map_may_name(PlProfile *self, guint32 n)
+{
+	const PlFunction *f = &g_array_index(self->funcs, PlFunction,
+					     g_array_index(self->nodes, PlNode, n).func);
+	return !f->name || (f->module && g_str_has_prefix(f->module, "perf-") &&
+			    g_str_has_suffix(f->module, ".map"));
+}
+
+/* pid's perf map has arrived whole: its addresses are looked up again.
+ * An address is symbolized when it is first interned, but the agent sends
+ * /tmp/perf-PID.map when the process ends (perf reads it at report time,
+ * after every sample), so without this a JIT's code stays anonymous but
+ * for the samples still held for reordering.  Addresses of pid that had
+ * no name, or a name from an older copy of the map, are resolved again,
+ * and the call-tree nodes of everything interned below a renamed one
+ * follow (a parent always precedes its children in self->addrs).
+ * Samples name address-trie nodes, so every later aggregate sees the
+ * names. */
+static void addrs_resolve_again(PlProfile *self, guint32 pid)
+{
+	guint32 n = self->addrs->len;
+	if (n == 0)
+		return;
+	AddrNode *v = (AddrNode *)(void *)self->addrs->data; /* addrs does not grow here */
+	g_autofree guint32 *old = g_new(guint32, n);          /* fnode before this pass */
+	g_autofree guint8 *in_pid = g_new0(guint8, n);
+	PlSymbols *syms = pl_profile_get_symbols(self);
+	for (guint32 x = 0; x < n; x++) {
+		old[x] = v[x].fnode;
+		if (v[x].flags & AF_ROOT) {
+			in_pid[x] = v[x].pc == pid;
+			continue;
+		}
+		if (v[x].parent >= x || !(in_pid[x] = in_pid[v[x].parent]))
+			continue;
+		guint32 pf = v[v[x].parent].fnode, old_pf = old[v[x].parent];
+		if (!(v[x].flags & AF_KERNEL) && perf_map_may_name(self, old[x])) {
+			PlFrameInfo fr[MAX_INLINE];
+			guint k = pl_symbols_resolve(syms, pid, v[x].pc, (v[x].flags & AF_RETURN) != 0,
+						     fr, MAX_INLINE);
+			AddrNode an = v[x];
+			an.fnode = pf;
+			guint locs = self->node_locs->len;
+			addr_set_frames(self, &an, fr, k);
+			if (an.fnode != v[x].fnode)
+				v[x] = an;
+			else
+				g_array_set_size(self->node_locs, locs); /* nothing changed */
+		} else if (pf != old_pf) {
+			/* the same frames, under the parent's new node */
+			guint32 funcs[MAX_INLINE];
+			guint k = 0;
+			for (guint32 nd = old[x]; nd != old_pf && nd != 0 && k < MAX_INLINE;
+			     nd = g_array_index(self->nodes, PlNode, nd).parent)
+				funcs[k++] = g_array_index(self->nodes, PlNode, nd).func;
+			guint32 f = pf;
+			for (guint i = k; i-- > 0;)
+				f = pl_profile_node_intern(self, f, funcs[i]);
+			v[x].fnode = f;
+		}
+	}
 }
 
 /* Fills self->pcs (innermost first) from an fp callchain.  After each
@@ -993,6 +1082,14 @@ static void ingest_now(PlProfile *self, const struct pl_msg *m)
 		const struct pl_msg_file_chunk *c = &m->u.chunk;
 		pl_symbols_add_chunk(pl_profile_get_symbols(self), c->kind, c->pid, c->addr,
 				     c->offset, c->data, c->len);
+		if (c->kind == PL_CHUNK_PERF_MAP) {
+			if (c->total == 0 || c->offset + c->len >= c->total) {
+				g_hash_table_remove(self->perf_map_partial, GUINT_TO_POINTER(c->pid));
+				addrs_resolve_again(self, c->pid);
+			} else {
+				g_hash_table_add(self->perf_map_partial, GUINT_TO_POINTER(c->pid));
+			}
+		}
 		break;
 	}
 	case PL_MSG_END:

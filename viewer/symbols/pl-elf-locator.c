@@ -96,7 +96,7 @@ static gboolean facts_read_elf(Elf *e, PlElfFacts *f)
 			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
 				continue;
 			PlLoad l = { ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_memsz,
-				     ph.p_align ? ph.p_align : 1 };
+				     ph.p_align ? ph.p_align : 1, ph.p_flags };
 			g_array_append_val(f->loads, l);
 		}
 	}
@@ -453,21 +453,64 @@ int pl_elf_open_main(PlElf *elf)
 	return open(elf->local_path, O_RDONLY | O_CLOEXEC);
 }
 
-gboolean pl_elf_bias(const PlElf *elf, const PlMapping *m, guint64 *bias)
+/* How well PT_LOAD l explains mapping m as the one it was mapped for: a
+ * larger key is a better fit, 0 none (m holds none of l's bytes). */
+static guint64 bias_fit(const PlElf *elf, const PlLoad *l, const PlMapping *m,
+			const guint64 *prefer, guint64 *bias)
+{
+	guint64 len = m->end - m->start;
+	guint64 m_end = m->pgoff + MIN(len, G_MAXUINT64 - m->pgoff);
+	guint64 l_end = l->offset + MIN(l->filesz, G_MAXUINT64 - l->offset);
+	guint64 lo = MAX(m->pgoff, l->offset), hi = MIN(m_end, l_end);
+	if (lo >= hi)
+		return 0;
+	/* the mapping's first byte is file offset pgoff, which this segment
+	 * places at vaddr + (pgoff - offset) */
+	*bias = m->start - (l->vaddr + m->pgoff - l->offset);
+	/* Segments share the file pages at their ends (lld packs them: r--
+	 * .rodata up to 0x1080, r-x .text from 0x1080, both in page 0x1000),
+	 * so a mapping holds bytes of its neighbours too and pgoff alone does
+	 * not say whose mapping it is.  In order of weight: the bias of the
+	 * file's mapping below (one load, one bias); an executable is never
+	 * moved; the segment lies wholly inside the mapping (a neighbour shows
+	 * only the part in the shared page); an executable segment (the agent
+	 * and perf send code mappings; this decides when two small segments
+	 * share one page); the most bytes. */
+	gboolean whole = l->offset >= m->pgoff && l_end <= m_end;
+	guint64 rank = (guint64)(prefer && *prefer == *bias) << 3 |
+		       (guint64)(elf->e_type == ET_EXEC && *bias == 0) << 2 |
+		       (guint64)whole << 1 | (guint64)((l->flags & PF_X) != 0);
+	return rank << 59 | MIN(hi - lo, (G_GUINT64_CONSTANT(1) << 59) - 1);
+}
+
+gboolean pl_elf_bias(const PlElf *elf, const PlMapping *m, const guint64 *prefer,
+		     guint64 *bias)
 {
 	if (!elf->loads || elf->loads->len == 0)
 		return FALSE;
-	const PlLoad *hit = NULL;
-	for (guint i = 0; i < elf->loads->len && !hit; i++) {
-		const PlLoad *l = &g_array_index(elf->loads, PlLoad, i);
-		guint64 off0 = l->offset & ~(l->align - 1);
-		if (m->pgoff >= off0 && m->pgoff < l->offset + MAX(l->filesz, 1))
-			hit = l;
+	guint64 best = 0;
+	for (guint i = 0; i < elf->loads->len; i++) {
+		guint64 b = 0, fit = bias_fit(elf, &g_array_index(elf->loads, PlLoad, i), m, prefer,
+					      &b);
+		if (fit > best) {
+			best = fit;
+			*bias = b;
+		}
 	}
-	if (!hit)
-		hit = &g_array_index(elf->loads, PlLoad, 0);
-	/* the mapping's first byte is file offset pgoff, which this segment
-	 * places at vaddr + (pgoff - offset) */
+	if (best)
+		return TRUE;
+	/* m holds no segment's file bytes (its file differs from the
+	 * board's, or it maps only a page of padding): the segment whose
+	 * pages hold pgoff, else the first */
+	const PlLoad *hit = &g_array_index(elf->loads, PlLoad, 0);
+	for (guint i = 0; i < elf->loads->len; i++) {
+		const PlLoad *l = &g_array_index(elf->loads, PlLoad, i);
+		guint64 off0 = l->offset & ~(MAX(l->align, 1) - 1);
+		if (m->pgoff >= off0 && m->pgoff < l->offset + MAX(l->filesz, 1)) {
+			hit = l;
+			break;
+		}
+	}
 	*bias = m->start - (hit->vaddr + m->pgoff - hit->offset);
 	return TRUE;
 }

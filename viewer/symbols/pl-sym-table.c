@@ -27,10 +27,12 @@
  *     main file as the address (a section's end address counting as
  *     inside it: libdwfl's find_section, as dwfl_module_addrinfo uses).
  * The test (sym-table-test.c) compares every byte of burn's code and a
- * fine step over libc's with libdwfl.  No deliberate difference: for
- * aliases libdwfl (and so this table) prefers global over weak over local
- * as perf report does, and pl-symbols.c keeps its ARM mapping-symbol
- * fallback on top.
+ * fine step over libc's with libdwfl.  No deliberate difference; on top,
+ * pl-symbols.c keeps its ARM mapping-symbol fallback and asks
+ * pl_sym_table_perf_alias for the name perf report gives among aliases
+ * (libdwfl takes a global or weak symbol found first: musl's local label
+ * __memcpy_fwd over the global memcpy, the weak qsort_r over __qsort_r,
+ * where perf names memcpy and __qsort_r).
  *
  * Thread safety: built and read by the thread that owns the PlSymbols.
  */
@@ -45,6 +47,7 @@ typedef struct {
 	guint32 index;    /* in the symbol table: the order libdwfl visits */
 	gboolean special; /* section index SHN_LORESERVE and up (SHN_ABS…) */
 	guint8 bind;      /* binding_value(): 3 global, 2 weak, 1 local, 0 other */
+	guint8 type;      /* STT_* */
 } Sym;
 
 typedef struct {
@@ -167,7 +170,7 @@ PlSymTable *pl_sym_table_new(Dwfl_Module *mod, guint e_machine)
 		    type == STT_FILE || type == STT_TLS)
 			continue;
 		Sym s = { value, sym.st_size, name, (guint32)i, shndx >= SHN_LORESERVE,
-			  binding_value(sym.st_info) };
+			  binding_value(sym.st_info), (guint8)type };
 		g_array_append_val(a[i >= g0 ? 0 : 1], s);
 	}
 	pass_finish(&t->pass[0], a[0]);
@@ -325,4 +328,54 @@ const char *pl_sym_table_lookup(const PlSymTable *t, guint64 addr, guint64 *off)
 	if (off)
 		*off = addr - hit->value;
 	return hit->name;
+}
+
+/* ─── perf's name among aliases ──────────────────────────────────────── */
+
+static guint underscores(const char *n)
+{
+	guint k = 0;
+	while (n[k] == '_')
+		k++;
+	return k;
+}
+
+/* > 0 when perf report would name an address after a rather than b, two
+ * symbols at one address (tools/perf/util/symbol.c, choose_best_symbol):
+ * a size, a type (an assembly label loses), not weak, global, fewer
+ * leading underscores, the longer name. */
+static int perf_prefers(const Sym *a, const Sym *b)
+{
+	if ((a->size != 0) != (b->size != 0))
+		return a->size != 0 ? 1 : -1;
+	if ((a->type == STT_NOTYPE) != (b->type == STT_NOTYPE))
+		return a->type != STT_NOTYPE ? 1 : -1;
+	if ((a->bind == 2) != (b->bind == 2)) /* weak */
+		return a->bind != 2 ? 1 : -1;
+	if ((a->bind == 3) != (b->bind == 3)) /* global */
+		return a->bind == 3 ? 1 : -1;
+	guint ua = underscores(a->name), ub = underscores(b->name);
+	if (ua != ub)
+		return ua < ub ? 1 : -1;
+	size_t la = strlen(a->name), lb = strlen(b->name);
+	return la > lb ? 1 : la < lb ? -1 : 0;
+}
+
+const char *pl_sym_table_perf_alias(const PlSymTable *t, guint64 value, guint64 off)
+{
+	const Sym *best = NULL;
+	for (guint p = 0; p < 2; p++) {
+		const Pass *ps = &t->pass[p];
+		for (guint i = upto(ps, value); i-- > 0 && ps->syms[i].value == value;) {
+			const Sym *s = &ps->syms[i];
+			/* code symbols perf loads, that reach the address */
+			if (s->special || (s->size && off >= s->size) || s->name[0] == '$' ||
+			    (s->type != STT_FUNC && s->type != STT_GNU_IFUNC && s->type != STT_NOTYPE))
+				continue;
+			if (!best || perf_prefers(s, best) > 0 ||
+			    (perf_prefers(s, best) == 0 && s->index < best->index))
+				best = s;
+		}
+	}
+	return best ? best->name : NULL;
 }

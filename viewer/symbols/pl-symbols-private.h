@@ -34,6 +34,7 @@
 
 typedef struct {
 	guint64 offset, vaddr, filesz, memsz, align;
+	guint32 flags; /* PF_R | PF_W | PF_X */
 } PlLoad;
 
 typedef struct {
@@ -98,6 +99,13 @@ PlSymTable *pl_sym_table_new(Dwfl_Module *mod, guint e_machine);
 void pl_sym_table_free(PlSymTable *t);
 /* dwfl_module_addrinfo(mod, addr, off, …) */
 const char *pl_sym_table_lookup(const PlSymTable *t, guint64 addr, guint64 *off);
+/* Of the code symbols at exactly value that reach value + off (sizeless,
+ * or larger than off), the one perf report names the address after:
+ * where aliases share an address libdwfl prefers a global or weak symbol
+ * found first (memcpy's local label __memcpy_fwd in musl, weak qsort_r
+ * over __qsort_r), perf a sized, typed, non-weak, global one with fewer
+ * leading underscores.  NULL when there is none. */
+const char *pl_sym_table_perf_alias(const PlSymTable *t, guint64 value, guint64 off);
 
 /* ======================================================================
  * Code scopes of a CU (pl-inline-table.c)
@@ -237,8 +245,13 @@ void pl_elf_locate(PlSymbols *self, PlElf *elf);
 /* Opens the main file of a located elf (a dup of the vDSO image fd, or
  * the local path).  Returns -1 with errno set when there is none. */
 int pl_elf_open_main(PlElf *elf);
-/* Load bias of a mapping of elf: pc - bias is the ELF virtual address. */
-gboolean pl_elf_bias(const PlElf *elf, const PlMapping *m, guint64 *bias);
+/* Load bias of a mapping of elf: pc - bias is the ELF virtual address.
+ * The PT_LOAD the mapping was made for is chosen from its file range and
+ * size, not from pgoff alone (segments share file pages); prefer (may be
+ * NULL) is the bias of the file's mapping below m, taken when a segment
+ * gives it.  FALSE when elf has no PT_LOAD. */
+gboolean pl_elf_bias(const PlElf *elf, const PlMapping *m, const guint64 *prefer,
+		     guint64 *bias);
 void pl_binary_free(gpointer p);
 
 /* libdwfl callbacks shared by both Dwfl kinds: find_elf refuses (every

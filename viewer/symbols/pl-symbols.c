@@ -279,20 +279,6 @@ static const PlMapping *find_mapping(const PlProc *proc, guint64 pc)
 	return NULL;
 }
 
-/* The load bias mapping m would have if its bytes came from PT_LOAD l;
- * FALSE when l does not hold m's first file page. */
-static gboolean load_candidate(const PlLoad *l, const PlMapping *m, guint64 *bias)
-{
-	guint64 off0 = l->align > 1 ? l->offset & ~(l->align - 1) : l->offset;
-	off0 = MIN(off0, l->offset & ~0xfffull);
-	if (m->pgoff < off0 || m->pgoff >= l->offset + MAX(l->filesz, 1))
-		return FALSE;
-	/* the mapping's first byte is file offset pgoff, which this segment
-	 * places at vaddr + (pgoff - offset) */
-	*bias = m->start - (l->vaddr + m->pgoff - l->offset);
-	return TRUE;
-}
-
 gboolean pl_mapping_bias(const PlProc *proc, const PlMapping *m, guint64 *bias)
 {
 	/* Segments can share a file page: r-- .rodata and rw- .data both at
@@ -300,18 +286,17 @@ gboolean pl_mapping_bias(const PlProc *proc, const PlMapping *m, guint64 *bias)
 	 * both at pgoff 0.  pgoff alone may then name the wrong PT_LOAD, which
 	 * would give one file two biases (and the unwinder a second, bogus
 	 * module over the first).  One load of a file has one bias: ld.so and
-	 * the kernel map its PT_LOADs in order, lowest first, so the lowest
-	 * mapping of a run takes the first PT_LOAD that holds its page, and
-	 * every later mapping of the same file takes the PT_LOAD that gives the
-	 * bias of the mapping before it, if one does (else it is another load
-	 * of the file, at its own bias). */
+	 * the kernel map its PT_LOADs in order, lowest first, so every mapping
+	 * of a run after the first takes the PT_LOAD that gives the bias of
+	 * the mapping before it, if one does (else it is another load of the
+	 * file, at its own bias); pl_elf_bias picks the best fit otherwise. */
 	PlMapping *v = (PlMapping *)(void *)proc->maps->data;
 	const PlElf *elf = m->elf;
 	if (!elf || !elf->loads || elf->loads->len == 0)
 		return FALSE;
 	gssize i = m - v;
 	if (i < 0 || (guint)i >= proc->maps->len)
-		return pl_elf_bias(elf, m, bias);
+		return pl_elf_bias(elf, m, NULL, bias);
 	if (v[i].load_known) {
 		*bias = v[i].load_bias;
 		return v[i].load_ok;
@@ -329,22 +314,8 @@ gboolean pl_mapping_bias(const PlProc *proc, const PlMapping *m, guint64 *bias)
 		if (x->elf != elf)
 			continue;
 		if (!x->load_known) {
-			gboolean found = FALSE, match = FALSE;
-			guint64 b = 0, c;
-			for (guint k = 0; k < elf->loads->len && !match; k++) {
-				if (!load_candidate(&g_array_index(elf->loads, PlLoad, k), x, &c))
-					continue;
-				if (!found || (have_prev && c == prev)) {
-					b = c;
-					found = TRUE;
-					match = have_prev && c == prev;
-				}
-			}
-			if (!found) /* no PT_LOAD holds that page: the first one's bias */
-				found = pl_elf_bias(elf, x, &b);
 			x->load_known = TRUE;
-			x->load_ok = found;
-			x->load_bias = b;
+			x->load_ok = pl_elf_bias(elf, x, have_prev ? &prev : NULL, &x->load_bias);
 		}
 		if (x->load_ok) {
 			have_prev = TRUE;
@@ -691,8 +662,15 @@ static guint symbolize(PlSymbols *self, PlElf *elf, guint64 a, PlFrameInfo *fr, 
 	const char *symname = elf->sym_table
 				      ? pl_sym_table_lookup(elf->sym_table, a, &toff)
 				      : dwfl_module_addrinfo(elf->mod, a, &off, &sym, NULL, NULL, NULL);
-	if (is_mapping_symbol(symname))
+	if (is_mapping_symbol(symname)) {
 		symname = real_symbol(elf, a);
+	} else if (symname && elf->sym_table) {
+		/* of aliases, the name perf report gives (a profile is read
+		 * next to perf's, and compared with it) */
+		const char *alias = pl_sym_table_perf_alias(elf->sym_table, a - toff, toff);
+		if (alias)
+			symname = alias;
+	}
 	g_autofree char *unversioned = NULL;
 	const char *ver = symname && symname[0] != '@' ? strchr(symname, '@') : NULL;
 	if (ver) /* "__libc_start_main@@GLIBC_2.34": the version is noise here */
