@@ -33,7 +33,7 @@ pl_relay() {
 		name=${line#ok }
 		name=${name#not ok }
 		name=${name#skip }
-		pl_reported[${name%%:*}]=1
+		pl_reported[${name%%[: ]*}]=1
 	done < <(grep -aE '^(ok|not ok|skip) ' "$1")
 }
 
