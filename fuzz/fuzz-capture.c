@@ -73,13 +73,14 @@ static void stack_cb(const guint32 *funcs, guint depth, const PlCount *self, gpo
 	FZ_CHECK(self->samples > 0, "a stack with no self samples");
 }
 
-/* strict: a known bug (see fuzz/regressions/capture/model-callers-*):
- * callers/callees of a recursive function count a sample once per level */
-static void rows(PlAggregate *agg, GArray *a, gboolean strict)
+/* No row counts more samples than the selection holds (callers/callees of
+ * a recursive function once counted a sample once per level:
+ * fuzz/regressions/capture/model-callers-*). */
+static void rows(PlAggregate *agg, GArray *a)
 {
 	if (!a)
 		return;
-	for (guint i = 0; (!strict || fz_strict()) && i < a->len; i++) {
+	for (guint i = 0; i < a->len; i++) {
 		const PlRow *r = &g_array_index(a, PlRow, i);
 		FZ_CHECK(r->self.samples <= agg->all.samples && r->total.samples <= agg->all.samples,
 			 "row %u: %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " samples of %"
@@ -98,11 +99,11 @@ static void analyse(PlProfile *p, const PlFilter *f)
 	GArray *fn = pl_aggregate_functions(agg, TRUE);
 	if (fn && fn->len) {
 		guint32 top = g_array_index(fn, PlRow, 0).id;
-		rows(agg, pl_aggregate_callers(agg, top), TRUE);
-		rows(agg, pl_aggregate_callees(agg, top), TRUE);
+		rows(agg, pl_aggregate_callers(agg, top));
+		rows(agg, pl_aggregate_callees(agg, top));
 	}
-	rows(agg, fn, FALSE);
-	rows(agg, pl_aggregate_functions(agg, FALSE), FALSE);
+	rows(agg, fn);
+	rows(agg, pl_aggregate_functions(agg, FALSE));
 	GArray *lines = pl_aggregate_lines(agg);
 	if (lines) {
 		for (guint i = 0; i < lines->len; i++) {

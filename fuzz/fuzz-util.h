@@ -50,20 +50,6 @@
 		}                                                                                 \
 	} while (0)
 
-/* Checks of bugs already found and reported, whose owner has not fixed
- * them yet, run only when PL_FUZZ_STRICT=1: fuzzing (off) can then go past
- * them to the next bug, while `fuzz/run.sh check` replays the regression
- * inputs with it on, so each one is "not ok" until it is fixed. */
-static inline int fz_strict(void)
-{
-	static int v = -1;
-	if (v < 0) {
-		const char *e = getenv("PL_FUZZ_STRICT");
-		v = e && *e == '1';
-	}
-	return v;
-}
-
 static inline uint64_t fz_hash(const uint8_t *p, size_t n)
 {
 	uint64_t h = 1469598103934665603ull; /* FNV-1a */

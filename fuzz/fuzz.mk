@@ -17,8 +17,6 @@
 #   fuzz-ehabi      viewer/symbols/pl-ehabi.h: ARM ELF tables and the opcode
 #                   interpreter
 #   fuzz-mapfile    viewer/symbols/pl-ldmap.h: GNU ld map files
-# (the last two are built when their headers exist; fuzz/run.sh says "skip"
-# with the reason otherwise).
 
 # Include it after BUILD is set; it must never become the default goal.
 BUILD ?= build
@@ -30,10 +28,9 @@ FUZZ_CC := clang
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_OBJDIR := $(FUZZ_DIR)/obj
 # -fno-sanitize-recover: a UBSan report must stop the run, or libFuzzer
-# would count it as a pass.  fuzzer-no-link on objects, fuzzer on the link
-# (libFuzzer's main).
-FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
-	-fsanitize-ignorelist=fuzz/ubsan-known.txt
+# would count it as a pass.  No ignore list: a report is a bug until it is
+# fixed.  fuzzer-no-link on objects, fuzzer on the link (libFuzzer's main).
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Wall -Wno-unused-parameter $(FUZZ_SAN) \
 	-fsanitize=fuzzer-no-link -MMD -MP -Icommon
 FUZZ_LDFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer
@@ -51,33 +48,17 @@ FUZZ_AGENT_OBJS := $(call fuzz_objs,$(filter-out agent/main.c,$(wildcard agent/*
 # Only the reader: the rest of viewer/formats (writers, exporters) needs the model.
 FUZZ_FORMATS_OBJS := $(call fuzz_objs,viewer/formats/perf-data-reader.c)
 # The viewer core as viewer/viewer.mk links it: the real symbolizer and
-# perf.data reader when their modules exist, else the stand-ins.
-ifneq ($(wildcard viewer/symbols/pl-symbols.c),)
+# perf.data reader.
 FUZZ_SYM_SRCS := $(wildcard viewer/symbols/*.c)
-else
-FUZZ_SYM_SRCS := viewer/core/pl-symbols-fallback.c
-endif
-ifneq ($(wildcard viewer/formats/perf-data-reader.c),)
 FUZZ_FMT_SRCS := viewer/formats/perf-data-reader.c viewer/core/pl-capture-perf.c
-else
-FUZZ_FMT_SRCS := viewer/core/pl-capture-noperf.c
-endif
 FUZZ_VIEWER_OBJS := $(call fuzz_objs,viewer/core/pl-capture.c $(wildcard viewer/model/*.c) \
 	$(FUZZ_SYM_SRCS) $(FUZZ_FMT_SRCS))
 
 FUZZ_TARGETS := $(FUZZ_DIR)/fuzz-wire $(FUZZ_DIR)/fuzz-commands $(FUZZ_DIR)/fuzz-capture \
-	$(FUZZ_DIR)/fuzz-perfdata
-# The EHABI decoder (viewer/symbols/pl-ehabi.h) is being written: its
-# harness is built once the header exists.
-ifneq ($(wildcard viewer/symbols/pl-ehabi.h),)
-FUZZ_TARGETS += $(FUZZ_DIR)/fuzz-ehabi
-endif
-ifneq ($(wildcard viewer/symbols/pl-ldmap.h),)
-FUZZ_TARGETS += $(FUZZ_DIR)/fuzz-mapfile
-endif
+	$(FUZZ_DIR)/fuzz-perfdata $(FUZZ_DIR)/fuzz-ehabi $(FUZZ_DIR)/fuzz-mapfile
 FUZZ_TOOLS := $(FUZZ_DIR)/plens-seed
 
-$(FUZZ_OBJDIR)/%.o: %.c fuzz/ubsan-known.txt
+$(FUZZ_OBJDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  FUZZCC  $@"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_VIEWER_CFLAGS) -Ifuzz -c $< -o $@

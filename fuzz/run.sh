@@ -5,7 +5,7 @@
 #                                regression inputs, then fuzzed briefly with
 #                                a fixed seed and run count (check_runs; at
 #                                most FUZZ_CHECK_SECONDS, default 30); one
-#                                line per harness: ok / not ok / skip fuzz-NAME
+#                                line per harness: ok / not ok fuzz-NAME
 #   fuzz/run.sh long [SECONDS]   each harness fuzzed for SECONDS (default
 #                                300); writes the table to fuzz/results.md
 #   fuzz/run.sh seeds            regenerates fuzz/corpus/ from the real tools
@@ -59,18 +59,6 @@ check_runs() {
 	esac
 }
 
-# Why a target has no harness (empty when it has one).
-why_skip() {
-	case $1 in
-	mapfile)
-		[ -f viewer/symbols/pl-ldmap.h ] ||
-			echo "viewer/symbols/pl-ldmap.h (the GNU ld map-file parser) does not exist" ;;
-	ehabi)
-		[ -f viewer/symbols/pl-ehabi.h ] ||
-			echo "viewer/symbols/pl-ehabi.h (the EHABI decoder's entry points) does not exist" ;;
-	esac
-}
-
 have_clang_fuzzer() {
 	command -v clang >/dev/null 2>&1 &&
 		ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1
@@ -79,7 +67,7 @@ have_clang_fuzzer() {
 build_all() {
 	local bins=() t
 	for t in $targets; do
-		[ -n "$(why_skip "$t")" ] || bins+=("$BUILD/fuzz/fuzz-$t")
+		bins+=("$BUILD/fuzz/fuzz-$t")
 	done
 	[ ${#bins[@]} -gt 0 ] || return 0
 	if grep -q 'fuzz/fuzz.mk' Makefile; then
@@ -110,11 +98,10 @@ check_one() {
 	art="$BUILD/fuzz/artifacts/$t"
 	mkdir -p "$(dirname "$log")" "$art"
 	rm -rf "$work" && mkdir -p "$work"
-	# 1. every seed and every regression input, once each, with the checks
-	# of reported-but-unfixed bugs on (fuzz-util.h fz_strict)
+	# 1. every seed and every regression input, once each
 	local files=()
 	mapfile -t files < <(find $(dirs_of "$t") -type f 2>/dev/null | sort)
-	if [ ${#files[@]} -gt 0 ] && ! PL_FUZZ_STRICT=1 "$bin" -runs=1 "${files[@]}" >"$log" 2>&1; then
+	if [ ${#files[@]} -gt 0 ] && ! "$bin" -runs=1 "${files[@]}" >"$log" 2>&1; then
 		echo "not ok fuzz-$t: $(sed -n 's/^Running: //p' "$log" | tail -1): $(crash_reason "$log") (log: $log)"
 		return
 	fi
@@ -244,20 +231,16 @@ seeds)
 	make_seeds
 	;;
 check)
+	# ci/deps.sh installs clang and libFuzzer: their absence is a failure
 	if ! have_clang_fuzzer; then
-		for t in $targets; do echo "skip fuzz-$t: clang with libFuzzer (libclang-rt-14-dev) is not installed"; done
-		exit 0
+		for t in $targets; do echo "not ok fuzz-$t: clang with libFuzzer (libclang-rt-14-dev) is not installed (ci/deps.sh)"; done
+		exit 1
 	fi
 	if ! build_all >"$BUILD/fuzz-build.log" 2>&1; then
-		for t in $targets; do
-			w=$(why_skip "$t")
-			if [ -n "$w" ]; then echo "skip fuzz-$t: $w"; else echo "not ok fuzz-$t: the harnesses do not build (see $BUILD/fuzz-build.log)"; fi
-		done
+		for t in $targets; do echo "not ok fuzz-$t: the harnesses do not build (see $BUILD/fuzz-build.log)"; done
 		exit 1
 	fi
 	for t in $targets; do
-		w=$(why_skip "$t")
-		if [ -n "$w" ]; then echo "skip fuzz-$t: $w"; continue; fi
 		check_one "$t"
 	done
 	;;
@@ -269,11 +252,6 @@ long)
 	rowdir="$BUILD/fuzz/rows"
 	mkdir -p "$rowdir"
 	for t in $targets; do
-		w=$(why_skip "$t")
-		if [ -n "$w" ]; then
-			echo "| fuzz-$t | – | – | – | – | – | – | skipped: $w |" >"$rowdir/$t"
-			continue
-		fi
 		echo "fuzzing fuzz-$t for ${long_seconds}s…" >&2
 		long_one "$t" "$long_seconds" >"$rowdir/$t.new"
 		echo "$(cat "$rowdir/$t.new") $(date -u '+%Y-%m-%d %H:%M') |" >"$rowdir/$t"
@@ -288,8 +266,8 @@ long)
 		echo "on $(nproc) CPUs (shared), clang $(clang -dumpversion), libFuzzer fork mode with one worker."
 		echo "Executions and coverage are libFuzzer's own counters; *new crashes* counts the"
 		echo "inputs saved in \`$BUILD/fuzz/artifacts/<target>/\` during that run (crash, leak,"
-		echo "timeout or out-of-memory).  Harnesses run with PL_FUZZ_STRICT off, i.e. past the"
-		echo "bugs already reported (fuzz/regressions/, fuzz/ubsan-known.txt)."
+		echo "timeout or out-of-memory).  Every invariant is checked in every run: a bug"
+		echo "found stays a crash until it is fixed (no ignore list, no switch)."
 		echo
 		echo "| target | seconds | executions | coverage (edges) | corpus | oom/timeout/crash | new crashes | artifacts / note | run at (UTC) |"
 		echo "|---|---|---|---|---|---|---|---|---|"
@@ -298,7 +276,7 @@ long)
 		done
 		echo
 		echo "Bugs found, with the input that shows each (\`fuzz/run.sh check\` replays them"
-		echo "with PL_FUZZ_STRICT=1 and reports \"not ok\" until they are fixed):"
+		echo "and reports \"not ok\" until they are fixed):"
 		echo
 		cat fuzz/findings.md 2>/dev/null
 	} >fuzz/results.md

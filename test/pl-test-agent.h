@@ -22,6 +22,7 @@
 
 #include "block.h"
 #include "msg.h"
+#include "pl-test-perf.h"
 #include "pl-test.h"
 #include "reader.h"
 
@@ -35,15 +36,16 @@ static inline const char *pl_build_dir(void)
  * absolute (the kernel reports mappings by absolute path), agent the
  * agent under test (PL_AGENT: another build of it, e.g. the static musl
  * one; else dir/perflens-agent), and, the first time, a fresh directory
- * /tmp/NAME-XXXXXX in tmpdir.  Skips the test when one is missing. */
+ * /tmp/NAME-XXXXXX in tmpdir.  Fails the case when one is missing: the
+ * build makes them, so their absence is never a reason to skip. */
 static inline void pl_agent_paths(char *dir, char *agent, size_t agent_len, char *tmpdir,
 				  size_t tmpdir_len, const char *name)
 {
-	if (!realpath(pl_build_dir(), dir))
-		PL_SKIP("no build directory %s", pl_build_dir());
+	PL_CHECKF(realpath(pl_build_dir(), dir) != NULL, "no build directory %s (make)",
+		  pl_build_dir());
 	const char *other = getenv("PL_AGENT");
-	if (other && !realpath(other, agent))
-		PL_SKIP("no agent %s (run make agents)", other);
+	PL_CHECKF(!other || realpath(other, agent) != NULL, "PL_AGENT=%s: %s", other,
+		  strerror(errno));
 	if (!other)
 		snprintf(agent, agent_len, "%s/perflens-agent", dir);
 	if (!tmpdir[0]) {

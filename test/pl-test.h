@@ -4,7 +4,10 @@
  * case: "ok NAME", "not ok NAME: file:line: what", or "skip NAME: why".
  * test/run.sh adds the lines of every test program up into the closing
  * "N passed, N failed, N skipped" line.  A case that cannot run here calls
- * PL_SKIP() with the reason; it is never counted as passed.
+ * PL_SKIP("[TAG] why", ...) with a TAG from test/skip-reasons.txt (no PMU,
+ * not root, …); it is never counted as passed, and a skip without a listed
+ * TAG is counted as a failure.  Something `make` builds or ci/deps.sh
+ * installs is never a reason to skip: its absence fails the case.
  */
 #ifndef PL_TEST_H
 #define PL_TEST_H

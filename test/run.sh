@@ -9,6 +9,11 @@
 # PL_BUILD=BUILD.  Each prints one line per case; a program that dies
 # without reporting a failed case counts as one failure, so a crash or a
 # sanitizer report is never silent.
+#
+# A skip must say why with a tag from test/skip-reasons.txt:
+# "skip NAME: [TAG] text".  A skip without a listed tag is counted (and
+# printed) as a failure: a test cannot hide a broken agent or a missing
+# build behind a skip.
 set -u
 pattern=
 if [ "${1:-}" = "-k" ]; then pattern=$2; shift 2; fi
@@ -30,12 +35,28 @@ export PERFLENS_BENCH_CACHE=${PERFLENS_BENCH_CACHE:-$user_cache/perflens/bench}
 pass=0 fail=0 skip=0
 failed_names=()
 
+# The allowed tags, as the pattern of a good skip line; a tag listed as
+# "no-kernel-feature:WHAT" wants its argument.
+tags=
+while read -r t _; do
+	case $t in '' | '#'*) continue ;; esac
+	case $t in *:WHAT) t="${t%WHAT}[^]]+" ;; esac
+	tags=${tags:+$tags|}$t
+done <"$here/skip-reasons.txt"
+good_skip="^skip [^:]+: \[($tags)\] [^[:space:]]"
+
 run_one() {
 	local name=$1 logdir=$2; shift 2
 	local log="$logdir/${name##*/}.log"
 	local t0=$SECONDS
 	"$@" >"$log" 2>&1
 	local rc=$?
+	# a skip without a listed reason is a failure: rewritten as one
+	if grep -a '^skip ' "$log" | grep -qavE "$good_skip"; then
+		re=$good_skip awk '/^skip / && $0 !~ ENVIRON["re"] {
+			sub(/^skip /, "not ok "); $0 = $0 "  (a skip without a reason from test/skip-reasons.txt)"
+		} { print }' "$log" >"$log.tmp" && mv "$log.tmp" "$log"
+	fi
 	local p f s
 	p=$(grep -c '^ok ' "$log")
 	f=$(grep -c '^not ok ' "$log")
@@ -45,7 +66,7 @@ run_one() {
 		f=$((f + 1))
 	fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
-	grep -E '^(not ok|skip) ' "$log" | sed "s#^#  [$name] #"
+	grep -aE '^(not ok|skip) ' "$log" | sed "s#^#  [$name] #"
 	printf '%-40s %3d ok %3d failed %3d skipped  (%ds)\n' "$name" "$p" "$f" "$s" $((SECONDS - t0))
 	if [ "$f" -ne 0 ]; then
 		failed_names+=("$name")

@@ -3,13 +3,10 @@
 # the double-colon target `viewer::`.
 #
 # viewer/symbols and viewer/formats are separate modules with their own .mk
-# fragments.  Until a fragment defines SYMBOLS_OBJS / FORMATS_OBJS, the
-# viewer builds with stand-ins (viewer/core/pl-symbols-fallback.c: ELF
-# symbol tables only; pl-capture-noperf.c: perf.data refused with a clear
-# message) so the tree stays buildable while they are written.
+# fragments (SYMBOLS_OBJS, FORMATS_OBJS).
 
--include viewer/symbols/symbols.mk
--include viewer/formats/formats.mk
+include viewer/symbols/symbols.mk
+include viewer/formats/formats.mk
 
 VIEWER_PKGS := glib-2.0 gio-2.0 libdw libelf
 VIEWER_CFLAGS := $(shell pkg-config --cflags $(VIEWER_PKGS)) \
@@ -22,20 +19,11 @@ VIEWER_CORE_OBJS := $(BUILD)/viewer/core/pl-capture.o $(BUILD)/viewer/core/pl-se
 	$(BUILD)/viewer/core/pl-client.o $(BUILD)/viewer/core/pl-loader.o
 VIEWER_MODEL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/model/*.c))
 
-ifdef SYMBOLS_OBJS
 VIEWER_SYM_OBJS := $(SYMBOLS_OBJS)
 VIEWER_LIBS += $(SYMBOLS_LIBS)
-else
-VIEWER_SYM_OBJS := $(BUILD)/viewer/core/pl-symbols-fallback.o
-endif
 
-ifdef FORMATS_OBJS
 VIEWER_FMT_OBJS := $(FORMATS_OBJS) $(FORMATS_EXPORT_OBJS) $(BUILD)/viewer/core/pl-capture-perf.o
 VIEWER_LIBS += $(FORMATS_LIBS)
-$(BUILD)/viewer/%.o: ALL_CFLAGS += -DPL_HAVE_FORMATS
-else
-VIEWER_FMT_OBJS := $(BUILD)/viewer/core/pl-capture-noperf.o
-endif
 
 VIEWER_LIB_OBJS := $(VIEWER_CORE_OBJS) $(VIEWER_MODEL_OBJS) $(VIEWER_SYM_OBJS) $(VIEWER_FMT_OBJS)
 VIEWER_CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/cli/*.c))

@@ -1,6 +1,8 @@
 /* faults-test.c — PerfLens under bad input, faults and attack: the agent
  * and the viewer's command line keep serving, say what happened, and never
- * lose what was already recorded. */
+ * lose what was already recorded.
+ *
+ * PL_AGENT tests another agent binary (the static musl one). */
 #include <limits.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -13,22 +15,15 @@ static char tmpdir[128];
 static void setup(void)
 {
 	char dir[PATH_MAX];
-	if (!realpath(pl_build_dir(), dir))
-		PL_SKIP("no build directory");
-	snprintf(agent, sizeof(agent), "%s/perflens-agent", dir);
+	pl_agent_paths(dir, agent, sizeof(agent), tmpdir, sizeof(tmpdir), "pl-faults");
 	snprintf(viewer, sizeof(viewer), "%s/perflens", dir);
 	snprintf(burn, sizeof(burn), "%s/workloads/burn", dir);
-	if (!tmpdir[0]) {
-		snprintf(tmpdir, sizeof(tmpdir), "/tmp/pl-faults-XXXXXX");
-		PL_CHECK(mkdtemp(tmpdir) != NULL);
-	}
 }
 
 static void need_viewer(void)
 {
 	setup();
-	if (access(viewer, X_OK) != 0)
-		PL_SKIP("viewer not built");
+	PL_CHECKF(access(viewer, X_OK) == 0, "%s not built (make)", viewer);
 }
 
 #define run_out pl_run_capture
@@ -250,6 +245,10 @@ static void test_command_flood_bounded(void)
 
 /* ─── faults while recording ────────────────────────────────────────── */
 
+/* v[0] kernel losses in LOST records so far, v[1] samples, v[2] the last
+ * HEALTH's count of kernel losses, v[3] HEALTH reports, v[4] those whose
+ * count differs from the LOST records before them (the agent counts a loss
+ * as it writes its LOST record: the two must agree at every report). */
 static void count_lost(const struct pl_msg *m, void *user)
 {
 	uint64_t *v = user;
@@ -257,8 +256,11 @@ static void count_lost(const struct pl_msg *m, void *user)
 		v[0] += m->u.lost.count;
 	if (m->type == PL_MSG_SAMPLE)
 		v[1]++;
-	if (m->type == PL_MSG_HEALTH)
+	if (m->type == PL_MSG_HEALTH) {
 		v[2] = m->u.health.lost;
+		v[3]++;
+		v[4] += m->u.health.lost != v[0];
+	}
 }
 
 static void test_ring_overflow_counted_and_shown(void)
@@ -270,21 +272,24 @@ static void test_ring_overflow_counted_and_shown(void)
 	 * lose records, and every loss must be accounted for */
 	char *argv[] = { agent, "--output", file, "--ring-pages", "1", "--frequency", "20000",
 			 "--callgraph", "dwarf", "--stack-size", "16384", "--", burn, "1", "3", NULL };
+	pl_need_kernel_perf();
 	int rc = run_out(argv, out, sizeof(out), 30000);
-	if (rc != 0 && strstr(out, "perf_event"))
-		PL_SKIP("perf events unavailable: %s", out);
 	PL_CHECKF(rc == 0, "agent: %s", out);
-	uint64_t v[3] = { 0, 0, 0 };
+	uint64_t v[5] = { 0 };
 	char err[200];
 	PL_CHECK(pl_capture_each(file, count_lost, v, err, sizeof(err)) > 0);
 	PL_CHECKF(v[0] > 0, "no loss recorded with a 1-page ring (%llu samples)",
 		  (unsigned long long)v[1]);
-	PL_CHECK(v[2] == v[0] || v[2] > 0); /* the agent's own count travels too */
-	if (access(viewer, X_OK) == 0) {
-		char *rep[] = { viewer, "report", file, NULL };
-		PL_CHECK(run_out(rep, out, sizeof(out), 30000) == 0);
-		PL_CHECKF(strstr(out, "LOST"), "report does not show the loss:\n%s", out);
-	}
+	/* the agent's own count travels too, and agrees with its LOST records */
+	PL_CHECKF(v[3] > 0 && v[4] == 0 && v[2] > 0,
+		  "%llu HEALTH reports, %llu disagreeing with the LOST records; last says %llu "
+		  "lost, LOST records %llu",
+		  (unsigned long long)v[3], (unsigned long long)v[4], (unsigned long long)v[2],
+		  (unsigned long long)v[0]);
+	need_viewer();
+	char *rep[] = { viewer, "report", file, NULL };
+	PL_CHECK(run_out(rep, out, sizeof(out), 30000) == 0);
+	PL_CHECKF(strstr(out, "LOST"), "report does not show the loss:\n%s", out);
 }
 
 static void test_output_disk_full(void)
@@ -303,8 +308,13 @@ static void test_viewer_save_disk_full_keeps_earlier_data(void)
 	char mnt[256];
 	snprintf(mnt, sizeof(mnt), "%s/small", tmpdir);
 	mkdir(mnt, 0755);
-	if (mount("tmpfs", mnt, "tmpfs", 0, "size=96k") < 0)
-		PL_SKIP("cannot mount a small tmpfs here (%s): needs root", strerror(errno));
+	if (mount("tmpfs", mnt, "tmpfs", 0, "size=96k") < 0) {
+		int e = errno;
+		if (geteuid() != 0 || e == EPERM)
+			PL_SKIP("[not-root] mounting a small tmpfs needs root (CAP_SYS_ADMIN): %s",
+				strerror(e));
+		PL_CHECKF(0, "cannot mount a small tmpfs on %s: %s", mnt, strerror(e));
+	}
 	int port = pl_free_port();
 	char *extra[] = { "--token", "t", NULL };
 	pid_t ag = start_listener(port, extra);

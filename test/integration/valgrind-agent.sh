@@ -6,10 +6,11 @@ set -u
 top=${PL_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PL_BUILD:-$top/build}
 case "$build" in *-san)
-	echo "skip valgrind-agent: the sanitizer build is checked by ASan itself"; exit 0 ;;
+	echo "skip valgrind-agent: [by-design] the sanitizer build is checked by ASan itself"; exit 0 ;;
 esac
-command -v valgrind >/dev/null || { echo "skip valgrind-agent: valgrind not installed"; exit 0; }
-agent=$build/perflens-agent viewer=$build/perflens burn=$build/workloads/burn
+command -v valgrind >/dev/null || { echo "not ok valgrind-agent: valgrind not installed (ci/deps.sh)"; exit 1; }
+# PL_AGENT: another agent binary under test
+agent=${PL_AGENT:-$build/perflens-agent} viewer=$build/perflens burn=$build/workloads/burn
 tmp=$(mktemp -d /tmp/pl-vg-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 vg=(valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite

@@ -1036,11 +1036,12 @@ static void test_version_1_stream_read(void)
  * compaction), as agents before protocol 2 wrote it. */
 static void test_version_1_capture_file(void)
 {
-	int fd = open("test/unit/data/v1-fp-zstd.plens", O_RDONLY);
-	if (fd < 0) {
-		PL_SKIP("test/unit/data/v1-fp-zstd.plens not found (run from the source tree)");
-		return;
-	}
+	/* the source tree: PL_TOP (test/run.sh), else the current directory */
+	char path[4096];
+	const char *top = getenv("PL_TOP");
+	snprintf(path, sizeof(path), "%s/test/unit/data/v1-fp-zstd.plens", top ? top : ".");
+	int fd = open(path, O_RDONLY);
+	PL_CHECKF(fd >= 0, "%s: %s (run from the source tree)", path, strerror(errno));
 	static uint8_t buf[1u << 20];
 	ssize_t n = read(fd, buf, sizeof(buf));
 	close(fd);

@@ -4,12 +4,9 @@
 #include <string.h>
 
 #include "pl-cli.h"
-#ifdef PL_HAVE_FORMATS
 #include "perf-data-writer.h"
 #include "pl-export.h"
-#endif
 
-#ifdef PL_HAVE_FORMATS
 typedef struct {
 	PlPerfDataWriter *w;
 	GError *error;
@@ -52,7 +49,6 @@ static int export_perf_data(const char *in, const char *out)
 		return pl_cli_fail("cannot write %s: %s", out, error->message);
 	return PL_EXIT_OK;
 }
-#endif
 
 static const char *const formats_help =
 	"Output format: collapsed (flamegraph.pl), pprof (.pb.gz for go tool pprof), "
@@ -96,11 +92,7 @@ int pl_cli_export(int argc, char **argv)
 		goto done;
 	}
 	if (format && !strcmp(format, "perf-data")) {
-#ifdef PL_HAVE_FORMATS
 		rc = export_perf_data(argv[1], output);
-#else
-		pl_cli_fail("export: this perflens was built without perf.data support");
-#endif
 		goto done;
 	}
 	static const char *const known[] = { "collapsed", "pprof", "svg", "speedscope" };
@@ -111,12 +103,6 @@ int pl_cli_export(int argc, char **argv)
 		pl_cli_fail("export: give --format collapsed, pprof, svg, speedscope or perf-data");
 		goto done;
 	}
-#ifndef PL_HAVE_FORMATS
-	if (strcmp(format, "collapsed") != 0) {
-		pl_cli_fail("export: this perflens was built without the exporters");
-		goto done;
-	}
-#endif
 	if (!strcmp(format, "pprof") && !output) {
 		pl_cli_fail("export --format pprof needs -o FILE.pb.gz (it is gzipped binary)");
 		goto done;
@@ -134,14 +120,12 @@ int pl_cli_export(int argc, char **argv)
 		goto done;
 	PlFilter f = { (guint32)MAX(tid, 0), event, 0, 0 };
 	if (!strcmp(format, "pprof")) {
-#ifdef PL_HAVE_FORMATS
 		agg = pl_profile_aggregate_filtered(p, &f, sf);
 		if (!pl_export_pprof(agg, output, &error)) {
 			pl_cli_fail("cannot write %s: %s", output, error->message);
 			goto done;
 		}
 		rc = PL_EXIT_OK;
-#endif
 		goto done;
 	}
 	out = output ? fopen(output, "w") : stdout;
@@ -151,17 +135,13 @@ int pl_cli_export(int argc, char **argv)
 	}
 	gboolean ok = FALSE;
 	if (!strcmp(format, "speedscope")) {
-#ifdef PL_HAVE_FORMATS
 		g_autofree char *base = g_path_get_basename(argv[1]);
 		ok = pl_export_speedscope(p, &f, sf, out, base, &error);
-#endif
 	} else {
 		agg = pl_profile_aggregate_filtered(p, &f, sf);
 		if (!strcmp(format, "svg")) {
-#ifdef PL_HAVE_FORMATS
 			g_autofree char *base = g_path_get_basename(argv[1]);
 			ok = pl_export_svg(agg, out, title ? title : base, weight, &error);
-#endif
 		} else {
 			ok = pl_export_collapsed(agg, out, weight, &error);
 		}

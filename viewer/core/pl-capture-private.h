@@ -1,7 +1,6 @@
 /* pl-capture-private.h — the perf.data hook of pl_capture_load().
  *
- * Implemented by pl-capture-perf.c on top of viewer/formats when that
- * module is built in, else by pl-capture-noperf.c (a clear error). */
+ * Implemented by pl-capture-perf.c on top of viewer/formats. */
 #ifndef PL_CAPTURE_PRIVATE_H
 #define PL_CAPTURE_PRIVATE_H
 

@@ -53,9 +53,4 @@ viewer:: $(FORMATS_OBJS) $(FORMATS_TESTS) $(BUILD)/test/perfdata-dump
 
 -include $(FORMATS_OBJS:.o=.d) $(FORMATS_EXPORT_OBJS:.o=.d) $(FORMATS_TESTS:=.d) $(BUILD)/test/perfdata-dump.d
 
-# libFuzzer harness (clang; not part of `viewer`): make $(BUILD)/fuzz/perf-data-fuzz
-$(BUILD)/fuzz/perf-data-fuzz: viewer/formats/tests/perf-data-fuzz.c $(FORMATS_SRCS) \
-		$(wildcard common/*.c)
-	@mkdir -p $(dir $@)
-	clang -std=gnu11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -Icommon \
-		-Iviewer/formats $(FORMATS_CFLAGS) -o $@ $^ $(FORMATS_LIBS) $(ZSTD_LIBS)
+# The perf.data reader's libFuzzer harness is fuzz/fuzz-perfdata.c (fuzz/fuzz.mk).

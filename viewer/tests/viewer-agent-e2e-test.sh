@@ -1,31 +1,31 @@
 #!/usr/bin/env bash
 # viewer-agent-e2e-test.sh — the real agent records the burn workload; the
 # real viewer reads what it wrote or streamed.  Prints ok / not ok / skip
-# lines (test/run.sh counts them).  Needs $PL_BUILD/perflens-agent; skips
-# each case with the reason when something is missing or perf is refused.
+# lines (test/run.sh counts them).  The agent is $PL_AGENT, else
+# $PL_BUILD/perflens-agent.  Every case is skipped only where the kernel
+# refuses perf events; anything missing or failing otherwise is a failure.
 set -u
 B=${PL_BUILD:-build}
-PERFLENS=$B/perflens AGENT=$B/perflens-agent BURN=$B/workloads/burn
+PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
+. "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok viewer-agent-e2e: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 TMP=$(mktemp -d /tmp/plv-e2e-XXXXXX)
 PIDS=()
 cleanup() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	pl_unreported
 	[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
 
-ok() { echo "ok $1"; }
-fail() { echo "not ok $1: $2"; }
-skip() { echo "skip $1: $2"; }
-
 missing=""
-[ -x "$AGENT" ] || missing="$AGENT not built (the agent is not ready: make $AGENT)"
-[ -x "$PERFLENS" ] || missing="$PERFLENS not built"
-[ -x "$BURN" ] || missing="$BURN not built"
+[ -x "$AGENT" ] || missing="$AGENT not built (make)"
+[ -x "$PERFLENS" ] || missing="$PERFLENS not built (make)"
+[ -x "$BURN" ] || missing="$BURN not built (make)"
 CASES="dwarf_nofp agent_output_report live_record ps_lists wrong_token record_killed listen_mode"
+pl_plan $CASES
 if [ -n "$missing" ]; then
-	for c in $CASES; do skip "$c" "$missing"; done
-	exit 0
+	for c in $CASES; do fail "$c" "$missing"; done
+	exit 1
 fi
 
 # The first row of "Top functions" must be hot_leaf, and it must weigh.
@@ -69,8 +69,8 @@ wait_listen() { # port
 # 1. headless capture: perflens-agent --output FILE -- burn
 f=$TMP/out.plens
 if ! timeout 30 "$AGENT" --output "$f" --frequency 499 -- "$BURN" 1.5 2 >"$TMP/agent1.log" 2>&1; then
-	if grep -qiE 'paranoid|EACCES|perf_event_open|not permitted' "$TMP/agent1.log"; then
-		for c in $CASES; do skip "$c" "perf refused here: $(head -1 "$TMP/agent1.log")"; done
+	if why=$(pl_perf_refused); then
+		for c in $CASES; do skip "$c" "$why"; done
 		exit 0
 	fi
 	fail agent_output_report "agent --output failed: $(head -c 300 "$TMP/agent1.log")"
@@ -89,7 +89,7 @@ if timeout 30 "$AGENT" --output "$f" --frequency 499 --callgraph dwarf -- "$BURN
 		fail dwarf_nofp "no unwound path to hot_leaf: $(echo "$folded" | sort -t' ' -k2 -nr | head -3 | tr '\n' '|')"
 	fi
 else
-	skip dwarf_nofp "agent --callgraph dwarf failed here: $(head -c 200 "$TMP/agent1b.log")"
+	fail dwarf_nofp "agent --callgraph dwarf failed: $(head -c 200 "$TMP/agent1b.log")"
 fi
 
 # 2. live: agent --listen, perflens record HOST:PORT --command

@@ -11,15 +11,17 @@
 #   - a module from another build (its interface key differs) is refused.
 set -u
 B=${PL_BUILD:-build}
+AGENT=${PL_AGENT:-$B/perflens-agent} # the agent under test
+. "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok viewer-app-module: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 TMP=$(mktemp -d /tmp/plv-mod-XXXXXX)
-trap '[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 CASES="cli_links_no_gtk report_without_module module_next_to_exe module_in_prefix_lib missing_module_error missing_gtk_error stale_module_error"
-skip_all() { for c in $CASES; do echo "skip $c: $1"; done; exit 0; }
-[ -x "$B/perflens" ] || skip_all "$B/perflens not built"
-[ -f "$B/perflens-ui.so" ] || skip_all "$B/perflens-ui.so not built (no gtk4 development files)"
-[ -x "$B/workloads/burn" ] || skip_all "$B/workloads/burn not built"
-ok() { echo "ok $1"; }
-fail() { echo "not ok $1: $2"; }
+pl_plan $CASES
+# make builds them (ci/deps.sh installs gtk4's development files)
+fail_all() { for c in $CASES; do fail "$c" "$1"; done; exit 1; }
+[ -x "$B/perflens" ] || fail_all "$B/perflens not built"
+[ -f "$B/perflens-ui.so" ] || fail_all "$B/perflens-ui.so not built (no gtk4 development files: ci/deps.sh)"
+[ -x "$B/workloads/burn" ] || fail_all "$B/workloads/burn not built"
 
 if ldd "$B/perflens" | grep -q 'libgtk'; then
 	fail cli_links_no_gtk "$(ldd "$B/perflens" | grep libgtk)"
@@ -30,15 +32,17 @@ fi
 # a .plens of the workload, read with the executable alone in a directory
 mkdir -p "$TMP/alone"
 cp "$B/perflens" "$TMP/alone/"
-if "$B/perflens-agent" --output "$TMP/burn.plens" -- "$B/workloads/burn" 1 2 >/dev/null 2>"$TMP/agent.err"; then
+if "$AGENT" --output "$TMP/burn.plens" -- "$B/workloads/burn" 1 2 >/dev/null 2>"$TMP/agent.err"; then
 	if "$TMP/alone/perflens" report "$TMP/burn.plens" --top 5 >"$TMP/report.out" 2>&1 &&
 		grep -q hot_leaf "$TMP/report.out"; then
 		ok report_without_module
 	else
 		fail report_without_module "$(head -c 300 "$TMP/report.out")"
 	fi
+elif why=$(pl_perf_refused); then
+	skip report_without_module "$why"
 else
-	echo "skip report_without_module: the agent could not record: $(head -c 200 "$TMP/agent.err")"
+	fail report_without_module "the kernel allows perf, but $AGENT could not record: $(head -c 200 "$TMP/agent.err")"
 fi
 
 # The module loaded and GTK started: it then fails on the display.
@@ -84,7 +88,7 @@ if "$CC" -shared -fPIC -Wl,-soname,libgtk-4-absent.so.1 -o "$TMP/stub/libgtk-4-a
 	cp "$B/perflens" "$TMP/nogtk/"
 	refused missing_gtk_error "$TMP/nogtk" 'libgtk-4-absent.so.1' 'apt install libgtk-4-1'
 else
-	echo "skip missing_gtk_error: cannot build a stand-in module: $(head -c 200 "$TMP/cc.err")"
+	fail missing_gtk_error "cannot build a stand-in module: $(head -c 200 "$TMP/cc.err")"
 fi
 
 # A module from another build: the same module with its interface key

@@ -13,13 +13,11 @@ static const char *need_capture(void)
 {
 	char *why = NULL;
 	g_autofree char *bin = vt_build_path("perflens");
-	if (!g_file_test(bin, G_FILE_TEST_IS_EXECUTABLE))
-		PL_SKIP("%s not built", bin);
+	PL_CHECKF(g_file_test(bin, G_FILE_TEST_IS_EXECUTABLE), "%s not built (make)", bin);
 	if (capture)
 		return capture;
 	burn = vt_elf_open("workloads/burn", &why);
-	if (!burn)
-		PL_SKIP("%s", why);
+	PL_CHECKF(burn, "%s", why);
 	capture = vt_tmp("cli.plens");
 	VtCapture *c = vt_capture_new(capture);
 	vt_hello(c);
@@ -116,23 +114,21 @@ static void export_perf_data(void)
 	g_autofree char *data = vt_tmp("cli.data");
 	g_autofree char *err = NULL;
 	int rc = vt_perflens(NULL, &err, "export", f, "--format", "perf-data", "-o", data, NULL);
-	if (rc == 2 && strstr(err, "without perf.data support"))
-		PL_SKIP("perflens built without viewer/formats");
 	PL_CHECKF(rc == 0, "%d: %s", rc, err);
 	g_autofree char *out = NULL;
 	PL_CHECK(vt_perflens(&out, NULL, "report", data, NULL) == 0);
 	g_autoptr(GRegex) re = g_regex_new("^ +75\\.00% +75\\.00% +3 +hot_leaf +burn$",
 					   G_REGEX_MULTILINE, 0, NULL);
 	PL_CHECKF(g_regex_match(re, out, 0, NULL), "%s", out);
-	/* perf is the oracle when it is installed */
+	/* perf is the oracle (ci/deps.sh installs it) */
 	char *argv[] = { (char *)"perf", (char *)"report", (char *)"-i", data,
 			 (char *)"--no-children", (char *)"--sort", (char *)"sym",
 			 (char *)"--stdio", (char *)"-g", (char *)"none", NULL };
 	g_autofree char *pout = NULL;
 	gint status;
-	if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
-			  NULL, NULL, &pout, NULL, &status, NULL))
-		PL_SKIP("perf not installed: our own reader agreed");
+	PL_CHECKF(g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+			       NULL, NULL, &pout, NULL, &status, NULL),
+		  "perf not installed (linux-perf: ci/deps.sh); our own reader agreed");
 	g_autoptr(GRegex) pre = g_regex_new("^ +75\\.00% +\\[\\.\\] hot_leaf$", G_REGEX_MULTILINE,
 					    0, NULL);
 	PL_CHECKF(g_regex_match(pre, pout, 0, NULL), "perf report says: %s", pout);
@@ -200,8 +196,7 @@ static void help(void)
 {
 	g_autofree char *out = NULL;
 	g_autofree char *bin = vt_build_path("perflens");
-	if (!g_file_test(bin, G_FILE_TEST_IS_EXECUTABLE))
-		PL_SKIP("%s not built", bin);
+	PL_CHECKF(g_file_test(bin, G_FILE_TEST_IS_EXECUTABLE), "%s not built (make)", bin);
 	PL_CHECK(vt_perflens(&out, NULL, "--help", NULL) == 0);
 	PL_CHECK(strstr(out, "report") && strstr(out, "export") && strstr(out, "record"));
 	g_autofree char *o2 = NULL;

@@ -79,9 +79,8 @@ static void check_file(const char *path, const char *host)
 
 static void test_every_session_file_has_hello(void)
 {
-	g_autofree char *agent = vt_build_path("perflens-agent");
-	if (!g_file_test(agent, G_FILE_TEST_IS_EXECUTABLE))
-		PL_SKIP("%s not built (make)", agent);
+	g_autofree char *agent = vt_agent();
+	PL_CHECKF(g_file_test(agent, G_FILE_TEST_IS_EXECUTABLE), "%s not built (make)", agent);
 	int port = free_port();
 	PL_CHECK(port > 0);
 	g_autofree char *port_s = g_strdup_printf("%d", port);

@@ -6,23 +6,29 @@
 # tree), go tool pprof (reads the .pb.gz), python3's json / xml parsers
 # (speedscope's file format shape, well-formed SVG), readelf (build-id).
 set -u
+# PL_AGENT: the agent under test (else the build's).
 B=${PL_BUILD:-build}
-PERFLENS=$B/perflens AGENT=$B/perflens-agent BURN=$B/workloads/burn
+PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
+. "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok viewer-export: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 TMP=$(mktemp -d /tmp/plv-export-XXXXXX)
-trap '[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ok() { echo "ok $1"; }
-bad() { echo "not ok $1: $2"; }
-skip() { echo "skip $1: $2"; }
+trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+bad() { fail "$@"; }
 ALL="collapsed_matches_call_tree pprof_go_tool pprof_mappings_build_id speedscope_schema svg_flame_graph filter_deny_cut filter_allow_cut filter_rename filter_collapse_recursion filter_bad_regex diff_self_is_zero diff_tables annotate_instructions source_lines switch_reasons process_tree"
+pl_plan $ALL
 
+# make builds them and ci/deps.sh installs python3's users: their absence fails
 for x in "$PERFLENS" "$AGENT" "$BURN"; do
-	[ -x "$x" ] || { for n in $ALL; do skip "$n" "$x not built (make)"; done; exit 0; }
+	[ -x "$x" ] || { for n in $ALL; do bad "$n" "$x not built (make)"; done; exit 1; }
 done
-command -v python3 >/dev/null || { for n in $ALL; do skip "$n" "python3 missing"; done; exit 0; }
+command -v python3 >/dev/null || { for n in $ALL; do bad "$n" "python3 missing"; done; exit 1; }
 CAP=$TMP/burn.plens
 if ! "$AGENT" --output "$CAP" --callgraph dwarf --frequency 499 -- "$BURN" 2 2 >"$TMP/agent.log" 2>&1; then
-	for n in $ALL; do skip "$n" "the agent cannot record here: $(tail -1 "$TMP/agent.log")"; done
-	exit 0
+	if why=$(pl_perf_refused); then
+		for n in $ALL; do skip "$n" "$why"; done
+		exit 0
+	fi
+	for n in $ALL; do bad "$n" "the kernel allows perf, but the agent cannot record: $(tail -1 "$TMP/agent.log")"; done
+	exit 1
 fi
 "$PERFLENS" report "$CAP" --top 0 >"$TMP/report.txt" 2>&1
 
@@ -63,14 +69,14 @@ if ! "$PERFLENS" export "$CAP" -f pprof -o "$TMP/p.pb.gz" 2>"$TMP/pprof.err"; th
 	bad pprof_go_tool "export failed: $(head -c 200 "$TMP/pprof.err")"
 	bad pprof_mappings_build_id "export failed"
 elif ! command -v go >/dev/null; then
-	skip pprof_go_tool "go not installed (golang-go)"; skip pprof_mappings_build_id "go not installed"
+	bad pprof_go_tool "go not installed (golang-go: ci/deps.sh)"; bad pprof_mappings_build_id "go not installed"
 else
 	mkdir -p "$TMP/home"
 	export HOME=$TMP/home GOFLAGS=-mod=mod GOTOOLCHAIN=local
 	if ! timeout 300 go tool pprof -top "$TMP/p.pb.gz" >"$TMP/top.txt" 2>"$TMP/top.err"; then
 		if grep -q 'parsing profile' "$TMP/top.err"; then bad pprof_go_tool "$(head -2 "$TMP/top.err" | tr '\n' ' ')"
-		else skip pprof_go_tool "go tool pprof does not run here: $(head -1 "$TMP/top.err")"; fi
-		skip pprof_mappings_build_id "go tool pprof does not run here"
+		else bad pprof_go_tool "go tool pprof does not run here: $(head -1 "$TMP/top.err")"; fi
+		bad pprof_mappings_build_id "go tool pprof does not run here"
 	else
 		theirs=$(awk '$NF == "hot_leaf" {sub(/%/, "", $2); print $2; exit}' "$TMP/top.txt")
 		if [ -n "$theirs" ] && awk -v a="$theirs" -v b="$hot_self" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.02) }'; then
@@ -78,7 +84,7 @@ else
 		else bad pprof_go_tool "hot_leaf flat '$theirs' vs report '$hot_self'"; fi
 		timeout 300 go tool pprof -raw "$TMP/p.pb.gz" >"$TMP/raw.txt" 2>/dev/null
 		id=$(readelf -n "$BURN" 2>/dev/null | awk '/Build ID/ {print $3}')
-		if [ -z "$id" ]; then skip pprof_mappings_build_id "readelf gives no build-id for $BURN"
+		if [ -z "$id" ]; then bad pprof_mappings_build_id "readelf gives no build-id for $BURN"
 		elif grep -q "$id" "$TMP/raw.txt" && grep -q "burn" "$TMP/raw.txt" &&
 		     timeout 300 go tool pprof -traces "$TMP/p.pb.gz" 2>/dev/null | grep -q "inlined_mix"; then
 			ok pprof_mappings_build_id
@@ -177,7 +183,7 @@ if [ $rc = 0 ] && grep -q 'hot_leaf \[burn\]' "$TMP/diff.txt" && grep -q '^Stack
 else bad diff_tables "exit $rc: $(head -c 300 "$TMP/diff.txt")"; fi
 
 # ─── annotate and source ───────────────────────────────────────────────
-if ! command -v objdump >/dev/null; then skip annotate_instructions "objdump missing (binutils)"
+if ! command -v objdump >/dev/null; then bad annotate_instructions "objdump missing (binutils)"
 else
 	"$PERFLENS" report "$CAP" --top 1 --annotate hot_leaf >"$TMP/ann.txt" 2>&1
 	s=$(awk '/^Instructions of/ {on=1} on && /^ +[0-9.]+% +[0-9.]+% +[0-9a-f]+:\t/ {v=$1; sub(/%/, "", v); s += v; n++} END {printf "%.2f %d", s, n}' "$TMP/ann.txt")

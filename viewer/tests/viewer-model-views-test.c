@@ -31,8 +31,7 @@ static VtElf *need_burn(void)
 	char *why = NULL;
 	if (!burn_elf)
 		burn_elf = vt_elf_open("workloads/burn", &why);
-	if (!burn_elf)
-		PL_SKIP("%s", why);
+	PL_CHECKF(burn_elf, "%s", why);
 	return burn_elf;
 }
 
@@ -107,8 +106,7 @@ static gboolean have_objdump(void)
 static void annotate_exact(void)
 {
 	VtElf *e = need_burn();
-	if (!have_objdump())
-		PL_SKIP("objdump not installed (binutils)");
+	PL_CHECKF(have_objdump(), "objdump not installed (binutils)");
 	g_autofree char *path = vt_tmp("annotate.plens");
 	VtCapture *c = vt_capture_new(path);
 	PL_CHECK(c);
@@ -171,9 +169,9 @@ static void annotate_exact(void)
 static void live_burn(void)
 {
 	VtElf *e = need_burn();
-	if (!have_objdump())
-		PL_SKIP("objdump not installed (binutils)");
-	g_autofree char *agent = vt_build_path("perflens-agent");
+	PL_CHECKF(have_objdump(), "objdump not installed (binutils)");
+	pl_need_kernel_perf();
+	g_autofree char *agent = vt_agent();
 	g_autofree char *path = vt_tmp("live.plens");
 	char *argv[] = { agent, (char *)"--output", path, (char *)"--frequency", (char *)"499",
 			 (char *)"--duration", (char *)"3", (char *)"--", e->path, (char *)"3",
@@ -183,7 +181,8 @@ static void live_burn(void)
 	if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err,
 			  &status, NULL) ||
 	    !g_spawn_check_wait_status(status, NULL))
-		PL_SKIP("the agent could not record here: %.200s", err ? err : "?");
+		PL_CHECKF(0, "the kernel allows perf events, but %s could not record: %.300s", agent,
+			  err ? err : "?");
 	g_autoptr(PlProfile) p = load(path);
 	guint n = 0;
 	const struct pl_msg_health *h = pl_profile_get_health_series(p, &n);

@@ -2,7 +2,8 @@
  * captures with the common/ encoder, nm as the oracle for symbol addresses,
  * running the perflens binary.  Header-only: each test is one .c file.
  *
- * Build dir: $PL_BUILD (test/run.sh sets it), else "build". */
+ * Build dir: $PL_BUILD (test/run.sh sets it), else "build"; the agent under
+ * test: $PL_AGENT, else the build's perflens-agent. */
 #ifndef VIEWER_TEST_UTIL_H
 #define VIEWER_TEST_UTIL_H
 
@@ -20,6 +21,7 @@
 
 #include "block.h"
 #include "msg.h"
+#include "pl-test-perf.h"
 #include "pl-test.h"
 
 #define T_CTX_KERNEL ((uint64_t)-128)
@@ -34,6 +36,13 @@ static inline const char *vt_build(void)
 static inline char *vt_build_path(const char *rel)
 {
 	return g_build_filename(vt_build(), rel, NULL);
+}
+
+/* The agent binary under test (owned by the caller). */
+static inline char *vt_agent(void)
+{
+	const char *a = getenv("PL_AGENT");
+	return a && *a ? g_strdup(a) : vt_build_path("perflens-agent");
 }
 
 static char *vt_tmpdir;

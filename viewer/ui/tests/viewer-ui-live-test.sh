@@ -5,25 +5,25 @@
 # saved session in a second instance (dark theme).  The app is driven
 # through its own widget API by a script (--script, pl-ui-script.h) and
 # prints "ok NAME" / "not ok NAME: why" itself; this script adds its own
-# checks and skips every case, with the reason, when something is missing.
+# checks.  Every planned case is reported: one the app or this script never
+# reports (an early stop) is a failure.  Cases skip only where the kernel
+# refuses perf or no X server can start; PL_AGENT is the agent under test.
 #
 # Screenshots go to $PL_UI_SCREENSHOTS (e.g. docs/screenshots to refresh
 # the committed ones), else to a temporary directory.
 set -u
 B=${PL_BUILD:-build}
-APP=$B/perflens AGENT=$B/perflens-agent BURN=$B/workloads/burn PERFLENS=$B/perflens
+APP=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn PERFLENS=$B/perflens
+. "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok viewer-ui-live: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 TMP=$(mktemp -d /tmp/plv-ui-XXXXXX)
 SHOTS=${PL_UI_SCREENSHOTS:-$TMP/shots}
 PIDS=()
 cleanup() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	pl_unreported
 	[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
-
-ok() { echo "ok $1"; }
-fail() { echo "not ok $1: $2"; }
-skip() { echo "skip $1: $2"; }
 
 CASES="unreachable_error wrong_token_error connect agent_busy_error pick_process start still_recording live_samples live_flame_hot_leaf live_timeline_threads stop \
 flame_hot_leaf hover_tooltip flame_search function_callers source_hot_line thread_creation_stack svg_export health_graphs diff_sessions session_open_first session_saved \
@@ -32,12 +32,21 @@ session_export_perf_report coverage_found settings_no_inline coverage_missing co
 live_coverage_missing symbols_before_recording recording_session_kept \
 reopen_dark reopen_creation_stack sessions_100_totals session_rename session_delete \
 session_open open_perf_data"
-skip_all() { for c in $CASES; do skip "$c" "$1"; done; exit 0; }
+pl_plan $CASES protocol_mismatch_error
+# fails (or, with a listed reason, skips) every case not reported yet
+fail_all() { pl_unreported "$1"; exit 1; }
+skip_all() { for c in "${pl_planned[@]}"; do pl_was_reported "$c" || skip "$c" "$1"; done; exit 0; }
+# xvfb-run says so when its X server does not start: no display here
+no_display() { # stderr-file
+	grep -q 'Xvfb failed to start' "$1" &&
+		skip_all "[no-display] Xvfb failed to start: $(grep -m1 -v '^$' "$1" | head -c 200)"
+}
 
-[ -x "$APP" ] || skip_all "$APP not built (make -f Makefile -f viewer/ui/ui.mk $APP)"
-[ -x "$AGENT" ] || skip_all "$AGENT not built"
-[ -x "$BURN" ] || skip_all "$BURN not built"
-command -v xvfb-run >/dev/null || skip_all "xvfb-run not installed (apt-get install xvfb)"
+# make builds them and ci/deps.sh installs xvfb: their absence fails
+[ -x "$APP" ] || fail_all "$APP not built (make)"
+[ -x "$AGENT" ] || fail_all "$AGENT not built (make)"
+[ -x "$BURN" ] || fail_all "$BURN not built (make)"
+command -v xvfb-run >/dev/null || fail_all "xvfb-run not installed (xvfb: ci/deps.sh)"
 
 free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
@@ -83,7 +92,7 @@ port=$(free_port)
 token=ui-test-$RANDOM
 "$AGENT" --listen --bind 127.0.0.1 --port "$port" --token "$token" >"$TMP/agent.log" 2>&1 &
 PIDS+=($!)
-wait_listen "$port" || skip_all "the agent did not listen: $(head -c 300 "$TMP/agent.log")"
+wait_listen "$port" || fail_all "the agent did not listen on $port: $(head -c 300 "$TMP/agent.log")"
 # the workload runs on its own: the app must find it in the process list
 # --spawn-every: a short-lived thread a second, created while the app
 # records (the thread details show the stack that created it).  It runs
@@ -196,13 +205,14 @@ mkdir -p "$TMP/empty-sysroot"
 timeout 150 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" --script "$TMP/live.script" \
 	>"$TMP/app.out" 2>"$TMP/app.err"
 rc=$?
+no_display "$TMP/app.err"
 sanitizer_clean live_app_sanitizers "$rc" "$TMP/app.err"
-grep -aE '^(ok|not ok|skip) ' "$TMP/app.out"
+pl_relay "$TMP/app.out"
 grep -aE '^# ' "$TMP/app.out"
 kill -0 "$BURN_PID" 2>/dev/null || echo "# the workload burn ($BURN_PID) exited before the app was done"
 for c in $CASES; do
 	case $c in session_saved|reopen_dark|reopen_creation_stack|open_perf_data|session_export_perf_report|sessions_100_*|session_rename|session_delete|session_open) continue ;; esac
-	grep -qE "^(ok|not ok|skip) $c(:|$)" "$TMP/app.out" ||
+	pl_was_reported "$c" ||
 		fail "$c" "the app did not report it (exit $rc): $(tail -c 400 "$TMP/app.err" | tr '\n' '|')"
 done
 
@@ -210,8 +220,7 @@ done
 saved=$(ls "$XDG_DATA_HOME"/perflens/sessions/*.plens 2>/dev/null | head -1)
 if [ -z "$saved" ]; then
 	fail session_saved "no session under $XDG_DATA_HOME/perflens/sessions"
-	skip reopen_dark "no saved session"
-	exit 0
+	fail_all "no saved session to reopen"
 fi
 if [ -x "$PERFLENS" ]; then
 	if "$PERFLENS" report "$saved" 2>/dev/null | grep -q hot_leaf; then
@@ -224,14 +233,14 @@ else
 fi
 
 # The perf.data export is one perf itself reads.
-if [ -s "$TMP/export.perf.data" ] && command -v perf >/dev/null; then
-	if perf report -i "$TMP/export.perf.data" --stdio 2>/dev/null | grep -q hot_leaf; then
-		ok session_export_perf_report
-	else
-		fail session_export_perf_report "perf report of the exported perf.data does not show hot_leaf"
-	fi
+if [ ! -s "$TMP/export.perf.data" ]; then
+	fail session_export_perf_report "no exported perf.data (see session_export_perf_data)"
+elif ! command -v perf >/dev/null; then
+	fail session_export_perf_report "perf not installed (linux-perf: ci/deps.sh)"
+elif perf report -i "$TMP/export.perf.data" --stdio 2>/dev/null | grep -q hot_leaf; then
+	ok session_export_perf_report
 else
-	skip session_export_perf_report "no exported perf.data or no perf here"
+	fail session_export_perf_report "perf report of the exported perf.data does not show hot_leaf"
 fi
 
 # A hundred saved sessions (links to the one recorded, all but one with
@@ -273,7 +282,7 @@ for path in sorted(glob.glob(sys.argv[1] + "/*.plens")):
     sys.exit(0)
 print("none", flush=True)
 PYEOF
-old_port=none
+old_port=no-python3
 if command -v python3 >/dev/null; then
 	python3 "$TMP/old-agent.py" "$XDG_DATA_HOME/perflens/sessions" >"$TMP/old-agent.port" 2>"$TMP/old-agent.err" &
 	PIDS+=($!)
@@ -282,11 +291,16 @@ if command -v python3 >/dev/null; then
 fi
 
 # A second instance opens the saved file, dark theme, then a perf.data
-# recorded by perf itself (when perf works here); then the sessions list.
+# recorded by perf itself; then the sessions list.
 perfdata=""
-if command -v perf >/dev/null &&
-	timeout 30 perf record -q -F 999 -g -o "$TMP/perf.data" -- "$BURN" 1.5 2 >"$TMP/perf.log" 2>&1; then
+if ! command -v perf >/dev/null; then
+	fail open_perf_data "perf not installed (linux-perf: ci/deps.sh)"
+elif timeout 30 perf record -q -F 999 -g -o "$TMP/perf.data" -- "$BURN" 1.5 2 >"$TMP/perf.log" 2>&1; then
 	perfdata=$TMP/perf.data
+elif why=$(pl_perf_refused); then
+	skip open_perf_data "$why"
+else
+	fail open_perf_data "perf record failed: $(head -c 200 "$TMP/perf.log")"
 fi
 cat >"$TMP/reopen.script" <<EOF
 open $saved
@@ -301,25 +315,20 @@ screenshot $SHOTS/sessions-dark.png
 session-open renamed-session session_open
 EOF
 case $old_port in
-''|none) skip protocol_mismatch_error "no raw HELLO block in a saved session to replay, or no python3" ;;
+no-python3) fail protocol_mismatch_error "python3 not installed" ;;
+'') fail protocol_mismatch_error "the stand-in agent did not start: $(head -c 200 "$TMP/old-agent.err")" ;;
+none) fail protocol_mismatch_error "no raw HELLO block in a saved session to replay" ;;
 *) printf 'connect-timeout 3000\nexpect-connect-error 127.0.0.1:%s x mismatch protocol_mismatch_error\n' "$old_port" >>"$TMP/reopen.script" ;;
 esac
 [ -n "$perfdata" ] && printf 'open %s\nexpect-flame hot_leaf open_perf_data\n' "$perfdata" >>"$TMP/reopen.script"
 XDG_DATA_HOME=$TMP/data100 PERFLENS_THEME=dark timeout 90 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" \
 	--script "$TMP/reopen.script" >"$TMP/app2.out" 2>"$TMP/app2.err"
-sanitizer_clean reopen_app_sanitizers "$?" "$TMP/app2.err"
-grep -E '^(ok|not ok|skip) ' "$TMP/app2.out"
+rc=$?
+no_display "$TMP/app2.err"
+sanitizer_clean reopen_app_sanitizers "$rc" "$TMP/app2.err"
+pl_relay "$TMP/app2.out"
 grep -aE '^# ' "$TMP/app2.out"
-[ "$old_port" = none ] || [ -z "$old_port" ] || grep -qE '^(ok|not ok) protocol_mismatch_error' "$TMP/app2.out" ||
-	fail protocol_mismatch_error "the app did not report it"
-for c in reopen_dark reopen_creation_stack sessions_100_totals session_rename session_delete session_open; do
-	grep -qE "^(ok|not ok) $c(:|\$)" "$TMP/app2.out" ||
-		fail $c "the app did not report it: $(tail -c 400 "$TMP/app2.err" | tr '\n' '|')"
-done
-if [ -z "$perfdata" ]; then
-	skip open_perf_data "perf record did not run here: $(head -c 200 "$TMP/perf.log" 2>/dev/null)"
-else
-	grep -qE '^(ok|not ok) open_perf_data' "$TMP/app2.out" ||
-		fail open_perf_data "the app did not report it: $(tail -c 400 "$TMP/app2.err" | tr '\n' '|')"
-fi
+# every case of the second instance, protocol_mismatch_error and
+# open_perf_data included, is reported by now
+pl_unreported "the app did not report it (exit $rc): $(tail -c 400 "$TMP/app2.err" | tr '\n' '|')"
 exit 0

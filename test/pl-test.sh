@@ -1,0 +1,69 @@
+# test/pl-test.sh — what the shell tests share (sourced, never run):
+#
+#   . "${PL_TOP:-.}/test/pl-test.sh"
+#
+# ok NAME / fail NAME WHY / skip NAME "[TAG] WHY" print one case line each
+# (test/run.sh counts them; TAG is one of test/skip-reasons.txt, anything
+# else counts as a failure).  pl_plan names the cases a script means to
+# report; pl_relay FILE passes on the case lines of a program it ran; and
+# pl_unreported, called at the end (an EXIT trap), fails every planned case
+# that was never reported, so a script that stops early cannot leave its
+# later cases out of the count.
+#
+# pl_perf_refused asks the kernel (through perf, the oracle, never through
+# the agent under test) whether it refuses perf events here: it prints
+# "[TAG] why" and succeeds when it does.  A test skips a case that needs
+# perf only then; an agent that fails where the kernel allows perf is the
+# failure the test exists to catch.
+
+declare -A pl_reported=()
+pl_planned=()
+
+ok() { echo "ok $1"; pl_reported[$1]=1; }
+fail() { echo "not ok $1: $2"; pl_reported[$1]=1; }
+skip() { echo "skip $1: $2"; pl_reported[$1]=1; }
+
+pl_plan() { pl_planned+=("$@"); }
+
+# Prints the case lines of FILE (a program's output) and notes their names.
+pl_relay() {
+	local line name
+	while IFS= read -r line; do
+		echo "$line"
+		name=${line#ok }
+		name=${name#not ok }
+		name=${name#skip }
+		pl_reported[${name%%[: ]*}]=1
+	done < <(grep -aE '^(ok|not ok|skip) ' "$1")
+}
+
+# Whether NAME has been reported (by this script or a relayed program).
+pl_was_reported() { [ -n "${pl_reported[$1]:-}" ]; }
+
+# Fails each planned case not reported yet, with why (e.g. "the app
+# stopped early: …").
+pl_unreported() {
+	local c
+	for c in "${pl_planned[@]}"; do
+		pl_was_reported "$c" || fail "$c" "never reported: ${1:-the script ended before it}"
+	done
+}
+
+pl_perf_refused() {
+	local out
+	command -v perf >/dev/null 2>&1 || return 1 # ci/deps.sh installs it: no excuse
+	out=$(perf stat -x, -e cpu-clock -- true 2>&1) && return 1
+	if echo "$out" | grep -qiE 'paranoid|permission|not permitted|EACCES|EPERM'; then
+		if [ "$(id -u)" != 0 ]; then
+			echo "[not-root] the kernel refuses perf events to this user: $(echo "$out" | head -1)"
+		else
+			echo "[no-kernel-feature:perf_event_open] the kernel refuses perf events even to root: $(echo "$out" | head -1)"
+		fi
+		return 0
+	fi
+	if echo "$out" | grep -qiE 'not supported|function not implemented|ENOSYS|ENOENT'; then
+		echo "[no-kernel-feature:perf_event_open] $(echo "$out" | head -1)"
+		return 0
+	fi
+	return 1
+}
