@@ -363,7 +363,10 @@ static int send_perf_map(struct pla_collector *c, struct pla_stream *out)
 
 /* ─── spawning a command ───────────────────────────────────────────────── */
 
-static pid_t spawn_held(char *const *argv, int *go_fd, int *err_fd)
+/* Starts argv held before exec until *go_fd is written.  stdout_taken:
+ * the agent's stdout is the stream (--output -), so the command writes
+ * its own to the agent's stderr instead. */
+static pid_t spawn_held(char *const *argv, int stdout_taken, int *go_fd, int *err_fd)
 {
 	int go[2], ep[2];
 	if (pipe2(go, O_CLOEXEC) < 0)
@@ -380,6 +383,18 @@ static pid_t spawn_held(char *const *argv, int *go_fd, int *err_fd)
 		char b;
 		close(go[1]);
 		close(ep[0]);
+		/* The command runs as it would without the agent: the agent
+		 * ignores SIGPIPE (a viewer hanging up must not kill it) and
+		 * catches SIGTERM, and an ignored signal or the mask survive
+		 * exec; so `yes | head -1` would complain of a broken pipe. */
+		struct sigaction dfl = { .sa_handler = SIG_DFL };
+		for (int sig = 1; sig < NSIG; sig++)
+			sigaction(sig, &dfl, NULL);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (stdout_taken)
+			dup2(2, 1);
 		/* the agent may run at a raised priority: the command must not */
 		setpriority(PRIO_PROCESS, 0, 0);
 		/* wait until the parent's events exist: nothing is missed */
@@ -563,7 +578,7 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	if (!tids)
 		return -ENOMEM;
 	if (cfg->target == PL_TARGET_COMMAND) {
-		pid_t pid = spawn_held(cfg->argv, &go_fd, &err_fd);
+		pid_t pid = spawn_held(cfg->argv, out->fd == STDOUT_FILENO, &go_fd, &err_fd);
 		if (pid < 0) {
 			snprintf(err, errlen, "cannot start %s: %s", cfg->argv[0], strerror(-pid));
 			free(tids);
