@@ -198,6 +198,7 @@ struct snap_ctx {
 	pid_t pid;
 	uint64_t vdso_addr;
 	uint64_t time; /* when the process's snapshot began: all its records carry it */
+	int rc;	       /* the stream's error, which ends the walk */
 };
 
 static int snap_map(const struct pla_map *m, void *user)
@@ -229,18 +230,18 @@ static int snap_map(const struct pla_map *m, void *user)
 	}
 	if (!strcmp(m->path, "[vdso]"))
 		x->vdso_addr = m->start;
-	pla_stream_msg(x->out, msg);
-	return 0;
+	return x->rc = pla_stream_msg(x->out, msg);
 }
 
-static void snapshot_process(struct pla_collector *c, struct pla_stream *out, pid_t pid,
-			     uint64_t *vdso_addr)
+/* Returns 0, or the stream's -errno. */
+static int snapshot_process(struct pla_collector *c, struct pla_stream *out, pid_t pid,
+			    uint64_t *vdso_addr)
 {
 	/* One time for the whole snapshot, the moment it began: each record's
 	 * own clock reading told nothing (it is what existed before), and
 	 * identical headers cost the wire next to nothing (≈ 8 bytes a
 	 * record otherwise) */
-	struct snap_ctx x = { c, out, pid, 0, pla_now_ns() };
+	struct snap_ctx x = { c, out, pid, 0, pla_now_ns(), 0 };
 	pid_t tids[256];
 	char comm[64];
 	int n = pla_proc_threads(pid, tids, 256);
@@ -251,67 +252,79 @@ static void snapshot_process(struct pla_collector *c, struct pla_stream *out, pi
 		m->type = PL_MSG_COMM;
 		m->u.comm = (struct pl_msg_comm){ (uint32_t)pid, (uint32_t)tids[i], x.time, 0, 1,
 						  pl_str_c(comm) };
-		pla_stream_msg(out, m);
+		if ((x.rc = pla_stream_msg(out, m)) < 0)
+			return x.rc;
 	}
 	pla_proc_maps_each(pid, snap_map, &x);
 	if (vdso_addr && x.vdso_addr)
 		*vdso_addr = x.vdso_addr;
+	return x.rc;
 }
 
 static int snap_all(const struct pl_msg_proc *p, void *user)
 {
 	struct snap_ctx *x = user;
-	snapshot_process(x->c, x->out, (pid_t)p->pid, &x->vdso_addr);
-	return 0;
+	return x->rc = snapshot_process(x->c, x->out, (pid_t)p->pid, &x->vdso_addr);
 }
 
-static void send_chunks(struct pla_collector *c, struct pla_stream *out, uint8_t kind,
-			pid_t pid, uint64_t addr, const char *name, const uint8_t *data,
-			size_t len)
+/* One FILE_CHUNK; total 0 while more follow.  Returns pla_stream_msg's. */
+static int send_chunk(struct pla_collector *c, struct pla_stream *out, uint8_t kind, pid_t pid,
+		      uint64_t addr, const char *name, const uint8_t *data, size_t n, uint64_t off,
+		      uint64_t total)
 {
-	for (size_t off = 0; off < len || (off == 0 && len == 0); off += 128 * 1024) {
-		size_t n = len - off < 128 * 1024 ? len - off : 128 * 1024;
-		struct pl_msg *m = &c->msg;
-		m->type = PL_MSG_FILE_CHUNK;
-		m->u.chunk = (struct pl_msg_file_chunk){ kind, (uint32_t)pid, addr, off, len,
-							 pl_str_c(name), (uint32_t)n, data + off };
-		pla_stream_msg(out, m);
-		if (len == 0)
-			break;
-	}
+	struct pl_msg *m = &c->msg;
+	m->type = PL_MSG_FILE_CHUNK;
+	m->u.chunk = (struct pl_msg_file_chunk){ kind, (uint32_t)pid, addr, off, total,
+						 pl_str_c(name), (uint32_t)n, data };
+	return pla_stream_msg(out, m);
+}
+
+/* An image in chunks that fit a block (PLA_CHUNK_MAX), each carrying the
+ * total.  Returns 0 or the stream's -errno. */
+static int send_chunks(struct pla_collector *c, struct pla_stream *out, uint8_t kind,
+		       pid_t pid, uint64_t addr, const char *name, const uint8_t *data,
+		       size_t len)
+{
+	size_t off = 0;
+	int rc;
+	do {
+		size_t n = len - off < PLA_CHUNK_MAX ? len - off : PLA_CHUNK_MAX;
+		rc = send_chunk(c, out, kind, pid, addr, name, data + off, n, off, len);
+		off += n;
+	} while (rc == 0 && off < len);
+	return rc;
 }
 
 /* The held vDSO image (collect.h), now; c->msg is overwritten. */
-static void send_vdso(struct pla_collector *c, struct pla_stream *out, pid_t pid, uint64_t addr)
+static int send_vdso(struct pla_collector *c, struct pla_stream *out, pid_t pid, uint64_t addr)
 {
 	const uint8_t *vdso;
 	size_t vlen = pla_vdso_image(&vdso);
 	c->vdso_len = 0;
-	send_chunks(c, out, PL_CHUNK_VDSO, pid, addr, "[vdso]", vdso, vlen);
+	return send_chunks(c, out, PL_CHUNK_VDSO, pid, addr, "[vdso]", vdso, vlen);
 }
 
-/* Sends a text file in chunks, keeping only the lines keep() accepts. */
-static void send_text_file(struct pla_collector *c, struct pla_stream *out, uint8_t kind,
-			   pid_t pid, const char *path, int (*keep)(const char *line))
+/* Sends a text file in chunks that fit a block (PLA_CHUNK_MAX), keeping
+ * only the lines keep() accepts; the last chunk carries the total (the
+ * viewer uses the file only when it is whole).  A file that cannot be
+ * read is not sent (0); returns the stream's -errno. */
+static int send_text_file(struct pla_collector *c, struct pla_stream *out, uint8_t kind,
+			  pid_t pid, const char *path, int (*keep)(const char *line))
 {
 	FILE *f = fopen(path, "re");
 	if (!f)
-		return;
-	static char buf[128 * 1024]; /* static: this runs at start/stop, not per sample */
+		return 0;
+	static char buf[PLA_CHUNK_MAX]; /* static: this runs at start/stop, not per sample */
 	char line[512];
 	size_t n = 0;
 	uint64_t off = 0;
-	while (fgets(line, sizeof(line), f)) {
+	int rc = 0;
+	while (rc == 0 && fgets(line, sizeof(line), f)) {
 		if (keep && !keep(line))
 			continue;
 		size_t l = strlen(line);
 		if (n + l > sizeof(buf)) {
-			struct pl_msg *m = &c->msg;
-			m->type = PL_MSG_FILE_CHUNK;
-			m->u.chunk = (struct pl_msg_file_chunk){ kind, (uint32_t)pid, 0, off, 0,
-								 pl_str_c(path), (uint32_t)n,
-								 (const uint8_t *)buf };
-			pla_stream_msg(out, m);
+			rc = send_chunk(c, out, kind, pid, 0, path, (const uint8_t *)buf, n, off, 0);
 			off += n;
 			n = 0;
 		}
@@ -319,11 +332,7 @@ static void send_text_file(struct pla_collector *c, struct pla_stream *out, uint
 		n += l;
 	}
 	fclose(f);
-	struct pl_msg *m = &c->msg;
-	m->type = PL_MSG_FILE_CHUNK;
-	m->u.chunk = (struct pl_msg_file_chunk){ kind, (uint32_t)pid, 0, off, off + n,
-						 pl_str_c(path), (uint32_t)n, (const uint8_t *)buf };
-	pla_stream_msg(out, m); /* the last chunk carries the total: the file is complete */
+	return rc ? rc : send_chunk(c, out, kind, pid, 0, path, (const uint8_t *)buf, n, off, off + n);
 }
 
 static int kallsyms_keep(const char *line)
@@ -333,29 +342,31 @@ static int kallsyms_keep(const char *line)
 	return sp && (sp[1] == 't' || sp[1] == 'T' || sp[1] == 'w' || sp[1] == 'W');
 }
 
-static void log_msg(struct pla_collector *c, struct pla_stream *out, uint8_t level,
-		    const char *text)
+static int log_msg(struct pla_collector *c, struct pla_stream *out, uint8_t level,
+		   const char *text)
 {
 	struct pl_msg *m = &c->msg;
 	m->type = PL_MSG_LOG;
 	m->u.log = (struct pl_msg_log){ level, pl_str_c(text) };
-	pla_stream_msg(out, m);
+	return pla_stream_msg(out, m);
 }
 
-static void send_perf_map(struct pla_collector *c, struct pla_stream *out)
+static int send_perf_map(struct pla_collector *c, struct pla_stream *out)
 {
 	pid_t pid = c->child ? c->child : c->cfg.pid;
 	char path[64];
 	if (pid <= 0)
-		return;
+		return 0;
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
-	if (access(path, R_OK) == 0)
-		send_text_file(c, out, PL_CHUNK_PERF_MAP, pid, path, NULL);
+	return send_text_file(c, out, PL_CHUNK_PERF_MAP, pid, path, NULL);
 }
 
 /* ─── spawning a command ───────────────────────────────────────────────── */
 
-static pid_t spawn_held(char *const *argv, int *go_fd, int *err_fd)
+/* Starts argv held before exec until *go_fd is written.  stdout_taken:
+ * the agent's stdout is the stream (--output -), so the command writes
+ * its own to the agent's stderr instead. */
+static pid_t spawn_held(char *const *argv, int stdout_taken, int *go_fd, int *err_fd)
 {
 	int go[2], ep[2];
 	if (pipe2(go, O_CLOEXEC) < 0)
@@ -372,6 +383,18 @@ static pid_t spawn_held(char *const *argv, int *go_fd, int *err_fd)
 		char b;
 		close(go[1]);
 		close(ep[0]);
+		/* The command runs as it would without the agent: the agent
+		 * ignores SIGPIPE (a viewer hanging up must not kill it) and
+		 * catches SIGTERM, and an ignored signal or the mask survive
+		 * exec; so `yes | head -1` would complain of a broken pipe. */
+		struct sigaction dfl = { .sa_handler = SIG_DFL };
+		for (int sig = 1; sig < NSIG; sig++)
+			sigaction(sig, &dfl, NULL);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (stdout_taken)
+			dup2(2, 1);
 		/* the agent may run at a raised priority: the command must not */
 		setpriority(PRIO_PROCESS, 0, 0);
 		/* wait until the parent's events exist: nothing is missed */
@@ -489,15 +512,17 @@ static int open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, c
 	return 0;
 }
 
-static void send_event_descs(struct pla_collector *c, struct pla_stream *out, uint32_t from)
+static int send_event_descs(struct pla_collector *c, struct pla_stream *out, uint32_t from)
 {
 	struct pl_msg *m = &c->msg;
-	for (uint32_t i = from; i < c->nevents; i++) {
+	int rc = 0;
+	for (uint32_t i = from; i < c->nevents && rc == 0; i++) {
 		m->type = PL_MSG_EVENT_DESC;
 		m->u.event_desc = c->desc[i];
 		m->u.event_desc.name = pl_str_c(c->names[i]);
-		pla_stream_msg(out, m);
+		rc = pla_stream_msg(out, m);
 	}
+	return rc;
 }
 
 int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *cfg,
@@ -553,7 +578,7 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	if (!tids)
 		return -ENOMEM;
 	if (cfg->target == PL_TARGET_COMMAND) {
-		pid_t pid = spawn_held(cfg->argv, &go_fd, &err_fd);
+		pid_t pid = spawn_held(cfg->argv, out->fd == STDOUT_FILENO, &go_fd, &err_fd);
 		if (pid < 0) {
 			snprintf(err, errlen, "cannot start %s: %s", cfg->argv[0], strerror(-pid));
 			free(tids);
@@ -642,10 +667,9 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 			snprintf(cmdline + strlen(cmdline), sizeof(cmdline) - strlen(cmdline),
 				 "%s%s", i ? " " : "", cfg->argv[i]);
 	m->u.session.command = pl_str_c(cmdline);
-	pla_stream_msg(out, m);
-	send_event_descs(c, out, 0);
-	if (c->note[0])
-		log_msg(c, out, PL_LOG_WARN, c->note);
+	if ((rc = pla_stream_msg(out, m)) < 0 || (rc = send_event_descs(c, out, 0)) < 0 ||
+	    (c->note[0] && (rc = log_msg(c, out, PL_LOG_WARN, c->note)) < 0))
+		goto write_failed;
 
 	/* go */
 	for (size_t i = 0; i < c->nfds; i++)
@@ -674,13 +698,17 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 
 	/* what existed before */
 	uint64_t vdso_addr = 0;
+	rc = 0;
 	if (cfg->target == PL_TARGET_PID) {
-		snapshot_process(c, out, cfg->pid, &vdso_addr);
+		rc = snapshot_process(c, out, cfg->pid, &vdso_addr);
 	} else if (cfg->target == PL_TARGET_ALL) {
-		struct snap_ctx x = { c, out, 0, 0, 0 };
+		struct snap_ctx x = { c, out, 0, 0, 0, 0 };
 		pla_proc_each(snap_all, &x);
 		vdso_addr = x.vdso_addr;
+		rc = x.rc;
 	}
+	if (rc < 0)
+		goto write_failed;
 	const uint8_t *vdso;
 	size_t vlen = pla_vdso_image(&vdso);
 	/* The vDSO image (≈ 3 KB compressed, the largest start-up frame) is
@@ -693,23 +721,28 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	if (vlen && vdso_addr && cfg->target == PL_TARGET_PID && c->cfg.callgraph == PL_CG_FP) {
 		c->vdso_lo = vdso_addr;
 		c->vdso_len = vlen;
-	} else if (vlen) {
-		send_chunks(c, out, PL_CHUNK_VDSO, cfg->target == PL_TARGET_PID ? cfg->pid : 0,
-			    vdso_addr, "[vdso]", vdso, vlen);
+	} else if (vlen &&
+		   (rc = send_chunks(c, out, PL_CHUNK_VDSO, cfg->target == PL_TARGET_PID ? cfg->pid : 0,
+				     vdso_addr, "[vdso]", vdso, vlen)) < 0) {
+		goto write_failed;
 	}
 	if (cfg->stacks & PL_STACKS_KERNEL) {
 		long kptr = 0;
 		pla_read_int_file("/proc/sys/kernel/kptr_restrict", &kptr);
-		send_text_file(c, out, PL_CHUNK_KALLSYMS, 0, "/proc/kallsyms", kallsyms_keep);
-		send_text_file(c, out, PL_CHUNK_MODULES, 0, "/proc/modules", NULL);
+		if ((rc = send_text_file(c, out, PL_CHUNK_KALLSYMS, 0, "/proc/kallsyms",
+					 kallsyms_keep)) < 0 ||
+		    (rc = send_text_file(c, out, PL_CHUNK_MODULES, 0, "/proc/modules", NULL)) < 0)
+			goto write_failed;
 		if (kptr >= 2 || (kptr == 1 && geteuid() != 0))
 			log_msg(c, out, PL_LOG_WARN,
 				"kptr_restrict hides kernel addresses in /proc/kallsyms: kernel "
 				"frames stay unnamed (sysctl kernel.kptr_restrict=0, or run as root)");
 	}
-	pla_stream_flush(out);
-	return 0;
+	if ((rc = pla_stream_flush(out)) == 0)
+		return 0;
 
+write_failed:
+	snprintf(err, errlen, "writing the stream failed: %s", strerror(-rc));
 fail:
 	if (go_fd >= 0)
 		close(go_fd);
@@ -867,8 +900,8 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 		int hit = s->ip - c->vdso_lo < c->vdso_len;
 		for (uint32_t i = 0; i < s->nr_callchain && !hit; i++)
 			hit = s->callchain[i] - c->vdso_lo < c->vdso_len;
-		if (hit)
-			send_vdso(c, out, c->cfg.pid, c->vdso_lo);
+		if (hit && rc == 0)
+			rc = send_vdso(c, out, c->cfg.pid, c->vdso_lo);
 	}
 	return rc;
 }
@@ -929,8 +962,8 @@ static int on_record(struct pla_collector *c, struct pla_stream *out,
 		/* a vDSO mapped elsewhere (a child's exec): its addresses are not
 		 * watched, so the held image goes out now, for that mapping */
 		if (c->vdso_len && mm->filename.len == 6 && !memcmp(mm->filename.p, "[vdso]", 6) &&
-		    mm->start != c->vdso_lo)
-			send_vdso(c, out, (pid_t)mm->pid, mm->start);
+		    mm->start != c->vdso_lo && rc == 0)
+			rc = send_vdso(c, out, (pid_t)mm->pid, mm->start);
 		return rc;
 	}
 	case PERF_RECORD_COMM: {
@@ -1020,7 +1053,11 @@ int pla_collect_drain(struct pla_collector *c, struct pla_stream *out)
 			continue;
 		const struct perf_event_header *h;
 		while ((h = pla_ring_next(r))) {
-			on_record(c, out, h);
+			/* a malformed record is skipped; a dead stream ends the drain */
+			if (on_record(c, out, h) < 0 && out->dead) {
+				pla_ring_end(r);
+				return out->dead;
+			}
 			n++;
 		}
 		pla_ring_end(r);
@@ -1030,7 +1067,7 @@ int pla_collect_drain(struct pla_collector *c, struct pla_stream *out)
 
 /* ─── periodic work ───────────────────────────────────────────────────── */
 
-static void read_counters(struct pla_collector *c, struct pla_stream *out, uint64_t now)
+static int read_counters(struct pla_collector *c, struct pla_stream *out, uint64_t now)
 {
 	struct pl_msg *m = &c->msg;
 	m->type = PL_MSG_COUNTERS;
@@ -1056,8 +1093,7 @@ static void read_counters(struct pla_collector *c, struct pla_stream *out, uint6
 		}
 		k->v[k->n++] = v;
 	}
-	if (k->n)
-		pla_stream_msg(out, m);
+	return k->n ? pla_stream_msg(out, m) : 0;
 }
 
 int pla_collect_tick(struct pla_collector *c, struct pla_stream *out, uint64_t now,
@@ -1066,7 +1102,7 @@ int pla_collect_tick(struct pla_collector *c, struct pla_stream *out, uint64_t n
 	if (c->ncounters && now > c->last_counter_ns &&
 	    now - c->last_counter_ns >= (uint64_t)c->cfg.counter_interval_ms * 1000000ull) {
 		c->last_counter_ns = now;
-		read_counters(c, out, now);
+		read_counters(c, out, now); /* a dead stream: the caller sees out->dead */
 	}
 	if (c->child && !c->child_reaped) {
 		int st;
@@ -1177,17 +1213,17 @@ int pla_collect_set_frequency(struct pla_collector *c, uint32_t freq)
 	return 0;
 }
 
-void pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t reason,
-		      const char *message)
+int pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t reason,
+		     const char *message)
 {
+	int rc = 0;
 	for (size_t i = 0; i < c->nfds; i++)
 		ioctl(c->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 	if (out && out->fd >= 0) {
 		uint64_t now = pla_now_ns();
-		pla_collect_drain(c, out);
-		if (c->ncounters)
-			read_counters(c, out, now);
-		send_perf_map(c, out);
+		if ((rc = pla_collect_drain(c, out)) >= 0 &&
+		    (rc = c->ncounters ? read_counters(c, out, now) : 0) == 0)
+			rc = send_perf_map(c, out);
 	}
 	if (c->child && !c->child_reaped) {
 		/* we started it: it does not outlive the session */
@@ -1209,8 +1245,11 @@ void pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t r
 							    : 128 + WTERMSIG(c->child_status);
 		m->u.end = (struct pl_msg_end){ reason, status, pla_now_ns(),
 						pl_str_c(message ? message : "") };
-		pla_stream_msg(out, m);
-		pla_stream_flush(out);
+		int wrc = pla_stream_msg(out, m);
+		if (wrc == 0)
+			wrc = pla_stream_flush(out);
+		if (rc >= 0)
+			rc = wrc;
 		/* a viewer may save the next session from here on */
 		pla_stream_reset_stacks(out);
 	}
@@ -1224,4 +1263,5 @@ void pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t r
 	c->fds = NULL;
 	c->ids = NULL;
 	c->nfds = c->fds_cap = c->nids = 0;
+	return rc < 0 ? rc : 0;
 }

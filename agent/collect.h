@@ -93,7 +93,8 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 		      struct pla_stream *out, char *err, size_t errlen);
 /* Adds pollfds for the rings (POLLIN); returns how many were added. */
 int pla_collect_pollfds(struct pla_collector *c, struct pollfd *p, int max);
-/* Drains every ring into out.  Returns records drained. */
+/* Drains every ring into out.  Returns records drained, or the stream's
+ * -errno when it died (a failed write). */
 int pla_collect_drain(struct pla_collector *c, struct pla_stream *out);
 /* Periodic work: counters, target liveness.  Returns 1 when the session
  * is over (target exited or duration reached): *reason is enum
@@ -107,9 +108,11 @@ int pla_collect_set_frequency(struct pla_collector *c, uint32_t freq);
  * target, counters and a spawned command are kept. */
 int pla_collect_set_events(struct pla_collector *c, const struct pla_event_spec *specs,
 			   uint32_t n, struct pla_stream *out, char *err, size_t errlen);
-/* Final drain, END frame, close everything, kill/reap a spawned child. */
-void pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t reason,
-		      const char *message);
+/* Final drain, counters, perf map, END frame, close everything,
+ * kill/reap a spawned child.  Returns 0, or -errno when those last writes
+ * failed (a file capture is then incomplete). */
+int pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t reason,
+		     const char *message);
 
 /* The kernel's sample frequency cap, and ring sizing helper (exposed for tests). */
 uint32_t pla_ring_pages_for(uint8_t callgraph, uint32_t stack_size, uint32_t freq);

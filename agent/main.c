@@ -42,6 +42,8 @@ static void usage(FILE *f)
 		"  --pid N               attach to a running process (all its threads)\n"
 		"  --all                 the whole system\n"
 		"  -- COMMAND ARGS       start COMMAND and profile it from exec, children too\n"
+		"                        (with --output -, its standard output goes to the\n"
+		"                        agent's standard error)\n"
 		"  --frequency HZ        samples per second per thread (default 99)\n"
 		"  --event SPEC          cycles, cpu-clock, task-clock, page-faults, ...,\n"
 		"                        rNNNN, pmu/config=0xNN/; add :freq=HZ or :period=N;\n"

@@ -140,13 +140,15 @@ static void send_health(struct agent *a)
 	pla_stream_msg(&a->out, m);
 }
 
-static void end_session(struct agent *a, uint8_t reason, const char *text)
+/* Returns 0, or -errno when the session's last frames could not be
+ * written. */
+static int end_session(struct agent *a, uint8_t reason, const char *text)
 {
 	if (!a->active)
-		return;
+		return 0;
 	send_health(a);
-	pla_collect_stop(&a->col, a->out.fd >= 0 ? &a->out : NULL, reason, text);
 	a->active = 0;
+	return pla_collect_stop(&a->col, a->out.fd >= 0 ? &a->out : NULL, reason, text);
 }
 
 /* Constant-time comparison: the time taken does not depend on where the
@@ -462,7 +464,7 @@ static void refuse_busy(struct agent *a, int fd, const char *peer)
 int pla_session_run(struct pla_options *o)
 {
 	struct agent *a = calloc(1, sizeof(*a));
-	int lfd = -1, status = 0;
+	int lfd = -1, status = 0, werr = 0;
 	char err[512];
 	if (!a)
 		return 1;
@@ -489,6 +491,13 @@ int pla_session_run(struct pla_options *o)
 		}
 		pla_stream_attach(&a->out, fd, 0, PL_STREAM_FROM_AGENT | PL_STREAM_CAPTURE);
 		send_hello(a, 0);
+		if (a->out.dead) {
+			/* before the command starts: nothing runs for a capture that
+			 * cannot be written */
+			fprintf(stderr, "perflens-agent: cannot write %s: %s\n", o->output,
+				strerror(-a->out.dead));
+			return 1;
+		}
 		if (a->probe.summary.perf_errno) {
 			fprintf(stderr, "perflens-agent: %s\n", a->probe.message);
 			return 1;
@@ -575,10 +584,11 @@ int pla_session_run(struct pla_options *o)
 			pla_collect_drain(&a->col, &a->out);
 			uint8_t reason;
 			if (pla_collect_tick(&a->col, &a->out, now, &reason)) {
-				end_session(a, reason,
-					    reason == PL_END_TARGET_EXITED ? "target exited" : "duration reached");
+				werr = end_session(a, reason, reason == PL_END_TARGET_EXITED
+								      ? "target exited"
+								      : "duration reached");
 				if (o->mode == PLA_MODE_OUTPUT)
-					break;
+					break; /* a failed write is reported below */
 			}
 		}
 		if (a->out.fd >= 0) {
@@ -591,12 +601,8 @@ int pla_session_run(struct pla_options *o)
 					       (uint64_t)(o->flush_ms ? o->flush_ms : FLUSH_MS_MIN) * 1000000ull,
 					       (uint64_t)(o->flush_ms ? o->flush_ms : FLUSH_MS_MAX) * 1000000ull);
 			if (pla_stream_pump(&a->out) < 0 || a->out.dead) {
-				if (o->mode == PLA_MODE_OUTPUT) {
-					fprintf(stderr, "perflens-agent: writing %s failed: %s\n", o->output,
-						strerror(-a->out.dead));
-					status = 1;
-					break;
-				}
+				if (o->mode == PLA_MODE_OUTPUT)
+					break; /* reported below */
 				close_client(a, strerror(-a->out.dead));
 				if (o->mode == PLA_MODE_SERVER)
 					next_dial = pla_now_ns() + (uint64_t)pla_backoff_next(&bo) * 1000000ull;
@@ -606,11 +612,27 @@ int pla_session_run(struct pla_options *o)
 			next_dial = now;
 	}
 	if (a->active)
-		end_session(a, PL_END_STOPPED, pla_stop_requested ? "agent interrupted" : "stopped");
+		werr = end_session(a, PL_END_STOPPED,
+				   pla_stop_requested ? "agent interrupted" : "stopped");
 	if (o->mode == PLA_MODE_OUTPUT) {
-		pla_stream_flush(&a->out);
-		if (a->out.fd > 1)
-			close(a->out.fd);
+		/* A capture is only as good as its last writes (END, counters,
+		 * perf maps): each is checked, up to the disk (fsync; pipes and
+		 * terminals have nothing to sync), and a failure is the exit
+		 * status, so a script never takes an incomplete file for whole. */
+		int rc = pla_stream_flush(&a->out);
+		if (werr < 0)
+			rc = werr;
+		if (rc == 0 && fsync(a->out.fd) < 0 && errno != EINVAL && errno != EROFS)
+			rc = -errno;
+		if (a->out.fd > 1 && close(a->out.fd) < 0 && rc == 0)
+			rc = -errno;
+		if (rc < 0) {
+			fprintf(stderr,
+				"perflens-agent: writing %s failed: %s: the capture is incomplete "
+				"(free space, or choose another --output)\n",
+				o->output, strerror(-rc));
+			status = 1;
+		}
 	} else {
 		close_client(a, NULL);
 	}

@@ -88,6 +88,12 @@ struct pla_stream {
 	uint64_t batches;
 };
 
+/* The largest FILE_CHUNK payload a sender puts in one frame: half of the
+ * smallest block a session uses (128 KiB), so that a chunk with its frame
+ * header always fits a block.  A frame larger than an empty block is
+ * refused with -EMSGSIZE and reported as LOST(OVERSIZE). */
+#define PLA_CHUNK_MAX (64u * 1024)
+
 /* queue_cap: bytes of send queue for a socket (ignored for files). */
 int pla_stream_init(struct pla_stream *s, size_t block_raw, size_t queue_cap, int zstd_level);
 void pla_stream_free(struct pla_stream *s);
@@ -95,8 +101,11 @@ void pla_stream_free(struct pla_stream *s);
 int pla_stream_attach(struct pla_stream *s, int fd, int is_socket, uint32_t header_flags);
 void pla_stream_detach(struct pla_stream *s);
 /* Appends one message.  A SAMPLE is compacted in place (its time and call
- * chain fields are rewritten and restored).  Returns 0, or -errno if the
- * stream is dead. */
+ * chain fields are rewritten and restored).  Returns 0, or -errno: the
+ * stream is dead (a failed write: a file capture is then incomplete), or
+ * -EMSGSIZE for a frame no block can hold.  A socket under backpressure
+ * drops whole blocks and reports them (LOST); a file never drops: its
+ * writes block. */
 int pla_stream_msg(struct pla_stream *s, struct pl_msg *m);
 /* Forgets what a reader joining here could not know: the interned stacks,
  * and the zstd history (the next block starts a new frame).  At a new
