@@ -1,4 +1,8 @@
-/* pl-window.c — the main window (see the header). */
+/* pl-window.c — the main window (see the header): its pages and their
+ * layout, the actions, the filter and status lines, and the wiring of the
+ * file loader (pl-profile-loader.c), the live session
+ * (pl-live-controller.c) and the diff (pl-diff-controller.c) to the views.
+ */
 #include "pl-window.h"
 
 #include <string.h>
@@ -6,9 +10,11 @@
 #include "pl-capture.h"
 #include "pl-counters-view.h"
 #include "pl-coverage-view.h"
-#include "pl-diff-view.h"
+#include "pl-diff-controller.h"
 #include "pl-health-view.h"
 #include "pl-flame-chart.h"
+#include "pl-live-controller.h"
+#include "pl-profile-loader.h"
 #include "pl-target-dialog.h"
 #include "pl-sessions-index.h"
 #include "pl-target-settings.h"
@@ -37,14 +43,10 @@ struct _PlWindow {
 	PlFlameChart *chart;
 	PlCoverageView *coverage;
 	PlHealthView *health;
-	PlDiffView *diff;
 	GtkWidget *diff_btn;
 	GtkLabel *filter_label;
 	GtkWidget *clear_filter;
 	GtkLabel *status;
-	GtkWidget *live_bar;
-	GtkLabel *live_label;
-	GtkWidget *live_pause, *live_stop;
 	GtkWidget *paned;
 
 	PlProfile *profile;
@@ -53,17 +55,10 @@ struct _PlWindow {
 	gboolean offcpu_on;
 	char *path; /* the file shown, or the live session's file */
 	char *load_error;
-	gboolean loading, live, dirty;
 	gboolean resym_pending; /* settings changed while live: reload when it ends */
-	guint64 ingested;
-	guint refresh_id, load_tick;
-	char *loading_path;
-	GCancellable *load_cancel;
-	/* the diff: the open profile is the base, this one the other */
-	PlProfile *diff_other;
-	char *diff_path;
-	gboolean diff_loading;
-	char *diff_error;
+	PlProfileLoader *loader;
+	PlLiveController *live;
+	PlDiffController *diff; /* the Diff page and the other profile */
 };
 
 G_DEFINE_FINAL_TYPE(PlWindow, pl_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -127,7 +122,7 @@ static void update_status(PlWindow *self)
 	g_autofree char *s = g_strdup_printf(
 		"%s%s   %s · %" G_GUINT64_FORMAT " samples · %.2f s · in view: %s (%" G_GUINT64_FORMAT
 		" samples)%s",
-		self->live ? "● live  " : "", self->path ? self->path : "",
+		pl_live_controller_is_live(self->live) ? "● live  " : "", self->path ? self->path : "",
 		st->hostname ? st->hostname : "?", st->samples, dur, sel,
 		self->agg ? self->agg->all.samples : 0, lost ? " · samples were lost" : "");
 	gtk_label_set_text(self->status, s);
@@ -198,22 +193,6 @@ static void update_coverage(PlWindow *self)
 	g_object_set(pg, "needs-attention", n > 0, "title", title, NULL);
 }
 
-/* The Diff view has a tab only while a diff is loaded. */
-static void show_diff_page(PlWindow *self, gboolean show)
-{
-	gtk_widget_set_visible(GTK_WIDGET(self->diff), show);
-	g_object_set(gtk_stack_get_page(self->views, GTK_WIDGET(self->diff)), "visible", show, NULL);
-}
-
-/* The diff borrows the base (the open profile) and owns the other. */
-static void clear_diff(PlWindow *self)
-{
-	pl_diff_view_set_profiles(self->diff, NULL, NULL);
-	g_clear_pointer(&self->diff_other, pl_profile_free);
-	g_clear_pointer(&self->diff_path, g_free);
-	show_diff_page(self, FALSE);
-}
-
 static void clear_profile(PlWindow *self)
 {
 	pl_flame_graph_set_data(self->flame, NULL, NULL);
@@ -224,7 +203,9 @@ static void clear_profile(PlWindow *self)
 	pl_flame_chart_set_data(self->chart, NULL, NULL);
 	pl_coverage_view_set_profile(self->coverage, NULL);
 	pl_health_view_set_profile(self->health, NULL);
-	clear_diff(self);
+	pl_diff_controller_clear(self->diff);
+	pl_diff_controller_set_base(self->diff, NULL);
+	pl_live_controller_set_profile(self->live, NULL);
 	g_clear_pointer(&self->agg, pl_aggregate_free);
 	if (self->profile) {
 		pl_ui_forget_profile(self->profile);
@@ -253,6 +234,8 @@ static void set_profile(PlWindow *self, PlProfile *p, const char *path)
 {
 	clear_profile(self);
 	self->profile = p;
+	pl_diff_controller_set_base(self->diff, p);
+	pl_live_controller_set_profile(self->live, p);
 	g_free(self->path);
 	self->path = g_strdup(path);
 	pl_thread_timeline_set_profile(self->timeline, p);
@@ -266,32 +249,12 @@ static void set_profile(PlWindow *self, PlProfile *p, const char *path)
 	set_title(self, path);
 }
 
-/* ─── loading a file (worker) ────────────────────────────────────────── */
+/* ─── loading a file (pl-profile-loader.c) ───────────────────────────── */
 
-/* Messages read by the running load, for the progress line (written by
- * the worker, read by the main thread). */
-static gsize load_progress;
-
-
-static void load_thread(GTask *task, gpointer src, gpointer data, GCancellable *cancel)
+static void load_done(PlProfileLoader *loader, const char *path, PlWindow *self)
 {
-	const char *path = data;
-	GError *error = NULL;
-	PlProfile *p = pl_target_load_file(path, cancel, &load_progress, &error);
-	if (!p)
-		g_task_return_error(task, error);
-	else
-		g_task_return_pointer(task, p, (GDestroyNotify)pl_profile_free);
-}
-
-static void load_done(GObject *src, GAsyncResult *res, gpointer data)
-{
-	PlWindow *self = PL_WINDOW(src);
-	g_autoptr(GError) error = NULL;
-	const char *path = g_task_get_task_data(G_TASK(res));
-	PlProfile *p = g_task_propagate_pointer(G_TASK(res), &error);
-	self->loading = FALSE;
-	g_clear_object(&self->load_cancel);
+	const GError *error = pl_profile_loader_get_error(loader);
+	PlProfile *p = pl_profile_loader_take_profile(loader);
 	g_clear_pointer(&self->load_error, g_free);
 	if (!p && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
 		gtk_stack_set_visible_child_name(self->main_stack, self->profile ? "profile" : "empty");
@@ -306,71 +269,40 @@ static void load_done(GObject *src, GAsyncResult *res, gpointer data)
 			gtk_label_set_text(self->status, self->load_error);
 		return;
 	}
-	self->live = FALSE;
-	/* the bar told about a live recording: not about this file */
-	gtk_widget_set_visible(self->live_bar, FALSE);
+	pl_live_controller_leave(self->live);
 	set_profile(self, p, path);
 }
 
-static gboolean on_load_tick(gpointer data)
+static void on_load_progress(PlProfileLoader *loader, PlWindow *self)
 {
-	PlWindow *self = data;
-	if (!self->loading) {
-		self->load_tick = 0;
-		return G_SOURCE_REMOVE;
-	}
-	gsize n = __atomic_load_n(&load_progress, __ATOMIC_RELAXED);
+	const char *path = pl_profile_loader_get_path(loader);
 	g_autofree char *msg = g_strdup_printf("Loading %s… %" G_GSIZE_FORMAT " records read",
-					       self->loading_path ? self->loading_path : "", n);
+					       path ? path : "",
+					       pl_profile_loader_get_progress(loader));
 	gtk_label_set_text(self->loading_label, msg);
-	return G_SOURCE_CONTINUE;
 }
 
 static void on_cancel_load(GtkButton *b, PlWindow *self)
 {
-	if (self->load_cancel)
-		g_cancellable_cancel(self->load_cancel);
+	pl_profile_loader_cancel(self->loader);
 }
 
 void pl_window_open_file(PlWindow *self, const char *path)
 {
-	if (self->loading)
-		on_cancel_load(NULL, self);
-	self->loading = TRUE;
 	g_clear_pointer(&self->load_error, g_free);
-	g_free(self->loading_path);
-	self->loading_path = g_strdup(path);
-	__atomic_store_n(&load_progress, 0, __ATOMIC_RELAXED);
-	if (!self->load_tick)
-		self->load_tick = g_timeout_add(250, on_load_tick, self);
 	g_autofree char *msg = g_strdup_printf("Loading %s…", path);
 	gtk_label_set_text(self->loading_label, msg);
 	gtk_stack_set_visible_child_name(self->main_stack, "loading");
-	self->load_cancel = g_cancellable_new();
-	GTask *task = g_task_new(self, self->load_cancel, load_done, NULL);
-	g_task_set_task_data(task, g_strdup(path), g_free);
-	g_task_run_in_thread(task, load_thread);
-	g_object_unref(task);
+	pl_profile_loader_load(self->loader, path);
 }
 
-/* ─── live ───────────────────────────────────────────────────────────── */
-
-static gboolean live_sink(const struct pl_msg *m, gpointer data)
-{
-	PlWindow *self = data;
-	if (!self->profile)
-		return TRUE;
-	pl_profile_ingest(m, self->profile);
-	self->ingested++;
-	self->dirty = TRUE;
-	return TRUE;
-}
+/* ─── live (pl-live-controller.c) ────────────────────────────────────── */
 
 void pl_window_refresh(PlWindow *self)
 {
 	if (!self->profile)
 		return;
-	self->dirty = FALSE;
+	pl_live_controller_refreshed(self->live);
 	pl_profile_finish(self->profile);
 	guint lanes = pl_thread_timeline_get_n_lanes(self->timeline);
 	pl_thread_timeline_set_profile(self->timeline, self->profile);
@@ -380,69 +312,19 @@ void pl_window_refresh(PlWindow *self)
 	update_coverage(self);
 	if (lanes != pl_thread_timeline_get_n_lanes(self->timeline))
 		fit_timeline(self);
-	if (self->live) {
-		g_autofree char *s = g_strdup_printf(
-			"Recording live — %" G_GUINT64_FORMAT " samples so far, saved as they stream to %s",
-			pl_connect_view_get_samples(self->connect),
-			pl_connect_view_get_session_path(self->connect)
-				? pl_connect_view_get_session_path(self->connect)
-				: "?");
-		gtk_label_set_text(self->live_label, s);
-	}
 }
 
-static gboolean on_refresh_tick(gpointer data)
+static void on_live_refresh(PlLiveController *live, PlWindow *self)
 {
-	PlWindow *self = data;
-	if (self->dirty)
-		pl_window_refresh(self);
-	return G_SOURCE_CONTINUE;
+	pl_window_refresh(self);
 }
 
-static void on_session_starting(PlConnectView *cv, PlWindow *self)
+static void on_live_profile(PlLiveController *live, PlWindow *self)
 {
-	const PlAgentInfo *a = pl_connect_view_get_agent(cv);
-	/* the board is this host when it has our name: its paths are readable
-	 * here; the rest comes from the board's symbol settings */
-	g_autoptr(PlTargetSettings) ts = pl_target_settings_load(a ? a->hostname : NULL);
-	PlSymOptions o;
-	pl_target_settings_to_options(ts, a && a->hostname &&
-						  !g_strcmp0(a->hostname, g_get_host_name()),
-				      &o);
-	PlProfile *p = pl_profile_new(&o);
-	pl_sym_options_clear(&o);
-	if (a) {
-		/* HELLO was consumed by the connect; the profile needs the
-		 * board's architecture and names from it */
-		struct pl_msg *m = g_new0(struct pl_msg, 1);
-		m->type = PL_MSG_HELLO;
-		struct pl_msg_hello *h = &m->u.hello;
-		h->protocol_version = a->protocol_version;
-		h->agent_version = pl_str_c(a->agent_version);
-		h->machine = pl_str_c(a->machine);
-		h->e_machine = a->e_machine;
-		h->byte_order = a->byte_order;
-		h->word_size = a->word_size;
-		h->kernel_release = pl_str_c(a->kernel_release);
-		h->hostname = pl_str_c(a->hostname);
-		h->ncpus = a->ncpus;
-		h->flags = a->flags;
-		h->perf_errno = a->perf_errno;
-		pl_profile_ingest(m, p);
-		g_free(m);
-	}
-	self->live = TRUE;
-	self->ingested = 0;
-	set_profile(self, p, NULL);
-	gtk_widget_set_visible(self->live_bar, TRUE);
-	gtk_widget_set_visible(self->live_pause, TRUE);
-	gtk_widget_set_visible(self->live_stop, TRUE);
-	gtk_label_set_text(self->live_label, "Starting…");
-	if (!self->refresh_id)
-		self->refresh_id = g_timeout_add(1000, on_refresh_tick, self);
+	set_profile(self, pl_live_controller_take_profile(live), NULL);
 }
 
-static void on_session_started(PlConnectView *cv, const char *path, PlWindow *self)
+static void on_session_started(PlLiveController *live, const char *path, PlWindow *self)
 {
 	g_free(self->path);
 	self->path = g_strdup(path);
@@ -452,13 +334,9 @@ static void on_session_started(PlConnectView *cv, const char *path, PlWindow *se
 	pl_window_show_view(self, "flame");
 }
 
-static void on_session_ended(PlConnectView *cv, const char *why, PlWindow *self)
+static void on_session_ended(PlLiveController *live, const char *why, PlWindow *self)
 {
-	self->live = FALSE;
 	pl_sessions_view_set_recording(self->sessions, NULL);
-	if (self->refresh_id)
-		g_source_remove(self->refresh_id);
-	self->refresh_id = 0;
 	pl_window_refresh(self);
 	if (self->path && self->profile) {
 		/* the sessions list reads duration and samples from this sidecar
@@ -466,7 +344,7 @@ static void on_session_ended(PlConnectView *cv, const char *why, PlWindow *self)
 		const PlProfileStats *st = pl_profile_get_stats(self->profile);
 		double dur = st->last_time > st->first_time ? (st->last_time - st->first_time) / 1e9 : 0;
 		pl_session_index_write(self->path, st->samples, dur, why && *why ? why : NULL,
-				       pl_connect_view_get_peer(cv));
+				       pl_connect_view_get_peer(self->connect));
 		/* the next connection to this board shows it before recording */
 		pl_session_index_write_symbols(self->path,
 					       pl_coverage_view_get_n_modules(self->coverage),
@@ -478,23 +356,6 @@ static void on_session_ended(PlConnectView *cv, const char *why, PlWindow *self)
 		self->resym_pending = FALSE;
 		pl_window_open_file(self, self->path);
 	}
-	gtk_widget_set_visible(self->live_pause, FALSE);
-	gtk_widget_set_visible(self->live_stop, FALSE);
-	g_autofree char *s = g_strdup_printf("Session ended%s%s — saved in %s", why && *why ? ": " : "",
-					     why ? why : "", self->path ? self->path : "?");
-	gtk_label_set_text(self->live_label, s);
-}
-
-static void on_live_pause(GtkToggleButton *b, PlWindow *self)
-{
-	gboolean p = gtk_toggle_button_get_active(b);
-	pl_connect_view_pause(self->connect, p);
-	gtk_button_set_label(GTK_BUTTON(b), p ? "Resume" : "Pause");
-}
-
-static void on_live_stop(GtkButton *b, PlWindow *self)
-{
-	pl_connect_view_stop(self->connect);
 }
 
 /* ─── flame toolbar ──────────────────────────────────────────────────── */
@@ -751,13 +612,13 @@ void pl_window_show_connect(PlWindow *self)
 
 void pl_window_resymbolize(PlWindow *self)
 {
-	if (self->live) {
+	if (pl_live_controller_is_live(self->live)) {
 		self->resym_pending = TRUE;
 		gtk_label_set_text(self->status, "New symbol settings: this recording is "
 						 "re-symbolized with them when it ends");
 		return;
 	}
-	if (self->path && !self->loading)
+	if (self->path && !pl_profile_loader_is_loading(self->loader))
 		pl_window_open_file(self, self->path);
 }
 
@@ -774,7 +635,7 @@ PlTargetDialog *pl_window_edit_target_settings(PlWindow *self, const char *key)
 		return NULL;
 	PlTargetDialog *d = pl_target_dialog_new(
 		GTK_WINDOW(self), key,
-		self->live ? "A recording is running: it is re-symbolized with the new settings "
+		pl_live_controller_is_live(self->live) ? "A recording is running: it is re-symbolized with the new settings "
 			     "when it ends; new recordings use them from the start."
 			   : NULL);
 	g_signal_connect(d, "saved", G_CALLBACK(on_settings_saved), self);
@@ -787,63 +648,37 @@ static void on_edit_settings(GtkWidget *w, const char *key, PlWindow *self)
 	pl_window_edit_target_settings(self, key);
 }
 
-/* ─── diff ───────────────────────────────────────────────────────────── */
+/* ─── diff (pl-diff-controller.c) ───────────────────────────────────── */
 
-static void diff_load_thread(GTask *task, gpointer src, gpointer data, GCancellable *cancel)
+static void on_diff_status(PlDiffController *d, const char *text, PlWindow *self)
 {
-	GError *error = NULL;
-	PlProfile *p = pl_target_load_file(data, cancel, NULL, &error);
-	if (!p)
-		g_task_return_error(task, error);
-	else
-		g_task_return_pointer(task, p, (GDestroyNotify)pl_profile_free);
+	gtk_label_set_text(self->status, text);
 }
 
-static void diff_load_done(GObject *src, GAsyncResult *res, gpointer data)
+static void on_diff_shown(PlDiffController *d, PlWindow *self)
 {
-	PlWindow *self = PL_WINDOW(src);
-	g_autoptr(GError) error = NULL;
-	PlProfile *p = g_task_propagate_pointer(G_TASK(res), &error);
-	const char *path = g_task_get_task_data(G_TASK(res));
-	self->diff_loading = FALSE;
-	g_clear_pointer(&self->diff_error, g_free);
-	if (!p || !self->profile) {
-		self->diff_error = g_strdup_printf("Cannot compare with %s: %s", path,
-						   error ? error->message : "no session is open");
-		gtk_label_set_text(self->status, self->diff_error);
-		if (p)
-			pl_profile_free(p);
-		return;
-	}
-	clear_diff(self);
-	self->diff_other = p;
-	self->diff_path = g_strdup(path);
-	pl_diff_view_set_profiles(self->diff, self->profile, p);
-	show_diff_page(self, TRUE);
-	g_autofree char *base = g_path_get_basename(path);
-	g_autofree char *title = g_strdup_printf("Diff: %s", base);
-	g_object_set(gtk_stack_get_page(self->views, GTK_WIDGET(self->diff)), "title", "Diff", NULL);
 	pl_window_show_view(self, "diff");
-	gtk_label_set_text(self->status, title);
 }
 
 void pl_window_diff_with(PlWindow *self, const char *path)
 {
-	if (!self->profile || self->diff_loading)
+	if (!pl_diff_controller_compare(self->diff, path))
 		return;
-	self->diff_loading = TRUE;
-	g_autofree char *msg = g_strdup_printf("Loading %s to compare…", path);
-	gtk_label_set_text(self->status, msg);
 	gtk_stack_set_visible_child_name(self->main_stack, "profile");
-	GTask *task = g_task_new(self, NULL, diff_load_done, NULL);
-	g_task_set_task_data(task, g_strdup(path), g_free);
-	g_task_run_in_thread(task, diff_load_thread);
-	g_object_unref(task);
 }
 
-gboolean pl_window_is_diff_loading(PlWindow *self) { return self->diff_loading; }
-const char *pl_window_get_diff_error(PlWindow *self) { return self->diff_error; }
-PlDiffView *pl_window_get_diff_view(PlWindow *self) { return self->diff; }
+gboolean pl_window_is_diff_loading(PlWindow *self)
+{
+	return pl_diff_controller_is_loading(self->diff);
+}
+const char *pl_window_get_diff_error(PlWindow *self)
+{
+	return pl_diff_controller_get_error(self->diff);
+}
+PlDiffView *pl_window_get_diff_view(PlWindow *self)
+{
+	return pl_diff_controller_get_view(self->diff);
+}
 PlHealthView *pl_window_get_health_view(PlWindow *self) { return self->health; }
 
 static void on_diff_session(PlSessionsView *v, const char *path, PlWindow *self)
@@ -873,7 +708,10 @@ void pl_window_show_view(PlWindow *self, const char *name)
 	gtk_stack_set_visible_child_name(self->views, name);
 }
 
-gboolean pl_window_is_loading(PlWindow *self) { return self->loading; }
+gboolean pl_window_is_loading(PlWindow *self)
+{
+	return pl_profile_loader_is_loading(self->loader);
+}
 const char *pl_window_get_load_error(PlWindow *self) { return self->load_error; }
 PlProfile *pl_window_get_profile(PlWindow *self) { return self->profile; }
 PlAggregate *pl_window_get_aggregate(PlWindow *self) { return self->agg; }
@@ -889,23 +727,25 @@ GtkSearchEntry *pl_window_get_search_entry(PlWindow *self) { return self->search
 static void pl_window_dispose(GObject *obj)
 {
 	PlWindow *self = PL_WINDOW(obj);
-	if (self->refresh_id)
-		g_source_remove(self->refresh_id);
-	self->refresh_id = 0;
-	if (self->load_tick)
-		g_source_remove(self->load_tick);
-	self->load_tick = 0;
-	g_clear_pointer(&self->loading_path, g_free);
-	if (self->load_cancel)
-		g_cancellable_cancel(self->load_cancel);
-	g_clear_object(&self->load_cancel);
-	if (self->connect)
-		pl_connect_view_set_sink(self->connect, NULL, NULL);
-	if (self->flame)
+	if (self->loader) {
+		/* a running load ends in its worker, unseen */
+		g_signal_handlers_disconnect_by_data(self->loader, self);
+		pl_profile_loader_cancel(self->loader);
+		g_clear_object(&self->loader);
+	}
+	if (self->live) {
+		/* no more messages into a profile about to be freed */
+		pl_live_controller_set_profile(self->live, NULL);
+		g_signal_handlers_disconnect_by_data(self->live, self);
+	}
+	if (self->flame && self->diff)
 		clear_profile(self);
+	g_clear_object(&self->live);
+	if (self->diff)
+		g_signal_handlers_disconnect_by_data(self->diff, self);
+	g_clear_object(&self->diff);
 	g_clear_pointer(&self->path, g_free);
 	g_clear_pointer(&self->load_error, g_free);
-	g_clear_pointer(&self->diff_error, g_free);
 	G_OBJECT_CLASS(pl_window_parent_class)->dispose(obj);
 }
 
@@ -1097,6 +937,9 @@ static void pl_window_init(PlWindow *self)
 	gtk_window_set_icon_name(GTK_WINDOW(self), "org.perflens.Viewer");
 	g_action_map_add_action_entries(G_ACTION_MAP(self), win_actions, G_N_ELEMENTS(win_actions),
 					self);
+	self->loader = pl_profile_loader_new();
+	g_signal_connect(self->loader, "finished", G_CALLBACK(load_done), self);
+	g_signal_connect(self->loader, "progress", G_CALLBACK(on_load_progress), self);
 
 	/* header */
 	GtkWidget *hb = gtk_header_bar_new();
@@ -1147,9 +990,11 @@ static void pl_window_init(PlWindow *self)
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->counters), "counters", "Counters");
 	self->health = PL_HEALTH_VIEW(pl_health_view_new());
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->health), "health", "Health");
-	self->diff = PL_DIFF_VIEW(pl_diff_view_new());
-	gtk_stack_add_titled(self->views, GTK_WIDGET(self->diff), "diff", "Diff");
-	show_diff_page(self, FALSE);
+	self->diff = pl_diff_controller_new();
+	g_signal_connect(self->diff, "status", G_CALLBACK(on_diff_status), self);
+	g_signal_connect(self->diff, "shown", G_CALLBACK(on_diff_shown), self);
+	gtk_stack_add_titled(self->views, GTK_WIDGET(pl_diff_controller_get_view(self->diff)),
+			     "diff", "Diff");
 	self->coverage = PL_COVERAGE_VIEW(pl_coverage_view_new());
 	g_signal_connect(self->coverage, "edit-settings", G_CALLBACK(on_edit_settings), self);
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->coverage), "symbols", "Symbols");
@@ -1157,24 +1002,13 @@ static void pl_window_init(PlWindow *self)
 	/* profile page: live bar, filter bar, timeline over the views */
 	GtkWidget *prof = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
 	gtk_box_append(GTK_BOX(prof), self->switcher);
-	self->live_bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-	gtk_widget_add_css_class(self->live_bar, "toolbar");
-	self->live_label = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->live_label, 0);
-	gtk_label_set_ellipsize(self->live_label, PANGO_ELLIPSIZE_MIDDLE);
-	gtk_widget_set_hexpand(GTK_WIDGET(self->live_label), TRUE);
-	gtk_box_append(GTK_BOX(self->live_bar), GTK_WIDGET(self->live_label));
-	GtkWidget *pause = gtk_toggle_button_new_with_label("Pause");
-	self->live_pause = pause;
-	g_signal_connect(pause, "toggled", G_CALLBACK(on_live_pause), self);
-	GtkWidget *stop = gtk_button_new_with_label("Stop");
-	gtk_widget_add_css_class(stop, "destructive-action");
-	g_signal_connect(stop, "clicked", G_CALLBACK(on_live_stop), self);
-	self->live_stop = stop;
-	gtk_box_append(GTK_BOX(self->live_bar), pause);
-	gtk_box_append(GTK_BOX(self->live_bar), stop);
-	gtk_widget_set_visible(self->live_bar, FALSE);
-	gtk_box_append(GTK_BOX(prof), self->live_bar);
+	self->connect = PL_CONNECT_VIEW(pl_connect_view_new());
+	self->live = pl_live_controller_new(self->connect);
+	g_signal_connect(self->live, "new-profile", G_CALLBACK(on_live_profile), self);
+	g_signal_connect(self->live, "started", G_CALLBACK(on_session_started), self);
+	g_signal_connect(self->live, "ended", G_CALLBACK(on_session_ended), self);
+	g_signal_connect(self->live, "refresh", G_CALLBACK(on_live_refresh), self);
+	gtk_box_append(GTK_BOX(prof), pl_live_controller_get_bar(self->live));
 
 	GtkWidget *fbar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
 	gtk_widget_set_margin_start(fbar, 8);
@@ -1214,11 +1048,6 @@ static void pl_window_init(PlWindow *self)
 	gtk_box_append(GTK_BOX(prof), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL));
 	gtk_box_append(GTK_BOX(prof), GTK_WIDGET(self->status));
 
-	self->connect = PL_CONNECT_VIEW(pl_connect_view_new());
-	pl_connect_view_set_sink(self->connect, live_sink, self);
-	g_signal_connect(self->connect, "session-starting", G_CALLBACK(on_session_starting), self);
-	g_signal_connect(self->connect, "session-started", G_CALLBACK(on_session_started), self);
-	g_signal_connect(self->connect, "session-ended", G_CALLBACK(on_session_ended), self);
 	g_signal_connect(self->connect, "disconnected", G_CALLBACK(on_connect_disconnected), self);
 	g_signal_connect(self->connect, "edit-symbols", G_CALLBACK(on_edit_settings), self);
 
