@@ -1,7 +1,8 @@
 /* pl-window.c — the main window (see the header): its pages and their
  * layout, the actions, the filter and status lines, and the wiring of the
- * file loader (pl-profile-loader.c), the live session
- * (pl-live-controller.c) and the diff (pl-diff-controller.c) to the views.
+ * flame page (pl-flame-page.c), the file loader (pl-profile-loader.c), the
+ * live session (pl-live-controller.c) and the diff (pl-diff-controller.c)
+ * to the views.
  */
 #include "pl-window.h"
 
@@ -13,6 +14,7 @@
 #include "pl-diff-controller.h"
 #include "pl-health-view.h"
 #include "pl-flame-chart.h"
+#include "pl-flame-page.h"
 #include "pl-live-controller.h"
 #include "pl-profile-loader.h"
 #include "pl-target-dialog.h"
@@ -32,10 +34,7 @@ struct _PlWindow {
 	PlConnectView *connect;
 	PlSessionsView *sessions;
 	PlFlameGraph *flame;
-	GtkBox *crumbs;
 	GtkSearchEntry *search;
-	GtkLabel *match;
-	GtkToggleButton *icicle, *offcpu;
 	PlFunctionTable *table;
 	PlThreadTimeline *timeline;
 	PlSourceView *source;
@@ -358,73 +357,16 @@ static void on_session_ended(PlLiveController *live, const char *why, PlWindow *
 	}
 }
 
-/* ─── flame toolbar ──────────────────────────────────────────────────── */
+/* ─── flame page (pl-flame-page.c) ───────────────────────────────────── */
 
-static void on_crumb(GtkButton *b, PlWindow *self)
+static void on_offcpu(PlFlamePage *page, gboolean active, PlWindow *self)
 {
-	pl_flame_graph_zoom(self->flame, GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(b), "node")));
-}
-
-static void on_zoom_changed(PlFlameGraph *fg, PlWindow *self)
-{
-	GtkWidget *c;
-	while ((c = gtk_widget_get_first_child(GTK_WIDGET(self->crumbs))))
-		gtk_box_remove(self->crumbs, c);
-	const PlFlameLayout *l = pl_flame_graph_get_layout(fg);
-	if (!l)
-		return;
-	/* the ancestors of the zoomed node are the rows before it, full width */
-	guint32 zoom = pl_flame_graph_get_zoom(fg);
-	for (guint d = 0; d < l->n_rows; d++) {
-		guint32 node = l->rects[l->row_start[d]].node;
-		GtkWidget *b = gtk_button_new_with_label(pl_flame_graph_get_label(fg, node));
-		gtk_widget_add_css_class(b, "flat");
-		g_object_set_data(G_OBJECT(b), "node", GUINT_TO_POINTER(node));
-		g_signal_connect(b, "clicked", G_CALLBACK(on_crumb), self);
-		if (d)
-			gtk_box_append(self->crumbs, gtk_label_new("›"));
-		gtk_box_append(self->crumbs, b);
-		if (node == zoom)
-			break;
-	}
-}
-
-static void on_search_changed(GtkSearchEntry *e, PlWindow *self)
-{
-	g_autoptr(GError) error = NULL;
-	if (!pl_flame_graph_set_search(self->flame, gtk_editable_get_text(GTK_EDITABLE(e)), &error))
-		gtk_label_set_text(self->match, "Not a valid regular expression");
-}
-
-static void on_matches(PlFlameGraph *fg, PlWindow *self)
-{
-	double share = pl_flame_graph_get_match_share(fg);
-	if (share < 0) {
-		gtk_label_set_text(self->match, "");
-		return;
-	}
-	g_autofree char *s = g_strdup_printf("Matches: %.1f%% of the view", share * 100);
-	gtk_label_set_text(self->match, s);
-}
-
-static void on_icicle(GtkToggleButton *b, PlWindow *self)
-{
-	pl_flame_graph_set_icicle(self->flame, gtk_toggle_button_get_active(b));
-}
-
-static void on_offcpu(GtkToggleButton *b, PlWindow *self)
-{
-	self->offcpu_on = gtk_toggle_button_get_active(b);
+	self->offcpu_on = active;
 	if (self->offcpu_on && self->profile && switch_event(self->profile) == PL_NO_ID) {
-		gtk_label_set_text(self->match,
-				   "No off-CPU samples: record with context-switch stacks");
+		pl_flame_page_set_message(page,
+					  "No off-CPU samples: record with context-switch stacks");
 	}
 	refresh_views(self);
-}
-
-static void on_reset(GtkButton *b, PlWindow *self)
-{
-	pl_flame_graph_zoom(self->flame, 0);
 }
 
 static void on_svg_response(GtkNativeDialog *d, int response, PlWindow *self);
@@ -754,72 +696,6 @@ static void pl_window_class_init(PlWindowClass *klass)
 	G_OBJECT_CLASS(klass)->dispose = pl_window_dispose;
 }
 
-static GtkWidget *scrolled(GtkWidget *child, gboolean hscroll)
-{
-	GtkWidget *sw = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(sw),
-				       hscroll ? GTK_POLICY_AUTOMATIC : GTK_POLICY_NEVER,
-				       GTK_POLICY_AUTOMATIC);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), child);
-	gtk_widget_set_vexpand(sw, TRUE);
-	gtk_widget_set_hexpand(sw, TRUE);
-	return sw;
-}
-
-static GtkWidget *flame_page(PlWindow *self)
-{
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	gtk_widget_set_margin_start(bar, 6);
-	gtk_widget_set_margin_end(bar, 6);
-	gtk_widget_set_margin_top(bar, 4);
-	gtk_widget_set_margin_bottom(bar, 4);
-	self->crumbs = GTK_BOX(gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0));
-	GtkWidget *cs = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(cs), GTK_POLICY_EXTERNAL,
-				       GTK_POLICY_NEVER);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(cs), GTK_WIDGET(self->crumbs));
-	gtk_widget_set_hexpand(cs, TRUE);
-	gtk_box_append(GTK_BOX(bar), cs);
-	self->match = GTK_LABEL(gtk_label_new(NULL));
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->match));
-	self->search = GTK_SEARCH_ENTRY(gtk_search_entry_new());
-	g_object_set(self->search, "placeholder-text", "Search (regex)  Ctrl+F", NULL);
-	gtk_widget_set_size_request(GTK_WIDGET(self->search), 240, -1);
-	g_signal_connect(self->search, "search-changed", G_CALLBACK(on_search_changed), self);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->search));
-	self->offcpu = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label("Off-CPU"));
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->offcpu),
-				    "Where threads waited (context-switch stacks weighted by the "
-				    "time off CPU) instead of where they ran");
-	g_signal_connect(self->offcpu, "toggled", G_CALLBACK(on_offcpu), self);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->offcpu));
-	self->icicle = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label("Icicle"));
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->icicle), "Root at the top");
-	g_signal_connect(self->icicle, "toggled", G_CALLBACK(on_icicle), self);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->icicle));
-	GtkWidget *reset = gtk_button_new_with_label("Reset zoom");
-	gtk_widget_set_tooltip_text(reset, "Show everything again (Escape zooms out one level)");
-	g_signal_connect(reset, "clicked", G_CALLBACK(on_reset), self);
-	gtk_box_append(GTK_BOX(bar), reset);
-	GtkWidget *svg = gtk_button_new_with_label("Export SVG");
-	gtk_actionable_set_action_name(GTK_ACTIONABLE(svg), "win.export-svg");
-	gtk_box_append(GTK_BOX(bar), svg);
-	gtk_box_append(GTK_BOX(box), bar);
-	self->flame = PL_FLAME_GRAPH(pl_flame_graph_new());
-	g_signal_connect(self->flame, "zoom-changed", G_CALLBACK(on_zoom_changed), self);
-	g_signal_connect(self->flame, "search-changed", G_CALLBACK(on_matches), self);
-	g_signal_connect(self->flame, "node-activated", G_CALLBACK(on_node_activated), self);
-	gtk_box_append(GTK_BOX(box), scrolled(GTK_WIDGET(self->flame), FALSE));
-	GtkWidget *hint = gtk_label_new("Click a frame to zoom · right click opens its source · "
-					"hover for details");
-	gtk_widget_add_css_class(hint, "dim-label");
-	gtk_label_set_xalign(GTK_LABEL(hint), 0);
-	gtk_widget_set_margin_start(hint, 8);
-	gtk_box_append(GTK_BOX(box), hint);
-	return box;
-}
-
 static GtkWidget *functions_page(PlWindow *self)
 {
 	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
@@ -979,12 +855,17 @@ static void pl_window_init(PlWindow *self)
 	gtk_window_set_titlebar(GTK_WINDOW(self), hb);
 
 	/* views */
-	gtk_stack_add_titled(self->views, flame_page(self), "flame", "Flame graph");
+	GtkWidget *flame = pl_flame_page_new();
+	self->flame = pl_flame_page_get_graph(PL_FLAME_PAGE(flame));
+	self->search = pl_flame_page_get_search_entry(PL_FLAME_PAGE(flame));
+	g_signal_connect(flame, "offcpu-toggled", G_CALLBACK(on_offcpu), self);
+	g_signal_connect(self->flame, "node-activated", G_CALLBACK(on_node_activated), self);
+	gtk_stack_add_titled(self->views, flame, "flame", "Flame graph");
 	gtk_stack_add_titled(self->views, functions_page(self), "functions", "Functions");
 	self->source = PL_SOURCE_VIEW(pl_source_view_new());
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->source), "source", "Source");
 	self->chart = PL_FLAME_CHART(pl_flame_chart_new());
-	gtk_stack_add_titled(self->views, scrolled(GTK_WIDGET(self->chart), FALSE), "chart",
+	gtk_stack_add_titled(self->views, pl_ui_scrolled(GTK_WIDGET(self->chart), FALSE), "chart",
 			     "Flame chart");
 	self->counters = PL_COUNTERS_VIEW(pl_counters_view_new());
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->counters), "counters", "Counters");
@@ -1030,7 +911,7 @@ static void pl_window_init(PlWindow *self)
 	g_signal_connect(self->timeline, "thread-selected", G_CALLBACK(on_thread), self);
 	GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
 	self->paned = paned;
-	GtkWidget *tsw = scrolled(GTK_WIDGET(self->timeline), FALSE);
+	GtkWidget *tsw = pl_ui_scrolled(GTK_WIDGET(self->timeline), FALSE);
 	gtk_widget_set_size_request(tsw, -1, 120);
 	gtk_paned_set_start_child(GTK_PANED(paned), tsw);
 	gtk_paned_set_end_child(GTK_PANED(paned), GTK_WIDGET(self->views));
