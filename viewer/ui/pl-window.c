@@ -19,7 +19,6 @@
 #include "pl-profile-loader.h"
 #include "pl-target-dialog.h"
 #include "pl-sessions-index.h"
-#include "pl-target-settings.h"
 #include "pl-ui-util.h"
 
 struct _PlWindow {
