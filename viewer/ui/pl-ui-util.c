@@ -380,3 +380,15 @@ void pl_ui_show_text(cairo_t *cr, PangoLayout *pl, const char *text, double x, d
 	cairo_move_to(cr, x - align * tw, y);
 	pango_cairo_show_layout(cr, pl);
 }
+
+GtkWidget *pl_ui_scrolled(GtkWidget *child, gboolean hscroll)
+{
+	GtkWidget *sw = gtk_scrolled_window_new();
+	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(sw),
+				       hscroll ? GTK_POLICY_AUTOMATIC : GTK_POLICY_NEVER,
+				       GTK_POLICY_AUTOMATIC);
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), child);
+	gtk_widget_set_vexpand(sw, TRUE);
+	gtk_widget_set_hexpand(sw, TRUE);
+	return sw;
+}

@@ -40,6 +40,10 @@ gboolean pl_ui_function_source(PlProfile *p, guint32 func, const char **file,
 /* Drops the caches about p (call before freeing it). */
 void pl_ui_forget_profile(PlProfile *p);
 
+/* child in a scrolled window that expands both ways, scrolling vertically
+ * (and horizontally when hscroll). */
+GtkWidget *pl_ui_scrolled(GtkWidget *child, gboolean hscroll);
+
 /* Renders widget (with its children) into a PNG file. */
 gboolean pl_ui_save_png(GtkWidget *widget, const char *path, GError **error);
 

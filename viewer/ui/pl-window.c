@@ -1,4 +1,9 @@
-/* pl-window.c — the main window (see the header). */
+/* pl-window.c — the main window (see the header): its pages and their
+ * layout, the actions, the filter and status lines, and the wiring of the
+ * flame page (pl-flame-page.c), the file loader (pl-profile-loader.c), the
+ * live session (pl-live-controller.c) and the diff (pl-diff-controller.c)
+ * to the views.
+ */
 #include "pl-window.h"
 
 #include <string.h>
@@ -6,12 +11,14 @@
 #include "pl-capture.h"
 #include "pl-counters-view.h"
 #include "pl-coverage-view.h"
-#include "pl-diff-view.h"
+#include "pl-diff-controller.h"
 #include "pl-health-view.h"
 #include "pl-flame-chart.h"
+#include "pl-flame-page.h"
+#include "pl-live-controller.h"
+#include "pl-profile-loader.h"
 #include "pl-target-dialog.h"
 #include "pl-sessions-index.h"
-#include "pl-target-settings.h"
 #include "pl-ui-util.h"
 
 struct _PlWindow {
@@ -26,10 +33,7 @@ struct _PlWindow {
 	PlConnectView *connect;
 	PlSessionsView *sessions;
 	PlFlameGraph *flame;
-	GtkBox *crumbs;
 	GtkSearchEntry *search;
-	GtkLabel *match;
-	GtkToggleButton *icicle, *offcpu;
 	PlFunctionTable *table;
 	PlThreadTimeline *timeline;
 	PlSourceView *source;
@@ -37,14 +41,10 @@ struct _PlWindow {
 	PlFlameChart *chart;
 	PlCoverageView *coverage;
 	PlHealthView *health;
-	PlDiffView *diff;
 	GtkWidget *diff_btn;
 	GtkLabel *filter_label;
 	GtkWidget *clear_filter;
 	GtkLabel *status;
-	GtkWidget *live_bar;
-	GtkLabel *live_label;
-	GtkWidget *live_pause, *live_stop;
 	GtkWidget *paned;
 
 	PlProfile *profile;
@@ -53,17 +53,10 @@ struct _PlWindow {
 	gboolean offcpu_on;
 	char *path; /* the file shown, or the live session's file */
 	char *load_error;
-	gboolean loading, live, dirty;
 	gboolean resym_pending; /* settings changed while live: reload when it ends */
-	guint64 ingested;
-	guint refresh_id, load_tick;
-	char *loading_path;
-	GCancellable *load_cancel;
-	/* the diff: the open profile is the base, this one the other */
-	PlProfile *diff_other;
-	char *diff_path;
-	gboolean diff_loading;
-	char *diff_error;
+	PlProfileLoader *loader;
+	PlLiveController *live;
+	PlDiffController *diff; /* the Diff page and the other profile */
 };
 
 G_DEFINE_FINAL_TYPE(PlWindow, pl_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -127,7 +120,7 @@ static void update_status(PlWindow *self)
 	g_autofree char *s = g_strdup_printf(
 		"%s%s   %s · %" G_GUINT64_FORMAT " samples · %.2f s · in view: %s (%" G_GUINT64_FORMAT
 		" samples)%s",
-		self->live ? "● live  " : "", self->path ? self->path : "",
+		pl_live_controller_is_live(self->live) ? "● live  " : "", self->path ? self->path : "",
 		st->hostname ? st->hostname : "?", st->samples, dur, sel,
 		self->agg ? self->agg->all.samples : 0, lost ? " · samples were lost" : "");
 	gtk_label_set_text(self->status, s);
@@ -198,22 +191,6 @@ static void update_coverage(PlWindow *self)
 	g_object_set(pg, "needs-attention", n > 0, "title", title, NULL);
 }
 
-/* The Diff view has a tab only while a diff is loaded. */
-static void show_diff_page(PlWindow *self, gboolean show)
-{
-	gtk_widget_set_visible(GTK_WIDGET(self->diff), show);
-	g_object_set(gtk_stack_get_page(self->views, GTK_WIDGET(self->diff)), "visible", show, NULL);
-}
-
-/* The diff borrows the base (the open profile) and owns the other. */
-static void clear_diff(PlWindow *self)
-{
-	pl_diff_view_set_profiles(self->diff, NULL, NULL);
-	g_clear_pointer(&self->diff_other, pl_profile_free);
-	g_clear_pointer(&self->diff_path, g_free);
-	show_diff_page(self, FALSE);
-}
-
 static void clear_profile(PlWindow *self)
 {
 	pl_flame_graph_set_data(self->flame, NULL, NULL);
@@ -224,7 +201,9 @@ static void clear_profile(PlWindow *self)
 	pl_flame_chart_set_data(self->chart, NULL, NULL);
 	pl_coverage_view_set_profile(self->coverage, NULL);
 	pl_health_view_set_profile(self->health, NULL);
-	clear_diff(self);
+	pl_diff_controller_clear(self->diff);
+	pl_diff_controller_set_base(self->diff, NULL);
+	pl_live_controller_set_profile(self->live, NULL);
 	g_clear_pointer(&self->agg, pl_aggregate_free);
 	if (self->profile) {
 		pl_ui_forget_profile(self->profile);
@@ -253,6 +232,8 @@ static void set_profile(PlWindow *self, PlProfile *p, const char *path)
 {
 	clear_profile(self);
 	self->profile = p;
+	pl_diff_controller_set_base(self->diff, p);
+	pl_live_controller_set_profile(self->live, p);
 	g_free(self->path);
 	self->path = g_strdup(path);
 	pl_thread_timeline_set_profile(self->timeline, p);
@@ -266,32 +247,12 @@ static void set_profile(PlWindow *self, PlProfile *p, const char *path)
 	set_title(self, path);
 }
 
-/* ─── loading a file (worker) ────────────────────────────────────────── */
+/* ─── loading a file (pl-profile-loader.c) ───────────────────────────── */
 
-/* Messages read by the running load, for the progress line (written by
- * the worker, read by the main thread). */
-static gsize load_progress;
-
-
-static void load_thread(GTask *task, gpointer src, gpointer data, GCancellable *cancel)
+static void load_done(PlProfileLoader *loader, const char *path, PlWindow *self)
 {
-	const char *path = data;
-	GError *error = NULL;
-	PlProfile *p = pl_target_load_file(path, cancel, &load_progress, &error);
-	if (!p)
-		g_task_return_error(task, error);
-	else
-		g_task_return_pointer(task, p, (GDestroyNotify)pl_profile_free);
-}
-
-static void load_done(GObject *src, GAsyncResult *res, gpointer data)
-{
-	PlWindow *self = PL_WINDOW(src);
-	g_autoptr(GError) error = NULL;
-	const char *path = g_task_get_task_data(G_TASK(res));
-	PlProfile *p = g_task_propagate_pointer(G_TASK(res), &error);
-	self->loading = FALSE;
-	g_clear_object(&self->load_cancel);
+	const GError *error = pl_profile_loader_get_error(loader);
+	PlProfile *p = pl_profile_loader_take_profile(loader);
 	g_clear_pointer(&self->load_error, g_free);
 	if (!p && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
 		gtk_stack_set_visible_child_name(self->main_stack, self->profile ? "profile" : "empty");
@@ -306,71 +267,40 @@ static void load_done(GObject *src, GAsyncResult *res, gpointer data)
 			gtk_label_set_text(self->status, self->load_error);
 		return;
 	}
-	self->live = FALSE;
-	/* the bar told about a live recording: not about this file */
-	gtk_widget_set_visible(self->live_bar, FALSE);
+	pl_live_controller_leave(self->live);
 	set_profile(self, p, path);
 }
 
-static gboolean on_load_tick(gpointer data)
+static void on_load_progress(PlProfileLoader *loader, PlWindow *self)
 {
-	PlWindow *self = data;
-	if (!self->loading) {
-		self->load_tick = 0;
-		return G_SOURCE_REMOVE;
-	}
-	gsize n = __atomic_load_n(&load_progress, __ATOMIC_RELAXED);
+	const char *path = pl_profile_loader_get_path(loader);
 	g_autofree char *msg = g_strdup_printf("Loading %s… %" G_GSIZE_FORMAT " records read",
-					       self->loading_path ? self->loading_path : "", n);
+					       path ? path : "",
+					       pl_profile_loader_get_progress(loader));
 	gtk_label_set_text(self->loading_label, msg);
-	return G_SOURCE_CONTINUE;
 }
 
 static void on_cancel_load(GtkButton *b, PlWindow *self)
 {
-	if (self->load_cancel)
-		g_cancellable_cancel(self->load_cancel);
+	pl_profile_loader_cancel(self->loader);
 }
 
 void pl_window_open_file(PlWindow *self, const char *path)
 {
-	if (self->loading)
-		on_cancel_load(NULL, self);
-	self->loading = TRUE;
 	g_clear_pointer(&self->load_error, g_free);
-	g_free(self->loading_path);
-	self->loading_path = g_strdup(path);
-	__atomic_store_n(&load_progress, 0, __ATOMIC_RELAXED);
-	if (!self->load_tick)
-		self->load_tick = g_timeout_add(250, on_load_tick, self);
 	g_autofree char *msg = g_strdup_printf("Loading %s…", path);
 	gtk_label_set_text(self->loading_label, msg);
 	gtk_stack_set_visible_child_name(self->main_stack, "loading");
-	self->load_cancel = g_cancellable_new();
-	GTask *task = g_task_new(self, self->load_cancel, load_done, NULL);
-	g_task_set_task_data(task, g_strdup(path), g_free);
-	g_task_run_in_thread(task, load_thread);
-	g_object_unref(task);
+	pl_profile_loader_load(self->loader, path);
 }
 
-/* ─── live ───────────────────────────────────────────────────────────── */
-
-static gboolean live_sink(const struct pl_msg *m, gpointer data)
-{
-	PlWindow *self = data;
-	if (!self->profile)
-		return TRUE;
-	pl_profile_ingest(m, self->profile);
-	self->ingested++;
-	self->dirty = TRUE;
-	return TRUE;
-}
+/* ─── live (pl-live-controller.c) ────────────────────────────────────── */
 
 void pl_window_refresh(PlWindow *self)
 {
 	if (!self->profile)
 		return;
-	self->dirty = FALSE;
+	pl_live_controller_refreshed(self->live);
 	pl_profile_finish(self->profile);
 	guint lanes = pl_thread_timeline_get_n_lanes(self->timeline);
 	pl_thread_timeline_set_profile(self->timeline, self->profile);
@@ -380,69 +310,19 @@ void pl_window_refresh(PlWindow *self)
 	update_coverage(self);
 	if (lanes != pl_thread_timeline_get_n_lanes(self->timeline))
 		fit_timeline(self);
-	if (self->live) {
-		g_autofree char *s = g_strdup_printf(
-			"Recording live — %" G_GUINT64_FORMAT " samples so far, saved as they stream to %s",
-			pl_connect_view_get_samples(self->connect),
-			pl_connect_view_get_session_path(self->connect)
-				? pl_connect_view_get_session_path(self->connect)
-				: "?");
-		gtk_label_set_text(self->live_label, s);
-	}
 }
 
-static gboolean on_refresh_tick(gpointer data)
+static void on_live_refresh(PlLiveController *live, PlWindow *self)
 {
-	PlWindow *self = data;
-	if (self->dirty)
-		pl_window_refresh(self);
-	return G_SOURCE_CONTINUE;
+	pl_window_refresh(self);
 }
 
-static void on_session_starting(PlConnectView *cv, PlWindow *self)
+static void on_live_profile(PlLiveController *live, PlWindow *self)
 {
-	const PlAgentInfo *a = pl_connect_view_get_agent(cv);
-	/* the board is this host when it has our name: its paths are readable
-	 * here; the rest comes from the board's symbol settings */
-	g_autoptr(PlTargetSettings) ts = pl_target_settings_load(a ? a->hostname : NULL);
-	PlSymOptions o;
-	pl_target_settings_to_options(ts, a && a->hostname &&
-						  !g_strcmp0(a->hostname, g_get_host_name()),
-				      &o);
-	PlProfile *p = pl_profile_new(&o);
-	pl_sym_options_clear(&o);
-	if (a) {
-		/* HELLO was consumed by the connect; the profile needs the
-		 * board's architecture and names from it */
-		struct pl_msg *m = g_new0(struct pl_msg, 1);
-		m->type = PL_MSG_HELLO;
-		struct pl_msg_hello *h = &m->u.hello;
-		h->protocol_version = a->protocol_version;
-		h->agent_version = pl_str_c(a->agent_version);
-		h->machine = pl_str_c(a->machine);
-		h->e_machine = a->e_machine;
-		h->byte_order = a->byte_order;
-		h->word_size = a->word_size;
-		h->kernel_release = pl_str_c(a->kernel_release);
-		h->hostname = pl_str_c(a->hostname);
-		h->ncpus = a->ncpus;
-		h->flags = a->flags;
-		h->perf_errno = a->perf_errno;
-		pl_profile_ingest(m, p);
-		g_free(m);
-	}
-	self->live = TRUE;
-	self->ingested = 0;
-	set_profile(self, p, NULL);
-	gtk_widget_set_visible(self->live_bar, TRUE);
-	gtk_widget_set_visible(self->live_pause, TRUE);
-	gtk_widget_set_visible(self->live_stop, TRUE);
-	gtk_label_set_text(self->live_label, "Starting…");
-	if (!self->refresh_id)
-		self->refresh_id = g_timeout_add(1000, on_refresh_tick, self);
+	set_profile(self, pl_live_controller_take_profile(live), NULL);
 }
 
-static void on_session_started(PlConnectView *cv, const char *path, PlWindow *self)
+static void on_session_started(PlLiveController *live, const char *path, PlWindow *self)
 {
 	g_free(self->path);
 	self->path = g_strdup(path);
@@ -452,13 +332,9 @@ static void on_session_started(PlConnectView *cv, const char *path, PlWindow *se
 	pl_window_show_view(self, "flame");
 }
 
-static void on_session_ended(PlConnectView *cv, const char *why, PlWindow *self)
+static void on_session_ended(PlLiveController *live, const char *why, PlWindow *self)
 {
-	self->live = FALSE;
 	pl_sessions_view_set_recording(self->sessions, NULL);
-	if (self->refresh_id)
-		g_source_remove(self->refresh_id);
-	self->refresh_id = 0;
 	pl_window_refresh(self);
 	if (self->path && self->profile) {
 		/* the sessions list reads duration and samples from this sidecar
@@ -466,7 +342,7 @@ static void on_session_ended(PlConnectView *cv, const char *why, PlWindow *self)
 		const PlProfileStats *st = pl_profile_get_stats(self->profile);
 		double dur = st->last_time > st->first_time ? (st->last_time - st->first_time) / 1e9 : 0;
 		pl_session_index_write(self->path, st->samples, dur, why && *why ? why : NULL,
-				       pl_connect_view_get_peer(cv));
+				       pl_connect_view_get_peer(self->connect));
 		/* the next connection to this board shows it before recording */
 		pl_session_index_write_symbols(self->path,
 					       pl_coverage_view_get_n_modules(self->coverage),
@@ -478,92 +354,18 @@ static void on_session_ended(PlConnectView *cv, const char *why, PlWindow *self)
 		self->resym_pending = FALSE;
 		pl_window_open_file(self, self->path);
 	}
-	gtk_widget_set_visible(self->live_pause, FALSE);
-	gtk_widget_set_visible(self->live_stop, FALSE);
-	g_autofree char *s = g_strdup_printf("Session ended%s%s — saved in %s", why && *why ? ": " : "",
-					     why ? why : "", self->path ? self->path : "?");
-	gtk_label_set_text(self->live_label, s);
 }
 
-static void on_live_pause(GtkToggleButton *b, PlWindow *self)
-{
-	gboolean p = gtk_toggle_button_get_active(b);
-	pl_connect_view_pause(self->connect, p);
-	gtk_button_set_label(GTK_BUTTON(b), p ? "Resume" : "Pause");
-}
+/* ─── flame page (pl-flame-page.c) ───────────────────────────────────── */
 
-static void on_live_stop(GtkButton *b, PlWindow *self)
+static void on_offcpu(PlFlamePage *page, gboolean active, PlWindow *self)
 {
-	pl_connect_view_stop(self->connect);
-}
-
-/* ─── flame toolbar ──────────────────────────────────────────────────── */
-
-static void on_crumb(GtkButton *b, PlWindow *self)
-{
-	pl_flame_graph_zoom(self->flame, GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(b), "node")));
-}
-
-static void on_zoom_changed(PlFlameGraph *fg, PlWindow *self)
-{
-	GtkWidget *c;
-	while ((c = gtk_widget_get_first_child(GTK_WIDGET(self->crumbs))))
-		gtk_box_remove(self->crumbs, c);
-	const PlFlameLayout *l = pl_flame_graph_get_layout(fg);
-	if (!l)
-		return;
-	/* the ancestors of the zoomed node are the rows before it, full width */
-	guint32 zoom = pl_flame_graph_get_zoom(fg);
-	for (guint d = 0; d < l->n_rows; d++) {
-		guint32 node = l->rects[l->row_start[d]].node;
-		GtkWidget *b = gtk_button_new_with_label(pl_flame_graph_get_label(fg, node));
-		gtk_widget_add_css_class(b, "flat");
-		g_object_set_data(G_OBJECT(b), "node", GUINT_TO_POINTER(node));
-		g_signal_connect(b, "clicked", G_CALLBACK(on_crumb), self);
-		if (d)
-			gtk_box_append(self->crumbs, gtk_label_new("›"));
-		gtk_box_append(self->crumbs, b);
-		if (node == zoom)
-			break;
-	}
-}
-
-static void on_search_changed(GtkSearchEntry *e, PlWindow *self)
-{
-	g_autoptr(GError) error = NULL;
-	if (!pl_flame_graph_set_search(self->flame, gtk_editable_get_text(GTK_EDITABLE(e)), &error))
-		gtk_label_set_text(self->match, "Not a valid regular expression");
-}
-
-static void on_matches(PlFlameGraph *fg, PlWindow *self)
-{
-	double share = pl_flame_graph_get_match_share(fg);
-	if (share < 0) {
-		gtk_label_set_text(self->match, "");
-		return;
-	}
-	g_autofree char *s = g_strdup_printf("Matches: %.1f%% of the view", share * 100);
-	gtk_label_set_text(self->match, s);
-}
-
-static void on_icicle(GtkToggleButton *b, PlWindow *self)
-{
-	pl_flame_graph_set_icicle(self->flame, gtk_toggle_button_get_active(b));
-}
-
-static void on_offcpu(GtkToggleButton *b, PlWindow *self)
-{
-	self->offcpu_on = gtk_toggle_button_get_active(b);
+	self->offcpu_on = active;
 	if (self->offcpu_on && self->profile && switch_event(self->profile) == PL_NO_ID) {
-		gtk_label_set_text(self->match,
-				   "No off-CPU samples: record with context-switch stacks");
+		pl_flame_page_set_message(page,
+					  "No off-CPU samples: record with context-switch stacks");
 	}
 	refresh_views(self);
-}
-
-static void on_reset(GtkButton *b, PlWindow *self)
-{
-	pl_flame_graph_zoom(self->flame, 0);
 }
 
 static void on_svg_response(GtkNativeDialog *d, int response, PlWindow *self);
@@ -751,13 +553,13 @@ void pl_window_show_connect(PlWindow *self)
 
 void pl_window_resymbolize(PlWindow *self)
 {
-	if (self->live) {
+	if (pl_live_controller_is_live(self->live)) {
 		self->resym_pending = TRUE;
 		gtk_label_set_text(self->status, "New symbol settings: this recording is "
 						 "re-symbolized with them when it ends");
 		return;
 	}
-	if (self->path && !self->loading)
+	if (self->path && !pl_profile_loader_is_loading(self->loader))
 		pl_window_open_file(self, self->path);
 }
 
@@ -774,7 +576,7 @@ PlTargetDialog *pl_window_edit_target_settings(PlWindow *self, const char *key)
 		return NULL;
 	PlTargetDialog *d = pl_target_dialog_new(
 		GTK_WINDOW(self), key,
-		self->live ? "A recording is running: it is re-symbolized with the new settings "
+		pl_live_controller_is_live(self->live) ? "A recording is running: it is re-symbolized with the new settings "
 			     "when it ends; new recordings use them from the start."
 			   : NULL);
 	g_signal_connect(d, "saved", G_CALLBACK(on_settings_saved), self);
@@ -787,63 +589,37 @@ static void on_edit_settings(GtkWidget *w, const char *key, PlWindow *self)
 	pl_window_edit_target_settings(self, key);
 }
 
-/* ─── diff ───────────────────────────────────────────────────────────── */
+/* ─── diff (pl-diff-controller.c) ───────────────────────────────────── */
 
-static void diff_load_thread(GTask *task, gpointer src, gpointer data, GCancellable *cancel)
+static void on_diff_status(PlDiffController *d, const char *text, PlWindow *self)
 {
-	GError *error = NULL;
-	PlProfile *p = pl_target_load_file(data, cancel, NULL, &error);
-	if (!p)
-		g_task_return_error(task, error);
-	else
-		g_task_return_pointer(task, p, (GDestroyNotify)pl_profile_free);
+	gtk_label_set_text(self->status, text);
 }
 
-static void diff_load_done(GObject *src, GAsyncResult *res, gpointer data)
+static void on_diff_shown(PlDiffController *d, PlWindow *self)
 {
-	PlWindow *self = PL_WINDOW(src);
-	g_autoptr(GError) error = NULL;
-	PlProfile *p = g_task_propagate_pointer(G_TASK(res), &error);
-	const char *path = g_task_get_task_data(G_TASK(res));
-	self->diff_loading = FALSE;
-	g_clear_pointer(&self->diff_error, g_free);
-	if (!p || !self->profile) {
-		self->diff_error = g_strdup_printf("Cannot compare with %s: %s", path,
-						   error ? error->message : "no session is open");
-		gtk_label_set_text(self->status, self->diff_error);
-		if (p)
-			pl_profile_free(p);
-		return;
-	}
-	clear_diff(self);
-	self->diff_other = p;
-	self->diff_path = g_strdup(path);
-	pl_diff_view_set_profiles(self->diff, self->profile, p);
-	show_diff_page(self, TRUE);
-	g_autofree char *base = g_path_get_basename(path);
-	g_autofree char *title = g_strdup_printf("Diff: %s", base);
-	g_object_set(gtk_stack_get_page(self->views, GTK_WIDGET(self->diff)), "title", "Diff", NULL);
 	pl_window_show_view(self, "diff");
-	gtk_label_set_text(self->status, title);
 }
 
 void pl_window_diff_with(PlWindow *self, const char *path)
 {
-	if (!self->profile || self->diff_loading)
+	if (!pl_diff_controller_compare(self->diff, path))
 		return;
-	self->diff_loading = TRUE;
-	g_autofree char *msg = g_strdup_printf("Loading %s to compare…", path);
-	gtk_label_set_text(self->status, msg);
 	gtk_stack_set_visible_child_name(self->main_stack, "profile");
-	GTask *task = g_task_new(self, NULL, diff_load_done, NULL);
-	g_task_set_task_data(task, g_strdup(path), g_free);
-	g_task_run_in_thread(task, diff_load_thread);
-	g_object_unref(task);
 }
 
-gboolean pl_window_is_diff_loading(PlWindow *self) { return self->diff_loading; }
-const char *pl_window_get_diff_error(PlWindow *self) { return self->diff_error; }
-PlDiffView *pl_window_get_diff_view(PlWindow *self) { return self->diff; }
+gboolean pl_window_is_diff_loading(PlWindow *self)
+{
+	return pl_diff_controller_is_loading(self->diff);
+}
+const char *pl_window_get_diff_error(PlWindow *self)
+{
+	return pl_diff_controller_get_error(self->diff);
+}
+PlDiffView *pl_window_get_diff_view(PlWindow *self)
+{
+	return pl_diff_controller_get_view(self->diff);
+}
 PlHealthView *pl_window_get_health_view(PlWindow *self) { return self->health; }
 
 static void on_diff_session(PlSessionsView *v, const char *path, PlWindow *self)
@@ -873,7 +649,10 @@ void pl_window_show_view(PlWindow *self, const char *name)
 	gtk_stack_set_visible_child_name(self->views, name);
 }
 
-gboolean pl_window_is_loading(PlWindow *self) { return self->loading; }
+gboolean pl_window_is_loading(PlWindow *self)
+{
+	return pl_profile_loader_is_loading(self->loader);
+}
 const char *pl_window_get_load_error(PlWindow *self) { return self->load_error; }
 PlProfile *pl_window_get_profile(PlWindow *self) { return self->profile; }
 PlAggregate *pl_window_get_aggregate(PlWindow *self) { return self->agg; }
@@ -889,95 +668,31 @@ GtkSearchEntry *pl_window_get_search_entry(PlWindow *self) { return self->search
 static void pl_window_dispose(GObject *obj)
 {
 	PlWindow *self = PL_WINDOW(obj);
-	if (self->refresh_id)
-		g_source_remove(self->refresh_id);
-	self->refresh_id = 0;
-	if (self->load_tick)
-		g_source_remove(self->load_tick);
-	self->load_tick = 0;
-	g_clear_pointer(&self->loading_path, g_free);
-	if (self->load_cancel)
-		g_cancellable_cancel(self->load_cancel);
-	g_clear_object(&self->load_cancel);
-	if (self->connect)
-		pl_connect_view_set_sink(self->connect, NULL, NULL);
-	if (self->flame)
+	if (self->loader) {
+		/* a running load ends in its worker, unseen */
+		g_signal_handlers_disconnect_by_data(self->loader, self);
+		pl_profile_loader_cancel(self->loader);
+		g_clear_object(&self->loader);
+	}
+	if (self->live) {
+		/* no more messages into a profile about to be freed */
+		pl_live_controller_set_profile(self->live, NULL);
+		g_signal_handlers_disconnect_by_data(self->live, self);
+	}
+	if (self->flame && self->diff)
 		clear_profile(self);
+	g_clear_object(&self->live);
+	if (self->diff)
+		g_signal_handlers_disconnect_by_data(self->diff, self);
+	g_clear_object(&self->diff);
 	g_clear_pointer(&self->path, g_free);
 	g_clear_pointer(&self->load_error, g_free);
-	g_clear_pointer(&self->diff_error, g_free);
 	G_OBJECT_CLASS(pl_window_parent_class)->dispose(obj);
 }
 
 static void pl_window_class_init(PlWindowClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = pl_window_dispose;
-}
-
-static GtkWidget *scrolled(GtkWidget *child, gboolean hscroll)
-{
-	GtkWidget *sw = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(sw),
-				       hscroll ? GTK_POLICY_AUTOMATIC : GTK_POLICY_NEVER,
-				       GTK_POLICY_AUTOMATIC);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), child);
-	gtk_widget_set_vexpand(sw, TRUE);
-	gtk_widget_set_hexpand(sw, TRUE);
-	return sw;
-}
-
-static GtkWidget *flame_page(PlWindow *self)
-{
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	gtk_widget_set_margin_start(bar, 6);
-	gtk_widget_set_margin_end(bar, 6);
-	gtk_widget_set_margin_top(bar, 4);
-	gtk_widget_set_margin_bottom(bar, 4);
-	self->crumbs = GTK_BOX(gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0));
-	GtkWidget *cs = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(cs), GTK_POLICY_EXTERNAL,
-				       GTK_POLICY_NEVER);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(cs), GTK_WIDGET(self->crumbs));
-	gtk_widget_set_hexpand(cs, TRUE);
-	gtk_box_append(GTK_BOX(bar), cs);
-	self->match = GTK_LABEL(gtk_label_new(NULL));
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->match));
-	self->search = GTK_SEARCH_ENTRY(gtk_search_entry_new());
-	g_object_set(self->search, "placeholder-text", "Search (regex)  Ctrl+F", NULL);
-	gtk_widget_set_size_request(GTK_WIDGET(self->search), 240, -1);
-	g_signal_connect(self->search, "search-changed", G_CALLBACK(on_search_changed), self);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->search));
-	self->offcpu = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label("Off-CPU"));
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->offcpu),
-				    "Where threads waited (context-switch stacks weighted by the "
-				    "time off CPU) instead of where they ran");
-	g_signal_connect(self->offcpu, "toggled", G_CALLBACK(on_offcpu), self);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->offcpu));
-	self->icicle = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label("Icicle"));
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->icicle), "Root at the top");
-	g_signal_connect(self->icicle, "toggled", G_CALLBACK(on_icicle), self);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->icicle));
-	GtkWidget *reset = gtk_button_new_with_label("Reset zoom");
-	gtk_widget_set_tooltip_text(reset, "Show everything again (Escape zooms out one level)");
-	g_signal_connect(reset, "clicked", G_CALLBACK(on_reset), self);
-	gtk_box_append(GTK_BOX(bar), reset);
-	GtkWidget *svg = gtk_button_new_with_label("Export SVG");
-	gtk_actionable_set_action_name(GTK_ACTIONABLE(svg), "win.export-svg");
-	gtk_box_append(GTK_BOX(bar), svg);
-	gtk_box_append(GTK_BOX(box), bar);
-	self->flame = PL_FLAME_GRAPH(pl_flame_graph_new());
-	g_signal_connect(self->flame, "zoom-changed", G_CALLBACK(on_zoom_changed), self);
-	g_signal_connect(self->flame, "search-changed", G_CALLBACK(on_matches), self);
-	g_signal_connect(self->flame, "node-activated", G_CALLBACK(on_node_activated), self);
-	gtk_box_append(GTK_BOX(box), scrolled(GTK_WIDGET(self->flame), FALSE));
-	GtkWidget *hint = gtk_label_new("Click a frame to zoom · right click opens its source · "
-					"hover for details");
-	gtk_widget_add_css_class(hint, "dim-label");
-	gtk_label_set_xalign(GTK_LABEL(hint), 0);
-	gtk_widget_set_margin_start(hint, 8);
-	gtk_box_append(GTK_BOX(box), hint);
-	return box;
 }
 
 static GtkWidget *functions_page(PlWindow *self)
@@ -1097,6 +812,9 @@ static void pl_window_init(PlWindow *self)
 	gtk_window_set_icon_name(GTK_WINDOW(self), "org.perflens.Viewer");
 	g_action_map_add_action_entries(G_ACTION_MAP(self), win_actions, G_N_ELEMENTS(win_actions),
 					self);
+	self->loader = pl_profile_loader_new();
+	g_signal_connect(self->loader, "finished", G_CALLBACK(load_done), self);
+	g_signal_connect(self->loader, "progress", G_CALLBACK(on_load_progress), self);
 
 	/* header */
 	GtkWidget *hb = gtk_header_bar_new();
@@ -1136,20 +854,27 @@ static void pl_window_init(PlWindow *self)
 	gtk_window_set_titlebar(GTK_WINDOW(self), hb);
 
 	/* views */
-	gtk_stack_add_titled(self->views, flame_page(self), "flame", "Flame graph");
+	GtkWidget *flame = pl_flame_page_new();
+	self->flame = pl_flame_page_get_graph(PL_FLAME_PAGE(flame));
+	self->search = pl_flame_page_get_search_entry(PL_FLAME_PAGE(flame));
+	g_signal_connect(flame, "offcpu-toggled", G_CALLBACK(on_offcpu), self);
+	g_signal_connect(self->flame, "node-activated", G_CALLBACK(on_node_activated), self);
+	gtk_stack_add_titled(self->views, flame, "flame", "Flame graph");
 	gtk_stack_add_titled(self->views, functions_page(self), "functions", "Functions");
 	self->source = PL_SOURCE_VIEW(pl_source_view_new());
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->source), "source", "Source");
 	self->chart = PL_FLAME_CHART(pl_flame_chart_new());
-	gtk_stack_add_titled(self->views, scrolled(GTK_WIDGET(self->chart), FALSE), "chart",
+	gtk_stack_add_titled(self->views, pl_ui_scrolled(GTK_WIDGET(self->chart), FALSE), "chart",
 			     "Flame chart");
 	self->counters = PL_COUNTERS_VIEW(pl_counters_view_new());
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->counters), "counters", "Counters");
 	self->health = PL_HEALTH_VIEW(pl_health_view_new());
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->health), "health", "Health");
-	self->diff = PL_DIFF_VIEW(pl_diff_view_new());
-	gtk_stack_add_titled(self->views, GTK_WIDGET(self->diff), "diff", "Diff");
-	show_diff_page(self, FALSE);
+	self->diff = pl_diff_controller_new();
+	g_signal_connect(self->diff, "status", G_CALLBACK(on_diff_status), self);
+	g_signal_connect(self->diff, "shown", G_CALLBACK(on_diff_shown), self);
+	gtk_stack_add_titled(self->views, GTK_WIDGET(pl_diff_controller_get_view(self->diff)),
+			     "diff", "Diff");
 	self->coverage = PL_COVERAGE_VIEW(pl_coverage_view_new());
 	g_signal_connect(self->coverage, "edit-settings", G_CALLBACK(on_edit_settings), self);
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->coverage), "symbols", "Symbols");
@@ -1157,24 +882,13 @@ static void pl_window_init(PlWindow *self)
 	/* profile page: live bar, filter bar, timeline over the views */
 	GtkWidget *prof = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
 	gtk_box_append(GTK_BOX(prof), self->switcher);
-	self->live_bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-	gtk_widget_add_css_class(self->live_bar, "toolbar");
-	self->live_label = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->live_label, 0);
-	gtk_label_set_ellipsize(self->live_label, PANGO_ELLIPSIZE_MIDDLE);
-	gtk_widget_set_hexpand(GTK_WIDGET(self->live_label), TRUE);
-	gtk_box_append(GTK_BOX(self->live_bar), GTK_WIDGET(self->live_label));
-	GtkWidget *pause = gtk_toggle_button_new_with_label("Pause");
-	self->live_pause = pause;
-	g_signal_connect(pause, "toggled", G_CALLBACK(on_live_pause), self);
-	GtkWidget *stop = gtk_button_new_with_label("Stop");
-	gtk_widget_add_css_class(stop, "destructive-action");
-	g_signal_connect(stop, "clicked", G_CALLBACK(on_live_stop), self);
-	self->live_stop = stop;
-	gtk_box_append(GTK_BOX(self->live_bar), pause);
-	gtk_box_append(GTK_BOX(self->live_bar), stop);
-	gtk_widget_set_visible(self->live_bar, FALSE);
-	gtk_box_append(GTK_BOX(prof), self->live_bar);
+	self->connect = PL_CONNECT_VIEW(pl_connect_view_new());
+	self->live = pl_live_controller_new(self->connect);
+	g_signal_connect(self->live, "new-profile", G_CALLBACK(on_live_profile), self);
+	g_signal_connect(self->live, "started", G_CALLBACK(on_session_started), self);
+	g_signal_connect(self->live, "ended", G_CALLBACK(on_session_ended), self);
+	g_signal_connect(self->live, "refresh", G_CALLBACK(on_live_refresh), self);
+	gtk_box_append(GTK_BOX(prof), pl_live_controller_get_bar(self->live));
 
 	GtkWidget *fbar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
 	gtk_widget_set_margin_start(fbar, 8);
@@ -1196,7 +910,7 @@ static void pl_window_init(PlWindow *self)
 	g_signal_connect(self->timeline, "thread-selected", G_CALLBACK(on_thread), self);
 	GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
 	self->paned = paned;
-	GtkWidget *tsw = scrolled(GTK_WIDGET(self->timeline), FALSE);
+	GtkWidget *tsw = pl_ui_scrolled(GTK_WIDGET(self->timeline), FALSE);
 	gtk_widget_set_size_request(tsw, -1, 120);
 	gtk_paned_set_start_child(GTK_PANED(paned), tsw);
 	gtk_paned_set_end_child(GTK_PANED(paned), GTK_WIDGET(self->views));
@@ -1214,11 +928,6 @@ static void pl_window_init(PlWindow *self)
 	gtk_box_append(GTK_BOX(prof), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL));
 	gtk_box_append(GTK_BOX(prof), GTK_WIDGET(self->status));
 
-	self->connect = PL_CONNECT_VIEW(pl_connect_view_new());
-	pl_connect_view_set_sink(self->connect, live_sink, self);
-	g_signal_connect(self->connect, "session-starting", G_CALLBACK(on_session_starting), self);
-	g_signal_connect(self->connect, "session-started", G_CALLBACK(on_session_started), self);
-	g_signal_connect(self->connect, "session-ended", G_CALLBACK(on_session_ended), self);
 	g_signal_connect(self->connect, "disconnected", G_CALLBACK(on_connect_disconnected), self);
 	g_signal_connect(self->connect, "edit-symbols", G_CALLBACK(on_edit_settings), self);
 

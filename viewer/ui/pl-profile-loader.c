@@ -1,0 +1,134 @@
+/* pl-profile-loader.c — a file loading in a worker for the window (see
+ * pl-profile-loader.h): the task, its progress ticks and its cancellation.
+ */
+#include "pl-profile-loader.h"
+
+#include <gio/gio.h>
+
+#include "pl-target-settings.h"
+
+struct _PlProfileLoader {
+	GObject parent_instance;
+
+	gboolean loading;
+	char *loading_path;
+	GCancellable *load_cancel;
+	guint load_tick;
+	/* Messages read by the running load, for the progress line (written
+	 * by the worker, read by the main thread). */
+	gsize load_progress;
+	/* the result, while "finished" runs */
+	PlProfile *profile;
+	GError *error;
+};
+
+G_DEFINE_FINAL_TYPE(PlProfileLoader, pl_profile_loader, G_TYPE_OBJECT)
+
+enum { SIG_PROGRESS, SIG_FINISHED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static void load_thread(GTask *task, gpointer src, gpointer data, GCancellable *cancel)
+{
+	PlProfileLoader *self = src;
+	const char *path = data;
+	GError *error = NULL;
+	PlProfile *p = pl_target_load_file(path, cancel, &self->load_progress, &error);
+	if (!p)
+		g_task_return_error(task, error);
+	else
+		g_task_return_pointer(task, p, (GDestroyNotify)pl_profile_free);
+}
+
+static void load_done(GObject *src, GAsyncResult *res, gpointer data)
+{
+	PlProfileLoader *self = PL_PROFILE_LOADER(src);
+	const char *path = g_task_get_task_data(G_TASK(res));
+	GError *error = NULL;
+	PlProfile *p = g_task_propagate_pointer(G_TASK(res), &error);
+	self->loading = FALSE;
+	g_clear_object(&self->load_cancel);
+	self->profile = p;
+	self->error = error;
+	g_signal_emit(self, signals[SIG_FINISHED], 0, path);
+	g_clear_pointer(&self->profile, pl_profile_free);
+	g_clear_error(&self->error);
+}
+
+static gboolean on_load_tick(gpointer data)
+{
+	PlProfileLoader *self = data;
+	if (!self->loading) {
+		self->load_tick = 0;
+		return G_SOURCE_REMOVE;
+	}
+	g_signal_emit(self, signals[SIG_PROGRESS], 0);
+	return G_SOURCE_CONTINUE;
+}
+
+void pl_profile_loader_cancel(PlProfileLoader *self)
+{
+	if (self->load_cancel)
+		g_cancellable_cancel(self->load_cancel);
+}
+
+void pl_profile_loader_load(PlProfileLoader *self, const char *path)
+{
+	if (self->loading)
+		pl_profile_loader_cancel(self);
+	self->loading = TRUE;
+	g_free(self->loading_path);
+	self->loading_path = g_strdup(path);
+	__atomic_store_n(&self->load_progress, 0, __ATOMIC_RELAXED);
+	if (!self->load_tick)
+		self->load_tick = g_timeout_add(250, on_load_tick, self);
+	self->load_cancel = g_cancellable_new();
+	GTask *task = g_task_new(self, self->load_cancel, load_done, NULL);
+	g_task_set_task_data(task, g_strdup(path), g_free);
+	g_task_run_in_thread(task, load_thread);
+	g_object_unref(task);
+}
+
+PlProfileLoader *pl_profile_loader_new(void)
+{
+	return g_object_new(PL_TYPE_PROFILE_LOADER, NULL);
+}
+
+gboolean pl_profile_loader_is_loading(PlProfileLoader *self) { return self->loading; }
+const char *pl_profile_loader_get_path(PlProfileLoader *self) { return self->loading_path; }
+
+gsize pl_profile_loader_get_progress(PlProfileLoader *self)
+{
+	return __atomic_load_n(&self->load_progress, __ATOMIC_RELAXED);
+}
+
+PlProfile *pl_profile_loader_take_profile(PlProfileLoader *self)
+{
+	return g_steal_pointer(&self->profile);
+}
+
+const GError *pl_profile_loader_get_error(PlProfileLoader *self) { return self->error; }
+
+static void pl_profile_loader_init(PlProfileLoader *self) {}
+
+static void pl_profile_loader_dispose(GObject *obj)
+{
+	PlProfileLoader *self = PL_PROFILE_LOADER(obj);
+	if (self->load_tick)
+		g_source_remove(self->load_tick);
+	self->load_tick = 0;
+	g_clear_pointer(&self->loading_path, g_free);
+	if (self->load_cancel)
+		g_cancellable_cancel(self->load_cancel);
+	g_clear_object(&self->load_cancel);
+	G_OBJECT_CLASS(pl_profile_loader_parent_class)->dispose(obj);
+}
+
+static void pl_profile_loader_class_init(PlProfileLoaderClass *klass)
+{
+	G_OBJECT_CLASS(klass)->dispose = pl_profile_loader_dispose;
+	GType t = G_TYPE_FROM_CLASS(klass);
+	signals[SIG_PROGRESS] = g_signal_new("progress", t, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+					     G_TYPE_NONE, 0);
+	signals[SIG_FINISHED] = g_signal_new("finished", t, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+					     G_TYPE_NONE, 1, G_TYPE_STRING);
+}
