@@ -17,6 +17,7 @@ pkgs=(
 	libprotobuf-c-dev              # pprof export
 	golang-go                      # `go tool pprof` reads our pprof in tests
 	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross  # ARM symbol and EHABI unwind tests (armhf libc: .ARM.exidx only)
+	libc6-dbg                      # the symbols tests read libc's separate debug file (.build-id)
 )
 
 # Everything the whole run needs is installed here, before any build or

@@ -45,12 +45,14 @@ fuzz_objs = $(patsubst %.c,$(FUZZ_OBJDIR)/%.o,$(1))
 FUZZ_COMMON_OBJS := $(call fuzz_objs,$(wildcard common/*.c))
 # The agent without its main(): pla_event_parse and what it needs.
 FUZZ_AGENT_OBJS := $(call fuzz_objs,$(filter-out agent/main.c,$(wildcard agent/*.c)))
-# Only the reader: the rest of viewer/formats (writers, exporters) needs the model.
-FUZZ_FORMATS_OBJS := $(call fuzz_objs,viewer/formats/perf-data-reader.c)
+# Only the reader (its four files, PERFDATA_READER_SRCS from
+# viewer/formats/formats.mk, which the top Makefile reads first): the rest
+# of viewer/formats (writers, exporters) needs the model.
+FUZZ_FORMATS_OBJS := $(call fuzz_objs,$(PERFDATA_READER_SRCS))
 # The viewer core as viewer/viewer.mk links it: the real symbolizer and
 # perf.data reader.
 FUZZ_SYM_SRCS := $(wildcard viewer/symbols/*.c)
-FUZZ_FMT_SRCS := viewer/formats/perf-data-reader.c viewer/core/pl-capture-perf.c
+FUZZ_FMT_SRCS := $(PERFDATA_READER_SRCS) viewer/core/pl-capture-perf.c
 FUZZ_VIEWER_OBJS := $(call fuzz_objs,viewer/core/pl-capture.c $(wildcard viewer/model/*.c) \
 	$(FUZZ_SYM_SRCS) $(FUZZ_FMT_SRCS))
 

@@ -3,10 +3,12 @@
 # the double-colon target `viewer::`.
 #
 # viewer/symbols and viewer/formats are separate modules with their own .mk
-# fragments (SYMBOLS_OBJS, FORMATS_OBJS).
+# fragments (SYMBOLS_OBJS, FORMATS_OBJS).  formats.mk comes first: a
+# symbols test links the perf.data reader ($(PERFDATA_READER_OBJS)), and
+# make expands a rule's prerequisites when it reads the rule.
 
-include viewer/symbols/symbols.mk
 include viewer/formats/formats.mk
+include viewer/symbols/symbols.mk
 
 VIEWER_PKGS := glib-2.0 gio-2.0 libdw libelf
 VIEWER_CFLAGS := $(shell pkg-config --cflags $(VIEWER_PKGS)) \

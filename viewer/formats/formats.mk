@@ -23,16 +23,6 @@ FORMATS_TESTS := $(patsubst viewer/formats/tests/%-test.c,$(BUILD)/test/viewer-f
 # each holds); a program linked with "the reader alone" needs them all.
 PERFDATA_READER_SRCS := $(addprefix viewer/formats/perf-data-,file.c header.c records.c reader.c)
 PERFDATA_READER_OBJS := $(PERFDATA_READER_SRCS:%.c=$(BUILD)/%.o)
-# Stopgap: viewer/symbols/symbols.mk (perfdata-mmap-test) and fuzz/fuzz.mk
-# (fuzz-perfdata, fuzz-capture) still name perf-data-reader.c/.o alone; the
-# other three parts are added to those programs here.  Remove this once they
-# link $(PERFDATA_READER_OBJS) / $(PERFDATA_READER_SRCS) themselves.
-PERFDATA_READER_REST := $(filter-out viewer/formats/perf-data-reader.c,$(PERFDATA_READER_SRCS))
-$(BUILD)/test/viewer-symbols-perfdata-mmap-test: $(PERFDATA_READER_REST:%.c=$(BUILD)/%.o)
-$(BUILD)/test/viewer-symbols-perfdata-mmap-test: \
-	private LDFLAGS += $(PERFDATA_READER_REST:%.c=$(BUILD)/%.o)
-$(BUILD)/fuzz/fuzz-perfdata $(BUILD)/fuzz/fuzz-capture: \
-	$(PERFDATA_READER_REST:%.c=$(BUILD)/fuzz/obj/%.o)
 
 $(FORMATS_OBJS) $(FORMATS_EXPORT_OBJS): ALL_CFLAGS += $(FORMATS_CFLAGS)
 

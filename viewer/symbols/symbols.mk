@@ -25,15 +25,17 @@ $(BUILD)/test/viewer-symbols-%-test: viewer/symbols/tests/%-test.c $(SYMBOLS_OBJ
 		$(LDFLAGS) -o $@ $< $(SYMBOLS_OBJS) $(BUILD)/libplcommon.a $(SYMBOLS_LIBS) $(ZSTD_LIBS)
 
 # The perf.data reader's mapped read (viewer/formats/perf-data-reader.c,
-# part of the ingest work) is tested here, linked with the reader alone.
+# part of the ingest work) is tested here, linked with the reader alone:
+# its four files, $(PERFDATA_READER_OBJS) (viewer/formats/formats.mk, read
+# before this file).
 $(BUILD)/test/viewer-symbols-perfdata-mmap-test: viewer/symbols/tests/perfdata-mmap-test.c \
-		$(BUILD)/viewer/formats/perf-data-reader.o $(BUILD)/libplcommon.a \
-		viewer/symbols/tests/sym-test-util.h
+		$(PERFDATA_READER_OBJS) $(BUILD)/libplcommon.a \
+		viewer/symbols/tests/sym-test-util.h test/pl-test-perf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SYMBOLS_CFLAGS) $(shell pkg-config --cflags gio-2.0) -Itest \
 		-Iviewer/symbols -Iviewer/formats \
 		-DPL_DEFAULT_BUILD='"$(abspath $(BUILD))"' -DPL_TOP='"$(abspath .)"' \
-		$(LDFLAGS) -o $@ $< $(BUILD)/viewer/formats/perf-data-reader.o $(BUILD)/libplcommon.a \
+		$(LDFLAGS) -o $@ $< $(PERFDATA_READER_OBJS) $(BUILD)/libplcommon.a \
 		$(shell pkg-config --libs gio-2.0) $(SYMBOLS_LIBS) $(ZSTD_LIBS)
 
 # Shell tests: viewer/symbols/tests/NAME-test.sh → $(BUILD)/test/viewer-symbols-NAME-test

@@ -26,8 +26,7 @@ static VtElf *need_burn(void)
 	char *why = NULL;
 	if (!burn)
 		burn = vt_elf_open("workloads/burn", &why);
-	if (!burn)
-		PL_SKIP("%s", why);
+	PL_CHECKF(burn, "%s", why);
 	return burn;
 }
 

@@ -91,8 +91,7 @@ static const char be_src[] =
 static void need(const char *prog, const char *why)
 {
 	g_autofree char *p = g_find_program_in_path(prog);
-	if (!p)
-		PL_SKIP("%s is not installed (%s)", prog, why);
+	PL_CHECKF(p, "%s is not installed (%s: ci/deps.sh)", prog, why);
 }
 
 static void run_cmd(const char *cmd)
@@ -126,8 +125,7 @@ static char *build_be(const char *mode)
 	char *why = NULL;
 	char *o = t_run(argv, &why);
 	g_strfreev(argv);
-	if (!o)
-		PL_SKIP("clang cannot build a big-endian ARM object here: %s", why);
+	PL_CHECKF(o, "clang (ci/deps.sh) cannot build a big-endian ARM object: %s", why);
 	g_free(o);
 	g_autofree char *ld = g_strdup_printf("arm-linux-gnueabihf-ld -EB --be8 -static -o %s %s",
 					      bin, obj);
@@ -232,8 +230,8 @@ static void ref_free(gpointer p)
 static GPtrArray *readelf_entries(const char *file)
 {
 	g_autofree char *re = g_find_program_in_path("arm-linux-gnueabihf-readelf");
-	if (!re)
-		PL_SKIP("arm-linux-gnueabihf-readelf is not installed (binutils-arm-linux-gnueabihf)");
+	PL_CHECKF(re, "arm-linux-gnueabihf-readelf is not installed "
+		      "(binutils-arm-linux-gnueabihf: ci/deps.sh)");
 	char *argv[] = { re, (char *)"-u", (char *)file, NULL };
 	char *why = NULL;
 	g_autofree char *out = t_run(argv, &why);
@@ -326,8 +324,7 @@ static void compare_with_readelf(const char *file, gboolean want_big)
 
 static void decoder_matches_readelf_libc(void)
 {
-	if (!g_file_test(LIBC, G_FILE_TEST_EXISTS))
-		PL_SKIP(LIBC " is missing (libc6-armhf-cross)");
+	PL_CHECKF(g_file_test(LIBC, G_FILE_TEST_EXISTS), LIBC " is missing (libc6-armhf-cross: ci/deps.sh)");
 	compare_with_readelf(LIBC, FALSE);
 }
 
@@ -610,8 +607,7 @@ static void malformed_tables_fail(void)
 /* A truncated ELF file and random table bytes: no crash, no hang. */
 static void truncated_file_and_random_bytes(void)
 {
-	if (!g_file_test(LIBC, G_FILE_TEST_EXISTS))
-		PL_SKIP(LIBC " is missing (libc6-armhf-cross)");
+	PL_CHECKF(g_file_test(LIBC, G_FILE_TEST_EXISTS), LIBC " is missing (libc6-armhf-cross: ci/deps.sh)");
 	g_autofree char *data = NULL;
 	gsize len = 0;
 	PL_CHECK(g_file_get_contents(LIBC, &data, &len, NULL));

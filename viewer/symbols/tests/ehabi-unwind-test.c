@@ -97,10 +97,8 @@ static void need_tools(const char *cc, const char *qemu)
 {
 	g_autofree char *c = g_find_program_in_path(cc);
 	g_autofree char *q = g_find_program_in_path(qemu);
-	if (!c)
-		PL_SKIP("%s is not installed (Debian: gcc-arm-linux-gnueabihf)", cc);
-	if (!q)
-		PL_SKIP("%s is not installed (Debian: qemu-user)", qemu);
+	PL_CHECKF(c, "%s is not installed (gcc-arm-linux-gnueabihf: ci/deps.sh)", cc);
+	PL_CHECKF(q, "%s is not installed (qemu-user: ci/deps.sh)", qemu);
 }
 
 static void run_cmd(const char *cmd)
@@ -230,8 +228,8 @@ static void check_libc_is_ehabi_only(void)
 	char *why = NULL;
 	char *argv[] = { (char *)"readelf", (char *)"-SW", (char *)SYSROOT "/lib/libc.so.6", NULL };
 	g_autofree char *out = t_run(argv, &why);
-	if (!out)
-		PL_SKIP("readelf -S " SYSROOT "/lib/libc.so.6: %s", why);
+	PL_CHECKF(out, "readelf -S " SYSROOT "/lib/libc.so.6 (binutils, libc6-armhf-cross: ci/deps.sh): %s",
+		  why);
 	PL_CHECKF(strstr(out, ".ARM.exidx"), "libc.so.6 has no .ARM.exidx");
 	PL_CHECKF(!strstr(out, ".debug_frame"), "libc.so.6 has .debug_frame: not an EHABI-only libc");
 	g_auto(GStrv) lines = g_strsplit(out, "\n", -1);

@@ -13,8 +13,10 @@
 #define PID 1
 
 /* This host's kallsyms: perf's copy in ~/.debug when there is one (what
- * the loader prefers), else /proc/kallsyms.  Skips when addresses are
- * hidden. */
+ * the loader prefers), else /proc/kallsyms.  Skips (the kernel's doing)
+ * when it has no kallsyms or hides the addresses: from a user without
+ * CAP_SYSLOG (kptr_restrict 1, or 0 with perf_event_paranoid > 1), or from
+ * everyone (kptr_restrict 2). */
 static char *host_kallsyms(char **path)
 {
 	*path = NULL;
@@ -33,11 +35,21 @@ static char *host_kallsyms(char **path)
 		g_clear_pointer(path, g_free);
 		*path = g_strdup("/proc/kallsyms");
 		if (!g_file_get_contents(*path, &text, &len, NULL) || len == 0)
-			PL_SKIP("cannot read /proc/kallsyms");
+			PL_SKIP("[no-kernel-feature:kallsyms] the kernel gives no /proc/kallsyms "
+				"(CONFIG_KALLSYMS)");
 	}
 	if (g_str_has_prefix(text, "0000000000000000 ")) {
 		g_free(text);
-		PL_SKIP("kallsyms addresses are hidden (kptr_restrict)");
+		g_autofree char *kr = NULL;
+		g_file_get_contents("/proc/sys/kernel/kptr_restrict", &kr, NULL, NULL);
+		int restrict_ = kr ? atoi(kr) : -1;
+		if (geteuid() != 0 && restrict_ != 2)
+			PL_SKIP("[not-root] the kernel hides kallsyms addresses from this user "
+				"(kptr_restrict %d, perf_event_paranoid)",
+				restrict_);
+		PL_SKIP("[no-kernel-feature:kallsyms-addresses] the kernel hides kallsyms addresses "
+			"even from root (kptr_restrict %d)",
+			restrict_);
 	}
 	return text;
 }

@@ -12,8 +12,7 @@
 static char *burn_src(void)
 {
 	char *p = g_build_filename(PL_TOP, "test", "workloads", "burn.c", NULL);
-	if (!g_file_test(p, G_FILE_TEST_IS_REGULAR))
-		PL_SKIP("%s missing", p);
+	PL_CHECKF(g_file_test(p, G_FILE_TEST_IS_REGULAR), "%s missing (a file of the source tree)", p);
 	return p;
 }
 
@@ -99,8 +98,7 @@ static void stripped_program_resolves_with_map(void)
 	char *why = NULL;
 	char *argv[] = { (char *)"strip", (char *)"-o", stripped, prog, NULL };
 	char *o = t_run(argv, &why);
-	if (!o)
-		PL_SKIP("strip: %s", why);
+	PL_CHECKF(o, "strip (binutils: ci/deps.sh): %s", why);
 	g_free(o);
 	for (int with_map = 0; with_map < 2; with_map++) {
 		PlSymOptions opts = t_opts();
@@ -138,8 +136,7 @@ static void map_of_another_program_is_not_used(void)
 	char *why = NULL;
 	char *argv[] = { (char *)"strip", (char *)"-o", stripped, prog, NULL };
 	char *o = t_run(argv, &why);
-	if (!o)
-		PL_SKIP("strip: %s", why);
+	PL_CHECKF(o, "strip (binutils: ci/deps.sh): %s", why);
 	g_free(o);
 	PlSymOptions opts = t_opts();
 	g_ptr_array_add(opts.binaries, g_strdup(stripped));

@@ -49,16 +49,17 @@ static char *cached_sysroot(const char *arch)
 	return pick;
 }
 
-/* burn.c built by toolchains/cc.sh for arch, unstripped. */
+/* burn.c built by toolchains/cc.sh for arch, unstripped.  The sysroot is
+ * a build product (make check runs ci/agents.sh before the tests): its
+ * absence is a failure that says to run make agents. */
 static char *build_musl(const char *arch)
 {
 	g_autofree char *sysroot = cached_sysroot(arch);
-	if (!sysroot)
-		PL_SKIP("no cached musl sysroot for %s (make agents, or toolchains/sysroot.sh %s)",
-			arch, arch);
+	PL_CHECKF(sysroot, "no cached musl sysroot for %s: run make agents (ci/agents.sh builds "
+		  "the sysroots; make check does before the tests)",
+		  arch);
 	g_autofree char *clang = g_find_program_in_path("clang");
-	if (!clang)
-		PL_SKIP("clang is not installed (apt install clang lld)");
+	PL_CHECKF(clang, "clang is not installed (clang lld: ci/deps.sh)");
 	char *out = g_strdup_printf("%s/burn-musl-%s", t_tmp(), arch);
 	g_autofree char *cc = g_build_filename(PL_TOP, "toolchains", "cc.sh", NULL);
 	g_autofree char *src = g_build_filename(PL_TOP, "test", "workloads", "burn.c", NULL);
@@ -83,8 +84,7 @@ static char *build_pie(void)
 {
 	g_autofree char *clang = g_find_program_in_path("clang");
 	g_autofree char *lld = g_find_program_in_path("ld.lld");
-	if (!clang || !lld)
-		PL_SKIP("clang or ld.lld is not installed (apt install clang lld)");
+	PL_CHECKF(clang && lld, "clang or ld.lld is not installed (clang lld: ci/deps.sh)");
 	g_autofree char *src = g_build_filename(PL_TOP, "test", "workloads", "burn.c", NULL);
 	char *out = g_build_filename(t_tmp(), "burn-lld-pie", NULL);
 	t_cc_with("clang", "clang", src, out, "-fuse-ld=lld -fPIE -pie -g -O1 -pthread");
@@ -334,7 +334,7 @@ static void musl_static_armv7l(void)
 static void lld_pie_x86_64(void)
 {
 #if !defined(__x86_64__)
-	PL_SKIP("the host's clang builds x86-64 code only on an x86-64 host");
+	PL_SKIP("[other-arch] the host's clang builds x86-64 code only on an x86-64 host");
 #endif
 	g_autofree char *f = build_pie();
 	PlTargetArch a = arch_of(f);

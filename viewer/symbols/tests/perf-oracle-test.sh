@@ -20,13 +20,23 @@
 #                               when the process ends
 #   *_perf_data_named_as_perf   perf record's perf.data of the same program,
 #                               read by perflens and by perf report
+#
+# A case skips only where the kernel refuses perf events (pl_perf_refused
+# asks perf, not the agent) or, for the musl case, on a host that is not
+# x86_64; perf, node (ci/deps.sh), the agent, perflens, the musl sysroot
+# (make agents) missing, and the agent or perf record failing, are failures.
 set -u
 B=$(cd "${PL_BUILD:-build}" && pwd)
 TOP=${PL_TOP:-$(pwd)}
 AGENT=${PL_AGENT:-$B/perflens-agent} PERFLENS=$B/perflens
 case $AGENT in /*) ;; *) AGENT=$(pwd)/$AGENT ;; esac
+. "$TOP/test/pl-test.sh" || { echo "not ok perf_oracle: cannot read $TOP/test/pl-test.sh (set PL_TOP)"; exit 1; }
 TMP=$(mktemp -d /tmp/plsym-oracle-XXXXXX)
-trap '[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+MUSL_CASES="static_musl_named_as_perf static_musl_perf_data_named_as_perf"
+NODE_CASES="node_jit_named_as_perf node_jit_perf_data_named_as_perf"
+# shellcheck disable=SC2086
+pl_plan $MUSL_CASES $NODE_CASES
 export XDG_CACHE_HOME="$TMP/xdg"
 HZ=999
 
@@ -86,15 +96,15 @@ perf_data() {
 	echo "# $name: perflens $top $(share_of "$top" "$d/pd-own.txt") %, perf report" \
 		"$ptop $(share_of "$ptop" "$d/pd-perf.txt") %; unnamed $unnamed %"
 	if [ ! -s "$d/pd-own.txt" ]; then
-		echo "not ok $name: perflens export of perf.data gave nothing: $(head -c 200 "$d/pd-own.err")"
+		fail "$name" "perflens export of perf.data gave nothing: $(head -c 200 "$d/pd-own.err")"
 	elif [ "$top" != "$ptop" ]; then
-		echo "not ok $name: top self function: perflens '$top', perf report '$ptop'"
+		fail "$name" "top self function: perflens '$top', perf report '$ptop'"
 	elif [ -n "$bad" ]; then
-		echo "not ok $name: named otherwise than perf (name: perflens %, perf %): $bad"
+		fail "$name" "named otherwise than perf (name: perflens %, perf %): $bad"
 	elif over "$unnamed" 2; then
-		echo "not ok $name: $unnamed % of the time unnamed"
+		fail "$name" "$unnamed % of the time unnamed"
 	else
-		echo "ok $name"
+		ok "$name"
 	fi
 }
 
@@ -117,38 +127,55 @@ compare() {
 	echo "# $name: perflens top 5: $(head -n 5 "$d/own.txt" | tr '\t\n' ' ;')"
 	echo "# $name: perf record top 5 (user): $(head -n 5 "$d/perf.txt" | tr '\t\n' ' ;')"
 	if [ "$top" != "$same_top" ] || [ "$top" != "$perf_top" ]; then
-		echo "not ok $name: top self function: perflens '$top', perf on the same run '$same_top', perf record '$perf_top'"
+		fail "$name" "top self function: perflens '$top', perf on the same run '$same_top', perf record '$perf_top'"
 	elif over "$(apart "$own" "$same")" 1; then
-		echo "not ok $name: $top: perflens $own %, perf report on the same run $same %"
+		fail "$name" "$top: perflens $own %, perf report on the same run $same %"
 	elif [ -n "$misnamed" ]; then
-		echo "not ok $name: named otherwise than perf on the same run (name: perflens %, perf %): $misnamed"
+		fail "$name" "named otherwise than perf on the same run (name: perflens %, perf %): $misnamed"
 	elif over "$(apart "$own" "$perf")" "$tol"; then
-		echo "not ok $name: $top: perflens $own %, perf record $perf % of its user samples (over $tol points apart)"
+		fail "$name" "$top: perflens $own %, perf record $perf % of its user samples (over $tol points apart)"
 	elif over "$unnamed" 2; then
-		echo "not ok $name: $unnamed % of the time unnamed ($(grep -P '\t\[' "$d/own.txt" | head -3 | tr '\t\n' ' ;'))"
+		fail "$name" "$unnamed % of the time unnamed ($(grep -P '\t\[' "$d/own.txt" | head -3 | tr '\t\n' ' ;'))"
 	else
-		echo "ok $name"
+		ok "$name"
 	fi
+}
+
+# report_all OUTCOME WHY CASES...: the same skip or failure for each case.
+report_all() {
+	local how=$1 why=$2 c
+	shift 2
+	for c in "$@"; do "$how" "$c" "$why"; done
 }
 
 # record CASE DIR PROGRAM ARGS...: the agent's capture, its export read by
 # perf report, and perf record's own run.  Returns 1 after printing the
-# case's line when it cannot go on.
+# case's line when it cannot go on, with rec_how (skip or fail) and rec_why
+# saying how, for the cases that needed the recording.
 record() {
 	local name=$1 d=$2
 	shift 2
 	mkdir -p "$d"
+	rec_how=fail rec_why="$name could not record"
 	if ! (cd "$d" && "$AGENT" --output "$d/x.plens" --event cpu-clock --frequency "$HZ" \
 		--callgraph fp -- "$@") >"$d/agent.log" 2>&1; then
-		echo "not ok $name: the agent failed: $(tail -n 2 "$d/agent.log" | tr '\n' ' ')"
+		if rec_why=$(pl_perf_refused); then
+			rec_how=skip
+			skip "$name" "$rec_why"
+			return 1
+		fi
+		rec_why="the kernel allows perf, but the agent failed: $(tail -n 2 "$d/agent.log" | tr '\n' ' ')"
+		fail "$name" "$rec_why"
 		return 1
 	fi
 	if ! perflens_shares "$d/x.plens" >"$d/own.txt" || [ ! -s "$d/own.txt" ]; then
-		echo "not ok $name: perflens export gave no stacks"
+		rec_why="perflens export gave no stacks"
+		fail "$name" "$rec_why"
 		return 1
 	fi
 	if ! "$PERFLENS" export "$d/x.plens" --format perf-data -o "$d/same.data" >"$d/export.log" 2>&1; then
-		echo "not ok $name: perflens export --format perf-data failed: $(tail -n 1 "$d/export.log")"
+		rec_why="perflens export --format perf-data failed: $(tail -n 1 "$d/export.log")"
+		fail "$name" "$rec_why"
 		return 1
 	fi
 	perf_shares "$d/same.data" >"$d/same.txt"
@@ -162,12 +189,19 @@ record() {
 		[ $rc = 0 ] && break
 	done
 	if [ $rc != 0 ]; then
-		echo "skip $name: perf record failed here twice (status $rc): $(grep -iE 'error|fail|denied|paranoid' "$d/perf-record.log" | head -n 1)"
+		if rec_why=$(pl_perf_refused); then
+			rec_how=skip
+			skip "$name" "$rec_why"
+			return 1
+		fi
+		rec_why="perf record failed twice (status $rc): $(grep -iE 'error|fail|denied|paranoid|assert' "$d/perf-record.log" | head -n 1)"
+		fail "$name" "$rec_why"
 		return 1
 	fi
 	perf_shares "$d/perf.data" user >"$d/perf.txt"
 	if [ ! -s "$d/same.txt" ] || [ ! -s "$d/perf.txt" ]; then
-		echo "not ok $name: perf report gave no samples (same run: $(wc -l <"$d/same.txt"), perf record: $(wc -l <"$d/perf.txt"))"
+		rec_why="perf report gave no samples (same run: $(wc -l <"$d/same.txt"), perf record: $(wc -l <"$d/perf.txt"))"
+		fail "$name" "$rec_why"
 		return 1
 	fi
 }
@@ -185,18 +219,27 @@ static_musl() {
 	local sysroot
 	sysroot=$(sysroot_of x86_64)
 	if [ "$(uname -m)" != x86_64 ]; then
-		echo "skip $name: this host is not x86_64"; return
+		# shellcheck disable=SC2086
+		report_all skip "[other-arch] the case builds x86_64 code and runs it; this host is $(uname -m)" $MUSL_CASES
+		return
 	fi
 	if [ -z "$sysroot" ]; then
-		echo "skip $name: no cached x86_64 musl sysroot (make agents)"; return
+		# shellcheck disable=SC2086
+		report_all fail "no cached x86_64 musl sysroot: run make agents (ci/agents.sh builds the sysroots; make check does before the tests)" $MUSL_CASES
+		return
 	fi
 	mkdir -p "$d"
 	if ! PERFLENS_SYSROOT=$sysroot PERFLENS_STRIP=0 PL_TC_QUIET=1 "$TOP/toolchains/cc.sh" x86_64 \
 		-g -O1 -fno-omit-frame-pointer -o "$d/burn-musl" "$TOP/test/workloads/burn.c" -lpthread \
 		>"$d/cc.log" 2>&1; then
-		echo "not ok $name: toolchains/cc.sh failed: $(tail -n 2 "$d/cc.log" | tr '\n' ' ')"; return
+		# shellcheck disable=SC2086
+		report_all fail "toolchains/cc.sh failed: $(tail -n 2 "$d/cc.log" | tr '\n' ' ')" $MUSL_CASES
+		return
 	fi
-	record "$name" "$d" "$d/burn-musl" 3 1 || return
+	if ! record "$name" "$d" "$d/burn-musl" 3 1; then
+		"$rec_how" static_musl_perf_data_named_as_perf "$rec_why"
+		return
+	fi
 	# two runs of ~700 samples each with hot_leaf near 57 %: the
 	# difference has a standard deviation of about 2.6 points
 	compare "$name" "$d" 10
@@ -206,7 +249,9 @@ static_musl() {
 node_jit() {
 	local name=node_jit_named_as_perf d=$TMP/node
 	if ! command -v node >/dev/null; then
-		echo "skip $name: node is not installed (apt install nodejs)"; return
+		# shellcheck disable=SC2086
+		report_all fail "node is not installed (nodejs: ci/deps.sh)" $NODE_CASES
+		return
 	fi
 	mkdir -p "$d"
 	cat >"$d/hot.js" <<-'EOF'
@@ -224,15 +269,18 @@ node_jit() {
 		# perf.data recorded here: JIT names from this host's
 		# /tmp/perf-PID.map, as perf report reads it
 		perf_data node_jit_perf_data_named_as_perf "$d"
+	else
+		"$rec_how" node_jit_perf_data_named_as_perf "$rec_why"
 	fi
 	# node leaves its maps in /tmp: those naming this test's hot.js (its
 	# directory is unique) go, whichever run wrote them
 	grep -lF "$d/hot.js" /tmp/perf-[0-9]*.map 2>/dev/null | xargs -r rm -f
 }
 
-command -v perf >/dev/null || { echo "skip static_musl_named_as_perf: perf not installed"; \
-	echo "skip node_jit_named_as_perf: perf not installed"; exit 0; }
-[ -x "$AGENT" ] && [ -x "$PERFLENS" ] || { echo "not ok perf_oracle: $AGENT or $PERFLENS not built"; exit 0; }
+# shellcheck disable=SC2086
+command -v perf >/dev/null || { report_all fail "perf not installed (linux-perf: ci/deps.sh)" $MUSL_CASES $NODE_CASES; exit 1; }
+# shellcheck disable=SC2086
+[ -x "$AGENT" ] && [ -x "$PERFLENS" ] || { report_all fail "$AGENT or $PERFLENS not built (make)" $MUSL_CASES $NODE_CASES; exit 1; }
 static_musl
 node_jit
 exit 0

@@ -7,25 +7,33 @@
 #include <signal.h>
 
 #include "perf-data-reader.h"
+#include "pl-test-perf.h"
 #include "sym-test-util.h"
 
+/* A perf recording of burn.  Skipped only where the kernel refuses perf
+ * events; burn or perf missing (make, ci/deps.sh) or perf record failing
+ * is a failure. */
 static char *record(const char *name, gboolean pipe)
 {
 	g_autofree char *burn = g_build_filename(t_build_dir(), "workloads", "burn", NULL);
-	if (!g_file_test(burn, G_FILE_TEST_IS_EXECUTABLE))
-		PL_SKIP("%s is not built", burn);
+	PL_CHECKF(g_file_test(burn, G_FILE_TEST_IS_EXECUTABLE), "%s is not built (make)", burn);
 	g_autofree char *perf = g_find_program_in_path("perf");
-	if (!perf)
-		PL_SKIP("perf is not installed");
+	PL_CHECKF(perf, "perf is not installed (linux-perf: ci/deps.sh)");
+	pl_need_kernel_perf();
 	char *out = g_build_filename(t_tmp(), name, NULL);
+	g_autofree char *errf = g_strdup_printf("%s.err", out);
 	g_autofree char *cmd =
-		pipe ? g_strdup_printf("perf record -q -e cpu-clock -F 999 -g -o - -- %s 1 2 > %s 2>/dev/null",
-				       burn, out)
-		     : g_strdup_printf("perf record -q -e cpu-clock -F 999 -g -o %s -- %s 1 2 >/dev/null 2>&1",
-				       out, burn);
+		pipe ? g_strdup_printf("perf record -q -e cpu-clock -F 999 -g -o - -- %s 1 2 > %s 2>%s",
+				       burn, out, errf)
+		     : g_strdup_printf("perf record -q -e cpu-clock -F 999 -g -o %s -- %s 1 2 >/dev/null 2>%s",
+				       out, burn, errf);
 	int st = system(cmd);
-	if (st != 0 || !g_file_test(out, G_FILE_TEST_EXISTS))
-		PL_SKIP("perf record failed here (%d)", st);
+	if (st != 0 || !g_file_test(out, G_FILE_TEST_EXISTS)) {
+		g_autofree char *err = NULL;
+		g_file_get_contents(errf, &err, NULL, NULL);
+		PL_CHECKF(0, "the kernel allows perf events, but perf record failed (%d): %.300s", st,
+			  err ? err : "?");
+	}
 	return out;
 }
 
@@ -62,9 +70,8 @@ static void mapped_equals_streamed(void)
 	/* the same recording in pipe mode (perf inject -o -): that is never
 	 * mapped, it is streamed through the reader's window */
 	g_autofree char *piped = g_build_filename(t_tmp(), "pipe.data", NULL);
-	g_autofree char *cmd = g_strdup_printf("perf inject -i %s -o - > %s 2>/dev/null", file, piped);
-	if (system(cmd) != 0)
-		PL_SKIP("perf inject failed here");
+	g_autofree char *cmd = g_strdup_printf("perf inject -i %s -o - > %s", file, piped);
+	PL_CHECKF(system(cmd) == 0, "perf inject failed (its stderr is above)");
 	PlPerfDataReadOptions o = { .reorder = TRUE };
 	Count a = { 0 }, b = { 0 };
 	g_autoptr(GError) e = NULL;

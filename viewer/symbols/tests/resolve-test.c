@@ -12,10 +12,7 @@
 static char *burn_path(void)
 {
 	char *p = g_build_filename(t_build_dir(), "workloads", "burn", NULL);
-	if (!g_file_test(p, G_FILE_TEST_IS_EXECUTABLE)) {
-		g_free(p);
-		PL_SKIP("%s/workloads/burn is not built (make it first)", t_build_dir());
-	}
+	PL_CHECKF(g_file_test(p, G_FILE_TEST_IS_EXECUTABLE), "%s is not built (make)", p);
 	return p;
 }
 
@@ -159,8 +156,7 @@ static void cache_and_unknown(void)
 static void cxx_demangled(void)
 {
 	g_autofree char *gxx = g_find_program_in_path("g++");
-	if (!gxx)
-		PL_SKIP("g++ is not installed");
+	PL_CHECKF(gxx, "g++ is not installed (build-essential: ci/deps.sh)");
 	g_autofree char *dir = g_build_filename(t_tmp(), "cxx", NULL);
 	g_mkdir_with_parents(dir, 0755);
 	g_autofree char *src = g_build_filename(dir, "p.cc", NULL);
@@ -190,7 +186,8 @@ static void vdso_from_image(void)
 {
 	guint64 vdso = getauxval(AT_SYSINFO_EHDR);
 	if (!vdso)
-		PL_SKIP("this process has no vDSO");
+		PL_SKIP("[no-kernel-feature:vdso] the kernel mapped no vDSO into this process "
+			"(AT_SYSINFO_EHDR is 0: vdso=0 or CONFIG_VDSO off)");
 	g_autofree char *maps = NULL;
 	PL_CHECK(g_file_get_contents("/proc/self/maps", &maps, NULL, NULL));
 	guint64 start = 0, end = 0;

@@ -81,14 +81,13 @@ static inline void t_write(const char *path, const char *text)
 	PL_CHECKF(g_file_set_contents(path, text, -1, NULL), "cannot write %s", path);
 }
 
-/* CC FLAGS -o out src.c; skips the case when CC is missing (pkg: the
- * Debian package that has it). */
+/* CC FLAGS -o out src.c; fails the case when CC is missing (pkg: the
+ * Debian package that has it, which ci/deps.sh installs). */
 static inline void t_cc_with(const char *cc, const char *pkg, const char *src_path, const char *out,
 			     const char *flags)
 {
 	g_autofree char *path = g_find_program_in_path(cc);
-	if (!path)
-		PL_SKIP("%s is not installed (apt install %s)", cc, pkg);
+	PL_CHECKF(path, "%s is not installed (%s: ci/deps.sh)", cc, pkg);
 	g_autofree char *cmd = g_strdup_printf("%s %s -o %s %s", path, flags, out, src_path);
 	gchar **argv = NULL;
 	PL_CHECK(g_shell_parse_argv(cmd, NULL, &argv, NULL));
@@ -99,7 +98,7 @@ static inline void t_cc_with(const char *cc, const char *pkg, const char *src_pa
 	g_free(o);
 }
 
-/* gcc FLAGS -o out src.c; skips the case when gcc is missing. */
+/* gcc FLAGS -o out src.c; fails the case when gcc is missing. */
 static inline void t_cc(const char *src_path, const char *out, const char *flags)
 {
 	t_cc_with("gcc", "gcc", src_path, out, flags);

@@ -70,7 +70,8 @@ static void snap_clear(Snap *s)
 static void take_snapshot(Snap *s, const char *name, const char *flags)
 {
 #if !defined(__x86_64__)
-	PL_SKIP("the snapshot program captures x86-64 registers; this host is not x86-64");
+	PL_SKIP("[other-arch] the snapshot program captures x86-64 registers; this host is not "
+		"x86-64");
 #endif
 	memset(s, 0, sizeof(*s));
 	s->dir = g_build_filename(t_tmp(), name, NULL);
