@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,7 +20,7 @@
 #include "procfs.h"
 #include "util.h"
 
-#define MAX_THREADS 4096
+#define MAX_THREADS 32768 /* threads of one target (servers run thousands) */
 #define MAX_FDS 65536
 
 static const char *const counter_names[] = {
@@ -67,9 +68,12 @@ static void base_attr(struct pla_collector *c, struct perf_event_attr *a,
 	a->config = s->config;
 	a->config1 = s->config1;
 	a->config2 = s->config2;
-	a->disabled = 1;
-	a->inherit = c->cfg.target != PL_TARGET_ALL;
+	/* A running target's events start at open: enabling each later is
+	 * one more IPI to a busy CPU per thread, CPU and event (seconds for
+	 * hundreds of threads); a command's wait for its exec. */
 	a->enable_on_exec = c->cfg.target == PL_TARGET_COMMAND && !c->running;
+	a->disabled = a->enable_on_exec || c->paused;
+	a->inherit = c->cfg.target != PL_TARGET_ALL;
 	a->exclude_kernel = c->cfg.stacks == PL_STACKS_USER;
 	a->exclude_hv = 1;
 	a->use_clockid = 1;
@@ -106,23 +110,41 @@ static void sampling_attr(struct pla_collector *c, struct perf_event_attr *a, in
 	}
 }
 
-/* Opens attr for every thread on every CPU.  The first fd on a CPU owns
- * that CPU's ring; later ones are redirected into it. */
+/* Closes the fds opened from index `from` on (an event given up). */
+static void drop_fds(struct pla_collector *c, size_t from)
+{
+	while (c->nfds > from)
+		close(c->fds[--c->nfds].fd);
+}
+
+/* Opens attr for every thread, as `perf record -p` does.  A sampled event
+ * is opened on every CPU: its records go to one ring per CPU (the first
+ * fd on a CPU owns it, later ones are redirected into it), since an event
+ * of one thread cannot write into another thread's ring; `inherit` carries
+ * it into threads created later.  A counting event has no ring: one per
+ * thread on any CPU (cpu -1), a CPU count fewer descriptors.  When the
+ * first opens fail, the failure is the event's (unsupported, refused):
+ * repeating it for every thread would only cost time; running out of
+ * descriptors is an error whenever it happens. */
 static int open_everywhere(struct pla_collector *c, struct perf_event_attr *attr,
 			   uint32_t event, const pid_t *tids, int ntids, int sampled,
 			   int allow_sw, int *fell_back, char *err, size_t errlen)
 {
 	int opened = 0, last_err = 0;
-	for (int cpu = 0; cpu < c->ncpus; cpu++) {
+	size_t before = c->nfds;
+	int any_cpu = !sampled && tids[0] != -1;
+	for (int cpu = -any_cpu; cpu < (any_cpu ? 0 : c->ncpus); cpu++) {
 		for (int t = 0; t < ntids; t++) {
 			int fd = pla_perf_open_fallback(attr, tids[t], cpu, allow_sw, fell_back,
 							c->note, sizeof(c->note));
-			if (fd == -ENODEV && t == 0)
+			if (fd == -ENODEV && t == 0 && cpu >= 0)
 				break; /* offline CPU */
 			if (fd == -ESRCH)
 				continue; /* thread exited meanwhile */
 			if (fd < 0) {
 				last_err = fd;
+				if (!opened || fd == -EMFILE || fd == -ENFILE)
+					goto done;
 				continue;
 			}
 			int rc = add_fd(c, fd, event, cpu);
@@ -162,7 +184,9 @@ static int open_everywhere(struct pla_collector *c, struct perf_event_attr *attr
 			}
 		}
 	}
-	if (!opened) {
+done:
+	if (!opened || last_err == -EMFILE || last_err == -ENFILE) {
+		drop_fds(c, before);
 		long paranoid = -1;
 		pla_read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid);
 		snprintf(err, errlen, "cannot open %s: %s (%s)", c->names[event],
@@ -170,6 +194,15 @@ static int open_everywhere(struct pla_collector *c, struct perf_event_attr *attr
 		return last_err ? last_err : -ENOENT;
 	}
 	return opened;
+}
+
+/* Events the session can do without (off-CPU stacks, creation stacks,
+ * counters) are skipped when they cannot open, except for want of
+ * descriptors: that ends the start rather than leave threads half
+ * watched. */
+static int out_of_fds(int rc)
+{
+	return rc == -EMFILE || rc == -ENFILE;
 }
 
 static void describe(struct pla_collector *c, uint32_t idx, uint8_t role,
@@ -198,7 +231,7 @@ struct snap_ctx {
 	pid_t pid;
 	uint64_t vdso_addr;
 	uint64_t time; /* when the process's snapshot began: all its records carry it */
-	int rc;	       /* the stream's error, which ends the walk */
+	pid_t *tids;   /* room for MAX_THREADS */
 };
 
 static int snap_map(const struct pla_map *m, void *user)
@@ -230,21 +263,21 @@ static int snap_map(const struct pla_map *m, void *user)
 	}
 	if (!strcmp(m->path, "[vdso]"))
 		x->vdso_addr = m->start;
-	return x->rc = pla_stream_msg(x->out, msg);
+	return pla_stream_msg(x->out, msg); /* a dead stream ends the walk */
 }
 
-/* Returns 0, or the stream's -errno. */
+/* The names of pid's threads and its code mappings; tids: room for
+ * MAX_THREADS.  Returns 0, or the stream's -errno (the rest not sent). */
 static int snapshot_process(struct pla_collector *c, struct pla_stream *out, pid_t pid,
-			    uint64_t *vdso_addr)
+			    uint64_t *vdso_addr, pid_t *tids)
 {
 	/* One time for the whole snapshot, the moment it began: each record's
 	 * own clock reading told nothing (it is what existed before), and
 	 * identical headers cost the wire next to nothing (≈ 8 bytes a
 	 * record otherwise) */
-	struct snap_ctx x = { c, out, pid, 0, pla_now_ns(), 0 };
-	pid_t tids[256];
+	struct snap_ctx x = { c, out, pid, 0, pla_now_ns(), tids };
 	char comm[64];
-	int n = pla_proc_threads(pid, tids, 256);
+	int n = pla_proc_threads(pid, tids, MAX_THREADS);
 	for (int i = 0; i < n; i++) {
 		if (pla_proc_comm(pid, tids[i], comm, sizeof(comm)) < 0)
 			continue;
@@ -252,19 +285,19 @@ static int snapshot_process(struct pla_collector *c, struct pla_stream *out, pid
 		m->type = PL_MSG_COMM;
 		m->u.comm = (struct pl_msg_comm){ (uint32_t)pid, (uint32_t)tids[i], x.time, 0, 1,
 						  pl_str_c(comm) };
-		if ((x.rc = pla_stream_msg(out, m)) < 0)
-			return x.rc;
+		if (pla_stream_msg(out, m) < 0)
+			return out->dead;
 	}
 	pla_proc_maps_each(pid, snap_map, &x);
 	if (vdso_addr && x.vdso_addr)
 		*vdso_addr = x.vdso_addr;
-	return x.rc;
+	return out->dead;
 }
 
 static int snap_all(const struct pl_msg_proc *p, void *user)
 {
 	struct snap_ctx *x = user;
-	return x->rc = snapshot_process(x->c, x->out, (pid_t)p->pid, &x->vdso_addr);
+	return snapshot_process(x->c, x->out, (pid_t)p->pid, &x->vdso_addr, x->tids);
 }
 
 /* One FILE_CHUNK; total 0 while more follow.  Returns pla_stream_msg's. */
@@ -318,13 +351,15 @@ static int send_text_file(struct pla_collector *c, struct pla_stream *out, uint8
 	char line[512];
 	size_t n = 0;
 	uint64_t off = 0;
-	int rc = 0;
-	while (rc == 0 && fgets(line, sizeof(line), f)) {
-		if (keep && !keep(line))
+	int rc = 0, eof = 0;
+	while (rc == 0 && !eof) {
+		eof = !fgets(line, sizeof(line), f);
+		if (!eof && keep && !keep(line))
 			continue;
-		size_t l = strlen(line);
-		if (n + l > sizeof(buf)) {
-			rc = send_chunk(c, out, kind, pid, 0, path, (const uint8_t *)buf, n, off, 0);
+		size_t l = eof ? 0 : strlen(line);
+		if (eof || n + l > sizeof(buf)) {
+			rc = send_chunk(c, out, kind, pid, 0, path, (const uint8_t *)buf, n, off,
+					eof ? off + n : 0);
 			off += n;
 			n = 0;
 		}
@@ -332,7 +367,7 @@ static int send_text_file(struct pla_collector *c, struct pla_stream *out, uint8
 		n += l;
 	}
 	fclose(f);
-	return rc ? rc : send_chunk(c, out, kind, pid, 0, path, (const uint8_t *)buf, n, off, off + n);
+	return rc;
 }
 
 static int kallsyms_keep(const char *line)
@@ -363,6 +398,23 @@ static int send_perf_map(struct pla_collector *c, struct pla_stream *out)
 
 /* ─── spawning a command ───────────────────────────────────────────────── */
 
+/* The descriptor limit the agent was started with: raised to the hard
+ * limit for the events (one per thread, CPU and event, as perf does), and
+ * given back to a command the agent starts. */
+static struct rlimit nofile_found; /* rlim_max 0: not raised */
+
+static void raise_nofile(void)
+{
+	/* prlimit: musl's setrlimit brings a 1.5 KB all-threads machinery
+	 * the single-threaded agent does not need */
+	struct rlimit r;
+	if (nofile_found.rlim_max || prlimit(0, RLIMIT_NOFILE, NULL, &r) < 0)
+		return;
+	nofile_found = r;
+	r.rlim_cur = r.rlim_max;
+	prlimit(0, RLIMIT_NOFILE, &r, NULL);
+}
+
 /* Starts argv held before exec until *go_fd is written.  stdout_taken:
  * the agent's stdout is the stream (--output -), so the command writes
  * its own to the agent's stderr instead. */
@@ -387,14 +439,14 @@ static pid_t spawn_held(char *const *argv, int stdout_taken, int *go_fd, int *er
 		 * ignores SIGPIPE (a viewer hanging up must not kill it) and
 		 * catches SIGTERM, and an ignored signal or the mask survive
 		 * exec; so `yes | head -1` would complain of a broken pipe. */
-		struct sigaction dfl = { .sa_handler = SIG_DFL };
 		for (int sig = 1; sig < NSIG; sig++)
-			sigaction(sig, &dfl, NULL);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+			signal(sig, SIG_DFL);
+		uint64_t none = 0; /* the raw call: libc's costs the size budget 100 bytes */
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
 		if (stdout_taken)
-			dup2(2, 1);
+			syscall(SYS_dup3, 2, 1, 0); /* (libc's dup2: 80 bytes more) */
+		if (nofile_found.rlim_max)
+			prlimit(0, RLIMIT_NOFILE, &nofile_found, NULL);
 		/* the agent may run at a raised priority: the command must not */
 		setpriority(PRIO_PROCESS, 0, 0);
 		/* wait until the parent's events exist: nothing is missed */
@@ -465,9 +517,10 @@ static int open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, c
 		a.exclude_callchain_kernel = c->cfg.stacks == PL_STACKS_USER;
 		a.sample_period = 1;
 		describe(c, c->nevents, PL_ROLE_SWITCH, &a, "context-switches");
-		char why[256] = "";
-		if (open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, why, sizeof(why)) > 0)
-			c->nevents++;
+		int rc = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, err, errlen);
+		if (out_of_fds(rc))
+			return rc;
+		c->nevents += rc > 0;
 	}
 	/* thread creation: the sched_process_fork tracepoint samples the
 	 * parent's stack at every clone()/fork() (msg.h, PL_ROLE_CREATE).  It
@@ -478,8 +531,12 @@ static int open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, c
 		struct perf_event_attr a;
 		struct pla_event_spec s = { .type = PERF_TYPE_TRACEPOINT };
 		long id = pla_tracepoint_id("sched/sched_process_fork", why, sizeof(why));
-		int n = -1;
+		int n = 0;
 		size_t before = c->nfds;
+		if (id == -EMFILE) {
+			snprintf(err, errlen, "%s", pla_perf_explain(-EMFILE, 0));
+			return -EMFILE;
+		}
 		if (id >= 0) {
 			s.config = (uint64_t)id;
 			base_attr(c, &a, &s);
@@ -494,12 +551,14 @@ static int open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, c
 			a.branch_sample_type = 0;
 			a.sample_period = 1;
 			describe(c, c->nevents, PL_ROLE_CREATE, &a, "sched:sched_process_fork");
-			n = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, why,
-					    sizeof(why));
+			n = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, why, sizeof(why));
+			if (out_of_fds(n)) {
+				snprintf(err, errlen, "%s", why);
+				return n;
+			}
 			if (n > 0 && a.exclude_kernel) {
-				while (c->nfds > before)
-					close(c->fds[--c->nfds].fd);
-				n = -1;
+				drop_fds(c, before);
+				n = 0;
 				snprintf(why, sizeof(why), "%s", pla_perf_explain(-EACCES, 2));
 			}
 		}
@@ -535,6 +594,7 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 
 	memset(c, 0, sizeof(*c));
 	c->cfg = *cfg;
+	raise_nofile();
 	c->session_id = ++session_counter;
 	c->ncpus = pla_cpu_ids();
 	if (c->ncpus > PLA_MAX_CPUS)
@@ -619,21 +679,18 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 			a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 			size_t before = c->nfds;
 			describe(c, c->nevents, PL_ROLE_COUNTED, &a, counter_names[i]);
-			char why[256] = "";
 			int fb = 0;
-			int n = open_everywhere(c, &a, c->nevents, tids, ntids, 0, 0, &fb, why,
-						sizeof(why));
-			if (n <= 0 || fb) {
-				while (c->nfds > before)
-					close(c->fds[--c->nfds].fd);
+			rc = open_everywhere(c, &a, c->nevents, tids, ntids, 0, 0, &fb, err, errlen);
+			if (out_of_fds(rc))
+				goto fail;
+			if (rc <= 0 || fb) {
+				drop_fds(c, before);
 				continue; /* not countable here (hardware on a VM) */
 			}
 			c->nevents++;
 			c->ncounters++;
 		}
 	}
-	free(tids);
-	tids = NULL;
 
 	/* tell the viewer what is in force; a session may be saved on its own,
 	 * so it must not lean on stacks defined before it */
@@ -667,14 +724,17 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 			snprintf(cmdline + strlen(cmdline), sizeof(cmdline) - strlen(cmdline),
 				 "%s%s", i ? " " : "", cfg->argv[i]);
 	m->u.session.command = pl_str_c(cmdline);
-	if ((rc = pla_stream_msg(out, m)) < 0 || (rc = send_event_descs(c, out, 0)) < 0 ||
-	    (c->note[0] && (rc = log_msg(c, out, PL_LOG_WARN, c->note)) < 0))
+	/* A failed write is the stream's for good (out->dead): checked before
+	 * the command runs, and by the last flush for the rest of the start
+	 * (the frames between stop at the first failure). */
+	pla_stream_msg(out, m);
+	send_event_descs(c, out, 0);
+	if (c->note[0])
+		log_msg(c, out, PL_LOG_WARN, c->note);
+	if ((rc = out->dead) < 0)
 		goto write_failed;
 
-	/* go */
-	for (size_t i = 0; i < c->nfds; i++)
-		if (cfg->target != PL_TARGET_COMMAND)
-			ioctl(c->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+	/* go (a running target's events are on since their open) */
 	if (go_fd >= 0) {
 		if (write(go_fd, "g", 1) != 1) {
 			rc = -EPIPE;
@@ -698,17 +758,13 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 
 	/* what existed before */
 	uint64_t vdso_addr = 0;
-	rc = 0;
 	if (cfg->target == PL_TARGET_PID) {
-		rc = snapshot_process(c, out, cfg->pid, &vdso_addr);
+		snapshot_process(c, out, cfg->pid, &vdso_addr, tids);
 	} else if (cfg->target == PL_TARGET_ALL) {
-		struct snap_ctx x = { c, out, 0, 0, 0, 0 };
+		struct snap_ctx x = { c, out, 0, 0, 0, tids };
 		pla_proc_each(snap_all, &x);
 		vdso_addr = x.vdso_addr;
-		rc = x.rc;
 	}
-	if (rc < 0)
-		goto write_failed;
 	const uint8_t *vdso;
 	size_t vlen = pla_vdso_image(&vdso);
 	/* The vDSO image (≈ 3 KB compressed, the largest start-up frame) is
@@ -721,25 +777,24 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	if (vlen && vdso_addr && cfg->target == PL_TARGET_PID && c->cfg.callgraph == PL_CG_FP) {
 		c->vdso_lo = vdso_addr;
 		c->vdso_len = vlen;
-	} else if (vlen &&
-		   (rc = send_chunks(c, out, PL_CHUNK_VDSO, cfg->target == PL_TARGET_PID ? cfg->pid : 0,
-				     vdso_addr, "[vdso]", vdso, vlen)) < 0) {
-		goto write_failed;
+	} else if (vlen) {
+		send_chunks(c, out, PL_CHUNK_VDSO, cfg->target == PL_TARGET_PID ? cfg->pid : 0,
+			    vdso_addr, "[vdso]", vdso, vlen);
 	}
 	if (cfg->stacks & PL_STACKS_KERNEL) {
 		long kptr = 0;
 		pla_read_int_file("/proc/sys/kernel/kptr_restrict", &kptr);
-		if ((rc = send_text_file(c, out, PL_CHUNK_KALLSYMS, 0, "/proc/kallsyms",
-					 kallsyms_keep)) < 0 ||
-		    (rc = send_text_file(c, out, PL_CHUNK_MODULES, 0, "/proc/modules", NULL)) < 0)
-			goto write_failed;
+		if (send_text_file(c, out, PL_CHUNK_KALLSYMS, 0, "/proc/kallsyms", kallsyms_keep) == 0)
+			send_text_file(c, out, PL_CHUNK_MODULES, 0, "/proc/modules", NULL);
 		if (kptr >= 2 || (kptr == 1 && geteuid() != 0))
 			log_msg(c, out, PL_LOG_WARN,
 				"kptr_restrict hides kernel addresses in /proc/kallsyms: kernel "
 				"frames stay unnamed (sysctl kernel.kptr_restrict=0, or run as root)");
 	}
-	if ((rc = pla_stream_flush(out)) == 0)
+	if ((rc = pla_stream_flush(out)) == 0) {
+		free(tids);
 		return 0;
+	}
 
 write_failed:
 	snprintf(err, errlen, "writing the stream failed: %s", strerror(-rc));
@@ -803,10 +858,18 @@ static const uint8_t *rdn(struct rec *r, uint64_t n)
 
 static uint32_t event_of(const struct pla_collector *c, uint64_t id)
 {
-	for (size_t i = 0; i < c->nids; i++)
-		if (c->ids[i].id == id)
-			return c->ids[i].event;
-	return 0;
+	/* The kernel numbers events in the order it creates them, and they
+	 * are added in that order: a binary search, since hundreds of
+	 * threads make thousands of ids and this runs for every sample. */
+	size_t lo = 0, hi = c->nids;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nids && c->ids[lo].id == id ? c->ids[lo].event : 0;
 }
 
 /* sample_id trailer of non-sample records: TID TIME CPU IDENTIFIER */
@@ -900,8 +963,8 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 		int hit = s->ip - c->vdso_lo < c->vdso_len;
 		for (uint32_t i = 0; i < s->nr_callchain && !hit; i++)
 			hit = s->callchain[i] - c->vdso_lo < c->vdso_len;
-		if (hit && rc == 0)
-			rc = send_vdso(c, out, c->cfg.pid, c->vdso_lo);
+		if (hit)
+			send_vdso(c, out, c->cfg.pid, c->vdso_lo); /* a failure: out->dead */
 	}
 	return rc;
 }
@@ -962,8 +1025,8 @@ static int on_record(struct pla_collector *c, struct pla_stream *out,
 		/* a vDSO mapped elsewhere (a child's exec): its addresses are not
 		 * watched, so the held image goes out now, for that mapping */
 		if (c->vdso_len && mm->filename.len == 6 && !memcmp(mm->filename.p, "[vdso]", 6) &&
-		    mm->start != c->vdso_lo && rc == 0)
-			rc = send_vdso(c, out, (pid_t)mm->pid, mm->start);
+		    mm->start != c->vdso_lo)
+			send_vdso(c, out, (pid_t)mm->pid, mm->start);
 		return rc;
 	}
 	case PERF_RECORD_COMM: {
@@ -1053,14 +1116,12 @@ int pla_collect_drain(struct pla_collector *c, struct pla_stream *out)
 			continue;
 		const struct perf_event_header *h;
 		while ((h = pla_ring_next(r))) {
-			/* a malformed record is skipped; a dead stream ends the drain */
-			if (on_record(c, out, h) < 0 && out->dead) {
-				pla_ring_end(r);
-				return out->dead;
-			}
+			on_record(c, out, h); /* a malformed record is skipped */
 			n++;
 		}
 		pla_ring_end(r);
+		if (out->dead)
+			return out->dead; /* the rest is for a later drain, or none */
 	}
 	return n;
 }
@@ -1190,11 +1251,7 @@ int pla_collect_set_events(struct pla_collector *c, const struct pla_event_spec 
 	free(tids);
 	if (rc < 0)
 		return rc;
-	send_event_descs(c, out, first);
-	if (!c->paused)
-		for (size_t i = 0; i < c->nfds; i++)
-			if (c->fds[i].event >= first)
-				ioctl(c->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+	send_event_descs(c, out, first); /* the new events are on unless paused */
 	return 0;
 }
 
@@ -1216,15 +1273,17 @@ int pla_collect_set_frequency(struct pla_collector *c, uint32_t freq)
 int pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t reason,
 		     const char *message)
 {
-	int rc = 0;
+	int rc = 0, live = out && out->fd >= 0;
+	/* Counters first; then sampling ends as the events close, and the
+	 * rings, still mapped, are drained.  (A DISABLE before the close
+	 * would double the IPIs to busy CPUs, one per thread, CPU and event.) */
+	if (live && c->ncounters)
+		rc = read_counters(c, out, pla_now_ns());
 	for (size_t i = 0; i < c->nfds; i++)
-		ioctl(c->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-	if (out && out->fd >= 0) {
-		uint64_t now = pla_now_ns();
-		if ((rc = pla_collect_drain(c, out)) >= 0 &&
-		    (rc = c->ncounters ? read_counters(c, out, now) : 0) == 0)
-			rc = send_perf_map(c, out);
-	}
+		close(c->fds[i].fd);
+	c->nfds = 0;
+	if (live && rc == 0 && (rc = pla_collect_drain(c, out)) >= 0)
+		rc = send_perf_map(c, out);
 	if (c->child && !c->child_reaped) {
 		/* we started it: it does not outlive the session */
 		kill(c->child, SIGTERM);
@@ -1236,7 +1295,7 @@ int pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t re
 		}
 		c->child_reaped = 1;
 	}
-	if (out && out->fd >= 0) {
+	if (live) {
 		struct pl_msg *m = &c->msg;
 		m->type = PL_MSG_END;
 		int status = 0;
@@ -1256,8 +1315,6 @@ int pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t re
 	for (int i = 0; i < c->nrings; i++)
 		pla_ring_unmap(&c->rings[i]);
 	c->nrings = 0;
-	for (size_t i = 0; i < c->nfds; i++)
-		close(c->fds[i].fd);
 	free(c->fds);
 	free(c->ids);
 	c->fds = NULL;

@@ -270,7 +270,8 @@ const char *pla_perf_explain(int err, int paranoid)
 		       "perf_event_max_sample_rate, stack size too large, or an unsupported "
 		       "option): lower --frequency or --stack-size";
 	case EMFILE:
-		return "too many open files: raise `ulimit -n` (one event per thread per CPU)";
+	case ENFILE:
+		return "too many open files: raise `ulimit -n` (one per thread, CPU and event)";
 	case ESRCH:
 		return "no such process (it exited?)";
 	case EBUSY:
@@ -328,6 +329,8 @@ long pla_tracepoint_id(const char *event, char *why, size_t whylen)
 			if (pla_read_int_file(path, &id) == 0)
 				return id;
 		}
+		if (errno == EMFILE)
+			return -EMFILE; /* not the tracepoint's fault: the caller says so */
 		/* systemd mounts tracefs, an initramfs or a minimal board may
 		 * not: mount it where perf would, as perf does */
 		if (attempt || mount("nodev", roots[0], "tracefs", 0, NULL) < 0)

@@ -55,7 +55,8 @@ const char *pla_errno_name(int err);
 /* The perf id of tracepoint "group/name" (e.g. "sched/sched_process_fork")
  * from tracefs (/sys/kernel/tracing, else /sys/kernel/debug/tracing); when
  * neither has it, mounts tracefs on /sys/kernel/tracing (root only) and
- * looks again.  Returns the id, or -ENOENT with a sentence in why. */
+ * looks again.  Returns the id, or -ENOENT with a sentence in why, or
+ * -EMFILE (no descriptor left: the caller explains). */
 long pla_tracepoint_id(const char *event, char *why, size_t whylen);
 
 /* /proc/sys/kernel/perf_event_* readers; -1 when unreadable. */

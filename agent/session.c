@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,11 @@
 #define CMD_BLOCK_MAX (64 * 1024)      /* commands are small: cap what a peer can make us buffer */
 #define SEND_QUEUE (1u << 20)
 #define BLOCK_RAW (128u * 1024)
+/* every frame fits an empty block (stream.h): file chunks, and a sample
+ * with the longest call chain and stack copy */
+_Static_assert(2 * PLA_CHUNK_MAX <= BLOCK_RAW &&
+		       PL_MAX_STACK_COPY + PL_MAX_CALLCHAIN * 10 + PL_MAX_REGS * 10 + 256 <= BLOCK_RAW,
+	       "a frame larger than a block could never be sent");
 #define AUTH_TIMEOUT_NS (10000ull * 1000000)
 #define REJECT_DELAY_NS (1000ull * 1000000)
 #define READS_PER_ROUND 16 /* x 16 KiB: a flooding peer cannot starve sampling */
@@ -622,14 +628,14 @@ int pla_session_run(struct pla_options *o)
 		int rc = pla_stream_flush(&a->out);
 		if (werr < 0)
 			rc = werr;
-		if (rc == 0 && fsync(a->out.fd) < 0 && errno != EINVAL && errno != EROFS)
-			rc = -errno;
+		if (rc == 0 && syscall(SYS_fsync, a->out.fd) < 0 && errno != EINVAL &&
+		    errno != EROFS)
+			rc = -errno; /* (the raw call: libc's costs 30 bytes more) */
 		if (a->out.fd > 1 && close(a->out.fd) < 0 && rc == 0)
 			rc = -errno;
 		if (rc < 0) {
 			fprintf(stderr,
-				"perflens-agent: writing %s failed: %s: the capture is incomplete "
-				"(free space, or choose another --output)\n",
+				"perflens-agent: writing %s failed: %s\n",
 				o->output, strerror(-rc));
 			status = 1;
 		}

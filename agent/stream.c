@@ -196,15 +196,8 @@ static int encode(struct pla_stream *s, const struct pl_msg *m)
 			return rc;
 		rc = pl_msg_encode(&s->enc.w, m);
 	}
-	if (rc == -ENOBUFS && m != s->lost_msg) {
-		/* larger than an empty block: it can never go out.  Senders size
-		 * their frames to fit (PLA_CHUNK_MAX), so this is a bug, and it
-		 * is reported, never silent */
-		s->lost_msg->type = PL_MSG_LOST;
-		s->lost_msg->u.lost = (struct pl_msg_lost){ PL_LOST_OVERSIZE, 0, pla_now_ns(), 1 };
-		encode(s, s->lost_msg);
-		return -EMSGSIZE;
-	}
+	if (rc == -ENOBUFS)
+		return -EMSGSIZE; /* larger than an empty block (stream.h): never sent */
 	if (rc < 0)
 		return rc;
 	if (s->frames_in_block++ == 0 && !s->nrows)

@@ -90,8 +90,9 @@ struct pla_stream {
 
 /* The largest FILE_CHUNK payload a sender puts in one frame: half of the
  * smallest block a session uses (128 KiB), so that a chunk with its frame
- * header always fits a block.  A frame larger than an empty block is
- * refused with -EMSGSIZE and reported as LOST(OVERSIZE). */
+ * header always fits a block (as does the largest SAMPLE: session.c
+ * asserts both).  A frame larger than an empty block would be refused
+ * with -EMSGSIZE. */
 #define PLA_CHUNK_MAX (64u * 1024)
 
 /* queue_cap: bytes of send queue for a socket (ignored for files). */

@@ -1,0 +1,222 @@
+/* attach-test.c — attaching (--pid) to a process with hundreds of busy
+ * threads, on the real kernel: the agent raises its descriptor limit (one
+ * event per thread, CPU and event, as perf record -p), records as many
+ * cpu-clock samples as `perf record -p` over the same time with none of
+ * them unknown, and when the hard limit is too low it says so (ulimit -n)
+ * instead of blaming a missing tracepoint.  Prints how long the session
+ * took; asserts no timing.
+ *
+ * PL_AGENT tests another agent binary (the static musl one). */
+#include <limits.h>
+#include <dirent.h>
+#include <sys/resource.h>
+
+#include "pl-test-agent.h"
+
+#define NTHREADS 300
+
+static char agent[PATH_MAX + 32], perflens[PATH_MAX + 32], threads[PATH_MAX + 32];
+static char tmpdir[256];
+
+static void need_perf(void)
+{
+	char dir[PATH_MAX], out[16384];
+	pl_agent_paths(dir, agent, sizeof(agent), tmpdir, sizeof(tmpdir), "pl-attach-test");
+	snprintf(perflens, sizeof(perflens), "%s/perflens", dir);
+	snprintf(threads, sizeof(threads), "%s/workloads/threads", dir);
+	char *argv[] = { agent, "--probe", NULL };
+	if (pl_run_capture(argv, out, sizeof(out), 20000) != 0)
+		PL_SKIP("perf events unavailable on this machine (see perflens-agent --probe)");
+}
+
+static size_t slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	return n;
+}
+
+static int count_tasks(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	int n = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* The workload, all its threads running. */
+static pid_t start_threads(void)
+{
+	char log[300], n[16];
+	snprintf(log, sizeof(log), "%s/threads.log", tmpdir);
+	snprintf(n, sizeof(n), "%d", NTHREADS);
+	char *argv[] = { threads, n, "120", NULL };
+	pid_t pid = pl_spawn(argv, log);
+	PL_CHECK(pid > 0);
+	uint64_t end = pl_ms_now() + 60000;
+	while (count_tasks(pid) < NTHREADS + 1 && pl_ms_now() < end)
+		usleep(50000);
+	PL_CHECKF(count_tasks(pid) >= NTHREADS + 1, "%d threads", count_tasks(pid));
+	return pid;
+}
+
+/* Runs the agent (argv[0] set here) with stderr into log and the given
+ * RLIMIT_NOFILE (0: unchanged).  Returns the exit status or -1. */
+static int run_agent(char **argv, const char *log, rlim_t soft, rlim_t hard)
+{
+	argv[0] = agent;
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 2);
+		if (soft) {
+			struct rlimit r = { soft, hard };
+			setrlimit(RLIMIT_NOFILE, &r);
+		}
+		setpgid(0, 0);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	PL_CHECK(pid > 0);
+	pl_spawned[pl_nspawned++] = pid;
+	int st = pl_wait(pid, 300000);
+	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Sampled-event samples in the session's 3 s: from its start (SESSION,
+ * when every thread's events are open; the first threads' start during
+ * the opening) */
+struct window {
+	uint32_t sampled; /* bit e: event e is a sampled one */
+	uint64_t start;
+	long n, all;
+};
+static void in_window(const struct pl_msg *m, void *user)
+{
+	struct window *w = user;
+	if (m->type == PL_MSG_SESSION)
+		w->start = m->u.session.start_ns;
+	if (m->type == PL_MSG_EVENT_DESC && m->u.event_desc.role == PL_ROLE_SAMPLED &&
+	    m->u.event_desc.index < 32)
+		w->sampled |= 1u << m->u.event_desc.index;
+	if (m->type != PL_MSG_SAMPLE || m->u.sample.event >= 32 ||
+	    !(w->sampled >> m->u.sample.event & 1))
+		return;
+	w->all++;
+	w->n += m->u.sample.time >= w->start && m->u.sample.time < w->start + 3000000000ull;
+}
+
+/* perf record -p for 3 s, started next to the agent so that both see the
+ * same load of a shared machine */
+static pid_t start_perf(pid_t pid)
+{
+	char cmd[PATH_MAX + 300];
+	snprintf(cmd, sizeof(cmd),
+		 "exec perf record -q -e cpu-clock -F 99 -p %d -o %s/perf.data -- sleep 3 "
+		 ">/dev/null 2>&1",
+		 (int)pid, tmpdir);
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	return pl_spawn(argv, NULL);
+}
+
+/* Its samples within 3 s of its first (every thread's events are enabled
+ * at once, before its 3 s start); -1 when perf is not here. */
+static long perf_samples(pid_t perf)
+{
+	char cmd[PATH_MAX + 300], line[256];
+	int st = pl_wait(perf, 300000);
+	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return -1;
+	snprintf(cmd, sizeof(cmd), "perf script -F time -i %s/perf.data 2>/dev/null", tmpdir);
+	FILE *p = popen(cmd, "r");
+	static double t[200000];
+	long n = 0;
+	while (p && n < 200000 && fgets(line, sizeof(line), p))
+		if (sscanf(line, " %lf:", &t[n]) == 1)
+			n++;
+	st = p ? pclose(p) : -1;
+	if (st != 0 && n == 0)
+		return -1;
+	double first = 1e300;
+	for (long i = 0; i < n; i++)
+		first = t[i] < first ? t[i] : first;
+	long in = 0;
+	for (long i = 0; i < n; i++)
+		in += t[i] < first + 3.0;
+	return in;
+}
+
+static void many_threads_attach(void)
+{
+	need_perf();
+	pid_t pid = start_threads();
+	char cap[300], log[300], text[65536], spid[16];
+	snprintf(cap, sizeof(cap), "%s/attach.plens", tmpdir);
+	snprintf(log, sizeof(log), "%s/attach.log", tmpdir);
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	/* a low soft limit, as many shells have (1024): the agent raises it
+	 * to the hard limit, which must be enough here */
+	struct rlimit r;
+	getrlimit(RLIMIT_NOFILE, &r);
+	if (r.rlim_max < 8 * NTHREADS + 256)
+		PL_SKIP("the hard descriptor limit (%llu) is below what %d threads need: not root",
+			(unsigned long long)r.rlim_max, NTHREADS);
+	char *argv[] = { NULL,		"--output", cap,  "--pid",    spid, "--duration", "3",
+			 "--event",	"cpu-clock", "--frequency", "99", "--callgraph", "fp",
+			 NULL };
+	pid_t perf = start_perf(pid);
+	uint64_t t0 = pl_ms_now();
+	int st = run_agent(argv, log, 256, r.rlim_max);
+	uint64_t took = pl_ms_now() - t0;
+	slurp(log, text, sizeof(text));
+	PL_CHECKF(st == 0, "agent exit status %d: %s", st, text);
+	PL_CHECKF(!strstr(text, "tracepoint"), "%s", text);
+	struct window w = { 0 };
+	char err[256];
+	PL_CHECKF(pl_capture_each(cap, in_window, &w, err, sizeof(err)) > 0, "%s", err);
+	PL_CHECKF(w.all > 0, "no cpu-clock samples");
+
+	long nperf = perf_samples(perf);
+	printf("# attach to %d threads, --duration 3: the agent took %.1f s, %ld cpu-clock "
+	       "samples in 3 s (%ld in all); perf record -p: %ld in 3 s\n",
+	       NTHREADS, (double)took / 1000, w.n, w.all, nperf);
+	if (nperf >= 0)
+		/* a little slack: both count the same kernel timers at the same
+		 * time, but their 3 s do not start at the same moment */
+		PL_CHECKF(w.n * 10 >= nperf * 9, "%ld samples, perf record -p %ld", w.n, nperf);
+
+	if (access(perflens, X_OK) != 0)
+		PL_SKIP("no viewer build (%s): make", perflens);
+	char *rargv[] = { perflens, "report", cap, "--fail-if=[unknown]>0%",
+			  "--fail-if=spin_leaf<90%", NULL };
+	st = pl_run_capture(rargv, text, sizeof(text), 120000);
+	PL_CHECKF(st == 0, "perflens report exit %d:\n%s", st, text);
+}
+
+/* A hard limit too low for every thread: the agent says what to do. */
+static void descriptor_limit_explained(void)
+{
+	need_perf();
+	pid_t pid = start_threads();
+	char cap[300], log[300], text[65536], spid[16];
+	snprintf(cap, sizeof(cap), "%s/limit.plens", tmpdir);
+	snprintf(log, sizeof(log), "%s/limit.log", tmpdir);
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	char *argv[] = { NULL, "--output", cap, "--pid", spid, "--duration", "1", NULL };
+	int st = run_agent(argv, log, 128, 128);
+	slurp(log, text, sizeof(text));
+	PL_CHECKF(st > 0, "agent exit status %d with 128 descriptors for %d threads: %s", st,
+		  NTHREADS, text);
+	PL_CHECKF(strstr(text, "ulimit -n") && !strstr(text, "tracepoint"), "%s", text);
+}
+
+PL_TEST_MAIN(PL_CASE(many_threads_attach), PL_CASE(descriptor_limit_explained))
