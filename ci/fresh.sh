@@ -203,10 +203,12 @@ say "base: $base ($base_how)"
 scratch=${PL_FRESH_DIR:-/var/tmp}
 mkdir -p "$scratch"
 root=$(mktemp -d "$scratch/perflens-fresh.XXXXXX")
+done=0
 logdir=$(dirname "${PL_FRESH_LOG:-$top/build/fresh/check.log}")
 cleanup() {
 	local rc=$? m d n
 	trap - EXIT INT TERM
+	[ "$done" = 1 ] || say "interrupted after $(fmt $((SECONDS - t0))) (exit $rc); cleaning up"
 	# anything still running inside the root keeps its mount namespace
 	# alive: stopped, so the namespace and the directory can go
 	stop_leftovers "$root"
@@ -224,11 +226,7 @@ cleanup() {
 			n=$(basename "$(dirname "$d")")
 			rm -rf "$logdir/$n-test-logs"; cp -r "$d" "$logdir/$n-test-logs"
 		done
-		if [ "$keep" = 1 ]; then
-			say "root kept (unmounted): $root"
-		else
-			rm -rf --one-file-system "$root"
-		fi
+		[ "$keep" = 1 ] || rm -rf --one-file-system "$root"
 	fi
 	exit "$rc"
 }
@@ -275,6 +273,7 @@ t_check=$((SECONDS - t_check0))
 last=$(grep -v '^$' "$log" | tail -n1)
 {
 	echo "check-fresh: base $base_how, setup $(fmt "$t_setup"), make check $(fmt "$t_check"), total $(fmt $((SECONDS - t0))); make check exited $rc; log $log"
+	[ "$keep" = 1 ] && echo "check-fresh: the root is kept, unmounted: $root"
 	if [[ "$last" =~ ^[0-9]+\ passed,\ [0-9]+\ failed ]]; then
 		echo "$last"
 	else
@@ -282,4 +281,5 @@ last=$(grep -v '^$' "$log" | tail -n1)
 		echo "0 passed, 1 failed, 0 skipped"
 	fi
 } | tee -a "$log"
+done=1
 exit "$rc"
