@@ -23,9 +23,10 @@
 # run builds and fetches all of it, as a fresh machine does.  Only committed
 # work is tested (a warning says so when the tree is dirty).
 #
-# Output goes to the terminal and to build/fresh/check.log (PL_FRESH_LOG);
-# the last line is make check's own "N passed, N failed, N skipped", the one
-# before it the durations.  Exit status: make check's.  Every mount lives in
+# Output goes to the terminal and to build/fresh/check.log (PL_FRESH_LOG),
+# the per-test logs to build/fresh/*-test-logs/; the last line is make
+# check's own "N passed, N failed, N skipped", the one before it the
+# durations.  Exit status: make check's.  Every mount lives in
 # a private mount namespace, so none outlives the run even if it is killed;
 # the trap also unmounts and stops whatever the run left inside the root.
 set -euo pipefail
@@ -270,12 +271,15 @@ rc=$?
 set -e
 t_check=$((SECONDS - t_check0))
 
+# make check's closing line is test/run.sh's; make's own "Error" line may
+# follow it when something failed.
+closing=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1 || true)
 last=$(grep -v '^$' "$log" | tail -n1)
 {
 	echo "check-fresh: base $base_how, setup $(fmt "$t_setup"), make check $(fmt "$t_check"), total $(fmt $((SECONDS - t0))); make check exited $rc; log $log"
 	[ "$keep" = 1 ] && echo "check-fresh: the root is kept, unmounted: $root"
-	if [[ "$last" =~ ^[0-9]+\ passed,\ [0-9]+\ failed ]]; then
-		echo "$last"
+	if [ -n "$closing" ]; then
+		echo "$closing"
 	else
 		echo "make check stopped before its closing line; its last line: $last"
 		echo "0 passed, 1 failed, 0 skipped"
