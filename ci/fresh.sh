@@ -24,7 +24,7 @@
 # work is tested (a warning says so when the tree is dirty).
 #
 # Output goes to the terminal and to build/fresh/check.log (PL_FRESH_LOG),
-# the per-test logs to build/fresh/*-test-logs/; the last line is make
+# the per-test logs to build/fresh/check-logs/BUILD/; the last line is make
 # check's own "N passed, N failed, N skipped", the one before it the
 # durations.  Exit status: make check's.  Every mount lives in
 # a private mount namespace, so none outlives the run even if it is killed;
@@ -205,7 +205,7 @@ scratch=${PL_FRESH_DIR:-/var/tmp}
 mkdir -p "$scratch"
 root=$(mktemp -d "$scratch/perflens-fresh.XXXXXX")
 done=0
-logdir=$(dirname "${PL_FRESH_LOG:-$top/build/fresh/check.log}")
+log=${PL_FRESH_LOG:-$top/build/fresh/check.log}
 cleanup() {
 	local rc=$? m d n
 	trap - EXIT INT TERM
@@ -221,11 +221,12 @@ cleanup() {
 	if awk -v r="$root" '$5 == r || index($5, r "/") == 1 { f = 1 } END { exit !f }' /proc/self/mountinfo; then
 		say "mounts remain under $root: left in place"
 	else
-		# the per-test logs outlive the root
+		# the per-test logs outlive the root, beside the run's log
 		for d in "$root"/src/perflens/build*/test-logs; do
 			[ -d "$d" ] || continue
 			n=$(basename "$(dirname "$d")")
-			rm -rf "$logdir/$n-test-logs"; cp -r "$d" "$logdir/$n-test-logs"
+			rm -rf "${log%.log}-logs/$n"; mkdir -p "${log%.log}-logs"
+			cp -r "$d" "${log%.log}-logs/$n"
 		done
 		[ "$keep" = 1 ] || rm -rf --one-file-system "$root"
 	fi
@@ -254,8 +255,7 @@ git -C "$root/src/perflens" checkout -q --detach "$head"
 # so it is not copied.
 t_setup=$((SECONDS - t_setup0))
 
-log=${PL_FRESH_LOG:-$top/build/fresh/check.log}
-mkdir -p "$logdir"
+mkdir -p "$(dirname "$log")"
 {
 	echo "== ci/fresh.sh $(date -u +%FT%TZ): make check of $(git rev-parse --short HEAD) in a fresh bookworm root"
 	echo "== base $(basename "$base") ($base_how), root $root"
