@@ -2,6 +2,7 @@
 #
 #   make            build the host agent and the viewer (build/)
 #   make check      install what is missing, build, run every test
+#   make check-fresh   make check of HEAD in a fresh Debian 12 root (root)
 #   make demo       install what is missing, build, profile a sample workload
 #   make agents     static musl agents for the five targets (dist/)
 #   make fuzz       long fuzzing runs;  make bench   benchmarks
@@ -33,7 +34,7 @@ UNIT_TESTS := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/*-te
 TOOLS := $(BUILD)/tools/pl-dump
 WORKLOADS := $(patsubst test/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test/workloads/*.c))
 
-.PHONY: all check check-deps demo agents dist fuzz bench clean install reliability
+.PHONY: all check check-fresh check-deps demo agents dist fuzz bench clean install reliability
 all: $(BUILD)/perflens-agent $(UNIT_TESTS) $(WORKLOADS) $(TOOLS) viewer
 
 $(BUILD)/%.o: %.c
@@ -95,6 +96,11 @@ check: check-deps
 	$(MAKE) SAN=1 all
 	ci/agents.sh
 	test/run.sh build build-san
+
+# make check of a clean clone of HEAD in a fresh Debian 12 root, as a new
+# machine runs it (ci/fresh.sh; FRESH_FLAGS=--keep / --shell)
+check-fresh:
+	ci/fresh.sh $(FRESH_FLAGS)
 
 demo: check-deps all
 	ci/demo.sh $(BUILD)
