@@ -438,9 +438,15 @@ static pid_t spawn_held(char *const *argv, int stdout_taken, int *go_fd, int *er
 		/* The command runs as it would without the agent: the agent
 		 * ignores SIGPIPE (a viewer hanging up must not kill it) and
 		 * catches SIGTERM, and an ignored signal or the mask survive
-		 * exec; so `yes | head -1` would complain of a broken pipe. */
-		for (int sig = 1; sig < NSIG; sig++)
-			signal(sig, SIG_DFL);
+		 * exec; so `yes | head -1` would complain of a broken pipe.
+		 * The raw call: libc refuses the signals it reserves for
+		 * itself (32-34), which a parent may have left ignored too
+		 * (seen: 32 and 33 under a test harness).  An all-zero kernel
+		 * sigaction is SIG_DFL with no flags on every target; 32
+		 * bytes cover its largest layout. */
+		static uint64_t dfl[4]; /* .bss: no bytes in the file */
+		for (int sig = 1; sig <= 64; sig++)
+			syscall(SYS_rt_sigaction, sig, dfl, NULL, 8);
 		uint64_t none = 0; /* the raw call: libc's costs the size budget 100 bytes */
 		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
 		if (stdout_taken)
