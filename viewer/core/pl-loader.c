@@ -16,7 +16,7 @@ typedef struct {
 	gboolean kallsyms_done;
 	PlUnwindAhead *ahead;  /* perf.data: DWARF stacks unwound on a second core */
 	gboolean ahead_attached;
-	gboolean this_host;    /* a perf.data recorded here: its pids are this machine's */
+	gboolean this_host;    /* recorded here: its pids are this machine's */
 	GHashTable *perf_maps; /* pids with anonymous code: their /tmp/perf-PID.map goes
 				* to the model at the end */
 	gsize n;
@@ -102,7 +102,8 @@ static gboolean has_kernel_frames(const struct pl_msg_sample *s)
 
 /* perf report names JIT code from /tmp/perf-PID.map, which the JIT (node
  * --perf-basic-prof, a JVM's perf-map-agent, …) writes on the machine it
- * runs on.  For a perf.data recorded here, the processes with anonymous
+ * runs on.  For a recording made here (perf.data, or an agent's capture
+ * for the processes whose map it did not send), the processes with anonymous
  * code mappings are noted, and their maps fed to the model at the end, as
  * the agent sends them: after every record, so that no exec COMM still
  * held for reordering drops the map (the model then names the addresses
@@ -111,7 +112,8 @@ static void note_anon_code(Loader *l, const struct pl_msg_mmap *mm)
 {
 	const char *f = mm->filename.p;
 	gsize n = mm->filename.len;
-	if ((n >= 6 && !memcmp(f, "//anon", 6)) || (n >= 7 && !memcmp(f, "/memfd:", 7)) ||
+	/* an agent's /proc snapshot names anonymous code "" */
+	if (n == 0 || (n >= 6 && !memcmp(f, "//anon", 6)) || (n >= 7 && !memcmp(f, "/memfd:", 7)) ||
 	    (n >= 5 && !memcmp(f, "[anon", 5))) {
 		if (!l->perf_maps)
 			l->perf_maps = g_hash_table_new(NULL, NULL);
@@ -185,10 +187,19 @@ static gboolean load_one(const struct pl_msg *m, gpointer data)
 						: NULL;
 		start(l, host);
 	}
-	if (m->type == PL_MSG_HELLO && l->perf_data)
-		l->local = l->this_host = hello_is_local(&m->u.hello);
+	if (m->type == PL_MSG_HELLO) {
+		l->this_host = hello_is_local(&m->u.hello);
+		if (l->perf_data)
+			l->local = l->this_host; /* an agent sends its own kallsyms */
+	}
 	if (m->type == PL_MSG_MMAP && l->this_host)
 		note_anon_code(l, &m->u.mmap);
+	/* an agent sends the map of the process it followed; with --all
+	 * (or a child of the command) the others are this machine's files,
+	 * read at the end as for a perf.data recorded here */
+	if (m->type == PL_MSG_FILE_CHUNK && l->perf_maps &&
+	    m->u.chunk.kind == PL_CHUNK_PERF_MAP)
+		g_hash_table_remove(l->perf_maps, GUINT_TO_POINTER(m->u.chunk.pid));
 	/* before the sample is ingested (it is held back for reordering,
 	 * symbolized later: the table is there by then either way) */
 	if (m->type == PL_MSG_SAMPLE && l->local && !l->kallsyms_done &&
