@@ -135,6 +135,18 @@ static inline void pl_kill(pid_t pid)
 	}
 }
 
+/* The file at path into buf as a string (at most len - 1 bytes; "" when it
+ * cannot be read); its length. */
+static inline size_t pl_slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	return n;
+}
+
 /* Runs argv with stdout+stderr captured into out (NUL-terminated, the rest
  * drained and dropped so the child never blocks on a full pipe).  Returns
  * the exit status, or -1 if it did not exit within timeout_ms (killed). */

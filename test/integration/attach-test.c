@@ -31,16 +31,6 @@ static void need_perf(void)
 	pl_need_kernel_perf();
 }
 
-static size_t slurp(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "rb");
-	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[n] = 0;
-	return n;
-}
-
 static int count_tasks(pid_t pid)
 {
 	char path[64];
@@ -182,7 +172,7 @@ static void many_threads_attach(void)
 	uint64_t t0 = pl_ms_now();
 	int st = run_agent(argv, log, 256, r.rlim_max);
 	uint64_t took = pl_ms_now() - t0;
-	slurp(log, text, sizeof(text));
+	pl_slurp(log, text, sizeof(text));
 	PL_CHECKF(st == 0, "agent exit status %d: %s", st, text);
 	PL_CHECKF(!strstr(text, "tracepoint"), "%s", text);
 	static struct window w;
@@ -241,7 +231,7 @@ static void descriptor_limit_explained(void)
 	snprintf(spid, sizeof(spid), "%d", (int)pid);
 	char *argv[] = { NULL, "--output", cap, "--pid", spid, "--duration", "1", NULL };
 	int st = run_agent(argv, log, 128, 128);
-	slurp(log, text, sizeof(text));
+	pl_slurp(log, text, sizeof(text));
 	PL_CHECKF(st > 0, "agent exit status %d with 128 descriptors for %d threads: %s", st,
 		  NTHREADS, text);
 	PL_CHECKF(strstr(text, "ulimit -n") && !strstr(text, "tracepoint"), "%s", text);

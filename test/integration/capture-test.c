@@ -30,16 +30,6 @@ static void need_perf(void)
 }
 
 /* Reads a whole small file (NUL-terminated) into buf; returns its length. */
-static size_t slurp(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "rb");
-	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[n] = 0;
-	return n;
-}
-
 /* Runs the agent with argv[1..] (argv[0] is set here), stderr into log;
  * fsize: RLIMIT_FSIZE for the agent (0: none), with SIGXFSZ ignored so
  * that an oversized write fails with EFBIG as on a full disk.  Returns
@@ -115,7 +105,7 @@ static void kallsyms_whole_kernel_frames_named(void)
 			 ofarg, "bs=64k", "count=6000", NULL };
 	int st = run_agent(argv, log, 0, 120000);
 	unlink(of);
-	slurp(log, rep, sizeof(rep));
+	pl_slurp(log, rep, sizeof(rep));
 	PL_CHECKF(st == 0, "agent exit status %d: %s", st, rep);
 	struct chunks k = { 0 };
 	char err[256];
@@ -148,7 +138,7 @@ static void full_device_fails(void)
 	char *argv[] = { NULL, "--output", "/dev/full", "--", "sleep", "5", NULL };
 	uint64_t t0 = pl_ms_now();
 	int st = run_agent(argv, log, 0, 60000);
-	slurp(log, text, sizeof(text));
+	pl_slurp(log, text, sizeof(text));
 	PL_CHECKF(st > 0, "agent exit status %d writing to /dev/full: %s", st, text);
 	PL_CHECKF(strstr(text, "/dev/full") && strstr(text, strerror(ENOSPC)), "%s", text);
 	/* refused before the command ran (it would have taken 5 s) */
@@ -183,7 +173,7 @@ static void last_writes_fail(void)
 	snprintf(log, sizeof(log), "%s/short.log", tmpdir);
 	char *argv[] = { NULL, "--output", cap, "--no-counters", "--", "true", NULL };
 	int st = run_agent(argv, log, 0, 60000);
-	slurp(log, text, sizeof(text));
+	pl_slurp(log, text, sizeof(text));
 	PL_CHECKF(st == 0, "agent exit status %d: %s", st, text);
 	long len = 0, last = last_block(cap, &len);
 	PL_CHECKF(last > 0 && len > 8, "no blocks in %s", cap);
@@ -191,7 +181,7 @@ static void last_writes_fail(void)
 	 * (the one with END): every write before it fits, the last ones do
 	 * not. */
 	st = run_agent(argv, log, (rlim_t)(last + len / 2), 60000);
-	slurp(log, text, sizeof(text));
+	pl_slurp(log, text, sizeof(text));
 	PL_CHECKF(st > 0, "agent exit status %d with its END unwritten: %s", st, text);
 	PL_CHECKF(strstr(text, cap) && strstr(text, "failed"), "%s", text);
 }

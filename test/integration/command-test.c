@@ -25,16 +25,6 @@ static void need_perf(void)
 	pl_need_kernel_perf();
 }
 
-static size_t slurp(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "rb");
-	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[n] = 0;
-	return n;
-}
-
 /* Runs the agent with argv (argv[0] set here), stdout into out, stderr into
  * log.  The agent itself starts with SIGHUP ignored and SIGUSR1 blocked,
  * as under nohup or a job control shell, and with signal 33 ignored (one
@@ -77,10 +67,10 @@ static void broken_pipe_kills_quietly(void)
 	snprintf(log, sizeof(log), "%s/pipe.log", tmpdir);
 	char *argv[] = { NULL, "--output", cap, "--", "sh", "-c", "yes | head -1", NULL };
 	int st = run_agent(argv, out, log);
-	slurp(log, text, sizeof(text));
+	pl_slurp(log, text, sizeof(text));
 	PL_CHECKF(st == 0, "agent exit status %d: %s", st, text);
 	PL_CHECKF(!strstr(text, "Broken pipe"), "%s", text);
-	slurp(out, text, sizeof(text));
+	pl_slurp(out, text, sizeof(text));
 	PL_CHECKF(!strcmp(text, "y\n"), "the command wrote '%s'", text);
 }
 
@@ -95,7 +85,7 @@ static void signals_reset_before_exec(void)
 	char *argv[] = { NULL, "--output", cap, "--", "grep", "-E", "^Sig(Ign|Blk):",
 			 "/proc/self/status", NULL };
 	int st = run_agent(argv, out, log);
-	slurp(out, text, sizeof(text));
+	pl_slurp(out, text, sizeof(text));
 	PL_CHECKF(st == 0, "agent exit status %d: %s", st, text);
 	PL_CHECKF(strstr(text, "SigBlk:\t0000000000000000\n"), "signals blocked: %s", text);
 	PL_CHECKF(strstr(text, "SigIgn:\t0000000000000000\n"), "signals ignored: %s", text);
@@ -119,14 +109,14 @@ static void stdout_capture_stays_clean(void)
 	snprintf(log, sizeof(log), "%s/stdout.log", tmpdir);
 	char *argv[] = { NULL, "--output", "-", "--", "echo", "hello-from-the-command", NULL };
 	int st = run_agent(argv, cap, log);
-	slurp(log, text, sizeof(text));
+	pl_slurp(log, text, sizeof(text));
 	PL_CHECKF(st == 0, "agent exit status %d: %s", st, text);
 	PL_CHECKF(strstr(text, "hello-from-the-command\n"), "not on stderr: %s", text);
 	struct ends e = { 0 };
 	PL_CHECKF(pl_capture_each(cap, count_ends, &e, err, sizeof(err)) > 0, "%s", err);
 	PL_CHECKF(e.ends == 1, "%d END frames", e.ends);
 	static char whole[4 << 20];
-	size_t n = slurp(cap, whole, sizeof(whole));
+	size_t n = pl_slurp(cap, whole, sizeof(whole));
 	PL_CHECKF(n > 16 && !memmem(whole, n, "hello-from", 10), "the command wrote into the capture");
 }
 
