@@ -14,6 +14,10 @@
 #   /burn       frame pointers kept       (fp mode)
 #   /burn-nofp  -fomit-frame-pointer      (dwarf mode)
 #   /burn-lib   hot path in /lib/libboardhot.so, no frame pointers
+# and, fully static against musl with this project's own toolchain
+# (toolchains/cc.sh: clang, lld, unstripped), as Buildroot, Alpine and
+# single-binary firmware boards run their programs:
+#   /burn-musl  frame pointers kept, ARM mode on armhf
 # The guest keeps the libraries at /lib, where Debian's cross sysroot
 # (/usr/<triplet>/lib) keeps them too, so that sysroot symbolizes the guest.
 set -euo pipefail
@@ -28,6 +32,7 @@ arm64) cc=aarch64-linux-gnu-gcc agent=aarch64 cflags= ;;
 armhf) cc=arm-linux-gnueabihf-gcc agent=armv7l cflags=-marm ;;
 *) echo "mkinitramfs.sh: unknown arch $arch" >&2; exit 2 ;;
 esac
+tcarch=$agent   # toolchains/cc.sh names the targets as the agents do
 agent=$top/dist/perflens-agent-$agent
 
 root=$out/root
@@ -43,6 +48,11 @@ $cc $base -DBURN_HOT_ONLY -fomit-frame-pointer -fPIC -shared -Wl,-soname,libboar
 	-o "$root/lib/libboardhot.so" "$src"
 $cc $base -DBURN_LFIND -DBURN_HOT_EXTERN -fomit-frame-pointer -o "$root/burn-lib" "$src" \
 	-L"$root/lib" -lboardhot
+# lld packs the text segment into a file page it shares with .rodata, so
+# the mapping of the code starts below its PT_LOAD: the viewer must take
+# the load bias from that segment (a wrong one named other functions).
+PERFLENS_STRIP=0 "$top/toolchains/cc.sh" "$tcarch" -O1 -g -pthread -Wall -Werror -DBURN_LFIND \
+	-fno-omit-frame-pointer $cflags -o "$root/burn-musl" "$src"
 
 # the cross libc the workloads were linked against, and its loader
 interp=$(readelf -l "$root/burn" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')

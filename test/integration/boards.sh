@@ -3,7 +3,8 @@
 # Debian's arm64 kernel under qemu-system-aarch64 and the armmp kernel under
 # qemu-system-arm, each with the static agent and a cross-built workload in
 # its initramfs; the host's `perflens record` profiles the workload through
-# a forwarded port in fp and dwarf mode, `perflens report`/`export`
+# a forwarded port in fp and dwarf mode (and a fully static musl build of
+# it in fp mode), `perflens report`/`export`
 # symbolize with Debian's cross sysroot, and the figures go to
 # docs/boards-results.md.
 #
@@ -43,6 +44,7 @@ if [ -n "${PL_AGENTS_DIR:-}" ]; then
 	ln -s "$agents" "$shadow/dist"
 	ln -s "$here" "$shadow/test/boards"
 	ln -s "$top/test/workloads" "$shadow/test/workloads"
+	ln -s "$top/toolchains" "$shadow/toolchains"
 	mkinitramfs=$shadow/test/boards/mkinitramfs.sh
 fi
 hz=${PL_BOARD_HZ:-1000}
@@ -151,11 +153,13 @@ board() {
 	# The records wait for that connection: the agent serves one viewer.
 	wait "$pspid"; local psrc=$?
 	local mode prog cg f secs_run rec rep col boot_s="" first_ms=""
-	for mode in fp dwarf lib; do
+	for mode in fp dwarf lib musl; do
 		case "$mode" in
 		fp) prog=/burn cg=fp f=$hz secs_run=3 ;;
 		dwarf) prog=/burn-nofp cg=dwarf f=$dwarf_hz secs_run=8 ;;
 		lib) prog=/burn-lib cg=dwarf f=$dwarf_hz secs_run=8 ;;
+		# static musl (toolchains/cc.sh): named from the binary alone
+		musl) prog=/burn-musl cg=fp f=$hz secs_run=3 ;;
 		esac
 		rec=$out/$mode.plens
 		rm -f "$rec"
