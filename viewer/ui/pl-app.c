@@ -1,14 +1,14 @@
 /* pl-app.c — the GtkApplication: windows, shortcuts, theme (see pl-ui.h). */
+#include <dlfcn.h>
 #include <gtk/gtk.h>
 #include <string.h>
 
 #include "pl-abi.h"
-#include "pl-ui-script.h"
+#include "pl-ui-test-hook.h"
 #include "pl-ui.h"
 #include "pl-window.h"
 
 typedef struct {
-	char *script;
 	char *connect;
 } AppOptions;
 
@@ -121,8 +121,6 @@ static PlWindow *new_window(GApplication *app)
 		PlConnectView *cv = pl_window_get_connect_view(w);
 		pl_connect_view_connect(cv, opts.connect, g_getenv("PERFLENS_TOKEN"));
 	}
-	if (opts.script)
-		pl_ui_script_start(w, opts.script);
 	return w;
 }
 
@@ -143,15 +141,46 @@ static void on_open(GApplication *app, GFile **files, gint n, const char *hint, 
 
 const char pl_ui_abi[] = PL_VIEWER_ABI;
 
+/* PERFLENS_UI_TEST_MODULE=PATH (pl-ui-test-hook.h): the UI tests load
+ * their scripted driver into the app through this hook, so that the
+ * driver, its command language and its checks live in a test-only module
+ * and what ships holds none of them.  The hook knows no script and runs
+ * nothing of its own; without the variable it does nothing, and the code
+ * it loads is named by the environment, which LD_PRELOAD already lets
+ * whoever sets it run.  False (with the reason on stderr) when the
+ * variable is set but the module cannot be attached. */
+static gboolean attach_test_module(GtkApplication *app, PlUiTestFinish *finish)
+{
+	const char *path = g_getenv(PL_UI_TEST_MODULE_ENV);
+	*finish = NULL;
+	if (!path)
+		return TRUE;
+	/* never dlclose'd: it registers signal handlers, and GLib types */
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *why = dlerror();
+		g_printerr("perflens: %s=%s does not load: %s\n", PL_UI_TEST_MODULE_ENV, path,
+			   why ? why : "?");
+		return FALSE;
+	}
+	/* typeof: the prototype stays pl-ui-test-hook.h's */
+	__typeof__(pl_ui_test_attach) *attach =
+		(__typeof__(pl_ui_test_attach) *)dlsym(h, "pl_ui_test_attach");
+	if (!attach) {
+		g_printerr("perflens: %s=%s has no pl_ui_test_attach\n", PL_UI_TEST_MODULE_ENV, path);
+		return FALSE;
+	}
+	*finish = attach(app);
+	return TRUE;
+}
+
 int pl_ui_run(int argc, char **argv)
 {
 	/* Our own options first; the rest (files, GApplication's) pass on. */
 	g_autoptr(GPtrArray) rest = g_ptr_array_new();
 	g_ptr_array_add(rest, argc > 0 ? argv[0] : "perflens");
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--script") && i + 1 < argc)
-			opts.script = g_strdup(argv[++i]);
-		else if (!strcmp(argv[i], "--connect") && i + 1 < argc)
+		if (!strcmp(argv[i], "--connect") && i + 1 < argc)
 			opts.connect = g_strdup(argv[++i]);
 		else if (i == 1 && !strcmp(argv[i], "open"))
 			continue; /* "perflens open FILE" */
@@ -159,8 +188,6 @@ int pl_ui_run(int argc, char **argv)
 			g_ptr_array_add(rest, argv[i]);
 	}
 	g_ptr_array_add(rest, NULL);
-	if (!opts.script)
-		opts.script = g_strdup(g_getenv("PERFLENS_UI_SCRIPT"));
 
 	g_set_application_name("PerfLens");
 	/* non-unique: a second `perflens FILE` is its own process, so a script
@@ -173,10 +200,14 @@ int pl_ui_run(int argc, char **argv)
 	g_signal_connect(app, "startup", G_CALLBACK(on_startup), NULL);
 	g_signal_connect(app, "activate", G_CALLBACK(on_activate), NULL);
 	g_signal_connect(app, "open", G_CALLBACK(on_open), NULL);
-	int rc = g_application_run(G_APPLICATION(app), (int)rest->len - 1, (char **)rest->pdata);
-	rc = pl_ui_script_exit_status(rc);
+	PlUiTestFinish test_finish = NULL;
+	int rc = 2; /* as perflens's other failures to start the app (viewer/cli/app.c) */
+	if (attach_test_module(app, &test_finish)) {
+		rc = g_application_run(G_APPLICATION(app), (int)rest->len - 1, (char **)rest->pdata);
+		if (test_finish)
+			rc = test_finish(rc);
+	}
 	g_object_unref(app);
-	g_clear_pointer(&opts.script, g_free);
 	g_clear_pointer(&opts.connect, g_free);
 	return rc;
 }

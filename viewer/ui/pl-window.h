@@ -54,7 +54,7 @@ gboolean pl_window_is_diff_loading(PlWindow *self);
 const char *pl_window_get_diff_error(PlWindow *self);
 void pl_window_set_filter(PlWindow *self, guint32 tid, guint64 t0, guint64 t1);
 
-/* State, for the scripted driver (pl-ui-script.c) and tests. */
+/* State, for the UI tests (their scripted driver, tests/pl-ui-script.c). */
 gboolean pl_window_is_loading(PlWindow *self);
 const char *pl_window_get_load_error(PlWindow *self);
 PlProfile *pl_window_get_profile(PlWindow *self);

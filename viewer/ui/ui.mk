@@ -4,7 +4,9 @@
 # Defines UI_OBJS (every widget and the app), UI_LIBS, the app module
 # $(BUILD)/perflens-ui.so (UI_OBJS linked with GTK; exports pl_ui_run from
 # viewer/ui/pl-ui.h; `perflens` loads it when the app opens, see
-# viewer/cli/app.c), the UI tests, and ui-install (PREFIX).
+# viewer/cli/app.c), the UI tests with their scripted driver
+# $(BUILD)/test/perflens-ui-script.so (test code: never installed nor
+# shipped), and ui-install (PREFIX).
 # Without gtk4 development files nothing here is built (perflens then says
 # the module is missing when asked for the app), so the rest of the tree
 # stays buildable.
@@ -28,8 +30,11 @@ $(BUILD)/viewer/ui/pl-app.o: ALL_CFLAGS += -I$(BUILD)/viewer
 # `perflens` with no command (or a file) opens the app: this module.  Its
 # references to the viewer library and common/ bind to the perflens
 # executable that loads it (viewer/viewer.mk); only GTK is linked here.
+# Its functions keep default visibility (no version script): the UI tests'
+# driver binds to them.  The soname is how that driver names it: the
+# dynamic linker then finds the copy perflens has loaded, wherever it is.
 $(BUILD)/perflens-ui.so: $(UI_OBJS)
-	$(CC) $(LDFLAGS) -shared -o $@ $(UI_OBJS) $(UI_LIBS)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,perflens-ui.so -o $@ $(UI_OBJS) $(UI_LIBS)
 
 # Tests: viewer/ui/tests/viewer-ui-NAME-test.{c,sh} → $(BUILD)/test/…
 UI_C_TESTS := $(patsubst viewer/ui/tests/%.c,$(BUILD)/test/%,$(filter-out \
@@ -41,7 +46,19 @@ $(UI_C_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.c $(BUILD)/viewer/ui/pl-flame-
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(UI_CFLAGS) -Itest -MF $@.d $(LDFLAGS) -o $@ $(filter %.c %.o,$^) $(UI_LIBS)
 
-$(UI_SH_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.sh | $(BUILD)/perflens $(BUILD)/perflens-ui.so
+# The scripted driver (viewer/ui/tests/pl-ui-script.h): a module the app
+# loads when PERFLENS_UI_TEST_MODULE names it (viewer/ui/pl-ui-test-hook.h).
+# It needs perflens-ui.so (the widgets' functions; no copy of their code,
+# whose GTypes would be registered twice) and binds to the viewer library
+# in the perflens executable, as the app module does.
+UI_SCRIPT_MODULE := $(BUILD)/test/perflens-ui-script.so
+$(UI_SCRIPT_MODULE): viewer/ui/tests/pl-ui-script.c $(BUILD)/perflens-ui.so viewer/ui/ui.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(UI_CFLAGS) -fPIC -shared -MF $@.d $(LDFLAGS) -o $@ \
+		$(filter %.c,$^) $(BUILD)/perflens-ui.so $(UI_LIBS)
+
+$(UI_SH_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.sh | $(BUILD)/perflens $(BUILD)/perflens-ui.so \
+		$(UI_SCRIPT_MODULE)
 	@mkdir -p $(dir $@)
 	cp $< $@
 	chmod +x $@
@@ -55,11 +72,13 @@ $(BUILD)/test/viewer-ui-views-prog: viewer/ui/tests/viewer-ui-views-test.c $(UI_
 		$(filter %.o,$^) $(filter %.a,$^) $(UI_LIBS) $(VIEWER_LIBS)
 $(BUILD)/test/viewer-ui-views-test: $(BUILD)/test/viewer-ui-views-prog
 
-viewer:: $(BUILD)/perflens-ui.so $(UI_C_TESTS) $(UI_SH_TESTS) $(BUILD)/test/viewer-ui-views-prog
+viewer:: $(BUILD)/perflens-ui.so $(UI_C_TESTS) $(UI_SH_TESTS) $(BUILD)/test/viewer-ui-views-prog \
+	$(UI_SCRIPT_MODULE)
 
 PREFIX ?= /usr/local
 .PHONY: ui-install
-# the module where viewer/cli/app.c looks from PREFIX/bin/perflens
+# the module where viewer/cli/app.c looks from PREFIX/bin/perflens (the
+# tests' perflens-ui-script.so is not installed)
 ui-install: $(BUILD)/perflens-ui.so
 	install -Dm644 $(BUILD)/perflens-ui.so $(DESTDIR)$(PREFIX)/lib/perflens/perflens-ui.so
 	install -Dm644 viewer/ui/data/org.perflens.Viewer.desktop \
@@ -67,7 +86,8 @@ ui-install: $(BUILD)/perflens-ui.so
 	install -Dm644 viewer/ui/data/org.perflens.Viewer.svg \
 		$(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/org.perflens.Viewer.svg
 
--include $(UI_OBJS:.o=.d) $(UI_C_TESTS:=.d) $(BUILD)/test/viewer-ui-views-prog.d
+-include $(UI_OBJS:.o=.d) $(UI_C_TESTS:=.d) $(BUILD)/test/viewer-ui-views-prog.d \
+	$(UI_SCRIPT_MODULE).d
 
 else
 .PHONY: ui-install

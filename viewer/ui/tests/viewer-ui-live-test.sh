@@ -3,8 +3,10 @@
 # under Xvfb: connect, pick the burn workload from the board's process
 # list, record live, check the views, take screenshots; then reopen the
 # saved session in a second instance (dark theme).  The app is driven
-# through its own widget API by a script (--script, pl-ui-script.h) and
-# prints "ok NAME" / "not ok NAME: why" itself; this script adds its own
+# through its own widget API by a script: the test-only module
+# $B/test/perflens-ui-script.so (pl-ui-script.h), which the app loads from
+# PERFLENS_UI_TEST_MODULE and which runs PERFLENS_UI_SCRIPT, prints "ok
+# NAME" / "not ok NAME: why" itself; this script adds its own
 # checks.  Every planned case is reported: one the app or this script never
 # reports (an early stop) is a failure.  Cases skip only where the kernel
 # refuses perf or no X server can start; PL_AGENT is the agent under test.
@@ -14,6 +16,7 @@
 set -u
 B=${PL_BUILD:-build}
 APP=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn PERFLENS=$B/perflens
+DRIVER=$B/test/perflens-ui-script.so
 . "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok viewer-ui-live: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 TMP=$(mktemp -d /tmp/plv-ui-XXXXXX)
 SHOTS=${PL_UI_SCREENSHOTS:-$TMP/shots}
@@ -44,6 +47,7 @@ no_display() { # stderr-file
 
 # make builds them and ci/deps.sh installs xvfb: their absence fails
 [ -x "$APP" ] || fail_all "$APP not built (make)"
+[ -f "$DRIVER" ] || fail_all "$DRIVER not built (make)"
 [ -x "$AGENT" ] || fail_all "$AGENT not built (make)"
 [ -x "$BURN" ] || fail_all "$BURN not built (make)"
 command -v xvfb-run >/dev/null || fail_all "xvfb-run not installed (xvfb: ci/deps.sh)"
@@ -202,8 +206,8 @@ filter
 screenshot $SHOTS/connect-symbols.png
 EOF
 mkdir -p "$TMP/empty-sysroot"
-timeout 150 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" --script "$TMP/live.script" \
-	>"$TMP/app.out" 2>"$TMP/app.err"
+PERFLENS_UI_TEST_MODULE=$DRIVER PERFLENS_UI_SCRIPT=$TMP/live.script \
+	timeout 150 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" >"$TMP/app.out" 2>"$TMP/app.err"
 rc=$?
 no_display "$TMP/app.err"
 sanitizer_clean live_app_sanitizers "$rc" "$TMP/app.err"
@@ -321,8 +325,9 @@ none) fail protocol_mismatch_error "no raw HELLO block in a saved session to rep
 *) printf 'connect-timeout 3000\nexpect-connect-error 127.0.0.1:%s x mismatch protocol_mismatch_error\n' "$old_port" >>"$TMP/reopen.script" ;;
 esac
 [ -n "$perfdata" ] && printf 'open %s\nexpect-flame hot_leaf open_perf_data\n' "$perfdata" >>"$TMP/reopen.script"
-XDG_DATA_HOME=$TMP/data100 PERFLENS_THEME=dark timeout 90 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" \
-	--script "$TMP/reopen.script" >"$TMP/app2.out" 2>"$TMP/app2.err"
+XDG_DATA_HOME=$TMP/data100 PERFLENS_THEME=dark PERFLENS_UI_TEST_MODULE=$DRIVER \
+	PERFLENS_UI_SCRIPT=$TMP/reopen.script timeout 90 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" \
+	>"$TMP/app2.out" 2>"$TMP/app2.err"
 rc=$?
 no_display "$TMP/app2.err"
 sanitizer_clean reopen_app_sanitizers "$rc" "$TMP/app2.err"

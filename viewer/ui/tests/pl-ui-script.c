@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pl-target-settings.h"
+#include "pl-ui-test-hook.h"
 #include "pl-ui-util.h"
 
 #define TICK_MS 100
@@ -906,8 +907,9 @@ void pl_ui_script_start(PlWindow *win, const char *path)
 {
 	g_autofree char *text = NULL;
 	g_autoptr(GError) error = NULL;
-	if (!g_file_get_contents(path, &text, NULL, &error)) {
-		printf("not ok script: %s\n", error->message);
+	if (!path || !g_file_get_contents(path, &text, NULL, &error)) {
+		printf("not ok script: %s\n",
+		       error ? error->message : "no script: set PERFLENS_UI_SCRIPT=FILE");
 		fflush(stdout);
 		script_failed = TRUE;
 		gtk_window_destroy(GTK_WINDOW(win));
@@ -917,4 +919,33 @@ void pl_ui_script_start(PlWindow *win, const char *path)
 	s->win = win;
 	s->lines = g_strsplit(text, "\n", -1);
 	g_timeout_add(TICK_MS, tick, s);
+}
+
+/* ─── the module's entry (viewer/ui/pl-ui-test-hook.h) ─── */
+
+static char *script_path; /* PERFLENS_UI_SCRIPT, for the process */
+
+/* From the main loop, once the app has set the added window up and shown
+ * it: window-added comes while the window is being constructed, which a
+ * script that cannot be read (the window destroyed) must not cut short. */
+static gboolean start_in(gpointer data)
+{
+	PlWindow *win = data;
+	pl_ui_script_start(win, script_path);
+	g_object_unref(win);
+	return G_SOURCE_REMOVE;
+}
+
+static void on_window_added(GtkApplication *app, GtkWindow *win, gpointer data)
+{
+	/* main windows only: a dialog the script opens runs no script */
+	if (PL_IS_WINDOW(win))
+		g_idle_add(start_in, g_object_ref(win));
+}
+
+PlUiTestFinish pl_ui_test_attach(GtkApplication *app)
+{
+	script_path = g_strdup(g_getenv("PERFLENS_UI_SCRIPT"));
+	g_signal_connect(app, "window-added", G_CALLBACK(on_window_added), NULL);
+	return pl_ui_script_exit_status;
 }

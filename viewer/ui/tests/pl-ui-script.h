@@ -1,5 +1,14 @@
 /* pl-ui-script.h — drives the app through a scripted sequence, for tests.
  *
+ * Test code only: built as the module BUILD/test/perflens-ui-script.so,
+ * never linked into the app nor installed.  The UI tests run the app with
+ * PERFLENS_UI_TEST_MODULE=that module and PERFLENS_UI_SCRIPT=FILE; the app
+ * attaches the module (pl_ui_test_attach, viewer/ui/pl-ui-test-hook.h),
+ * which runs FILE in every main window the app opens.  The module calls
+ * the app module's exported functions (pl_window_…, the views'): it names
+ * perflens-ui.so as a needed library, which the dynamic linker finds
+ * already loaded by its soname.
+ *
  * A script is a text file, one command per line ('#' starts a comment).
  * Commands act through the same widget API the user's clicks reach, wait
  * for the app to settle where needed (each with a deadline), and checks
@@ -64,6 +73,7 @@
 
 #include "pl-window.h"
 
+/* Runs the script at path (NULL: none given, a failure) in win. */
 void pl_ui_script_start(PlWindow *win, const char *path);
 /* The process exit status: rc, or 1 when a scripted check failed. */
 int pl_ui_script_exit_status(int rc);
