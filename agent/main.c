@@ -17,10 +17,7 @@
 #include "scan.h"
 #include "session.h"
 #include "util.h"
-
-#ifndef PLA_VERSION
-#define PLA_VERSION "0.1.0"
-#endif
+#include "version.h"
 
 static void usage(FILE *f)
 {

@@ -21,10 +21,7 @@
 #include "procfs.h"
 #include "reader.h"
 #include "util.h"
-
-#ifndef PLA_VERSION
-#define PLA_VERSION "0.1.0"
-#endif
+#include "version.h"
 
 /* A block closes at FLUSH_MS_MIN if it holds PLA_FLUSH_SAMPLES samples or
  * PLA_FLUSH_BYTES (stream.h), else at FLUSH_MS_MAX; --flush-ms N closes

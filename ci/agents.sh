@@ -21,7 +21,7 @@ toolchains/deps.sh >/dev/null
 dist=${PERFLENS_AGENTS_DIR:-dist}
 objroot=${PERFLENS_AGENTS_OBJ:-build/agents}
 mkdir -p "$dist"
-version=$(sed -n 's/^#define PLA_VERSION "\(.*\)"/\1/p' agent/session.c | head -n1)
+version=$(sed -n 's/^#define PLA_VERSION "\(.*\)"/\1/p' agent/version.h | head -n1)
 status=0
 printf '| target | bytes | static | budget (%d bytes = 160 KiB) |\n|---|---|---|---|\n' "$budget" >"$dist/sizes.md"
 for arch in "${archs[@]}"; do

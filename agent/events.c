@@ -1,0 +1,365 @@
+/* events.c — the events of one session: their perf_event_attr, opened
+ * on every thread and CPU of the target, the rings they write into, the
+ * sample-id table, the counters, and the EVENT_DESC frames that announce
+ * them.  The fallback policy itself is perf.c's, the ring protocol ring.c's. */
+#include "collect-private.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define MAX_FDS 65536
+
+static const char *const counter_names[] = {
+	"task-clock",	    "context-switches", "cpu-migrations", "page-faults",
+	"cycles",	    "instructions",	"cache-references", "cache-misses",
+	"branch-instructions", "branch-misses",
+};
+
+uint32_t pla_ring_pages_for(uint8_t callgraph, uint32_t stack_size, uint32_t freq)
+{
+	/* Hold ~250 ms of samples per CPU so one slow pass of the event loop
+	 * loses nothing: fp samples are ~150 bytes, dwarf ones carry the stack. */
+	uint64_t per_sample = callgraph == PL_CG_DWARF ? stack_size + 400u : 256u;
+	uint64_t bytes = per_sample * (freq ? freq : 99) / 4 + 32768;
+	uint32_t pages = 8;
+	while ((uint64_t)pages * 4096 < bytes && pages < 512)
+		pages *= 2;
+	return pages;
+}
+
+/* ─── opening ──────────────────────────────────────────────────────────── */
+
+static int add_fd(struct pla_collector *c, int fd, uint32_t event, int cpu)
+{
+	if (c->nfds == c->fds_cap) {
+		size_t cap = c->fds_cap ? c->fds_cap * 2 : 64;
+		if (cap > MAX_FDS)
+			return -EMFILE;
+		struct pla_fd *n = realloc(c->fds, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		c->fds = n;
+		c->fds_cap = cap;
+	}
+	c->fds[c->nfds++] = (struct pla_fd){ fd, event, cpu };
+	return 0;
+}
+
+static void base_attr(struct pla_collector *c, struct perf_event_attr *a,
+		      const struct pla_event_spec *s)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = s->type;
+	a->config = s->config;
+	a->config1 = s->config1;
+	a->config2 = s->config2;
+	/* A running target's events start at open: enabling each later is
+	 * one more IPI to a busy CPU per thread, CPU and event (seconds for
+	 * hundreds of threads); a command's wait for its exec. */
+	a->enable_on_exec = c->cfg.target == PL_TARGET_COMMAND && !c->running;
+	a->disabled = a->enable_on_exec || c->paused;
+	a->inherit = c->cfg.target != PL_TARGET_ALL;
+	a->exclude_kernel = c->cfg.stacks == PL_STACKS_USER;
+	a->exclude_hv = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+}
+
+static void sampling_attr(struct pla_collector *c, struct perf_event_attr *a, int tracking)
+{
+	a->sample_type = c->sample_type;
+	a->sample_id_all = 1;
+	/* wake the agent when a quarter of the ring is used; the event loop's
+	 * flush timer bounds latency when samples are sparse */
+	a->watermark = 1;
+	a->wakeup_watermark = c->cfg.ring_pages * (uint32_t)pla_page_size() / 4;
+	if (c->cfg.callgraph == PL_CG_DWARF) {
+		a->sample_regs_user = c->regs_mask;
+		a->sample_stack_user = c->cfg.stack_size;
+	}
+	if (c->cfg.callgraph == PL_CG_LBR) {
+		a->branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK;
+	}
+	if (c->cfg.stacks == PL_STACKS_USER)
+		a->exclude_callchain_kernel = 1;
+	if (c->cfg.stacks == PL_STACKS_KERNEL || c->cfg.callgraph == PL_CG_DWARF)
+		a->exclude_callchain_user = 1; /* dwarf: the stack copy is the user stack */
+	if (tracking) {
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+		a->context_switch = !(c->cfg.flags & PL_START_NO_SWITCHES);
+		a->build_id = 1;
+	}
+}
+
+/* Closes the fds opened from index `from` on (an event given up). */
+static void drop_fds(struct pla_collector *c, size_t from)
+{
+	while (c->nfds > from)
+		close(c->fds[--c->nfds].fd);
+}
+
+/* Opens attr for every thread, as `perf record -p` does.  A sampled event
+ * is opened on every CPU: its records go to one ring per CPU (the first
+ * fd on a CPU owns it, later ones are redirected into it), since an event
+ * of one thread cannot write into another thread's ring; `inherit` carries
+ * it into threads created later.  A counting event has no ring: one per
+ * thread on any CPU (cpu -1), a CPU count fewer descriptors.  When the
+ * first opens fail, the failure is the event's (unsupported, refused):
+ * repeating it for every thread would only cost time; running out of
+ * descriptors is an error whenever it happens. */
+static int open_everywhere(struct pla_collector *c, struct perf_event_attr *attr,
+			   uint32_t event, const pid_t *tids, int ntids, int sampled,
+			   int allow_sw, int *fell_back, char *err, size_t errlen)
+{
+	int opened = 0, last_err = 0;
+	size_t before = c->nfds;
+	int any_cpu = !sampled && tids[0] != -1;
+	for (int cpu = -any_cpu; cpu < (any_cpu ? 0 : c->ncpus); cpu++) {
+		for (int t = 0; t < ntids; t++) {
+			int fd = pla_perf_open_fallback(attr, tids[t], cpu, allow_sw, fell_back,
+							c->note, sizeof(c->note));
+			if (fd == -ENODEV && t == 0 && cpu >= 0)
+				break; /* offline CPU */
+			if (fd == -ESRCH)
+				continue; /* thread exited meanwhile */
+			if (fd < 0) {
+				last_err = fd;
+				if (!opened || fd == -EMFILE || fd == -ENFILE)
+					goto done;
+				continue;
+			}
+			int rc = add_fd(c, fd, event, cpu);
+			if (rc < 0) {
+				close(fd);
+				snprintf(err, errlen, "too many events: %s", strerror(-rc));
+				return rc;
+			}
+			opened++;
+			if (!sampled)
+				continue;
+			uint64_t id;
+			if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0 && c->nids < c->ids_cap)
+				c->ids[c->nids++] = (struct pla_id_map){ id, event };
+			struct pla_ring *ring = NULL;
+			for (int r = 0; r < c->nrings; r++)
+				if (c->rings[r].cpu == cpu)
+					ring = &c->rings[r];
+			if (!ring) {
+				if (c->nrings == PLA_MAX_CPUS)
+					return -E2BIG;
+				ring = &c->rings[c->nrings];
+				rc = pla_ring_map(ring, fd, cpu, c->cfg.ring_pages);
+				if (rc < 0) {
+					snprintf(err, errlen,
+						 "cannot map a %u-page ring on CPU %d: %s (raise "
+						 "kernel.perf_event_mlock_kb or lower --frequency)",
+						 c->cfg.ring_pages, cpu, strerror(-rc));
+					return rc;
+				}
+				c->nrings++;
+			} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) < 0) {
+				rc = -errno;
+				snprintf(err, errlen, "cannot join event to CPU %d's ring: %s", cpu,
+					 strerror(errno));
+				return rc;
+			}
+		}
+	}
+done:
+	if (!opened || last_err == -EMFILE || last_err == -ENFILE) {
+		drop_fds(c, before);
+		long paranoid = -1;
+		pla_read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+		snprintf(err, errlen, "cannot open %s: %s (%s)", c->names[event],
+			 strerror(-last_err), pla_perf_explain(last_err, (int)paranoid));
+		return last_err ? last_err : -ENOENT;
+	}
+	return opened;
+}
+
+/* Events the session can do without (off-CPU stacks, creation stacks,
+ * counters) are skipped when they cannot open, except for want of
+ * descriptors: that ends the start rather than leave threads half
+ * watched. */
+static int out_of_fds(int rc)
+{
+	return rc == -EMFILE || rc == -ENFILE;
+}
+
+static void describe(struct pla_collector *c, uint32_t idx, uint8_t role,
+		     const struct perf_event_attr *a, const char *name)
+{
+	struct pl_msg_event_desc *d = &c->desc[idx];
+	snprintf(c->names[idx], sizeof(c->names[idx]), "%s", name);
+	memset(d, 0, sizeof(*d));
+	d->index = idx;
+	d->role = role;
+	d->name = pl_str_c(c->names[idx]);
+	d->type = a->type;
+	d->config = a->config;
+	d->config1 = a->config1;
+	d->config2 = a->config2;
+	d->freq = a->freq;
+	d->period_or_freq = a->sample_period;
+	d->exclude_kernel = a->exclude_kernel;
+}
+
+/* ─── the session's events ───────────────────────────────────────────── */
+
+/* Opens the sampled events of c->cfg (the first one also carries the
+ * side-band records) and the off-CPU sampler, with indices from
+ * c->nevents on. */
+int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char *err,
+		     size_t errlen)
+{
+	uint32_t nev = c->cfg.nevents ? c->cfg.nevents : 1;
+	if (!c->cfg.nevents) {
+		struct pla_event_spec def;
+		pla_event_parse("cycles", &def, err, errlen);
+		c->cfg.events[0] = def;
+	}
+	for (uint32_t i = 0; i < nev; i++) {
+		struct perf_event_attr a;
+		struct pla_event_spec *s = &c->cfg.events[i];
+		if (c->nevents >= sizeof(c->desc) / sizeof(c->desc[0])) {
+			snprintf(err, errlen, "too many events in one session: start a new one");
+			return -E2BIG;
+		}
+		base_attr(c, &a, s);
+		sampling_attr(c, &a, i == 0);
+		if (s->has_period) {
+			a.sample_period = s->period;
+		} else {
+			a.freq = 1;
+			a.sample_freq = s->has_freq ? s->freq : c->cfg.frequency;
+		}
+		int fell_back = 0;
+		describe(c, c->nevents, PL_ROLE_SAMPLED, &a, s->name);
+		int rc = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 1, &fell_back, err,
+					 errlen);
+		if (rc < 0)
+			return rc;
+		describe(c, c->nevents, PL_ROLE_SAMPLED, &a, fell_back ? "cpu-clock" : s->name);
+		c->nevents++;
+	}
+	/* the off-CPU sampler: a sample with a stack at every switch-out */
+	if ((c->cfg.flags & PL_START_SWITCH_STACKS) &&
+	    c->nevents < sizeof(c->desc) / sizeof(c->desc[0])) {
+		struct perf_event_attr a;
+		struct pla_event_spec s;
+		pla_event_parse("context-switches", &s, err, errlen);
+		base_attr(c, &a, &s);
+		sampling_attr(c, &a, 0);
+		/* the switch happens in the kernel: excluding kernel mode would
+		 * filter every sample; keep only the user part of the stack */
+		a.exclude_kernel = 0;
+		a.exclude_callchain_kernel = c->cfg.stacks == PL_STACKS_USER;
+		a.sample_period = 1;
+		describe(c, c->nevents, PL_ROLE_SWITCH, &a, "context-switches");
+		int rc = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, err, errlen);
+		if (out_of_fds(rc))
+			return rc;
+		c->nevents += rc > 0;
+	}
+	/* thread creation: the sched_process_fork tracepoint samples the
+	 * parent's stack at every clone()/fork() (msg.h, PL_ROLE_CREATE).  It
+	 * fires in kernel mode: with exclude_kernel it would never fire, so a
+	 * kernel that refuses kernel mode means no creation stacks. */
+	if (c->nevents < sizeof(c->desc) / sizeof(c->desc[0])) {
+		char why[256];
+		struct perf_event_attr a;
+		struct pla_event_spec s = { .type = PERF_TYPE_TRACEPOINT };
+		long id = pla_tracepoint_id("sched/sched_process_fork", why, sizeof(why));
+		int n = 0;
+		size_t before = c->nfds;
+		if (id == -EMFILE) {
+			snprintf(err, errlen, "%s", pla_perf_explain(-EMFILE, 0));
+			return -EMFILE;
+		}
+		if (id >= 0) {
+			s.config = (uint64_t)id;
+			base_attr(c, &a, &s);
+			sampling_attr(c, &a, 0);
+			a.exclude_kernel = 0;
+			/* clone() runs in libc, which has no frame pointers: an fp
+			 * chain from there is garbage, so these samples always carry
+			 * registers and a stack copy for the viewer to unwind */
+			a.sample_type = c->create_sample_type;
+			a.sample_regs_user = c->regs_mask;
+			a.sample_stack_user = c->cfg.stack_size ? c->cfg.stack_size : 4096;
+			a.branch_sample_type = 0;
+			a.sample_period = 1;
+			describe(c, c->nevents, PL_ROLE_CREATE, &a, "sched:sched_process_fork");
+			n = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, why, sizeof(why));
+			if (out_of_fds(n)) {
+				snprintf(err, errlen, "%s", why);
+				return n;
+			}
+			if (n > 0 && a.exclude_kernel) {
+				drop_fds(c, before);
+				n = 0;
+				snprintf(why, sizeof(why), "%s", pla_perf_explain(-EACCES, 2));
+			}
+		}
+		if (n > 0)
+			c->nevents++;
+		else
+			snprintf(c->note + strlen(c->note), sizeof(c->note) - strlen(c->note),
+				 "%s" PL_NOTE_NO_CREATE "%s.", c->note[0] ? " " : "", why);
+	}
+	return 0;
+}
+
+/* The perf-stat style counters (PL_START_COUNTERS), each one counted per
+ * thread; one the board cannot count is left out.  Returns 0, or -EMFILE /
+ * -ENFILE when descriptors ran out. */
+int pla_open_counters(struct pla_collector *c, const pid_t *tids, int ntids, char *err,
+		      size_t errlen)
+{
+	for (size_t i = 0; i < sizeof(counter_names) / sizeof(counter_names[0]); i++) {
+		struct pla_event_spec s;
+		struct perf_event_attr a;
+		pla_event_parse(counter_names[i], &s, err, errlen);
+		base_attr(c, &a, &s);
+		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+		size_t before = c->nfds;
+		describe(c, c->nevents, PL_ROLE_COUNTED, &a, counter_names[i]);
+		int fb = 0;
+		int rc = open_everywhere(c, &a, c->nevents, tids, ntids, 0, 0, &fb, err, errlen);
+		if (out_of_fds(rc))
+			return rc;
+		if (rc <= 0 || fb) {
+			drop_fds(c, before);
+			continue; /* not countable here (hardware on a VM) */
+		}
+		c->nevents++;
+		c->ncounters++;
+	}
+	return 0;
+}
+
+int pla_send_event_descs(struct pla_collector *c, struct pla_stream *out, uint32_t from)
+{
+	struct pl_msg *m = &c->msg;
+	int rc = 0;
+	for (uint32_t i = from; i < c->nevents && rc == 0; i++) {
+		m->type = PL_MSG_EVENT_DESC;
+		m->u.event_desc = c->desc[i];
+		m->u.event_desc.name = pl_str_c(c->names[i]);
+		rc = pla_stream_msg(out, m);
+	}
+	return rc;
+}
+
