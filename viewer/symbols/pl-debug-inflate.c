@@ -41,7 +41,8 @@
 
 #include <elfutils/libdwelf.h>
 
-#include "pl-symbols-private.h"
+#include "pl-build-id.h"
+#include "pl-debug-inflate.h"
 
 #define PL_INFLATE_MAX_OUT (2ull << 30) /* decompressed copy of one debug file */
 #define PL_INFLATE_MAX_SECTIONS 4096u

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pl-symbols-private.h"
+#include "pl-demangle.h"
+#include "pl-symbols-types.h"
 
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 

@@ -31,6 +31,9 @@ G_BEGIN_DECLS
  * the generic layout 3 + 255 * 4. */
 #define PL_EHABI_MAX_OPS 1024u
 #define PL_EHABI_MAX_SEGS 16u
+/* pl_ehabi_uncovered stops adding ranges past this many, and the coverage
+ * report looks at as many function symbols */
+#define PL_EHABI_MAX_GAPS 65536u
 
 typedef enum {
 	PL_EHABI_OK = 0,

@@ -13,20 +13,29 @@
  * debug file (build-id tree, then .gnu_debuglink next to the file, in
  * .debug/, in the debug dirs, in sysroot/usr/lib/debug) is looked for when
  * the main file has no DWARF or no .symtab, and must carry the same
- * build-id as the main file.
+ * build-id as the main file.  The [vdso] is no file on the board: its
+ * local copy is the image the agent sent (pl_elf_prepare).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <elfutils/libdwelf.h>
 
-#include "pl-symbols-private.h"
+#include "pl-build-id.h"
+#include "pl-debug-inflate.h"
+#include "pl-elf-locator.h"
 
 #ifndef SHT_ARM_EXIDX
 #define SHT_ARM_EXIDX 0x70000001
 #endif
+
+typedef struct {
+	guint64 offset, vaddr, filesz, memsz, align;
+	guint32 flags; /* PF_R | PF_W | PF_X */
+} PlLoad;
 
 typedef struct {
 	char *path;
@@ -41,14 +50,6 @@ void pl_binary_free(gpointer p)
 	g_free(b->path);
 	g_free(b->base);
 	g_free(b);
-}
-
-char *pl_build_id_hex(const guint8 *id, gsize len)
-{
-	GString *s = g_string_sized_new(len * 2 + 1);
-	for (gsize i = 0; i < len; i++)
-		g_string_append_printf(s, "%02x", id[i]);
-	return g_string_free(s, FALSE);
 }
 
 /* ======================================================================
@@ -440,6 +441,57 @@ void pl_elf_locate(PlSymbols *self, PlElf *elf)
 	g_ptr_array_unref(s.tried);
 	facts_clear(&mf);
 	facts_clear(&df);
+}
+
+static void vdso_attach_image(PlSymbols *self, PlElf *elf)
+{
+	/* the vDSO is the kernel's: one image serves every process of the
+	 * board; prefer one whose build-id is the mapping's */
+	GHashTableIter it;
+	gpointer k, v;
+	GByteArray *pick = NULL;
+	g_hash_table_iter_init(&it, self->procs);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		PlProc *p = v;
+		if (!p->vdso_image || !p->vdso_image->len)
+			continue;
+		if (!pick)
+			pick = p->vdso_image;
+		if (elf->build_id_len) {
+			const void *idp = NULL;
+			Elf *e = elf_memory((char *)p->vdso_image->data, p->vdso_image->len);
+			ssize_t n = e ? dwelf_elf_gnu_build_id(e, &idp) : -1;
+			if (n == (ssize_t)elf->build_id_len && !memcmp(idp, elf->build_id, (size_t)n))
+				pick = p->vdso_image;
+			if (e)
+				elf_end(e);
+		}
+	}
+	if (!pick)
+		return;
+	int fd = memfd_create("perflens-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, pick->data, pick->len) != (ssize_t)pick->len) {
+		close(fd);
+		return;
+	}
+	elf->image_fd = fd;
+}
+
+gboolean pl_elf_prepare(PlSymbols *self, PlElf *elf)
+{
+	if (elf->is_vdso && elf->image_fd < 0) {
+		/* the image may have arrived after an earlier fruitless look */
+		vdso_attach_image(self, elf);
+		if (elf->image_fd >= 0 && elf->located) {
+			elf->located = FALSE;
+			g_clear_pointer(&elf->problem, g_free);
+			g_clear_pointer(&elf->local_path, g_free);
+		}
+	}
+	pl_elf_locate(self, elf);
+	return elf->loads && elf->loads->len;
 }
 
 int pl_elf_open_main(PlElf *elf)

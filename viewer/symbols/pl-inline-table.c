@@ -18,7 +18,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
-#include "pl-symbols-private.h"
+#include "pl-inline-table.h"
 
 #define MAX_DIE_DEPTH 256u /* nesting of scopes walked; deeper DWARF is cut */
 

@@ -38,7 +38,7 @@
  */
 #include <string.h>
 
-#include "pl-symbols-private.h"
+#include "pl-sym-table.h"
 
 typedef struct {
 	guint64 value;

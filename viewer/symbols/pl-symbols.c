@@ -4,30 +4,47 @@
  * at bias 0, so that an address is looked up as "pc - load bias" and the
  * answer (inline frames, source lines, demangled names) is cached per
  * (PlElf, rel_addr) for every process that maps the file, failed lookups
- * included.  Unwinding uses per-process Dwfls (pl-unwind.c).
+ * included.  Unwinding uses per-process Dwfls (pl-unwind.c); a process's
+ * mappings and their load biases are pl-proc.c's, finding the files
+ * pl-elf-locator.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <elfutils/libdwelf.h>
 
+#include "pl-build-id.h"
+#include "pl-demangle.h"
+#include "pl-ehabi-coverage.h"
+#include "pl-elf-locator.h"
+#include "pl-inline-table.h"
 #include "pl-ldmap.h"
-#include "pl-symbols-private.h"
+#include "pl-proc.h"
+#include "pl-sym-table.h"
+#include "pl-symbols-types.h"
+#include "pl-text-syms.h"
+#include "pl-unwind.h"
 
 #define MSG_CHUNK_VDSO 1u
 #define MSG_CHUNK_PERF_MAP 2u
 #define MSG_CHUNK_KALLSYMS 3u
 
-const char *pl_sym_intern(PlSymbols *self, const char *s)
-{
-	return s ? g_string_chunk_insert_const(self->strings, s) : NULL;
-}
+#define PL_SYM_MAX_VDSO (8u << 20)         /* a vDSO image is a few pages */
+
+typedef struct {
+	guint64 addr, size;
+	const char *name; /* libdwfl's string, valid while the PlElf's Dwfl lives */
+	guint8 rank;      /* at equal addresses the higher wins: sized, global, function */
+} PlRealSym;
+
+typedef struct {
+	guint n;
+	PlFrameInfo frames[]; /* rel_addr holds the looked-up address */
+} PlCachedFrames;
 
 /* ======================================================================
  * Lifecycle
@@ -149,18 +166,6 @@ void pl_symbols_free(PlSymbols *self)
  * Processes and mappings
  * ====================================================================== */
 
-PlProc *pl_proc_get(PlSymbols *self, guint32 pid, gboolean create)
-{
-	PlProc *p = g_hash_table_lookup(self->procs, GUINT_TO_POINTER(pid));
-	if (p || !create)
-		return p;
-	p = g_new0(PlProc, 1);
-	p->pid = pid;
-	p->maps = g_array_new(FALSE, FALSE, sizeof(PlMapping));
-	g_hash_table_insert(self->procs, GUINT_TO_POINTER(pid), p);
-	return p;
-}
-
 static gboolean is_special(const char *name)
 {
 	return !name || !*name || name[0] == '[' || !strncmp(name, "//anon", 6) ||
@@ -279,92 +284,9 @@ static const PlMapping *find_mapping(const PlProc *proc, guint64 pc)
 	return NULL;
 }
 
-gboolean pl_mapping_bias(const PlProc *proc, const PlMapping *m, guint64 *bias)
-{
-	/* Segments can share a file page: r-- .rodata and rw- .data both at
-	 * pgoff 0x2000, or in a small static binary the code and the data
-	 * both at pgoff 0.  pgoff alone may then name the wrong PT_LOAD, which
-	 * would give one file two biases (and the unwinder a second, bogus
-	 * module over the first).  One load of a file has one bias: ld.so and
-	 * the kernel map its PT_LOADs in order, lowest first, so every mapping
-	 * of a run after the first takes the PT_LOAD that gives the bias of
-	 * the mapping before it, if one does (else it is another load of the
-	 * file, at its own bias); pl_elf_bias picks the best fit otherwise. */
-	PlMapping *v = (PlMapping *)(void *)proc->maps->data;
-	const PlElf *elf = m->elf;
-	if (!elf || !elf->loads || elf->loads->len == 0)
-		return FALSE;
-	gssize i = m - v;
-	if (i < 0 || (guint)i >= proc->maps->len)
-		return pl_elf_bias(elf, m, NULL, bias);
-	if (v[i].load_known) {
-		*bias = v[i].load_bias;
-		return v[i].load_ok;
-	}
-	/* the run of mappings of this file below m (up to 32 back), solved
-	 * from its lowest member upwards */
-	gssize first = i;
-	for (gssize j = i - 1, steps = 0; j >= 0 && steps < 32; j--, steps++)
-		if (v[j].elf == elf)
-			first = j;
-	gboolean have_prev = FALSE;
-	guint64 prev = 0;
-	for (gssize j = first; j <= i; j++) {
-		PlMapping *x = &v[j];
-		if (x->elf != elf)
-			continue;
-		if (!x->load_known) {
-			x->load_known = TRUE;
-			x->load_ok = pl_elf_bias(elf, x, have_prev ? &prev : NULL, &x->load_bias);
-		}
-		if (x->load_ok) {
-			have_prev = TRUE;
-			prev = x->load_bias;
-		}
-	}
-	*bias = v[i].load_bias;
-	return v[i].load_ok;
-}
-
 /* ======================================================================
  * File chunks
  * ====================================================================== */
-
-static void vdso_attach_image(PlSymbols *self, PlElf *elf)
-{
-	/* the vDSO is the kernel's: one image serves every process of the
-	 * board; prefer one whose build-id is the mapping's */
-	GHashTableIter it;
-	gpointer k, v;
-	GByteArray *pick = NULL;
-	g_hash_table_iter_init(&it, self->procs);
-	while (g_hash_table_iter_next(&it, &k, &v)) {
-		PlProc *p = v;
-		if (!p->vdso_image || !p->vdso_image->len)
-			continue;
-		if (!pick)
-			pick = p->vdso_image;
-		if (elf->build_id_len) {
-			const void *idp = NULL;
-			Elf *e = elf_memory((char *)p->vdso_image->data, p->vdso_image->len);
-			ssize_t n = e ? dwelf_elf_gnu_build_id(e, &idp) : -1;
-			if (n == (ssize_t)elf->build_id_len && !memcmp(idp, elf->build_id, (size_t)n))
-				pick = p->vdso_image;
-			if (e)
-				elf_end(e);
-		}
-	}
-	if (!pick)
-		return;
-	int fd = memfd_create("perflens-vdso", MFD_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (write(fd, pick->data, pick->len) != (ssize_t)pick->len) {
-		close(fd);
-		return;
-	}
-	elf->image_fd = fd;
-}
 
 void pl_symbols_add_chunk(PlSymbols *self, guint kind, guint32 pid, guint64 addr,
 			  guint64 offset, const guint8 *data, gsize len)
@@ -453,21 +375,6 @@ static const PlTextSyms *text_table(PlSymbols *self, PlTextFile *f, guint32 pid)
 /* ======================================================================
  * Symbolization of one ELF address
  * ====================================================================== */
-
-gboolean pl_elf_prepare(PlSymbols *self, PlElf *elf)
-{
-	if (elf->is_vdso && elf->image_fd < 0) {
-		/* the image may have arrived after an earlier fruitless look */
-		vdso_attach_image(self, elf);
-		if (elf->image_fd >= 0 && elf->located) {
-			elf->located = FALSE;
-			g_clear_pointer(&elf->problem, g_free);
-			g_clear_pointer(&elf->local_path, g_free);
-		}
-	}
-	pl_elf_locate(self, elf);
-	return elf->loads && elf->loads->len;
-}
 
 /* Located, and its symbolization Dwfl open. */
 static gboolean elf_ready(PlSymbols *self, PlElf *elf)

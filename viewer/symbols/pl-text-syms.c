@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pl-symbols-private.h"
+#include "pl-text-syms.h"
 
 #define MAX_NAME 1024u
 

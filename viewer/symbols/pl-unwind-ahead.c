@@ -12,8 +12,9 @@
  */
 #include <string.h>
 
-#include "pl-symbols-private.h"
+#include "pl-symbols-types.h"
 #include "pl-unwind-ahead.h"
+#include "pl-unwind.h"
 
 #define MSG_CHUNK_VDSO 1u
 #define SCAN_MAX 64u /* answers looked through for the one asked */
@@ -407,9 +408,12 @@ static gboolean job_is(const Job *j, guint32 pid, guint32 tid, guint64 regs_mask
 	       !memcmp(j->stack, stack, j->stack_used);
 }
 
-gint pl_unwind_ahead_take(PlUnwindAhead *ua, const PlTargetArch *arch, guint32 pid, guint32 tid,
-			  guint64 regs_mask, const guint64 *regs, guint nregs, const guint8 *stack,
-			  gsize stack_size, guint64 *pcs, guint max, gboolean *truncated)
+/* The worker's answer for this very sample, pl_symbols_unwind's
+ * ahead_take (PlUnwindAheadTake, pl-symbols-types.h). */
+static gint pl_unwind_ahead_take(PlUnwindAhead *ua, const PlTargetArch *arch, guint32 pid,
+				 guint32 tid, guint64 regs_mask, const guint64 *regs, guint nregs,
+				 const guint8 *stack, gsize stack_size, guint64 *pcs, guint max,
+				 gboolean *truncated)
 {
 	Job *hit = NULL;
 	gboolean usable = !ua->off && ua->syms && regs && stack &&
@@ -469,6 +473,8 @@ gint pl_unwind_ahead_take(PlUnwindAhead *ua, const PlTargetArch *arch, guint32 p
 
 void pl_symbols_set_unwind_ahead(PlSymbols *self, PlUnwindAhead *ua)
 {
+	/* the unwinder asks through this hook: it does not know this file */
+	self->ahead_take = pl_unwind_ahead_take;
 	self->ahead = ua;
 }
 

@@ -8,11 +8,30 @@
  * from perf's user registers through a per-architecture table, memory
  * reads are served from the copied stack [sp, sp + size) and, outside it,
  * from the loaded segments of the ELF files.  Nothing reads the live
- * process: the board is elsewhere.
+ * process: the board is elsewhere.  Where libdw stops on an ARM frame no
+ * CFI covers, an EHABI step (the decoder of pl-ehabi.c) may take the walk
+ * on to the caller.
  */
 #include <string.h>
 
-#include "pl-symbols-private.h"
+#include "pl-ehabi.h"
+#include "pl-elf-locator.h"
+#include "pl-proc.h"
+#include "pl-unwind.h"
+
+#define PL_SYM_MAX_PERF_REGS 64u           /* bits of sample_regs_user */
+
+/* The sample being unwound: what the Dwfl callbacks read. */
+struct _PlUnwindSample {
+	guint64 regs[PL_SYM_MAX_PERF_REGS]; /* by perf register index */
+	guint64 have; /* bit i: regs[i] is set */
+	const guint8 *stack;
+	gsize stack_size;
+	guint64 sp;
+	guint32 tid;
+	gboolean outside_read; /* memory outside the copy was needed and missing */
+	gsize stack_used; /* bytes of the copy from its start up to the last one read */
+};
 
 /* ======================================================================
  * perf register index → DWARF register number, per architecture
@@ -142,7 +161,10 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	return false;
 }
 
-gboolean pl_unwind_read_word(PlProc *proc, guint64 addr, guint64 *word)
+/* Reads one target word (word size and byte order of the board) of the
+ * sample being unwound: the copied stack first, then the loaded segments
+ * of the mapped files.  A miss marks the sample truncated. */
+static gboolean pl_unwind_read_word(PlProc *proc, guint64 addr, guint64 *word)
 {
 	Dwarf_Word w;
 	if (!proc->dwfl || !cb_memory_read(proc->dwfl, addr, &w, proc))
@@ -269,6 +291,88 @@ static gboolean proc_dwfl(PlSymbols *self, PlProc *proc)
 }
 
 /* ======================================================================
+ * ARM EHABI where no CFI covers a PC
+ * ====================================================================== */
+
+/* Called when libdw stopped on an ARM frame (no CFI covers pc: Debian's
+ * armhf libc has only .ARM.exidx).  regs[0..15] are the frame's r0..r15
+ * (pc in r15), valid bit i in *valid; is_return_address: r15 is a return
+ * address (every frame but the sampled one).  PL_EHABI_STEP_OK: regs hold
+ * the caller's registers and the unwinder restarts libdw from them;
+ * PL_EHABI_STEP_END: the tables mark this frame the outermost (_start, a
+ * thread's start); FAIL: the walk stops here, truncated. */
+typedef enum {
+	PL_EHABI_STEP_FAIL,
+	PL_EHABI_STEP_OK,
+	PL_EHABI_STEP_END,
+} PlEhabiStep;
+
+static gboolean read_sample(void *ud, guint32 addr, guint32 *word)
+{
+	guint64 w;
+	if (!pl_unwind_read_word(ud, addr, &w))
+		return FALSE;
+	*word = (guint32)w;
+	return TRUE;
+}
+
+static PlEhabiStep pl_ehabi_step(PlSymbols *self, PlProc *proc, guint64 regs[16], guint32 *valid,
+				 gboolean is_return_address)
+{
+	if (self->arch.e_machine != EM_ARM || !proc->dwfl ||
+	    (*valid & 0xa000u) != 0xa000u) /* pc and sp */
+		return PL_EHABI_STEP_FAIL;
+	guint32 pc = (guint32)regs[15] & ~1u, sp = (guint32)regs[13];
+	if (pc == 0)
+		return PL_EHABI_STEP_END;
+	/* a return address is past the call: the call itself is at pc - 1,
+	 * which may be the last instruction of the function */
+	guint32 at = is_return_address ? pc - 1 : pc;
+	Dwfl_Module *mod = dwfl_addrmodule(proc->dwfl, at);
+	Dwarf_Addr bias = 0;
+	Elf *e = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	PlEhabiImage img;
+	if (!e || !pl_ehabi_image_from_elf(e, &img))
+		return PL_EHABI_STEP_FAIL;
+	PlEhabiEntry *ent = g_new(PlEhabiEntry, 1); /* 1 KiB of opcodes: not on the stack */
+	PlEhabiStatus st = pl_ehabi_lookup(&img, at - (guint32)bias, ent);
+	guint32 r[16], v = *valid;
+	for (guint i = 0; i < 16; i++)
+		r[i] = (guint32)regs[i];
+	if (st == PL_EHABI_OK)
+		st = pl_ehabi_execute(ent, r, &v, read_sample, proc);
+	if (st == PL_EHABI_CANTUNWIND) {
+		/* _start marks itself so: the outermost frame.  But gcc also
+		 * marks every nothrow C function built without -funwind-tables
+		 * (most of Debian's armhf libc: malloc, memcpy, exit…), and the
+		 * linker covers asm without tables the same way: there the walk
+		 * is cut short.  Only the entry point's function counts as the
+		 * end; a thread's start in libc stays "truncated". */
+		GElf_Ehdr eh;
+		PlEhabiEntry *start = g_new(PlEhabiEntry, 1);
+		gboolean outermost =
+			is_return_address && gelf_getehdr(e, &eh) && eh.e_entry &&
+			pl_ehabi_lookup(&img, (guint32)eh.e_entry & ~1u, start) ==
+				PL_EHABI_CANTUNWIND &&
+			start->index == ent->index;
+		g_free(start);
+		g_free(ent);
+		return outermost ? PL_EHABI_STEP_END : PL_EHABI_STEP_FAIL;
+	}
+	g_free(ent);
+	if (st != PL_EHABI_OK)
+		return PL_EHABI_STEP_FAIL;
+	if (!pl_ehabi_frame_advances(sp, pc, r, is_return_address))
+		return PL_EHABI_STEP_FAIL; /* a table that loops or walks down */
+	if (r[15] == 0)
+		return PL_EHABI_STEP_END; /* lr cleared by _start: the outermost frame */
+	for (guint i = 0; i < 16; i++)
+		regs[i] = r[i];
+	*valid = v;
+	return PL_EHABI_STEP_OK;
+}
+
+/* ======================================================================
  * The walk
  * ====================================================================== */
 
@@ -316,8 +420,8 @@ guint pl_symbols_unwind(PlSymbols *self, guint32 pid, guint32 tid, guint64 regs_
 	if (!truncated)
 		truncated = &trunc_dummy;
 	if (self->ahead) {
-		gint an = pl_unwind_ahead_take(self->ahead, &self->arch, pid, tid, regs_mask, regs,
-					       nregs, stack, stack_size, pcs, max, truncated);
+		gint an = self->ahead_take(self->ahead, &self->arch, pid, tid, regs_mask, regs,
+					   nregs, stack, stack_size, pcs, max, truncated);
 		if (an >= 0)
 			return (guint)an;
 	}

@@ -8,6 +8,9 @@
 
 SYMBOLS_SRCS := $(wildcard viewer/symbols/*.c)
 SYMBOLS_OBJS := $(SYMBOLS_SRCS:%.c=$(BUILD)/%.o)
+# One header per file, and pl-symbols-types.h the types they share; the
+# tests include the headers of what they test.
+SYMBOLS_HDRS := $(wildcard viewer/symbols/*.h)
 SYMBOLS_CFLAGS := $(shell pkg-config --cflags glib-2.0 libdw libelf)
 SYMBOLS_LIBS := $(shell pkg-config --libs glib-2.0 libdw libelf) -lstdc++
 SYMBOLS_TESTS := $(patsubst viewer/symbols/tests/%-test.c,$(BUILD)/test/viewer-symbols-%-test,\
@@ -18,7 +21,7 @@ $(BUILD)/viewer/symbols/%.o: ALL_CFLAGS += $(SYMBOLS_CFLAGS)
 # Tests find the workloads and compile small programs at run time; they get
 # the build dir through PL_BUILD (test/run.sh) or this default.
 $(BUILD)/test/viewer-symbols-%-test: viewer/symbols/tests/%-test.c $(SYMBOLS_OBJS) \
-		$(BUILD)/libplcommon.a viewer/symbols/tests/sym-test-util.h viewer/symbols/pl-ehabi.h
+		$(BUILD)/libplcommon.a viewer/symbols/tests/sym-test-util.h $(SYMBOLS_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SYMBOLS_CFLAGS) -Itest -Iviewer/symbols \
 		-DPL_DEFAULT_BUILD='"$(abspath $(BUILD))"' -DPL_TOP='"$(abspath .)"' \

@@ -7,7 +7,7 @@
  * that symbolization and the unwinder's module see the program's PCs. */
 #include <elfutils/libdwfl.h>
 
-#include "pl-symbols-private.h"
+#include "pl-proc.h"
 #include "sym-test-util.h"
 
 #define PID 4343u

@@ -9,7 +9,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "pl-symbols-private.h"
+#include "pl-build-id.h"
+#include "pl-debug-inflate.h"
+#include "pl-elf-locator.h"
+#include "pl-symbols-types.h"
 #include "sym-test-util.h"
 
 static const char libc_path[] = "/usr/lib/x86_64-linux-gnu/libc.so.6";

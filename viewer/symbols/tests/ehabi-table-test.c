@@ -17,7 +17,7 @@
 #include <fcntl.h>
 
 #include "pl-ehabi.h"
-#include "pl-symbols-private.h"
+#include "pl-proc.h"
 #include "sym-test-util.h"
 
 #define PID 99u

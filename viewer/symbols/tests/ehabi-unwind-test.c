@@ -13,7 +13,6 @@
  * only), and big-endian (BE8, clang + lld, freestanding, qemu-armeb: the
  * tables are big-endian words). */
 #include "pl-ehabi.h"
-#include "pl-symbols-private.h"
 #include "sym-test-util.h"
 
 #define PID 4242u

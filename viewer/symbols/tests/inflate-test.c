@@ -8,7 +8,10 @@
 #include <elfutils/libdw.h>
 #include <sys/stat.h>
 
-#include "pl-symbols-private.h"
+#include "pl-build-id.h"
+#include "pl-debug-inflate.h"
+#include "pl-elf-locator.h"
+#include "pl-symbols-types.h"
 #include "sym-test-util.h"
 
 static const char prog_src[] =

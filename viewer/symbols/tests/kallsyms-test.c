@@ -7,7 +7,6 @@
  */
 #include <sys/stat.h>
 
-#include "pl-symbols-private.h"
 #include "sym-test-util.h"
 
 #define PID 1

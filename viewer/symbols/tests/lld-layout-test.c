@@ -13,7 +13,7 @@
  * names must come back from pl_symbols_resolve at its own address.  The
  * ARM programs cannot run here; their mappings are laid out as the board's
  * kernel would lay them out (binfmt_elf: page-down vaddr and offset). */
-#include "pl-symbols-private.h"
+#include "pl-symbols-types.h"
 #include "sym-test-util.h"
 
 #define PID 5151u

@@ -1,6 +1,7 @@
 /* locator-test.c — the ELF search order and build-id checks, on files
  * compiled by gcc at test time. */
-#include "pl-symbols-private.h"
+#include "pl-build-id.h"
+#include "pl-elf-locator.h"
 #include "sym-test-util.h"
 
 static const char prog_v1[] = "#include <stdio.h>\n"

@@ -4,7 +4,6 @@
  * with ARM, Thumb and hand-written assembly functions (no .size, so only a
  * sizeless label and a mapping symbol sit at the address) must resolve to
  * the functions nm names, never to a mapping symbol. */
-#include "pl-symbols-private.h"
 #include "sym-test-util.h"
 
 #define PID 777u

@@ -3,7 +3,6 @@
  * demangling, the vDSO image, kallsyms and perf-PID.map chunks. */
 #include <sys/auxv.h>
 
-#include "pl-symbols-private.h"
 #include "sym-test-util.h"
 
 #define PID 4242u

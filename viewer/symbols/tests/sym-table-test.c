@@ -9,7 +9,9 @@
  */
 #include <sys/stat.h>
 
-#include "pl-symbols-private.h"
+#include "pl-elf-locator.h"
+#include "pl-sym-table.h"
+#include "pl-symbols-types.h"
 #include "sym-test-util.h"
 
 static int refuse_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,

@@ -5,7 +5,6 @@
  * its stack from sp up, in test_fn → caller → main, then writes them and
  * its /proc/self/maps out; the test unwinds that snapshot off-line as the
  * viewer would a PL_MSG_SAMPLE, and checks the frames by name. */
-#include "pl-symbols-private.h"
 #include "pl-unwind-ahead.h"
 #include "sym-test-util.h"
 

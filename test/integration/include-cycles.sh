@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# include-cycles.sh — dependencies point one way (STYLE.md habit 10: no
+# include circles; shared types in one small header both sides include):
+#   include_graph_acyclic    the graph of #include "…" lines of viewer/,
+#                            agent/ and common/ (a quoted name is looked up
+#                            next to the including file, then in the
+#                            directories the Makefiles pass with -I) has no
+#                            cycle;
+#   symbols_objects_acyclic  the graph of which object of viewer/symbols
+#                            uses a function or variable another one
+#                            defines (nm of $PL_BUILD/viewer/symbols/*.o)
+#                            has no cycle: an include graph cannot show a
+#                            circle hidden behind one header that declares
+#                            everyone's internals, the objects do;
+#   symbols_header_per_file  every header of viewer/symbols is named after
+#                            the .c that provides it, but the shared types
+#                            (pl-symbols-types.h): no such catch-all header
+#                            comes back.
+# A cycle is printed with its members.  Run by hand:
+#   PL_BUILD=build bash test/integration/include-cycles.sh
+set -u
+export LC_ALL=C # sort and join agree on the order
+top=${PL_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+build=${PL_BUILD:-$top/build}
+. "$top/test/pl-test.sh"
+pl_plan include_graph_acyclic symbols_objects_acyclic symbols_header_per_file
+trap 'pl_unreported' EXIT
+failed=0 # the exit status, for a run by hand
+bad() { fail "$@"; failed=1; }
+cd "$top" || exit 1
+
+# the -I directories of the Makefiles (top Makefile, viewer/viewer.mk,
+# viewer/ui/ui.mk, the .mk files of viewer/formats and viewer/symbols);
+# anything not found there (system, generated, test/) is outside the graph
+search="common agent viewer/core viewer/model viewer/symbols viewer/formats viewer/ui viewer/cli viewer/tests"
+
+# Prints the cycles tsort finds in the edges "FROM TO" on stdin, as
+# "a -> b -> a; …" (nothing when there are none).  tsort names each loop
+# in edge order, and breaks it before looking for the next.
+cycles() {
+	tsort 2>&1 >/dev/null | awk '
+		function close_loop() { if (c != "") out = out (out != "" ? "; " : "") c " -> " first; c = "" }
+		/^tsort: .*input contains a loop/ { close_loop(); next }
+		/^tsort: / { sub(/^tsort: /, ""); if (c == "") first = $0; c = c (c != "" ? " -> " : "") $0 }
+		END { close_loop(); printf "%s", out }'
+}
+
+# ─── #include "…" lines ──────────────────────────────────────────────────
+edges=$(find viewer agent common -name '*.[ch]' | sort | while read -r f; do
+	dir=$(dirname "$f")
+	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" |
+		while read -r inc; do
+			for d in "$dir" $search; do
+				if [ -f "$d/$inc" ]; then
+					echo "$f $(realpath -m --relative-to=. "$d/$inc")"
+					break
+				fi
+			done
+		done
+done)
+n=$(printf '%s\n' "$edges" | grep -c .)
+loop=$(printf '%s\n' "$edges" | cycles)
+if [ "$n" -lt 100 ]; then
+	bad include_graph_acyclic "only $n include edges found under viewer/ agent/ common/"
+elif [ -n "$loop" ]; then
+	bad include_graph_acyclic "headers include each other in a circle: $loop"
+else
+	ok include_graph_acyclic
+fi
+echo "# $n include edges"
+
+# ─── objects of viewer/symbols (nm) ──────────────────────────────────────
+objs=$(ls "$build"/viewer/symbols/*.o 2>/dev/null)
+if [ -z "$objs" ]; then
+	bad symbols_objects_acyclic "no objects in $build/viewer/symbols (make)"
+else
+	defs=$(for o in $objs; do
+		nm -g --defined-only "$o" | awk -v f="$(basename "$o" .o)" 'NF == 3 { print $3, f }'
+	done | sort)
+	uses=$(for o in $objs; do
+		f=$(basename "$o" .o)
+		nm -u "$o" | awk '{ print $NF }' | sort -u | join - <(echo "$defs") |
+			awk -v f="$f" '$2 != f { print f, $2 }'
+	done | sort -u)
+	loop=$(printf '%s\n' "$uses" | cycles)
+	if [ -z "$uses" ]; then
+		bad symbols_objects_acyclic "no object of $build/viewer/symbols uses another: nm failed?"
+	elif [ -n "$loop" ]; then
+		bad symbols_objects_acyclic "files of viewer/symbols use each other in a circle: $loop"
+	else
+		ok symbols_objects_acyclic
+	fi
+	printf '%s\n' "$uses" | awk '{ a[$1] = a[$1] " " $2 } END { for (f in a) print "# " f " ->" a[f] }' | sort
+fi
+
+# ─── one header per file ─────────────────────────────────────────────────
+orphans=
+for h in viewer/symbols/*.h; do
+	b=${h%.h}
+	[ "$h" = viewer/symbols/pl-symbols-types.h ] || [ -f "$b.c" ] || orphans="$orphans ${h##*/}"
+done
+if [ -n "$orphans" ]; then
+	bad symbols_header_per_file "headers named after no .c of viewer/symbols:$orphans (types go in pl-symbols-types.h, functions in their file's header)"
+else
+	ok symbols_header_per_file
+fi
+exit "$failed"
