@@ -1,6 +1,6 @@
 /* fuzz-capture.c — libFuzzer harness: opening a recording in the viewer.
  *
- * The input is a file given to pl_capture_load (viewer/core/pl-capture.h):
+ * The input is a file given to pl_capture_load (viewer/io/pl-capture.h):
  * a .plens capture or a perf.data file, dispatched by magic as the viewer
  * does.  Every message goes into a real session model (pl_profile_ingest,
  * viewer/model/pl-profile.h) with the real symbolizer behind it, and then

@@ -11,7 +11,7 @@
 #   fuzz-wire       common/reader.h over arbitrary bytes + pl_msg_decode per type
 #   fuzz-commands   the agent's command path: 64 KiB reader, viewer→agent decoders,
 #                   the agent's event-spec parser (what START validation runs)
-#   fuzz-capture    viewer/core pl_capture_load (.plens and perf.data) into the
+#   fuzz-capture    viewer/io pl_capture_load (.plens and perf.data) into the
 #                   model (pl_profile_ingest), symbolized against the burn ELFs
 #   fuzz-perfdata   viewer/formats pl_perf_data_read over arbitrary files
 #   fuzz-ehabi      viewer/symbols/pl-ehabi.h: ARM ELF tables and the opcode
@@ -37,7 +37,7 @@ FUZZ_LDFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer
 
 FUZZ_VIEWER_PKGS := glib-2.0 gio-2.0 libdw libelf
 FUZZ_VIEWER_CFLAGS := $(shell pkg-config --cflags $(FUZZ_VIEWER_PKGS)) \
-	-Iviewer/core -Iviewer/model -Iviewer/symbols -Iviewer/formats -Iagent
+	-Iviewer/io -Iviewer/model -Iviewer/symbols -Iviewer/formats -Iagent
 FUZZ_VIEWER_LIBS := $(shell pkg-config --libs $(FUZZ_VIEWER_PKGS)) -lstdc++ -lzstd -lpthread
 
 fuzz_objs = $(patsubst %.c,$(FUZZ_OBJDIR)/%.o,$(1))
@@ -52,8 +52,8 @@ FUZZ_FORMATS_OBJS := $(call fuzz_objs,$(PERFDATA_READER_SRCS))
 # The viewer core as viewer/viewer.mk links it: the real symbolizer and
 # perf.data reader.
 FUZZ_SYM_SRCS := $(wildcard viewer/symbols/*.c)
-FUZZ_FMT_SRCS := $(PERFDATA_READER_SRCS) viewer/core/pl-capture-perf.c
-FUZZ_VIEWER_OBJS := $(call fuzz_objs,viewer/core/pl-capture.c $(wildcard viewer/model/*.c) \
+FUZZ_FMT_SRCS := $(PERFDATA_READER_SRCS) viewer/io/pl-capture-perf.c
+FUZZ_VIEWER_OBJS := $(call fuzz_objs,viewer/io/pl-capture.c $(wildcard viewer/model/*.c) \
 	$(FUZZ_SYM_SRCS) $(FUZZ_FMT_SRCS))
 
 FUZZ_TARGETS := $(FUZZ_DIR)/fuzz-wire $(FUZZ_DIR)/fuzz-commands $(FUZZ_DIR)/fuzz-capture \

@@ -1,6 +1,6 @@
-# viewer/viewer.mk — the viewer: core (captures, live client), model,
-# command line, tests.  Included by the top Makefile; everything hangs off
-# the double-colon target `viewer::`.
+# viewer/viewer.mk — the viewer: io (captures, live client, session
+# writer, loader), model, command line, tests.  Included by the top
+# Makefile; everything hangs off the double-colon target `viewer::`.
 #
 # viewer/symbols and viewer/formats are separate modules with their own .mk
 # fragments (SYMBOLS_OBJS, FORMATS_OBJS).  formats.mk comes first: a
@@ -12,22 +12,22 @@ include viewer/symbols/symbols.mk
 
 VIEWER_PKGS := glib-2.0 gio-2.0 libdw libelf
 VIEWER_CFLAGS := $(shell pkg-config --cflags $(VIEWER_PKGS)) \
-	-Iviewer/core -Iviewer/model -Iviewer/symbols -Iviewer/formats
+	-Iviewer/io -Iviewer/model -Iviewer/symbols -Iviewer/formats
 VIEWER_LIBS := $(shell pkg-config --libs $(VIEWER_PKGS)) $(ZSTD_LIBS) -lpthread -lm
 
 $(BUILD)/viewer/%.o: ALL_CFLAGS += $(VIEWER_CFLAGS)
 
-VIEWER_CORE_OBJS := $(BUILD)/viewer/core/pl-capture.o $(BUILD)/viewer/core/pl-session-writer.o \
-	$(BUILD)/viewer/core/pl-client.o $(BUILD)/viewer/core/pl-loader.o
+VIEWER_IO_OBJS := $(BUILD)/viewer/io/pl-capture.o $(BUILD)/viewer/io/pl-session-writer.o \
+	$(BUILD)/viewer/io/pl-client.o $(BUILD)/viewer/io/pl-loader.o
 VIEWER_MODEL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/model/*.c))
 
 VIEWER_SYM_OBJS := $(SYMBOLS_OBJS)
 VIEWER_LIBS += $(SYMBOLS_LIBS)
 
-VIEWER_FMT_OBJS := $(FORMATS_OBJS) $(FORMATS_EXPORT_OBJS) $(BUILD)/viewer/core/pl-capture-perf.o
+VIEWER_FMT_OBJS := $(FORMATS_OBJS) $(FORMATS_EXPORT_OBJS) $(BUILD)/viewer/io/pl-capture-perf.o
 VIEWER_LIBS += $(FORMATS_LIBS)
 
-VIEWER_LIB_OBJS := $(VIEWER_CORE_OBJS) $(VIEWER_MODEL_OBJS) $(VIEWER_SYM_OBJS) $(VIEWER_FMT_OBJS)
+VIEWER_LIB_OBJS := $(VIEWER_IO_OBJS) $(VIEWER_MODEL_OBJS) $(VIEWER_SYM_OBJS) $(VIEWER_FMT_OBJS)
 VIEWER_CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/cli/*.c))
 
 $(BUILD)/libplviewer.a: $(VIEWER_LIB_OBJS)
@@ -44,7 +44,7 @@ $(BUILD)/viewer/cli/%.o: ALL_CFLAGS += -Iviewer/ui -I$(BUILD)/viewer
 # executable: a key of the headers they are declared in, compiled into
 # both (pl-abi.h), lets perflens refuse a module from another build
 # (viewer/cli/app.c) instead of crashing in it.
-PL_ABI_HEADERS := $(sort $(wildcard common/*.h viewer/core/*.h viewer/model/*.h \
+PL_ABI_HEADERS := $(sort $(wildcard common/*.h viewer/io/*.h viewer/model/*.h \
 	viewer/symbols/*.h viewer/formats/*.h)) viewer/ui/pl-ui.h
 $(BUILD)/viewer/pl-abi.h: $(PL_ABI_HEADERS) viewer/viewer.mk
 	@mkdir -p $(dir $@)

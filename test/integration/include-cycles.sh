@@ -32,7 +32,7 @@ cd "$top" || exit 1
 # the -I directories of the Makefiles (top Makefile, viewer/viewer.mk,
 # viewer/ui/ui.mk, the .mk files of viewer/formats and viewer/symbols);
 # anything not found there (system, generated, test/) is outside the graph
-search="common agent viewer/core viewer/model viewer/symbols viewer/formats viewer/ui viewer/cli viewer/tests"
+search="common agent viewer/io viewer/model viewer/symbols viewer/formats viewer/ui viewer/cli viewer/tests"
 
 # Prints the cycles tsort finds in the edges "FROM TO" on stdin, as
 # "a -> b -> a; …" (nothing when there are none).  tsort names each loop

@@ -184,7 +184,7 @@ PlProfile *pl_cli_load(const char *path, const PlCliSymArgs *a, PlCaptureInfo *i
 	/* Without a sysroot the board's paths are looked up here: right for a
 	 * capture of this machine, and the coverage section says when not. */
 	o.host_files = a->sysroot == NULL;
-	/* the loader the app uses too (viewer/core/pl-loader.h) */
+	/* the loader the app uses too (viewer/io/pl-loader.h) */
 	PlLoadParams lp = { .options = &o };
 	g_autoptr(GError) error = NULL;
 	PlProfile *p = pl_load_file(path, &lp, info, NULL, &error);

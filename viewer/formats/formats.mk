@@ -1,4 +1,5 @@
-# viewer/formats/formats.mk — perf.data reader and writer (viewer core).
+# viewer/formats/formats.mk — perf.data reader and writer, and the export
+# formats (no GTK).
 #
 # Included by viewer/viewer.mk; until that exists, build with
 #   make -f Makefile -f viewer/formats/formats.mk viewer

@@ -18,8 +18,8 @@
  * Threading: feed, take and free from one thread (the loader's); the
  * worker is internal.  No GTK.
  *
- * Used by the command line's loader (viewer/cli/pl-cli-common.c) for
- * perf.data; PERFLENS_NO_UNWIND_AHEAD=1 turns it off there (the model then
+ * Used by the loader of the command line and the app (viewer/io/pl-loader.c)
+ * for perf.data; PERFLENS_NO_UNWIND_AHEAD=1 turns it off there (the model then
  * unwinds everything itself), PERFLENS_DEBUG_AHEAD=1 prints how many
  * samples the worker answered and the loader thread's CPU time.
  */

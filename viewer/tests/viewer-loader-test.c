@@ -1,5 +1,5 @@
 /* viewer-loader-test.c — one loader for the command line and the app
- * (viewer/core/pl-loader.h): a perf.data recorded here by the real `perf
+ * (viewer/io/pl-loader.h): a perf.data recorded here by the real `perf
  * record --call-graph dwarf` of burn-nofp is loaded
  *   - through pl_cli_load, the command line's entry (`perflens report`),
  *   - through pl_load_file with what the app's window passes (settings

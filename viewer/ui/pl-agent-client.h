@@ -3,7 +3,7 @@
  * thread, and say what went wrong in words for this window.
  *
  * No widgets: the connect view starts it and shows the result.  The socket
- * and the protocol are PlClient's (viewer/core/pl-client.h); what is here is
+ * and the protocol are PlClient's (viewer/io/pl-client.h); what is here is
  * the worker and the user-facing reading of its errors.  Call from the main
  * thread.
  */

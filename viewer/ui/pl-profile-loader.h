@@ -2,7 +2,7 @@
  * worker thread, with progress and cancellation.
  *
  * No widgets.  The worker is pl_target_load_file (the board's symbol
- * settings over viewer/core/pl-loader.c, the one way a file becomes a
+ * settings over viewer/io/pl-loader.c, the one way a file becomes a
  * model); this object is the app's side of it: it runs one load at a time
  * (starting another cancels the running one), emits "progress" every 250 ms
  * while loading, and "finished" (const char *path) on the main thread when

@@ -196,7 +196,7 @@ static void options_clear(PlSymOptions *o, gpointer data)
 	pl_sym_options_clear(o);
 }
 
-/* The command line's loader (viewer/core/pl-loader.h: this machine's
+/* The command line's loader (viewer/io/pl-loader.h: this machine's
  * kernel symbols for a local perf.data, DWARF unwinding on a second core)
  * with the board's settings; what was read of a file corrupt in the
  * middle is kept. */

@@ -15,7 +15,7 @@ ifeq ($(shell pkg-config --exists gtk4 && echo yes),yes)
 
 UI_SRCS := $(wildcard viewer/ui/pl-*.c)
 UI_OBJS := $(UI_SRCS:%.c=$(BUILD)/%.o)
-UI_CFLAGS := $(shell pkg-config --cflags gtk4) -Iviewer/core -Iviewer/model \
+UI_CFLAGS := $(shell pkg-config --cflags gtk4) -Iviewer/io -Iviewer/model \
 	-Iviewer/symbols -Iviewer/formats -Iviewer/ui
 UI_LIBS := $(shell pkg-config --libs gtk4) -lm
 
