@@ -64,7 +64,8 @@ $(BUILD)/test/%-test: test/unit/%-test.c $(AGENT_LIB_OBJS) $(BUILD)/libplcommon.
 	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Itest -Iagent $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS) -lpthread
 
 # Integration tests drive the real agent binary over its real interfaces.
-$(BUILD)/test/%-test: test/integration/%-test.c test/pl-test-agent.h $(BUILD)/libplcommon.a | $(BUILD)/perflens-agent $(WORKLOADS)
+$(BUILD)/test/%-test: test/integration/%-test.c test/pl-test-agent.h test/pl-test-nm.h \
+		$(BUILD)/libplcommon.a | $(BUILD)/perflens-agent $(WORKLOADS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Itest $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(ZSTD_LIBS) -lpthread
 

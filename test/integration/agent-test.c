@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include "pl-test-agent.h"
+#include "pl-test-nm.h"
 
 static char agent[PATH_MAX + 32], burn[PATH_MAX + 32], burn_nofp[PATH_MAX + 32];
 static char tmpdir[256];
@@ -47,27 +48,6 @@ static int reply_to(struct pl_conn *c, uint32_t req, uint16_t command, int timeo
 			  c->m.u.reply.command, command);
 		return c->m.u.reply.status;
 	}
-}
-
-/* nm -S: address and size of a function in the workload */
-static int sym_range(const char *bin, const char *name, uint64_t *lo, uint64_t *hi)
-{
-	char cmd[PATH_MAX + 100], line[512];
-	snprintf(cmd, sizeof(cmd), "nm -S --defined-only %s", bin);
-	FILE *p = popen(cmd, "r");
-	int found = 0;
-	while (p && fgets(line, sizeof(line), p)) {
-		unsigned long long a, s;
-		char t, n[256];
-		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &t, n) == 4 && !strcmp(n, name)) {
-			*lo = a;
-			*hi = a + s;
-			found = 1;
-		}
-	}
-	if (p)
-		pclose(p);
-	return found;
 }
 
 static int read_build_id(const char *bin, char *hex, size_t len)
@@ -238,8 +218,8 @@ static void summary_init(struct summary *s, const char *bin)
 	s->switch_event = ~0u;
 	s->task_clock_index = ~0u;
 	s->burn_path = bin;
-	PL_CHECK(sym_range(bin, "worker_loop", &s->wl_lo, &s->wl_hi));
-	PL_CHECK(sym_range(bin, "compute_outer", &s->cm_lo, &s->cm_hi));
+	PL_CHECK(pl_sym_range(bin, "worker_loop", &s->wl_lo, &s->wl_hi));
+	PL_CHECK(pl_sym_range(bin, "compute_outer", &s->cm_lo, &s->cm_hi));
 }
 
 static int comm_seen(const struct summary *s, const char *name)

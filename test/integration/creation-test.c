@@ -11,6 +11,7 @@
 #include <linux/perf_event.h>
 
 #include "pl-test-agent.h"
+#include "pl-test-nm.h"
 
 static char agent[PATH_MAX + 32], burn[PATH_MAX + 32], perflens[PATH_MAX + 32];
 static char tmpdir[256];
@@ -57,26 +58,6 @@ static void need_tracepoint(void)
 		PL_SKIP("[no-kernel-feature:sched_process_fork tracepoint] not in tracefs; the "
 			"agent says: %s", line);
 	PL_CHECKF(0, "the kernel has sched/sched_process_fork, but the agent says: %s", line);
-}
-
-static int sym_range(const char *bin, const char *name, uint64_t *lo, uint64_t *hi)
-{
-	char cmd[PATH_MAX + 100], line[512];
-	snprintf(cmd, sizeof(cmd), "nm -S --defined-only %s", bin);
-	FILE *p = popen(cmd, "r");
-	int found = 0;
-	while (p && fgets(line, sizeof(line), p)) {
-		unsigned long long a, s;
-		char t, n[256];
-		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &t, n) == 4 && !strcmp(n, name)) {
-			*lo = a;
-			*hi = a + s;
-			found = 1;
-		}
-	}
-	if (p)
-		pclose(p);
-	return found;
 }
 
 /* ─── what the capture holds ───────────────────────────────────────────── */
@@ -191,7 +172,7 @@ static void record_and_check(const char *mode)
 	need_tracepoint();
 	static struct cap c; /* large */
 	memset(&c, 0, sizeof(c));
-	PL_CHECK(sym_range(burn, "start_one", &c.lo, &c.hi));
+	PL_CHECK(pl_sym_range(burn, "start_one", &c.lo, &c.hi));
 	char cap_path[300], log[300];
 	snprintf(cap_path, sizeof(cap_path), "%s/%s.plens", tmpdir, mode);
 	snprintf(log, sizeof(log), "%s/burn-%s.log", tmpdir, mode);

@@ -20,6 +20,7 @@
 #include "pl-health-view.h"
 #include "pl-profile.h"
 #include "pl-source-view.h"
+#include "pl-test-nm.h"
 #include "pl-test.h"
 #include "pl-thread-timeline.h"
 #include "pl-ui-util.h"
@@ -190,33 +191,13 @@ static void health_perf_data(void)
 	PL_CHECK(pl_health_view_get_n_series(health) == 0);
 }
 
-/* hot_leaf's [start, end) from nm -S: the oracle for the hot address */
-static gboolean nm_range(const char *elf, const char *sym, guint64 *lo, guint64 *hi)
-{
-	char *argv[] = { (char *)"nm", (char *)"-S", (char *)elf, NULL };
-	g_autofree char *out = NULL;
-	if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
-			  NULL, &out, NULL, NULL, NULL))
-		return FALSE;
-	g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
-	for (char **l = lines; *l; l++) {
-		unsigned long long a, s;
-		char t, name[256];
-		if (sscanf(*l, "%llx %llx %c %255s", &a, &s, &t, name) == 4 && !strcmp(name, sym)) {
-			*lo = a;
-			*hi = a + s;
-			return TRUE;
-		}
-	}
-	return FALSE;
-}
-
 static void disassembly_hot_leaf(void)
 {
 	setup();
 	const char *elf = getenv("VIEWS_BURN");
 	guint64 lo, hi;
-	PL_CHECKF(elf && nm_range(elf, "hot_leaf", &lo, &hi), "nm -S gives no hot_leaf in %s",
+	/* hot_leaf's [start, end) from nm -S: the oracle for the hot address */
+	PL_CHECKF(elf && pl_sym_range(elf, "hot_leaf", &lo, &hi), "nm -S gives no hot_leaf in %s",
 		  elf ? elf : "(VIEWS_BURN unset)");
 	g_autofree char *objdump = g_find_program_in_path("objdump");
 	PL_CHECKF(objdump, "objdump not installed (binutils)");
