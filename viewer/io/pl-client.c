@@ -1,4 +1,6 @@
-/* pl-client.c — see pl-client.h. */
+/* pl-client.c — the viewer's end of a live agent connection: connect or
+ * accept, handshake, commands and replies, the received stream, and the tap
+ * that saves its blocks (contract in pl-client.h). */
 #include "pl-client.h"
 
 #include <errno.h>

@@ -1,4 +1,6 @@
-/* pl-session-writer.c — see pl-session-writer.h. */
+/* pl-session-writer.c — a live session's .plens file: the stream header,
+ * then each received block with one write(); and where sessions go by
+ * default (contract in pl-session-writer.h). */
 #include "pl-session-writer.h"
 
 #include <errno.h>

@@ -1,4 +1,5 @@
-/* pl-build-id.c — see pl-build-id.h. */
+/* pl-build-id.c — a GNU build-id as the lower-case hex that names files by it
+ * (contract in pl-build-id.h). */
 #include "pl-build-id.h"
 
 char *pl_build_id_hex(const guint8 *id, gsize len)

@@ -1,4 +1,5 @@
-/* pl-unwind-ahead.c — see pl-unwind-ahead.h.
+/* pl-unwind-ahead.c — the worker that unwinds DWARF samples ahead of the
+ * model, and the hand-over of its answers (contract in pl-unwind-ahead.h).
  *
  * Order is what makes the worker's answer the model's: the worker applies
  * mappings and unwinds samples in stream order, the model in (time, seq)
