@@ -1,5 +1,6 @@
 /* stream.c — outgoing stream with bounded queue; see stream.h. */
 #include "stream.h"
+#include "io.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -76,20 +77,6 @@ void pla_stream_free(struct pla_stream *s)
 	s->fd = -1;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Copies into the byte ring; the caller checked room. */
 static void queue_put(struct pla_stream *s, const uint8_t *p, size_t n)
 {
@@ -105,7 +92,7 @@ static int emit(struct pla_stream *s, const uint8_t *p, size_t n)
 	if (s->dead)
 		return s->dead;
 	if (!s->is_socket) {
-		int rc = write_all(s->fd, p, n);
+		int rc = pl_write_all(s->fd, p, n);
 		if (rc < 0)
 			return s->dead = rc;
 		s->bytes_sent += n;

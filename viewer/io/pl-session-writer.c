@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "wire.h"
 
 struct _PlSessionWriter {
@@ -17,20 +18,13 @@ struct _PlSessionWriter {
 
 static gboolean write_all(int fd, const guint8 *p, gsize n, const char *path, GError **error)
 {
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			int e = errno;
-			g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e),
-				    "cannot write the session to %s: %s%s", path, g_strerror(e),
-				    e == ENOSPC ? " (free some space; the file so far is usable)"
-						: "");
-			return FALSE;
-		}
-		p += w;
-		n -= (gsize)w;
+	int rc = pl_write_all(fd, p, n);
+	if (rc < 0) {
+		int e = -rc;
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e),
+			    "cannot write the session to %s: %s%s", path, g_strerror(e),
+			    e == ENOSPC ? " (free some space; the file so far is usable)" : "");
+		return FALSE;
 	}
 	return TRUE;
 }
