@@ -170,12 +170,19 @@ int pl_cli_record(int argc, char **argv)
 				"(%s); START will say more\n",
 			g_strerror(agent->perf_errno));
 
-	path = output ? g_strdup(output) : pl_session_default_path(agent->hostname);
-	writer = pl_session_writer_new(path, &error);
+	/* a name the user gave is theirs to overwrite; a default one never
+	 * replaces another session of the board made in the same second */
+	if (output) {
+		writer = pl_session_writer_new(output, &error);
+	} else {
+		g_autofree char *def = pl_session_default_path(agent->hostname);
+		writer = pl_session_writer_new_unique(def, &error);
+	}
 	if (!writer) {
 		pl_cli_fail("%s", error->message);
 		goto out;
 	}
+	path = g_strdup(pl_session_writer_get_path(writer));
 	pl_client_set_handler(client, on_msg, &stats);
 	if (!pl_client_set_writer(client, writer, &error)) {
 		pl_cli_fail("%s", error->message);
@@ -255,6 +262,10 @@ int pl_cli_record(int argc, char **argv)
 		fputc('\n', stderr);
 	struct pl_msg bye = { .type = PL_MSG_BYE };
 	pl_client_send(client, &bye, NULL);
+	if (!pl_session_writer_close(writer, &error)) {
+		pl_cli_fail("%s", error->message);
+		goto out;
+	}
 	if (!quiet) {
 		fprintf(stderr,
 			"perflens: saved %" G_GUINT64_FORMAT " samples (%" G_GUINT64_FORMAT

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io.h"
@@ -29,22 +31,23 @@ static gboolean write_all(int fd, const guint8 *p, gsize n, const char *path, GE
 	return TRUE;
 }
 
-PlSessionWriter *pl_session_writer_new(const char *path, GError **error)
+/* Sessions hold raw stack bytes (keys, passwords in a copied stack): the
+ * directories made for them are 0700 and the files 0600, whatever the
+ * umask. */
+static gboolean make_parent(const char *path, GError **error)
 {
 	g_autofree char *dir = g_path_get_dirname(path);
-	if (g_mkdir_with_parents(dir, 0755) < 0) {
+	if (g_mkdir_with_parents(dir, 0700) < 0) {
 		int e = errno;
 		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e),
 			    "cannot create directory %s for the session: %s", dir, g_strerror(e));
-		return NULL;
+		return FALSE;
 	}
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		int e = errno;
-		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e),
-			    "cannot create session file %s: %s", path, g_strerror(e));
-		return NULL;
-	}
+	return TRUE;
+}
+
+static PlSessionWriter *start(int fd, const char *path, GError **error)
+{
 	guint8 hdr[PL_STREAM_HEADER_SIZE];
 	pl_stream_header_put(hdr, PL_STREAM_CAPTURE | PL_STREAM_FROM_AGENT);
 	if (!write_all(fd, hdr, sizeof(hdr), path, error)) {
@@ -58,12 +61,69 @@ PlSessionWriter *pl_session_writer_new(const char *path, GError **error)
 	return self;
 }
 
+PlSessionWriter *pl_session_writer_new(const char *path, GError **error)
+{
+	if (!make_parent(path, error))
+		return NULL;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int e = errno;
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e),
+			    "cannot create session file %s: %s", path, g_strerror(e));
+		return NULL;
+	}
+	/* a file kept from before (an older perflens made them 0644) */
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077))
+		fchmod(fd, 0600);
+	return start(fd, path, error);
+}
+
+/* PATH itself, then PATH with -2, -3, … before its extension. */
+static char *nth_name(const char *path, guint i)
+{
+	if (i == 1)
+		return g_strdup(path);
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(path, '.');
+	if (!dot || (slash && dot < slash))
+		dot = path + strlen(path);
+	return g_strdup_printf("%.*s-%u%s", (int)(dot - path), path, i, dot);
+}
+
+PlSessionWriter *pl_session_writer_new_unique(const char *path, GError **error)
+{
+	if (!make_parent(path, error))
+		return NULL;
+	for (guint i = 1; i <= 1000; i++) {
+		g_autofree char *p = nth_name(path, i);
+		int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			return start(fd, p, error);
+		if (errno != EEXIST) {
+			int e = errno;
+			g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e),
+				    "cannot create session file %s: %s", p, g_strerror(e));
+			return NULL;
+		}
+	}
+	g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
+		    "cannot create session file %s: it and 999 numbered names beside it exist",
+		    path);
+	return NULL;
+}
+
 gboolean pl_session_writer_append(PlSessionWriter *self, const guint8 *block, gsize len,
 				  GError **error)
 {
 	/* One write per block: the kernel has it before we read the next one. */
-	if (!write_all(self->fd, block, len, self->path, error))
+	if (!write_all(self->fd, block, len, self->path, error)) {
+		/* what part of the block went out is cut off again, so the file
+		 * ends with its last whole block (a pipe or device keeps it) */
+		if (ftruncate(self->fd, (off_t)self->bytes) == 0)
+			lseek(self->fd, (off_t)self->bytes, SEEK_SET);
 		return FALSE;
+	}
 	self->bytes += len;
 	return TRUE;
 }
@@ -78,14 +138,32 @@ guint64 pl_session_writer_get_bytes(PlSessionWriter *self)
 	return self->bytes;
 }
 
+gboolean pl_session_writer_close(PlSessionWriter *self, GError **error)
+{
+	if (!self || self->fd < 0)
+		return TRUE;
+	int fd = self->fd, e = 0;
+	self->fd = -1;
+	/* EINVAL: a pipe or a device (--output /dev/null), nothing to sync */
+	if (fsync(fd) != 0 && errno != EINVAL)
+		e = errno;
+	if (close(fd) != 0 && !e && errno != EINTR)
+		e = errno;
+	if (e) {
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e),
+			    "cannot save the session to %s: %s (what was written before may be "
+			    "lost or incomplete)",
+			    self->path, g_strerror(e));
+		return FALSE;
+	}
+	return TRUE;
+}
+
 void pl_session_writer_free(PlSessionWriter *self)
 {
 	if (!self)
 		return;
-	if (self->fd >= 0) {
-		fsync(self->fd);
-		close(self->fd);
-	}
+	pl_session_writer_close(self, NULL);
 	g_free(self->path);
 	g_free(self);
 }

@@ -7,7 +7,9 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include "pl-capture.h"
 #include "pl-client.h"
@@ -181,6 +183,146 @@ static void writer_survives_sigkill(void)
 	PL_CHECKF(pl_capture_load(dst, count, &c, &info, &error), "%s", error->message);
 	PL_CHECK(info.blocks == 2 && c.samples == 5 && c.hellos == 1 && info.ignored_bytes == 0);
 	PL_CHECK(info.stream_flags == (PL_STREAM_CAPTURE | PL_STREAM_FROM_AGENT));
+}
+
+/* Appends every block of the capture at src to w; returns how many. */
+static guint append_blocks(PlSessionWriter *w, const char *src)
+{
+	gchar *data;
+	gsize len;
+	PL_CHECK(g_file_get_contents(src, &data, &len, NULL));
+	struct pl_reader r;
+	struct pl_msg *m = g_new0(struct pl_msg, 1);
+	pl_reader_init(&r, PL_BLOCK_HEADER_SIZE + PL_BLOCK_MAX_STORED);
+	pl_reader_feed(&r, data, len);
+	uint64_t seen = 0;
+	gboolean ok = TRUE;
+	while (pl_reader_next(&r, m) == 1)
+		if (r.blocks != seen) {
+			seen = r.blocks;
+			size_t n;
+			const uint8_t *b = pl_reader_block(&r, &n);
+			ok = ok && pl_session_writer_append(w, b, n, NULL);
+		}
+	pl_reader_free(&r);
+	g_free(m);
+	g_free(data);
+	PL_CHECK(ok);
+	return (guint)seen;
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* Two sessions of one board in the same second: the second gets a name of
+ * its own and the first keeps its bytes; a symlink planted at the next
+ * name is skipped, never followed. */
+static void session_names_unique(void)
+{
+	GArray *ends;
+	g_autofree char *src = three_blocks("uniq-src.plens", &ends);
+	g_array_free(ends, TRUE);
+	g_autofree char *p = vt_tmp("uniq/20260101-000000-board.plens");
+	g_autofree char *away = vt_tmp("uniq-away");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(PlSessionWriter) w1 = pl_session_writer_new_unique(p, &error);
+	PL_CHECKF(w1, "%s", error->message);
+	PL_CHECK(append_blocks(w1, src) == 3);
+	off_t first = (off_t)pl_session_writer_get_bytes(w1);
+	g_autoptr(PlSessionWriter) w2 = pl_session_writer_new_unique(p, &error);
+	PL_CHECKF(w2, "%s", error->message);
+	const char *p1 = pl_session_writer_get_path(w1), *p2 = pl_session_writer_get_path(w2);
+	PL_CHECKF(strcmp(p1, p2) != 0, "both at %s", p1);
+	PL_CHECKF(file_size(p1) == first, "%s: %ld bytes, wrote %ld", p1, (long)file_size(p1),
+		  (long)first);
+	PL_CHECKF(g_str_has_suffix(p2, "-board-2.plens"), "%s", p2);
+	g_autofree char *third = vt_tmp("uniq/20260101-000000-board-3.plens");
+	PL_CHECK(symlink(away, third) == 0);
+	g_autoptr(PlSessionWriter) w3 = pl_session_writer_new_unique(p, &error);
+	PL_CHECKF(w3, "%s", error->message);
+	PL_CHECKF(g_str_has_suffix(pl_session_writer_get_path(w3), "-board-4.plens"), "%s",
+		  pl_session_writer_get_path(w3));
+	PL_CHECK(!g_file_test(away, G_FILE_TEST_EXISTS));
+	Counts c = { 0 };
+	PlCaptureInfo info;
+	PL_CHECK(pl_session_writer_close(w1, &error));
+	PL_CHECKF(pl_capture_load(p1, count, &c, &info, &error), "%s", error->message);
+	PL_CHECK(info.blocks == 3 && c.samples == 9 && info.ignored_bytes == 0);
+}
+
+/* Sessions hold raw stack bytes: 0600 files in 0700 directories, even
+ * with umask 0, and a file kept from before loses its 0644. */
+static void session_files_private(void)
+{
+	mode_t old = umask(0);
+	g_autofree char *top = vt_tmp("priv");
+	g_autofree char *p = vt_tmp("priv/sessions/s.plens");
+	g_autofree char *kept = vt_tmp("kept.plens");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(PlSessionWriter) w = pl_session_writer_new_unique(p, &error);
+	g_autoptr(PlSessionWriter) w2 = NULL;
+	if (w) {
+		PL_CHECK(g_file_set_contents(kept, "old", 3, NULL) && chmod(kept, 0644) == 0);
+		w2 = pl_session_writer_new(kept, &error);
+	}
+	umask(old);
+	PL_CHECKF(w && w2, "%s", error->message);
+	g_autofree char *sessions = g_path_get_dirname(p);
+	const char *paths[] = { top, sessions, p, kept };
+	const mode_t want[] = { 0700, 0700, 0600, 0600 };
+	for (guint i = 0; i < G_N_ELEMENTS(paths); i++) {
+		struct stat st;
+		PL_CHECK(stat(paths[i], &st) == 0);
+		PL_CHECKF((st.st_mode & 07777) == want[i], "%s is %04o, want %04o", paths[i],
+			  (unsigned)(st.st_mode & 07777), (unsigned)want[i]);
+	}
+}
+
+static char *full_mount;
+static void unmount_full(void)
+{
+	if (full_mount)
+		umount2(full_mount, MNT_DETACH);
+	g_clear_pointer(&full_mount, g_free);
+}
+
+/* A real full disk (a 64 KiB tmpfs): the block that does not fit is
+ * refused with ENOSPC, what part of it went out is cut off again, and the
+ * session so far loads whole, no torn tail. */
+static void session_writer_full_disk(void)
+{
+	if (geteuid() != 0)
+		PL_SKIP("[not-root] mounting a small tmpfs needs root");
+	GArray *ends;
+	g_autofree char *src = three_blocks("full-src.plens", &ends);
+	g_array_free(ends, TRUE);
+	full_mount = vt_tmp("full");
+	pl_test_after_case = unmount_full;
+	PL_CHECK(g_mkdir_with_parents(full_mount, 0700) == 0);
+	PL_CHECKF(mount("tmpfs", full_mount, "tmpfs", 0, "size=64k") == 0, "mount: %s",
+		  g_strerror(errno));
+	g_autofree char *p = g_build_filename(full_mount, "s.plens", NULL);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(PlSessionWriter) w = pl_session_writer_new(p, &error);
+	PL_CHECKF(w, "%s", error->message);
+	PL_CHECK(append_blocks(w, src) == 3);
+	guint64 good = pl_session_writer_get_bytes(w);
+	gsize big = 256 * 1024;
+	g_autofree guint8 *junk = g_malloc0(big);
+	PL_CHECK(!pl_session_writer_append(w, junk, big, &error));
+	PL_CHECKF(g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOSPC), "%s", error->message);
+	g_clear_error(&error);
+	PL_CHECK(pl_session_writer_get_bytes(w) == good);
+	PL_CHECKF(pl_session_writer_close(w, &error), "%s", error->message);
+	PL_CHECKF(file_size(p) == (off_t)good, "%ld bytes on disk, %lu whole",
+		  (long)file_size(p), (unsigned long)good);
+	Counts c = { 0 };
+	PlCaptureInfo info;
+	PL_CHECKF(pl_capture_load(p, count, &c, &info, &error), "%s", error->message);
+	PL_CHECK(info.blocks == 3 && c.samples == 9 && info.ignored_bytes == 0 && !error);
 }
 
 static void default_session_path(void)
@@ -430,5 +572,6 @@ static void unreachable(void)
 
 PL_TEST_MAIN(PL_CASE(torn_tail), PL_CASE(torn_everywhere), PL_CASE(corrupt_middle),
 	     PL_CASE(not_a_capture), PL_CASE(writer_survives_sigkill),
-	     PL_CASE(default_session_path), PL_CASE(live_client), PL_CASE(listen_mode),
+	     PL_CASE(session_names_unique), PL_CASE(session_files_private),
+	     PL_CASE(session_writer_full_disk), PL_CASE(default_session_path), PL_CASE(live_client), PL_CASE(listen_mode),
 	     PL_CASE(wrong_token), PL_CASE(unreachable))

@@ -13,7 +13,7 @@ struct _PlLiveRecording {
 PlLiveRecording *pl_live_recording_new(const char *label, GError **error)
 {
 	g_autofree char *path = pl_session_default_path(label);
-	PlSessionWriter *w = pl_session_writer_new(path, error);
+	PlSessionWriter *w = pl_session_writer_new_unique(path, error);
 	if (!w)
 		return NULL;
 	PlLiveRecording *self = g_new0(PlLiveRecording, 1);
@@ -39,6 +39,9 @@ char *pl_live_recording_finish(PlLiveRecording *self)
 	char *path = g_strdup(pl_session_writer_get_path(self->writer));
 	if (self->client)
 		pl_client_set_writer(self->client, NULL, NULL);
+	g_autoptr(GError) error = NULL;
+	if (!pl_session_writer_close(self->writer, &error))
+		g_warning("%s", error->message);
 	pl_session_writer_free(self->writer);
 	g_free(self);
 	return path;
