@@ -2,9 +2,11 @@
 #include "pl-sessions-index.h"
 
 #include <errno.h>
+#include <fcntl.h> /* AT_FDCWD */
 #include <glib/gstdio.h>
-#include <stdio.h>
+#include <stdio.h> /* renameat2 */
 #include <string.h>
+#include <unistd.h>
 
 #include "pl-capture.h"
 #include "reader.h"
@@ -329,13 +331,23 @@ gboolean pl_session_rename(const char *path, const char *new_name, char **new_pa
 			*new_path = g_strdup(np);
 		return TRUE;
 	}
-	if (g_file_test(np, G_FILE_TEST_EXISTS)) {
+	/* Never over an existing name, even one made since the user typed it
+	 * or a dangling symlink (a test for existence first would race, and
+	 * follows links) */
+	int e = 0;
+	if (renameat2(AT_FDCWD, path, AT_FDCWD, np, RENAME_NOREPLACE) != 0) {
+		e = errno;
+		/* a file system without RENAME_NOREPLACE: link() never
+		 * replaces either */
+		if (e == EINVAL)
+			e = link(path, np) == 0 ? (g_unlink(path), 0) : errno;
+	}
+	if (e == EEXIST) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_EXISTS,
 			    "A session named “%s” already exists: choose another name", safe);
 		return FALSE;
 	}
-	if (g_rename(path, np) != 0) {
-		int e = errno;
+	if (e) {
 		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "Cannot rename %s: %s",
 			    path, g_strerror(e));
 		return FALSE;

@@ -76,7 +76,8 @@ GPtrArray *pl_sessions_list(const char *dir);
 
 /* Renames the file (and its sidecar) to NEW_NAME.plens in the same
  * directory; new_name is made file-name safe.  *new_path gets the new
- * path (may be NULL). */
+ * path (may be NULL).  Never replaces anything at the new name (a session,
+ * a symlink, one made meanwhile): G_IO_ERROR_EXISTS. */
 gboolean pl_session_rename(const char *path, const char *new_name, char **new_path,
 			   GError **error);
 /* Deletes the file and its sidecar. */
