@@ -13,7 +13,8 @@
  * debug file (build-id tree, then .gnu_debuglink next to the file, in
  * .debug/, in the debug dirs, in sysroot/usr/lib/debug) is looked for when
  * the main file has no DWARF or no .symtab, and must carry the same
- * build-id as the main file.  The [vdso] is no file on the board: its
+ * build-id as the main file.  Board paths and debuglinks are joined under
+ * those directories only: one with a ".." component is never a candidate.  The [vdso] is no file on the board: its
  * local copy is the image the agent sent (pl_elf_prepare).
  */
 #include <errno.h>
@@ -265,11 +266,25 @@ static void index_binaries(PlSymbols *self)
 	}
 }
 
+/* root/path for a path from the board (a mapping, a debuglink): NULL when
+ * it has a ".." component, which could climb out of root ("/../../home/me/
+ * .ssh/id_rsa" mapped on a board, a debuglink "../../x"), so no candidate
+ * lies outside the directories the user gave; an absolute path stays under
+ * root. */
 static char *sysroot_join(const char *root, const char *path)
 {
+	for (const char *p = path; (p = strstr(p, "..")); p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == 0 || p[2] == '/'))
+			return NULL;
 	while (*path == '/')
 		path++;
 	return g_build_filename(root, path, NULL);
+}
+
+static void add_candidate(GPtrArray *c, char *path)
+{
+	if (path)
+		g_ptr_array_add(c, path);
 }
 
 /* Main-file candidates in search order. */
@@ -301,11 +316,11 @@ static GPtrArray *main_candidates(PlSymbols *self, PlElf *elf)
 			g_autofree char *rest = g_strconcat(hex + 2, ".debug", NULL);
 			g_ptr_array_add(c, g_build_filename(d, ".build-id", xx, rest, NULL));
 		}
-		g_ptr_array_add(c, g_build_filename(d, elf->name, NULL));
-		g_ptr_array_add(c, sysroot_join(d, elf->board_path));
+		add_candidate(c, sysroot_join(d, elf->name));
+		add_candidate(c, sysroot_join(d, elf->board_path));
 	}
 	if (self->opts.sysroot && *self->opts.sysroot)
-		g_ptr_array_add(c, sysroot_join(self->opts.sysroot, elf->board_path));
+		add_candidate(c, sysroot_join(self->opts.sysroot, elf->board_path));
 	if (self->opts.host_files)
 		g_ptr_array_add(c, g_strdup(elf->board_path));
 	return c;
@@ -334,13 +349,15 @@ static GPtrArray *debug_candidates(PlSymbols *self, PlElf *elf, const char *main
 	if (mf->debuglink) {
 		g_autofree char *mdir = g_path_get_dirname(main_path);
 		g_autofree char *bdir = g_path_get_dirname(elf->board_path);
-		g_ptr_array_add(c, g_build_filename(mdir, mf->debuglink, NULL));
-		g_ptr_array_add(c, g_build_filename(mdir, ".debug", mf->debuglink, NULL));
+		g_autofree char *mdot = g_build_filename(mdir, ".debug", NULL);
+		add_candidate(c, sysroot_join(mdir, mf->debuglink));
+		add_candidate(c, sysroot_join(mdot, mf->debuglink));
 		for (guint i = 0; i < dirs->len; i++) {
 			const char *d = g_ptr_array_index(dirs, i);
-			g_ptr_array_add(c, g_build_filename(d, mf->debuglink, NULL));
+			add_candidate(c, sysroot_join(d, mf->debuglink));
 			g_autofree char *sub = sysroot_join(d, bdir);
-			g_ptr_array_add(c, g_build_filename(sub, mf->debuglink, NULL));
+			if (sub)
+				add_candidate(c, sysroot_join(sub, mf->debuglink));
 		}
 	}
 	g_ptr_array_unref(dirs);

@@ -198,6 +198,67 @@ static void wrong_machine_refused(void)
 	t_opts_clear(&o);
 }
 
+/* Board paths and debuglinks stay under the sysroot: a mapping named
+ * "/../esc/prog" or a debuglink "../../../dl.debug" never reaches a file
+ * beside it, even one with the right build-id. */
+static void board_paths_stay_under_sysroot(void)
+{
+	g_autofree char *p1 = build_prog("esc", prog_v1);
+	guint8 id[PL_SYM_MAX_BUILD_ID];
+	gsize idn = pl_elf_file_build_id(p1, id);
+	g_autofree char *root = g_build_filename(t_tmp(), "esc-root", NULL);
+	g_autofree char *bin_dir = g_build_filename(root, "usr/bin", NULL);
+	g_mkdir_with_parents(bin_dir, 0755);
+	PlSymOptions o = t_opts();
+	o.sysroot = g_strdup(root);
+	PlTargetArch arch = t_host_arch();
+	{
+		/* t_tmp()/esc/prog is root/../esc/prog */
+		g_autoptr(PlSymbols) s = pl_symbols_new(&o, &arch);
+		t_map_elf(s, 7, p1, "/../esc/prog", 0x555555554000ull, id, idn);
+		g_autoptr(GPtrArray) rows = pl_symbols_coverage(s);
+		PlModuleReport *r = t_row(rows, "/../esc/prog");
+		PL_CHECK(r);
+		PL_CHECKF(!r->local_path, "found %s outside the sysroot", r->local_path);
+	}
+	/* a stripped file in the sysroot whose debuglink climbs out of it: the
+	 * name is written as AAAAAAAAAdl.debug, then its bytes changed */
+	g_autofree char *dl = g_build_filename(bin_dir, "AAAAAAAAAdl.debug", NULL);
+	g_autofree char *stripped = g_build_filename(bin_dir, "prog", NULL);
+	char *why = NULL;
+	char *a1[] = { (char *)"objcopy", (char *)"--only-keep-debug", p1, dl, NULL };
+	char *a2[] = { (char *)"strip", (char *)"-o", stripped, p1, NULL };
+	g_autofree char *link = g_strconcat("--add-gnu-debuglink=", dl, NULL);
+	char *a3[] = { (char *)"objcopy", link, stripped, NULL };
+	g_autofree char *o1 = t_run(a1, &why);
+	PL_CHECKF(o1, "%s", why);
+	g_autofree char *o2 = t_run(a2, &why);
+	PL_CHECKF(o2, "%s", why);
+	g_autofree char *o3 = t_run(a3, &why);
+	PL_CHECKF(o3, "%s", why);
+	gchar *bytes;
+	gsize n;
+	PL_CHECK(g_file_get_contents(stripped, &bytes, &n, NULL));
+	char *at = memmem(bytes, n, "AAAAAAAAAdl.debug", 17);
+	PL_CHECK(at);
+	memcpy(at, "../../../", 9);
+	gboolean wrote = g_file_set_contents(stripped, bytes, (gssize)n, NULL);
+	g_free(bytes);
+	PL_CHECK(wrote);
+	/* root/usr/bin/../../../dl.debug */
+	g_autofree char *outside = g_build_filename(t_tmp(), "dl.debug", NULL);
+	PL_CHECK(rename(dl, outside) == 0);
+	g_autoptr(PlSymbols) s = pl_symbols_new(&o, &arch);
+	t_map_elf(s, 7, stripped, "/usr/bin/prog", 0x555555554000ull, id, idn);
+	g_autoptr(GPtrArray) rows = pl_symbols_coverage(s);
+	PlModuleReport *r = t_row(rows, "/usr/bin/prog");
+	PL_CHECKF(r && r->local_path && !strcmp(r->local_path, stripped), "%s",
+		  r ? r->local_path : "-");
+	PL_CHECKF(!r->debug_path, "debug file %s outside the sysroot", r->debug_path);
+	t_opts_clear(&o);
+}
+
 PL_TEST_MAIN(PL_CASE(binary_by_build_id), PL_CASE(build_id_mismatch_refused),
 	     PL_CASE(binary_by_name_without_board_id), PL_CASE(sysroot_and_build_id_tree),
-	     PL_CASE(host_files_only_when_allowed), PL_CASE(wrong_machine_refused))
+	     PL_CASE(host_files_only_when_allowed), PL_CASE(wrong_machine_refused),
+	     PL_CASE(board_paths_stay_under_sysroot))
