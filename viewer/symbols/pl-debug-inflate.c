@@ -487,7 +487,7 @@ static int cache_copy(const Layout *l, const char *path, int fd, Elf *e, const s
 		return -1;
 	}
 	g_autofree char *tmp = g_strdup_printf("%s/.tmp-%s-XXXXXX", dir, hex);
-	int tfd = g_mkstemp_full(tmp, O_RDWR | O_CLOEXEC, 0644);
+	int tfd = g_mkstemp_full(tmp, O_RDWR | O_CLOEXEC, 0600); /* as the dir: 0700 */
 	if (tfd < 0) {
 		cache_log("cannot write in", dir);
 		return -1;

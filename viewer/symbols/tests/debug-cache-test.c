@@ -234,6 +234,33 @@ static void copy_is_the_memory_copy(void)
 	PL_CHECKF(g_str_has_prefix(base, key), "entry %s, expected %s…", base, key);
 }
 
+/* The cache holds copies of the board's debug files: its directories are
+ * 0700 and its entries 0600, even with umask 0. */
+static void cache_private(void)
+{
+	guint8 id[PL_SYM_MAX_BUILD_ID];
+	gsize idn;
+	g_autofree char *dbg = libc_debug(id, &idn);
+	g_autofree char *dir = fresh_cache("xdg-private");
+	mode_t old = umask(0);
+	gboolean copy = FALSE;
+	int fd = pl_debug_open_inflated(dbg, &copy);
+	umask(old);
+	PL_CHECK(fd >= 0 && copy);
+	close(fd);
+	g_autoptr(GPtrArray) e = entries(dir);
+	PL_CHECKF(e->len == 1, "%u cache entries", e->len);
+	g_autofree char *top = g_path_get_dirname(dir);
+	const char *paths[] = { top, dir, g_ptr_array_index(e, 0) };
+	const mode_t want[] = { 0700, 0700, 0600 };
+	for (guint i = 0; i < G_N_ELEMENTS(paths); i++) {
+		struct stat st;
+		PL_CHECK(stat(paths[i], &st) == 0);
+		PL_CHECKF((st.st_mode & 07777) == want[i], "%s is %04o, want %04o", paths[i],
+			  (unsigned)(st.st_mode & 07777), (unsigned)want[i]);
+	}
+}
+
 /* Damages the single entry of dir with how, then checks the next open
  * notices and rebuilds it. */
 static void damage_and_reopen(const char *dbg, const char *dir, GBytes *want, const char *what,
@@ -467,6 +494,6 @@ static void eviction(void)
 	PL_CHECKF(e->len == 2, "%u entries left", e->len);
 }
 
-PL_TEST_MAIN(PL_CASE(copy_is_the_memory_copy), PL_CASE(cold_warm_same_as_uncached),
+PL_TEST_MAIN(PL_CASE(copy_is_the_memory_copy), PL_CASE(cache_private), PL_CASE(cold_warm_same_as_uncached),
 	     PL_CASE(bad_entry_rebuilt), PL_CASE(concurrent_fill), PL_CASE(unwritable_falls_back),
 	     PL_CASE(eviction))
