@@ -280,7 +280,9 @@ static int read_entry(const struct elf_file *e, int phdr, uint64_t table, unsign
 
 int pla_elf_build_id(const char *path, uint8_t id[PL_MAX_BUILD_ID])
 {
-	struct elf_file e = { .fd = open(path, O_RDONLY | O_CLOEXEC) };
+	/* O_NONBLOCK: a FIFO at a mapped path (another mount namespace) must not
+	 * hang the agent in open(); fstat then refuses all but regular files */
+	struct elf_file e = { .fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) };
 	if (e.fd < 0)
 		return -errno;
 	struct stat st;

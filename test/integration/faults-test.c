@@ -4,7 +4,10 @@
  *
  * PL_AGENT tests another agent binary (the static musl one). */
 #include <limits.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 
 #include "pl-test-agent.h"
@@ -447,9 +450,68 @@ static void test_hostile_agent_gets_clear_error(void)
 	}
 }
 
+/* A FIFO at the path of a code mapping never hangs the agent: it reads
+ * build-ids from regular files only, opened without blocking.  The target
+ * maps a real file in a mount namespace of its own (as in a container),
+ * where the agent sees a FIFO at the same path. */
+static void test_fifo_at_mapped_path_no_hang(void)
+{
+	setup();
+	pl_need_kernel_perf();
+	if (geteuid() != 0)
+		PL_SKIP("[not-root] the target's own mount namespace needs root");
+	char shown[256], real[256], lib[300], fifo[300], cap[300], out[4096];
+	snprintf(shown, sizeof(shown), "%s/fifo-shown", tmpdir);
+	snprintf(real, sizeof(real), "%s/fifo-real", tmpdir);
+	snprintf(lib, sizeof(lib), "%s/lib.so", real);
+	snprintf(fifo, sizeof(fifo), "%s/lib.so", shown);
+	snprintf(cap, sizeof(cap), "%s/fifo.plens", tmpdir);
+	mkdir(shown, 0700);
+	mkdir(real, 0700);
+	unlink(fifo);
+	PL_CHECK(mkfifo(fifo, 0600) == 0);
+	static char elf[1 << 16];
+	int in = open(burn, O_RDONLY), lfd = open(lib, O_WRONLY | O_CREAT | O_TRUNC, 0700);
+	ssize_t n = in >= 0 ? read(in, elf, sizeof(elf)) : -1;
+	PL_CHECK(n > 0 && lfd >= 0 && write(lfd, elf, (size_t)n) == n);
+	close(in);
+	close(lfd);
+	int ready[2];
+	PL_CHECK(pipe(ready) == 0);
+	pl_test_after_case = pl_kill_spawned;
+	pid_t t = fork();
+	if (t == 0) {
+		if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount(real, shown, NULL, MS_BIND, NULL) < 0)
+			_exit(1);
+		int fd = open(fifo, O_RDONLY); /* the real file, here */
+		if (fd < 0 || mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+			_exit(2);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	PL_CHECK(t > 0);
+	pl_spawned[pl_nspawned++] = t;
+	close(ready[1]);
+	char c;
+	PL_CHECKF(read(ready[0], &c, 1) == 1, "the target could not map %s in its namespace",
+		  lib);
+	close(ready[0]);
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)t);
+	char *argv[] = { agent, "--output", cap, "--pid", pid, "--duration", "1", NULL };
+	uint64_t t0 = pl_ms_now();
+	int rc = run_out(argv, out, sizeof(out), 15000);
+	PL_CHECKF(rc == 0, "exit %d after %llu ms (blocked opening the FIFO %s?): %s", rc,
+		  (unsigned long long)(pl_ms_now() - t0), fifo, out);
+}
+
 PL_TEST_MAIN(PL_CASE(test_wrong_token_answered_late_and_logged),
 	     PL_CASE(test_token_written_owner_only), PL_CASE(test_no_auth_warns),
 	     PL_CASE(test_oversized_block_refused), PL_CASE(test_silent_peer_dropped),
 	     PL_CASE(test_command_flood_bounded), PL_CASE(test_ring_overflow_counted_and_shown),
 	     PL_CASE(test_output_disk_full), PL_CASE(test_viewer_save_disk_full_keeps_earlier_data),
-	     PL_CASE(test_agent_killed_while_recording), PL_CASE(test_hostile_agent_gets_clear_error))
+	     PL_CASE(test_agent_killed_while_recording), PL_CASE(test_hostile_agent_gets_clear_error),
+	     PL_CASE(test_fifo_at_mapped_path_no_hang))
