@@ -491,7 +491,7 @@ int pla_session_run(struct pla_options *o)
 	pla_health_read(&a->hs, &a->msg.u.health);
 
 	if (o->mode == PLA_MODE_OUTPUT) {
-		int fd = strcmp(o->output, "-") ? open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : 1;
+		int fd = strcmp(o->output, "-") ? open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : 1;
 		if (fd < 0) {
 			fprintf(stderr, "perflens-agent: cannot write %s: %s\n", o->output, strerror(errno));
 			return 1;

@@ -7,6 +7,7 @@
  * PL_AGENT tests another agent binary (the static musl one). */
 #include <limits.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "pl-test-agent.h"
 #include "pl-test-perf.h"
@@ -184,7 +185,32 @@ static void last_writes_fail(void)
 	pl_slurp(log, text, sizeof(text));
 	PL_CHECKF(st > 0, "agent exit status %d with its END unwritten: %s", st, text);
 	PL_CHECKF(strstr(text, cap) && strstr(text, "failed"), "%s", text);
+	/* what was written before stays readable */
+	char *rep[] = { perflens, "report", cap, NULL };
+	int rrc = pl_run_capture(rep, text, sizeof(text), 30000);
+	PL_CHECKF(rrc == 0 && strstr(text, "samples"), "report of the cut capture: exit %d: %s",
+		  rrc, text);
+}
+
+/* A capture holds raw stack bytes (keys, passwords): the file --output
+ * creates is the user's alone, 0600 even under umask 0. */
+static void output_owner_only(void)
+{
+	need_perf();
+	char cap[300], log[300], text[4096];
+	snprintf(cap, sizeof(cap), "%s/private.plens", tmpdir);
+	snprintf(log, sizeof(log), "%s/private.log", tmpdir);
+	unlink(cap);
+	char *argv[] = { NULL, "--output", cap, "--no-counters", "--", "true", NULL };
+	mode_t old = umask(0);
+	int st = run_agent(argv, log, 0, 60000);
+	umask(old);
+	pl_slurp(log, text, sizeof(text));
+	PL_CHECKF(st == 0, "agent exit status %d: %s", st, text);
+	struct stat sb;
+	PL_CHECK(stat(cap, &sb) == 0);
+	PL_CHECKF((sb.st_mode & 07777) == 0600, "%s is %04o", cap, (unsigned)(sb.st_mode & 07777));
 }
 
 PL_TEST_MAIN(PL_CASE(kallsyms_whole_kernel_frames_named), PL_CASE(full_device_fails),
-	     PL_CASE(last_writes_fail))
+	     PL_CASE(last_writes_fail), PL_CASE(output_owner_only))
