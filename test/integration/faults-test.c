@@ -508,10 +508,55 @@ static void test_fifo_at_mapped_path_no_hang(void)
 		  (unsigned long long)(pl_ms_now() - t0), fifo, out);
 }
 
+static char sync_dir[256];
+static void unmount_sync_dir(void)
+{
+	pl_kill_spawned();
+	char cmd[700];
+	snprintf(cmd, sizeof(cmd), "umount %s/mnt %s/back 2>/dev/null", sync_dir, sync_dir);
+	if (sync_dir[0] && system(cmd) != 0)
+		sync_dir[0] = 0; /* nothing was mounted */
+}
+
+/* A disk that accepts every write and fails at fsync (ext4 on a loop file
+ * whose own file system, a 512 KiB tmpfs, fills as the pages go out): the
+ * viewer says so and exits 2, instead of calling the session saved. */
+static void test_viewer_save_fsync_fails_reported(void)
+{
+	need_viewer();
+	if (geteuid() != 0)
+		PL_SKIP("[not-root] mounting a loop file system needs root");
+	if (access("/dev/loop-control", F_OK) != 0)
+		PL_SKIP("[no-kernel-feature:loop devices] no /dev/loop-control");
+	snprintf(sync_dir, sizeof(sync_dir), "%s/sync", tmpdir);
+	pl_test_after_case = unmount_sync_dir;
+	char cmd[1200];
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; d=%s; mkdir -p $d/back $d/mnt; mount -t tmpfs -o size=512k tmpfs $d/back;"
+		 " truncate -s 64M $d/back/img; mkfs.ext4 -q -F -O ^has_journal $d/back/img;"
+		 " mount -o loop $d/back/img $d/mnt",
+		 sync_dir);
+	PL_CHECKF(system(cmd) == 0, "could not make the loop file system: %s", cmd);
+	int port = pl_free_port();
+	char *extra[] = { "--token", "t", NULL };
+	start_listener(port, extra);
+	pl_test_after_case = unmount_sync_dir; /* (pl_spawn set its own) */
+	char hp[64], file[300], out[8192];
+	snprintf(hp, sizeof(hp), "127.0.0.1:%d", port);
+	snprintf(file, sizeof(file), "%s/mnt/s.plens", sync_dir);
+	char *rec[] = { viewer, "record", hp, "--token", "t", "--command", burn, "--callgraph",
+			"dwarf", "--frequency", "999", "--duration", "3", "-o", file, "--timeout", "10",
+			NULL };
+	int rc = run_out(rec, out, sizeof(out), 40000);
+	PL_CHECKF(rc == 2 && strstr(out, "cannot save the session") && strstr(out, file),
+		  "exit %d: %s", rc, out);
+}
+
 PL_TEST_MAIN(PL_CASE(test_wrong_token_answered_late_and_logged),
 	     PL_CASE(test_token_written_owner_only), PL_CASE(test_no_auth_warns),
 	     PL_CASE(test_oversized_block_refused), PL_CASE(test_silent_peer_dropped),
 	     PL_CASE(test_command_flood_bounded), PL_CASE(test_ring_overflow_counted_and_shown),
 	     PL_CASE(test_output_disk_full), PL_CASE(test_viewer_save_disk_full_keeps_earlier_data),
 	     PL_CASE(test_agent_killed_while_recording), PL_CASE(test_hostile_agent_gets_clear_error),
-	     PL_CASE(test_fifo_at_mapped_path_no_hang))
+	     PL_CASE(test_fifo_at_mapped_path_no_hang),
+	     PL_CASE(test_viewer_save_fsync_fails_reported))
