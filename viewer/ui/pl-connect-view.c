@@ -226,12 +226,23 @@ static void on_filter_changed(GtkSearchEntry *e, PlConnectView *self)
 
 /* ─── the stream ─────────────────────────────────────────────────────── */
 
-/* The session's file, closed: its path (g_free), or NULL when none. */
+/* The session's file, closed: its path (g_free), or NULL when none.  A
+ * failed fsync or close is shown (the file may miss its end). */
+static char *end_recording_full(PlConnectView *self, char **save_error)
+{
+	g_autoptr(GError) error = NULL;
+	char *path = self->live ? pl_live_recording_finish(self->live, &error) : NULL;
+	self->live = NULL;
+	if (error)
+		show_error(self, error->message);
+	if (save_error)
+		*save_error = error ? g_strdup(error->message) : NULL;
+	return path;
+}
+
 static char *end_recording(PlConnectView *self)
 {
-	char *path = self->live ? pl_live_recording_finish(self->live) : NULL;
-	self->live = NULL;
-	return path;
+	return end_recording_full(self, NULL);
 }
 
 static void disconnect(PlConnectView *self, const char *why);
@@ -375,13 +386,17 @@ static void disconnect(PlConnectView *self, const char *why)
 		struct pl_msg bye = { .type = PL_MSG_BYE };
 		pl_client_send(self->client, &bye, NULL);
 	}
-	g_autofree char *path = end_recording(self); /* before the client it is attached to */
+	g_autofree char *save_error = NULL;
+	/* before the client it is attached to */
+	g_autofree char *path = end_recording_full(self, &save_error);
 	g_clear_pointer(&self->client, pl_client_free);
 	gboolean was_recording = self->recording;
 	self->recording = FALSE;
 	if (why) {
-		g_autofree char *s = path ? g_strdup_printf("%s (what arrived is saved in %s)", why, path)
-					  : g_strdup(why);
+		g_autofree char *s =
+			save_error ? g_strdup_printf("%s; %s", why, save_error)
+			: path	   ? g_strdup_printf("%s (what arrived is saved in %s)", why, path)
+				   : g_strdup(why);
 		show_error(self, s);
 	}
 	gtk_widget_set_visible(self->board_page, FALSE);

@@ -34,14 +34,12 @@ const char *pl_live_recording_get_path(PlLiveRecording *self)
 
 /* (Safe inside the client's handler: the client saves a block before it
  * decodes the messages in it, so END's block is already in the file.) */
-char *pl_live_recording_finish(PlLiveRecording *self)
+char *pl_live_recording_finish(PlLiveRecording *self, GError **error)
 {
 	char *path = g_strdup(pl_session_writer_get_path(self->writer));
 	if (self->client)
 		pl_client_set_writer(self->client, NULL, NULL);
-	g_autoptr(GError) error = NULL;
-	if (!pl_session_writer_close(self->writer, &error))
-		g_warning("%s", error->message);
+	pl_session_writer_close(self->writer, error);
 	pl_session_writer_free(self->writer);
 	g_free(self);
 	return path;
@@ -49,6 +47,6 @@ char *pl_live_recording_finish(PlLiveRecording *self)
 
 void pl_live_recording_discard(PlLiveRecording *self)
 {
-	g_autofree char *path = pl_live_recording_finish(self);
+	g_autofree char *path = pl_live_recording_finish(self, NULL);
 	g_unlink(path);
 }

@@ -25,9 +25,10 @@ PlLiveRecording *pl_live_recording_new(const char *label, GError **error);
 /* From now on client saves what it receives into the file. */
 gboolean pl_live_recording_attach(PlLiveRecording *self, PlClient *client, GError **error);
 const char *pl_live_recording_get_path(PlLiveRecording *self);
-/* Detaches the file from the client, closes it (a failed fsync or close is
- * a warning) and frees self; returns the file's path (g_free it). */
-char *pl_live_recording_finish(PlLiveRecording *self);
+/* Detaches the file from the client, closes it and frees self; returns the
+ * file's path (g_free it), and sets *error when fsync or close failed (the
+ * file may miss its end). */
+char *pl_live_recording_finish(PlLiveRecording *self, GError **error);
 /* As finish, and deletes the file: for a session that never started. */
 void pl_live_recording_discard(PlLiveRecording *self);
 
