@@ -255,24 +255,6 @@ static PlTargetArch arch_of(const char *file)
 	return a;
 }
 
-/* nm's address of name (sized or not), FALSE when nm has none. */
-static gboolean nm_addr(const char *file, const char *name, guint64 *addr)
-{
-	char *why = NULL;
-	char *argv[] = { (char *)"nm", (char *)file, NULL };
-	g_autofree char *out = t_run(argv, &why);
-	g_free(why);
-	g_auto(GStrv) lines = g_strsplit(out ? out : "", "\n", -1);
-	for (char **l = lines; *l; l++) {
-		g_auto(GStrv) f = g_strsplit(*l, " ", -1);
-		if (g_strv_length(f) == 3 && !strcmp(f[2], name)) {
-			*addr = g_ascii_strtoull(f[0], NULL, 16) & ~1ull;
-			return TRUE;
-		}
-	}
-	return FALSE;
-}
-
 /* Of aliases at one address, the name perf report gives: musl's memcpy
  * (global) over its local label __memcpy_fwd, and __qsort_r (local) over
  * the weak qsort_r (perf: sized, not weak, global, fewer underscores). */
@@ -293,7 +275,8 @@ static void check_aliases(const char *file, const PlTargetArch *arch)
 	static const char *const pairs[][2] = { { "memcpy", "memcpy" }, { "qsort_r", "__qsort_r" } };
 	for (guint i = 0; i < G_N_ELEMENTS(pairs); i++) {
 		guint64 a;
-		PL_CHECKF(nm_addr(file, pairs[i][0], &a), "nm has no %s", pairs[i][0]);
+		PL_CHECKF(t_nm_addr(file, pairs[i][0], &a), "nm has no %s", pairs[i][0]);
+		a &= ~1ull; /* a Thumb function's value has bit 0 set */
 		PlFrameInfo f[PL_SYM_MAX_INLINE + 1];
 		guint n = pl_symbols_resolve(s, PID, a + 4, FALSE, f, G_N_ELEMENTS(f));
 		PL_CHECKF(n >= 1 && !g_strcmp0(f[n - 1].function, pairs[i][1]),

@@ -46,24 +46,6 @@ static guint count_mapping_symbols(const char *file)
 	return n;
 }
 
-/* nm -S prints no size for sizeless symbols: t_nm needs four columns. */
-static gboolean nm_any(const char *file, const char *sym, guint64 *addr)
-{
-	char *why = NULL;
-	char *argv[] = { (char *)"nm", (char *)file, NULL };
-	g_autofree char *out = t_run(argv, &why);
-	g_free(why);
-	g_auto(GStrv) lines = g_strsplit(out ? out : "", "\n", -1);
-	for (char **l = lines; *l; l++) {
-		g_auto(GStrv) f = g_strsplit(*l, " ", -1);
-		if (g_strv_length(f) == 3 && !strcmp(f[2], sym)) {
-			*addr = g_ascii_strtoull(f[0], NULL, 16);
-			return TRUE;
-		}
-	}
-	return FALSE;
-}
-
 static void check_program(const char *file, gboolean want_lines)
 {
 	PL_CHECKF(count_mapping_symbols(file) > 0, "%s has no mapping symbols", file);
@@ -80,7 +62,7 @@ static void check_program(const char *file, gboolean want_lines)
 	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
 		guint64 a, sz;
 		if (!t_nm(file, names[i], &a, &sz)) {
-			PL_CHECKF(nm_any(file, names[i], &a), "nm has no %s", names[i]);
+			PL_CHECKF(t_nm_addr(file, names[i], &a), "nm has no %s", names[i]);
 			sz = 0;
 		}
 		a &= ~1ull; /* Thumb functions have bit 0 set in their value */

@@ -125,6 +125,25 @@ static inline gboolean t_nm(const char *file, const char *sym, guint64 *addr, gu
 	return FALSE;
 }
 
+/* Address of a symbol, sized or not, as nm reports it (nm -S prints no size
+ * for a sizeless symbol, so t_nm's four columns miss it). */
+static inline gboolean t_nm_addr(const char *file, const char *sym, guint64 *addr)
+{
+	char *why = NULL;
+	char *argv[] = { (char *)"nm", (char *)file, NULL };
+	g_autofree char *out = t_run(argv, &why);
+	g_free(why);
+	g_auto(GStrv) lines = g_strsplit(out ? out : "", "\n", -1);
+	for (char **l = lines; *l; l++) {
+		g_auto(GStrv) f = g_strsplit(*l, " ", -1);
+		if (g_strv_length(f) == 3 && !strcmp(f[2], sym)) {
+			*addr = g_ascii_strtoull(f[0], NULL, 16);
+			return TRUE;
+		}
+	}
+	return FALSE;
+}
+
 /* Maps every PT_LOAD of file into pid as ld.so would, at base (ignored for
  * ET_EXEC).  Returns the load bias. */
 static inline guint64 t_map_elf(PlSymbols *s, guint32 pid, const char *file, const char *board,
