@@ -1,19 +1,139 @@
 /* pl-profile-private.h — what the files of viewer/model share beyond
- * pl-profile.h: interning into the profile's function and call-tree tables
- * (the stack filter builds its rewritten tree there) and the aggregation
- * over such a rewritten tree. */
+ * pl-profile.h: the profile's struct and the internals its files call
+ * across, interning into the profile's function and call-tree tables (the
+ * stack filter builds its rewritten tree there) and the aggregation over
+ * such a rewritten tree.  Not installed; included by .c files only.
+ *
+ *   pl-profile.c            the object: new/free, symbolizer, stats;
+ *                           processes, threads, events (found or created by
+ *                           id) and the accessors of what it keeps
+ *   pl-profile-ingest.c     messages in: reorder window, dispatch, COMM /
+ *                           TASK / SWITCH, counters, losses, finish
+ *   pl-profile-samples.c    SAMPLE: a sample's stack (callchain, DWARF
+ *                           unwind) and the timeline; creation samples
+ *   pl-stack-table.c        interning: functions, call-tree nodes,
+ *                           locations, the address trie (pl-id-table.c)
+ *   pl-modules.c            the mapped files (PlModule)
+ *   pl-profile-aggregate.c  aggregates and the tables built from them
+ *
+ * Calls go one way: ingest → samples → stack table → the object →
+ * modules and the id table; the aggregate and pl-stack-filter.c read the
+ * tables and call down too, nothing calls up. */
 #ifndef PL_PROFILE_PRIVATE_H
 #define PL_PROFILE_PRIVATE_H
 
+#include "pl-id-table.h"
 #include "pl-profile.h"
 
 G_BEGIN_DECLS
+
+#define MAX_INLINE 32 /* frames one address expands to */
+
+enum { AF_RETURN = 1, AF_KERNEL = 2, AF_ROOT = 4 };
+
+/* A message held back for reordering, re-encoded with the wire encoder
+ * (compact, and it owns copies of what the original borrowed). */
+typedef struct {
+	guint64 time, seq;
+	guint8 *frame;
+	guint32 len;
+} Pending;
+
+typedef struct {
+	guint32 parent;
+	guint32 fnode;     /* call-tree node of the innermost frame of this address */
+	guint32 loc_first; /* into self->node_locs */
+	guint16 loc_n;
+	guint16 event;
+	guint64 pc;        /* the address (a root: the pid) */
+	guint8 flags;      /* AF_* */
+} AddrNode;
+
+struct _PlProfile {
+	PlSymOptions opts;
+	PlSymbols *syms;
+	PlTargetArch arch;
+	gboolean have_arch;
+	GStringChunk *strings;
+
+	GArray *funcs; /* PlFunction */
+	PlIdTable func_tab;
+	GPtrArray *func_labels; /* char*, lazily */
+	GArray *nodes; /* PlNode */
+	GArray *last_child; /* guint32 per node: append children in order */
+	PlIdTable node_tab;
+	GArray *addrs; /* AddrNode */
+	PlIdTable addr_tab;
+	GArray *locs; /* PlLocation */
+	PlIdTable loc_tab;
+	GArray *node_locs; /* guint32 location ids, innermost first per addr node */
+
+	GArray *samples; /* PlSample */
+	GPtrArray *modules;       /* PlModule*, in order of first mapping */
+	GHashTable *module_names; /* basename → PlModule* (the first of that name) */
+	GHashTable *threads;   /* tid → PlThread* */
+	GHashTable *processes; /* pid → PlProcess* */
+	GHashTable *events;    /* index → PlEvent* */
+	GHashTable *counters;  /* event index → GArray<PlCounterPoint> */
+	GHashTable *forks;     /* parent tid → ForkMark: its latest child without a stack */
+	GHashTable *perf_map_partial; /* pids whose perf map is still coming: resolved
+				       * again at the end (a torn capture) */
+	GPtrArray *sorted_threads, *sorted_processes, *sorted_events;
+	PlProfileStats stats;
+	GArray *health;     /* struct pl_msg_health, in arrival order (capped) */
+	GArray *loss_marks; /* PlLossMark, in arrival order (capped) */
+	/* reordering: see pl-profile-ingest.c */
+	GArray *heap; /* Pending, a binary min-heap on (time, seq) */
+	guint64 seq;
+	guint64 max_time;
+	guint8 *scratch; /* one encoded frame */
+	struct pl_msg *decoded;
+	guint64 pcs[PL_MAX_CALLCHAIN + 8];
+	guint8 pc_flags[PL_MAX_CALLCHAIN + 8];
+};
+
+/* A FORK waiting for its creation sample (pl_profile_thread_creation_stack). */
+typedef struct {
+	guint32 child;
+	guint64 time;
+} ForkMark;
+#define CREATION_MAX_DELAY_NS (100ull * 1000 * 1000)
+
+/* ─── pl-profile.c ───────────────────────────────────────────────────── */
+
+/* Widens the stats' first/last time to t (0: unknown, ignored). */
+void pl_profile_see_time(PlProfile *self, guint64 t);
+/* Found, or created empty (a thread creates its process too). */
+PlProcess *pl_profile_process_get(PlProfile *self, guint32 pid);
+PlThread *pl_profile_thread_get(PlProfile *self, guint32 pid, guint32 tid);
+/* Found, or created as "eventN"; past 4096 events every new index is 4095. */
+PlEvent *pl_profile_event_get(PlProfile *self, guint32 index);
+
+/* ─── pl-profile-samples.c ───────────────────────────────────────────── */
+
+void pl_profile_ingest_sample(PlProfile *self, const struct pl_msg_sample *s);
+
+/* ─── pl-stack-table.c ───────────────────────────────────────────────── */
 
 /* Existing id, or a new function / node appended to the profile's tables
  * (ids of existing ones never change, so earlier aggregates stay valid). */
 guint32 pl_profile_function_intern(PlProfile *self, const char *name, const char *module,
 				   gboolean inlined);
 guint32 pl_profile_node_intern(PlProfile *self, guint32 parent, guint32 func);
+/* The address-trie root of (event, pid), and the child of parent for pc
+ * (flags: AF_*), symbolized the first time it is seen. */
+guint32 pl_profile_addr_root(PlProfile *self, guint32 event, guint32 pid);
+guint32 pl_profile_addr_intern(PlProfile *self, guint32 parent, guint32 pid, guint64 pc,
+			       guint8 flags);
+/* pid's perf map has arrived whole: its addresses are named again. */
+void pl_profile_addrs_resolve_again(PlProfile *self, guint32 pid);
+
+/* ─── pl-modules.c ───────────────────────────────────────────────────── */
+
+void pl_profile_note_module(PlProfile *self, const char *path, const guint8 *id, gsize id_len);
+void pl_profile_module_free(gpointer p); /* a PlModule, for self->modules */
+
+/* ─── pl-profile-aggregate.c ─────────────────────────────────────────── */
 
 /* As pl_profile_aggregate, but each stack's call-tree leaf n is counted at
  * node_map[n] instead (PL_NO_ID: the sample is left out).  node_map has

@@ -361,7 +361,7 @@ gboolean pl_unwind_ahead_feed(PlUnwindAhead *ua, const struct pl_msg *m)
 	}
 	case PL_MSG_SAMPLE: {
 		const struct pl_msg_sample *s = &m->u.sample;
-		/* what the model unwinds (pl-profile.c is_dwarf_sample) */
+		/* what the model unwinds (pl-profile-samples.c is_dwarf_sample) */
 		if (s->regs_abi == 0 || s->nr_regs == 0 || s->stack_size == 0 || !s->stack)
 			return FALSE;
 		if (ua->off || s->time < ua->max_map_time ||

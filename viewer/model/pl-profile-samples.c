@@ -1,0 +1,238 @@
+/* pl-profile-samples.c — SAMPLE messages into the session model: each
+ * sample's stack (the kernel's fp callchain, or the user part unwound from
+ * the copied stack, past the clone wrapper for a creation sample) interned
+ * in the address trie (pl-stack-table.c), and the sample kept for the
+ * timeline; thread-creation samples paired with their FORK instead, and
+ * pl_profile_thread_creation_stack. */
+#include "pl-profile.h"
+#include "pl-profile-private.h"
+
+#include <string.h>
+
+/* perf's callchain context markers (include/uapi/linux/perf_event.h):
+ * entries ≥ PERF_CONTEXT_MAX are markers, not addresses. */
+#define CTX_HV ((guint64)-32)
+#define CTX_KERNEL ((guint64)-128)
+#define CTX_USER ((guint64)-512)
+#define CTX_GUEST ((guint64)-2048)
+#define CTX_GUEST_KERNEL ((guint64)-2176)
+#define CTX_GUEST_USER ((guint64)-2560)
+#define CTX_MAX ((guint64)-4095)
+
+/* Fills self->pcs (innermost first) from an fp callchain.  After each
+ * context marker the first entry is the interrupted IP and the following
+ * ones are return addresses. */
+static guint callchain_pcs(PlProfile *self, const struct pl_msg_sample *s, gboolean user_too)
+{
+	guint n = 0;
+	guint8 ctx = (s->cpumode & 7) == 1 ? AF_KERNEL : 0; /* PERF_RECORD_MISC_KERNEL */
+	gboolean first = TRUE, skip = FALSE;
+	for (guint i = 0; i < s->nr_callchain && n < PL_MAX_CALLCHAIN; i++) {
+		guint64 pc = s->callchain[i];
+		if (pc >= CTX_MAX) {
+			first = TRUE;
+			skip = FALSE;
+			if (pc == CTX_KERNEL)
+				ctx = AF_KERNEL;
+			else if (pc == CTX_USER)
+				ctx = 0;
+			else
+				skip = TRUE; /* hypervisor, guest: not ours to symbolize */
+			if (pc == CTX_USER && !user_too)
+				break;
+			continue;
+		}
+		if (skip)
+			continue;
+		self->pcs[n] = pc;
+		self->pc_flags[n] = ctx | (first ? 0 : AF_RETURN);
+		n++;
+		first = FALSE;
+	}
+	return n;
+}
+
+static gboolean is_dwarf_sample(PlProfile *self, const struct pl_msg_sample *s)
+{
+	return s->regs_abi != 0 && s->nr_regs > 0 && s->stack_size > 0;
+}
+
+/* Index of perf register `bit` in a sample's regs (they come in the order
+ * of the mask's set bits), -1 when not sampled. */
+static int reg_index(guint64 mask, guint bit, guint nr_regs)
+{
+	if (bit >= 64 || !(mask >> bit & 1))
+		return -1;
+	int i = __builtin_popcountll(mask & ((1ull << bit) - 1));
+	return (guint)i < nr_regs ? i : -1;
+}
+
+/* A creation sample stops in libc's clone wrapper at the syscall, which
+ * glibc deliberately leaves without CFI (__clone3 ends its FDE there: the
+ * child must not unwind past it), so the unwinder stops at the first
+ * frame.  The wrapper has pushed nothing and touched no callee-saved
+ * register, so its caller's state is one step away: the return address is
+ * at [sp] on x86-64 (sp then moves up 8), in lr on ARM.  Unwinds from
+ * there into pcs (the wrapper's own IP first); returns the count, 0 when
+ * this architecture or sample does not allow it. */
+static guint unwind_past_syscall(PlProfile *self, const struct pl_msg_sample *s, guint64 *pcs,
+				 guint max, gboolean *truncated)
+{
+	guint64 mask = self->stats.sample_regs_user;
+	guint64 regs[PL_MAX_REGS];
+	const guint8 *stack = s->stack;
+	guint32 stack_size = s->stack_size;
+	int ip, sp, lr = -1;
+	guint e = pl_profile_get_symbols(self) ? self->arch.e_machine : 0;
+	if (e == 62) { /* EM_X86_64: perf regs SP 7, IP 8 */
+		ip = reg_index(mask, 8, s->nr_regs);
+		sp = reg_index(mask, 7, s->nr_regs);
+	} else if (e == 183) { /* EM_AARCH64: x30 (lr) 30, sp 31, pc 32 */
+		lr = reg_index(mask, 30, s->nr_regs);
+		sp = reg_index(mask, 31, s->nr_regs);
+		ip = reg_index(mask, 32, s->nr_regs);
+	} else if (e == 40) { /* EM_ARM: sp 13, lr 14, pc 15 */
+		sp = reg_index(mask, 13, s->nr_regs);
+		lr = reg_index(mask, 14, s->nr_regs);
+		ip = reg_index(mask, 15, s->nr_regs);
+	} else {
+		return 0;
+	}
+	if (ip < 0 || sp < 0 || (e != 62 && lr < 0) || max < 2 || s->nr_regs > PL_MAX_REGS)
+		return 0;
+	memcpy(regs, s->regs, s->nr_regs * sizeof(regs[0]));
+	if (e == 62) {
+		if (stack_size < 8)
+			return 0;
+		guint64 ret = 0;
+		for (int i = 0; i < 8; i++) /* x86-64 is little-endian */
+			ret |= (guint64)stack[i] << (8 * i);
+		regs[ip] = ret;
+		regs[sp] += 8;
+		stack += 8;
+		stack_size -= 8;
+	} else {
+		regs[ip] = regs[lr];
+	}
+	pcs[0] = s->regs[ip];
+	guint n = pl_symbols_unwind(pl_profile_get_symbols(self), s->pid, s->tid, mask, regs,
+				    s->nr_regs, stack, stack_size, pcs + 1, max - 1, truncated);
+	return n ? n + 1 : 0;
+}
+
+/* Interns the sample's stack; returns its address-trie leaf.  st gets the
+ * stack statistics (a scratch copy for samples that must not count). */
+static guint32 sample_stack(PlProfile *self, const struct pl_msg_sample *s, PlProfileStats *st)
+{
+	guint n;
+	if (is_dwarf_sample(self, s)) {
+		/* kernel part from the callchain, user part unwound from the copy */
+		st->dwarf_samples++;
+		n = callchain_pcs(self, s, FALSE);
+		gboolean truncated = FALSE;
+		guint64 upcs[PL_MAX_CALLCHAIN];
+		guint un = pl_symbols_unwind(pl_profile_get_symbols(self), s->pid, s->tid,
+					     self->stats.sample_regs_user,
+					     s->regs, s->nr_regs, s->stack, s->stack_size, upcs,
+					     PL_MAX_CALLCHAIN - n, &truncated);
+		if (un <= 1 && pl_profile_event_get(self, s->event)->role == PL_ROLE_CREATE) {
+			guint un2 = unwind_past_syscall(self, s, upcs, PL_MAX_CALLCHAIN - n,
+							&truncated);
+			if (un2 > un)
+				un = un2;
+		}
+		if (un == 0) {
+			st->dwarf_failed++;
+			upcs[0] = s->ip;
+			un = 1;
+		} else if (truncated) {
+			st->dwarf_truncated++;
+		}
+		for (guint i = 0; i < un && n < PL_MAX_CALLCHAIN; i++) {
+			self->pcs[n] = upcs[i];
+			self->pc_flags[n] = i ? AF_RETURN : 0;
+			n++;
+		}
+	} else {
+		n = callchain_pcs(self, s, TRUE);
+	}
+	if (n == 0) {
+		st->samples_no_stack++;
+		self->pcs[0] = s->ip;
+		self->pc_flags[0] = (s->cpumode & 7) == 1 ? AF_KERNEL : 0;
+		n = 1;
+	} else if (n == 1) {
+		st->samples_no_stack++;
+	}
+	guint32 node = pl_profile_addr_root(self, s->event, s->pid);
+	for (guint i = n; i-- > 0;)
+		node = pl_profile_addr_intern(self, node, s->pid, self->pcs[i], self->pc_flags[i]);
+	return node;
+}
+
+/* A thread-creation sample: its stack goes to the child (pl-profile.h),
+ * nothing is counted as CPU time. */
+static void ingest_creation(PlProfile *self, const struct pl_msg_sample *s)
+{
+	PlProfileStats scratch = { 0 };
+	self->stats.creation_samples++;
+	pl_profile_see_time(self, s->time);
+	guint32 stack = sample_stack(self, s, &scratch);
+	ForkMark *f = g_hash_table_lookup(self->forks, GUINT_TO_POINTER(s->tid));
+	PlThread *child = f ? g_hash_table_lookup(self->threads, GUINT_TO_POINTER(f->child)) : NULL;
+	if (!child || s->time < f->time || s->time - f->time > CREATION_MAX_DELAY_NS ||
+	    child->creation_stack != PL_NO_ID) {
+		self->stats.creation_unpaired++;
+		return;
+	}
+	child->creation_stack = stack;
+	g_hash_table_remove(self->forks, GUINT_TO_POINTER(s->tid));
+}
+
+void pl_profile_ingest_sample(PlProfile *self, const struct pl_msg_sample *s)
+{
+	PlProfileStats *st = &self->stats;
+	PlEvent *ev = pl_profile_event_get(self, s->event);
+	if (ev->role == PL_ROLE_CREATE) {
+		ingest_creation(self, s);
+		return;
+	}
+	st->samples++;
+	pl_profile_see_time(self, s->time);
+	guint32 node = sample_stack(self, s, st);
+
+	PlThread *t = pl_profile_thread_get(self, s->pid, s->tid);
+	t->samples++;
+	ev->samples++;
+	PlSample sm = { s->time, s->period ? s->period : 1, s->tid, node };
+	if (ev->role == PL_ROLE_SWITCH) {
+		/* weighed by the off-CPU time that follows: known at switch-in */
+		sm.weight = 0;
+		guint idx = self->samples->len;
+		if (t->pending->len < 4096)
+			g_array_append_val(t->pending, idx);
+	}
+	g_array_append_val(self->samples, sm);
+}
+
+/* ─── thread creation ────────────────────────────────────────────────── */
+
+guint32 pl_profile_thread_creation_stack(PlProfile *self, guint32 tid, const char **why)
+{
+	const PlProfileStats *st = &self->stats;
+	PlThread *t = g_hash_table_lookup(self->threads, GUINT_TO_POINTER(tid));
+	if (why)
+		*why = NULL;
+	if (t && t->creation_stack != PL_NO_ID)
+		return t->creation_stack;
+	if (!why || !t || !t->start || !t->ptid)
+		return PL_NO_ID; /* no FORK: it was there before the session */
+	if (st->creation_missing)
+		*why = st->creation_missing;
+	else if (!st->creation_recorded)
+		*why = "this recording has no thread creations (an agent older than "
+		       "protocol 3, or a perf.data file)";
+	else
+		*why = "its creation sample was lost (see the recording's losses)";
+	return PL_NO_ID;
+}
