@@ -145,8 +145,13 @@ static guint deepest(Svg *s, guint32 node, guint depth)
 	guint best = depth;
 	const PlNode *nd = pl_profile_get_node(s->p, node);
 	for (guint32 c = nd->first_child; c != PL_NO_ID; c = pl_profile_get_node(s->p, c)->next_sibling)
-		if (c < s->agg->n_nodes && val(s, c))
-			best = MAX(best, deepest(s, c, depth + 1));
+		if (c < s->agg->n_nodes && val(s, c)) {
+			/* not MAX(best, deepest(…)): the macro evaluates its
+			 * arguments twice, 2^depth calls on a deep stack */
+			guint d = deepest(s, c, depth + 1);
+			if (d > best)
+				best = d;
+		}
 	return best;
 }
 

@@ -107,7 +107,7 @@ static gboolean has_kernel_frames(const struct pl_msg_sample *s)
  * code mappings are noted, and their maps fed to the model at the end, as
  * the agent sends them: after every record, so that no exec COMM still
  * held for reordering drops the map (the model then names the addresses
- * it has seen, pl-profile.c). */
+ * it has seen, pl-stack-table.c). */
 static void note_anon_code(Loader *l, const struct pl_msg_mmap *mm)
 {
 	const char *f = mm->filename.p;

@@ -4,7 +4,10 @@
 #include "viewer-test-util.h"
 
 #include "pl-capture.h"
+#include "pl-export.h"
 #include "pl-profile.h"
+
+#include <unistd.h>
 
 #define PID 4242
 #define TID_MAIN 4242
@@ -436,6 +439,49 @@ static void mutated_frames_never_crash(void)
 	PL_CHECK(loaded < 400); /* the mutations did reach the decoder */
 }
 
+/* A 300-frame recursion (perf's garbage fp chains and node's recursive JS
+ * reach 127 frames and more) exports as an SVG flame graph at once and
+ * draws every level: the depth search called itself twice per child
+ * (MAX() evaluates its arguments twice), 2^depth calls, and the export
+ * never finished.  The alarm turns such a hang into a failed run. */
+static void svg_deep_stack(void)
+{
+	VtElf *e = need_burn();
+	g_autofree char *path = vt_tmp("deep.plens");
+	VtCapture *c = vt_capture_new(path);
+	PL_CHECK(c);
+	preamble(c, e);
+	enum { DEPTH = 300 };
+	uint64_t chain[DEPTH + 2];
+	chain[0] = T_CTX_USER;
+	chain[1] = vt_sym(e, "hot_leaf", 0);
+	for (guint i = 2; i < DEPTH + 1; i++)
+		chain[i] = vt_sym(e, "compute_mid", 1);
+	chain[DEPTH + 1] = vt_sym(e, "main", 1);
+	for (guint i = 0; i < 10; i++)
+		vt_sample(c, 0, PID, TID_MAIN, T0 + 100 * (i + 1), 1000, chain, G_N_ELEMENTS(chain));
+	vt_capture_close(c);
+	g_autoptr(PlProfile) p = load(path, NULL);
+	g_autoptr(PlAggregate) a = pl_profile_aggregate(p, NULL);
+	char *svg = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&svg, &len);
+	PL_CHECK(out);
+	alarm(60);
+	g_autoptr(GError) error = NULL;
+	gboolean ok = pl_export_svg(a, out, "deep", FALSE, &error);
+	alarm(0);
+	PL_CHECK(fclose(out) == 0);
+	PL_CHECKF(ok, "%s", error ? error->message : "?");
+	/* every level is drawn: main, 299 compute_mid frames and hot_leaf */
+	guint mids = 0;
+	for (const char *q = svg; (q = strstr(q, "<title>compute_mid")); q++)
+		mids++;
+	PL_CHECKF(mids == DEPTH - 1, "%u compute_mid frames drawn, want %u", mids, DEPTH - 1);
+	PL_CHECK(strstr(svg, "<title>hot_leaf") && strstr(svg, "<title>main"));
+	free(svg);
+}
+
 PL_TEST_MAIN(PL_CASE(mutated_frames_never_crash), PL_CASE(out_of_order_stream), PL_CASE(aggregation_exact), PL_CASE(filters), PL_CASE(context_markers),
 	     PL_CASE(threads_and_off_cpu), PL_CASE(memory_bounded_by_stacks),
-	     PL_CASE(collapsed_stacks), PL_CASE(hostile_values))
+	     PL_CASE(collapsed_stacks), PL_CASE(hostile_values), PL_CASE(svg_deep_stack))
