@@ -1,5 +1,6 @@
 /* pl-agent-client.c — connecting to an agent in a worker thread, and the
- * connect errors in the app's words (see pl-agent-client.h).
+ * connect errors and the board's facts in the app's words (see
+ * pl-agent-client.h).
  */
 #include "pl-agent-client.h"
 
@@ -151,4 +152,39 @@ const char *pl_agent_client_connect_get_target(GAsyncResult *res)
 gboolean pl_agent_client_connect_is_listen(GAsyncResult *res)
 {
 	return ((const ConnectJob *)g_task_get_task_data(G_TASK(res)))->listen;
+}
+
+/* ─── the board's facts ──────────────────────────────────────────────── */
+
+char *pl_agent_client_describe(const PlAgentInfo *a, const char *peer, const char *probe_summary)
+{
+	GString *s = g_string_new(NULL);
+	g_autofree char *host = g_markup_escape_text(a->hostname ? a->hostname : "?", -1);
+	g_string_append_printf(s, "<b>%s</b>  (%s)\n", host, peer ? peer : "");
+	g_string_append_printf(s, "Machine: %s   Linux %s   %u CPUs   %u-bit %s-endian\n",
+			       a->machine ? a->machine : "?",
+			       a->kernel_release ? a->kernel_release : "?", a->ncpus,
+			       a->word_size * 8, a->byte_order == PL_BIG_ENDIAN ? "big" : "little");
+	g_string_append_printf(s, "Agent %s, protocol %u",
+			       a->agent_version ? a->agent_version : "?", a->protocol_version);
+	if (!(a->flags & PL_HELLO_PERF_AVAILABLE))
+		g_string_append_printf(s, "\n<b>perf_event_open fails there: %s</b>",
+				       a->perf_errno ? g_strerror(a->perf_errno) : "unknown reason");
+	g_string_append(s, "\nCall graphs that gave stacks: ");
+	gboolean any = FALSE;
+	if (a->flags & PL_HELLO_CG_FP)
+		g_string_append(s, "frame pointers"), any = TRUE;
+	if (a->flags & PL_HELLO_CG_DWARF)
+		g_string_append_printf(s, "%sDWARF", any ? ", " : ""), any = TRUE;
+	if (a->flags & PL_HELLO_CG_LBR)
+		g_string_append_printf(s, "%sLBR", any ? ", " : ""), any = TRUE;
+	if (!any)
+		g_string_append(s, "none reported yet");
+	g_string_append_printf(s, "   Hardware events: %s",
+			       a->flags & PL_HELLO_HW_EVENTS ? "yes" : "no (software events only)");
+	if (probe_summary) {
+		g_autofree char *e = g_markup_escape_text(probe_summary, -1);
+		g_string_append_printf(s, "\n%s", e);
+	}
+	return g_string_free(s, FALSE);
 }

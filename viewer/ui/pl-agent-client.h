@@ -1,6 +1,7 @@
 /* pl-agent-client.h — reaching an agent from the app without blocking it:
  * connect (or wait for an agent that dials in) and authenticate in a worker
- * thread, and say what went wrong in words for this window.
+ * thread, and say what went wrong, and what the board is, in words for
+ * this window.
  *
  * No widgets: the connect view starts it and shows the result.  The socket
  * and the protocol are PlClient's (viewer/io/pl-client.h); what is here is
@@ -32,6 +33,12 @@ PlClient *pl_agent_client_connect_finish(GAsyncResult *res, char **message);
 /* What the connect was asked to do. */
 const char *pl_agent_client_connect_get_target(GAsyncResult *res);
 gboolean pl_agent_client_connect_is_listen(GAsyncResult *res);
+
+/* The board's facts from its HELLO as Pango markup (owned): host and peer,
+ * machine, kernel, CPUs, word size and byte order, agent and protocol, why
+ * perf_event_open fails there, the call graphs that gave stacks, hardware
+ * events, then probe_summary (NULL: none) as plain text. */
+char *pl_agent_client_describe(const PlAgentInfo *a, const char *peer, const char *probe_summary);
 
 G_END_DECLS
 

@@ -108,35 +108,7 @@ static char *pstr(struct pl_str s)
 static void update_facts(PlConnectView *self)
 {
 	const PlAgentInfo *a = &self->agent;
-	GString *s = g_string_new(NULL);
-	g_autofree char *host = g_markup_escape_text(a->hostname ? a->hostname : "?", -1);
-	g_string_append_printf(s, "<b>%s</b>  (%s)\n", host, self->peer ? self->peer : "");
-	g_string_append_printf(s, "Machine: %s   Linux %s   %u CPUs   %u-bit %s-endian\n",
-			       a->machine ? a->machine : "?",
-			       a->kernel_release ? a->kernel_release : "?", a->ncpus,
-			       a->word_size * 8, a->byte_order == PL_BIG_ENDIAN ? "big" : "little");
-	g_string_append_printf(s, "Agent %s, protocol %u",
-			       a->agent_version ? a->agent_version : "?", a->protocol_version);
-	if (!(a->flags & PL_HELLO_PERF_AVAILABLE))
-		g_string_append_printf(s, "\n<b>perf_event_open fails there: %s</b>",
-				       a->perf_errno ? g_strerror(a->perf_errno) : "unknown reason");
-	g_string_append(s, "\nCall graphs that gave stacks: ");
-	gboolean any = FALSE;
-	if (a->flags & PL_HELLO_CG_FP)
-		g_string_append(s, "frame pointers"), any = TRUE;
-	if (a->flags & PL_HELLO_CG_DWARF)
-		g_string_append_printf(s, "%sDWARF", any ? ", " : ""), any = TRUE;
-	if (a->flags & PL_HELLO_CG_LBR)
-		g_string_append_printf(s, "%sLBR", any ? ", " : ""), any = TRUE;
-	if (!any)
-		g_string_append(s, "none reported yet");
-	g_string_append_printf(s, "   Hardware events: %s",
-			       a->flags & PL_HELLO_HW_EVENTS ? "yes" : "no (software events only)");
-	if (self->probe_summary) {
-		g_autofree char *e = g_markup_escape_text(self->probe_summary, -1);
-		g_string_append_printf(s, "\n%s", e);
-	}
-	g_autofree char *text = g_string_free(s, FALSE);
+	g_autofree char *text = pl_agent_client_describe(a, self->peer, self->probe_summary);
 	gtk_label_set_markup(self->facts, text);
 
 	/* events: what works is offered, what does not is listed with why
