@@ -305,6 +305,24 @@ static void test_output_disk_full(void)
 		  rc, out);
 }
 
+/* perflens record of burn (dwarf, 999 Hz, secs seconds) from a listener
+ * on loopback into file; the viewer's exit status, its output in out.
+ * The listener is stopped before it returns. */
+static int record_burn_to(const char *file, const char *secs, char *out, size_t size)
+{
+	int port = pl_free_port();
+	char *extra[] = { "--token", "t", NULL };
+	pid_t ag = start_listener(port, extra);
+	char hp[64];
+	snprintf(hp, sizeof(hp), "127.0.0.1:%d", port);
+	char *rec[] = { viewer, "record", hp, "--token", "t", "--command", burn, "--callgraph",
+			"dwarf", "--frequency", "999", "--duration", (char *)secs, "-o", (char *)file,
+			"--timeout", "10", NULL };
+	int rc = run_out(rec, out, size, 40000);
+	pl_kill(ag);
+	return rc;
+}
+
 static void test_viewer_save_disk_full_keeps_earlier_data(void)
 {
 	need_viewer();
@@ -318,17 +336,9 @@ static void test_viewer_save_disk_full_keeps_earlier_data(void)
 				strerror(e));
 		PL_CHECKF(0, "cannot mount a small tmpfs on %s: %s", mnt, strerror(e));
 	}
-	int port = pl_free_port();
-	char *extra[] = { "--token", "t", NULL };
-	pid_t ag = start_listener(port, extra);
-	char hp[64], file[300], out[8192];
-	snprintf(hp, sizeof(hp), "127.0.0.1:%d", port);
+	char file[300], out[8192];
 	snprintf(file, sizeof(file), "%s/s.plens", mnt);
-	char *rec[] = { viewer, "record", hp, "--token", "t", "--command", burn, "--callgraph",
-			"dwarf", "--frequency", "999", "--duration", "20", "-o", file, "--timeout", "10",
-			NULL };
-	int rc = run_out(rec, out, sizeof(out), 40000);
-	pl_kill(ag);
+	int rc = record_burn_to(file, "20", out, sizeof(out));
 	/* a clear error naming the problem, not a crash */
 	PL_CHECKF(rc == 2 && (strstr(out, "No space") || strstr(out, "space")), "exit %d: %s", rc,
 		  out);
@@ -555,17 +565,10 @@ static void test_viewer_save_fsync_fails_reported(void)
 		 " mount -o loop $d/back/img $d/mnt",
 		 sync_dir);
 	PL_CHECKF(system(cmd) == 0, "could not make the loop file system: %s", cmd);
-	int port = pl_free_port();
-	char *extra[] = { "--token", "t", NULL };
-	start_listener(port, extra);
-	pl_test_after_case = unmount_sync_dir; /* (pl_spawn set its own) */
-	char hp[64], file[300], out[8192];
-	snprintf(hp, sizeof(hp), "127.0.0.1:%d", port);
+	char file[300], out[8192];
 	snprintf(file, sizeof(file), "%s/mnt/s.plens", sync_dir);
-	char *rec[] = { viewer, "record", hp, "--token", "t", "--command", burn, "--callgraph",
-			"dwarf", "--frequency", "999", "--duration", "3", "-o", file, "--timeout", "10",
-			NULL };
-	int rc = run_out(rec, out, sizeof(out), 40000);
+	int rc = record_burn_to(file, "3", out, sizeof(out));
+	pl_test_after_case = unmount_sync_dir; /* (pl_spawn set its own) */
 	PL_CHECKF(rc == 2 && strstr(out, "cannot save the session") && strstr(out, file),
 		  "exit %d: %s", rc, out);
 }
