@@ -115,13 +115,7 @@ static void sysroot_and_build_id_tree(void)
 	g_autofree char *stripped = g_build_filename(bin_dir, "prog", NULL);
 	g_autofree char *rest = g_strconcat(hex + 2, ".debug", NULL);
 	g_autofree char *dfile = g_build_filename(dbg_dir, rest, NULL);
-	char *why = NULL;
-	char *a1[] = { (char *)"objcopy", (char *)"--only-keep-debug", p1, dfile, NULL };
-	char *a2[] = { (char *)"strip", (char *)"-o", stripped, p1, NULL };
-	g_autofree char *o1 = t_run(a1, &why);
-	PL_CHECKF(o1, "%s", why);
-	g_autofree char *o2 = t_run(a2, &why);
-	PL_CHECKF(o2, "%s", why);
+	t_split_debug(p1, dfile, stripped);
 
 	PlSymOptions o = t_opts();
 	o.sysroot = g_strdup(root);
@@ -225,15 +219,10 @@ static void board_paths_stay_under_sysroot(void)
 	 * name is written as AAAAAAAAAdl.debug, then its bytes changed */
 	g_autofree char *dl = g_build_filename(bin_dir, "AAAAAAAAAdl.debug", NULL);
 	g_autofree char *stripped = g_build_filename(bin_dir, "prog", NULL);
+	t_split_debug(p1, dl, stripped);
 	char *why = NULL;
-	char *a1[] = { (char *)"objcopy", (char *)"--only-keep-debug", p1, dl, NULL };
-	char *a2[] = { (char *)"strip", (char *)"-o", stripped, p1, NULL };
 	g_autofree char *link = g_strconcat("--add-gnu-debuglink=", dl, NULL);
 	char *a3[] = { (char *)"objcopy", link, stripped, NULL };
-	g_autofree char *o1 = t_run(a1, &why);
-	PL_CHECKF(o1, "%s", why);
-	g_autofree char *o2 = t_run(a2, &why);
-	PL_CHECKF(o2, "%s", why);
 	g_autofree char *o3 = t_run(a3, &why);
 	PL_CHECKF(o3, "%s", why);
 	gchar *bytes;

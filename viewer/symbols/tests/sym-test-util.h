@@ -125,6 +125,21 @@ static inline gboolean t_nm(const char *file, const char *sym, guint64 *addr, gu
 	return FALSE;
 }
 
+/* A separate debug file as distributions make them: full's debug sections
+ * into debug_out (objcopy --only-keep-debug), full stripped into
+ * stripped_out.  Fails the case when either tool fails. */
+static inline void t_split_debug(const char *full, const char *debug_out, const char *stripped_out)
+{
+	char *why = NULL;
+	char *a1[] = { (char *)"objcopy", (char *)"--only-keep-debug", (char *)full,
+		       (char *)debug_out, NULL };
+	char *a2[] = { (char *)"strip", (char *)"-o", (char *)stripped_out, (char *)full, NULL };
+	g_autofree char *o1 = t_run(a1, &why);
+	PL_CHECKF(o1, "%s", why);
+	g_autofree char *o2 = t_run(a2, &why);
+	PL_CHECKF(o2, "%s", why);
+}
+
 /* Address of a symbol, sized or not, as nm reports it (nm -S prints no size
  * for a sizeless symbol, so t_nm's four columns miss it). */
 static inline gboolean t_nm_addr(const char *file, const char *sym, guint64 *addr)
