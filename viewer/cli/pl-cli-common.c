@@ -75,6 +75,24 @@ void pl_cli_sym_args_clear(PlCliSymArgs *a)
 	g_clear_pointer(&a->path_maps, g_strfreev);
 }
 
+/* Every transform option lands here, so that they keep the order in
+ * which they were given. */
+static gboolean transform_option(const char *name, const char *value, gpointer data,
+				 GError **error)
+{
+	(void)error;
+	PlCliFilterArgs *a = data;
+	PlTransformKind kind;
+	if (!a->transforms)
+		a->transforms = pl_transforms_new();
+	if (a->transform_error || !pl_transform_kind_from_name(name + 2, &kind))
+		return TRUE;
+	g_autoptr(GError) e = NULL;
+	if (!pl_transforms_push(a->transforms, kind, value, &e))
+		a->transform_error = g_strdup_printf("%s: %s", name, e->message);
+	return TRUE; /* reported by pl_cli_stack_filter, like a bad rule */
+}
+
 GOptionGroup *pl_cli_filter_group(PlCliFilterArgs *a)
 {
 	const GOptionEntry entries[] = {
@@ -90,13 +108,42 @@ GOptionGroup *pl_cli_filter_group(PlCliFilterArgs *a)
 		  "As --deny, on the module (file) name", "RE" },
 		{ "rename", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->rename,
 		  "Rename functions: 'RE=REPLACEMENT' (\\1 for groups; repeatable)", "RE=NEW" },
-		{ "collapse-recursion", 0, 0, G_OPTION_ARG_NONE, &a->collapse_recursion,
-		  "Merge a function calling itself into one frame", NULL },
+		{ "merge", 0, 0, G_OPTION_ARG_CALLBACK, transform_option,
+		  "Transform: frames of functions matching RE vanish, their time goes to the caller",
+		  "RE" },
+		{ "merge-module", 0, 0, G_OPTION_ARG_CALLBACK, transform_option,
+		  "Transform: as --merge, for every function of a module matching RE", "RE" },
+		{ "focus", 0, 0, G_OPTION_ARG_CALLBACK, transform_option,
+		  "Transform: re-root every stack at its outermost function matching RE; "
+		  "drop the others",
+		  "RE" },
+		{ "focus-inverted", 0, 0, G_OPTION_ARG_CALLBACK, transform_option,
+		  "Transform: end every stack at its innermost function matching RE (what it "
+		  "called becomes its self time); drop the others",
+		  "RE" },
+		{ "focus-subtree", 0, 0, G_OPTION_ARG_CALLBACK, transform_option,
+		  "Transform: keep only stacks starting with the call path A;B;C, re-rooted at C",
+		  "A;B;C" },
+		{ "drop", 0, 0, G_OPTION_ARG_CALLBACK, transform_option,
+		  "Transform: drop samples with a function matching RE anywhere on the stack",
+		  "RE" },
+		{ "collapse-module", 0, 0, G_OPTION_ARG_CALLBACK, transform_option,
+		  "Transform: each run of frames in a module matching RE becomes one frame", "RE" },
+		{ "collapse-recursion", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK,
+		  transform_option,
+		  "Transform: fold a function already on the stack (directly or not) into its "
+		  "outermost frame; =RE: only functions matching RE",
+		  "[RE]" },
+		{ "collapse-direct-recursion", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK,
+		  transform_option, "Transform: as --collapse-recursion, for direct calls only",
+		  "[RE]" },
 		{ NULL }
 	};
-	GOptionGroup *g = g_option_group_new("filters", "Stack filters (applied in the order "
-					     "rename, deny, allow; repeatable):",
-					     "Show stack filter options", NULL, NULL);
+	GOptionGroup *g = g_option_group_new(
+		"filters",
+		"Stack filters (rename, deny, allow; repeatable), then call-tree transforms "
+		"(--merge … --collapse-direct-recursion, in the order given):",
+		"Show stack filter options", a, NULL);
 	g_option_group_add_entries(g, entries);
 	return g;
 }
@@ -108,6 +155,8 @@ void pl_cli_filter_args_clear(PlCliFilterArgs *a)
 	g_clear_pointer(&a->allow_module, g_strfreev);
 	g_clear_pointer(&a->deny_module, g_strfreev);
 	g_clear_pointer(&a->rename, g_strfreev);
+	g_clear_pointer(&a->transforms, pl_transforms_free);
+	g_clear_pointer(&a->transform_error, g_free);
 }
 
 PlStackFilter *pl_cli_stack_filter(const PlCliFilterArgs *a, gboolean *failed)
@@ -134,7 +183,15 @@ PlStackFilter *pl_cli_stack_filter(const PlCliFilterArgs *a, gboolean *failed)
 				return NULL;
 			}
 		}
-	pl_stack_filter_set_collapse_recursion(sf, a->collapse_recursion);
+	if (a->transform_error) {
+		pl_cli_fail("%s", a->transform_error);
+		*failed = TRUE;
+		return NULL;
+	}
+	for (guint i = 0; i < pl_transforms_get_n(a->transforms); i++)
+		pl_transforms_push(pl_stack_filter_get_transforms(sf),
+				   pl_transforms_get_kind(a->transforms, i),
+				   pl_transforms_get_arg(a->transforms, i), NULL);
 	return pl_stack_filter_is_empty(sf) ? NULL : g_steal_pointer(&sf);
 }
 

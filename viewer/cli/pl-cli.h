@@ -15,6 +15,7 @@
 
 #include "pl-capture.h"
 #include "pl-profile.h"
+#include "pl-stack-filter.h"
 
 enum { PL_EXIT_OK = 0, PL_EXIT_CHECK = 1, PL_EXIT_BAD_INPUT = 2 };
 
@@ -44,16 +45,18 @@ typedef struct {
 GOptionGroup *pl_cli_sym_group(PlCliSymArgs *a);
 void pl_cli_sym_args_clear(PlCliSymArgs *a);
 
-/* Stack rewriting every analysing subcommand takes (pl-stack-filter.h). */
+/* Stack rewriting every analysing subcommand takes (pl-stack-filter.h):
+ * the rules, then the call-tree transforms (pl-transform.h) in the order
+ * the options were given. */
 typedef struct {
 	char **allow, **deny, **allow_module, **deny_module, **rename;
-	gboolean collapse_recursion;
+	PlTransforms *transforms; /* made by the option parser */
+	char *transform_error;    /* the first bad transform option */
 } PlCliFilterArgs;
 GOptionGroup *pl_cli_filter_group(PlCliFilterArgs *a);
 void pl_cli_filter_args_clear(PlCliFilterArgs *a);
 /* The rules as a filter (NULL when none given); on a bad rule prints the
  * one-line error and sets *failed. */
-#include "pl-stack-filter.h"
 PlStackFilter *pl_cli_stack_filter(const PlCliFilterArgs *a, gboolean *failed);
 /* The event named name (NULL: the main event, PL_NO_ID when there are no
  * samples) in *event; FALSE with the error printed when there is none of

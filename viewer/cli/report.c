@@ -5,6 +5,7 @@
 
 #include "pl-cli.h"
 #include "report.h"
+#include "pl-inverted.h"
 
 typedef struct {
 	PlCliSymArgs sym;
@@ -15,6 +16,7 @@ typedef struct {
 	char *event;
 	char **fail_if;
 	gboolean lines;
+	gboolean invert;
 	char *function;
 	gdouble from, to;
 	char *annotate;
@@ -155,6 +157,43 @@ static void print_functions(PlProfile *p, PlAggregate *agg, gboolean by_total, i
 		       r->self.samples, pl_profile_get_function_label(p, r->id), f->module,
 		       f->inlined ? " (inlined)" : "");
 	}
+}
+
+/* The bottom-up tree: the --top heaviest leaf functions, and under each the
+ * callers that make up at least 1 % of all samples, 12 levels at most. */
+static void print_inverted_node(PlProfile *p, PlAggregate *agg, const PlInverted *inv,
+				guint32 id, guint depth)
+{
+	const PlInvertedNode *n = pl_inverted_get_node(inv, id);
+	const PlFunction *f = pl_profile_get_function(p, n->func);
+	printf("  %6.2f%% %9" G_GUINT64_FORMAT "  %*s%s  %s\n",
+	       pct(n->count.weight, agg->all.weight), n->count.samples, (int)(depth * 2), "",
+	       pl_profile_get_function_label(p, n->func), f->module);
+	if (depth >= 12)
+		return;
+	g_autoptr(GArray) kids = pl_inverted_dup_children(inv, id);
+	for (guint i = 0; i < kids->len; i++) {
+		guint32 k = g_array_index(kids, guint32, i);
+		if (pct(pl_inverted_get_node(inv, k)->count.weight, agg->all.weight) < 1.0)
+			break;
+		print_inverted_node(p, agg, inv, k, depth + 1);
+	}
+}
+
+static void print_inverted(PlProfile *p, PlAggregate *agg, int top)
+{
+	printf("\nInverted call tree (bottom-up: where samples ended, then their callers; "
+	       "%% of %" G_GUINT64_FORMAT " samples):\n",
+	       agg->all.samples);
+	if (!agg->all.samples) {
+		printf("  (no samples)\n");
+		return;
+	}
+	printf("  %7s %9s  %s\n", "Share", "Samples", "Function  Module");
+	g_autoptr(PlInverted) inv = pl_inverted_new(agg);
+	g_autoptr(GArray) roots = pl_inverted_dup_children(inv, 0);
+	for (guint i = 0; i < roots->len && (top <= 0 || (int)i < top); i++)
+		print_inverted_node(p, agg, inv, g_array_index(roots, guint32, i), 0);
 }
 
 static void print_relatives(PlProfile *p, PlAggregate *agg, const char *name)
@@ -481,6 +520,10 @@ int pl_cli_report(int argc, char **argv)
 		  "'total:SYM>=40%', 'SYM<1%' (repeatable)",
 		  "EXPR" },
 		{ "lines", 0, 0, G_OPTION_ARG_NONE, &a.lines, "Also list hot source lines", NULL },
+		{ "invert", 0, 0, G_OPTION_ARG_NONE, &a.invert,
+		  "Also print the inverted (bottom-up) call tree: where time was spent, then "
+		  "who called it",
+		  NULL },
 		{ "function", 0, 0, G_OPTION_ARG_STRING, &a.function,
 		  "Also list callers and callees of this function", "SYM" },
 		{ "from", 0, 0, G_OPTION_ARG_DOUBLE, &a.from,
@@ -567,6 +610,8 @@ int pl_cli_report(int argc, char **argv)
 		print_relatives(p, agg, a.function);
 	if (a.lines)
 		print_lines(p, agg, a.top);
+	if (a.invert)
+		print_inverted(p, agg, a.top);
 	if (a.source)
 		pl_report_print_source(p, agg, a.source);
 	if (a.annotate && pl_report_print_annotate(p, agg, a.annotate) != PL_EXIT_OK)

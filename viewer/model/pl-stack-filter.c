@@ -16,12 +16,14 @@ struct _PlStackFilter {
 	GArray *rules; /* Rule */
 	gboolean collapse_recursion;
 	guint n_allow;
+	PlTransforms *transforms;
 };
 
 PlStackFilter *pl_stack_filter_new(void)
 {
 	PlStackFilter *self = g_new0(PlStackFilter, 1);
 	self->rules = g_array_new(FALSE, FALSE, sizeof(Rule));
+	self->transforms = pl_transforms_new();
 	return self;
 }
 
@@ -35,6 +37,7 @@ void pl_stack_filter_free(PlStackFilter *self)
 		g_free(r->replacement);
 	}
 	g_array_free(self->rules, TRUE);
+	pl_transforms_free(self->transforms);
 	g_free(self);
 }
 
@@ -94,9 +97,15 @@ void pl_stack_filter_set_collapse_recursion(PlStackFilter *self, gboolean collap
 	self->collapse_recursion = collapse;
 }
 
+PlTransforms *pl_stack_filter_get_transforms(PlStackFilter *self)
+{
+	return self->transforms;
+}
+
 gboolean pl_stack_filter_is_empty(const PlStackFilter *self)
 {
-	return !self || (self->rules->len == 0 && !self->collapse_recursion);
+	return !self || (self->rules->len == 0 && !self->collapse_recursion &&
+			 pl_transforms_get_n(self->transforms) == 0);
 }
 
 /* The function a plain function id becomes after the renames (cached per
@@ -225,5 +234,6 @@ PlAggregate *pl_profile_aggregate_filtered(PlProfile *p, const PlFilter *filter,
 	for (guint32 i = 0; i < n; i++)
 		if (!(state[i] & ST_KEEP))
 			map[i] = PL_NO_ID;
+	map = pl_transforms_apply(self->transforms, p, map, n);
 	return pl_profile_aggregate_mapped(p, filter, map);
 }

@@ -21,6 +21,10 @@
  * recursion and cycles through other frames (A → B → A) both fold, and
  * what the inner call did is counted under the outer one.
  *
+ * Then the call-tree transforms (pl-transform.h) run in their order on the
+ * result: the rules above are the command line's long-standing filters,
+ * the transforms what the app's frame menu and --merge, --focus … add.
+ *
  * The rewritten tree is built in the profile's own node table (new nodes
  * appended), so every analysis over a PlAggregate works on it unchanged.
  * One thread at a time, like the profile.  No GTK.
@@ -31,6 +35,7 @@
 #include <glib.h>
 
 #include "pl-profile.h"
+#include "pl-transform.h"
 
 G_BEGIN_DECLS
 
@@ -54,7 +59,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlStackFilter, pl_stack_filter_free)
 gboolean pl_stack_filter_add(PlStackFilter *self, PlRuleKind kind, const char *spec,
 			     GError **error);
 void pl_stack_filter_set_collapse_recursion(PlStackFilter *self, gboolean collapse);
-/* TRUE when no rule is set and recursion is not collapsed. */
+/* The filter's transforms (borrowed, empty at first): push onto it. */
+PlTransforms *pl_stack_filter_get_transforms(PlStackFilter *self);
+/* TRUE when no rule or transform is set and recursion is not collapsed. */
 gboolean pl_stack_filter_is_empty(const PlStackFilter *self);
 
 /* pl_profile_aggregate with the stacks rewritten; sf NULL or empty: the

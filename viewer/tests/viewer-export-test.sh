@@ -168,6 +168,29 @@ else bad filter_collapse_recursion "repeats $(rep "$TMP/rec.folded") (before $(r
 if [ $rc = 2 ] && [ "$(wc -l <"$TMP/re.err")" = 1 ] && grep -q -- '--deny' "$TMP/re.err"; then ok filter_bad_regex
 else bad filter_bad_regex "exit $rc: $(cat "$TMP/re.err")"; fi
 
+# call-tree transforms (pl-transform.h; exact trees in viewer-model-transform-test)
+"$PERFLENS" export "$CAP" -f collapsed --focus '^sort_step$' >"$TMP/focus.folded" 2>&1
+if [ -s "$TMP/focus.folded" ] && ! grep -qv '^sort_step[; ]' "$TMP/focus.folded"; then ok transform_focus
+else bad transform_focus "$(grep -v '^sort_step[; ]' "$TMP/focus.folded" | head -2)"; fi
+"$PERFLENS" export "$CAP" -f collapsed --drop '^sort_step$' >"$TMP/drop.folded" 2>&1
+if [ -s "$TMP/drop.folded" ] && ! grep -q 'sort_step' "$TMP/drop.folded" &&
+   [ "$(sum "$TMP/drop.folded")" -lt "$(sum "$TMP/norec.folded")" ]; then ok transform_drop
+else bad transform_drop "sums $(sum "$TMP/drop.folded")/$(sum "$TMP/norec.folded")"; fi
+# the order given is the order applied: merging sort_step first leaves nothing to focus on
+"$PERFLENS" export "$CAP" -f collapsed --merge '^sort_step$' --focus '^sort_step$' >"$TMP/mf.folded" 2>&1
+"$PERFLENS" export "$CAP" -f collapsed --focus '^sort_step$' --merge '^sort_step$' >"$TMP/fm.folded" 2>&1
+if [ ! -s "$TMP/mf.folded" ] && [ -s "$TMP/fm.folded" ] && ! grep -q 'sort_step' "$TMP/fm.folded"; then
+	ok transform_order
+else bad transform_order "merge,focus: $(wc -l <"$TMP/mf.folded") lines; focus,merge: $(head -1 "$TMP/fm.folded")"; fi
+"$PERFLENS" report "$CAP" --invert --top 3 >"$TMP/inv.txt" 2>&1
+top_self=$(awk '/^Top functions/ {getline; getline; print $4; exit}' "$TMP/inv.txt")
+inv_first=$(awk '/^Inverted call tree/ {getline; getline; print $3; exit}' "$TMP/inv.txt")
+if [ -n "$top_self" ] && [ "$top_self" = "$inv_first" ]; then ok report_invert
+else bad report_invert "top self '$top_self', first inverted root '$inv_first'"; fi
+"$PERFLENS" report "$CAP" --focus-subtree 'main;;x' >/dev/null 2>"$TMP/tx.err"; rc=$?
+if [ $rc = 2 ] && [ "$(wc -l <"$TMP/tx.err")" = 1 ] && grep -q -- '--focus-subtree' "$TMP/tx.err"; then ok transform_bad_path
+else bad transform_bad_path "exit $rc: $(cat "$TMP/tx.err")"; fi
+
 # ─── diff ──────────────────────────────────────────────────────────────
 "$PERFLENS" diff "$CAP" "$CAP" --top 0 >"$TMP/diff0.txt" 2>&1
 if grep -q '^Functions by change' "$TMP/diff0.txt" &&
