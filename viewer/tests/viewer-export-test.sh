@@ -182,6 +182,65 @@ else bad transform_drop "sums $(sum "$TMP/drop.folded")/$(sum "$TMP/norec.folded
 if [ ! -s "$TMP/mf.folded" ] && [ -s "$TMP/fm.folded" ] && ! grep -q 'sort_step' "$TMP/fm.folded"; then
 	ok transform_order
 else bad transform_order "merge,focus: $(wc -l <"$TMP/mf.folded") lines; focus,merge: $(head -1 "$TMP/fm.folded")"; fi
+# Each transform on the real recording against an oracle written here in
+# awk, over the plain folded stacks (frames marked _[i] are inlined; names
+# match without the mark): same stacks, same counts, same total.
+oracle() { # MODE ARG < plain folded → transformed, summed, sorted
+	awk -v mode="$1" -v arg="$2" '
+	function nm(x) { sub(/_\[i\]$/, "", x); return x }
+	{
+		n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
+		k = split(line, f, ";"); d = 0; delete st
+		if (mode == "focus-subtree") { np = split(arg, path, ";") }
+		keep = (mode == "focus" || mode == "focus-inverted" || mode == "focus-subtree") ? 0 : 1
+		last = 0
+		for (i = 1; i <= k; i++) {
+			m = nm(f[i]) ~ arg
+			if (mode == "merge") { if (!m) st[++d] = f[i] }
+			else if (mode == "drop") { if (m) { keep = 0; break } st[++d] = f[i] }
+			else if (mode == "focus") { if (m && !keep) keep = 1; if (keep) st[++d] = f[i] }
+			else if (mode == "focus-inverted") { st[++d] = f[i]; if (m) { keep = 1; last = d } }
+			else if (mode == "focus-subtree") {
+				if (i <= np) { if (nm(f[i]) != path[i]) break; if (i == np) { keep = 1; st[++d] = f[i] } }
+				else st[++d] = f[i]
+			}
+			else if (mode == "collapse-direct-recursion") { if (!(m && d && nm(st[d]) == nm(f[i]))) st[++d] = f[i] }
+			else if (mode == "collapse-recursion") {
+				again = 0
+				if (m) for (j = 1; j <= d; j++) if (nm(st[j]) == nm(f[i])) { again = j; break }
+				if (again) d = again; else st[++d] = f[i]
+			}
+		}
+		if (!keep) next
+		if (mode == "focus-inverted") d = last
+		if (!d) next
+		out = st[1]; for (i = 2; i <= d; i++) out = out ";" st[i]
+		sum[out] += n
+	}
+	END { for (x in sum) print x, sum[x] }' | sort
+}
+norm() { awk '{ n = $NF; sub(/ [0-9]+$/, ""); s[$0] += n } END { for (x in s) print x, s[x] }' "$1" | sort; }
+for t in "merge ^hot_leaf$" "merge ^compute_outer$" "focus ^compute_mid$" "focus ^msort_with_tmp$" \
+	"focus-inverted ^worker_loop$" "drop ^sort_step$" "collapse-recursion ^msort_with_tmp$" \
+	"collapse-direct-recursion ^msort_with_tmp.part.0$" \
+	"focus-subtree _start;__libc_start_main;__libc_start_call_main;main;worker_loop"; do
+	mode=${t%% *} arg=${t#* } opt="--${t%% *}=${t#* }" i=$((${i:-0} + 1))
+	"$PERFLENS" export "$CAP" -f collapsed "$opt" >"$TMP/tx.folded" 2>"$TMP/tx.err"
+	oracle "$mode" "$arg" <"$TMP/norec.folded" >"$TMP/tx.want"
+	norm "$TMP/tx.folded" >"$TMP/tx.got"
+	if [ -s "$TMP/tx.want" ] && cmp -s "$TMP/tx.got" "$TMP/tx.want"; then ok "transform_oracle_${i}_$mode"
+	else bad "transform_oracle_${i}_$mode" "$opt: $(diff "$TMP/tx.got" "$TMP/tx.want" | head -4 | tr '\n' ' ') $(head -c 200 "$TMP/tx.err")"; fi
+done
+# merge keeps the total; focus makes the focused function 100 % of what is left
+plain_sum=$(sum "$TMP/norec.folded")
+"$PERFLENS" export "$CAP" -f collapsed --merge '^compute_mid$' >"$TMP/m.folded" 2>/dev/null
+"$PERFLENS" report "$CAP" --top 0 --focus '^compute_mid$' >"$TMP/focus.txt" 2>&1
+cm_total=$(awk '/^Top functions/ {on=1} on && $4 == "compute_mid" {print $2; exit}' "$TMP/focus.txt")
+cm_n=$(awk '$0 ~ /(^|;)compute_mid(;| )/ { s += $NF } END { print s + 0 }' "$TMP/norec.folded")
+focus_n=$(sed -n 's/^Top functions.*% of \([0-9]*\) samples.*/\1/p' "$TMP/focus.txt")
+if [ "$(sum "$TMP/m.folded")" = "$plain_sum" ] && [ "$cm_total" = "100.00%" ] && [ "$focus_n" = "$cm_n" ]; then
+	ok transform_shares
+else bad transform_shares "merge sum $(sum "$TMP/m.folded")/$plain_sum, compute_mid total $cm_total, focus keeps $focus_n of $cm_n"; fi
 "$PERFLENS" report "$CAP" --invert --top 3 >"$TMP/inv.txt" 2>&1
 top_self=$(awk '/^Top functions/ {getline; getline; print $4; exit}' "$TMP/inv.txt")
 inv_first=$(awk '/^Inverted call tree/ {getline; getline; print $3; exit}' "$TMP/inv.txt")
