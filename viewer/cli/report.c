@@ -33,6 +33,7 @@ static const char *thread_name(PlProfile *p, guint32 tid)
 
 typedef struct {
 	gboolean total; /* compare total%, else self% */
+	gboolean unwound; /* 'unwound<99%': the rooted share of stacks */
 	char *sym;
 	char op[3]; /* ">", ">=", "<", "<=" */
 	double value;
@@ -43,6 +44,7 @@ typedef struct {
 static gboolean fail_if_parse(const char *s, FailIf *f)
 {
 	memset(f, 0, sizeof(*f));
+	gboolean prefixed = g_str_has_prefix(s, "total:") || g_str_has_prefix(s, "self:");
 	if (g_str_has_prefix(s, "total:")) {
 		f->total = TRUE;
 		s += 6;
@@ -63,6 +65,8 @@ static gboolean fail_if_parse(const char *s, FailIf *f)
 	if (end == num || (*end && strcmp(end, "%") != 0) || f->value < 0)
 		return FALSE;
 	f->sym = g_strstrip(g_strndup(s, (gsize)(op - s)));
+	/* a function named unwound is still 'self:unwound<…' */
+	f->unwound = !prefixed && !strcmp(f->sym, "unwound");
 	return *f->sym != 0;
 }
 
@@ -454,6 +458,28 @@ static void print_coverage(PlProfile *p)
 	}
 }
 
+/* Modules where stacks end short of a start, with the main reason. */
+static void print_unwind_stops(PlProfile *p, int top)
+{
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	g_autoptr(GArray) rows = pl_profile_dup_unwind_stops(p);
+	if (!rows->len)
+		return;
+	printf("\nWhere stacks stop short (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+	       " samples with user frames):\n",
+	       st->unwind_user_samples - st->unwind_rooted, st->unwind_user_samples);
+	for (guint i = 0; i < rows->len && (top <= 0 || (int)i < top); i++) {
+		const PlUnwindModule *r = &g_array_index(rows, PlUnwindModule, i);
+		printf("  %6.2f%% %9" G_GUINT64_FORMAT "  %s: %s\n",
+		       pct(r->stopped, st->unwind_user_samples), r->stopped, r->module,
+		       pl_unwind_stop_describe(r->main_stop));
+		for (guint s = 0; s < PL_N_STOPS; s++)
+			if (s != r->main_stop && r->by_stop[s])
+				printf("  %7s %9" G_GUINT64_FORMAT "    also: %s\n", "",
+				       r->by_stop[s], pl_unwind_stop_describe((PlUnwindStop)s));
+	}
+}
+
 static void print_losses(PlProfile *p)
 {
 	const PlProfileStats *st = pl_profile_get_stats(p);
@@ -468,6 +494,10 @@ static void print_losses(PlProfile *p)
 		       " truncated, %" G_GUINT64_FORMAT " not unwound)",
 		       st->dwarf_samples, st->dwarf_truncated, st->dwarf_failed);
 	printf("\n");
+	if (st->unwind_user_samples)
+		printf("  unwound to the start of their program or thread: %.2f%% of %" G_GUINT64_FORMAT
+		       " samples with user frames\n",
+		       pl_profile_get_unwound_share(p), st->unwind_user_samples);
 	if (lost)
 		printf("  LOST %" G_GUINT64_FORMAT ": kernel ring %" G_GUINT64_FORMAT
 		       ", samples %" G_GUINT64_FORMAT ", network backpressure %" G_GUINT64_FORMAT
@@ -623,12 +653,26 @@ int pl_cli_report(int argc, char **argv)
 	print_tree(p, a.top);
 	print_counters(p);
 	print_coverage(p);
+	print_unwind_stops(p, a.top);
 	print_losses(p);
 
 	rc = PL_EXIT_OK;
 	for (guint i = 0; i < checks->len; i++) {
 		const FailIf *fi = &g_array_index(checks, FailIf, i);
 		double v = 0;
+		if (fi->unwound) {
+			v = pl_profile_get_unwound_share(p);
+			if (fail_if_holds(fi, v)) {
+				fflush(stdout);
+				fprintf(stderr,
+					"perflens: --fail-if: %.2f%% of stacks are unwound to the "
+					"start of their program or thread (%s %g%%); see \"Where "
+					"stacks stop short\" in the report\n",
+					v, fi->op, fi->value);
+				rc = PL_EXIT_CHECK;
+			}
+			continue;
+		}
 		/* every function of that name (static functions may repeat) */
 		for (guint32 id = 0; id < agg->n_functions; id++) {
 			const PlFunction *f = pl_profile_get_function(p, id);

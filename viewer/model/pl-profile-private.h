@@ -76,6 +76,7 @@ struct _PlProfile {
 	GHashTable *events;    /* index → PlEvent* */
 	GHashTable *counters;  /* event index → GArray<PlCounterPoint> */
 	GHashTable *forks;     /* parent tid → ForkMark: its latest child without a stack */
+	GHashTable *unwind_stops; /* module basename → guint64[PL_N_STOPS] (pl-unwind-quality.c) */
 	GHashTable *perf_map_partial; /* pids whose perf map is still coming: resolved
 				       * again at the end (a torn capture) */
 	GPtrArray *sorted_threads, *sorted_processes, *sorted_events;
@@ -127,6 +128,21 @@ guint32 pl_profile_addr_intern(PlProfile *self, guint32 parent, guint32 pid, gui
 			       guint8 flags);
 /* pid's perf map has arrived whole: its addresses are named again. */
 void pl_profile_addrs_resolve_again(PlProfile *self, guint32 pid);
+
+/* ─── pl-unwind-quality.c ───────────────────────────────────────────── */
+
+/* How a CPU sample's user stack was obtained and how its walk ended. */
+typedef enum {
+	UQ_DWARF_DONE,      /* the unwinder reached a frame with no caller */
+	UQ_DWARF_FAILED,    /* nothing unwound */
+	UQ_DWARF_COPY_FULL, /* cut short, and the whole stack copy was used */
+	UQ_DWARF_ENDED,     /* cut short otherwise */
+	UQ_CHAIN,           /* the kernel's frame-pointer chain: judged by its end */
+} UqWalk;
+/* Counts one sample: outer is the address-trie node of its outermost
+ * frame, n its number of frames, user whether any frame is in user space
+ * (kernel-only stacks are not counted). */
+void pl_profile_note_unwind(PlProfile *self, guint32 outer, guint n, gboolean user, UqWalk walk);
 
 /* ─── pl-modules.c ───────────────────────────────────────────────────── */
 

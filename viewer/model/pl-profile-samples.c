@@ -125,6 +125,7 @@ static guint unwind_past_syscall(PlProfile *self, const struct pl_msg_sample *s,
 static guint32 sample_stack(PlProfile *self, const struct pl_msg_sample *s, PlProfileStats *st)
 {
 	guint n;
+	UqWalk walk = UQ_CHAIN;
 	if (is_dwarf_sample(self, s)) {
 		/* kernel part from the callchain, user part unwound from the copy */
 		st->dwarf_samples++;
@@ -141,12 +142,17 @@ static guint32 sample_stack(PlProfile *self, const struct pl_msg_sample *s, PlPr
 			if (un2 > un)
 				un = un2;
 		}
+		walk = UQ_DWARF_DONE;
 		if (un == 0) {
 			st->dwarf_failed++;
 			upcs[0] = s->ip;
 			un = 1;
+			walk = UQ_DWARF_FAILED;
 		} else if (truncated) {
 			st->dwarf_truncated++;
+			walk = s->stack_requested && s->stack_size >= s->stack_requested
+				       ? UQ_DWARF_COPY_FULL
+				       : UQ_DWARF_ENDED;
 		}
 		for (guint i = 0; i < un && n < PL_MAX_CALLCHAIN; i++) {
 			self->pcs[n] = upcs[i];
@@ -164,9 +170,16 @@ static guint32 sample_stack(PlProfile *self, const struct pl_msg_sample *s, PlPr
 	} else if (n == 1) {
 		st->samples_no_stack++;
 	}
-	guint32 node = pl_profile_addr_root(self, s->event, s->pid);
-	for (guint i = n; i-- > 0;)
+	guint32 node = pl_profile_addr_root(self, s->event, s->pid), outer = PL_NO_ID;
+	gboolean user = FALSE;
+	for (guint i = n; i-- > 0;) {
 		node = pl_profile_addr_intern(self, node, s->pid, self->pcs[i], self->pc_flags[i]);
+		if (outer == PL_NO_ID)
+			outer = node;
+		user |= !(self->pc_flags[i] & AF_KERNEL);
+	}
+	if (st == &self->stats) /* a CPU sample, not a thread's creation */
+		pl_profile_note_unwind(self, outer, n, user, walk);
 	return node;
 }
 

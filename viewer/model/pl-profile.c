@@ -82,6 +82,7 @@ PlProfile *pl_profile_new(const PlSymOptions *opts)
 	self->counters = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
 	self->forks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	self->perf_map_partial = g_hash_table_new(NULL, NULL);
+	self->unwind_stops = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
 	self->health = g_array_new(FALSE, FALSE, sizeof(struct pl_msg_health));
 	self->loss_marks = g_array_new(FALSE, FALSE, sizeof(PlLossMark));
 	self->stats.log = g_ptr_array_new_with_free_func(g_free);
@@ -120,6 +121,7 @@ void pl_profile_free(PlProfile *self)
 	g_array_free(self->health, TRUE);
 	g_array_free(self->loss_marks, TRUE);
 	g_hash_table_destroy(self->module_names);
+	g_hash_table_destroy(self->unwind_stops);
 	g_ptr_array_unref(self->modules);
 	pl_id_table_free(&self->func_tab);
 	pl_id_table_free(&self->node_tab);

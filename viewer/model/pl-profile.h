@@ -150,6 +150,10 @@ typedef struct {
 	char *creation_missing;      /* else why not, when the agent said so */
 	guint64 creation_samples;    /* received */
 	guint64 creation_unpaired;   /* no FORK of a new thread to give them to */
+	/* unwinding (pl-unwind-quality.c): CPU samples with user frames, and
+	 * those whose stack reaches the program's or a thread's start */
+	guint64 unwind_user_samples;
+	guint64 unwind_rooted;
 } PlProfileStats;
 
 /* opts may be NULL (host files, defaults).  Copied. */
@@ -351,6 +355,38 @@ typedef struct {
 	guint8 kind;
 } PlLossMark;
 const PlLossMark *pl_profile_get_loss_marks(PlProfile *self, guint *n);
+
+/* ─── unwinding quality (pl-unwind-quality.c) ────────────────────────── */
+
+/* Why a sample's stack stops short of the program's or a thread's start,
+ * told for the module its outermost frame is in. */
+typedef enum {
+	PL_STOP_NOT_UNWOUND, /* dwarf: nothing unwound, only the sampled address */
+	PL_STOP_NO_FILE,     /* dwarf: no file here for the module, so no CFI */
+	PL_STOP_NO_CFI,      /* dwarf: the file has no .eh_frame/.debug_frame/EHABI */
+	PL_STOP_STACK_COPY,  /* dwarf: the walk ran to the end of the copied stack */
+	PL_STOP_CFI_ENDED,   /* dwarf: the CFI led no further */
+	PL_STOP_FP_ENDED,    /* frame pointers: the kernel's chain ended there */
+	PL_STOP_DEPTH,       /* more frames than a stack holds (PL_MAX_CALLCHAIN) */
+	PL_N_STOPS
+} PlUnwindStop;
+
+typedef struct {
+	const char *module;            /* basename, as PlFunction.module */
+	guint64 stopped;               /* samples whose stack ends in it, short */
+	guint64 by_stop[PL_N_STOPS];
+	PlUnwindStop main_stop;        /* the most frequent reason */
+} PlUnwindModule;
+
+/* Modules where stacks stopped short, most samples first; reasons read
+ * with the symbol coverage (a module without its file or its CFI says so).
+ * New GArray of PlUnwindModule (strings owned by the profile). */
+GArray *pl_profile_dup_unwind_stops(PlProfile *self);
+/* One line on what the reason means and what to do about it. */
+const char *pl_unwind_stop_describe(PlUnwindStop stop);
+/* The share (0..100) of samples with user frames whose stack is rooted;
+ * 100 when there are none. */
+double pl_profile_get_unwound_share(PlProfile *self);
 
 /* The toolchain prefix the profile was opened with (gives PREFIXobjdump),
  * NULL for the host's tools. */

@@ -13,7 +13,7 @@ PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
 TMP=$(mktemp -d /tmp/plv-export-XXXXXX)
 trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 bad() { fail "$@"; }
-ALL="collapsed_matches_call_tree pprof_go_tool pprof_mappings_build_id speedscope_schema svg_flame_graph filter_deny_cut filter_allow_cut filter_rename filter_collapse_recursion filter_bad_regex diff_self_is_zero diff_tables annotate_instructions source_lines switch_reasons process_tree"
+ALL="collapsed_matches_call_tree pprof_go_tool pprof_mappings_build_id speedscope_schema svg_flame_graph filter_deny_cut filter_allow_cut filter_rename filter_collapse_recursion filter_bad_regex diff_self_is_zero diff_tables annotate_instructions source_lines switch_reasons process_tree transform_focus transform_drop transform_order transform_shares report_invert transform_bad_path unwound_dwarf_gate unwound_fp_stops unwound_stack_copy unwound_no_file"
 pl_plan $ALL
 
 # make builds them and ci/deps.sh installs python3's users: their absence fails
@@ -249,6 +249,35 @@ else bad report_invert "top self '$top_self', first inverted root '$inv_first'";
 "$PERFLENS" report "$CAP" --focus-subtree 'main;;x' >/dev/null 2>"$TMP/tx.err"; rc=$?
 if [ $rc = 2 ] && [ "$(wc -l <"$TMP/tx.err")" = 1 ] && grep -q -- '--focus-subtree' "$TMP/tx.err"; then ok transform_bad_path
 else bad transform_bad_path "exit $rc: $(cat "$TMP/tx.err")"; fi
+
+# ─── how far stacks were unwound (pl-unwind-quality.c) ─────────────────
+# burn with dwarf: rooted; the gate passes
+if "$PERFLENS" report "$CAP" --fail-if 'unwound<99%' >"$TMP/uq.txt" 2>&1 &&
+   grep -q 'unwound to the start of their program or thread: \(99\|100\)\.' "$TMP/uq.txt"; then ok unwound_dwarf_gate
+else bad unwound_dwarf_gate "$(grep -i 'unwound\|fail-if' "$TMP/uq.txt" | head -3)"; fi
+# burn-nofp through the kernel's fp chain: nothing reaches a start, the
+# chain ends in burn-nofp itself (its code keeps no frame pointers), and
+# the gate fails with exit 1
+"$AGENT" --output "$TMP/nofp.plens" --callgraph fp --frequency 499 -- "$B/workloads/burn-nofp" 1 1 >/dev/null 2>&1
+"$PERFLENS" report "$TMP/nofp.plens" --fail-if 'unwound<99%' >"$TMP/uqfp.txt" 2>"$TMP/uqfp.err"; rc=$?
+first=$(awk '/^Where stacks stop short/ {getline; print; exit}' "$TMP/uqfp.txt")
+if [ $rc = 1 ] && grep -q 'unwound to the start' "$TMP/uqfp.err" &&
+   echo "$first" | grep -q 'burn-nofp: the frame-pointer chain ended here'; then ok unwound_fp_stops
+else bad unwound_fp_stops "exit $rc, first row '$first'"; fi
+# dwarf with a 512-byte copy: walks run off the copy, and the report says so
+"$AGENT" --output "$TMP/small.plens" --callgraph dwarf --stack-size 512 --frequency 499 -- "$BURN" 1 1 >/dev/null 2>&1
+"$PERFLENS" report "$TMP/small.plens" >"$TMP/uqs.txt" 2>&1
+if sed -n '/^Where stacks stop short/,/^$/p' "$TMP/uqs.txt" | grep -q 'whole stack copy: record with a larger --stack-size'; then
+	ok unwound_stack_copy
+else bad unwound_stack_copy "$(sed -n '/^Where stacks stop short/,/^$/p' "$TMP/uqs.txt" | head -3)"; fi
+# the recorded binary gone from this machine: its module has no file, so no CFI
+mkdir -p "$TMP/gone" && cp "$BURN" "$TMP/gone/burn-gone"
+"$AGENT" --output "$TMP/gone.plens" --callgraph dwarf --frequency 499 -- "$TMP/gone/burn-gone" 1 1 >/dev/null 2>&1
+rm -f "$TMP/gone/burn-gone"
+"$PERFLENS" report "$TMP/gone.plens" >"$TMP/uqg.txt" 2>&1
+if sed -n '/^Where stacks stop short/,/^$/p' "$TMP/uqg.txt" | grep -q 'burn-gone: no file for this module here'; then
+	ok unwound_no_file
+else bad unwound_no_file "$(sed -n '/^Where stacks stop short/,/^$/p;/unwound to/p' "$TMP/uqg.txt" | head -3)"; fi
 
 # ─── diff ──────────────────────────────────────────────────────────────
 "$PERFLENS" diff "$CAP" "$CAP" --top 0 >"$TMP/diff0.txt" 2>&1

@@ -10,6 +10,9 @@ G_DECLARE_FINAL_TYPE(PlCovItem, pl_cov_item, PL, COV_ITEM, GObject)
 struct _PlCovItem {
 	GObject parent_instance;
 	PlModuleReport *r;
+	guint64 stopped;    /* samples whose stack stops short in this module */
+	double stopped_pct; /* of the samples with user frames */
+	PlUnwindStop stop;  /* the main reason */
 };
 G_DEFINE_FINAL_TYPE(PlCovItem, pl_cov_item, G_TYPE_OBJECT)
 static void pl_cov_item_finalize(GObject *o)
@@ -53,14 +56,14 @@ G_DEFINE_FINAL_TYPE(PlCoverageView, pl_coverage_view, GTK_TYPE_WIDGET)
 enum { SIG_EDIT, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-enum { C_MODULE, C_FOUND, C_SYMBOLS, C_LINES, C_CFI, C_BUILD_ID, C_ADDRS, C_ADVICE };
+enum { C_MODULE, C_FOUND, C_SYMBOLS, C_LINES, C_CFI, C_BUILD_ID, C_ADDRS, C_STOPS, C_ADVICE };
 
 static void col_setup(GtkSignalListItemFactory *f, GtkListItem *li, gpointer col)
 {
 	int c = GPOINTER_TO_INT(col);
 	GtkWidget *l = gtk_label_new(NULL);
-	gtk_label_set_xalign(GTK_LABEL(l), c == C_ADDRS ? 1 : 0);
-	if (c == C_ADDRS)
+	gtk_label_set_xalign(GTK_LABEL(l), c == C_ADDRS || c == C_STOPS ? 1 : 0);
+	if (c == C_ADDRS || c == C_STOPS)
 		gtk_widget_add_css_class(l, "numeric");
 	if (c == C_ADVICE) {
 		gtk_label_set_wrap(GTK_LABEL(l), TRUE);
@@ -129,10 +132,28 @@ static void col_bind(GtkSignalListItemFactory *f, GtkListItem *li, gpointer col)
 		gtk_label_set_text(l, buf);
 		break;
 	}
+	case C_STOPS: {
+		if (!it->stopped) {
+			gtk_label_set_text(l, "—");
+			gtk_widget_add_css_class(GTK_WIDGET(l), "dim-label");
+			break;
+		}
+		char buf[64];
+		g_snprintf(buf, sizeof buf, "%" G_GUINT64_FORMAT " (%.1f%%)", it->stopped,
+			   it->stopped_pct);
+		gtk_label_set_text(l, buf);
+		gtk_widget_set_tooltip_text(GTK_WIDGET(l), pl_unwind_stop_describe(it->stop));
+		if (it->stopped_pct >= 1.0)
+			gtk_widget_add_css_class(GTK_WIDGET(l), "pl-warning");
+		break;
+	}
 	case C_ADVICE: {
 		g_autofree char *a = r->problem ? pl_ui_advice(r->problem) : NULL;
-		gtk_label_set_text(l, a ? a : row_good(r) ? "ok" : "");
-		if (!r->problem)
+		/* the file is fine, but stacks stop in it: say why */
+		const char *why = !a && it->stopped_pct >= 1.0 ? pl_unwind_stop_describe(it->stop)
+							      : NULL;
+		gtk_label_set_text(l, a ? a : why ? why : row_good(r) ? "ok" : "");
+		if (!r->problem && !why)
 			gtk_widget_add_css_class(GTK_WIDGET(l), "dim-label");
 		break;
 	}
@@ -144,9 +165,14 @@ GtkWidget *pl_coverage_view_new(void)
 	return g_object_new(PL_TYPE_COVERAGE_VIEW, NULL);
 }
 
-static char *rows_signature(GPtrArray *rows)
+static char *rows_signature(GPtrArray *rows, GArray *stops)
 {
 	GString *s = g_string_new(NULL);
+	for (guint i = 0; stops && i < stops->len; i++) {
+		const PlUnwindModule *u = &g_array_index(stops, PlUnwindModule, i);
+		g_string_append_printf(s, "%s:%" G_GUINT64_FORMAT ":%d\n", u->module, u->stopped,
+				       u->main_stop);
+	}
 	for (guint i = 0; i < rows->len; i++) {
 		const PlModuleReport *r = rows->pdata[i];
 		g_string_append_printf(s, "%s|%s|%d%d%d%d%d|%" G_GUINT64_FORMAT "|%s\n", r->module,
@@ -164,7 +190,8 @@ void pl_coverage_view_set_profile(PlCoverageView *self, PlProfile *p)
 	const PlProfileStats *st = p ? pl_profile_get_stats(p) : NULL;
 	g_free(self->key);
 	self->key = g_strdup(st && st->hostname ? st->hostname : NULL);
-	g_autofree char *sig = rows_signature(rows);
+	g_autoptr(GArray) stops = p ? pl_profile_dup_unwind_stops(p) : NULL;
+	g_autofree char *sig = rows_signature(rows, stops);
 	if (!g_strcmp0(sig, self->signature))
 		return;
 	g_free(self->signature);
@@ -181,6 +208,19 @@ void pl_coverage_view_set_profile(PlCoverageView *self, PlProfile *p)
 				continue;
 			PlCovItem *it = g_object_new(PL_TYPE_COV_ITEM, NULL);
 			it->r = r;
+			const char *base = strrchr(r->module, '/');
+			base = base ? base + 1 : r->module;
+			for (guint k = 0; stops && k < stops->len; k++) {
+				const PlUnwindModule *u = &g_array_index(stops, PlUnwindModule, k);
+				if (strcmp(u->module, base) != 0)
+					continue;
+				it->stopped = u->stopped;
+				it->stopped_pct = st->unwind_user_samples
+							  ? 100.0 * (double)u->stopped /
+								    (double)st->unwind_user_samples
+							  : 0;
+				it->stop = u->main_stop;
+			}
 			rows->pdata[i] = NULL; /* the item owns it now */
 			g_ptr_array_add(items, it);
 			if (!row_good(r)) {
@@ -214,6 +254,17 @@ void pl_coverage_view_set_profile(PlCoverageView *self, PlProfile *p)
 				   "right files are found: follow the advice per module in this "
 				   "board's symbol settings (sysroot, binaries, debug dirs).");
 		sum = g_string_free(w, FALSE);
+	}
+	if (st && st->unwind_user_samples) {
+		char *u = g_strdup_printf("%s %.2f%% of %" G_GUINT64_FORMAT " stacks reach the start "
+					  "of their program or thread%s",
+					  sum, pl_profile_get_unwound_share(p),
+					  st->unwind_user_samples,
+					  st->unwind_rooted < st->unwind_user_samples
+						  ? "; “Stacks stop here” says where the others end."
+						  : ".");
+		g_free(sum);
+		sum = u;
 	}
 	gtk_label_set_text(self->summary, sum);
 	if (self->n_problems)
@@ -334,6 +385,7 @@ static void pl_coverage_view_init(PlCoverageView *self)
 	add_column(v, "CFI", C_CFI, FALSE, 60);
 	add_column(v, "Build-id", C_BUILD_ID, FALSE, 90);
 	add_column(v, "Addresses", C_ADDRS, FALSE, 90);
+	add_column(v, "Stacks stop here", C_STOPS, FALSE, 145);
 	add_column(v, "What to do", C_ADVICE, TRUE, -1);
 	GtkWidget *sw = gtk_scrolled_window_new();
 	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), GTK_WIDGET(v));

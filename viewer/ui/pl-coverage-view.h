@@ -5,7 +5,9 @@
  * and CFI (or EHABI), whether its build-id matches the board's, how many
  * addresses resolved in it, and the core's one-line advice
  * (PlModuleReport.problem, what `perflens report` prints under "Symbol
- * coverage").  A header says how many modules need attention and offers
+ * coverage"); and how many stacks stop short in it, with why
+ * (pl_profile_dup_unwind_stops, the report's "Where stacks stop short").
+ * The summary gives the share of stacks rooted at a start.  A header says how many modules need attention and offers
  * the target's symbol settings ("edit-settings" signal, string: the target
  * key, i.e. the board's hostname).
  *

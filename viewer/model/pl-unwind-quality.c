@@ -1,0 +1,150 @@
+/* pl-unwind-quality.c — how far stacks were unwound: the share of samples
+ * whose stack reaches the program's or a thread's start ("rooted"), and
+ * for the others the module their outermost frame is in and why the walk
+ * stopped there (pl-profile.h).  What a user reads before trusting a flame
+ * graph, and what `report --fail-if 'unwound<99%'` gates on. */
+#include "pl-profile.h"
+#include "pl-profile-private.h"
+
+#include <string.h>
+
+#include "pl-symbols.h"
+
+/* Where stacks begin.  An fp chain cannot say it ended at the root (the
+ * kernel stops at a zero frame pointer and at a broken one alike), so the
+ * outermost function's name decides: the C runtime's entry and start
+ * functions (glibc, musl, the dynamic loader), a thread's start, or main
+ * itself (glibc's __libc_start_call_main keeps no frame pointer). */
+static const char *const roots[] = {
+	"_start", "__start", "_start_c", "__libc_start_main", "__libc_start_call_main", "main",
+	"_dl_start", "_dl_start_user", "_dl_start_final", "__dls2", "__dls3",
+	"clone", "clone3", "__clone", "__clone3", "start_thread", "thread_start", "start",
+};
+
+static gboolean is_root(const char *label)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(roots); i++)
+		if (!strcmp(label, roots[i]))
+			return TRUE;
+	return FALSE;
+}
+
+void pl_profile_note_unwind(PlProfile *self, guint32 outer, guint n, gboolean user, UqWalk walk)
+{
+	if (!user || outer == PL_NO_ID)
+		return;
+	PlProfileStats *st = &self->stats;
+	st->unwind_user_samples++;
+	/* the outermost function: the call-tree node of the outermost
+	 * address, climbed past the frames inlined into it */
+	guint32 node = g_array_index(self->addrs, AddrNode, outer).fnode;
+	while (node != 0 && node != PL_NO_ID) {
+		const PlNode *nd = pl_profile_get_node(self, node);
+		if (nd->parent == 0 || nd->parent == PL_NO_ID)
+			break;
+		node = nd->parent;
+	}
+	guint32 f = node ? pl_profile_get_node(self, node)->func : PL_NO_ID;
+	const char *label = f != PL_NO_ID ? pl_profile_get_function_label(self, f) : "";
+	if (walk == UQ_DWARF_DONE || is_root(label)) {
+		st->unwind_rooted++;
+		return;
+	}
+	PlUnwindStop stop = walk == UQ_DWARF_FAILED	 ? PL_STOP_NOT_UNWOUND
+			    : walk == UQ_DWARF_COPY_FULL ? PL_STOP_STACK_COPY
+			    : walk == UQ_DWARF_ENDED	 ? PL_STOP_CFI_ENDED
+							 : PL_STOP_FP_ENDED;
+	if (n >= PL_MAX_CALLCHAIN)
+		stop = PL_STOP_DEPTH;
+	const char *module = f != PL_NO_ID ? pl_profile_get_function(self, f)->module : NULL;
+	if (!module)
+		module = "[unknown]";
+	guint64 *counts = g_hash_table_lookup(self->unwind_stops, module);
+	if (!counts) {
+		counts = g_new0(guint64, PL_N_STOPS);
+		g_hash_table_insert(self->unwind_stops, (gpointer)module, counts);
+	}
+	counts[stop]++;
+}
+
+double pl_profile_get_unwound_share(PlProfile *self)
+{
+	const PlProfileStats *st = &self->stats;
+	return st->unwind_user_samples ? 100.0 * (double)st->unwind_rooted /
+						 (double)st->unwind_user_samples
+				       : 100.0;
+}
+
+const char *pl_unwind_stop_describe(PlUnwindStop stop)
+{
+	switch (stop) {
+	case PL_STOP_NOT_UNWOUND:
+		return "nothing unwound: the sampled address is in no mapping known here, or the "
+		       "sample carried no registers or stack";
+	case PL_STOP_NO_FILE:
+		return "no file for this module here, so no CFI: give it with --sysroot or "
+		       "--binary";
+	case PL_STOP_NO_CFI:
+		return "its file has no CFI (.eh_frame, .debug_frame or ARM EHABI): build it with "
+		       "-fasynchronous-unwind-tables, or give its debug file";
+	case PL_STOP_STACK_COPY:
+		return "the walk used the whole stack copy: record with a larger --stack-size";
+	case PL_STOP_CFI_ENDED:
+		return "its CFI led no further (hand-written assembly, or a caller in a file "
+		       "missing here)";
+	case PL_STOP_FP_ENDED:
+		return "the frame-pointer chain ended here: build it with -fno-omit-frame-pointer, "
+		       "or record with --callgraph dwarf";
+	case PL_STOP_DEPTH:
+		return "deeper than a stack holds: the outermost frames were cut";
+	case PL_N_STOPS:
+		break;
+	}
+	return "?";
+}
+
+static gint most_stopped_first(gconstpointer a, gconstpointer b)
+{
+	const PlUnwindModule *x = a, *y = b;
+	if (x->stopped != y->stopped)
+		return x->stopped > y->stopped ? -1 : 1;
+	return strcmp(x->module, y->module);
+}
+
+GArray *pl_profile_dup_unwind_stops(PlProfile *self)
+{
+	GArray *rows = g_array_new(FALSE, TRUE, sizeof(PlUnwindModule));
+	/* what the symbol side knows of each file: found here, with CFI */
+	g_autoptr(GHashTable) files = g_hash_table_new(g_str_hash, g_str_equal);
+	g_autoptr(GPtrArray) cov = pl_symbols_coverage(pl_profile_get_symbols(self));
+	for (guint i = 0; i < cov->len; i++) {
+		const PlModuleReport *r = cov->pdata[i];
+		const char *base = strrchr(r->module, '/');
+		g_hash_table_insert(files, (gpointer)(base ? base + 1 : r->module), (gpointer)r);
+	}
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, self->unwind_stops);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		PlUnwindModule row = { k, 0, { 0 }, PL_STOP_NOT_UNWOUND };
+		memcpy(row.by_stop, v, sizeof(row.by_stop));
+		/* a dwarf walk that ended in a module: the file tells why */
+		const PlModuleReport *r = g_hash_table_lookup(files, k);
+		if (r && row.by_stop[PL_STOP_CFI_ENDED]) {
+			PlUnwindStop why = !r->local_path ? PL_STOP_NO_FILE
+					   : !r->has_cfi && !r->has_ehabi ? PL_STOP_NO_CFI
+									  : PL_STOP_CFI_ENDED;
+			guint64 c = row.by_stop[PL_STOP_CFI_ENDED];
+			row.by_stop[PL_STOP_CFI_ENDED] = 0;
+			row.by_stop[why] += c;
+		}
+		for (guint s = 0; s < PL_N_STOPS; s++) {
+			row.stopped += row.by_stop[s];
+			if (row.by_stop[s] > row.by_stop[row.main_stop])
+				row.main_stop = (PlUnwindStop)s;
+		}
+		g_array_append_val(rows, row);
+	}
+	g_array_sort(rows, most_stopped_first);
+	return rows; /* module names are the profile's strings, not cov's */
+}
