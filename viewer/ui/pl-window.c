@@ -13,6 +13,7 @@
 #include "pl-coverage-view.h"
 #include "pl-diff-controller.h"
 #include "pl-health-view.h"
+#include "pl-heatmap-view.h"
 #include "pl-flame-chart.h"
 #include "pl-flame-page.h"
 #include "pl-live-controller.h"
@@ -41,6 +42,7 @@ struct _PlWindow {
 	PlFlameChart *chart;
 	PlCoverageView *coverage;
 	PlHealthView *health;
+	PlHeatmapView *heatmap;
 	GtkWidget *diff_btn;
 	GtkLabel *filter_label;
 	GtkWidget *clear_filter;
@@ -149,6 +151,8 @@ static void refresh_views(PlWindow *self)
 	pl_thread_timeline_set_filter(self->timeline, self->filter.tid, self->filter.t0,
 				      self->filter.t1);
 	pl_health_view_set_range(self->health, self->filter.t0, self->filter.t1);
+	pl_heatmap_view_set_profile(self->heatmap, self->profile, self->filter.tid, cf.event);
+	pl_heatmap_view_set_range(self->heatmap, self->filter.t0, self->filter.t1);
 	if (old)
 		pl_aggregate_free(old);
 	update_filter_label(self);
@@ -164,6 +168,11 @@ void pl_window_set_filter(PlWindow *self, guint32 tid, guint64 t0, guint64 t1)
 }
 
 static void on_range(PlThreadTimeline *t, guint64 t0, guint64 t1, PlWindow *self)
+{
+	pl_window_set_filter(self, self->filter.tid, t0, t1);
+}
+
+static void on_heatmap_range(PlHeatmapView *h, guint64 t0, guint64 t1, PlWindow *self)
 {
 	pl_window_set_filter(self, self->filter.tid, t0, t1);
 }
@@ -201,6 +210,7 @@ static void clear_profile(PlWindow *self)
 	pl_flame_chart_set_data(self->chart, NULL, NULL);
 	pl_coverage_view_set_profile(self->coverage, NULL);
 	pl_health_view_set_profile(self->health, NULL);
+	pl_heatmap_view_set_profile(self->heatmap, NULL, 0, PL_NO_ID);
 	pl_diff_controller_clear(self->diff);
 	pl_diff_controller_set_base(self->diff, NULL);
 	pl_live_controller_set_profile(self->live, NULL);
@@ -621,6 +631,7 @@ PlDiffView *pl_window_get_diff_view(PlWindow *self)
 	return pl_diff_controller_get_view(self->diff);
 }
 PlHealthView *pl_window_get_health_view(PlWindow *self) { return self->health; }
+PlHeatmapView *pl_window_get_heatmap_view(PlWindow *self) { return self->heatmap; }
 
 static void on_diff_session(PlSessionsView *v, const char *path, PlWindow *self)
 {
@@ -868,6 +879,9 @@ static void pl_window_init(PlWindow *self)
 			     "Flame chart");
 	self->counters = PL_COUNTERS_VIEW(pl_counters_view_new());
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->counters), "counters", "Counters");
+	self->heatmap = PL_HEATMAP_VIEW(pl_heatmap_view_new());
+	gtk_stack_add_titled(self->views, GTK_WIDGET(self->heatmap), "heatmap", "Heatmap");
+	g_signal_connect(self->heatmap, "range-selected", G_CALLBACK(on_heatmap_range), self);
 	self->health = PL_HEALTH_VIEW(pl_health_view_new());
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->health), "health", "Health");
 	self->diff = pl_diff_controller_new();

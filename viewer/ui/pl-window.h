@@ -17,6 +17,7 @@
 #include "pl-coverage-view.h"
 #include "pl-diff-view.h"
 #include "pl-health-view.h"
+#include "pl-heatmap-view.h"
 #include "pl-target-dialog.h"
 #include "pl-flame-graph.h"
 #include "pl-function-table.h"
@@ -68,6 +69,7 @@ PlSessionsView *pl_window_get_sessions_view(PlWindow *self);
 PlCoverageView *pl_window_get_coverage_view(PlWindow *self);
 PlDiffView *pl_window_get_diff_view(PlWindow *self);
 PlHealthView *pl_window_get_health_view(PlWindow *self);
+PlHeatmapView *pl_window_get_heatmap_view(PlWindow *self);
 GtkSearchEntry *pl_window_get_search_entry(PlWindow *self);
 /* Refreshes the views from the live profile now (normally once a second). */
 void pl_window_refresh(PlWindow *self);

@@ -494,6 +494,40 @@ static StepResult run_step(Script *s)
 		}
 		return STEP_DONE;
 	}
+	if (!strcmp(cmd, "range-clear")) {
+		PlAggregate *agg = pl_window_get_aggregate(w);
+		pl_window_set_filter(w, agg ? agg->filter.tid : 0, 0, 0);
+		return STEP_DONE;
+	}
+	if (!strcmp(cmd, "heatmap-select")) {
+		/* heatmap-select COL ROW COL ROW NAME: a drag from one cell to
+		 * the other; every view must then show exactly that time: the
+		 * window's range is the cells' and its aggregate holds as many
+		 * samples as the cells do */
+		PlHeatmapView *hv = pl_window_get_heatmap_view(w);
+		const PlHeatmap *m = pl_heatmap_view_get_heatmap(hv);
+		if (!m || !m->total) {
+			report(s, arg(s, 5), FALSE, "no heatmap (or no samples in it)");
+			return STEP_DONE;
+		}
+		guint c0 = (guint)atoi(arg(s, 1)), r0 = (guint)atoi(arg(s, 2));
+		guint c1 = (guint)atoi(arg(s, 3)), r1 = (guint)atoi(arg(s, 4));
+		pl_heatmap_view_select(hv, c0, r0, c1, r1);
+		guint64 t0, t1, cells = 0;
+		pl_heatmap_range(m, c0, r0, c1, r1, &t0, &t1);
+		for (guint64 k = (guint64)c0 * m->n_rows + r0; k <= (guint64)c1 * m->n_rows + r1; k++)
+			cells += pl_heatmap_get(m, (guint)(k / m->n_rows), (guint)(k % m->n_rows));
+		PlAggregate *agg = pl_window_get_aggregate(w);
+		gboolean ok = agg && agg->filter.t0 == t0 && agg->filter.t1 == t1 &&
+			      agg->all.samples == cells && cells > 0;
+		report(s, arg(s, 5), ok,
+		       "range %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT " (cells %" G_GUINT64_FORMAT
+		       "..%" G_GUINT64_FORMAT "), %" G_GUINT64_FORMAT " samples in view, %" G_GUINT64_FORMAT
+		       " in the cells",
+		       agg ? agg->filter.t0 : 0, agg ? agg->filter.t1 : 0, t0, t1,
+		       agg ? agg->all.samples : 0, cells);
+		return STEP_DONE;
+	}
 	if (!strcmp(cmd, "range-busy")) {
 		/* the window of SECONDS holding most samples of the filtered
 		 * thread: a flame chart worth looking at on a loaded machine */

@@ -29,7 +29,7 @@ cleanup() {
 trap cleanup EXIT
 
 CASES="unreachable_error wrong_token_error connect agent_busy_error pick_process start still_recording live_samples live_flame_hot_leaf live_timeline_threads stop \
-flame_hot_leaf hover_tooltip flame_search function_callers source_hot_line thread_creation_stack svg_export health_graphs diff_sessions session_open_first session_saved \
+flame_hot_leaf hover_tooltip flame_search function_callers source_hot_line thread_creation_stack svg_export health_graphs heatmap_range diff_sessions session_open_first session_saved \
 sessions_list session_export_pprof session_export_perf_data session_export_collapsed \
 session_export_perf_report coverage_found settings_no_inline coverage_missing coverage_restored settings_cleared \
 live_coverage_missing symbols_before_recording recording_session_kept \
@@ -161,6 +161,10 @@ export-svg $TMP/flame.svg svg_export
 view health
 expect-health 3 health_graphs
 screenshot $SHOTS/health.png
+view heatmap
+heatmap-select 0 5 1 10 heatmap_range
+screenshot $SHOTS/heatmap.png
+range-clear
 connect-view
 command $TMP/nofp/burn 2.5 2
 start
