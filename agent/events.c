@@ -25,8 +25,11 @@ static const char *const counter_names[] = {
 uint32_t pla_ring_pages_for(uint8_t callgraph, uint32_t stack_size, uint32_t freq)
 {
 	/* Hold ~250 ms of samples per CPU so one slow pass of the event loop
-	 * loses nothing: fp samples are ~150 bytes, dwarf ones carry the stack. */
-	uint64_t per_sample = callgraph == PL_CG_DWARF ? stack_size + 400u : 256u;
+	 * loses nothing: fp samples are ~150 bytes, dwarf ones carry the stack,
+	 * LBR ones their branch stack. */
+	uint64_t per_sample = callgraph == PL_CG_DWARF ? stack_size + 400u
+			      : callgraph == PL_CG_LBR ? 256u + 32u * 24u /* a 32-deep LBR */
+							: 256u;
 	uint64_t bytes = per_sample * (freq ? freq : 99) / 4 + 32768;
 	uint32_t pages = 8;
 	while ((uint64_t)pages * 4096 < bytes && pages < 512)
@@ -293,6 +296,11 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 		if (out_of_fds(rc))
 			return rc;
 		c->nevents += rc > 0;
+		if (rc < 0) { /* the session goes on without: the reason is kept */
+			size_t n = strlen(c->note);
+			snprintf(c->note + n, sizeof(c->note) - n, "%sNo off-CPU stacks: %s.",
+				 n ? " " : "", err);
+		}
 	}
 	/* thread creation: the sched_process_fork tracepoint samples the
 	 * parent's stack at every clone()/fork() (msg.h, PL_ROLE_CREATE).  It

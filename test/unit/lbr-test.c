@@ -22,6 +22,7 @@
 #include "collect-private.h"
 #include "lbr.h"
 #include "pl-test.h"
+#include "probe.h"
 #include "reader.h"
 #include "stream.h"
 
@@ -332,7 +333,30 @@ static void test_parse_hw_index_and_byte_order(void)
 	PL_CHECK(k[2] == UCTX && k[3] == 0x1200 && k[4] == 0x1210);
 }
 
-PL_TEST_MAIN(PL_CASE(test_user_only), PL_CASE(test_kernel_and_user),
+/* auto never takes LBR while fp or dwarf work (the probe proved them on
+ * this board): LBR only when it alone was proven. */
+static void test_auto_takes_lbr_last(void)
+{
+	static struct pla_probe p;
+	static const struct {
+		uint32_t flags;
+		uint8_t want;
+	} t[] = {
+		{ PL_HELLO_CG_FP | PL_HELLO_CG_DWARF | PL_HELLO_CG_LBR, PL_CG_FP },
+		{ PL_HELLO_CG_DWARF | PL_HELLO_CG_LBR, PL_CG_DWARF },
+		{ PL_HELLO_CG_FP | PL_HELLO_CG_LBR, PL_CG_FP },
+		{ PL_HELLO_CG_LBR, PL_CG_LBR },
+		{ 0, PL_CG_NONE },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		memset(&p, 0, sizeof(p));
+		p.hello_flags = t[i].flags;
+		PL_CHECKF(pla_probe_auto_callgraph(&p) == t[i].want, "flags %#x: auto %u, want %u",
+			  t[i].flags, pla_probe_auto_callgraph(&p), t[i].want);
+	}
+}
+
+PL_TEST_MAIN(PL_CASE(test_auto_takes_lbr_last), PL_CASE(test_user_only), PL_CASE(test_kernel_and_user),
 	     PL_CASE(test_truncated_lbr_full_fp_beyond), PL_CASE(test_empty_branch_stack),
 	     PL_CASE(test_no_user_callchain), PL_CASE(test_counts_larger_than_the_record),
 	     PL_CASE(test_event_without_branch_stack),
