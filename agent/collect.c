@@ -63,12 +63,20 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 		c->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (c->cfg.callgraph == PL_CG_DWARF)
 		c->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	if (c->cfg.callgraph == PL_CG_LBR)
-		c->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+	/* LBR: the branch stack is asked of hardware events only (events.c,
+	 * c->lbr); the callchain stays on for the kernel part and the fp
+	 * frames beyond the LBR's depth (common/lbr.h) */
+	if (c->cfg.callgraph == PL_CG_LBR) {
+		/* the LBR's depth, as perf reads it (unknown on hybrid CPUs,
+		 * cpu_core: then fp frames beyond the LBR are always kept) */
+		long depth = 0;
+		pla_read_int_file("/sys/bus/event_source/devices/cpu/caps/branches", &depth);
+		c->lbr_depth = depth > 0 && depth <= 1024 ? (uint32_t)depth : 0;
+	}
 	/* creation samples: the user stack only (the kernel part is always
 	 * the same clone syscall path) */
 	c->create_sample_type =
-		(c->sample_type & ~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK)) |
+		(c->sample_type & ~(uint64_t)PERF_SAMPLE_CALLCHAIN) |
 		PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 
 	/* the threads to open events on */
@@ -107,6 +115,15 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	rc = pla_open_sampled(c, tids, ntids, err, errlen);
 	if (rc < 0)
 		goto fail;
+	/* SESSION says what is in force: no event with an LBR (software
+	 * events, no LBR here: the note says why) is an fp session */
+	if (c->cfg.callgraph == PL_CG_LBR) {
+		int any = 0;
+		for (uint32_t e = 0; e < c->nevents; e++)
+			any |= c->lbr[e];
+		if (!any)
+			c->cfg.callgraph = PL_CG_FP;
+	}
 	/* counting events for the perf-stat style counters */
 	if (cfg->flags & PL_START_COUNTERS) {
 		rc = pla_open_counters(c, tids, ntids, err, errlen);

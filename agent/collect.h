@@ -79,6 +79,10 @@ struct pla_collector {
 	uint64_t sample_type;
 	uint64_t create_sample_type; /* PL_ROLE_CREATE: always registers + stack copy */
 	uint64_t regs_mask;
+	/* LBR mode: events whose samples carry the branch stack (hardware
+	 * ones; events.c), and the LBR's depth (0: unknown) */
+	uint8_t lbr[PL_MAX_EVENTS + 1 + PL_MAX_COUNTERS];
+	uint32_t lbr_depth;
 	uint64_t start_ns, last_counter_ns;
 	/* the target's vDSO [lo, lo + len), its image not sent yet (fp, --pid):
 	 * it goes out after the first sample that touches it */

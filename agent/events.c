@@ -25,8 +25,11 @@ static const char *const counter_names[] = {
 uint32_t pla_ring_pages_for(uint8_t callgraph, uint32_t stack_size, uint32_t freq)
 {
 	/* Hold ~250 ms of samples per CPU so one slow pass of the event loop
-	 * loses nothing: fp samples are ~150 bytes, dwarf ones carry the stack. */
-	uint64_t per_sample = callgraph == PL_CG_DWARF ? stack_size + 400u : 256u;
+	 * loses nothing: fp samples are ~150 bytes, dwarf ones carry the stack,
+	 * LBR ones their branch stack. */
+	uint64_t per_sample = callgraph == PL_CG_DWARF ? stack_size + 400u
+			      : callgraph == PL_CG_LBR ? 256u + 32u * 24u /* a 32-deep LBR */
+							: 256u;
 	uint64_t bytes = per_sample * (freq ? freq : 99) / 4 + 32768;
 	uint32_t pages = 8;
 	while ((uint64_t)pages * 4096 < bytes && pages < 512)
@@ -85,9 +88,6 @@ static void sampling_attr(struct pla_collector *c, struct perf_event_attr *a, in
 		a->sample_regs_user = c->regs_mask;
 		a->sample_stack_user = c->cfg.stack_size;
 	}
-	if (c->cfg.callgraph == PL_CG_LBR) {
-		a->branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK;
-	}
 	if (c->cfg.stacks == PL_STACKS_USER)
 		a->exclude_callchain_kernel = 1;
 	if (c->cfg.stacks == PL_STACKS_KERNEL || c->cfg.callgraph == PL_CG_DWARF)
@@ -101,6 +101,28 @@ static void sampling_attr(struct pla_collector *c, struct perf_event_attr *a, in
 		a->context_switch = !(c->cfg.flags & PL_START_NO_SWITCHES);
 		a->build_id = 1;
 	}
+}
+
+/* LBR mode, for one sampled event: the branch stack as `perf record
+ * --call-graph lbr` asks it (user calls, call-stack mode), on hardware
+ * events only — the kernel refuses it on software ones, which keep the fp
+ * chain, with the reason in the note.  perf.c's fallback drops it too,
+ * with its reason, when the PMU has no LBR call stack. */
+static void lbr_attr(struct pla_collector *c, struct perf_event_attr *a, const char *name)
+{
+	if (c->cfg.callgraph != PL_CG_LBR || c->cfg.stacks == PL_STACKS_KERNEL)
+		return;
+	if (a->type == PERF_TYPE_SOFTWARE || a->type == PERF_TYPE_TRACEPOINT ||
+	    a->type == PERF_TYPE_BREAKPOINT) {
+		size_t n = strlen(c->note);
+		snprintf(c->note + n, sizeof(c->note) - n,
+			 "%s%s is a software event, LBR needs a hardware one: frame "
+			 "pointers instead.",
+			 n ? " " : "", name);
+		return;
+	}
+	a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+	a->branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK;
 }
 
 /* Closes the fds opened from index `from` on (an event given up). */
@@ -239,6 +261,7 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 		}
 		base_attr(c, &a, s);
 		sampling_attr(c, &a, i == 0);
+		lbr_attr(c, &a, s->name);
 		if (s->has_period) {
 			a.sample_period = s->period;
 		} else {
@@ -252,6 +275,7 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 		if (rc < 0)
 			return rc;
 		describe(c, c->nevents, PL_ROLE_SAMPLED, &a, fell_back ? "cpu-clock" : s->name);
+		c->lbr[c->nevents] = (a.sample_type & PERF_SAMPLE_BRANCH_STACK) != 0;
 		c->nevents++;
 	}
 	/* the off-CPU sampler: a sample with a stack at every switch-out */
@@ -272,6 +296,11 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 		if (out_of_fds(rc))
 			return rc;
 		c->nevents += rc > 0;
+		if (rc < 0) { /* the session goes on without: the reason is kept */
+			size_t n = strlen(c->note);
+			snprintf(c->note + n, sizeof(c->note) - n, "%sNo off-CPU stacks: %s.",
+				 n ? " " : "", err);
+		}
 	}
 	/* thread creation: the sched_process_fork tracepoint samples the
 	 * parent's stack at every clone()/fork() (msg.h, PL_ROLE_CREATE).  It
@@ -299,7 +328,6 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 			a.sample_type = c->create_sample_type;
 			a.sample_regs_user = c->regs_mask;
 			a.sample_stack_user = c->cfg.stack_size ? c->cfg.stack_size : 4096;
-			a.branch_sample_type = 0;
 			a.sample_period = 1;
 			describe(c, c->nevents, PL_ROLE_CREATE, &a, "sched:sched_process_fork");
 			n = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, why, sizeof(why));

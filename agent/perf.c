@@ -206,6 +206,18 @@ int pla_perf_open_fallback(struct perf_event_attr *attr, pid_t pid, int cpu, int
 				 "(run as root or set kernel.perf_event_paranoid=1 for kernel stacks).");
 			continue;
 		}
+		/* a PMU without the LBR call stack (or none): the event is kept,
+		 * its call graphs are fp; software events refuse a branch stack
+		 * with EOPNOTSUPP too (events.c never asks them) */
+		if ((fd == -EOPNOTSUPP || fd == -ENOENT) &&
+		    (attr->sample_type & PERF_SAMPLE_BRANCH_STACK)) {
+			attr->sample_type &= ~(uint64_t)PERF_SAMPLE_BRANCH_STACK;
+			attr->branch_sample_type = 0;
+			note_add(note, notelen,
+				 "No LBR call stack here (it needs an Intel CPU with LBR): frame "
+				 "pointers instead.");
+			continue;
+		}
 		if ((fd == -ENOENT || fd == -EOPNOTSUPP || fd == -ENODEV) && allow_sw &&
 		    (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_RAW ||
 		     attr->type >= PERF_TYPE_MAX)) {

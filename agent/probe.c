@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "lbr.h"
 #include "perf.h"
 #include "ring.h"
 
@@ -162,7 +163,9 @@ static void probe_callgraph(struct pla_probe *p, uint8_t mode, int paranoid, int
 		a.type = PERF_TYPE_HARDWARE;
 		a.config = PERF_COUNT_HW_CPU_CYCLES;
 		a.sample_period = 1000000;
-		a.sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		/* the branch stack alone: a test sample proves LBR only by a
+		 * non-empty LBR call stack, not by an fp chain */
+		a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_BRANCH_STACK;
 		a.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK;
 	}
 	pid_t child = busy_child();
@@ -207,14 +210,22 @@ static void probe_callgraph(struct pla_probe *p, uint8_t mode, int paranoid, int
 				if (w[at + 1 + w[at] / 8] > cg->max_depth)
 					cg->max_depth = (uint32_t)w[at + 1 + w[at] / 8];
 			}
+		} else if (mode == PL_CG_LBR) {
+			/* ip, pid/tid, then the branch stack (common/lbr.h) */
+			uint32_t bnr = 0;
+			const uint8_t *br;
+			if (nw > 2 && pl_lbr_parse((const uint8_t *)(w + 2), (nw - 2) * 8,
+						   __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, 0, &bnr,
+						   &br) >= 0 && bnr > 0)
+				cg->samples_with_stack++;
+			if (bnr > cg->max_depth)
+				cg->max_depth = bnr;
 		} else if (nw > 3) {
 			uint64_t nr = w[2];
 			uint32_t user = 0;
 			for (uint64_t i = 0; i < nr && 3 + i < nw; i++)
 				if (w[3 + i] < (uint64_t)-4095)
 					user++;
-			if (mode == PL_CG_LBR && 3 + nr < nw)
-				user += (uint32_t)w[3 + nr];
 			if (user >= 2)
 				cg->samples_with_stack++;
 			if (user > cg->max_depth)
@@ -223,14 +234,22 @@ static void probe_callgraph(struct pla_probe *p, uint8_t mode, int paranoid, int
 	}
 	pla_ring_end(&ring);
 	pla_ring_unmap(&ring);
-	if (cg->samples_with_stack > 0) {
+	if (cg->samples_with_stack > 0 && mode == PL_CG_LBR) {
+		cg->status = 0;
+		snprintf(msg, 160,
+			 "%u of %u test samples had an LBR call stack (up to %u entries); "
+			 "conversion tested on ABI-laid-out records, not verified on Intel "
+			 "hardware",
+			 cg->samples_with_stack, cg->samples, cg->max_depth);
+	} else if (cg->samples_with_stack > 0) {
 		cg->status = 0;
 		snprintf(msg, 160, "%u of %u test samples had a user stack (%s %u)",
 			 cg->samples_with_stack, cg->samples,
 			 mode == PL_CG_DWARF ? "bytes copied up to" : "frames up to", cg->max_depth);
 	} else {
 		cg->status = -ENODATA;
-		snprintf(msg, 160, "%u test samples, none with a user stack", cg->samples);
+		snprintf(msg, 160, "%u test samples, none with a %s", cg->samples,
+			 mode == PL_CG_LBR ? "non-empty LBR call stack: not offered" : "user stack");
 	}
 out:
 	if (fd >= 0)
@@ -344,7 +363,7 @@ void pla_probe_print(const struct pla_probe *p)
 	for (int i = 0; i < p->nevents; i++)
 		printf("  %-24s %-8s %s\n", p->event_names[i],
 		       p->events[i].status ? "no" : "yes", p->event_msgs[i]);
-	printf("\ncall graphs:\n");
+	printf("\ncall graphs (auto: %s):\n", cg_name(pla_probe_auto_callgraph(p)));
 	for (int i = 0; i < 3; i++)
 		printf("  %-6s %-4s %s\n", cg_name(p->cg[i].mode), p->cg[i].status ? "no" : "yes",
 		       p->cg_msgs[i]);
@@ -353,11 +372,14 @@ void pla_probe_print(const struct pla_probe *p)
 
 uint8_t pla_probe_auto_callgraph(const struct pla_probe *p)
 {
-	if (p->hello_flags & PL_HELLO_CG_LBR)
-		return PL_CG_LBR;
+	/* LBR last: only where a test sample proved it and fp and dwarf both
+	 * failed (its conversion is not verified on hardware, and it is
+	 * refused on the software events a VM falls back to) */
 	if (p->hello_flags & PL_HELLO_CG_FP)
 		return PL_CG_FP;
 	if (p->hello_flags & PL_HELLO_CG_DWARF)
 		return PL_CG_DWARF;
+	if (p->hello_flags & PL_HELLO_CG_LBR)
+		return PL_CG_LBR;
 	return PL_CG_NONE;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "lbr.h"
 #include "procfs.h"
 
 /* ─── records → frames ────────────────────────────────────────────────── */
@@ -49,6 +50,19 @@ static const uint8_t *rdn(struct rec *r, uint64_t n)
 	r->p += n;
 	return p;
 }
+
+/* n items of size bytes, n from the record itself: checked before the
+ * multiplication, so a huge n cannot wrap into a small size */
+static const uint8_t *rdarr(struct rec *r, uint64_t n, uint64_t size)
+{
+	if (n > (uint64_t)(r->end - r->p) / size) {
+		r->bad = 1;
+		return NULL;
+	}
+	return rdn(r, n * size);
+}
+
+#define HOST_BE (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
 
 static uint32_t event_of(const struct pla_collector *c, uint64_t id)
 {
@@ -93,6 +107,8 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 	s->event = event_of(c, rd64(&r));
 	uint64_t type = c->desc[s->event].role == PL_ROLE_CREATE ? c->create_sample_type
 								 : c->sample_type;
+	if (c->lbr[s->event])
+		type |= PERF_SAMPLE_BRANCH_STACK; /* events.c: hardware ones only */
 	s->ip = rd64(&r);
 	s->pid = rd32(&r);
 	s->tid = rd32(&r);
@@ -109,7 +125,7 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 	s->stack = NULL;
 	if (type & PERF_SAMPLE_CALLCHAIN) {
 		uint64_t nr = rd64(&r);
-		const uint8_t *ips = rdn(&r, nr * 8);
+		const uint8_t *ips = rdarr(&r, nr, 8);
 		if (nr > PL_MAX_CALLCHAIN)
 			nr = PL_MAX_CALLCHAIN;
 		if (ips)
@@ -117,15 +133,18 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 		s->nr_callchain = ips ? (uint32_t)nr : 0;
 	}
 	if (type & PERF_SAMPLE_BRANCH_STACK) {
-		/* LBR call stack: the "from" of each entry is a call site, outermost
-		 * last; append them as user return addresses after the callchain */
-		uint64_t bnr = rd64(&r);
-		const uint8_t *br = rdn(&r, bnr * 24);
-		for (uint64_t i = 0; br && i < bnr && s->nr_callchain < PL_MAX_CALLCHAIN; i++) {
-			uint64_t from;
-			memcpy(&from, br + i * 24, 8);
-			s->callchain[s->nr_callchain++] = from;
-		}
+		/* the LBR call stack, merged with the chain as perf shows it
+		 * (common/lbr.h); a count the record cannot hold is refused */
+		uint32_t bnr;
+		const uint8_t *br;
+		long used = pl_lbr_parse(r.p, (size_t)(r.end - r.p), HOST_BE, 0, &bnr, &br);
+		if (used < 0)
+			return -EBADMSG;
+		r.p += used;
+		s->nr_callchain = pl_lbr_merge(s->callchain, s->nr_callchain, PL_MAX_CALLCHAIN, br,
+					       bnr, HOST_BE,
+					       s->ip, s->cpumode == PERF_RECORD_MISC_USER,
+					       c->lbr_depth);
 	}
 	if (type & PERF_SAMPLE_REGS_USER) {
 		s->regs_abi = rd64(&r);

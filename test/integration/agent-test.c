@@ -339,6 +339,10 @@ static void test_probe_reports_fallback(void)
 	PL_CHECKF(strstr(out, "cpu-clock") && strstr(out, "call graphs"), "%s", out);
 	PL_CHECKF(strstr(out, "fp     yes"), "fp call graphs should work here:\n%s", out);
 	PL_CHECKF(strstr(out, "dwarf  yes"), "dwarf call graphs should work here:\n%s", out);
+	/* auto is fp wherever fp works; LBR is offered only when a test
+	 * sample had an LBR call stack, which this VM cannot give */
+	PL_CHECKF(strstr(out, "call graphs (auto: fp)"), "%s", out);
+	PL_CHECKF(strstr(out, "lbr    no"), "LBR offered on a VM:\n%s", out);
 	/* this VM has no hardware events: the probe must say it falls back */
 	if (strstr(out, "cycles                 no"))
 		PL_CHECKF(strstr(out, "falls back to cpu-clock"), "%s", out);
@@ -407,6 +411,59 @@ static void test_output_command_dwarf(void)
 	PL_CHECKF(s.dwarf_ok == s.samples && s.dwarf_bad == 0, "%ld ok %ld bad", s.dwarf_ok,
 		  s.dwarf_bad);
 	PL_CHECK(s.switch_samples == 0);
+}
+
+/* --callgraph lbr where LBR cannot be had (this VM): a software event
+ * never asks for the branch stack, cycles falls back to cpu-clock without
+ * it, and the session records fp stacks, says so, and says why; the
+ * off-CPU sampler (software, never with a branch stack) still opens. */
+static char lbr_log[1024];
+static void summarize_and_log(const struct pl_msg *m, void *user)
+{
+	summarize(m, user);
+	if (m->type == PL_MSG_LOG)
+		snprintf(lbr_log + strlen(lbr_log), sizeof(lbr_log) - strlen(lbr_log), "%.*s|",
+			 (int)m->u.log.message.len, m->u.log.message.p);
+}
+
+static void lbr_run(const char *event, const char *mode, const char *why)
+{
+	char file[300], err[200];
+	snprintf(file, sizeof(file), "%s/lbr-%s-%s.plens", tmpdir, event, mode);
+	char *argv[] = { agent, "--output", file, "--event", (char *)event, "--frequency", "999",
+			 "--callgraph", (char *)mode, "--no-counters", "--", burn, "1", "2", NULL };
+	PL_CHECK(run_agent(argv, 20000) == 0);
+	static struct summary s;
+	summary_init(&s, burn);
+	lbr_log[0] = 0;
+	PL_CHECK(pl_capture_each(file, summarize_and_log, &s, err, sizeof(err)) > 0);
+	uint64_t bias = s.burn_bias;
+	summary_init(&s, burn);
+	s.burn_bias = bias;
+	lbr_log[0] = 0;
+	PL_CHECK(pl_capture_each(file, summarize_and_log, &s, err, sizeof(err)) > 0);
+	PL_CHECKF(s.session.callgraph == PL_CG_FP, "%s: session call graph %u", event,
+		  s.session.callgraph);
+	if (why)
+		PL_CHECKF(strstr(lbr_log, why), "%s: the log says: %s", event, lbr_log);
+	else
+		PL_CHECKF(!strstr(lbr_log, "LBR"), "%s %s: the log says: %s", event, mode, lbr_log);
+	PL_CHECKF(s.samples > 100, "%s: only %ld samples", event, s.samples);
+	PL_CHECKF(s.chain_hits_worker > s.samples / 2, "%s: %ld of %ld fp chains through worker_loop",
+		  event, s.chain_hits_worker, s.samples);
+	PL_CHECKF(s.switch_samples > 10, "%s: %ld off-CPU samples", event, s.switch_samples);
+	PL_CHECK(s.end == 1 && s.end_reason == PL_END_TARGET_EXITED && s.end_status == 0);
+}
+
+static void test_lbr_without_lbr_records_fp_and_says_why(void)
+{
+	need_perf();
+	lbr_run("cpu-clock", "lbr", "cpu-clock is a software event, LBR needs a hardware one");
+	/* cycles: on this VM no PMU at all; on a board with one but no LBR,
+	 * the same sentence and cycles kept */
+	lbr_run("cycles", "lbr", "No LBR call stack here");
+	/* auto (the default, what the app sends): fp here, LBR never tried */
+	lbr_run("cycles", "auto", NULL);
 }
 
 struct ev_counts {
@@ -802,6 +859,7 @@ static void test_server_mode_reconnects(void)
 PL_TEST_MAIN(PL_CASE(test_version_help_and_bad_options), PL_CASE(test_probe_reports_fallback),
 	     PL_CASE(test_output_command_fp), PL_CASE(test_output_command_dwarf),
 	     PL_CASE(test_several_events_with_their_own_rates),
+	     PL_CASE(test_lbr_without_lbr_records_fp_and_says_why),
 	     PL_CASE(test_attach_to_running_pid), PL_CASE(test_listen_full_session),
 	     PL_CASE(test_stop_ends_session_with_end_message),
 	     PL_CASE(test_server_mode_reconnects))

@@ -7,6 +7,7 @@
  */
 #include <stddef.h>
 
+#include "lbr.h"
 #include "perf-data-private.h"
 
 static PdDecode too_short(Reader *r, uint64_t off, const char *what, GError **error)
@@ -189,15 +190,26 @@ static PdDecode decode_sample(Reader *r, const uint8_t *rec, size_t size, uint64
 		cur_skip(&c, len);
 	}
 	if (st & PD_SAMPLE_BRANCH_STACK) {
-		uint64_t nr = cur_u64(&c);
-		if (a->branch_sample_type & PD_BRANCH_HW_INDEX)
-			cur_u64(&c);
-		if (nr > cur_left(&c) / 24)
+		/* common/lbr.h: the block's count checked against what is left */
+		uint32_t nr = 0;
+		const uint8_t *entries = NULL;
+		long used = c.bad ? -1
+				  : pl_lbr_parse(c.p, cur_left(&c), r->be,
+						 (a->branch_sample_type & PD_BRANCH_HW_INDEX) != 0,
+						 &nr, &entries);
+		if (used < 0)
 			c.bad = TRUE;
 		else
-			cur_take(&c, (size_t)nr * 24);
+			cur_take(&c, (size_t)used);
 		if (a->branch_sample_type & PD_BRANCH_COUNTERS)
 			cur_take_u64s(&c, nr);
+		/* `perf record --call-graph lbr`: the LBR call stack merged
+		 * with the callchain, as perf report shows it; the LBR's depth
+		 * is not in the file we read, so fp frames beyond it are kept */
+		if (!c.bad && (a->branch_sample_type & PD_BRANCH_CALL_STACK))
+			s->nr_callchain = pl_lbr_merge(s->callchain, s->nr_callchain,
+						       PL_MAX_CALLCHAIN, entries, nr, r->be, s->ip,
+						       s->cpumode == PD_MISC_USER, 0);
 	}
 	if (st & PD_SAMPLE_REGS_USER) {
 		s->regs_abi = cur_u64(&c);

@@ -177,7 +177,10 @@ char *pl_agent_client_describe(const PlAgentInfo *a, const char *peer, const cha
 	if (a->flags & PL_HELLO_CG_DWARF)
 		g_string_append_printf(s, "%sDWARF", any ? ", " : ""), any = TRUE;
 	if (a->flags & PL_HELLO_CG_LBR)
-		g_string_append_printf(s, "%sLBR", any ? ", " : ""), any = TRUE;
+		g_string_append_printf(s, "%sLBR (a test sample had an LBR call stack; not verified "
+					  "on Intel hardware)",
+				       any ? ", " : ""),
+			any = TRUE;
 	if (!any)
 		g_string_append(s, "none reported yet");
 	g_string_append_printf(s, "   Hardware events: %s",

@@ -143,8 +143,15 @@ static void update_facts(PlConnectView *self)
 	}
 	if (!(a->flags & PL_HELLO_CG_DWARF))
 		g_string_append(notes, "DWARF call graphs: the probe got no stack copies\n");
-	if (!(a->flags & PL_HELLO_CG_LBR))
-		g_string_append(notes, "LBR call graphs: not available on this board\n");
+	if (a->flags & PL_HELLO_CG_LBR)
+		g_string_append(notes, "LBR call graphs: a test sample had an LBR call stack; "
+				       "PerfLens's LBR conversion is tested on ABI-laid-out records, "
+				       "not verified on Intel hardware (auto takes LBR only where "
+				       "frame pointers and DWARF both fail)\n");
+	else
+		g_string_append(notes, "LBR call graphs: not proven on this board (no test sample "
+				       "had an LBR call stack): LBR records with frame pointers and "
+				       "says why\n");
 	if (notes->len)
 		g_string_truncate(notes, notes->len - 1);
 	gtk_label_set_text(self->probe_notes, notes->str);
@@ -675,6 +682,10 @@ void pl_connect_view_connect(PlConnectView *self, const char *target, const char
 gboolean pl_connect_view_is_connected(PlConnectView *self) { return self->client != NULL; }
 gboolean pl_connect_view_is_recording(PlConnectView *self) { return self->recording; }
 const char *pl_connect_view_get_error(PlConnectView *self) { return self->last_error; }
+const char *pl_connect_view_get_probe_notes(PlConnectView *self)
+{
+	return gtk_label_get_text(self->probe_notes);
+}
 const char *pl_connect_view_get_status(PlConnectView *self)
 {
 	return gtk_label_get_text(self->status);
@@ -935,7 +946,8 @@ static void pl_connect_view_init(PlConnectView *self)
 		o, 3, "Call graph",
 		gtk_drop_down_new_from_strings((const char *[]){ "auto (what the probe found best)",
 								 "frame pointers", "DWARF (stack copy)",
-								 "LBR", "none", NULL })));
+								 "LBR (not verified on hardware)",
+								 "none", NULL })));
 	GtkWidget *fs = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
 	self->freq = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(1, 100000, 1));
 	gtk_spin_button_set_value(self->freq, 999);

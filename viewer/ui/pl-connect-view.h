@@ -51,6 +51,9 @@ const char *pl_connect_view_get_peer(PlConnectView *self);
 /* The line about symbols before recording: the coverage of the last
  * session from this board (filled shortly after connecting). */
 const char *pl_connect_view_get_symbols_note(PlConnectView *self);
+/* The probe's notes on the board page (what is not available and why,
+ * the LBR caveat), filled when the probe's messages arrive. */
+const char *pl_connect_view_get_probe_notes(PlConnectView *self);
 
 /* Process list (after LIST's reply): rows shown under the current filter. */
 void pl_connect_view_set_filter(PlConnectView *self, const char *text);

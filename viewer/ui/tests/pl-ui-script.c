@@ -191,6 +191,23 @@ static StepResult run_step(Script *s)
 		fflush(stdout);
 		return STEP_DONE;
 	}
+	if (!strcmp(cmd, "expect-lbr-caveat")) {
+		/* expect-lbr-caveat NAME: after connecting, the board page says
+		 * LBR is not proven here (no test sample had an LBR call stack),
+		 * or, where one had, that it is not verified on hardware */
+		const char *notes = pl_connect_view_get_probe_notes(cv);
+		const PlAgentInfo *a = pl_connect_view_get_agent(cv);
+		if ((!notes || !strstr(notes, "LBR")) && !timed_out(s))
+			return STEP_WAIT;
+		const char *want = a && (a->flags & PL_HELLO_CG_LBR)
+					   ? "not verified on Intel hardware"
+					   : "not proven on this board";
+		report(s, arg(s, 1), notes && strstr(notes, want), "the notes do not say '%s': %s",
+		       want, notes ? notes : "(none)");
+		printf("# probe notes: %s\n", notes ? notes : "");
+		fflush(stdout);
+		return STEP_DONE;
+	}
 	if (!strcmp(cmd, "wait-process")) {
 		pl_connect_view_set_filter(cv, arg(s, 1));
 		if (pl_connect_view_get_n_processes(cv) > 0)

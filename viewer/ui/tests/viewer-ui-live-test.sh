@@ -28,7 +28,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-CASES="unreachable_error wrong_token_error connect agent_busy_error pick_process start still_recording live_samples live_flame_hot_leaf live_timeline_threads stop \
+CASES="unreachable_error wrong_token_error connect lbr_caveat agent_busy_error pick_process start still_recording live_samples live_flame_hot_leaf live_timeline_threads stop \
 flame_hot_leaf hover_tooltip flame_search function_callers source_hot_line thread_creation_stack svg_export health_graphs heatmap_range diff_sessions session_open_first session_saved \
 sessions_list session_export_pprof session_export_perf_data session_export_collapsed \
 session_export_perf_report coverage_found settings_no_inline coverage_missing coverage_restored settings_cleared \
@@ -119,6 +119,7 @@ connect-timeout 0
 expect-connect-error 127.0.0.1:$port wrong-token token-file wrong_token_error
 screenshot $SHOTS/connect-error.png
 connect 127.0.0.1:$port $token
+expect-lbr-caveat lbr_caveat
 expect-second-connect-error 127.0.0.1:$port $token busy agent_busy_error
 wait-process burn
 pick burn $BURN_PID
