@@ -227,6 +227,11 @@ static void on_press(GtkGestureClick *g, int n, double x, double y, PlFlameChart
 			      pl_profile_get_node(self->profile, sp->node)->func, x, y);
 }
 
+static void pl_flame_chart_size_allocate(GtkWidget *widget, int w, int h, int baseline)
+{
+	pl_ui_present_popovers(widget); /* its frame menu */
+}
+
 static gboolean on_query_tooltip(GtkWidget *widget, int x, int y, gboolean kb, GtkTooltip *tip,
 				 gpointer data)
 {
@@ -261,6 +266,7 @@ static void pl_flame_chart_class_init(PlFlameChartClass *klass)
 	G_OBJECT_CLASS(klass)->dispose = pl_flame_chart_dispose;
 	GTK_WIDGET_CLASS(klass)->snapshot = pl_flame_chart_snapshot;
 	GTK_WIDGET_CLASS(klass)->measure = pl_flame_chart_measure;
+	GTK_WIDGET_CLASS(klass)->size_allocate = pl_flame_chart_size_allocate;
 	signals[SIG_FRAME_MENU] = g_signal_new("frame-menu", G_TYPE_FROM_CLASS(klass),
 					       G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 4,
 					       G_TYPE_UINT, G_TYPE_UINT, G_TYPE_DOUBLE,

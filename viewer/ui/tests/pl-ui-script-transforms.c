@@ -103,21 +103,38 @@ static PlUiStep transform(PlWindow *w, char **argv, guint ticks)
 
 static PlUiStep menu_shot(PlWindow *w, char **argv, guint ticks)
 {
+	/* menu-shot flame|functions FUNC FILE NAME */
 	PlFlameGraph *fg = pl_window_get_flame_graph(w);
-	if (ticks == 0) {
-		guint32 node = pl_flame_graph_find_label(fg, argn(argv, 1));
-		int x, y;
-		if (node == NONE || !frame_on_screen(fg, node, &x, &y)) {
-			pl_ui_script_report("frame_menu_shot", FALSE, "no frame %s", argn(argv, 1));
+	PlFunctionTable *table = pl_window_get_function_table(w);
+	gboolean on_table = !strcmp(argn(argv, 1), "functions");
+	const char *name = argn(argv, 4);
+	GtkWidget *owner = on_table ? GTK_WIDGET(table) : GTK_WIDGET(fg);
+	if (ticks == 0 && on_table) {
+		/* the row's right click, as the cell's gesture reports it */
+		guint32 func = find_func(w, argn(argv, 2));
+		pl_window_show_view(w, "functions");
+		if (func == PL_NO_ID || !pl_function_table_select(table, func)) {
+			pl_ui_script_report(name, FALSE, "no row %s", argn(argv, 2));
 			return PL_UI_STEP_DONE;
 		}
+		g_signal_emit_by_name(table, "function-menu", func, 380.0, 90.0);
+		return PL_UI_STEP_WAIT;
+	}
+	if (ticks == 0) {
+		guint32 node = pl_flame_graph_find_label(fg, argn(argv, 2));
+		int x, y;
+		if (node == NONE || !frame_on_screen(fg, node, &x, &y)) {
+			pl_ui_script_report(name, FALSE, "no frame %s", argn(argv, 2));
+			return PL_UI_STEP_DONE;
+		}
+		/* the real pointer, through X: a right click, then onto the menu */
 		g_autofree char *c = g_strdup_printf(
 			"xdotool search --sync --onlyvisible --name PerfLens mousemove --window %%1 %d %d "
 			"click 3 sleep 0.6 mousemove_relative 30 -75",
 			x, y);
 		g_autoptr(GError) error = NULL;
 		if (!g_spawn_command_line_async(c, &error)) {
-			pl_ui_script_report("frame_menu_shot", FALSE, "%s", error->message);
+			pl_ui_script_report(name, FALSE, "%s", error->message);
 			return PL_UI_STEP_DONE;
 		}
 		return PL_UI_STEP_WAIT;
@@ -126,19 +143,20 @@ static PlUiStep menu_shot(PlWindow *w, char **argv, guint ticks)
 		return PL_UI_STEP_WAIT; /* the menu maps and draws */
 	/* the menu the right click opened: a popover on the flame graph */
 	GtkWidget *pop = NULL;
-	for (GtkWidget *c = gtk_widget_get_first_child(GTK_WIDGET(fg)); c;
+	for (GtkWidget *c = gtk_widget_get_first_child(owner); c;
 	     c = gtk_widget_get_next_sibling(c))
 		if (GTK_IS_POPOVER(c) && gtk_widget_get_mapped(c))
 			pop = c;
 	if (!pop) {
-		pl_ui_script_report("frame_menu_shot", FALSE, "the right click opened no menu");
+		pl_ui_script_report(name, FALSE, "the right click opened no menu");
 		return PL_UI_STEP_DONE;
 	}
 	/* The window and the menu, each drawn by GTK, the menu laid over the
 	 * window where it is: a screen capture (import) shows the menu's
 	 * shadow as a black frame under Xvfb, which has no compositor. */
-	g_autofree char *win_png = g_strdup_printf("%s.window.png", argn(argv, 2));
-	g_autofree char *menu_png = g_strdup_printf("%s.menu.png", argn(argv, 2));
+	const char *file = argn(argv, 3);
+	g_autofree char *win_png = g_strdup_printf("%s.window.png", file);
+	g_autofree char *menu_png = g_strdup_printf("%s.menu.png", file);
 	g_autoptr(GError) error = NULL;
 	gboolean ok = pl_ui_save_png(GTK_WIDGET(w), win_png, &error) &&
 		      pl_ui_save_png(pop, menu_png, &error);
@@ -151,10 +169,10 @@ static PlUiStep menu_shot(PlWindow *w, char **argv, guint ticks)
 	gint status = 0;
 	if (ok) {
 		g_autofree char *c = g_strdup_printf("composite -geometry %+d%+d %s %s %s", x, y, menu_png,
-						     win_png, argn(argv, 2));
+						     win_png, file);
 		ok = g_spawn_command_line_sync(c, NULL, NULL, &status, &error) && status == 0;
 	}
-	pl_ui_script_report("frame_menu_shot", ok, "%s (composite status %d)",
+	pl_ui_script_report(name, ok, "%s (composite status %d)",
 			    error ? error->message : "", status);
 	g_unlink(win_png);
 	g_unlink(menu_png);

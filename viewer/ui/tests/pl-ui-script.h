@@ -71,9 +71,11 @@
  *   transform KIND FUNC            the frame menu's item of KIND (merge, focus, …) for
  *                                  FUNC (its widest frame in the flame graph, for a
  *                                  subtree), activated as a click on it does
- *   menu-shot FUNC FILE            right click on FUNC's frame (xdotool), the pointer onto
- *                                  the menu; the window with the menu open to FILE (as
- *                                  GTK draws them, composite), the menu closed again
+ *   menu-shot flame|functions FUNC FILE NAME
+ *                                  right click on FUNC's frame (xdotool; the pointer then
+ *                                  onto the menu) or its table row (the row's signal); the
+ *                                  window with the menu open to FILE (each as GTK draws
+ *                                  it, laid together by composite), the menu closed again
  *   expect-flame-root FUNC NAME    every frame right above "all" is FUNC
  *   expect-flame-top FUNC NAME     the widest frame right above "all" is FUNC
  *   expect-flame-absent FUNC NAME  no frame FUNC in the flame graph

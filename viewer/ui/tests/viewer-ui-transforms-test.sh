@@ -27,7 +27,7 @@ trap cleanup EXIT
 CASES="open transform_merge_hot_leaf merge_table_hides merge_flame_hides merge_self_to_caller \
 merge_chart_hides transform_focus_worker_loop focus_flame_root crumbs_two crumb_merge_label \
 crumb_focus_label frame_menu_shot remove_crumb_one removed_merge_back removed_focus_kept \
-transform_drop_sort_step drop_table_hides view_file_0600 view_file_stack \
+transform_drop_sort_step drop_table_hides table_menu_shot view_file_0600 view_file_stack \
 reopen_restored reopen_order reopen_order_drop reopen_focus_applied reopen_drop_applied \
 transform_focus-subtree_compute_mid subtree_flame_root subtree_crumb inverted_top_self \
 reset_clears view_file_removed app_sanitizers reopen_app_sanitizers"
@@ -93,13 +93,15 @@ expect-flame-root worker_loop focus_flame_root
 expect-crumbs 2 crumbs_two
 expect-crumb 0 crumb_merge_label Merge: hot_leaf
 expect-crumb 1 crumb_focus_label Focus: worker_loop
-menu-shot compute_mid $SHOTS/transforms.png
+menu-shot flame compute_mid $SHOTS/transforms.png frame_menu_shot
 remove-crumb 0
 expect-crumbs 1 remove_crumb_one
 expect-table hot_leaf present removed_merge_back
 expect-flame-root worker_loop removed_focus_kept
 transform drop sort_step
 expect-table sort_step absent drop_table_hides
+menu-shot functions compute_mid $SHOTS/transforms-table.png table_menu_shot
+view flame
 EOF
 run_app "$TMP/apply.script" "$TMP/app.out" "$TMP/app.err"
 rc=$?
