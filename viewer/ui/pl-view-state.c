@@ -52,6 +52,7 @@ static void save(PlViewState *self)
 
 static void changed(PlViewState *self)
 {
+	g_clear_pointer(&self->error, g_free); /* a failure is told once */
 	save(self);
 	g_signal_emit(self, signals[SIG_CHANGED], 0);
 }
@@ -149,6 +150,14 @@ void pl_view_state_set_session(PlViewState *self, const char *path)
 				   NULL);
 	self->session = g_strdup(path);
 	g_signal_emit(self, signals[SIG_CHANGED], 0);
+}
+
+void pl_view_state_keep_in(PlViewState *self, const char *path)
+{
+	g_free(self->session);
+	self->session = g_strdup(path);
+	if (pl_view_state_get_n(self))
+		save(self);
 }
 
 const char *pl_view_state_get_error(PlViewState *self)

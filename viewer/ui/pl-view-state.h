@@ -47,6 +47,10 @@ void pl_view_state_reset(PlViewState *self);
  * cannot be read or parsed gives an empty stack, and the reason in
  * pl_view_state_get_error. */
 void pl_view_state_set_session(PlViewState *self, const char *path);
+/* The stack as it is belongs to the session at path from now on (a live
+ * session, whose file begins after its views): written there now and at
+ * every change. */
+void pl_view_state_keep_in(PlViewState *self, const char *path);
 /* The last load or save failure, in words for the status line (NULL:
  * none). */
 const char *pl_view_state_get_error(PlViewState *self);

@@ -337,6 +337,7 @@ static void on_session_started(PlLiveController *live, const char *path, PlWindo
 {
 	g_free(self->path);
 	self->path = g_strdup(path);
+	pl_view_state_keep_in(self->state, path);
 	set_title(self, path);
 	pl_sessions_view_set_recording(self->sessions, path);
 	gtk_stack_set_visible_child_name(self->main_stack, "profile");
@@ -383,6 +384,7 @@ static void on_offcpu(PlFlamePage *page, gboolean active, PlWindow *self)
 
 static void on_transforms_changed(PlViewState *st, PlWindow *self)
 {
+	pl_flame_graph_zoom(self->flame, 0); /* the zoomed frame may be gone */
 	refresh_views(self);
 	if (pl_view_state_get_error(st))
 		gtk_label_set_text(self->status, pl_view_state_get_error(st));
@@ -807,6 +809,7 @@ static void on_session_renamed(PlSessionsView *v, const char *from, const char *
 	if (!g_strcmp0(self->path, from)) {
 		g_free(self->path);
 		self->path = g_strdup(to);
+		pl_view_state_keep_in(self->state, to); /* its file moved along */
 		set_title(self, to);
 		update_status(self);
 	}
