@@ -188,6 +188,29 @@ static gboolean chart_has(PlWindow *w, guint32 func)
 	return func != PL_NO_ID && pl_flame_chart_count_spans(c, func) > 0;
 }
 
+/* The samples the timeline's details count for the first thread named
+ * prefix*, -1 when there is none. */
+static gint64 thread_samples(PlWindow *w, const char *prefix)
+{
+	PlProfile *p = pl_window_get_profile(w);
+	GPtrArray *ts = p ? pl_profile_get_threads(p) : NULL;
+	for (guint i = 0; ts && i < ts->len; i++) {
+		PlThread *t = ts->pdata[i];
+		if (!t->name || !g_str_has_prefix(t->name, prefix))
+			continue;
+		g_autofree char *d = pl_thread_timeline_dup_thread_details(pl_window_get_timeline(w),
+									    t->tid);
+		g_autoptr(GRegex) re = g_regex_new("\\((\\d+) [^)]*samples\\)|Samples: (\\d+)", 0, 0,
+						   NULL);
+		g_autoptr(GMatchInfo) m = NULL;
+		if (!d || !g_regex_match(re, d, 0, &m))
+			return -1;
+		g_autofree char *a = g_match_info_fetch(m, 1), *b = g_match_info_fetch(m, 2);
+		return g_ascii_strtoll(a && *a ? a : b, NULL, 10);
+	}
+	return -1;
+}
+
 PlUiStep pl_ui_script_transforms_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out)
 {
 	const char *cmd = argn(argv, 0);
@@ -241,6 +264,17 @@ PlUiStep pl_ui_script_transforms_step(PlWindow *w, char **argv, guint ticks, gbo
 		gboolean want = !strcmp(argn(argv, 2), "present");
 		pl_ui_script_report(argn(argv, 3), there == want, "%s is %s the flame chart",
 				    argn(argv, 1), there ? "in" : "not in");
+		return PL_UI_STEP_DONE;
+	}
+	if (!strcmp(cmd, "expect-thread-samples")) {
+		/* expect-thread-samples PREFIX zero|some NAME: the timeline's count */
+		gint64 n = thread_samples(w, argn(argv, 1));
+		gboolean want_zero = !strcmp(argn(argv, 2), "zero");
+		printf("# timeline: %s* has %" G_GINT64_FORMAT " samples\n", argn(argv, 1), n);
+		fflush(stdout);
+		pl_ui_script_report(argn(argv, 3), n >= 0 && (n == 0) == want_zero,
+				    "the timeline counts %" G_GINT64_FORMAT " samples of %s*", n,
+				    argn(argv, 1));
 		return PL_UI_STEP_DONE;
 	}
 	if (!strcmp(cmd, "note-self") || !strcmp(cmd, "expect-self-grew")) {

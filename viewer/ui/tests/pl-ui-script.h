@@ -82,6 +82,8 @@
  *   expect-table FUNC present|absent NAME  FUNC's row in the function table
  *   note-self FUNC | expect-self-grew FUNC NAME   its self weight, then more than noted
  *   expect-chart FUNC present|absent NAME  a span of FUNC in the flame chart
+ *   expect-thread-samples PREFIX zero|some NAME   the samples the timeline's details
+ *                                  count for the first thread named PREFIX*
  *   expect-crumbs N NAME           N breadcrumbs above the views
  *   expect-crumb I NAME TEXT…      breadcrumb I says exactly TEXT
  *   remove-crumb I | reset-crumbs  click crumb I's × / Reset

@@ -30,7 +30,7 @@ crumb_focus_label frame_menu_shot remove_crumb_one removed_merge_back removed_fo
 transform_drop_sort_step drop_table_hides table_menu_shot view_file_0600 view_file_stack \
 reopen_restored reopen_order reopen_order_drop reopen_focus_applied reopen_drop_applied \
 transform_focus-subtree_compute_mid subtree_flame_root subtree_crumb inverted_top_self \
-reset_clears view_file_removed app_sanitizers reopen_app_sanitizers"
+reset_clears timeline_counts_all transform_drop_worker_loop timeline_drop_counts chart_drop chart_drop_callee chart_back view_file_removed app_sanitizers reopen_app_sanitizers"
 pl_plan $CASES
 fail_all() { pl_unreported "$1"; exit 1; }
 skip_all() { for c in "${pl_planned[@]}"; do pl_was_reported "$c" || skip "$c" "$1"; done; exit 0; }
@@ -139,6 +139,13 @@ expect-flame-top hot_leaf inverted_top_self
 inverted off
 reset-crumbs
 expect-crumbs 0 reset_clears
+expect-thread-samples burn-1 some timeline_counts_all
+transform drop worker_loop
+expect-thread-samples burn-1 zero timeline_drop_counts
+expect-chart worker_loop absent chart_drop
+expect-chart sort_step absent chart_drop_callee
+remove-crumb 0
+expect-chart worker_loop present chart_back
 EOF
 run_app "$TMP/reopen.script" "$TMP/app2.out" "$TMP/app2.err"
 rc=$?
@@ -146,6 +153,6 @@ no_display "$TMP/app2.err"
 pl_relay "$TMP/app2.out"
 grep -aE '^# ' "$TMP/app2.out"
 sanitizer_clean reopen_app_sanitizers "$rc" "$TMP/app2.err"
-[ ! -e "$VIEW" ] && ok view_file_removed || fail view_file_removed "$VIEW is still there after Reset"
+[ ! -e "$VIEW" ] && ok view_file_removed || fail view_file_removed "$VIEW is still there after the last crumb went"
 pl_unreported "the app did not report it (exit $rc): $(tail -c 400 "$TMP/app2.err" | tr '\n' '|')"
 exit 0
