@@ -62,7 +62,7 @@ static GtkWidget *crumb_new(PlTransformBar *self, guint i, const char *text, con
 	GtkWidget *lab = gtk_button_get_child(GTK_BUTTON(l));
 	if (GTK_IS_LABEL(lab)) {
 		gtk_label_set_ellipsize(GTK_LABEL(lab), PANGO_ELLIPSIZE_MIDDLE);
-		gtk_label_set_max_width_chars(GTK_LABEL(lab), 48);
+		gtk_label_set_max_width_chars(GTK_LABEL(lab), 64);
 	}
 	gtk_widget_set_tooltip_text(c, tip);
 	GtkWidget *x = gtk_button_new_from_icon_name("window-close-symbolic");

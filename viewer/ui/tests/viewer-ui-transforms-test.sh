@@ -29,7 +29,7 @@ merge_chart_hides transform_focus_worker_loop focus_flame_root crumbs_two crumb_
 crumb_focus_label frame_menu_shot remove_crumb_one removed_merge_back removed_focus_kept \
 transform_drop_sort_step drop_table_hides table_menu_shot view_file_0600 view_file_stack \
 reopen_restored reopen_order reopen_order_drop reopen_focus_applied reopen_drop_applied \
-transform_focus-subtree_compute_mid subtree_flame_root subtree_crumb inverted_top_self \
+transform_focus-subtree_compute_mid subtree_flame_root subtree_crumb screenshot_inverted.png inverted_top_self \
 reset_clears timeline_counts_all transform_drop_worker_loop timeline_drop_counts chart_drop chart_drop_callee chart_back view_file_removed app_sanitizers reopen_app_sanitizers"
 pl_plan $CASES
 fail_all() { pl_unreported "$1"; exit 1; }
@@ -135,6 +135,7 @@ transform focus-subtree compute_mid
 expect-flame-root compute_mid subtree_flame_root
 expect-crumb 2 subtree_crumb Focus on subtree: worker_loop → compute_outer → compute_mid
 inverted on
+screenshot $SHOTS/inverted.png
 expect-flame-top hot_leaf inverted_top_self
 inverted off
 reset-crumbs
