@@ -27,6 +27,9 @@ struct _PlFlameChart {
 
 G_DEFINE_FINAL_TYPE(PlFlameChart, pl_flame_chart, GTK_TYPE_WIDGET)
 
+enum { SIG_FRAME_MENU, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
 static guint32 busiest_thread(PlProfile *p)
 {
 	GPtrArray *threads = pl_profile_get_threads(p);
@@ -42,7 +45,8 @@ static guint32 busiest_thread(PlProfile *p)
 	return best;
 }
 
-void pl_flame_chart_set_data(PlFlameChart *self, PlProfile *p, const PlFilter *f)
+void pl_flame_chart_set_data(PlFlameChart *self, PlProfile *p, const PlFilter *f,
+			     const PlAggregate *agg)
 {
 	g_array_set_size(self->spans, 0);
 	self->profile = p;
@@ -77,6 +81,13 @@ void pl_flame_chart_set_data(PlFlameChart *self, PlProfile *p, const PlFilter *f
 			if (event != PL_NO_ID && pl_profile_get_stack_event(p, s[i].stack) != event)
 				continue;
 			guint32 node = pl_profile_get_stack_node(p, s[i].stack);
+			/* as the transforms shaped the tree (the map covers the
+			 * nodes there were when the aggregate was made) */
+			if (agg && agg->node_map) {
+				if (node >= agg->n_nodes || agg->node_map[node] == PL_NO_ID)
+					continue;
+				node = agg->node_map[node];
+			}
 			guint32 tmp[MAX_DEPTH];
 			guint k = 0;
 			for (guint32 nd = node; nd != 0 && nd != PL_NO_ID && k < MAX_DEPTH;
@@ -178,29 +189,63 @@ static void pl_flame_chart_measure(GtkWidget *widget, GtkOrientation o, int for_
 		*min = *nat = (int)(HEAD_H + (self->max_depth + 1) * ROW_H);
 }
 
+static const Span *span_at(PlFlameChart *self, double x, double y)
+{
+	if (!self->profile || y < HEAD_H)
+		return NULL;
+	guint depth = (guint)((y - HEAD_H) / ROW_H);
+	double w = gtk_widget_get_width(GTK_WIDGET(self));
+	guint64 t = self->t_start + (guint64)(x / w * (double)(self->t_end - self->t_start));
+	for (guint i = 0; i < self->spans->len; i++) {
+		const Span *sp = &g_array_index(self->spans, Span, i);
+		if (sp->depth == depth && t >= sp->t0 && t < sp->t1)
+			return sp;
+	}
+	return NULL;
+}
+
+guint pl_flame_chart_count_spans(PlFlameChart *self, guint32 func)
+{
+	guint n = 0;
+	for (guint i = 0; self->profile && i < self->spans->len; i++)
+		n += pl_profile_get_node(self->profile,
+					 g_array_index(self->spans, Span, i).node)->func == func;
+	return n;
+}
+
+guint32 pl_flame_chart_node_at(PlFlameChart *self, double x, double y)
+{
+	const Span *sp = span_at(self, x, y);
+	return sp ? sp->node : PL_NO_ID;
+}
+
+static void on_press(GtkGestureClick *g, int n, double x, double y, PlFlameChart *self)
+{
+	const Span *sp = span_at(self, x, y);
+	if (sp)
+		g_signal_emit(self, signals[SIG_FRAME_MENU], 0, sp->node,
+			      pl_profile_get_node(self->profile, sp->node)->func, x, y);
+}
+
+static void pl_flame_chart_size_allocate(GtkWidget *widget, int w, int h, int baseline)
+{
+	pl_ui_present_popovers(widget); /* its frame menu */
+}
+
 static gboolean on_query_tooltip(GtkWidget *widget, int x, int y, gboolean kb, GtkTooltip *tip,
 				 gpointer data)
 {
 	PlFlameChart *self = PL_FLAME_CHART(widget);
-	if (!self->profile || y < HEAD_H)
+	const Span *sp = span_at(self, x, y);
+	if (!sp)
 		return FALSE;
-	guint depth = (guint)((y - HEAD_H) / ROW_H);
-	double w = gtk_widget_get_width(widget);
-	guint64 t = self->t_start + (guint64)((double)x / w * (double)(self->t_end - self->t_start));
-	for (guint i = 0; i < self->spans->len; i++) {
-		const Span *sp = &g_array_index(self->spans, Span, i);
-		if (sp->depth == depth && t >= sp->t0 && t < sp->t1) {
-			guint32 func = pl_profile_get_node(self->profile, sp->node)->func;
-			g_autofree char *name =
-				g_markup_escape_text(pl_profile_get_function_label(self->profile, func), -1);
-			g_autofree char *m = g_strdup_printf("<b>%s</b>\n%.3f ms from %.3f s", name,
-							     (sp->t1 - sp->t0) / 1e6,
-							     (sp->t0 - self->t_start) / 1e9);
-			gtk_tooltip_set_markup(tip, m);
-			return TRUE;
-		}
-	}
-	return FALSE;
+	guint32 func = pl_profile_get_node(self->profile, sp->node)->func;
+	g_autofree char *name =
+		g_markup_escape_text(pl_profile_get_function_label(self->profile, func), -1);
+	g_autofree char *m = g_strdup_printf("<b>%s</b>\n%.3f ms from %.3f s", name,
+					     (sp->t1 - sp->t0) / 1e6, (sp->t0 - self->t_start) / 1e9);
+	gtk_tooltip_set_markup(tip, m);
+	return TRUE;
 }
 
 GtkWidget *pl_flame_chart_new(void)
@@ -221,6 +266,11 @@ static void pl_flame_chart_class_init(PlFlameChartClass *klass)
 	G_OBJECT_CLASS(klass)->dispose = pl_flame_chart_dispose;
 	GTK_WIDGET_CLASS(klass)->snapshot = pl_flame_chart_snapshot;
 	GTK_WIDGET_CLASS(klass)->measure = pl_flame_chart_measure;
+	GTK_WIDGET_CLASS(klass)->size_allocate = pl_flame_chart_size_allocate;
+	signals[SIG_FRAME_MENU] = g_signal_new("frame-menu", G_TYPE_FROM_CLASS(klass),
+					       G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 4,
+					       G_TYPE_UINT, G_TYPE_UINT, G_TYPE_DOUBLE,
+					       G_TYPE_DOUBLE);
 }
 
 static void pl_flame_chart_init(PlFlameChart *self)
@@ -228,5 +278,9 @@ static void pl_flame_chart_init(PlFlameChart *self)
 	self->spans = g_array_new(FALSE, FALSE, sizeof(Span));
 	gtk_widget_set_has_tooltip(GTK_WIDGET(self), TRUE);
 	g_signal_connect(self, "query-tooltip", G_CALLBACK(on_query_tooltip), NULL);
+	GtkGesture *click = gtk_gesture_click_new();
+	gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(click), GDK_BUTTON_SECONDARY);
+	g_signal_connect(click, "pressed", G_CALLBACK(on_press), self);
+	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(click));
 	gtk_widget_set_hexpand(GTK_WIDGET(self), TRUE);
 }

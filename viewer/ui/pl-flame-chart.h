@@ -5,7 +5,13 @@
  * right as they happened.  Shows the filtered thread, or the busiest one
  * when no thread is selected; the time range is the filter's.
  *
- * The profile is borrowed (see PlFlameGraph).
+ * With the window's aggregate (agg, may be NULL) the chart shows the
+ * call tree as the call-tree transforms made it: each sample's stack is
+ * the path of the node its leaf maps to (agg->node_map), and a sample
+ * mapped to none is not drawn.  "frame-menu" (guint node, guint func,
+ * double x, double y): a right click on a span, as PlFlameGraph's.
+ *
+ * The profile is borrowed (see PlFlameGraph); agg only during the call.
  */
 #ifndef PL_FLAME_CHART_H
 #define PL_FLAME_CHART_H
@@ -20,7 +26,12 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(PlFlameChart, pl_flame_chart, PL, FLAME_CHART, GtkWidget)
 
 GtkWidget *pl_flame_chart_new(void);
-void pl_flame_chart_set_data(PlFlameChart *self, PlProfile *profile, const PlFilter *filter);
+void pl_flame_chart_set_data(PlFlameChart *self, PlProfile *profile, const PlFilter *filter,
+			     const PlAggregate *agg);
+/* Spans of function func drawn (for scripts and tests). */
+guint pl_flame_chart_count_spans(PlFlameChart *self, guint32 func);
+/* The span's node at (x, y), PL_NO_ID when none. */
+guint32 pl_flame_chart_node_at(PlFlameChart *self, double x, double y);
 
 G_END_DECLS
 

@@ -3,6 +3,7 @@
 
 #include <cairo-svg.h>
 
+#include "pl-inverted.h"
 #include "pl-ui-util.h"
 
 #define ROW_H 18.0
@@ -23,6 +24,8 @@ struct _PlFlameGraph {
 	PlFlameLayout *layout;
 	guint32 zoom;
 	gboolean icicle;
+	gboolean inverted;   /* the bottom-up tree (pl-inverted.h): nodes are its own */
+	PlAggregate *agg;    /* borrowed: the last set_data's, for set_inverted */
 	guint generation;    /* of the data + zoom the latest layout task was asked for */
 	gboolean ready;
 	GCancellable *cancel;
@@ -35,7 +38,7 @@ struct _PlFlameGraph {
 
 G_DEFINE_FINAL_TYPE(PlFlameGraph, pl_flame_graph, GTK_TYPE_WIDGET)
 
-enum { SIG_ZOOM_CHANGED, SIG_SEARCH_CHANGED, SIG_NODE_ACTIVATED, N_SIGNALS };
+enum { SIG_ZOOM_CHANGED, SIG_SEARCH_CHANGED, SIG_FRAME_MENU, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void invalidate(PlFlameGraph *self)
@@ -170,31 +173,46 @@ static void compute_matches(PlFlameGraph *self)
 		self->match_share = 1;
 }
 
-void pl_flame_graph_set_data(PlFlameGraph *self, PlProfile *profile, PlAggregate *agg)
+/* The bottom-up tree of agg as a flame tree: its nodes are the inverted
+ * tree's, parents before children (interned so), self = what no caller
+ * further up explains. */
+static PlFlameTree *inverted_tree(PlFlameGraph *self, PlProfile *profile, PlAggregate *agg,
+				  const guint32 *fcolor, guint nf)
 {
-	g_clear_pointer(&self->tree, pl_flame_tree_unref);
-	g_clear_pointer(&self->func, g_free);
-	g_clear_pointer(&self->labels, g_free);
-	g_clear_pointer(&self->colors, g_free);
-	gboolean same_profile = profile == self->profile;
-	self->profile = profile;
-	if (!profile || !agg) {
-		self->zoom = 0;
-		compute_matches(self);
-		relayout(self);
-		return;
+	g_autoptr(PlInverted) inv = pl_inverted_new(agg);
+	guint n = pl_inverted_get_n_nodes(inv);
+	PlFlameTree *t = pl_flame_tree_new(n);
+	self->func = g_new(guint32, n ? n : 1);
+	self->labels = g_new0(const char *, n ? n : 1);
+	self->colors = g_new(guint32, n ? n : 1);
+	for (guint i = 0; i < n; i++) {
+		const PlInvertedNode *nd = pl_inverted_get_node(inv, i);
+		t->total[i] = nd->count.weight;
+		t->self[i] = nd->count.weight;
+		t->parent[i] = i == 0 ? NONE : nd->parent;
+		self->func[i] = nd->func;
+		self->labels[i] = i == 0 ? "all (inverted: callers above)"
+					 : nd->func < nf ? pl_profile_get_function_label(profile, nd->func)
+							 : "?";
+		self->colors[i] = i == 0 ? 0xd8d0c8 : nd->func < nf ? fcolor[nd->func] : 0xb8b0a8;
 	}
+	for (guint i = n; i-- > 1;) {
+		guint32 p = t->parent[i];
+		t->next_sibling[i] = t->first_child[p];
+		t->first_child[p] = i;
+		t->self[p] -= MIN(t->self[p], t->total[i]);
+	}
+	return t;
+}
+
+static PlFlameTree *plain_tree(PlFlameGraph *self, PlProfile *profile, PlAggregate *agg,
+			       const guint32 *fcolor, guint nf)
+{
 	guint n = MIN(agg->n_nodes, pl_profile_get_n_nodes(profile));
 	PlFlameTree *t = pl_flame_tree_new(n);
 	self->func = g_new(guint32, n ? n : 1);
 	self->labels = g_new0(const char *, n ? n : 1);
 	self->colors = g_new(guint32, n ? n : 1);
-	guint nf = pl_profile_get_n_functions(profile);
-	g_autofree guint32 *fcolor = g_new(guint32, nf + 1);
-	for (guint f = 0; f < nf; f++) {
-		const PlFunction *fn = pl_profile_get_function(profile, f);
-		fcolor[f] = pl_flame_color_for(fn->name, fn->module);
-	}
 	/* children are linked in the order the profile keeps them; only
 	 * nodes of this aggregate's size (a live profile may have grown) */
 	for (guint i = 0; i < n; i++) {
@@ -217,11 +235,55 @@ void pl_flame_graph_set_data(PlFlameGraph *self, PlProfile *profile, PlAggregate
 	/* the root's total is the aggregate's, even if a filter left nodes out */
 	if (n)
 		t->total[0] = agg->all.weight;
-	self->tree = t;
-	if (!same_profile || self->zoom >= n)
+	return t;
+}
+
+void pl_flame_graph_set_data(PlFlameGraph *self, PlProfile *profile, PlAggregate *agg)
+{
+	g_clear_pointer(&self->tree, pl_flame_tree_unref);
+	g_clear_pointer(&self->func, g_free);
+	g_clear_pointer(&self->labels, g_free);
+	g_clear_pointer(&self->colors, g_free);
+	gboolean same_profile = profile == self->profile;
+	self->profile = profile;
+	self->agg = profile ? agg : NULL;
+	if (!profile || !agg) {
+		self->zoom = 0;
+		compute_matches(self);
+		relayout(self);
+		return;
+	}
+	guint nf = pl_profile_get_n_functions(profile);
+	g_autofree guint32 *fcolor = g_new(guint32, nf + 1);
+	for (guint f = 0; f < nf; f++) {
+		const PlFunction *fn = pl_profile_get_function(profile, f);
+		fcolor[f] = pl_flame_color_for(fn->name, fn->module);
+	}
+	self->tree = self->inverted ? inverted_tree(self, profile, agg, fcolor, nf)
+				    : plain_tree(self, profile, agg, fcolor, nf);
+	if (!same_profile || self->zoom >= self->tree->n)
 		self->zoom = 0;
 	compute_matches(self);
 	relayout(self);
+}
+
+void pl_flame_graph_set_inverted(PlFlameGraph *self, gboolean inverted)
+{
+	if (self->inverted == inverted)
+		return;
+	self->inverted = inverted;
+	self->zoom = 0; /* node ids change meaning */
+	pl_flame_graph_set_data(self, self->profile, self->agg);
+}
+
+gboolean pl_flame_graph_get_inverted(PlFlameGraph *self)
+{
+	return self->inverted;
+}
+
+guint32 pl_flame_graph_get_node_func(PlFlameGraph *self, guint32 node)
+{
+	return self->tree && node > 0 && node < self->tree->n ? self->func[node] : PL_NO_ID;
 }
 
 /* ─── geometry and drawing ───────────────────────────────────────────── */
@@ -307,6 +369,7 @@ static void pl_flame_graph_measure(GtkWidget *widget, GtkOrientation o, int for_
 static void pl_flame_graph_size_allocate(GtkWidget *widget, int w, int h, int baseline)
 {
 	invalidate(PL_FLAME_GRAPH(widget));
+	pl_ui_present_popovers(widget);
 }
 
 static gint hit(PlFlameGraph *self, double x, double y)
@@ -346,7 +409,11 @@ static void on_click(GtkGestureClick *g, int n_press, double x, double y, PlFlam
 		return;
 	guint32 node = self->layout->rects[h].node;
 	if (button == GDK_BUTTON_SECONDARY) {
-		g_signal_emit(self, signals[SIG_NODE_ACTIVATED], 0, node);
+		/* the menu: a node of the profile's tree, or only a function in
+		 * the inverted one */
+		if (node)
+			g_signal_emit(self, signals[SIG_FRAME_MENU], 0,
+				      self->inverted ? PL_NO_ID : node, self->func[node], x, y);
 		return;
 	}
 	pl_flame_graph_zoom(self, node);
@@ -541,9 +608,10 @@ static void pl_flame_graph_class_init(PlFlameGraphClass *klass)
 	signals[SIG_SEARCH_CHANGED] = g_signal_new("search-changed", G_TYPE_FROM_CLASS(klass),
 						   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
 						   G_TYPE_NONE, 0);
-	signals[SIG_NODE_ACTIVATED] = g_signal_new("node-activated", G_TYPE_FROM_CLASS(klass),
-						   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-						   G_TYPE_NONE, 1, G_TYPE_UINT);
+	signals[SIG_FRAME_MENU] = g_signal_new("frame-menu", G_TYPE_FROM_CLASS(klass),
+					       G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 4,
+					       G_TYPE_UINT, G_TYPE_UINT, G_TYPE_DOUBLE,
+					       G_TYPE_DOUBLE);
 	gtk_widget_class_set_css_name(wc, "flamegraph");
 }
 

@@ -7,8 +7,14 @@
  * change, so hovering and scrolling only re-append a cached render node.
  *
  * Signals: "zoom-changed" (the zoomed node changed: breadcrumb),
- * "search-changed" (matches recomputed), "node-activated" (guint node:
- * right click / Enter on a frame, the window selects its function).
+ * "search-changed" (matches recomputed), "frame-menu"
+ * (guint node, guint func, double x, double y: a right click on a frame at
+ * x, y; node is PL_NO_ID in the inverted tree, whose nodes are not the
+ * profile's).
+ *
+ * Inverted, it shows the bottom-up tree of the same aggregate
+ * (pl-inverted.h): the functions where samples ended at the root, their
+ * callers above.
  *
  * The profile passed to set_data() is borrowed: it must outlive the widget's
  * use of it (call set_data(NULL, NULL) before freeing it).
@@ -29,6 +35,12 @@ G_DECLARE_FINAL_TYPE(PlFlameGraph, pl_flame_graph, PL, FLAME_GRAPH, GtkWidget)
 GtkWidget *pl_flame_graph_new(void);
 void pl_flame_graph_set_data(PlFlameGraph *self, PlProfile *profile, PlAggregate *agg);
 void pl_flame_graph_set_icicle(PlFlameGraph *self, gboolean icicle);
+/* The bottom-up tree instead (zoom reset); the aggregate is the last
+ * set_data's, which must still be alive. */
+void pl_flame_graph_set_inverted(PlFlameGraph *self, gboolean inverted);
+gboolean pl_flame_graph_get_inverted(PlFlameGraph *self);
+/* The function of a shown node (PL_NO_ID at the root or out of range). */
+guint32 pl_flame_graph_get_node_func(PlFlameGraph *self, guint32 node);
 /* Zoom to a call-tree node (0: reset). */
 void pl_flame_graph_zoom(PlFlameGraph *self, guint32 node);
 guint32 pl_flame_graph_get_zoom(PlFlameGraph *self);

@@ -12,7 +12,7 @@ struct _PlFlamePage {
 	GtkBox *crumbs;
 	GtkSearchEntry *search;
 	GtkLabel *match;
-	GtkToggleButton *icicle, *offcpu;
+	GtkToggleButton *icicle, *offcpu, *inverted;
 };
 
 G_DEFINE_FINAL_TYPE(PlFlamePage, pl_flame_page, GTK_TYPE_BOX)
@@ -72,9 +72,44 @@ static void on_icicle(GtkToggleButton *b, PlFlamePage *self)
 	pl_flame_graph_set_icicle(self->flame, gtk_toggle_button_get_active(b));
 }
 
+static void on_inverted(GtkToggleButton *b, PlFlamePage *self)
+{
+	pl_flame_graph_set_inverted(self->flame, gtk_toggle_button_get_active(b));
+}
+
 static void on_offcpu(GtkToggleButton *b, PlFlamePage *self)
 {
 	g_signal_emit(self, signals[SIG_OFFCPU], 0, gtk_toggle_button_get_active(b));
+}
+
+static void on_svg_response(GtkNativeDialog *d, int response, PlFlamePage *self)
+{
+	if (response == GTK_RESPONSE_ACCEPT) {
+		G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+		g_autoptr(GFile) f = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(d));
+		G_GNUC_END_IGNORE_DEPRECATIONS
+		g_autofree char *path = g_file_get_path(f);
+		g_autoptr(GError) error = NULL;
+		g_autofree char *m = NULL;
+		if (!pl_flame_graph_export_svg(self->flame, path, 1600, &error))
+			gtk_label_set_text(self->match, error->message);
+		else
+			gtk_label_set_text(self->match,
+					   (m = g_strdup_printf("Flame graph saved as %s", path)));
+	}
+	g_object_unref(d);
+}
+
+void pl_flame_page_export_svg(PlFlamePage *self)
+{
+	G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+	GtkWindow *win = GTK_WINDOW(gtk_widget_get_root(GTK_WIDGET(self)));
+	GtkFileChooserNative *fc = gtk_file_chooser_native_new(
+		"Export flame graph as SVG", win, GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "_Cancel");
+	gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(fc), "flamegraph.svg");
+	G_GNUC_END_IGNORE_DEPRECATIONS
+	g_signal_connect(fc, "response", G_CALLBACK(on_svg_response), self);
+	gtk_native_dialog_show(GTK_NATIVE_DIALOG(fc));
 }
 
 static void on_reset(GtkButton *b, PlFlamePage *self)
@@ -90,6 +125,7 @@ GtkWidget *pl_flame_page_new(void)
 
 PlFlameGraph *pl_flame_page_get_graph(PlFlamePage *self) { return self->flame; }
 GtkSearchEntry *pl_flame_page_get_search_entry(PlFlamePage *self) { return self->search; }
+GtkToggleButton *pl_flame_page_get_inverted_toggle(PlFlamePage *self) { return self->inverted; }
 
 void pl_flame_page_set_message(PlFlamePage *self, const char *text)
 {
@@ -128,6 +164,12 @@ static void pl_flame_page_init(PlFlamePage *self)
 	gtk_widget_set_tooltip_text(GTK_WIDGET(self->icicle), "Root at the top");
 	g_signal_connect(self->icicle, "toggled", G_CALLBACK(on_icicle), self);
 	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->icicle));
+	self->inverted = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label("Inverted"));
+	gtk_widget_set_tooltip_text(GTK_WIDGET(self->inverted),
+				    "Bottom-up: the functions where time was spent at the root, "
+				    "their callers above");
+	g_signal_connect(self->inverted, "toggled", G_CALLBACK(on_inverted), self);
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->inverted));
 	GtkWidget *reset = gtk_button_new_with_label("Reset zoom");
 	gtk_widget_set_tooltip_text(reset, "Show everything again (Escape zooms out one level)");
 	g_signal_connect(reset, "clicked", G_CALLBACK(on_reset), self);
@@ -140,8 +182,9 @@ static void pl_flame_page_init(PlFlamePage *self)
 	g_signal_connect(self->flame, "zoom-changed", G_CALLBACK(on_zoom_changed), self);
 	g_signal_connect(self->flame, "search-changed", G_CALLBACK(on_matches), self);
 	gtk_box_append(box, pl_ui_scrolled(GTK_WIDGET(self->flame), FALSE));
-	GtkWidget *hint = gtk_label_new("Click a frame to zoom · right click opens its source · "
-					"hover for details");
+	GtkWidget *hint = gtk_label_new("Click a frame to zoom · right click: its source and the "
+					"call-tree transforms (merge, focus, drop, collapse) · hover "
+					"for details");
 	gtk_widget_add_css_class(hint, "dim-label");
 	gtk_label_set_xalign(GTK_LABEL(hint), 0);
 	gtk_widget_set_margin_start(hint, 8);

@@ -42,7 +42,7 @@ struct _PlFunctionTable {
 
 G_DEFINE_FINAL_TYPE(PlFunctionTable, pl_function_table, GTK_TYPE_WIDGET)
 
-enum { SIG_SELECTED, SIG_ACTIVATED, N_SIGNALS };
+enum { SIG_SELECTED, SIG_ACTIVATED, SIG_MENU, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static PlFuncItem *item_new(PlFunctionTable *t, const PlRow *r, guint64 all)
@@ -74,9 +74,26 @@ static const char *item_file(PlFuncItem *it)
 
 enum { COL_NAME, COL_SELF, COL_SELF_PCT, COL_TOTAL, COL_TOTAL_PCT, COL_SAMPLES, COL_MODULE, COL_FILE };
 
+/* A right click on any cell of a row (table, callers, callees): the
+ * row's function menu, at the click in the table's coordinates. */
+static void on_cell_press(GtkGestureClick *g, int n, double x, double y, GtkListItem *li)
+{
+	PlFuncItem *it = gtk_list_item_get_item(li);
+	GtkWidget *cell = gtk_event_controller_get_widget(GTK_EVENT_CONTROLLER(g));
+	if (!it)
+		return;
+	double tx = x, ty = y;
+	gtk_widget_translate_coordinates(cell, GTK_WIDGET(it->table), x, y, &tx, &ty);
+	g_signal_emit(it->table, signals[SIG_MENU], 0, it->func, tx, ty);
+}
+
 static void setup_label(GtkSignalListItemFactory *f, GtkListItem *li, gpointer col)
 {
 	GtkWidget *l = gtk_label_new(NULL);
+	GtkGesture *menu = gtk_gesture_click_new();
+	gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(menu), GDK_BUTTON_SECONDARY);
+	g_signal_connect(menu, "pressed", G_CALLBACK(on_cell_press), li);
+	gtk_widget_add_controller(l, GTK_EVENT_CONTROLLER(menu));
 	int c = GPOINTER_TO_INT(col);
 	gtk_label_set_xalign(GTK_LABEL(l), c == COL_NAME || c == COL_MODULE || c == COL_FILE ? 0 : 1);
 	if (c == COL_NAME)
@@ -309,6 +326,21 @@ gboolean pl_function_table_select(PlFunctionTable *self, guint32 func)
 	return FALSE;
 }
 
+gboolean pl_function_table_get_row(PlFunctionTable *self, guint32 func, PlCount *self_count,
+				   PlCount *total)
+{
+	GListModel *m = G_LIST_MODEL(self->store);
+	for (guint i = 0; i < g_list_model_get_n_items(m); i++) {
+		g_autoptr(PlFuncItem) it = g_list_model_get_item(m, i);
+		if (it->func == func) {
+			*self_count = it->self;
+			*total = it->total;
+			return TRUE;
+		}
+	}
+	return FALSE;
+}
+
 guint32 pl_function_table_get_selected(PlFunctionTable *self)
 {
 	return self->selected;
@@ -341,6 +373,9 @@ static void pl_function_table_class_init(PlFunctionTableClass *klass)
 	signals[SIG_SELECTED] = g_signal_new("function-selected", G_TYPE_FROM_CLASS(klass),
 					     G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
 					     1, G_TYPE_UINT);
+	signals[SIG_MENU] = g_signal_new("function-menu", G_TYPE_FROM_CLASS(klass),
+					 G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 3,
+					 G_TYPE_UINT, G_TYPE_DOUBLE, G_TYPE_DOUBLE);
 	signals[SIG_ACTIVATED] = g_signal_new("function-activated", G_TYPE_FROM_CLASS(klass),
 					      G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
 					      1, G_TYPE_UINT);

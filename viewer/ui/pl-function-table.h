@@ -7,7 +7,9 @@
  * Activating a caller or callee selects that function.
  *
  * Signals: "function-selected" (guint func), "function-activated" (guint
- * func: Enter / double click, the window opens its source).
+ * func: Enter / double click, the window opens its source),
+ * "function-menu" (guint func, double x, double y: a right click on a row
+ * of any of the three lists, at x, y of the table).
  *
  * The profile is borrowed (as for PlFlameGraph); rows copy their numbers.
  */
@@ -25,6 +27,9 @@ G_DECLARE_FINAL_TYPE(PlFunctionTable, pl_function_table, PL, FUNCTION_TABLE, Gtk
 
 GtkWidget *pl_function_table_new(void);
 void pl_function_table_set_data(PlFunctionTable *self, PlProfile *profile, PlAggregate *agg);
+/* The row of func in the table: its self and total; FALSE when absent. */
+gboolean pl_function_table_get_row(PlFunctionTable *self, guint32 func, PlCount *self_count,
+				   PlCount *total);
 /* Selects (and scrolls to) a function; FALSE when it has no samples here. */
 gboolean pl_function_table_select(PlFunctionTable *self, guint32 func);
 /* The selected function or PL_NO_ID. */

@@ -354,6 +354,9 @@ gboolean pl_session_rename(const char *path, const char *new_name, char **new_pa
 	}
 	g_autofree char *oi = idx_path(path), *ni = idx_path(np);
 	g_rename(oi, ni); /* the sidecar is a cache: missing is fine */
+	/* and the view state goes with its session (pl-view-state.h) */
+	g_autofree char *ov = g_strconcat(path, ".view", NULL), *nv = g_strconcat(np, ".view", NULL);
+	g_rename(ov, nv);
 	if (new_path)
 		*new_path = g_steal_pointer(&np);
 	return TRUE;
@@ -369,5 +372,7 @@ gboolean pl_session_delete(const char *path, GError **error)
 	}
 	g_autofree char *ip = idx_path(path);
 	g_unlink(ip);
+	g_autofree char *vp = g_strconcat(path, ".view", NULL);
+	g_unlink(vp);
 	return TRUE;
 }

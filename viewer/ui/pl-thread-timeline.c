@@ -2,6 +2,7 @@
 #include "pl-thread-timeline.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "pl-ui-util.h"
 
@@ -24,6 +25,7 @@ typedef struct {
 struct _PlThreadTimeline {
 	GtkWidget parent_instance;
 	PlProfile *profile;
+	const PlAggregate *agg; /* borrowed: its node map says which samples count */
 	GArray *lanes; /* Lane */
 	guint64 t_start, t_end;
 	guint32 sel_tid;
@@ -57,6 +59,8 @@ static gint by_pid_tid(gconstpointer a, gconstpointer b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+static void fill_hist(PlThreadTimeline *self);
+
 static void build_lanes(PlThreadTimeline *self)
 {
 	lanes_clear(self);
@@ -77,7 +81,6 @@ static void build_lanes(PlThreadTimeline *self)
 	}
 	g_ptr_array_sort(sorted, by_pid_tid);
 	GPtrArray *procs = pl_profile_get_processes(self->profile);
-	GHashTable *index = g_hash_table_new(NULL, NULL);
 	double y = AXIS_H;
 	guint32 pid = G_MAXUINT32;
 	for (guint i = 0; i < sorted->len; i++) {
@@ -95,11 +98,35 @@ static void build_lanes(PlThreadTimeline *self)
 		if (!t->intervals || t->intervals->len == 0)
 			l.hist = g_new0(guint32, BUCKETS);
 		g_array_append_val(self->lanes, l);
-		g_hash_table_insert(index, GUINT_TO_POINTER(t->tid),
-				    GUINT_TO_POINTER(self->lanes->len));
 		y += LANE_H;
 	}
-	/* sample density for lanes without switch intervals */
+	fill_hist(self);
+}
+
+/* A sample the call-tree transforms keep (agg->node_map). */
+static gboolean kept(PlThreadTimeline *self, const PlSample *s)
+{
+	const PlAggregate *a = self->agg;
+	if (!a || !a->node_map)
+		return TRUE;
+	guint32 n = pl_profile_get_stack_node(self->profile, s->stack);
+	return n < a->n_nodes && a->node_map[n] != PL_NO_ID;
+}
+
+/* Sample density for lanes without switch intervals. */
+static void fill_hist(PlThreadTimeline *self)
+{
+	if (!self->profile)
+		return;
+	g_autoptr(GHashTable) index = g_hash_table_new(NULL, NULL);
+	for (guint i = 0; i < self->lanes->len; i++) {
+		Lane *l = &g_array_index(self->lanes, Lane, i);
+		if (!l->hist)
+			continue;
+		memset(l->hist, 0, BUCKETS * sizeof(guint32));
+		l->hist_max = 0;
+		g_hash_table_insert(index, GUINT_TO_POINTER(l->tid), GUINT_TO_POINTER(i + 1));
+	}
 	guint n;
 	const PlSample *s = pl_profile_get_samples(self->profile, &n);
 	double span = (double)(self->t_end - self->t_start);
@@ -108,13 +135,12 @@ static void build_lanes(PlThreadTimeline *self)
 		if (!li)
 			continue;
 		Lane *l = &g_array_index(self->lanes, Lane, li - 1);
-		if (!l->hist || s[i].time < self->t_start)
+		if (!l->hist || s[i].time < self->t_start || !kept(self, &s[i]))
 			continue;
 		guint b = (guint)((double)(s[i].time - self->t_start) / span * (BUCKETS - 1));
 		if (b < BUCKETS && ++l->hist[b] > l->hist_max)
 			l->hist_max = l->hist[b];
 	}
-	g_hash_table_unref(index);
 }
 
 /* ─── geometry ───────────────────────────────────────────────────────── */
@@ -425,7 +451,8 @@ static char *thread_details(PlThreadTimeline *self, PlThread *t)
 		if (!first || smp[i].time < first)
 			first = smp[i].time;
 		last = MAX(last, smp[i].time);
-		if (ev == PL_NO_ID || pl_profile_get_stack_event(p, smp[i].stack) == ev) {
+		if ((ev == PL_NO_ID || pl_profile_get_stack_event(p, smp[i].stack) == ev) &&
+		    kept(self, &smp[i])) {
 			weight += smp[i].weight;
 			count++;
 		}
@@ -523,8 +550,16 @@ GtkWidget *pl_thread_timeline_new(void)
 void pl_thread_timeline_set_profile(PlThreadTimeline *self, PlProfile *profile)
 {
 	self->profile = profile;
+	self->agg = NULL; /* the window hands the new one over next */
 	build_lanes(self);
 	gtk_widget_queue_resize(GTK_WIDGET(self));
+}
+
+void pl_thread_timeline_set_aggregate(PlThreadTimeline *self, const PlAggregate *agg)
+{
+	self->agg = agg && agg->profile == self->profile ? agg : NULL;
+	fill_hist(self);
+	gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
 void pl_thread_timeline_set_filter(PlThreadTimeline *self, guint32 tid, guint64 t0, guint64 t1)

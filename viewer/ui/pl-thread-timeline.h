@@ -8,7 +8,12 @@
  * details: runtime (first to last seen), on/off-CPU time from switches,
  * sampled on-CPU time, its parent and fork time (TASK records).
  *
- * The profile is borrowed (see PlFlameGraph).
+ * Sample counts (the density of a lane without switches, the samples in a
+ * thread's details) leave out the samples the window's call-tree
+ * transforms drop (set_aggregate).
+ *
+ * The profile is borrowed (see PlFlameGraph), and the aggregate until the
+ * next set_aggregate or set_profile.
  */
 #ifndef PL_THREAD_TIMELINE_H
 #define PL_THREAD_TIMELINE_H
@@ -24,6 +29,9 @@ G_DECLARE_FINAL_TYPE(PlThreadTimeline, pl_thread_timeline, PL, THREAD_TIMELINE, 
 
 GtkWidget *pl_thread_timeline_new(void);
 void pl_thread_timeline_set_profile(PlThreadTimeline *self, PlProfile *profile);
+/* The window's aggregate (NULL: every sample counts); set_profile forgets
+ * it. */
+void pl_thread_timeline_set_aggregate(PlThreadTimeline *self, const PlAggregate *agg);
 /* Reflects the window's filter (draws the selection, highlights the lane). */
 void pl_thread_timeline_set_filter(PlThreadTimeline *self, guint32 tid, guint64 t0, guint64 t1);
 /* Lanes drawn, and their labels ("name tid"), for scripts and tests. */

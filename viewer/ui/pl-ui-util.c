@@ -255,6 +255,13 @@ gboolean pl_ui_function_source(PlProfile *p, guint32 func, const char **file,
 
 /* ─── screenshots ────────────────────────────────────────────────────── */
 
+void pl_ui_present_popovers(GtkWidget *widget)
+{
+	for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c))
+		if (GTK_IS_POPOVER(c) && gtk_widget_get_visible(c))
+			gtk_popover_present(GTK_POPOVER(c));
+}
+
 gboolean pl_ui_save_png(GtkWidget *widget, const char *path, GError **error)
 {
 	int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);

@@ -44,6 +44,10 @@ void pl_ui_forget_profile(PlProfile *p);
  * (and horizontally when hscroll). */
 GtkWidget *pl_ui_scrolled(GtkWidget *child, gboolean hscroll);
 
+/* Sizes and places the popovers among widget's children (a frame menu):
+ * what a widget that may hold one calls in its size_allocate. */
+void pl_ui_present_popovers(GtkWidget *widget);
+
 /* Renders widget (with its children) into a PNG file. */
 gboolean pl_ui_save_png(GtkWidget *widget, const char *path, GError **error);
 

@@ -16,11 +16,14 @@
 #include "pl-heatmap-view.h"
 #include "pl-flame-chart.h"
 #include "pl-flame-page.h"
+#include "pl-frame-menu.h"
 #include "pl-live-controller.h"
 #include "pl-profile-loader.h"
 #include "pl-target-dialog.h"
 #include "pl-sessions-index.h"
+#include "pl-transform-bar.h"
 #include "pl-ui-util.h"
+#include "pl-view-state.h"
 
 struct _PlWindow {
 	GtkApplicationWindow parent_instance;
@@ -33,6 +36,7 @@ struct _PlWindow {
 	GtkLabel *loading_label;
 	PlConnectView *connect;
 	PlSessionsView *sessions;
+	PlFlamePage *flame_page;
 	PlFlameGraph *flame;
 	GtkSearchEntry *search;
 	PlFunctionTable *table;
@@ -59,6 +63,9 @@ struct _PlWindow {
 	PlProfileLoader *loader;
 	PlLiveController *live;
 	PlDiffController *diff; /* the Diff page and the other profile */
+	PlViewState *state;     /* the call-tree transforms, kept with the session */
+	GtkWidget *tx_bar;      /* their breadcrumbs */
+	GtkWidget *menu;        /* the last frame menu (pl-frame-menu.c) */
 };
 
 G_DEFINE_FINAL_TYPE(PlWindow, pl_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -137,7 +144,8 @@ static void refresh_views(PlWindow *self)
 		PlFilter f = self->filter;
 		f.event = self->offcpu_on ? switch_event(self->profile)
 					  : pl_profile_get_main_event(self->profile);
-		self->agg = pl_profile_aggregate(self->profile, &f);
+		self->agg = pl_profile_aggregate_filtered(self->profile, &f,
+							  pl_view_state_get_stack_filter(self->state));
 	}
 	pl_flame_graph_set_data(self->flame, self->profile, self->agg);
 	pl_function_table_set_data(self->table, self->profile, self->agg);
@@ -147,7 +155,8 @@ static void refresh_views(PlWindow *self)
 	if (self->profile)
 		cf.event = self->offcpu_on ? switch_event(self->profile)
 					   : pl_profile_get_main_event(self->profile);
-	pl_flame_chart_set_data(self->chart, self->profile, &cf);
+	pl_flame_chart_set_data(self->chart, self->profile, &cf, self->agg);
+	pl_thread_timeline_set_aggregate(self->timeline, self->agg);
 	pl_thread_timeline_set_filter(self->timeline, self->filter.tid, self->filter.t0,
 				      self->filter.t1);
 	pl_health_view_set_range(self->health, self->filter.t0, self->filter.t1);
@@ -207,7 +216,7 @@ static void clear_profile(PlWindow *self)
 	pl_source_view_set_data(self->source, NULL, NULL);
 	pl_thread_timeline_set_profile(self->timeline, NULL);
 	pl_counters_view_set_profile(self->counters, NULL);
-	pl_flame_chart_set_data(self->chart, NULL, NULL);
+	pl_flame_chart_set_data(self->chart, NULL, NULL, NULL);
 	pl_coverage_view_set_profile(self->coverage, NULL);
 	pl_health_view_set_profile(self->health, NULL);
 	pl_heatmap_view_set_profile(self->heatmap, NULL, 0, PL_NO_ID);
@@ -241,6 +250,8 @@ static void set_title(PlWindow *self, const char *path)
 static void set_profile(PlWindow *self, PlProfile *p, const char *path)
 {
 	clear_profile(self);
+	/* the transforms the session was left with (none: a new one) */
+	pl_view_state_set_session(self->state, path);
 	self->profile = p;
 	pl_diff_controller_set_base(self->diff, p);
 	pl_live_controller_set_profile(self->live, p);
@@ -336,6 +347,7 @@ static void on_session_started(PlLiveController *live, const char *path, PlWindo
 {
 	g_free(self->path);
 	self->path = g_strdup(path);
+	pl_view_state_keep_in(self->state, path);
 	set_title(self, path);
 	pl_sessions_view_set_recording(self->sessions, path);
 	gtk_stack_set_visible_child_name(self->main_stack, "profile");
@@ -378,36 +390,34 @@ static void on_offcpu(PlFlamePage *page, gboolean active, PlWindow *self)
 	refresh_views(self);
 }
 
-static void on_svg_response(GtkNativeDialog *d, int response, PlWindow *self);
+/* ─── call-tree transforms (pl-view-state.c, pl-frame-menu.c) ────────── */
 
-static void export_svg(PlWindow *self)
+static void on_transforms_changed(PlViewState *st, PlWindow *self)
 {
-	G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-	GtkFileChooserNative *fc = gtk_file_chooser_native_new(
-		"Export flame graph as SVG", GTK_WINDOW(self), GTK_FILE_CHOOSER_ACTION_SAVE, "_Export",
-		"_Cancel");
-	gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(fc), "flamegraph.svg");
-	G_GNUC_END_IGNORE_DEPRECATIONS
-	g_signal_connect(fc, "response", G_CALLBACK(on_svg_response), self);
-	gtk_native_dialog_show(GTK_NATIVE_DIALOG(fc));
+	pl_flame_graph_zoom(self->flame, 0); /* the zoomed frame may be gone */
+	refresh_views(self);
+	if (pl_view_state_get_error(st))
+		gtk_label_set_text(self->status, pl_view_state_get_error(st));
 }
 
-static void on_svg_response(GtkNativeDialog *d, int response, PlWindow *self)
+static void on_frame_menu(GtkWidget *w, guint node, guint func, double x, double y,
+			  PlWindow *self)
 {
-	if (response == GTK_RESPONSE_ACCEPT) {
-		G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-		g_autoptr(GFile) f = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(d));
-		G_GNUC_END_IGNORE_DEPRECATIONS
-		g_autofree char *path = g_file_get_path(f);
-		g_autoptr(GError) error = NULL;
-		if (!pl_flame_graph_export_svg(self->flame, path, 1600, &error))
-			gtk_label_set_text(self->status, error->message);
-		else {
-			g_autofree char *m = g_strdup_printf("Flame graph saved as %s", path);
-			gtk_label_set_text(self->status, m);
-		}
-	}
-	g_object_unref(d);
+	pl_frame_menu_popup(w, x, y, self->profile, node, func, &self->menu);
+}
+
+static void on_function_menu(GtkWidget *w, guint func, double x, double y, PlWindow *self)
+{
+	pl_frame_menu_popup(w, x, y, self->profile, PL_NO_ID, func, &self->menu);
+}
+
+/* win.transform (s): "KIND\tARG", as the frame menu's items carry it */
+static void act_transform(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	PlWindow *self = data;
+	g_autoptr(GError) error = NULL;
+	if (!pl_view_state_push_text(self->state, g_variant_get_string(p, NULL), &error))
+		gtk_label_set_text(self->status, error->message);
 }
 
 /* ─── functions → source ─────────────────────────────────────────────── */
@@ -430,11 +440,10 @@ static void on_function_activated(PlFunctionTable *t, guint func, PlWindow *self
 		gtk_label_set_text(self->status, error->message);
 }
 
-static void on_node_activated(PlFlameGraph *fg, guint node, PlWindow *self)
+static void act_open_source(GSimpleAction *a, GVariant *p, gpointer data)
 {
-	if (!self->profile || node == 0)
-		return;
-	on_function_activated(self->table, pl_profile_get_node(self->profile, node)->func, self);
+	PlWindow *self = data;
+	on_function_activated(self->table, g_variant_get_uint32(p), self);
 }
 
 static void on_source_button(GtkButton *b, PlWindow *self)
@@ -516,7 +525,7 @@ static void act_export(GSimpleAction *a, GVariant *p, gpointer data)
 	PlWindow *self = data;
 	if (!self->profile)
 		return;
-	export_svg(self);
+	pl_flame_page_export_svg(self->flame_page);
 }
 
 static void act_save(GSimpleAction *a, GVariant *p, gpointer data)
@@ -534,6 +543,8 @@ static void act_save(GSimpleAction *a, GVariant *p, gpointer data)
 static const GActionEntry win_actions[] = {
 	ACT("open", act_open), ACT("sessions", act_sessions), ACT("diff", act_diff),		 ACT("connect", act_connect),	    ACT("find", act_find),
 	ACT("zoom-out", act_zoom_out), ACT("export-svg", act_export), ACT("save", act_save),
+	{ "transform", act_transform, "s", NULL, NULL, { 0 } },
+	{ "open-source", act_open_source, "u", NULL, NULL, { 0 } },
 };
 
 /* ─── drag and drop ──────────────────────────────────────────────────── */
@@ -632,6 +643,9 @@ PlDiffView *pl_window_get_diff_view(PlWindow *self)
 }
 PlHealthView *pl_window_get_health_view(PlWindow *self) { return self->health; }
 PlHeatmapView *pl_window_get_heatmap_view(PlWindow *self) { return self->heatmap; }
+PlViewState *pl_window_get_view_state(PlWindow *self) { return self->state; }
+PlTransformBar *pl_window_get_transform_bar(PlWindow *self) { return PL_TRANSFORM_BAR(self->tx_bar); }
+PlFlameChart *pl_window_get_flame_chart(PlWindow *self) { return self->chart; }
 
 static void on_diff_session(PlSessionsView *v, const char *path, PlWindow *self)
 {
@@ -696,6 +710,12 @@ static void pl_window_dispose(GObject *obj)
 	if (self->diff)
 		g_signal_handlers_disconnect_by_data(self->diff, self);
 	g_clear_object(&self->diff);
+	if (self->menu && gtk_widget_get_parent(self->menu))
+		gtk_widget_unparent(self->menu);
+	g_clear_object(&self->menu);
+	if (self->state)
+		g_signal_handlers_disconnect_by_data(self->state, self);
+	g_clear_object(&self->state);
 	g_clear_pointer(&self->path, g_free);
 	g_clear_pointer(&self->load_error, g_free);
 	G_OBJECT_CLASS(pl_window_parent_class)->dispose(obj);
@@ -719,12 +739,13 @@ static GtkWidget *functions_page(PlWindow *self)
 	g_signal_connect(src, "clicked", G_CALLBACK(on_source_button), self);
 	gtk_box_append(GTK_BOX(bar), src);
 	GtkWidget *hint = gtk_label_new("Click a column title to sort · double click a caller or "
-					"callee to follow it");
+					"callee to follow it · right click: transforms");
 	gtk_widget_add_css_class(hint, "dim-label");
 	gtk_box_append(GTK_BOX(bar), hint);
 	gtk_box_append(GTK_BOX(box), bar);
 	self->table = PL_FUNCTION_TABLE(pl_function_table_new());
 	g_signal_connect(self->table, "function-activated", G_CALLBACK(on_function_activated), self);
+	g_signal_connect(self->table, "function-menu", G_CALLBACK(on_function_menu), self);
 	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->table));
 	return box;
 }
@@ -799,6 +820,7 @@ static void on_session_renamed(PlSessionsView *v, const char *from, const char *
 	if (!g_strcmp0(self->path, from)) {
 		g_free(self->path);
 		self->path = g_strdup(to);
+		pl_view_state_keep_in(self->state, to); /* its file moved along */
 		set_title(self, to);
 		update_status(self);
 	}
@@ -818,6 +840,8 @@ static void on_connect_disconnected(PlConnectView *cv, const char *why, PlWindow
 static void pl_window_init(PlWindow *self)
 {
 	self->filter = PL_FILTER_ALL;
+	self->state = pl_view_state_new();
+	g_signal_connect(self->state, "changed", G_CALLBACK(on_transforms_changed), self);
 	gtk_window_set_title(GTK_WINDOW(self), "PerfLens");
 	gtk_window_set_default_size(GTK_WINDOW(self), 1400, 900);
 	gtk_window_set_icon_name(GTK_WINDOW(self), "org.perflens.Viewer");
@@ -866,15 +890,17 @@ static void pl_window_init(PlWindow *self)
 
 	/* views */
 	GtkWidget *flame = pl_flame_page_new();
+	self->flame_page = PL_FLAME_PAGE(flame);
 	self->flame = pl_flame_page_get_graph(PL_FLAME_PAGE(flame));
 	self->search = pl_flame_page_get_search_entry(PL_FLAME_PAGE(flame));
 	g_signal_connect(flame, "offcpu-toggled", G_CALLBACK(on_offcpu), self);
-	g_signal_connect(self->flame, "node-activated", G_CALLBACK(on_node_activated), self);
+	g_signal_connect(self->flame, "frame-menu", G_CALLBACK(on_frame_menu), self);
 	gtk_stack_add_titled(self->views, flame, "flame", "Flame graph");
 	gtk_stack_add_titled(self->views, functions_page(self), "functions", "Functions");
 	self->source = PL_SOURCE_VIEW(pl_source_view_new());
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->source), "source", "Source");
 	self->chart = PL_FLAME_CHART(pl_flame_chart_new());
+	g_signal_connect(self->chart, "frame-menu", G_CALLBACK(on_frame_menu), self);
 	gtk_stack_add_titled(self->views, pl_ui_scrolled(GTK_WIDGET(self->chart), FALSE), "chart",
 			     "Flame chart");
 	self->counters = PL_COUNTERS_VIEW(pl_counters_view_new());
@@ -927,7 +953,12 @@ static void pl_window_init(PlWindow *self)
 	GtkWidget *tsw = pl_ui_scrolled(GTK_WIDGET(self->timeline), FALSE);
 	gtk_widget_set_size_request(tsw, -1, 120);
 	gtk_paned_set_start_child(GTK_PANED(paned), tsw);
-	gtk_paned_set_end_child(GTK_PANED(paned), GTK_WIDGET(self->views));
+	/* the transforms' breadcrumbs head the views they shape */
+	GtkWidget *vbox = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+	self->tx_bar = pl_transform_bar_new(self->state);
+	gtk_box_append(GTK_BOX(vbox), self->tx_bar);
+	gtk_box_append(GTK_BOX(vbox), GTK_WIDGET(self->views));
+	gtk_paned_set_end_child(GTK_PANED(paned), vbox);
 	gtk_paned_set_position(GTK_PANED(paned), 230);
 	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
 	gtk_widget_set_vexpand(paned, TRUE);

@@ -2,7 +2,11 @@
  *
  * Owns the current PlProfile and the aggregate every view shows, and the
  * filter (thread, time range, event) the timeline and toolbar set.  Views
- * borrow the profile; the window clears them before it frees one.
+ * borrow the profile; the window clears them before it frees one.  The
+ * aggregate is made with the session's call-tree transforms (a
+ * PlViewState, kept beside the session file and read when it is opened
+ * again), which the frame menu of every view adds to and the breadcrumbs
+ * above the views remove from (win.transform, pl-frame-menu.h).
  *
  * Opening a file loads it in a worker thread (cancellable, the window keeps
  * answering); a live session ingests on the main thread as the connect
@@ -19,12 +23,15 @@
 #include "pl-health-view.h"
 #include "pl-heatmap-view.h"
 #include "pl-target-dialog.h"
+#include "pl-flame-chart.h"
 #include "pl-flame-graph.h"
 #include "pl-function-table.h"
 #include "pl-profile.h"
 #include "pl-sessions-view.h"
 #include "pl-source-view.h"
 #include "pl-thread-timeline.h"
+#include "pl-transform-bar.h"
+#include "pl-view-state.h"
 
 G_BEGIN_DECLS
 
@@ -70,6 +77,9 @@ PlCoverageView *pl_window_get_coverage_view(PlWindow *self);
 PlDiffView *pl_window_get_diff_view(PlWindow *self);
 PlHealthView *pl_window_get_health_view(PlWindow *self);
 PlHeatmapView *pl_window_get_heatmap_view(PlWindow *self);
+PlViewState *pl_window_get_view_state(PlWindow *self);
+PlTransformBar *pl_window_get_transform_bar(PlWindow *self);
+PlFlameChart *pl_window_get_flame_chart(PlWindow *self);
 GtkSearchEntry *pl_window_get_search_entry(PlWindow *self);
 /* Refreshes the views from the live profile now (normally once a second). */
 void pl_window_refresh(PlWindow *self);

@@ -42,13 +42,13 @@ UI_C_TESTS := $(patsubst viewer/ui/tests/%.c,$(BUILD)/test/%,$(filter-out \
 UI_SH_TESTS := $(patsubst viewer/ui/tests/%.sh,$(BUILD)/test/%,$(wildcard viewer/ui/tests/viewer-ui-*-test.sh))
 
 # The layout test links the layout code alone, the sessions index test the
-# index with the viewer library: no display needed.
+# index and the view state with the viewer library: no display needed.
 $(UI_C_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.c $(BUILD)/viewer/ui/pl-flame-layout.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(UI_CFLAGS) -Itest -MF $@.d $(LDFLAGS) -o $@ $(filter %.c %.o,$^) \
 		$(filter %.a,$^) $(UI_LIBS) $(if $(filter %.a,$^),$(VIEWER_LIBS))
 $(BUILD)/test/viewer-ui-sessions-index-test: $(BUILD)/viewer/ui/pl-sessions-index.o \
-	$(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
+	$(BUILD)/viewer/ui/pl-view-state.o $(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
 
 # The scripted driver (viewer/ui/tests/pl-ui-script.h): a module the app
 # loads when PERFLENS_UI_TEST_MODULE names it (viewer/ui/pl-ui-test-hook.h).
@@ -56,7 +56,8 @@ $(BUILD)/test/viewer-ui-sessions-index-test: $(BUILD)/viewer/ui/pl-sessions-inde
 # whose GTypes would be registered twice) and binds to the viewer library
 # in the perflens executable, as the app module does.
 UI_SCRIPT_MODULE := $(BUILD)/test/perflens-ui-script.so
-$(UI_SCRIPT_MODULE): viewer/ui/tests/pl-ui-script.c $(BUILD)/perflens-ui.so viewer/ui/ui.mk
+$(UI_SCRIPT_MODULE): viewer/ui/tests/pl-ui-script.c viewer/ui/tests/pl-ui-script-transforms.c \
+		$(BUILD)/perflens-ui.so viewer/ui/ui.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(UI_CFLAGS) -fPIC -shared -MF $@.d $(LDFLAGS) -o $@ \
 		$(filter %.c,$^) $(BUILD)/perflens-ui.so $(UI_LIBS)

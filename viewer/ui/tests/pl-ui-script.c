@@ -50,6 +50,15 @@ static void report(Script *s, const char *name, gboolean ok, const char *fmt, ..
 	fflush(stdout);
 }
 
+void pl_ui_script_report(const char *name, gboolean ok, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	g_autofree char *why = fmt ? g_strdup_vprintf(fmt, ap) : NULL;
+	va_end(ap);
+	report(NULL, name, ok, "%s", why ? why : "");
+}
+
 static guint argc_of(Script *s)
 {
 	return g_strv_length(s->argv);
@@ -888,6 +897,10 @@ static StepResult run_step(Script *s)
 		gtk_window_destroy(GTK_WINDOW(w));
 		return STEP_DONE;
 	}
+	/* the call-tree transforms' commands (pl-ui-script-transforms.c) */
+	PlUiStep t = pl_ui_script_transforms_step(w, s->argv, s->ticks, timed_out(s));
+	if (t != PL_UI_STEP_UNKNOWN)
+		return t == PL_UI_STEP_WAIT ? STEP_WAIT : STEP_DONE;
 	report(s, "script", FALSE, "unknown command '%s'", cmd);
 	return STEP_DONE;
 }

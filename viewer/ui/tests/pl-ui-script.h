@@ -67,11 +67,41 @@
  *                                  (TEXT$: ending so); the diff has rows
  *   expect-health N NAME           the Health page draws ≥ N graphs
  *   sleep SECONDS | quit
+ * The call-tree transforms (pl-ui-script-transforms.c):
+ *   transform KIND FUNC            the frame menu's item of KIND (merge, focus, …) for
+ *                                  FUNC (its widest frame in the flame graph, for a
+ *                                  subtree), activated as a click on it does
+ *   menu-shot flame|functions FUNC FILE NAME
+ *                                  right click on FUNC's frame (xdotool; the pointer then
+ *                                  onto the menu) or its table row (the row's signal); the
+ *                                  window with the menu open to FILE (each as GTK draws
+ *                                  it, laid together by composite), the menu closed again
+ *   expect-flame-root FUNC NAME    every frame right above "all" is FUNC
+ *   expect-flame-top FUNC NAME     the widest frame right above "all" is FUNC
+ *   expect-flame-absent FUNC NAME  no frame FUNC in the flame graph
+ *   expect-table FUNC present|absent NAME  FUNC's row in the function table
+ *   note-self FUNC | expect-self-grew FUNC NAME   its self weight, then more than noted
+ *   expect-chart FUNC present|absent NAME  a span of FUNC in the flame chart
+ *   expect-thread-samples PREFIX zero|some NAME   the samples the timeline's details
+ *                                  count for the first thread named PREFIX*
+ *   expect-crumbs N NAME           N breadcrumbs above the views
+ *   expect-crumb I NAME TEXT…      breadcrumb I says exactly TEXT
+ *   remove-crumb I | reset-crumbs  click crumb I's × / Reset
+ *   inverted on|off                the flame page's Inverted toggle
  */
 #ifndef PL_UI_SCRIPT_H
 #define PL_UI_SCRIPT_H
 
 #include "pl-window.h"
+
+/* For the command files beside the driver: a step's outcome, and its
+ * "ok NAME" / "not ok NAME: why" line (a failure fails the run). */
+typedef enum { PL_UI_STEP_DONE, PL_UI_STEP_WAIT, PL_UI_STEP_UNKNOWN } PlUiStep;
+void pl_ui_script_report(const char *name, gboolean ok, const char *fmt, ...)
+	G_GNUC_PRINTF(3, 4);
+/* argv: the command, split; ticks: 0 at its first call; timed_out: its
+ * deadline passed (a WAIT then fails it). */
+PlUiStep pl_ui_script_transforms_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 
 /* Runs the script at path (NULL: none given, a failure) in win. */
 void pl_ui_script_start(PlWindow *win, const char *path);
