@@ -5,6 +5,12 @@
 
 PlHeatmap *pl_heatmap_new(PlProfile *p, guint32 tid, guint32 event, guint64 row_ns)
 {
+	return pl_heatmap_new_mapped(p, tid, event, row_ns, NULL);
+}
+
+PlHeatmap *pl_heatmap_new_mapped(PlProfile *p, guint32 tid, guint32 event, guint64 row_ns,
+				 const guint32 *node_map)
+{
 	PlHeatmap *self = g_new0(PlHeatmap, 1);
 	if (!row_ns)
 		row_ns = PL_HEATMAP_DEFAULT_ROW_NS;
@@ -24,6 +30,8 @@ PlHeatmap *pl_heatmap_new(PlProfile *p, guint32 tid, guint32 event, guint64 row_
 			continue;
 		if (event != PL_NO_ID && pl_profile_get_stack_event(p, s[i].stack) != event)
 			continue;
+		if (node_map && node_map[pl_profile_get_stack_node(p, s[i].stack)] == PL_NO_ID)
+			continue; /* a transform dropped it */
 		guint col, row;
 		if (!pl_heatmap_cell_at(self, s[i].time, &col, &row))
 			continue;

@@ -29,6 +29,10 @@ typedef struct {
 /* tid 0: every thread; event PL_NO_ID: every event.  row_ns is rounded to a
  * divisor of a second between 1 ms and 1 s (0: the default). */
 PlHeatmap *pl_heatmap_new(PlProfile *p, guint32 tid, guint32 event, guint64 row_ns);
+/* The same, leaving out the samples a transformed aggregate drops (its
+ * node_map, see PlAggregate; NULL: none dropped). */
+PlHeatmap *pl_heatmap_new_mapped(PlProfile *p, guint32 tid, guint32 event, guint64 row_ns,
+				 const guint32 *node_map);
 void pl_heatmap_free(PlHeatmap *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlHeatmap, pl_heatmap_free)
 

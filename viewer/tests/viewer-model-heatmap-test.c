@@ -7,6 +7,7 @@
 #include "pl-capture.h"
 #include "pl-heatmap.h"
 #include "pl-profile.h"
+#include "pl-stack-filter.h"
 
 #define PID 4242
 #define T0 5000000000ull
@@ -106,4 +107,25 @@ static void ranges(void)
 	PL_CHECK(!pl_heatmap_cell_at(m, T0 - 1, &col, &row));
 }
 
-PL_TEST_MAIN(PL_CASE(cells), PL_CASE(filters), PL_CASE(ranges))
+/* Under call-tree transforms the map counts what the views show: a drop
+ * leaves samples out, a merge keeps them all. */
+static void transformed(void)
+{
+	PlProfile *p = need_profile();
+	const char *kinds[] = { "drop", "merge" };
+	const guint64 want[] = { 0, 8 };
+	for (guint i = 0; i < 2; i++) {
+		g_autoptr(PlStackFilter) sf = pl_stack_filter_new();
+		PlTransformKind k;
+		PL_CHECK(pl_transform_kind_from_name(kinds[i], &k));
+		PL_CHECK(pl_transforms_push(pl_stack_filter_get_transforms(sf), k, "^hot_leaf$", NULL));
+		PlFilter f = { 0, 0, 0, 0 };
+		g_autoptr(PlAggregate) agg = pl_profile_aggregate_filtered(p, &f, sf);
+		g_autoptr(PlHeatmap) m = pl_heatmap_new_mapped(p, 0, 0, 0, agg->node_map);
+		PL_CHECKF(m->total == want[i] && m->total == agg->all.samples,
+			  "%s: %" G_GUINT64_FORMAT " in the map, %" G_GUINT64_FORMAT " in the aggregate",
+			  kinds[i], m->total, agg->all.samples);
+	}
+}
+
+PL_TEST_MAIN(PL_CASE(cells), PL_CASE(filters), PL_CASE(ranges), PL_CASE(transformed))

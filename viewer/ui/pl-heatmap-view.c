@@ -28,6 +28,7 @@ struct _PlHeatmapView {
 	PlProfile *p;
 	guint32 tid, event;
 	guint n_samples;
+	gboolean mapped; /* counted under transforms: recounted every time */
 	guint64 t0, t1;        /* the window's range (0, 0: none) */
 	gboolean dragging;
 	guint drag_col, drag_row, cur_col, cur_row;
@@ -235,20 +236,23 @@ GtkWidget *pl_heatmap_view_new(void)
 	return g_object_new(PL_TYPE_HEATMAP_VIEW, NULL);
 }
 
-void pl_heatmap_view_set_profile(PlHeatmapView *self, PlProfile *p, guint32 tid, guint32 event)
+void pl_heatmap_view_set_profile(PlHeatmapView *self, PlProfile *p, guint32 tid, guint32 event,
+				 const guint32 *node_map)
 {
 	guint n = 0;
 	if (p)
 		pl_profile_get_samples(p, &n);
-	if (p && p == self->p && tid == self->tid && event == self->event && n == self->n_samples)
+	if (p && p == self->p && tid == self->tid && event == self->event && n == self->n_samples &&
+	    !node_map && !self->mapped)
 		return; /* a range change: the cells stay */
+	self->mapped = node_map != NULL;
 	self->p = p;
 	self->tid = tid;
 	self->event = event;
 	self->n_samples = n;
 	g_clear_pointer(&self->map, pl_heatmap_free);
 	if (p)
-		self->map = pl_heatmap_new(p, tid, event, 0);
+		self->map = pl_heatmap_new_mapped(p, tid, event, 0, node_map);
 	const PlHeatmap *m = self->map;
 	if (!m || !m->total) {
 		gtk_label_set_text(self->note, "No samples to map yet.");

@@ -25,8 +25,11 @@ G_DECLARE_FINAL_TYPE(PlHeatmapView, pl_heatmap_view, PL, HEATMAP_VIEW, GtkWidget
 
 GtkWidget *pl_heatmap_view_new(void);
 /* Recounts the cells: profile NULL clears; tid 0 every thread; event the
- * samples' event (PL_NO_ID: all). */
-void pl_heatmap_view_set_profile(PlHeatmapView *self, PlProfile *p, guint32 tid, guint32 event);
+ * samples' event (PL_NO_ID: all); node_map the shown aggregate's (the
+ * samples call-tree transforms drop are left out; NULL: none), read during
+ * the call. */
+void pl_heatmap_view_set_profile(PlHeatmapView *self, PlProfile *p, guint32 tid, guint32 event,
+				 const guint32 *node_map);
 /* The window's selected range (0, 0: none), drawn as a frame. */
 void pl_heatmap_view_set_range(PlHeatmapView *self, guint64 t0, guint64 t1);
 /* What is shown (NULL before a profile), for scripts and tests. */

@@ -160,7 +160,8 @@ static void refresh_views(PlWindow *self)
 	pl_thread_timeline_set_filter(self->timeline, self->filter.tid, self->filter.t0,
 				      self->filter.t1);
 	pl_health_view_set_range(self->health, self->filter.t0, self->filter.t1);
-	pl_heatmap_view_set_profile(self->heatmap, self->profile, self->filter.tid, cf.event);
+	pl_heatmap_view_set_profile(self->heatmap, self->profile, self->filter.tid, cf.event,
+				    self->agg ? self->agg->node_map : NULL);
 	pl_heatmap_view_set_range(self->heatmap, self->filter.t0, self->filter.t1);
 	if (old)
 		pl_aggregate_free(old);
@@ -219,7 +220,7 @@ static void clear_profile(PlWindow *self)
 	pl_flame_chart_set_data(self->chart, NULL, NULL, NULL);
 	pl_coverage_view_set_profile(self->coverage, NULL);
 	pl_health_view_set_profile(self->health, NULL);
-	pl_heatmap_view_set_profile(self->heatmap, NULL, 0, PL_NO_ID);
+	pl_heatmap_view_set_profile(self->heatmap, NULL, 0, PL_NO_ID, NULL);
 	pl_diff_controller_clear(self->diff);
 	pl_diff_controller_set_base(self->diff, NULL);
 	pl_live_controller_set_profile(self->live, NULL);
