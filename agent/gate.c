@@ -2,27 +2,16 @@
 #include "gate.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "block.h"
+#include "util.h"
 #include "version.h"
 
 #define REJECT_DELAY_NS (1000ull * 1000000)
-
-static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void logf_(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("perflens-agent: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
 
 /* Frames already encoded at p + PL_BLOCK_HEADER_SIZE (n bytes) get their
  * raw block header; returns the block's size. */
@@ -97,7 +86,7 @@ int pla_gate_add(struct pla_gate *g, int fd, const char *peer, uint64_t now)
 		drop(p);
 		/* a flood would flood the log too: once a second at most */
 		if (!g->evicted++ || now - g->evicted_logged_at >= 1000000000ull) {
-			logf_("%llu connections dropped before authenticating (table of %d full), "
+			pla_log("%llu connections dropped before authenticating (table of %d full), "
 			      "the latest %s",
 			      (unsigned long long)g->evicted, PLA_GATE_SLOTS, p->peer);
 			g->evicted_logged_at = now;
@@ -141,8 +130,12 @@ static int first_block(struct pla_pending *p, const uint8_t **body, size_t *n, c
 		return -1;
 	p->spoke = 1;
 	size_t at = sh.header_size;
+	if (at + PL_BLOCK_HEADER_SIZE > sizeof(p->in)) {
+		snprintf(why, whylen, "a stream header of %zu bytes", at);
+		return -1;
+	}
 	if (p->in_len < at + PL_BLOCK_HEADER_SIZE)
-		return at + PL_BLOCK_HEADER_SIZE > sizeof(p->in) ? -1 : 0;
+		return 0;
 	if (pl_block_header_parse(p->in + at, p->in_len - at, &bh, why, whylen) < 0)
 		return -1;
 	if (bh.codec != PL_CODEC_RAW || bh.raw_len != bh.stored_len ||
@@ -200,7 +193,7 @@ int pla_gate_read(struct pla_gate *g, int i, struct pl_msg *m, uint64_t now)
 		rc = -1;
 	}
 	if (rc < 0) {
-		logf_("bad data from %s: %s", p->peer, why);
+		pla_log("bad data from %s: %s", p->peer, why);
 		drop(p);
 		return PLA_GATE_CLOSED;
 	}
@@ -216,14 +209,14 @@ int pla_gate_read(struct pla_gate *g, int i, struct pl_msg *m, uint64_t now)
 	if (fh.type != PL_MSG_AUTH || dec < 0) {
 		pla_gate_reply(p->fd, p->first_req, fh.type, -EACCES,
 			       "authenticate first (this agent requires a token)");
-		logf_("%s sent %s before authenticating: closing", p->peer,
+		pla_log("%s sent %s before authenticating: closing", p->peer,
 		      pl_msg_type_name(fh.type) ? pl_msg_type_name(fh.type) : "an unknown command");
 		drop(p);
 		return PLA_GATE_CLOSED;
 	}
 	if (pla_token_equal(g->token, &m->u.auth.token))
 		return PLA_GATE_PROMOTE;
-	logf_("wrong token from %s", p->peer);
+	pla_log("wrong token from %s", p->peer);
 	/* answer only after a second, holding this slot but not the loop:
 	 * guessing costs the guesser, not the board */
 	p->reject_req = m->u.auth.request_id;
@@ -251,7 +244,7 @@ int pla_gate_tick(struct pla_gate *g, uint64_t now)
 				       "wrong token: use the agent's token (--token, --token-file, "
 				       "or the file it wrote the generated one to)");
 		} else if (!p->reject_at && now > p->deadline) {
-			logf_("dropped %s: no %s within %d s", p->peer,
+			pla_log("dropped %s: no %s within %d s", p->peer,
 			      g->token ? "authentication" : "command", PLA_GATE_DEADLINE_MS / 1000);
 		} else {
 			continue;

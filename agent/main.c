@@ -51,15 +51,13 @@ static void usage(FILE *f)
 		"  --no-counters         no perf-stat style counters\n"
 		"\n"
 		"Access:\n"
-		"  --token TOKEN         viewers must present this token (not empty)\n"
-		"  --token-file FILE     read the token from FILE's first line\n"
-		"  --write-token FILE    write the token to FILE (a new file, mode 0600)\n"
-		"  (default: a random token is generated and written to\n"
-		"  $XDG_RUNTIME_DIR or $HOME/perflens-agent-PORT.token; the path is printed,\n"
-		"  the token never is)\n"
+		"  --token TOKEN         viewers must present this token\n"
+		"  --token-file FILE     read the token from FILE\n"
+		"  --write-token FILE    write the token to FILE (new, mode 0600)\n"
+		"  (default: a random token, written to $XDG_RUNTIME_DIR or $HOME\n"
+		"  /perflens-agent-PORT.token; never printed)\n"
 		"  --no-auth             accept any viewer (trusted networks only)\n"
-		"  --allow-exec          with --no-auth, let viewers start programs (START with\n"
-		"                        a command; each is logged with the viewer's address)\n"
+		"  --allow-exec          with --no-auth, let viewers start programs\n"
 		"\n"
 		"Tuning:\n"
 		"  --ring-pages N        kernel ring pages per CPU (power of two; default sized\n"
@@ -363,9 +361,8 @@ int main(int argc, char **argv)
 			    !(write_token_path = default_token_path(
 				      o.mode == PLA_MODE_SERVER ? o.server_port : o.port, path,
 				      sizeof(path)))) {
-				fprintf(stderr, "perflens-agent: neither XDG_RUNTIME_DIR nor HOME is set, "
-						"so a generated token has nowhere to go: pass --token, "
-						"--token-file FILE or --write-token FILE\n");
+				fprintf(stderr, "perflens-agent: no XDG_RUNTIME_DIR or HOME for a generated "
+						"token: pass --token, --token-file or --write-token\n");
 				return 2;
 			}
 		}
@@ -374,9 +371,9 @@ int main(int argc, char **argv)
 				fprintf(stderr, "perflens-agent: %s\n", err);
 				return 1;
 			}
-			fprintf(stderr, "perflens-agent: the token is in %s (mode 0600): give it to the "
-					"viewer (perflens --token \"$(cat %s)\", or Token in the app)\n",
-				write_token_path, write_token_path);
+			fprintf(stderr, "perflens-agent: the token is in %s (mode 0600): give it "
+					"to the viewer\n",
+				write_token_path);
 		}
 	}
 

@@ -69,17 +69,6 @@ struct agent {
 	char argv_buf[8192];
 };
 
-static void logf_(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void logf_(struct agent *a, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "perflens-agent: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
 static void send_hello(struct agent *a, uint32_t extra_flags)
 {
 	struct utsname u;
@@ -241,7 +230,7 @@ static void close_client(struct agent *a, const char *why)
 	if (a->client < 0)
 		return;
 	if (why)
-		logf_(a, "controller %s disconnected: %s", a->peer, why);
+		pla_log("controller %s disconnected: %s", a->peer, why);
 	end_session(a, PL_END_STOPPED, "controller disconnected");
 	pla_stream_drain(&a->out, 200);
 	close(a->client);
@@ -259,7 +248,7 @@ static int on_command(struct agent *a, const struct pl_msg *m)
 		     : m->type == PL_MSG_AUTH ? m->u.auth.request_id
 		     : m->u.request.request_id;
 	if (m->type < 64) {
-		logf_(a, "%s sent an agent-side message (%s): closing", a->peer,
+		pla_log("%s sent an agent-side message (%s): closing", a->peer,
 		      pl_msg_type_name(m->type));
 		return -1;
 	}
@@ -269,7 +258,7 @@ static int on_command(struct agent *a, const struct pl_msg *m)
 			reply(a, req, m->type, 0, "authenticated");
 			return 0;
 		}
-		logf_(a, "wrong token from %s", a->peer);
+		pla_log("wrong token from %s", a->peer);
 		reply(a, req, m->type, -EACCES, "wrong token");
 		return -1;
 	}
@@ -297,7 +286,7 @@ static int on_command(struct agent *a, const struct pl_msg *m)
 		if (m->u.start.target == PL_TARGET_COMMAND && !a->o->token && !a->o->allow_exec) {
 			/* without a token anyone who reaches the port is a controller:
 			 * running programs for them needs its own consent */
-			logf_(a, "refused to start a command for %s: --no-auth without --allow-exec",
+			pla_log("refused to start a command for %s: --no-auth without --allow-exec",
 			      a->peer);
 			reply(a, req, m->type, -EPERM,
 			      "the agent was started with --no-auth; add --allow-exec to let viewers "
@@ -315,7 +304,7 @@ static int on_command(struct agent *a, const struct pl_msg *m)
 		}
 		a->active = 1;
 		if (m->u.start.target == PL_TARGET_COMMAND)
-			logf_(a, "started %s for %s", a->argv_store[0], a->peer);
+			pla_log("started %s for %s", a->argv_store[0], a->peer);
 		reply(a, req, m->type, 0, a->col.note[0] ? a->col.note : "started");
 		return 0;
 	}
@@ -385,7 +374,7 @@ static int handle_commands(struct agent *a)
 		}
 	}
 	if (rc < 0) {
-		logf_(a, "bad data from %s: %s", a->peer, pl_reader_error(&a->cmd));
+		pla_log("bad data from %s: %s", a->peer, pl_reader_error(&a->cmd));
 		close_client(a, NULL);
 		return -1;
 	}
@@ -437,7 +426,7 @@ static void promote(struct agent *a, struct pla_pending *p)
 		char text[400];
 		snprintf(text, sizeof(text), "busy: another viewer (%s) controls this agent", a->peer);
 		pla_gate_reply(p->fd, p->first_req, p->first_type, -EBUSY, text);
-		logf_(a, "refused %s: busy", p->peer);
+		pla_log("refused %s: busy", p->peer);
 		close(p->fd);
 		return;
 	}
@@ -446,7 +435,7 @@ static void promote(struct agent *a, struct pla_pending *p)
 	pl_reader_init(&a->cmd, CMD_BLOCK_MAX);
 	pla_stream_attach(&a->out, p->fd, 1, 0);
 	send_hello(a, 0);
-	logf_(a, "controller %s connected", a->peer);
+	pla_log("controller %s connected", a->peer);
 	if (pl_reader_feed(&a->cmd, p->in, p->in_len) < 0)
 		close_client(a, "out of memory");
 	else
@@ -542,7 +531,7 @@ int pla_session_run(struct pla_options *o)
 				dialled = 1;
 			} else {
 				uint32_t ms = pla_backoff_next(&bo);
-				logf_(a, "%s; retrying in %u ms", err, ms);
+				pla_log("%s; retrying in %u ms", err, ms);
 				next_dial = pla_now_ns() + (uint64_t)ms * 1000000ull;
 			}
 		}

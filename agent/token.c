@@ -24,7 +24,7 @@ int pla_token_check(const char *token, const char *what, char *err, size_t errle
 	if (!why)
 		return 0;
 	snprintf(err, errlen,
-		 "the token of %s %s: give a token of 1 to 256 printable characters (--token, "
+		 "the token of %s %s: give 1 to 256 printable characters (--token, "
 		 "--token-file), or none to have one generated",
 		 what, why);
 	return -EINVAL;
@@ -33,14 +33,13 @@ int pla_token_check(const char *token, const char *what, char *err, size_t errle
 int pla_token_read(const char *path, char *buf, size_t len, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "re");
-	buf[0] = 0;
-	if (!f || (!fgets(buf, (int)len, f) && ferror(f))) {
+	if (!f) {
 		int e = errno;
 		snprintf(err, errlen, "cannot read the token file %s: %s", path, strerror(e));
-		if (f)
-			fclose(f);
 		return -e;
 	}
+	if (!fgets(buf, (int)len, f))
+		buf[0] = 0; /* empty (or unreadable): pla_token_check refuses it */
 	fclose(f);
 	buf[strcspn(buf, "\r\n")] = 0;
 	return 0;
