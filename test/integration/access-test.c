@@ -181,6 +181,13 @@ static void test_hello_before_auth_names_nothing(void)
 	PL_CHECKF(rc == 0, "before AUTH, after HELLO: %s %u", rc == 1 ? "message" : "closed",
 		  c.m.type);
 	pl_conn_close(&c);
+	/* a viewer with the token is told who holds the agent */
+	char hp[64], out[4096];
+	snprintf(hp, sizeof(hp), "127.0.0.1:%d", port);
+	char *ps[] = { viewer, "ps", hp, "--token", "k", "--timeout", "5", NULL };
+	rc = pl_run_capture(ps, out, sizeof(out), 20000);
+	PL_CHECKF(rc != 0 && strstr(out, "busy: another viewer (127.0.0.1:"),
+		  "perflens ps while another viewer controls the agent: exit %d: %s", rc, out);
 
 	/* the controller itself got the facts with its AUTH */
 	pl_conn_close(&ctl);
@@ -281,6 +288,20 @@ static uint64_t record_starts_within(int port, const char *out, pid_t *rec)
 	return 0;
 }
 
+struct hellos {
+	int n, partial, named;
+};
+
+static void count_hello(const struct pl_msg *m, void *user)
+{
+	struct hellos *h = user;
+	if (m->type != PL_MSG_HELLO)
+		return;
+	h->n++;
+	h->partial += (m->u.hello.flags & PL_HELLO_PARTIAL) != 0;
+	h->named += m->u.hello.hostname.len > 0;
+}
+
 /* A peer that connects first and stays silent, and then a loop of such
  * peers, do not keep `perflens record` with the right token from starting
  * within 2 s (issue 15's bound): an unauthenticated connection never holds
@@ -305,6 +326,13 @@ static void test_silent_peers_do_not_delay_record(void)
 	PL_CHECKF(took <= 2000, "with a silent peer connected first, record started after %llu ms",
 		  (unsigned long long)took);
 	PL_CHECKF(pl_wait(rec, 20000) == 0, "perflens record failed");
+	/* the session file starts with the board's facts, not the greeting
+	 * before AUTH */
+	struct hellos h = { 0 };
+	char err[256];
+	PL_CHECKF(pl_capture_each(out, count_hello, &h, err, sizeof(err)) > 0, "%s", err);
+	PL_CHECKF(h.n == 1 && h.named == 1 && h.partial == 0, "%d HELLO, %d named, %d partial",
+		  h.n, h.named, h.partial);
 
 	/* now a loop of silent peers, running while the viewer connects */
 	struct flood f = { .port = port };
