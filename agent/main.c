@@ -1,14 +1,11 @@
 /* main.c — perflens-agent: arguments, signals, and the only exit. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "net.h"
@@ -16,6 +13,7 @@
 #include "probe.h"
 #include "scan.h"
 #include "session.h"
+#include "token.h"
 #include "util.h"
 #include "version.h"
 
@@ -55,9 +53,11 @@ static void usage(FILE *f)
 		"Access:\n"
 		"  --token TOKEN         viewers must present this token\n"
 		"  --token-file FILE     read the token from FILE\n"
+		"  --write-token FILE    write the token to FILE (new, mode 0600)\n"
+		"  (default: a random token, written to $XDG_RUNTIME_DIR or $HOME\n"
+		"  /perflens-agent-PORT.token; never printed)\n"
 		"  --no-auth             accept any viewer (trusted networks only)\n"
-		"  --write-token FILE    also write the token to FILE (mode 0600)\n"
-		"  (default: a random token is generated and printed)\n"
+		"  --allow-exec          with --no-auth, let viewers start programs\n"
 		"\n"
 		"Tuning:\n"
 		"  --ring-pages N        kernel ring pages per CPU (power of two; default sized\n"
@@ -88,51 +88,19 @@ static int parse_uint(const char *opt, const char *s, unsigned long max, unsigne
 	return 0;
 }
 
-static char token_buf[128];
+static char token_buf[PLA_TOKEN_MAX + 2];
 
-static const char *read_token_file(const char *path)
+/* Where a generated token goes without --write-token: a private
+ * directory of the user (never a shared one such as /tmp). */
+static const char *default_token_path(int port, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "re");
-	if (!f || !fgets(token_buf, sizeof(token_buf), f)) {
-		fprintf(stderr, "perflens-agent: cannot read token file %s: %s\n", path,
-			strerror(errno));
-		if (f)
-			fclose(f);
+	const char *dir = getenv("XDG_RUNTIME_DIR");
+	if (!dir || !*dir)
+		dir = getenv("HOME");
+	if (!dir || !*dir)
 		return NULL;
-	}
-	fclose(f);
-	token_buf[strcspn(token_buf, "\r\n")] = 0;
-	return token_buf;
-}
-
-/* Only the owner may read it: it opens the board to whoever holds it. */
-static int write_token(const char *path, const char *token)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0 || fchmod(fd, 0600) < 0) {
-		fprintf(stderr, "perflens-agent: cannot write the token to %s: %s\n", path,
-			strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	size_t n = strlen(token);
-	int ok = write(fd, token, n) == (ssize_t)n && write(fd, "\n", 1) == 1;
-	if (close(fd) < 0 || !ok) {
-		fprintf(stderr, "perflens-agent: writing the token to %s failed\n", path);
-		return -1;
-	}
-	return 0;
-}
-
-static const char *random_token(void)
-{
-	unsigned char r[16];
-	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
-		return NULL;
-	for (int i = 0; i < 16; i++)
-		snprintf(token_buf + 2 * i, 3, "%02x", r[i]);
-	return token_buf;
+	snprintf(buf, len, "%s/perflens-agent-%d.token", dir, port);
+	return buf;
 }
 
 int main(int argc, char **argv)
@@ -141,6 +109,7 @@ int main(int argc, char **argv)
 		O_LISTEN = 256, O_PORT, O_BIND, O_SERVER, O_OUTPUT, O_PROBE, O_PID, O_ALL, O_FREQ,
 		O_EVENT, O_CG, O_STACK, O_STACKS, O_DURATION, O_TOKEN, O_TOKEN_FILE, O_NOAUTH,
 		O_NOOFF, O_NOCNT, O_VERSION, O_HELP, O_LEVEL, O_WRITE_TOKEN, O_RING, O_NICE, O_FLUSH,
+		O_ALLOW_EXEC,
 	};
 	static const struct option opts[] = {
 		{ "listen", no_argument, 0, O_LISTEN },
@@ -160,6 +129,7 @@ int main(int argc, char **argv)
 		{ "token", required_argument, 0, O_TOKEN },
 		{ "token-file", required_argument, 0, O_TOKEN_FILE },
 		{ "no-auth", no_argument, 0, O_NOAUTH },
+		{ "allow-exec", no_argument, 0, O_ALLOW_EXEC },
 		{ "no-offcpu", no_argument, 0, O_NOOFF },
 		{ "no-counters", no_argument, 0, O_NOCNT },
 		{ "zstd-level", required_argument, 0, O_LEVEL },
@@ -287,14 +257,28 @@ int main(int argc, char **argv)
 			break;
 		}
 		case O_TOKEN:
+			if (pla_token_check(optarg, "--token", err, sizeof(err)) < 0) {
+				fprintf(stderr, "perflens-agent: %s\n", err);
+				return 2;
+			}
 			o.token = optarg;
 			break;
-		case O_TOKEN_FILE:
-			if (!(o.token = read_token_file(optarg)))
+		case O_TOKEN_FILE: {
+			char what[300];
+			snprintf(what, sizeof(what), "the token file %s", optarg);
+			if (pla_token_read(optarg, token_buf, sizeof(token_buf), err, sizeof(err)) < 0 ||
+			    pla_token_check(token_buf, what, err, sizeof(err)) < 0) {
+				fprintf(stderr, "perflens-agent: %s\n", err);
 				return 2;
+			}
+			o.token = token_buf;
 			break;
+		}
 		case O_NOAUTH:
 			no_auth = 1;
+			break;
+		case O_ALLOW_EXEC:
+			o.allow_exec = 1;
 			break;
 		case O_NOOFF:
 			o.collect.flags &= ~(uint32_t)PL_START_SWITCH_STACKS;
@@ -362,19 +346,35 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (o.mode != PLA_MODE_OUTPUT) {
+		char path[512];
 		if (no_auth) {
 			o.token = NULL;
 			fprintf(stderr, "perflens-agent: WARNING: --no-auth: anyone who reaches this "
-					"port can profile this board\n");
+					"port can profile this board%s\n",
+				o.allow_exec ? " and run programs on it (--allow-exec)" : "");
 		} else if (!o.token) {
-			if (!(o.token = random_token())) {
-				fprintf(stderr, "perflens-agent: no randomness for a token: pass --token\n");
+			/* generated: written to a file only the user can read, and
+			 * never printed (logs are read by others, and kept) */
+			pla_token_random(token_buf);
+			o.token = token_buf;
+			if (!write_token_path &&
+			    !(write_token_path = default_token_path(
+				      o.mode == PLA_MODE_SERVER ? o.server_port : o.port, path,
+				      sizeof(path)))) {
+				fprintf(stderr, "perflens-agent: no XDG_RUNTIME_DIR or HOME for a generated "
+						"token: pass --token, --token-file or --write-token\n");
+				return 2;
+			}
+		}
+		if (write_token_path && o.token) {
+			if (pla_token_write(write_token_path, o.token, err, sizeof(err)) < 0) {
+				fprintf(stderr, "perflens-agent: %s\n", err);
 				return 1;
 			}
-			fprintf(stderr, "perflens-agent: token %s\n", o.token);
+			fprintf(stderr, "perflens-agent: the token is in %s (mode 0600): give it "
+					"to the viewer\n",
+				write_token_path);
 		}
-		if (write_token_path && o.token && write_token(write_token_path, o.token) < 0)
-			return 1;
 	}
 
 	/* Draining the rings must not wait behind the busy threads being

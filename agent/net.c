@@ -75,7 +75,7 @@ int pla_net_listen(const char *bind_addr, int port, char *err, size_t errlen)
 	}
 	int one = 1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 4) < 0) {
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 64) < 0) {
 		int e = errno;
 		close(fd);
 		snprintf(err, errlen, "cannot listen on %s:%d: %s%s", bind_addr ? bind_addr : "*",

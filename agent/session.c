@@ -16,6 +16,7 @@
 #include <fcntl.h>
 
 #include "arch.h"
+#include "gate.h"
 #include "net.h"
 #include "probe.h"
 #include "procfs.h"
@@ -41,10 +42,12 @@
 _Static_assert(2 * PLA_CHUNK_MAX <= BLOCK_RAW &&
 		       PL_MAX_STACK_COPY + PL_MAX_CALLCHAIN * 10 + PL_MAX_REGS * 10 + 256 <= BLOCK_RAW,
 	       "a frame larger than a block could never be sent");
-#define AUTH_TIMEOUT_NS (10000ull * 1000000)
-#define REJECT_DELAY_NS (1000ull * 1000000)
 #define READS_PER_ROUND 16 /* x 16 KiB: a flooding peer cannot starve sampling */
-#define MAX_POLL (PLA_MAX_CPUS + 4)
+/* Fewer than the gate's slots per round: a viewer accepted in this round
+ * cannot be pushed out of the gate by peers accepted after it before its
+ * next read (which marks it as speaking, gate.h). */
+#define ACCEPTS_PER_ROUND (PLA_GATE_SLOTS / 2)
+#define MAX_POLL (PLA_MAX_CPUS + 4 + PLA_GATE_SLOTS)
 
 volatile int pla_stop_requested;
 
@@ -55,11 +58,8 @@ struct agent {
 	struct pl_reader cmd;
 	struct pla_collector col;
 	int active;      /* a collection runs */
-	int client;      /* socket of the controller, -1 none */
-	int authed;
-	uint64_t auth_deadline; /* a peer that does not authenticate is dropped */
-	uint64_t reject_at;     /* wrong token: when to answer and hang up (0: none) */
-	uint32_t reject_req;
+	int client;      /* socket of the controller (authenticated), -1 none */
+	struct pla_gate gate; /* connections not authenticated yet */
 	char peer[300];
 	struct pla_health_state hs;
 	uint64_t last_health;
@@ -68,17 +68,6 @@ struct agent {
 	char *argv_store[PL_MAX_ARGV + 1];
 	char argv_buf[8192];
 };
-
-static void logf_(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void logf_(struct agent *a, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "perflens-agent: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
 
 static void send_hello(struct agent *a, uint32_t extra_flags)
 {
@@ -152,17 +141,6 @@ static int end_session(struct agent *a, uint8_t reason, const char *text)
 	send_health(a);
 	a->active = 0;
 	return pla_collect_stop(&a->col, a->out.fd >= 0 ? &a->out : NULL, reason, text);
-}
-
-/* Constant-time comparison: the time taken does not depend on where the
- * first difference is. */
-static int token_equal(const char *want, const struct pl_str *got)
-{
-	size_t wl = strlen(want);
-	unsigned diff = (unsigned)(wl ^ got->len);
-	for (size_t i = 0; i < wl; i++)
-		diff |= (unsigned char)want[i] ^ (unsigned char)(i < got->len ? got->p[i] : 0);
-	return diff == 0;
 }
 
 struct list_ctx {
@@ -252,12 +230,11 @@ static void close_client(struct agent *a, const char *why)
 	if (a->client < 0)
 		return;
 	if (why)
-		logf_(a, "controller %s disconnected: %s", a->peer, why);
+		pla_log("controller %s disconnected: %s", a->peer, why);
 	end_session(a, PL_END_STOPPED, "controller disconnected");
 	pla_stream_drain(&a->out, 200);
 	close(a->client);
 	a->client = -1;
-	a->authed = 0;
 	pla_stream_detach(&a->out);
 	pl_reader_free(&a->cmd);
 }
@@ -271,25 +248,18 @@ static int on_command(struct agent *a, const struct pl_msg *m)
 		     : m->type == PL_MSG_AUTH ? m->u.auth.request_id
 		     : m->u.request.request_id;
 	if (m->type < 64) {
-		logf_(a, "%s sent an agent-side message (%s): closing", a->peer,
+		pla_log("%s sent an agent-side message (%s): closing", a->peer,
 		      pl_msg_type_name(m->type));
 		return -1;
 	}
 	if (m->type == PL_MSG_AUTH) {
-		if (!a->o->token || token_equal(a->o->token, &m->u.auth.token)) {
-			a->authed = 1;
+		/* the gate checked the first AUTH; this is it, or a later one */
+		if (!a->o->token || pla_token_equal(a->o->token, &m->u.auth.token)) {
 			reply(a, req, m->type, 0, "authenticated");
 			return 0;
 		}
-		logf_(a, "wrong token from %s", a->peer);
-		/* answer only after a second, without stalling the event loop:
-		 * guessing costs the guesser, not the board */
-		a->reject_req = req;
-		a->reject_at = pla_now_ns() + REJECT_DELAY_NS;
-		return 1;
-	}
-	if (a->o->token && !a->authed) {
-		reply(a, req, m->type, -EACCES, "authenticate first (this agent requires a token)");
+		pla_log("wrong token from %s", a->peer);
+		reply(a, req, m->type, -EACCES, "wrong token");
 		return -1;
 	}
 	switch (m->type) {
@@ -313,6 +283,16 @@ static int on_command(struct agent *a, const struct pl_msg *m)
 			reply(a, req, m->type, -EBUSY, "a session is already running: stop it first");
 			return 0;
 		}
+		if (m->u.start.target == PL_TARGET_COMMAND && !a->o->token && !a->o->allow_exec) {
+			/* without a token anyone who reaches the port is a controller:
+			 * running programs for them needs its own consent */
+			pla_log("refused to start a command for %s: --no-auth without --allow-exec",
+			      a->peer);
+			reply(a, req, m->type, -EPERM,
+			      "the agent was started with --no-auth; add --allow-exec to let viewers "
+			      "start programs");
+			return 0;
+		}
 		if (a->probe.summary.perf_errno) {
 			reply(a, req, m->type, a->probe.summary.perf_errno, a->probe.message);
 			return 0;
@@ -323,6 +303,8 @@ static int on_command(struct agent *a, const struct pl_msg *m)
 			return 0;
 		}
 		a->active = 1;
+		if (m->u.start.target == PL_TARGET_COMMAND)
+			pla_log("started %s for %s", a->argv_store[0], a->peer);
 		reply(a, req, m->type, 0, a->col.note[0] ? a->col.note : "started");
 		return 0;
 	}
@@ -384,15 +366,15 @@ static int handle_commands(struct agent *a)
 {
 	int rc;
 	struct pl_msg *m = a->cmd_msg;
-	while (!a->reject_at && (rc = pl_reader_next(&a->cmd, m)) == 1) {
+	while ((rc = pl_reader_next(&a->cmd, m)) == 1) {
 		int r = on_command(a, m);
 		if (r < 0) {
 			close_client(a, "by request or refused");
 			return -1;
 		}
 	}
-	if (!a->reject_at && rc < 0) {
-		logf_(a, "bad data from %s: %s", a->peer, pl_reader_error(&a->cmd));
+	if (rc < 0) {
+		pla_log("bad data from %s: %s", a->peer, pl_reader_error(&a->cmd));
 		close_client(a, NULL);
 		return -1;
 	}
@@ -415,8 +397,6 @@ static void on_readable(struct agent *a)
 		}
 		if (n < 0)
 			break;
-		if (a->reject_at)
-			continue; /* a refused peer is not listened to */
 		if (pl_reader_feed(&a->cmd, buf, (size_t)n) < 0) {
 			close_client(a, "out of memory");
 			return;
@@ -434,34 +414,32 @@ static void on_readable(struct agent *a)
 		close_client(a, "closed");
 }
 
-static void take_client(struct agent *a, int fd)
+/* A peer that authenticated (the gate's PLA_GATE_PROMOTE): the controller
+ * if the slot is free.  It has had the stream header and the partial
+ * HELLO; now the board's facts, then its first block is handled (the AUTH
+ * is answered after the full HELLO, so a viewer has the facts when its
+ * AUTH returns). */
+static void promote(struct agent *a, struct pla_pending *p)
 {
-	a->client = fd;
-	a->authed = 0;
-	a->reject_at = 0;
-	a->auth_deadline = pla_now_ns() + AUTH_TIMEOUT_NS;
-	pl_reader_init(&a->cmd, CMD_BLOCK_MAX);
-	pla_stream_attach(&a->out, fd, 1, PL_STREAM_FROM_AGENT);
-	send_hello(a, 0);
-	logf_(a, "controller %s connected", a->peer);
-}
-
-/* A second viewer: tell it who holds the agent, then hang up. */
-static void refuse_busy(struct agent *a, int fd, const char *peer)
-{
-	struct pla_stream s;
-	if (pla_stream_init(&s, 16384, 65536, 0) == 0) {
-		pla_stream_attach(&s, fd, 1, PL_STREAM_FROM_AGENT);
-		struct pl_msg m = { .type = PL_MSG_REPLY };
+	if (a->client >= 0) {
+		/* authenticated, so it may know who holds the agent */
 		char text[400];
 		snprintf(text, sizeof(text), "busy: another viewer (%s) controls this agent", a->peer);
-		m.u.reply = (struct pl_msg_reply){ 0, PL_MSG_AUTH, -EBUSY, pl_str_c(text) };
-		pla_stream_msg(&s, &m);
-		pla_stream_drain(&s, 200);
-		pla_stream_free(&s);
+		pla_gate_reply(p->fd, p->first_req, p->first_type, -EBUSY, text);
+		pla_log("refused %s: busy", p->peer);
+		close(p->fd);
+		return;
 	}
-	logf_(a, "refused %s: busy", peer);
-	close(fd);
+	a->client = p->fd;
+	snprintf(a->peer, sizeof(a->peer), "%s", p->peer);
+	pl_reader_init(&a->cmd, CMD_BLOCK_MAX);
+	pla_stream_attach(&a->out, p->fd, 1, 0);
+	send_hello(a, 0);
+	pla_log("controller %s connected", a->peer);
+	if (pl_reader_feed(&a->cmd, p->in, p->in_len) < 0)
+		close_client(a, "out of memory");
+	else
+		handle_commands(a);
 }
 
 /* The one agent, reachable from here to the end: an early return (main
@@ -477,6 +455,7 @@ int pla_session_run(struct pla_options *o)
 		return 1;
 	a->o = o;
 	a->client = -1;
+	pla_gate_init(&a->gate, o->mode == PLA_MODE_OUTPUT ? NULL : o->token);
 	a->cmd_msg = malloc(sizeof(*a->cmd_msg));
 	if (!a->cmd_msg) {
 		fprintf(stderr, "perflens-agent: out of memory\n");
@@ -532,22 +511,31 @@ int pla_session_run(struct pla_options *o)
 	struct pla_backoff bo;
 	pla_backoff_init(&bo, 30000);
 	uint64_t next_dial = 0;
+	int dialled = 0; /* a dialled connection waits in the gate */
 	struct pollfd *pfd = calloc(MAX_POLL, sizeof(*pfd));
 	while (!pla_stop_requested) {
 		uint64_t now = pla_now_ns();
-		if (o->mode == PLA_MODE_SERVER && a->client < 0 && now >= next_dial) {
+		if (o->mode == PLA_MODE_SERVER && dialled && a->client < 0 && !pla_gate_count(&a->gate)) {
+			/* the viewer we dialled did not authenticate, or left */
+			dialled = 0;
+			next_dial = now + (uint64_t)pla_backoff_next(&bo) * 1000000ull;
+		}
+		if (o->mode == PLA_MODE_SERVER && a->client < 0 && !dialled && now >= next_dial) {
 			int fd = pla_net_dial(o->server_host, o->server_port, 2000, err, sizeof(err));
 			if (fd >= 0) {
-				snprintf(a->peer, sizeof(a->peer), "%s:%d", o->server_host, o->server_port);
+				char peer[300];
+				snprintf(peer, sizeof(peer), "%s:%d", o->server_host, o->server_port);
 				pla_backoff_reset(&bo);
-				take_client(a, fd);
+				/* it authenticates as an accepted viewer does */
+				pla_gate_add(&a->gate, fd, peer, now);
+				dialled = 1;
 			} else {
 				uint32_t ms = pla_backoff_next(&bo);
-				logf_(a, "%s; retrying in %u ms", err, ms);
+				pla_log("%s; retrying in %u ms", err, ms);
 				next_dial = pla_now_ns() + (uint64_t)ms * 1000000ull;
 			}
 		}
-		int n = 0, lidx = -1, cidx = -1;
+		int n = 0, lidx = -1, cidx = -1, slot_of[PLA_GATE_SLOTS];
 		if (lfd >= 0) {
 			lidx = n;
 			pfd[n++] = (struct pollfd){ lfd, POLLIN, 0 };
@@ -557,7 +545,9 @@ int pla_session_run(struct pla_options *o)
 			pfd[n++] = (struct pollfd){ a->client,
 						    POLLIN | (pla_stream_wants_write(&a->out) ? POLLOUT : 0), 0 };
 		}
-		int ring0 = n;
+		int gate0 = n;
+		int ngate = pla_gate_pollfds(&a->gate, pfd + n, slot_of, PLA_GATE_SLOTS);
+		n += ngate;
 		if (a->active)
 			n += pla_collect_pollfds(&a->col, pfd + n, MAX_POLL - n);
 		int r = poll(pfd, (nfds_t)n, 50);
@@ -568,26 +558,27 @@ int pla_session_run(struct pla_options *o)
 		 * poll round must not find its own old connection "busy" */
 		if (cidx >= 0 && a->client >= 0 && (pfd[cidx].revents & (POLLIN | POLLHUP | POLLERR)))
 			on_readable(a);
-		if (a->client >= 0 && a->reject_at && now >= a->reject_at) {
-			reply(a, a->reject_req, PL_MSG_AUTH, -EACCES,
-			      "wrong token: use the token the agent printed at start (or --token)");
-			close_client(a, "wrong token");
+		/* then those waiting to authenticate, which may become it */
+		for (int i = 0; i < ngate; i++) {
+			if (!(pfd[gate0 + i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (pla_gate_read(&a->gate, slot_of[i], a->cmd_msg, now) == PLA_GATE_PROMOTE)
+				promote(a, pla_gate_take(&a->gate, slot_of[i]));
 		}
-		if (a->client >= 0 && !a->authed && a->o->token && now > a->auth_deadline)
-			close_client(a, "no authentication within 10 s");
-		if (lidx >= 0 && (pfd[lidx].revents & POLLIN)) {
+		pla_gate_tick(&a->gate, now);
+		/* new connections wait in the gate, whatever the controller does */
+		for (int i = 0; lidx >= 0 && (pfd[lidx].revents & POLLIN) && i < ACCEPTS_PER_ROUND; i++) {
 			char peer[128];
 			int fd = pla_net_accept(lfd, peer, sizeof(peer));
-			if (fd >= 0 && a->client >= 0) {
-				refuse_busy(a, fd, peer);
-			} else if (fd >= 0) {
-				snprintf(a->peer, sizeof(a->peer), "%s", peer);
-				take_client(a, fd);
-				cidx = -1; /* not in this poll round */
-			}
+			if (fd < 0)
+				break;
+			/* a viewer's stream header (an agent's own no-auth viewer: its
+			 * first command too) is often there already */
+			int slot = pla_gate_add(&a->gate, fd, peer, now);
+			if (slot >= 0 && pla_gate_read(&a->gate, slot, a->cmd_msg, now) == PLA_GATE_PROMOTE)
+				promote(a, pla_gate_take(&a->gate, slot));
 		}
 		if (a->active) {
-			(void)ring0;
 			pla_collect_drain(&a->col, &a->out);
 			uint8_t reason;
 			if (pla_collect_tick(&a->col, &a->out, now, &reason)) {
@@ -600,7 +591,7 @@ int pla_session_run(struct pla_options *o)
 		}
 		if (a->out.fd >= 0) {
 			/* device health goes to any viewer, sampling or not */
-			if ((a->active || a->authed || !o->token) && now - a->last_health >= HEALTH_NS) {
+			if (now - a->last_health >= HEALTH_NS) {
 				a->last_health = now;
 				send_health(a);
 			}
@@ -642,6 +633,7 @@ int pla_session_run(struct pla_options *o)
 		}
 	} else {
 		close_client(a, NULL);
+		pla_gate_close_all(&a->gate);
 	}
 	if (lfd >= 0)
 		close(lfd);

@@ -18,7 +18,8 @@ struct pla_options {
 	char server_host[256];
 	int server_port;
 	const char *output; /* path or "-" */
-	const char *token;  /* NULL: no authentication */
+	const char *token;  /* NULL: no authentication (--no-auth) */
+	int allow_exec;     /* --allow-exec: with --no-auth, START may run a command */
 	struct pla_collect_config collect; /* for --output: what to record */
 	const char *event_specs[PL_MAX_EVENTS];
 	int nevent_specs;

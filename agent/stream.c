@@ -118,6 +118,8 @@ int pla_stream_attach(struct pla_stream *s, int fd, int is_socket, uint32_t head
 	s->frames_in_block = s->samples_in_block = 0;
 	s->nrows = s->nthreads = 0;
 	pla_stream_reset_stacks(s); /* the new peer knows none */
+	if (!header_flags)
+		return 0; /* it has the header already (gate.c sent it) */
 	pl_stream_header_put(hdr, header_flags);
 	return emit(s, hdr, sizeof(hdr));
 }

@@ -98,7 +98,8 @@ struct pla_stream {
 /* queue_cap: bytes of send queue for a socket (ignored for files). */
 int pla_stream_init(struct pla_stream *s, size_t block_raw, size_t queue_cap, int zstd_level);
 void pla_stream_free(struct pla_stream *s);
-/* Attach to fd and write the stream header.  Resets the queue. */
+/* Attach to fd and write the stream header (none when header_flags is 0:
+ * a connection that had it before authenticating).  Resets the queue. */
 int pla_stream_attach(struct pla_stream *s, int fd, int is_socket, uint32_t header_flags);
 void pla_stream_detach(struct pla_stream *s);
 /* Appends one message.  A SAMPLE is compacted in place (its time and call

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -91,4 +93,14 @@ int pla_cpu_ids(void)
 	uint64_t max = pla_strtou64(last, NULL, 10);
 	int ids = max < 4096 ? (int)max + 1 : 4096;
 	return ids > pla_ncpus() ? ids : pla_ncpus();
+}
+
+void pla_log(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "perflens-agent: "); /* (fputs would be one more libc function) */
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
 }

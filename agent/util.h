@@ -30,4 +30,8 @@ int pla_ncpus(void);
  * pla_ncpus(). */
 int pla_cpu_ids(void);
 
+/* A line to stderr, "perflens-agent: " before it: the agent's log (the
+ * session's events; never a token). */
+void pla_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -22,7 +22,7 @@ perf events (CONFIG_PERF_EVENTS).
 
   scp perflens-agent board:/tmp/
   ssh board /tmp/perflens-agent --probe      # what this board allows
-  ssh board /tmp/perflens-agent --listen     # prints a token; port 9999
+  ssh board /tmp/perflens-agent --listen     # port 9999; writes a token to ~/perflens-agent-9999.token
 
 Then on the desktop:  perflens  (connect to board:9999 with the token)
 or headless:          perflens record board:9999 --token TOKEN --command "/usr/bin/app"

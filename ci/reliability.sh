@@ -28,6 +28,7 @@ outcome() { # log name → "passed" / "FAILED: why" / "skipped: why"
 
 PL_BUILD=$PWD/build build/test/faults-test >"$tmp/faults.log" 2>&1
 PL_BUILD=$PWD/build build/test/agent-test >"$tmp/agent.log" 2>&1
+PL_BUILD=$PWD/build build/test/access-test >"$tmp/access.log" 2>&1
 PL_BUILD=$PWD/build build/test/viewer-core-test >"$tmp/core.log" 2>&1
 PL_BUILD=$PWD/build build/test/stream-test >"$tmp/stream.log" 2>&1
 test/run.sh build-san >"$tmp/san.log" 2>&1
@@ -71,7 +72,7 @@ fuzz/run.sh check >"$tmp/fuzzcheck.log" 2>&1
 	echo
 	echo "| fault | test | outcome |"
 	echo "|---|---|---|"
-	f=$tmp/faults.log a=$tmp/agent.log c=$tmp/core.log s=$tmp/stream.log
+	f=$tmp/faults.log a=$tmp/agent.log c=$tmp/core.log s=$tmp/stream.log x=$tmp/access.log
 	echo "| viewer killed with SIGKILL while saving: the file opens up to its last complete block | viewer-core-test | $(grep -E '^(ok|not ok|skip) [a-z_]*kill' "$c" | head -n1 | awk '{print ($1=="ok")?"passed":"FAILED"}') |"
 	echo "| torn capture file (every cut point): opens up to the last complete block | viewer-core-test | $(grep -E '^(ok|not ok) [a-z_]*torn' "$c" | head -n1 | awk '{print ($1=="ok")?"passed":"FAILED"}') |"
 	echo "| agent killed (SIGKILL) while recording: the viewer says so at once, keeps what arrived | faults-test agent_killed_while_recording | $(outcome "$f" test_agent_killed_while_recording) |"
@@ -85,7 +86,12 @@ fuzz/run.sh check >"$tmp/fuzzcheck.log" 2>&1
 	echo "| hostile agent: garbage, a 2 GiB block header, silence | faults-test hostile_agent_gets_clear_error | $(outcome "$f" test_hostile_agent_gets_clear_error) |"
 	echo "| wrong token: refused after 1 s without stalling the agent, logged with the peer | faults-test wrong_token_answered_late_and_logged | $(outcome "$f" test_wrong_token_answered_late_and_logged) |"
 	echo "| token written to a file: mode 0600; --no-auth warns | faults-test | $(outcome "$f" test_token_written_owner_only); $(outcome "$f" test_no_auth_warns) |"
-	echo "| a second viewer while one is connected: told who holds the agent | agent-test listen_full_session | $(outcome "$a" test_listen_full_session) |"
+	echo "| a second viewer while one is connected: told who holds the agent, after its AUTH | agent-test listen_full_session | $(outcome "$a" test_listen_full_session) |"
+	echo "| an empty token (--token \"\", an empty or blank token file): refused at start, exit 2 | access-test empty_token_refused | $(outcome "$x" test_empty_token_refused) |"
+	echo "| a generated token: in a new 0600 file (a link there replaced, not followed), never in the log | access-test generated_token_written_not_logged | $(outcome "$x" test_generated_token_written_not_logged) |"
+	echo "| before AUTH a peer learns only versions and that a token is needed | access-test hello_before_auth_names_nothing | $(outcome "$x" test_hello_before_auth_names_nothing) |"
+	echo "| a silent peer, then a loop of them: perflens record with the token starts within 2 s | access-test silent_peers_do_not_delay_record | $(outcome "$x" test_silent_peers_do_not_delay_record) |"
+	echo "| --no-auth: START with a command refused without --allow-exec, logged with the peer | access-test no_auth_needs_allow_exec | $(outcome "$x" test_no_auth_needs_allow_exec) |"
 	echo
 	echo "## Sanitizers and valgrind"
 	echo

@@ -101,6 +101,13 @@ enum pl_hello_flags {
 	PL_HELLO_CG_DWARF = 1u << 4,
 	PL_HELLO_CG_LBR = 1u << 5,
 	PL_HELLO_BUSY = 1u << 6, /* another controller holds the agent */
+	/* The greeting before AUTH: only the protocol and agent versions and
+	 * AUTH_REQUIRED are filled in.  The full HELLO and the probe follow an
+	 * accepted AUTH, before its REPLY (with --no-auth: any AUTH, or the
+	 * first command).  Earlier agents of protocol 4 send the full HELLO at
+	 * once; no version bump, as the frames are unchanged and a viewer that
+	 * ignores the flag still has the full HELLO when its AUTH returns. */
+	PL_HELLO_PARTIAL = 1u << 7,
 };
 struct pl_msg_hello {
 	uint32_t protocol_version;

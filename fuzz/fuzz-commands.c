@@ -9,7 +9,11 @@
  *     real parser, pla_event_parse (agent/perf.c), exactly as start_from_msg
  *     formats them ("%.*s" into 256 bytes);
  *   - pl_msg_decode of the input as the body of each viewer → agent type
- *     (AUTH LIST PROBE START PAUSE RESUME CONFIGURE STOP BYE).
+ *     (AUTH LIST PROBE START PAUSE RESUME CONFIGURE STOP BYE);
+ *   - agent/gate.c, what reads a connection before it has authenticated
+ *     (its own parse of the stream header and first block, into a fixed
+ *     buffer): the input as what a peer sends, through a real socket pair,
+ *     in pieces of at most 700 bytes.
  * start_from_msg itself is static in session.c (and ends in
  * pla_collect_start, which opens perf events and forks): it is not called
  * here.  See fuzz/run.sh's report line for what would make it reachable.
@@ -18,7 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "fuzz-util.h"
+#include "gate.h"
 #include "perf.h"
 #include "reader.h"
 
@@ -104,11 +112,43 @@ static void read_commands(const uint8_t *p, size_t n, uint64_t seed)
 	pl_reader_free(&r);
 }
 
+/* One pending connection fed the input until the gate promotes it, closes
+ * it, or the input ends. */
+static void gate_read(const uint8_t *p, size_t n, uint64_t seed)
+{
+	static struct pla_gate g;
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) < 0)
+		return;
+	pla_gate_init(&g, "fuzz-token");
+	int slot = pla_gate_add(&g, sv[0], "fuzz", 1), rc = PLA_GATE_KEEP;
+	size_t fed = 0;
+	while (slot >= 0 && fed < n && rc == PLA_GATE_KEEP) {
+		size_t k = fz_piece(&seed, n - fed, 700);
+		if (send(sv[1], p + fed, k, MSG_NOSIGNAL) != (ssize_t)k)
+			break;
+		fed += k;
+		rc = pla_gate_read(&g, slot, scratch, 2);
+		FZ_CHECK(rc != PLA_GATE_KEEP || g.slot[slot].in_len <= PLA_GATE_IN,
+			 "%u bytes held before AUTH", g.slot[slot].in_len);
+	}
+	if (rc == PLA_GATE_PROMOTE) {
+		struct pla_pending *t = pla_gate_take(&g, slot);
+		FZ_CHECK(t->in_len <= PLA_GATE_IN, "%u bytes handed over", t->in_len);
+		close(t->fd);
+	}
+	pla_gate_tick(&g, UINT64_MAX); /* deadlines, and a wrong token's answer */
+	pla_gate_close_all(&g);
+	FZ_CHECK(pla_gate_count(&g) == 0, "pending connections left");
+	close(sv[1]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	setup();
 	fz_each_stream(data, size, PL_STREAM_FROM_VIEWER, 1, read_commands);
+	fz_each_stream(data, size, PL_STREAM_FROM_VIEWER, 1, gate_read);
 
 	uint8_t *body = malloc(size ? size : 1);
 	if (!body)

@@ -21,6 +21,9 @@ for a in $(cat /proc/cmdline); do
 	esac
 done
 (sleep "$timeout"; echo "PL-WATCHDOG after ${timeout}s"; poweroff -f) &
+# the agent refuses an empty token (exit 2) and, without one, would write
+# a generated one to a file the host cannot read: boot.sh always passes one
+[ -n "$token" ] || echo "PL-ERROR no pl.token=T on the kernel command line"
 
 while read -r m; do
 	insmod "/modules/$m" || echo "PL-ERROR insmod $m failed"

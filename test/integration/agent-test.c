@@ -570,15 +570,22 @@ static void test_listen_full_session(void)
 	PL_CHECK(pl_conn_open(&c, port, 5000) == 0);
 	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
 	PL_CHECK(c.m.u.hello.flags & PL_HELLO_AUTH_REQUIRED);
+	PL_CHECK(c.m.u.hello.flags & PL_HELLO_PARTIAL); /* the facts after AUTH (access-test) */
+	struct pl_msg m = { .type = PL_MSG_AUTH };
+	m.u.auth.request_id = 76;
+	m.u.auth.token = pl_str_c("s3cret");
+	PL_CHECK(pl_conn_send(&c, &m) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 5000) == 1);
+	PL_CHECK(!(c.m.u.hello.flags & PL_HELLO_PARTIAL));
 	PL_CHECK(c.m.u.hello.flags & PL_HELLO_PERF_AVAILABLE);
 	PL_CHECK(c.m.u.hello.e_machine == 62 /* EM_X86_64 */ && c.m.u.hello.word_size == 8);
 	PL_CHECK(c.m.u.hello.ncpus >= 1 && c.m.u.hello.kernel_release.len > 0);
 	PL_CHECK(pl_conn_wait(&c, PL_MSG_PROBE_SUMMARY, 5000) == 1);
-	/* commands before authentication are refused */
-	PL_CHECK(pl_conn_auth(&c, "s3cret") == 0);
+	PL_CHECK(reply_to(&c, 76, PL_MSG_AUTH, 3000) == 0);
 
 	/* the process list includes this test */
-	struct pl_msg m = { .type = PL_MSG_LIST };
+	memset(&m, 0, sizeof(m));
+	m.type = PL_MSG_LIST;
 	m.u.request.request_id = 77;
 	PL_CHECK(pl_conn_send(&c, &m) == 0);
 	int procs = 0, ours = 0;
@@ -673,11 +680,12 @@ static void test_listen_full_session(void)
 	PL_CHECKF(new_event > 0 && replied && after_change >= 20, "event %d replied %d samples %d",
 		  new_event, replied, after_change);
 
-	/* a second viewer is told the agent is busy */
+	/* a second viewer is told the agent is busy, once it has authenticated
+	 * (before, it learns nothing about who holds the agent) */
 	struct pl_conn c2;
 	PL_CHECK(pl_conn_open(&c2, port, 2000) == 0);
-	PL_CHECK(pl_conn_wait(&c2, PL_MSG_REPLY, 3000) == 1);
-	PL_CHECK(c2.m.u.reply.status == -EBUSY);
+	PL_CHECK(pl_conn_wait(&c2, PL_MSG_HELLO, 3000) == 1);
+	PL_CHECK(pl_conn_auth(&c2, "s3cret") == -EBUSY);
 	PL_CHECK(strstr(c2.m.u.reply.message.p, "busy") != NULL);
 	PL_CHECK(pl_conn_next(&c2, 2000) == -1); /* and hung up on */
 	pl_conn_close(&c2);
@@ -718,8 +726,8 @@ static void test_listen_full_session(void)
 
 	/* garbage where a block should be (after the viewer's stream header,
 	 * which pl_conn_open sent; longer than a block header): that
-	 * connection is closed after the HELLO and probe sent on accepting it,
-	 * the agent says why and serves the next one */
+	 * connection is closed after the HELLO sent on accepting it, the agent
+	 * says why and serves the next one */
 	PL_CHECK(pl_conn_open(&c, port, 2000) == 0);
 	static const char http[] = "GET / HTTP/1.0\r\nHost: board\r\n\r\n";
 	PL_CHECK(sizeof(http) - 1 > PL_BLOCK_HEADER_SIZE);

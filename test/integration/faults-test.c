@@ -171,7 +171,7 @@ static void test_oversized_block_refused(void)
 	PL_CHECK(send(c.fd, h, sizeof(h), MSG_NOSIGNAL) == (ssize_t)sizeof(h));
 	int rc;
 	while ((rc = pl_conn_next(&c, 3000)) == 1)
-		; /* the probe frames that followed HELLO */
+		; /* (nothing follows the HELLO before AUTH) */
 	PL_CHECK(rc == -1); /* hung up on */
 	pl_conn_close(&c);
 	PL_CHECK(kill(ag, 0) == 0); /* still alive */
@@ -186,7 +186,9 @@ static void test_silent_peer_dropped(void)
 	int port;
 	struct pl_conn c;
 	pid_t ag = listener_hello(&c, &port, extra);
-	/* says nothing: dropped after the authentication deadline (10 s) */
+	/* says nothing: dropped after the authentication deadline (5 s,
+	 * PLA_GATE_DEADLINE_MS; it never held the controller slot meanwhile:
+	 * access-test) */
 	uint64_t t0 = pl_ms_now();
 	int rc;
 	while ((rc = pl_conn_next(&c, 15000)) == 1)
@@ -194,7 +196,7 @@ static void test_silent_peer_dropped(void)
 	PL_CHECK(rc == -1);
 	uint64_t took = pl_ms_now() - t0;
 	/* not before the deadline (the upper bound is the 15 s wait above) */
-	PL_CHECKF(took >= 8000, "dropped after %llu ms", (unsigned long long)took);
+	PL_CHECKF(took >= 4000, "dropped after %llu ms", (unsigned long long)took);
 	pl_conn_close(&c);
 	pl_kill(ag);
 }

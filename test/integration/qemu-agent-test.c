@@ -85,6 +85,18 @@ static void check_target(const struct target *t)
 	PL_CHECK(pl_conn_open(&c, port, 15000) == 0);
 	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 15000) == 1);
 	const struct pl_msg_hello *h = &c.m.u.hello;
+	/* before AUTH: versions and that a token is needed, nothing else */
+	PL_CHECK(h->protocol_version == PL_PROTOCOL_VERSION);
+	PL_CHECK((h->flags & PL_HELLO_PARTIAL) && (h->flags & PL_HELLO_AUTH_REQUIRED));
+	PL_CHECK(h->hostname.len == 0 && h->e_machine == 0);
+	/* the board's facts (written in its byte order and word size) come
+	 * with the AUTH's answer, before its REPLY */
+	struct pl_msg m = { .type = PL_MSG_AUTH };
+	m.u.auth.request_id = 41;
+	m.u.auth.token = pl_str_c("qt");
+	PL_CHECK(pl_conn_send(&c, &m) == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_HELLO, 15000) == 1);
+	PL_CHECK(!(h->flags & PL_HELLO_PARTIAL));
 	PL_CHECKF(h->e_machine == t->e_machine && h->byte_order == t->order &&
 			  h->word_size == t->word,
 		  "%s: e_machine %u order %u word %u", t->arch, h->e_machine, h->byte_order,
@@ -97,9 +109,11 @@ static void check_target(const struct target *t)
 	PL_CHECK(pl_conn_wait(&c, PL_MSG_PROBE_SUMMARY, 5000) == 1);
 	PL_CHECK(c.m.u.probe_summary.perf_errno == -ENOSYS);
 	PL_CHECK(strstr(c.m.u.probe_summary.message.p, "ENOSYS") != NULL);
-	PL_CHECK(pl_conn_auth(&c, "qt") == 0);
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_REPLY, 5000) == 1);
+	PL_CHECK(c.m.u.reply.request_id == 41 && c.m.u.reply.status == 0);
 	/* the process list */
-	struct pl_msg m = { .type = PL_MSG_LIST };
+	memset(&m, 0, sizeof(m));
+	m.type = PL_MSG_LIST;
 	m.u.request.request_id = 42;
 	PL_CHECK(pl_conn_send(&c, &m) == 0);
 	int procs = 0, ours = 0;

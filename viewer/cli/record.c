@@ -156,15 +156,16 @@ int pl_cli_record(int argc, char **argv)
 		pl_cli_fail("%s", error->message);
 		goto out;
 	}
+	if (!pl_client_authenticate(client, token, timeout_ms, &error)) {
+		pl_cli_fail("%s", error->message);
+		goto out;
+	}
+	/* after AUTH: an agent tells who it is only to a viewer with the token */
 	const PlAgentInfo *agent = pl_client_get_agent(client);
 	if (!quiet)
 		fprintf(stderr, "perflens: connected to %s (%s, %s, Linux %s, agent %s)\n",
 			pl_client_get_peer(client), agent->hostname, agent->machine,
 			agent->kernel_release, agent->agent_version);
-	if (!pl_client_authenticate(client, token, timeout_ms, &error)) {
-		pl_cli_fail("%s", error->message);
-		goto out;
-	}
 	if (!(agent->flags & PL_HELLO_PERF_AVAILABLE) && agent->perf_errno)
 		fprintf(stderr, "perflens: warning: the agent reports perf_event_open fails there "
 				"(%s); START will say more\n",

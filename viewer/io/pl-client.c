@@ -572,6 +572,12 @@ static void dispatch(PlClient *self, const struct pl_msg *m)
 		a->flags = h->flags;
 		a->perf_errno = h->perf_errno;
 		self->have_hello = TRUE;
+		/* The greeting before AUTH names nothing (PL_HELLO_PARTIAL); the
+		 * full HELLO follows AUTH and is what a session file starts
+		 * with.  The partial one stands alone (a raw block; the agent's
+		 * stream restarts its zstd frame after it), so it can go. */
+		if ((h->flags & PL_HELLO_PARTIAL) && !self->writer && !self->early_saved)
+			g_byte_array_set_size(self->early, 0);
 		break;
 	}
 	case PL_MSG_REPLY:
@@ -732,20 +738,32 @@ gboolean pl_client_request(PlClient *self, struct pl_msg *m, guint timeout_ms, G
 gboolean pl_client_authenticate(PlClient *self, const char *token, guint timeout_ms,
 				GError **error)
 {
-	if (!token) {
-		if (!(self->agent.flags & PL_HELLO_AUTH_REQUIRED))
-			return TRUE;
+	gboolean partial = (self->agent.flags & PL_HELLO_PARTIAL) != 0;
+	if (!token && !(self->agent.flags & PL_HELLO_AUTH_REQUIRED) && !partial)
+		return TRUE; /* an agent before PL_HELLO_PARTIAL, with --no-auth */
+	if (!token && (self->agent.flags & PL_HELLO_AUTH_REQUIRED)) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
 			    "the agent at %s requires a token: pass --token (the one the agent "
 			    "was started with)",
 			    self->peer);
 		return FALSE;
 	}
+	/* A --no-auth agent that greeted with a partial HELLO takes any AUTH
+	 * (an empty token here) and sends the board's facts before its reply. */
 	struct pl_msg m = { .type = PL_MSG_AUTH };
-	m.u.auth.token = pl_str_c(token);
+	m.u.auth.token = pl_str_c(token ? token : "");
 	GError *local = NULL;
 	if (pl_client_request(self, &m, timeout_ms, &local))
 		return TRUE;
+	if (g_error_matches(local, G_IO_ERROR, G_IO_ERROR_BUSY)) {
+		/* an agent that holds busy peers' AUTH until it is checked:
+		 * "busy: another viewer (PEER) controls this agent" */
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
+			    "the agent at %s refused the connection: %s", self->peer,
+			    self->reply_message ? self->reply_message : local->message);
+		g_error_free(local);
+		return FALSE;
+	}
 	if (g_error_matches(local, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) ||
 	    g_error_matches(local, G_IO_ERROR, G_IO_ERROR_CLOSED)) {
 		g_propagate_error(error, local);

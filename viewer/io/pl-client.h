@@ -77,7 +77,11 @@ guint32 pl_client_send(PlClient *self, struct pl_msg *m, GError **error);
 gboolean pl_client_request(PlClient *self, struct pl_msg *m, guint timeout_ms,
 			   GError **error);
 /* AUTH with the token (skipped when HELLO says no auth is needed and
- * token is NULL). */
+ * token is NULL).  An agent that greeted with a partial HELLO
+ * (PL_HELLO_PARTIAL) sends the full one before its answer, so the agent
+ * info is complete when this returns TRUE.  Errors: PERMISSION_DENIED
+ * (wrong or missing token), BUSY (another viewer controls the agent),
+ * TIMED_OUT, CLOSED. */
 gboolean pl_client_authenticate(PlClient *self, const char *token, guint timeout_ms,
 				GError **error);
 

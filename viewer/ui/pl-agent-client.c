@@ -58,13 +58,15 @@ static char *gui_connect_error(const GError *e, const ConnectJob *j)
 	if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED)) {
 		if (j->token && *j->token)
 			return g_strdup_printf(
-				"Wrong token: the agent at %s did not accept it.\nCopy the token the "
-				"agent printed at start (or from its --token-file) into Token and "
-				"connect again. A printed token changes each time the agent starts; "
-				"start it with --token-file to keep one.",
+				"Wrong token: the agent at %s did not accept it.\nCopy the agent's "
+				"token into Token and connect again: its --token, or the file it "
+				"named at start (perflens-agent-PORT.token). A generated token "
+				"changes each time the agent starts; start it with --token-file to "
+				"keep one.",
 				j->target);
-		return g_strdup_printf("The agent at %s needs a token.\nCopy the token it printed "
-				       "at start (or from its --token-file) into Token, then connect.",
+		return g_strdup_printf("The agent at %s needs a token.\nCopy its token into "
+				       "Token, then connect: its --token, or the file it named at "
+				       "start (perflens-agent-PORT.token).",
 				       j->target);
 	}
 	if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_BUSY)) {

@@ -837,7 +837,7 @@ static void pl_connect_view_init(PlConnectView *self)
 	gtk_spin_button_set_value(self->port, PL_DEFAULT_PORT);
 	self->token = GTK_ENTRY(field(g, 2, "Token", gtk_entry_new()));
 	gtk_entry_set_visibility(self->token, FALSE);
-	gtk_entry_set_placeholder_text(self->token, "printed by perflens-agent at start");
+	gtk_entry_set_placeholder_text(self->token, "the agent's --token, or its token file");
 	gtk_box_append(GTK_BOX(left), GTK_WIDGET(g));
 	GtkWidget *btns = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
 	self->connect_btn = gtk_button_new_with_label("Connect");
