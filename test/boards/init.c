@@ -112,7 +112,15 @@ int main(void)
 	/* the watchdog: qemu always exits, whatever the agent does */
 	pid_t dog = fork();
 	if (dog == 0) {
-		sleep((unsigned)timeout);
+		/* A kernel without the system calls musl sleeps with (32-bit
+		 * ARM without COMPAT_32BIT_TIME) made sleep() return at once,
+		 * silently: that is said here, then the board stops. */
+		struct timespec t = { .tv_sec = timeout };
+		int r;
+		while ((r = clock_nanosleep(CLOCK_MONOTONIC, 0, &t, &t)) == EINTR)
+			;
+		if (r != 0)
+			printf("PL-ERROR watchdog: clock_nanosleep: %s\n", strerror(r));
 		printf("PL-WATCHDOG after %lds\n", timeout);
 		power_off();
 	}

@@ -294,7 +294,7 @@ board() {
 
 bootinfo=()
 t_all=$SECONDS
-IFS=, read -r -a boards <<<"${PL_BOARDS:-arm64,armhf,arm64be}"
+IFS=, read -r -a boards <<<"${PL_BOARDS:-arm64,armhf,arm64be,armeb}"
 for b in "${boards[@]}"; do
 	case "$b" in
 	arm64 | armhf | arm64be | armeb) board "$b" ;;
