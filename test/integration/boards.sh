@@ -107,7 +107,7 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", 100 * a / b; 
 rows=()      # results table rows, one per board and mode
 
 board() {
-	local arch=$1 qemu sysroot agent_arch modes
+	local arch=$1 qemu sysroot agent_arch modes t_board=$SECONDS
 	# The modes each board records, explicitly: the big-endian boards have
 	# no glibc (Debian has no big-endian port), so no /burn, /burn-nofp,
 	# /burn-lib there; their fp and dwarf rows are the static musl builds.
@@ -289,7 +289,7 @@ board() {
 	local why; why=$(grep -m1 -E 'PL-ERROR|PL-WATCHDOG|Kernel panic' "$console")
 	[ -n "$why" ] && nok "boards-$arch-guest" "$why"
 	local paranoid; paranoid=$(grep -m1 -o 'PL-PARANOID [0-9-]*' "$console" | cut -d' ' -f2)
-	bootinfo+=("| $arch | $(sed -n 's/^kernel \(.*\)/\1/p' "$fetched/versions") | $qemu | ${host_boot_s:-?} s | ${boot_s:-?} s | ${first_ms:-?} ms | ${paranoid:-?} |")
+	bootinfo+=("| $arch | $(sed -n 's/^kernel \(.*\)/\1/p' "$fetched/versions") | $qemu | ${host_boot_s:-?} s | ${boot_s:-?} s | ${first_ms:-?} ms | ${paranoid:-?} | $((SECONDS - t_board)) s |")
 }
 
 bootinfo=()
@@ -310,8 +310,8 @@ if [ ${#rows[@]} -gt 0 ]; then
 		echo "\`perflens record --command ... -e cpu-clock -F HZ --duration SECS\` through qemu's forwarded port; 1 vCPU;"
 		echo "host load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (emulation speed depends on it)."
 		echo
-		echo "| board | kernel package | emulator | qemu start → agent listening (host) | agent start (guest uptime) | viewer connects → first sample | perf_event_paranoid |"
-		echo "|---|---|---|---|---|---|---|"
+		echo "| board | kernel package | emulator | qemu start → agent listening (host) | agent start (guest uptime) | viewer connects → first sample | perf_event_paranoid | board in all (host) |"
+		echo "|---|---|---|---|---|---|---|---|"
 		printf '%s\n' "${bootinfo[@]}"
 		echo
 		echo "| board | mode | samples | samples/s | lost (kernel ring) | reach main or thread start | rate, run | loader start-up | wire bytes/sample | file bytes/sample |"
