@@ -93,12 +93,15 @@ kv() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" | head -n 1; }
 # run under emulation): the loader is stripped in Debian, so a complete
 # loader stack cannot be told from a broken one; they are counted apart.
 # A new thread's first frames are in clone before start_thread runs: an
-# outermost __clone/__clone3/start_thread is that thread's start.
+# outermost __clone/__clone3/start_thread is that thread's start; in static
+# musl programs the thread start is musl's start (start_c11 for C11
+# threads), which an fp walk through musl's frame-pointer-less libc reaches
+# from the syscall wrapper.
 # Prints: total complete loader
 unwind_share() {
 	awk '{
 		n = $NF; $NF = ""; total += n
-		if ($0 ~ /(^|;)(main|thread_main|sleeper_main|timer_main)(;| |$)/ || $0 ~ /^(__clone3?|start_thread)[; ]/) complete += n
+		if ($0 ~ /(^|;)(main|thread_main|sleeper_main|timer_main)(;| |$)/ || $0 ~ /^(__clone3?|start_thread|start|start_c11)[; ]/) complete += n
 		else if ($0 ~ /^(\[ld-linux|_dl_)/) loader += n
 	} END { printf "%d %d %d\n", total, complete, loader }'
 }
@@ -225,6 +228,22 @@ board() {
 			continue
 		fi
 		ok "boards-$arch-$mode-record"
+		# The stream decoded on this little-endian host: every block of
+		# the capture reads back (pl-dump says nothing on stderr), and the
+		# HELLO's machine, kernel and byte order are what the guest's
+		# /init printed from uname (1 little, 2 big endian).
+		local hello want_order=1 guest_m guest_k dump_err
+		case "$arch" in arm64be | armeb) want_order=2 ;; esac
+		guest_m=$(grep -m1 -o 'PL-BOOT .*' "$console" | kv machine | tr -d '\r')
+		guest_k=$(grep -m1 -o 'PL-BOOT .*' "$console" | kv kernel | tr -d '\r')
+		dump_err=$("$dump" "$rec" 2>&1 >/dev/null | head -n 2 | tr '\n' ' ')
+		hello=$("$dump" "$rec" 2>/dev/null | awk '/^HELLO/ { print; exit }')
+		if [ -z "$dump_err" ] && [ "$(echo "$hello" | kv order)" = "$want_order" ] &&
+			[ "$(echo "$hello" | kv machine)" = "$guest_m" ] && [ "$(echo "$hello" | kv kernel)" = "$guest_k" ]; then
+			ok "boards-$arch-$mode-decode # $guest_m order=$want_order"
+		else
+			nok "boards-$arch-$mode-decode" "want machine=$guest_m kernel=$guest_k order=$want_order, pl-dump: ${hello:-no HELLO} ${dump_err}"
+		fi
 		# the workload ran its SECS on the guest's clock (with the clock
 		# check below: on the host's too)
 		if awk -v s="$secs" -v r="$secs_run" 'BEGIN { exit !(s >= 0.9 * r) }'; then
