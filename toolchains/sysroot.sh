@@ -106,13 +106,23 @@ pl_parallel() {
 }
 
 # ---- musl ------------------------------------------------------------------
+# -g: musl's configure keeps unwind tables out of the loaded image
+# (-fno-unwind-tables), so with -g its frames are described in .debug_frame
+# only.  The unstripped workloads on the emulated boards keep it, and the
+# viewer's DWARF unwinder carries a static musl program's samples through
+# libc (lfind, the syscall wrappers) back to main with it.  Seeing -g,
+# musl's configure stops adding -fomit-frame-pointer (1,088 bytes more in
+# the aarch64_be agent, over its budget): it is given here.  Stripped
+# programs (the agents) keep their size; clang 14 schedules a few
+# instructions differently under -g (aarch64_be agent: 163,760 bytes
+# either way, 108 of its instructions in another order).
 pl_log "[$PL_ARCH] musl $V_MUSL"
 mkdir -p "$BLD/musl"
 (
     cd "$BLD/musl"
     "$MUSL_DIR/configure" --target="$PL_TRIPLE" --prefix=/ --disable-shared \
         --enable-optimize=size \
-        CC="$TCC $PL_FUSE_LD" CFLAGS="-fno-pic -ffunction-sections -fdata-sections" \
+        CC="$TCC $PL_FUSE_LD" CFLAGS="-g -fomit-frame-pointer -fno-pic -ffunction-sections -fdata-sections" \
         AR=llvm-ar RANLIB=llvm-ranlib >configure.log 2>&1 ||
         { cat configure.log >&2; exit 1; }
     make -j"$JOBS" >build.log 2>&1 || { tail -n 40 build.log >&2; exit 1; }

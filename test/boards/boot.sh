@@ -4,11 +4,16 @@
 # guest's agent (port 9999) is reachable at 127.0.0.1:PORT; restrict=on keeps
 # the guest off every other network.  The guest powers itself off after
 # TIMEOUT seconds (default 150) if nobody stops qemu first.
+# FETCHED is fetch.sh's directory (arm64, armhf: Debian's kernel packages)
+# or kernel.sh's (arm64be, armeb: built from Debian's kernel source, with
+# virtio-net built in and eth0 configured by the kernel from ip=).
 set -euo pipefail
 arch=${1:?usage: boot.sh ARCH FETCHED INITRD PORT TOKEN [TIMEOUT]}
 fetched=${2:?} initrd=${3:?} port=${4:?} token=${5:?} timeout=${6:-150}
 smp=${PL_BOARD_SMP:-1}   # 1 CPU streams fastest (BOARDS.md); 2 for per-CPU tests
 net="-netdev user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:9999 -device virtio-net-pci,netdev=n0,romfile="
+# the big-endian boards' /init has no `ip`: the kernel sets eth0 up (IP_PNP)
+ipcfg="ip=10.0.2.15::10.0.2.2:255.255.255.0::eth0:off"
 append="rdinit=/init panic=-1 quiet pl.token=$token pl.timeout=$timeout"
 case "$arch" in
 arm64)
@@ -19,5 +24,11 @@ armhf)
 	# reach of the non-LPAE armmp kernel, and there is no eth0
 	exec qemu-system-arm -M virt,highmem=off -cpu cortex-a15 -m 512 -smp "$smp" -nographic -no-reboot \
 		-kernel "$fetched/vmlinuz" -initrd "$initrd" -append "console=ttyAMA0 $append" $net ;;
+arm64be)
+	exec qemu-system-aarch64 -M virt -cpu cortex-a57 -m 512 -smp "$smp" -nographic -no-reboot \
+		-kernel "$fetched/Image" -initrd "$initrd" -append "console=ttyAMA0 $ipcfg $append" $net ;;
+armeb)
+	exec qemu-system-arm -M virt,highmem=off -cpu cortex-a15 -m 512 -smp "$smp" -nographic -no-reboot \
+		-kernel "$fetched/zImage" -initrd "$initrd" -append "console=ttyAMA0 $ipcfg $append" $net ;;
 *) echo "boot.sh: unknown arch $arch" >&2; exit 2 ;;
 esac

@@ -15,6 +15,9 @@ pkgs=(
 	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross   # armv7 workloads
 	cpio gzip                       # the initramfs
 	dpkg-dev debian-archive-keyring # dpkg-deb; the archive key for the private apt
+	# the big-endian boards' kernels, built from Debian's own source
+	# (kernel.sh): no Debian kernel package exists for aarch64_be or armeb
+	linux-source-6.1 xz-utils bc bison flex libssl-dev
 )
 
 exec "$(dirname "$0")/../../ci/apt-missing.sh" test/boards/deps.sh "${pkgs[@]}"

@@ -4,8 +4,10 @@
 # (dist/perflens-agent-<aarch64|armv7l>), and the cross-built workloads with
 # the cross libc they link against.
 #
-#   ARCH     arm64 | armhf
-#   FETCHED  the directory fetch.sh printed (vmlinuz, busybox, modules)
+#   ARCH     arm64 | armhf | arm64be | armeb
+#   FETCHED  the directory fetch.sh printed (vmlinuz, busybox, modules);
+#            for the big-endian boards the one kernel.sh printed (unused
+#            here: their kernels have everything built in)
 #   OUT      output directory; gets root/ (the guest's files, unstripped:
 #            the host's copies for symbolization), initrd.gz
 #
@@ -20,6 +22,18 @@
 #   /burn-musl  frame pointers kept, ARM mode on armhf
 # The guest keeps the libraries at /lib, where Debian's cross sysroot
 # (/usr/<triplet>/lib) keeps them too, so that sysroot symbolizes the guest.
+#
+# The big-endian boards (arm64be: aarch64_be, armeb: BE8 ARMv7) have no
+# Debian user space at all (no glibc, no busybox): everything there is
+# static musl from toolchains/cc.sh, unstripped,
+#   /init             test/boards/init.c (what init.sh does, in C)
+#   /burn-musl        frame pointers kept                      (fp mode)
+#   /burn-musl-nofp   -fomit-frame-pointer -funwind-tables     (dwarf mode)
+# ARM mode on armeb, as on armhf.  -funwind-tables gives .eh_frame on
+# aarch64_be and EHABI tables (.ARM.exidx) on armeb; those reference
+# __aeabi_unwind_cpp_pr0/pr1, which musl + compiler-rt do not define:
+# aeabi-unwind-stubs.c defines them (never called from C), built without
+# LTO, which would drop them before the linker sees the references.
 set -euo pipefail
 arch=${1:?usage: mkinitramfs.sh ARCH FETCHED OUT}
 fetched=${2:?}
@@ -30,6 +44,8 @@ case "$arch" in
 arm64) cc=aarch64-linux-gnu-gcc agent=aarch64 cflags= ;;
 # ARM mode: the kernel's ARM32 user call-chain walker knows no Thumb frames
 armhf) cc=arm-linux-gnueabihf-gcc agent=armv7l cflags=-marm ;;
+arm64be) cc= agent=aarch64_be cflags= ;;
+armeb) cc= agent=armeb cflags=-marm ;;
 *) echo "mkinitramfs.sh: unknown arch $arch" >&2; exit 2 ;;
 esac
 tcarch=$agent   # toolchains/cc.sh names the targets as the agents do
@@ -37,11 +53,29 @@ agent=$top/dist/perflens-agent-$agent
 
 root=$out/root
 rm -rf "$root"
+src=$top/test/workloads/burn.c
+musl=(env PERFLENS_STRIP=0 "$top/toolchains/cc.sh" "$tcarch" -O1 -g -pthread -Wall -Werror -DBURN_LFIND $cflags)
+
+if [ -z "$cc" ]; then # big-endian: static musl only
+	mkdir -p "$root/dev" "$root/proc" "$root/sys" "$root/tmp"
+	"${musl[@]}" -fno-omit-frame-pointer -o "$root/burn-musl" "$src"
+	stubs=()
+	[ "$arch" = armeb ] && stubs=("$here/aeabi-unwind-stubs.c")
+	PERFLENS_LTO=0 "${musl[@]}" -fomit-frame-pointer -funwind-tables \
+		-o "$root/burn-musl-nofp" "$src" "${stubs[@]}"
+	PERFLENS_STRIP=0 "$top/toolchains/cc.sh" "$tcarch" -O2 -Wall -Werror -o "$root/init" "$here/init.c"
+	cp "$agent" "$root/perflens-agent"
+	chmod 755 "$root/init" "$root/perflens-agent"
+	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+		cpio --null -o -H newc --owner=0:0 --quiet) | gzip -1 >"$out/initrd.gz.tmp"
+	mv "$out/initrd.gz.tmp" "$out/initrd.gz"
+	exit 0
+fi
+
 mkdir -p "$root/bin" "$root/lib" "$root/modules" "$root/dev" "$root/proc" "$root/sys" "$root/tmp"
 
 # workloads
 base="-O1 -g -pthread -fno-inline-functions-called-once -Wall -Werror $cflags"
-src=$top/test/workloads/burn.c
 $cc $base -DBURN_LFIND -fno-omit-frame-pointer -o "$root/burn" "$src"
 $cc $base -DBURN_LFIND -fomit-frame-pointer -o "$root/burn-nofp" "$src"
 $cc $base -DBURN_HOT_ONLY -fomit-frame-pointer -fPIC -shared -Wl,-soname,libboardhot.so \
@@ -51,8 +85,7 @@ $cc $base -DBURN_LFIND -DBURN_HOT_EXTERN -fomit-frame-pointer -o "$root/burn-lib
 # lld packs the text segment into a file page it shares with .rodata, so
 # the mapping of the code starts below its PT_LOAD: the viewer must take
 # the load bias from that segment (a wrong one named other functions).
-PERFLENS_STRIP=0 "$top/toolchains/cc.sh" "$tcarch" -O1 -g -pthread -Wall -Werror -DBURN_LFIND \
-	-fno-omit-frame-pointer $cflags -o "$root/burn-musl" "$src"
+"${musl[@]}" -fno-omit-frame-pointer -o "$root/burn-musl" "$src"
 
 # the cross libc the workloads were linked against, and its loader
 interp=$(readelf -l "$root/burn" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')

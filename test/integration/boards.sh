@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Emulated ARM boards with real kernels (test/boards/README.md): boots
 # Debian's arm64 kernel under qemu-system-aarch64 and the armmp kernel under
-# qemu-system-arm, each with the static agent and a cross-built workload in
-# its initramfs; the host's `perflens record` profiles the workload through
-# a forwarded port in fp and dwarf mode (and a fully static musl build of
-# it in fp mode), `perflens report`/`export`
-# symbolize with Debian's cross sysroot, and the figures go to
-# docs/boards-results.md.
+# qemu-system-arm, and big-endian kernels built from Debian's kernel source
+# (test/boards/kernel.sh: aarch64_be and armeb BE8), each with the static
+# agent and a cross-built workload in its initramfs; the host's `perflens
+# record` profiles the workload through a forwarded port in fp and dwarf
+# mode (the little-endian boards: Debian glibc builds, a shared library,
+# and a fully static musl build in fp mode; the big-endian ones, which have
+# no Debian user space: static musl builds in fp and dwarf mode),
+# `perflens report`/`export` symbolize with Debian's cross sysroot or the
+# board's ELF files alone, and the figures go to the results table.
 #
-# Env: PL_BOARDS=arm64,armhf (which boards), PL_BOARD_HZ (default 1000),
-#      PL_BOARDS_RESULTS (results file; default docs/boards-results.md).
+# Env: PL_BOARDS=arm64,armhf,arm64be,armeb (which boards),
+#      PL_BOARD_HZ (default 1000),
+#      PL_BOARDS_RESULTS (results file; default $PL_BUILD/boards/results.md).
 set -u
 top=${PL_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PL_BUILD:-$top/build}
@@ -89,12 +93,15 @@ kv() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" | head -n 1; }
 # run under emulation): the loader is stripped in Debian, so a complete
 # loader stack cannot be told from a broken one; they are counted apart.
 # A new thread's first frames are in clone before start_thread runs: an
-# outermost __clone/__clone3/start_thread is that thread's start.
+# outermost __clone/__clone3/start_thread is that thread's start; in static
+# musl programs the thread start is musl's start (start_c11 for C11
+# threads), which an fp walk through musl's frame-pointer-less libc reaches
+# from the syscall wrapper.
 # Prints: total complete loader
 unwind_share() {
 	awk '{
 		n = $NF; $NF = ""; total += n
-		if ($0 ~ /(^|;)(main|thread_main|sleeper_main|timer_main)(;| |$)/ || $0 ~ /^(__clone3?|start_thread)[; ]/) complete += n
+		if ($0 ~ /(^|;)(main|thread_main|sleeper_main|timer_main)(;| |$)/ || $0 ~ /^(__clone3?|start_thread|start|start_c11)[; ]/) complete += n
 		else if ($0 ~ /^(\[ld-linux|_dl_)/) loader += n
 	} END { printf "%d %d %d\n", total, complete, loader }'
 }
@@ -103,21 +110,37 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", 100 * a / b; 
 rows=()      # results table rows, one per board and mode
 
 board() {
-	local arch=$1 triplet qemu sysroot
+	local arch=$1 qemu sysroot agent_arch modes t_board=$SECONDS
+	# The modes each board records, explicitly: the big-endian boards have
+	# no glibc (Debian has no big-endian port), so no /burn, /burn-nofp,
+	# /burn-lib there; their fp and dwarf rows are the static musl builds.
 	case "$arch" in
-	arm64) triplet=aarch64-linux-gnu qemu=qemu-system-aarch64 ;;
-	armhf) triplet=arm-linux-gnueabihf qemu=qemu-system-arm ;;
+	arm64) qemu=qemu-system-aarch64 sysroot=/usr/aarch64-linux-gnu agent_arch=aarch64 modes="fp dwarf lib musl" ;;
+	armhf) qemu=qemu-system-arm sysroot=/usr/arm-linux-gnueabihf agent_arch=armv7l modes="fp dwarf lib musl" ;;
+	arm64be) qemu=qemu-system-aarch64 sysroot= agent_arch=aarch64_be modes="musl musl-dwarf" ;;
+	armeb) qemu=qemu-system-arm sysroot= agent_arch=armeb modes="musl musl-dwarf" ;;
 	esac
-	sysroot=/usr/$triplet
-	local agent_arch; agent_arch=$([ "$arch" = arm64 ] && echo aarch64 || echo armv7l)
 	if [ ! -x "$agents/perflens-agent-$agent_arch" ]; then
 		echo "skip boards-$arch: $agents/perflens-agent-$agent_arch not built (make agents)"; return
 	fi
 	local fetched
-	if ! fetched=$("$here/fetch.sh" "$arch" 2>"$build/boards-fetch-$arch.log"); then
-		echo "skip boards-$arch: cannot fetch Debian's $arch kernel and busybox: $(tail -n 1 "$build/boards-fetch-$arch.log")"
-		return
-	fi
+	case "$arch" in
+	arm64 | armhf)
+		if ! fetched=$("$here/fetch.sh" "$arch" 2>"$build/boards-fetch-$arch.log"); then
+			echo "skip boards-$arch: cannot fetch Debian's $arch kernel and busybox: $(tail -n 1 "$build/boards-fetch-$arch.log")"
+			return
+		fi ;;
+	*)
+		# built from the source package ci/deps.sh installed (no
+		# network): a kernel that does not build is a failure
+		local tk=$SECONDS
+		if ! fetched=$(PL_KERNEL_JOBS=${PL_KERNEL_JOBS:-$(nproc)} "$here/kernel.sh" "$arch" 2>"$build/boards-kernel-$arch.log"); then
+			nok "boards-$arch-kernel" "kernel.sh $arch failed: $(tail -n 3 "$build/boards-kernel-$arch.log" | tr '\n' ' ') (see $build/boards-kernel-$arch.log)"
+			return
+		fi
+		[ $((SECONDS - tk)) -gt 5 ] && echo "# boards-$arch: kernel built in $((SECONDS - tk)) s ($fetched)"
+		ok "boards-$arch-kernel" ;;
+	esac
 	local out=$build/boards/$arch
 	mkdir -p "$out"
 	if ! "$mkinitramfs" "$arch" "$fetched" "$out" >"$out/mkinitramfs.log" 2>&1; then
@@ -152,18 +175,21 @@ board() {
 
 	# The records wait for that connection: the agent serves one viewer.
 	wait "$pspid"; local psrc=$?
-	local mode prog cg f secs_run rec rep col boot_s="" first_ms=""
-	for mode in fp dwarf lib musl; do
+	local mode prog cg f secs_run rec rep col boot_s="" first_ms="" host_starts=()
+	for mode in $modes; do
 		case "$mode" in
 		fp) prog=/burn cg=fp f=$hz secs_run=3 ;;
 		dwarf) prog=/burn-nofp cg=dwarf f=$dwarf_hz secs_run=8 ;;
 		lib) prog=/burn-lib cg=dwarf f=$dwarf_hz secs_run=8 ;;
 		# static musl (toolchains/cc.sh): named from the binary alone
 		musl) prog=/burn-musl cg=fp f=$hz secs_run=3 ;;
+		# the same with EHABI tables (armeb) or .eh_frame (arm64be)
+		musl-dwarf) prog=/burn-musl-nofp cg=dwarf f=$dwarf_hz secs_run=8 ;;
 		esac
 		rec=$out/$mode.plens
 		rm -f "$rec"
 		local ts=$(date +%s.%N)
+		host_starts+=("$ts")
 		if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
 			--command "$prog $secs_run 2" --callgraph "$cg" -e cpu-clock -F "$f" --duration "$secs_run" \
 			-o "$rec" >"$out/$mode-record.log" 2>&1; then
@@ -184,7 +210,8 @@ board() {
 				first_ms=$(awk -v f="$first_ns" -v u="$conn" 'BEGIN { printf "%.0f", f / 1e6 - u * 1000 }')
 		fi
 		local bin=$out/root$prog
-		local symargs=(--sysroot "$sysroot" --binary "$bin")
+		local symargs=(--binary "$bin")
+		[ -n "$sysroot" ] && symargs+=(--sysroot "$sysroot")
 		[ "$mode" = lib ] && symargs+=(--binary "$out/root/lib/libboardhot.so")
 		rep=$out/$mode-report.txt col=$out/$mode-collapsed.txt
 		"$perflens" report "$rec" --top 30 "${symargs[@]}" >"$rep" 2>&1
@@ -201,6 +228,29 @@ board() {
 			continue
 		fi
 		ok "boards-$arch-$mode-record"
+		# The stream decoded on this little-endian host: every block of
+		# the capture reads back (pl-dump says nothing on stderr), and the
+		# HELLO's machine, kernel and byte order are what the guest's
+		# /init printed from uname (1 little, 2 big endian).
+		local hello want_order=1 guest_m guest_k dump_err
+		case "$arch" in arm64be | armeb) want_order=2 ;; esac
+		guest_m=$(grep -m1 -o 'PL-BOOT .*' "$console" | kv machine | tr -d '\r')
+		guest_k=$(grep -m1 -o 'PL-BOOT .*' "$console" | kv kernel | tr -d '\r')
+		dump_err=$("$dump" "$rec" 2>&1 >/dev/null | head -n 2 | tr '\n' ' ')
+		hello=$("$dump" "$rec" 2>/dev/null | awk '/^HELLO/ { print; exit }')
+		if [ -z "$dump_err" ] && [ "$(echo "$hello" | kv order)" = "$want_order" ] &&
+			[ "$(echo "$hello" | kv machine)" = "$guest_m" ] && [ "$(echo "$hello" | kv kernel)" = "$guest_k" ]; then
+			ok "boards-$arch-$mode-decode # $guest_m order=$want_order"
+		else
+			nok "boards-$arch-$mode-decode" "want machine=$guest_m kernel=$guest_k order=$want_order, pl-dump: ${hello:-no HELLO} ${dump_err}"
+		fi
+		# the workload ran its SECS on the guest's clock (with the clock
+		# check below: on the host's too)
+		if awk -v s="$secs" -v r="$secs_run" 'BEGIN { exit !(s >= 0.9 * r) }'; then
+			ok "boards-$arch-$mode-duration # ${secs} s of ${secs_run} s"
+		else
+			nok "boards-$arch-$mode-duration" "the samples span ${secs:-no} s of the workload's ${secs_run} s (the guest's timers?)"
+		fi
 
 		# the hot function, from the right module
 		local hotmod=${prog#/}; [ "$mode" = lib ] && hotmod=libboardhot.so
@@ -236,19 +286,38 @@ board() {
 		nok "boards-$arch-connect-during-boot" "perflens ps started with the guest did not list the agent: $(tail -n 2 "$out/ps-during-boot.log" | tr '\n' ' ')"
 	fi
 	stop_qemu
-	local why; why=$(grep -m1 -E 'PL-ERROR|Kernel panic' "$console")
+	# The guest's clock must keep the host's pace: a kernel without a
+	# working clock event (an allnoconfig ARM kernel without the
+	# architected timer) ended a 2 s workload after 0.13 s.  The agent
+	# stamps each connection with the guest's uptime; from the first
+	# record's connection to the last one's, the host's wall clock and
+	# the guest's must agree within 25%.
+	local guest_conn; mapfile -t guest_conn < <(grep 'controller .* connected' "$console" | sed -n 's/^\[\([0-9.]*\)\].*/\1/p')
+	if [ ${#host_starts[@]} -ge 2 ] && [ ${#guest_conn[@]} -eq $((${#host_starts[@]} + 1)) ]; then
+		local gspan hspan
+		gspan=$(awk -v a="${guest_conn[1]}" -v b="${guest_conn[${#guest_conn[@]} - 1]}" 'BEGIN { printf "%.2f", b - a }')
+		hspan=$(awk -v a="${host_starts[0]}" -v b="${host_starts[${#host_starts[@]} - 1]}" 'BEGIN { printf "%.2f", b - a }')
+		if awk -v g="$gspan" -v h="$hspan" 'BEGIN { exit !(h > 0 && g / h > 0.75 && g / h < 1.25) }'; then
+			ok "boards-$arch-guest-clock # guest ${gspan} s, host ${hspan} s"
+		else
+			nok "boards-$arch-guest-clock" "between the first and the last record's connection the guest's uptime advanced ${gspan} s, the host's clock ${hspan} s"
+		fi
+	else
+		nok "boards-$arch-guest-clock" "cannot compare clocks: ${#host_starts[@]} records, ${#guest_conn[@]} connections on the console (want one more: perflens ps)"
+	fi
+	local why; why=$(grep -m1 -E 'PL-ERROR|PL-WATCHDOG|Kernel panic' "$console")
 	[ -n "$why" ] && nok "boards-$arch-guest" "$why"
 	local paranoid; paranoid=$(grep -m1 -o 'PL-PARANOID [0-9-]*' "$console" | cut -d' ' -f2)
-	bootinfo+=("| $arch | $(sed -n 's/^kernel \(.*\)/\1/p' "$fetched/versions") | $qemu | ${host_boot_s:-?} s | ${boot_s:-?} s | ${first_ms:-?} ms | ${paranoid:-?} |")
+	bootinfo+=("| $arch | $(sed -n 's/^kernel \(.*\)/\1/p' "$fetched/versions") | $qemu | ${host_boot_s:-?} s | ${boot_s:-?} s | ${first_ms:-?} ms | ${paranoid:-?} | $((SECONDS - t_board)) s |")
 }
 
 bootinfo=()
 t_all=$SECONDS
-IFS=, read -r -a boards <<<"${PL_BOARDS:-arm64,armhf}"
+IFS=, read -r -a boards <<<"${PL_BOARDS:-arm64,armhf,arm64be,armeb}"
 for b in "${boards[@]}"; do
 	case "$b" in
-	arm64 | armhf) board "$b" ;;
-	*) nok "boards-$b" "unknown board (arm64 or armhf)" ;;
+	arm64 | armhf | arm64be | armeb) board "$b" ;;
+	*) nok "boards-$b" "unknown board (arm64, armhf, arm64be or armeb)" ;;
 	esac
 done
 
@@ -260,8 +329,8 @@ if [ ${#rows[@]} -gt 0 ]; then
 		echo "\`perflens record --command ... -e cpu-clock -F HZ --duration SECS\` through qemu's forwarded port; 1 vCPU;"
 		echo "host load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (emulation speed depends on it)."
 		echo
-		echo "| board | kernel package | emulator | qemu start → agent listening (host) | agent start (guest uptime) | viewer connects → first sample | perf_event_paranoid |"
-		echo "|---|---|---|---|---|---|---|"
+		echo "| board | kernel package | emulator | qemu start → agent listening (host) | agent start (guest uptime) | viewer connects → first sample | perf_event_paranoid | board in all (host) |"
+		echo "|---|---|---|---|---|---|---|---|"
 		printf '%s\n' "${bootinfo[@]}"
 		echo
 		echo "| board | mode | samples | samples/s | lost (kernel ring) | reach main or thread start | rate, run | loader start-up | wire bytes/sample | file bytes/sample |"

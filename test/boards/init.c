@@ -1,0 +1,173 @@
+/* test/boards/init.c — /init of the big-endian emulated boards.
+ *
+ * Debian has no big-endian ARM port, so there is no busybox for these
+ * boards: this static musl program (built by mkinitramfs.sh with
+ * toolchains/cc.sh) does what init.sh does on the little-endian ones.
+ * It mounts /dev, /proc, /sys, tracefs and a tmpfs /tmp, starts a
+ * watchdog that powers off after pl.timeout seconds, lets the emulated
+ * kernel sample at any rate (perf_cpu_time_max_percent=0), runs the agent
+ * as a user would after scp (--listen --port 9999 --token T) with each of
+ * its lines stamped with the guest's uptime, and powers off when the agent
+ * exits.  The network needs nothing from here: the kernel configures eth0
+ * from its command line (ip=, CONFIG_IP_PNP; boot.sh passes it).
+ *
+ * Lines the host's boards.sh reads: PL-BOOT, PL-PARANOID, PL-AGENT-START,
+ * PL-AGENT-EXIT, PL-WATCHDOG, PL-ERROR (any of these fails the board).
+ * Settings from /proc/cmdline: pl.token=T pl.timeout=S.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void power_off(void)
+{
+	fflush(stdout);
+	sync();
+	reboot(RB_POWER_OFF);
+	_exit(1); /* panic=-1 turns init's exit into qemu's exit too */
+}
+
+/* the guest's uptime as /proc/uptime prints it (seconds, 2 decimals) */
+static const char *uptime(char *buf, size_t n)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	snprintf(buf, n, "%ld.%02ld", (long)ts.tv_sec, ts.tv_nsec / 10000000);
+	return buf;
+}
+
+static void must_mount(const char *src, const char *dir, const char *type)
+{
+	mkdir(dir, 0755);
+	if (mount(src, dir, type, 0, NULL) < 0)
+		printf("PL-ERROR mount %s on %s: %s\n", type, dir, strerror(errno));
+}
+
+/* first line of a file, without its newline ("" when unreadable) */
+static const char *read_line(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, (int)n, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	return buf;
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ok;
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -errno;
+	close(fd);
+	return ok;
+}
+
+int main(void)
+{
+	char up[32], token[128] = "", cmdline[4096], line[512], a[64], b[64];
+	long timeout = 150;
+	struct utsname u;
+
+	mkdir("/dev", 0755);
+	mount("dev", "/dev", "devtmpfs", 0, NULL);
+	int con = open("/dev/console", O_RDWR);
+	if (con >= 0) {
+		dup2(con, 0), dup2(con, 1), dup2(con, 2);
+		if (con > 2)
+			close(con);
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	must_mount("proc", "/proc", "proc");
+	must_mount("sys", "/sys", "sysfs");
+	must_mount("tracefs", "/sys/kernel/tracing", "tracefs");
+	must_mount("tmp", "/tmp", "tmpfs");
+	setenv("PATH", "/", 1);
+	uname(&u);
+	printf("PL-BOOT uptime=%s kernel=%s machine=%s\n", uptime(up, sizeof up), u.release, u.machine);
+
+	read_line("/proc/cmdline", cmdline, sizeof cmdline);
+	for (char *w = strtok(cmdline, " "); w; w = strtok(NULL, " ")) {
+		if (!strncmp(w, "pl.token=", 9))
+			snprintf(token, sizeof token, "%s", w + 9);
+		else if (!strncmp(w, "pl.timeout=", 11))
+			timeout = atol(w + 11);
+	}
+
+	/* the watchdog: qemu always exits, whatever the agent does */
+	pid_t dog = fork();
+	if (dog == 0) {
+		/* A kernel without the system calls musl sleeps with (32-bit
+		 * ARM without COMPAT_32BIT_TIME) made sleep() return at once,
+		 * silently: that is said here, then the board stops. */
+		struct timespec t = { .tv_sec = timeout };
+		int r;
+		while ((r = clock_nanosleep(CLOCK_MONOTONIC, 0, &t, &t)) == EINTR)
+			;
+		if (r != 0)
+			printf("PL-ERROR watchdog: clock_nanosleep: %s\n", strerror(r));
+		printf("PL-WATCHDOG after %lds\n", timeout);
+		power_off();
+	}
+
+	if (access("/sys/class/net/eth0", F_OK) < 0)
+		printf("PL-ERROR no eth0 (is ip= on the kernel command line?)\n");
+	/* Otherwise the emulated kernel, seeing slow sampling interrupts,
+	 * lowers perf_event_max_sample_rate within seconds and requests
+	 * above it fail. */
+	int err = write_file("/proc/sys/kernel/perf_cpu_time_max_percent", "0\n");
+	if (err < 0)
+		printf("PL-ERROR perf_cpu_time_max_percent: %s\n", strerror(-err));
+	printf("PL-PARANOID %s max_rate=%s\n",
+	       read_line("/proc/sys/kernel/perf_event_paranoid", a, sizeof a),
+	       read_line("/proc/sys/kernel/perf_event_max_sample_rate", b, sizeof b));
+
+	printf("PL-AGENT-START uptime=%s\n", uptime(up, sizeof up));
+	int p[2];
+	if (pipe(p) < 0) {
+		printf("PL-ERROR pipe: %s\n", strerror(errno));
+		power_off();
+	}
+	pid_t agent = fork();
+	if (agent == 0) {
+		dup2(p[1], 1), dup2(p[1], 2);
+		close(p[0]), close(p[1]);
+		execl("/perflens-agent", "perflens-agent", "--listen", "--port", "9999",
+		      "--token", token, (char *)NULL);
+		printf("PL-ERROR exec /perflens-agent: %s\n", strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	/* each agent line prefixed with the guest's uptime: the host measures
+	 * "viewer connected -> first sample" on the guest's own clock */
+	FILE *in = fdopen(p[0], "r");
+	while (in && fgets(line, sizeof line, in))
+		printf("[%s] %s%s", uptime(up, sizeof up), line,
+		       line[strlen(line) - 1] == '\n' ? "" : "\n");
+	/* init reaps every orphan; the agent's status is the one reported */
+	int st = 0;
+	for (pid_t w; (w = wait(&st)) != -1 || errno == EINTR;) {
+		if (w == agent) {
+			printf("PL-AGENT-EXIT status=%d\n",
+			       WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+			break;
+		}
+	}
+	kill(dog, SIGKILL);
+	power_off();
+}
