@@ -514,17 +514,20 @@ int pla_session_run(struct pla_options *o)
 		 * user's own right to run programs.  The stream takes private
 		 * descriptors; 0 becomes /dev/null and 1 stderr, so neither a
 		 * started command nor a stray print touches the protocol. */
-		int in = fcntl(0, F_DUPFD_CLOEXEC, 3), out = fcntl(1, F_DUPFD_CLOEXEC, 3);
+		/* (raw calls: libc's fcntl and dup2 cost the size budget
+		 * hundreds of bytes) */
+		int in = (int)syscall(SYS_fcntl, 0, F_DUPFD_CLOEXEC, 3);
+		int out = (int)syscall(SYS_fcntl, 1, F_DUPFD_CLOEXEC, 3);
 		int nul = open("/dev/null", O_RDONLY);
 		if (in < 0 || out < 0 || nul < 0) {
 			fprintf(stderr, "perflens-agent: --stdio: %s\n", strerror(errno));
 			return 1;
 		}
-		syscall(SYS_dup3, nul, 0, 0); /* (libc's dup2: 80 bytes more) */
+		syscall(SYS_dup3, nul, 0, 0);
 		syscall(SYS_dup3, 2, 1, 0);
 		close(nul);
-		fcntl(in, F_SETFL, O_NONBLOCK);
-		fcntl(out, F_SETFL, O_NONBLOCK);
+		syscall(SYS_fcntl, in, F_SETFL, O_NONBLOCK);
+		syscall(SYS_fcntl, out, F_SETFL, O_NONBLOCK);
 		o->token = NULL;
 		o->allow_exec = 1;
 		a->client = in;

@@ -51,6 +51,12 @@ mkdir -p "$d"
 cp "$build/perflens" "$d/"
 # the desktop app's module: perflens finds it next to itself
 [ -f "$build/perflens-ui.so" ] && cp "$build/perflens-ui.so" "$d/"
+# the static agents, which perflens record ssh://… copies to boards
+mkdir -p "$d/agents"
+for a in dist/perflens-agent-*; do
+	case "$a" in *.tar.gz|*.md|*.map) continue ;; esac
+	cp "$a" "$d/agents/"
+done
 for f in viewer/ui/data/*.desktop viewer/ui/data/*.svg viewer/ui/data/*.png; do
 	[ -f "$f" ] && cp "$f" "$d/"
 done

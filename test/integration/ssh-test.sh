@@ -21,7 +21,8 @@ PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
 . "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok ssh: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 CASES="ssh_record ssh_agent_gone ssh_reuse ssh_ps ssh_session_says_ssh ssh_unreachable
 ssh_auth_failed ssh_host_key_changed ssh_no_agent_for_arch ssh_not_writable ssh_noexec
-ssh_agent_killed"
+ssh_agent_killed ssh_app_connect ssh_app_start ssh_app_samples ssh_app_flame ssh_app_stop
+ssh_app_session_says_ssh"
 pl_plan $CASES
 T=$(mktemp -d /tmp/pl-ssh-XXXXXX)
 SSHD_PID=
@@ -273,6 +274,45 @@ else
 	fi
 fi
 for k in ${kids:-}; do kill "$k" 2>/dev/null; done
+
+# ─── the app: Connect to ssh://…, record, screenshots ───────────────────
+# Screenshots go to $PL_UI_SCREENSHOTS (docs/screenshots to refresh the
+# committed one), else to the temporary directory.
+SHOTS=${PL_UI_SCREENSHOTS:-$T/shots}
+mkdir -p "$SHOTS" "$T/xdg/config" "$T/xdg/data" "$T/xdg/cache"
+cat >"$T/app.script" <<SCRIPT
+connect $URL
+screenshot $SHOTS/ssh-connect.png
+frequency 499
+command $BURN 4 2
+start
+record 2
+expect-samples 200 samples
+expect-flame hot_leaf flame
+screenshot $SHOTS/ssh-live.png
+stop
+SCRIPT
+[ -f "$B/test/perflens-ui-script.so" ] || fail_all "$B/test/perflens-ui-script.so not built (make)"
+XDG_CONFIG_HOME=$T/xdg/config XDG_DATA_HOME=$T/xdg/data XDG_CACHE_HOME=$T/xdg/cache \
+	GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1 GSK_RENDERER=cairo \
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	PERFLENS_UI_TEST_MODULE=$B/test/perflens-ui-script.so PERFLENS_UI_SCRIPT=$T/app.script \
+	timeout 120 xvfb-run -a -s '-screen 0 1600x1000x24' "$PERFLENS" >"$T/app.out" 2>"$T/app.err"
+if grep -q 'Xvfb failed to start' "$T/app.err"; then
+	for c in $CASES; do pl_was_reported "$c" || skip "$c" "[no-display] Xvfb failed to start"; done
+	exit 0
+fi
+sed -n 's/^\(ok\|not ok\|skip\) /\1 ssh_app_/p' "$T/app.out" >"$T/app.cases"
+pl_relay "$T/app.cases"
+grep -aE '^# ' "$T/app.out"
+grep -aqE 'ERROR: AddressSanitizer|runtime error:' "$T/app.err" &&
+	fail ssh_app_stop "sanitizer report: $(grep -aE -m1 -A8 'ERROR: |runtime error:' "$T/app.err" | tr '\n' '|')"
+s=$(ls "$T/xdg/data/perflens/sessions/"*.plens 2>/dev/null | head -1)
+if [ -n "$s" ] && "$PERFLENS" report "$s" 2>/dev/null | grep -q "connected over $URL"; then
+	ok ssh_app_session_says_ssh
+else
+	fail ssh_app_session_says_ssh "no session saved by the app, or no 'connected over' in it: '$s' $(tail -c 300 "$T/app.err" | tr '\n' '|')"
+fi
 # nothing of ours left on the board
 f=$(remote_agent)
 [ -n "$f" ] && ! gone_within "$f" 3 && fail ssh_agent_gone "left running at the end: $(agent_pids "$f")"

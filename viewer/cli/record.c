@@ -195,15 +195,9 @@ int pl_cli_record(int argc, char **argv)
 		pl_cli_fail("%s", error->message);
 		goto out;
 	}
-	if (!listen && pl_ssh_is_url(argv[1])) {
-		/* the file says how it was made: the target, no secret (there is none) */
-		g_autofree char *how = g_strdup_printf("viewer: connected over %s (agent run by ssh "
-						       "with --stdio, no token)",
-						       argv[1]);
-		if (!pl_session_writer_append_note(writer, how, &error)) {
-			pl_cli_fail("%s", error->message);
-			goto out;
-		}
+	if (!pl_ssh_note_session(client, writer, &error)) {
+		pl_cli_fail("%s", error->message);
+		goto out;
 	}
 
 	struct pl_msg *m = g_new0(struct pl_msg, 1);

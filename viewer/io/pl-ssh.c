@@ -301,9 +301,10 @@ static GPtrArray *agent_dirs(void)
 	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
 	if (exe) {
 		g_autofree char *bin = g_path_get_dirname(exe);
-		/* a build tree (build/perflens, dist/), then an install */
+		/* a build tree (build/perflens, dist/), an install, a tarball */
 		g_ptr_array_add(dirs, g_build_filename(bin, "..", "dist", NULL));
 		g_ptr_array_add(dirs, g_build_filename(bin, "..", "lib", "perflens", "agents", NULL));
+		g_ptr_array_add(dirs, g_build_filename(bin, "agents", NULL));
 	}
 	return dirs;
 }
@@ -599,4 +600,15 @@ out:
 	local_agent_clear(&l);
 	ssh_free(s);
 	return client;
+}
+
+gboolean pl_ssh_note_session(PlClient *client, PlSessionWriter *writer, GError **error)
+{
+	const char *peer = pl_client_get_peer(client);
+	if (!pl_ssh_is_url(peer))
+		return TRUE;
+	g_autofree char *how = g_strdup_printf("viewer: connected over %s (the agent run by ssh "
+					       "with --stdio, no token)",
+					       peer);
+	return pl_session_writer_append_note(writer, how, error);
 }

@@ -8,8 +8,8 @@
  *
  * pl_ssh_connect() asks the board for `uname -m` and its byte order,
  * picks the matching static agent (perflens-agent-ARCH) from
- * $PERFLENS_AGENTS_DIR, else ../dist or ../lib/perflens/agents beside
- * this executable, and copies it to a per-user directory on the board
+ * $PERFLENS_AGENTS_DIR, else ../dist, ../lib/perflens/agents or agents/
+ * beside this executable (a build tree, an install, a release tarball), and copies it to a per-user directory on the board
  * (default ${XDG_CACHE_HOME:-~/.cache}/perflens) as
  * perflens-agent-SHA256: named by its content, so a file there is the
  * same agent and is never copied again (written under a temporary name,
@@ -50,6 +50,11 @@ typedef struct {
  * HELLO (the agent needs no token: pl_client_authenticate with NULL). */
 PlClient *pl_ssh_connect(const char *url, const PlSshOptions *opts, guint timeout_ms,
 			 GError **error);
+
+/* When client came over SSH, says so in the session file (a LOG note
+ * naming the ssh:// target; there is no token to leave out); TRUE and
+ * nothing written for other clients. */
+gboolean pl_ssh_note_session(PlClient *client, PlSessionWriter *writer, GError **error);
 
 G_END_DECLS
 
