@@ -21,7 +21,7 @@ PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
 . "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok ssh: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 CASES="ssh_record ssh_agent_gone ssh_reuse ssh_ps ssh_session_says_ssh ssh_unreachable
 ssh_auth_failed ssh_host_key_changed ssh_no_agent_for_arch ssh_not_writable ssh_noexec
-ssh_agent_killed ssh_app_connect ssh_app_start ssh_app_samples ssh_app_flame ssh_app_stop
+ssh_agent_killed ssh_bad_url ssh_app_connect ssh_app_start ssh_app_samples ssh_app_flame ssh_app_stop
 ssh_app_session_says_ssh"
 pl_plan $CASES
 T=$(mktemp -d /tmp/pl-ssh-XXXXXX)
@@ -235,6 +235,11 @@ expect_error ssh_not_writable 'cannot write the agent to /proc/perflens.*--remot
 	ps "$URL" --remote-dir /proc/perflens
 expect_error ssh_noexec 'cannot run the agent from .*noexec.*--remote-dir' PL_X=1 -- \
 	ps "$URL" --remote-dir "$T/noexec/agents"
+
+# an option in disguise is not a host (ssh would take it as one)
+expect_error ssh_bad_url "bad address 'ssh://-oProxyCommand=touch $T/pwned'" PL_X=1 -- \
+	ps "ssh://-oProxyCommand=touch $T/pwned"
+[ -e "$T/pwned" ] && fail ssh_bad_url "ssh ran the ProxyCommand"
 
 # ─── the agent killed mid-session: the record ends with that, no hang ────
 "$PERFLENS" record "$URL" --frequency 499 --command "$BURN 30 2" --duration 30 --quiet \

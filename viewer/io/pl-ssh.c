@@ -158,7 +158,10 @@ static gboolean spawn_ssh(PlSsh *s, const char *remote_cmd, int in_fd, int out_f
 	guint n = g_strv_length(s->argv);
 	g_autofree char **argv = g_new0(char *, n + 2);
 	memcpy(argv, s->argv, n * sizeof(char *));
-	argv[n] = (char *)remote_cmd;
+	/* sh runs it, whatever the user's login shell (fish, csh) */
+	g_autofree char *quoted = g_shell_quote(remote_cmd);
+	g_autofree char *line = g_strconcat("exec sh -c ", quoted, NULL);
+	argv[n] = line;
 	GError *local = NULL;
 	if (!g_spawn_async_with_pipes_and_fds(NULL, (const char *const *)argv, NULL,
 					      G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, NULL,
