@@ -199,7 +199,13 @@ else
 fi
 
 # ps over ssh: the agent lists itself
+t0=$(date +%s.%N)
 if out=$(timeout 30 "$PERFLENS" ps "$URL" 2>&1) && echo "$out" | grep -q "perflens-agent"; then
+	t1=$(date +%s.%N)
+	t2=$(date +%s.%N)
+	timeout 30 "$PERFLENS" ps "$URL" --remote-dir "$T/fresh" >/dev/null 2>&1
+	t3=$(date +%s.%N)
+	echo "# perflens ps over ssh: $(secs "$t0" "$t1") s with the agent there, $(secs "$t2" "$t3") s copying it first"
 	ok ssh_ps
 else
 	fail ssh_ps "$(echo "$out" | head -5 | tr '\n' '|')"
