@@ -136,10 +136,15 @@ dist: agents all
 
 PREFIX ?= /usr/local
 # perflens, and (ui-install, viewer/ui/ui.mk) the app's module in
-# PREFIX/lib/perflens/, the desktop file and the icon
+# PREFIX/lib/perflens/, the desktop file and the icon; the static agents
+# made by `make agents`, if any, in PREFIX/lib/perflens/agents/, where
+# perflens record ssh://… finds the one to copy to a board
 install: all ui-install
 	install -Dm755 $(BUILD)/perflens-agent $(DESTDIR)$(PREFIX)/bin/perflens-agent
 	install -Dm755 $(BUILD)/perflens $(DESTDIR)$(PREFIX)/bin/perflens
+	for a in dist/perflens-agent-*; do case $$a in *.tar.gz|*.md|*.map) continue ;; esac; \
+		[ -f "$$a" ] && install -Dm755 "$$a" $(DESTDIR)$(PREFIX)/lib/perflens/agents/$${a##*/}; \
+	done; true
 
 clean:
 	rm -rf build build-san dist

@@ -31,6 +31,7 @@ static void usage(FILE *f)
 		"  --bind ADDR           listen on this address only (e.g. 127.0.0.1)\n"
 		"  --server HOST[:PORT]  dial out to a waiting viewer; reconnect with backoff\n"
 		"  --output FILE|-       record headless into a capture file (.plens)\n"
+		"  --stdio               serve the viewer on stdin/stdout (run by ssh; no token)\n"
 		"  --probe               print what this board allows and exit\n"
 		"\n"
 		"What to record (for --output; a viewer chooses its own):\n"
@@ -109,7 +110,7 @@ int main(int argc, char **argv)
 		O_LISTEN = 256, O_PORT, O_BIND, O_SERVER, O_OUTPUT, O_PROBE, O_PID, O_ALL, O_FREQ,
 		O_EVENT, O_CG, O_STACK, O_STACKS, O_DURATION, O_TOKEN, O_TOKEN_FILE, O_NOAUTH,
 		O_NOOFF, O_NOCNT, O_VERSION, O_HELP, O_LEVEL, O_WRITE_TOKEN, O_RING, O_NICE, O_FLUSH,
-		O_ALLOW_EXEC,
+		O_ALLOW_EXEC, O_STDIO,
 	};
 	static const struct option opts[] = {
 		{ "listen", no_argument, 0, O_LISTEN },
@@ -137,6 +138,7 @@ int main(int argc, char **argv)
 		{ "ring-pages", required_argument, 0, O_RING },
 		{ "nice", required_argument, 0, O_NICE },
 		{ "flush-ms", required_argument, 0, O_FLUSH },
+		{ "stdio", no_argument, 0, O_STDIO },
 		{ "version", no_argument, 0, O_VERSION },
 		{ "help", no_argument, 0, O_HELP },
 		{ 0, 0, 0, 0 },
@@ -185,6 +187,9 @@ int main(int argc, char **argv)
 			break;
 		case O_PROBE:
 			probe_only = 1;
+			break;
+		case O_STDIO:
+			o.mode = PLA_MODE_STDIO;
 			break;
 		case O_PID:
 			if (parse_uint("--pid", optarg, 0x7fffffff, &v) < 0)
@@ -345,7 +350,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "perflens-agent: --output needs --pid N, --all or -- COMMAND\n");
 		return 2;
 	}
-	if (o.mode != PLA_MODE_OUTPUT) {
+	if (o.mode < PLA_MODE_OUTPUT) { /* viewers on the network need a token */
 		char path[512];
 		if (no_auth) {
 			o.token = NULL;

@@ -9,7 +9,10 @@
 
 #include "collect.h"
 
-enum pla_mode { PLA_MODE_LISTEN = 1, PLA_MODE_SERVER = 2, PLA_MODE_OUTPUT = 3 };
+/* The modes that take viewers come before PLA_MODE_OUTPUT; --stdio's one
+ * viewer is the other end of stdin and stdout (ssh runs the agent), which
+ * SSH has authenticated: no token, commands allowed. */
+enum pla_mode { PLA_MODE_LISTEN = 1, PLA_MODE_SERVER = 2, PLA_MODE_OUTPUT = 3, PLA_MODE_STDIO = 4 };
 
 struct pla_options {
 	int mode;

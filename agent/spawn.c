@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -65,6 +66,10 @@ pid_t pla_spawn_held(char *const *argv, int stdout_taken, int *go_fd, int *err_f
 		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
 		if (stdout_taken)
 			syscall(SYS_dup3, 2, 1, 0); /* (libc's dup2: 80 bytes more) */
+		/* A command the agent started ends with it, as at a session's
+		 * stop: killed, the agent leaves no orphan on the board (nor an
+		 * ssh session held open by the command's stderr, --stdio). */
+		syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGTERM);
 		if (nofile_found.rlim_max)
 			prlimit(0, RLIMIT_NOFILE, &nofile_found, NULL);
 		/* the agent may run at a raised priority: the command must not */

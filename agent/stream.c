@@ -508,6 +508,8 @@ int pla_stream_pump(struct pla_stream *s)
 	while (s->qlen) {
 		size_t first = s->qcap - s->qstart < s->qlen ? s->qcap - s->qstart : s->qlen;
 		ssize_t w = send(s->fd, s->queue + s->qstart, first, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (w < 0 && errno == ENOTSOCK) /* --stdio's pipe: non-blocking, SIGPIPE ignored */
+			w = write(s->fd, s->queue + s->qstart, first);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))

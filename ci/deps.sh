@@ -18,6 +18,7 @@ pkgs=(
 	golang-go                      # `go tool pprof` reads our pprof in tests
 	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross  # ARM symbol and EHABI unwind tests (armhf libc: .ARM.exidx only)
 	libc6-dbg                      # the symbols tests read libc's separate debug file (.build-id)
+	openssh-server openssh-client  # ssh:// tests: a private sshd on loopback (started by the test, never the system service) and the ssh client the viewer runs
 )
 
 # Everything the whole run needs is installed here, before any build or

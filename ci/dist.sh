@@ -27,6 +27,11 @@ perf events (CONFIG_PERF_EVENTS).
 Then on the desktop:  perflens  (connect to board:9999 with the token)
 or headless:          perflens record board:9999 --token TOKEN --command "/usr/bin/app"
 
+Or skip all of the above if you reach the board with SSH: the viewer copies
+this agent there itself (once, into ~/.cache/perflens/) and runs it with
+--stdio through ssh, with no port and no token:
+                      perflens record ssh://root@board --command "/usr/bin/app"
+
 Sampling as a normal user needs kernel.perf_event_paranoid <= 2 (Debian
 ships 3): run as root or sysctl kernel.perf_event_paranoid=1.
 Other modes: --server VIEWER_IP (dial out), --output FILE (record headless).
@@ -51,6 +56,12 @@ mkdir -p "$d"
 cp "$build/perflens" "$d/"
 # the desktop app's module: perflens finds it next to itself
 [ -f "$build/perflens-ui.so" ] && cp "$build/perflens-ui.so" "$d/"
+# the static agents, which perflens record ssh://… copies to boards
+mkdir -p "$d/agents"
+for a in dist/perflens-agent-*; do
+	case "$a" in *.tar.gz|*.md|*.map) continue ;; esac
+	cp "$a" "$d/agents/"
+done
 for f in viewer/ui/data/*.desktop viewer/ui/data/*.svg viewer/ui/data/*.png; do
 	[ -f "$f" ] && cp "$f" "$d/"
 done

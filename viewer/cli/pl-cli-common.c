@@ -7,6 +7,7 @@
 #include "pl-cli.h"
 #include "pl-ldmap.h"
 #include "pl-loader.h"
+#include "pl-ssh.h"
 
 int pl_cli_fail(const char *fmt, ...)
 {
@@ -20,6 +21,26 @@ int pl_cli_fail(const char *fmt, ...)
 			*p = ' ';
 	fprintf(stderr, "perflens: %s\n", msg);
 	return PL_EXIT_BAD_INPUT;
+}
+
+static void ssh_note(const char *line, gpointer data)
+{
+	fprintf(stderr, "perflens: %s\n", line);
+}
+
+PlClient *pl_cli_connect(const char *target, const char *remote_dir, gboolean quiet,
+			 guint timeout_ms, GError **error)
+{
+	if (pl_ssh_is_url(target)) {
+		PlSshOptions o = { .remote_dir = remote_dir, .note = quiet ? NULL : ssh_note };
+		return pl_ssh_connect(target, &o, timeout_ms, error);
+	}
+	if (remote_dir) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+			    "--remote-dir is for ssh:// targets (the agent is copied there)");
+		return NULL;
+	}
+	return pl_client_connect(target, timeout_ms, error);
 }
 
 gboolean pl_cli_parse(GOptionContext *ctx, int *argc, char ***argv, const char *cmd)

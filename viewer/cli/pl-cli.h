@@ -14,6 +14,7 @@
 #include <glib.h>
 
 #include "pl-capture.h"
+#include "pl-client.h"
 #include "pl-profile.h"
 #include "pl-stack-filter.h"
 
@@ -28,6 +29,12 @@ int pl_cli_ps(int argc, char **argv);
  * ../lib/perflens/) and runs pl_ui_run; a missing module or GTK is the
  * one-line error saying what to install (app.c). */
 int pl_cli_app(int argc, char **argv);
+
+/* A board's agent: HOST[:PORT] over TCP, or ssh://[user@]host[:port]
+ * (pl-ssh.h: deployed when needed into remote_dir, NULL for the default;
+ * what is copied is said on stderr unless quiet). */
+PlClient *pl_cli_connect(const char *target, const char *remote_dir, gboolean quiet,
+			 guint timeout_ms, GError **error);
 
 /* Symbol options every analysing subcommand takes. */
 typedef struct {

@@ -40,16 +40,19 @@ static int by_cpu(gconstpointer a, gconstpointer b)
 
 int pl_cli_ps(int argc, char **argv)
 {
-	char *token = NULL;
+	char *token = NULL, *remote_dir = NULL;
 	gint timeout_s = 10;
 	const GOptionEntry entries[] = {
 		{ "token", 't', 0, G_OPTION_ARG_STRING, &token,
 		  "The agent's token (default $PERFLENS_TOKEN)", "T" },
 		{ "timeout", 0, 0, G_OPTION_ARG_INT, &timeout_s, "Seconds to wait (default 10)",
 		  "S" },
+		{ "remote-dir", 0, 0, G_OPTION_ARG_STRING, &remote_dir,
+		  "ssh:// only: the board's directory for the agent (default "
+		  "~/.cache/perflens)", "DIR" },
 		{ NULL }
 	};
-	g_autoptr(GOptionContext) ctx = g_option_context_new("HOST[:PORT] — list the board's processes");
+	g_autoptr(GOptionContext) ctx = g_option_context_new("HOST[:PORT]|ssh://[USER@]HOST[:PORT] — list the board's processes");
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	int rc = PL_EXIT_BAD_INPUT;
 	g_autoptr(GError) error = NULL;
@@ -60,13 +63,13 @@ int pl_cli_ps(int argc, char **argv)
 	if (!pl_cli_parse(ctx, &argc, &argv, "ps"))
 		goto out;
 	if (argc != 2 || timeout_s <= 0) {
-		pl_cli_fail("ps needs HOST[:PORT] (run perflens ps --help)");
+		pl_cli_fail("ps needs HOST[:PORT] or ssh://[USER@]HOST[:PORT] (run perflens ps --help)");
 		goto out;
 	}
 	if (!token)
 		token = g_strdup(g_getenv("PERFLENS_TOKEN"));
 	guint timeout_ms = (guint)timeout_s * 1000;
-	client = pl_client_connect(argv[1], timeout_ms, &error);
+	client = pl_cli_connect(argv[1], remote_dir, FALSE, timeout_ms, &error);
 	if (!client || !pl_client_authenticate(client, token, timeout_ms, &error)) {
 		pl_cli_fail("%s", error->message);
 		goto out;
@@ -90,5 +93,6 @@ int pl_cli_ps(int argc, char **argv)
 	rc = PL_EXIT_OK;
 out:
 	g_free(token);
+	g_free(remote_dir);
 	return rc;
 }

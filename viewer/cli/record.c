@@ -8,6 +8,7 @@
 
 #include "pl-cli.h"
 #include "pl-client.h"
+#include "pl-ssh.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -63,6 +64,7 @@ static guint8 parse_callgraph(const char *s)
 int pl_cli_record(int argc, char **argv)
 {
 	char *token = NULL, *command = NULL, *output = NULL, *listen = NULL, *callgraph = NULL;
+	char *remote_dir = NULL;
 	char **events = NULL;
 	gint pid = 0, frequency = 0, stack_size = 0, timeout_s = 10;
 	gdouble duration = 0;
@@ -93,11 +95,15 @@ int pl_cli_record(int argc, char **argv)
 		  "Wait for an agent started with --server to dial in on [ADDR:]PORT", "PORT" },
 		{ "timeout", 0, 0, G_OPTION_ARG_INT, &timeout_s,
 		  "Seconds to wait for the agent to connect / answer (default 10)", "S" },
+		{ "remote-dir", 0, 0, G_OPTION_ARG_STRING, &remote_dir,
+		  "ssh:// only: the board's directory for the agent (default "
+		  "~/.cache/perflens)", "DIR" },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress messages", NULL },
 		{ NULL }
 	};
 	g_autoptr(GOptionContext) ctx =
-		g_option_context_new("HOST[:PORT] — profile live through a perflens-agent");
+		g_option_context_new("HOST[:PORT]|ssh://[USER@]HOST[:PORT] — profile live through a "
+				     "perflens-agent");
 	g_option_context_add_main_entries(ctx, entries, NULL);
 	int rc = PL_EXIT_BAD_INPUT;
 	g_autoptr(PlClient) client = NULL;
@@ -111,8 +117,8 @@ int pl_cli_record(int argc, char **argv)
 		goto out;
 	stats.quiet = quiet;
 	if ((listen == NULL) == (argc != 2)) {
-		pl_cli_fail("record needs HOST[:PORT] or --listen PORT (run perflens record "
-			    "--help)");
+		pl_cli_fail("record needs HOST[:PORT], ssh://[USER@]HOST[:PORT] or --listen PORT "
+			    "(run perflens record --help)");
 		goto out;
 	}
 	if ((pid > 0) + (command != NULL) + all != 1) {
@@ -150,7 +156,7 @@ int pl_cli_record(int argc, char **argv)
 			fprintf(stderr, "perflens: waiting for an agent on %s …\n", listen);
 		client = pl_client_accept(listen, 0, &error);
 	} else {
-		client = pl_client_connect(argv[1], timeout_ms, &error);
+		client = pl_cli_connect(argv[1], remote_dir, quiet, timeout_ms, &error);
 	}
 	if (!client) {
 		pl_cli_fail("%s", error->message);
@@ -186,6 +192,10 @@ int pl_cli_record(int argc, char **argv)
 	path = g_strdup(pl_session_writer_get_path(writer));
 	pl_client_set_handler(client, on_msg, &stats);
 	if (!pl_client_set_writer(client, writer, &error)) {
+		pl_cli_fail("%s", error->message);
+		goto out;
+	}
+	if (!pl_ssh_note_session(client, writer, &error)) {
 		pl_cli_fail("%s", error->message);
 		goto out;
 	}
@@ -284,6 +294,7 @@ out:
 	g_free(output);
 	g_free(listen);
 	g_free(callgraph);
+	g_free(remote_dir);
 	g_strfreev(events);
 	return rc;
 }

@@ -47,6 +47,10 @@ struct _PlClient {
 	char *refusal; /* a REPLY to nothing before HELLO: the agent turned us away */
 	PlMsgFunc handler;
 	gpointer handler_data;
+	/* another transport's (pl_client_new_for_fd) */
+	gpointer transport;
+	PlClientExplainFunc explain;
+	GDestroyNotify free_transport;
 };
 
 static char *str_dup(struct pl_str s)
@@ -125,6 +129,24 @@ static PlClient *client_new(int fd, char *peer, GError **error)
 	return self;
 }
 
+/* A lost connection, worded by the transport when it knows more (why
+ * ssh ended); the error of the client's own wording otherwise. */
+static void set_lost(PlClient *self, GError **error, int code, const char *fmt, ...)
+	G_GNUC_PRINTF(4, 5);
+static void set_lost(PlClient *self, GError **error, int code, const char *fmt, ...)
+{
+	g_autofree char *why = self->explain ? self->explain(self->transport) : NULL;
+	if (why) {
+		g_set_error_literal(error, G_IO_ERROR, code, why);
+		return;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	g_autofree char *text = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	g_set_error_literal(error, G_IO_ERROR, code, text);
+}
+
 static gboolean send_all(PlClient *self, const guint8 *p, gsize n, GError **error)
 {
 	while (n > 0) {
@@ -133,9 +155,9 @@ static gboolean send_all(PlClient *self, const guint8 *p, gsize n, GError **erro
 			continue;
 		if (w < 0) {
 			int e = errno;
-			g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e),
-				    "lost the connection to the agent at %s: %s", self->peer,
-				    g_strerror(e));
+			set_lost(self, error, g_io_error_from_errno(e),
+				 "lost the connection to the agent at %s: %s", self->peer,
+				 g_strerror(e));
 			return FALSE;
 		}
 		p += w;
@@ -284,6 +306,26 @@ PlClient *pl_client_connect(const char *host_port, guint timeout_ms, GError **er
 	}
 }
 
+PlClient *pl_client_new_for_fd(int fd, const char *peer, guint timeout_ms, gpointer transport,
+			       PlClientExplainFunc explain, GDestroyNotify free_transport,
+			       GError **error)
+{
+	PlClient *self = client_new(fd, g_strdup(peer), error);
+	if (!self) {
+		if (free_transport)
+			free_transport(transport);
+		return NULL;
+	}
+	self->transport = transport;
+	self->explain = explain;
+	self->free_transport = free_transport;
+	if (!handshake(self, timeout_ms ? timeout_ms : 10000, error)) {
+		pl_client_free(self);
+		return NULL;
+	}
+	return self;
+}
+
 PlClient *pl_client_accept(const char *listen_addr, guint timeout_ms, GError **error)
 {
 	g_autofree char *host = NULL, *port = NULL;
@@ -384,6 +426,8 @@ void pl_client_free(PlClient *self)
 		return;
 	if (self->fd >= 0)
 		close(self->fd);
+	if (self->free_transport)
+		self->free_transport(self->transport); /* after close: ssh sees the end */
 	pl_reader_free(&self->reader);
 	pl_block_enc_free(&self->enc);
 	g_free(self->msg);
@@ -620,17 +664,16 @@ gboolean pl_client_poll(PlClient *self, guint timeout_ms, GError **error)
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		int e = errno;
-		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e),
-			    "lost the connection to the agent at %s: %s", self->peer,
-			    g_strerror(e));
+		set_lost(self, error, g_io_error_from_errno(e),
+			 "lost the connection to the agent at %s: %s", self->peer, g_strerror(e));
 		return FALSE;
 	}
 	if (n == 0) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CLOSED,
-			    "the agent at %s closed the connection%s", self->peer,
-			    pl_reader_pending(&self->reader)
-				    ? " in the middle of a block (agent crashed or network cut?)"
-				    : "");
+		set_lost(self, error, G_IO_ERROR_CLOSED, "the agent at %s closed the connection%s",
+			 self->peer,
+			 pl_reader_pending(&self->reader)
+				 ? " in the middle of a block (agent crashed or network cut?)"
+				 : "");
 		return FALSE;
 	}
 	self->bytes_in += (guint64)n;

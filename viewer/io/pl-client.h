@@ -53,6 +53,18 @@ PlClient *pl_client_connect(const char *host_port, guint timeout_ms, GError **er
 /* Listens on [addr:]port (default port 9999) and waits up to timeout_ms
  * (0: forever) for one agent started with --server to dial in. */
 PlClient *pl_client_accept(const char *listen_addr, guint timeout_ms, GError **error);
+/* A connection another transport made (ssh://, pl-ssh.h): fd is a
+ * connected stream socket, owned by the client from here on (closed on
+ * failure too); peer names the board in messages ("ssh://user@host").
+ * transport is the caller's state, freed with free_transport after fd is
+ * closed when the client is freed; explain, when the connection is lost
+ * (closed, or a read or write failed), returns the message to give
+ * instead of the client's own (or NULL to keep it), e.g. worded from
+ * ssh's exit status and error output.  Waits up to timeout_ms for HELLO. */
+typedef char *(*PlClientExplainFunc)(gpointer transport);
+PlClient *pl_client_new_for_fd(int fd, const char *peer, guint timeout_ms, gpointer transport,
+			       PlClientExplainFunc explain, GDestroyNotify free_transport,
+			       GError **error);
 void pl_client_free(PlClient *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlClient, pl_client_free)
 

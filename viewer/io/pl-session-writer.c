@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "block.h"
 #include "io.h"
+#include "msg.h"
 #include "wire.h"
 
 struct _PlSessionWriter {
@@ -126,6 +128,27 @@ gboolean pl_session_writer_append(PlSessionWriter *self, const guint8 *block, gs
 	}
 	self->bytes += len;
 	return TRUE;
+}
+
+gboolean pl_session_writer_append_note(PlSessionWriter *self, const char *text, GError **error)
+{
+	struct pl_msg m = { .type = PL_MSG_LOG };
+	m.u.log.level = PL_LOG_INFO;
+	m.u.log.message = pl_str_c(text);
+	struct pl_block_enc enc;
+	if (pl_block_enc_init(&enc, 4096, 0) < 0) {
+		g_set_error_literal(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "out of memory");
+		return FALSE;
+	}
+	const guint8 *out;
+	size_t n;
+	gboolean ok = pl_msg_encode(&enc.w, &m) == 0 && pl_block_enc_finish(&enc, &out, &n) == 0;
+	if (!ok)
+		g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "cannot encode the note '%s'", text);
+	else
+		ok = pl_session_writer_append(self, out, n, error);
+	pl_block_enc_free(&enc);
+	return ok;
 }
 
 const char *pl_session_writer_get_path(PlSessionWriter *self)

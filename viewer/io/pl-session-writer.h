@@ -36,6 +36,12 @@ PlSessionWriter *pl_session_writer_new_unique(const char *path, GError **error);
 /* Appends one stored block (header + payload), verbatim as received. */
 gboolean pl_session_writer_append(PlSessionWriter *self, const guint8 *block, gsize len,
 				  GError **error);
+/* Appends a LOG frame (info) of the viewer's own as one raw block: how
+ * the session was made, e.g. "connected over ssh://root@board" (never a
+ * secret: sessions are shared).  A raw block leaves the agent's zstd
+ * frame running across it undisturbed; readers show it with the agent's
+ * notes. */
+gboolean pl_session_writer_append_note(PlSessionWriter *self, const char *text, GError **error);
 const char *pl_session_writer_get_path(PlSessionWriter *self);
 guint64 pl_session_writer_get_bytes(PlSessionWriter *self);
 /* fsyncs and closes; FALSE with *error set when either failed (a

@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "pl-ssh.h"
+
 typedef struct {
 	char *target, *token;
 	gboolean listen;
@@ -24,8 +26,9 @@ static void connect_thread(GTask *task, gpointer src, gpointer data, GCancellabl
 {
 	ConnectJob *j = data;
 	GError *error = NULL;
-	PlClient *client = j->listen ? pl_client_accept(j->target, 120000, &error)
-				     : pl_client_connect(j->target, j->timeout_ms, &error);
+	PlClient *client = j->listen		      ? pl_client_accept(j->target, 120000, &error)
+			   : pl_ssh_is_url(j->target) ? pl_ssh_connect(j->target, NULL, j->timeout_ms, &error)
+						      : pl_client_connect(j->target, j->timeout_ms, &error);
 	if (client && !pl_client_authenticate(client, j->token && *j->token ? j->token : NULL,
 					      j->timeout_ms, &error))
 		g_clear_pointer(&client, pl_client_free);
@@ -50,6 +53,10 @@ static char *gui_connect_error(const GError *e, const ConnectJob *j)
 	}
 	const char *m = e->message;
 	double secs = j->timeout_ms / 1000.0;
+	if (!j->listen && pl_ssh_is_url(j->target))
+		/* pl-ssh.c's words already say what failed and what to do */
+		return g_strdup_printf("Cannot connect over SSH.\n%c%s", g_ascii_toupper(m[0]),
+				       m + 1);
 	if (j->listen)
 		return g_strdup_printf("No agent dialled in on port %s: %s\nStart the agent on the "
 				       "board with --server THIS-HOST:%s, and check that no firewall "

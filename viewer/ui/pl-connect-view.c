@@ -8,6 +8,7 @@
 #include "pl-agent-client.h"
 #include "pl-live-recording.h"
 #include "pl-proc-item.h"
+#include "pl-ssh.h"
 #include "pl-symbol-check.h"
 #include "pl-ui-util.h"
 
@@ -456,6 +457,8 @@ static char *form_target(PlConnectView *self)
 	guint port = (guint)gtk_spin_button_get_value_as_int(self->port);
 	if (!host || !*host)
 		host = "127.0.0.1";
+	if (pl_ssh_is_url(host))
+		return g_strdup(host); /* ssh://[user@]host[:port]: the port field is TCP's */
 	if (strchr(host, ':') && host[0] != '[')
 		return g_strdup(host); /* already host:port */
 	return g_strdup_printf("%s:%u", host, port);
@@ -482,7 +485,7 @@ static void on_disconnect_clicked(GtkButton *b, PlConnectView *self)
 static void on_recent_clicked(GtkButton *b, PlConnectView *self)
 {
 	const char *t = gtk_button_get_label(b);
-	const char *colon = strrchr(t, ':');
+	const char *colon = pl_ssh_is_url(t) ? NULL : strrchr(t, ':');
 	if (colon && t[0] != '[') {
 		g_autofree char *host = g_strndup(t, (gsize)(colon - t));
 		gtk_editable_set_text(GTK_EDITABLE(self->host), host);
@@ -667,7 +670,7 @@ void pl_connect_view_set_sink(PlConnectView *self, PlMsgFunc func, gpointer data
 
 void pl_connect_view_connect(PlConnectView *self, const char *target, const char *token)
 {
-	const char *colon = strrchr(target, ':');
+	const char *colon = pl_ssh_is_url(target) ? NULL : strrchr(target, ':');
 	if (colon && target[0] != '[') {
 		g_autofree char *host = g_strndup(target, (gsize)(colon - target));
 		gtk_editable_set_text(GTK_EDITABLE(self->host), host);
@@ -831,7 +834,7 @@ static void pl_connect_view_init(PlConnectView *self)
 	gtk_grid_set_row_spacing(g, 6);
 	gtk_grid_set_column_spacing(g, 8);
 	self->host = GTK_ENTRY(field(g, 0, "Host", gtk_entry_new()));
-	gtk_entry_set_placeholder_text(self->host, "192.168.1.20");
+	gtk_entry_set_placeholder_text(self->host, "192.168.1.20, or ssh://user@board");
 	gtk_widget_set_hexpand(GTK_WIDGET(self->host), TRUE);
 	self->port = GTK_SPIN_BUTTON(field(g, 1, "Port", gtk_spin_button_new_with_range(1, 65535, 1)));
 	gtk_spin_button_set_value(self->port, PL_DEFAULT_PORT);

@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 
 #include "pl-session-writer.h"
+#include "pl-ssh.h"
 
 struct _PlLiveRecording {
 	PlSessionWriter *writer;
@@ -24,7 +25,8 @@ PlLiveRecording *pl_live_recording_new(const char *label, GError **error)
 gboolean pl_live_recording_attach(PlLiveRecording *self, PlClient *client, GError **error)
 {
 	self->client = client;
-	return pl_client_set_writer(client, self->writer, error);
+	return pl_client_set_writer(client, self->writer, error) &&
+	       pl_ssh_note_session(client, self->writer, error);
 }
 
 const char *pl_live_recording_get_path(PlLiveRecording *self)
