@@ -234,7 +234,7 @@ static void test_backpressure_drops_blocks_and_reports(void)
 	fcntl(sv[0], F_SETFL, O_NONBLOCK);
 	struct pla_stream st;
 	PL_CHECK(pla_stream_init(&st, 2048, 16384, 0) == 0);
-	PL_CHECK(pla_stream_attach(&st, sv[0], 1, 0) == 0);
+	PL_CHECK(pla_stream_attach(&st, sv[0], 1, PL_STREAM_FROM_AGENT) == 0);
 	st.coarse_events = 1; /* batched: a dropped block takes a whole batch */
 	/* nobody reads: the queue fills, blocks are dropped, never blocking */
 	const uint32_t N = 20000;
