@@ -267,8 +267,10 @@ record_mode() {
 	else
 		nok "boards-$arch-$mode-hot-leaf" "hot_leaf in $hotmod is not >= $hotmin% self: $(grep -A4 '^Top functions' "$rep" | tail -n 3 | tr -s ' ' | tr '\n' '|')"
 	fi
-	local missing="" n
-	for n in burn-1 burn-2 sleeper; do
+	local missing="" n names="burn-1 burn-2 sleeper"
+	# the sleeper is on a CPU for well under 1% of a busy host's time
+	[ "$arch$mode" = x86_64all ] && names="burn-1 burn-2"
+	for n in $names; do
 		awk -v n="$n" '/^Threads:/ { t = 1; next } t && /^$/ { exit } t && $3 == n { f = 1 } END { exit !f }' "$rep" ||
 			missing="$missing $n"
 	done
@@ -318,8 +320,8 @@ record_mode() {
 		fi
 		rows+=("| $arch | $kver | kernel stacks (the $mode row's record) | $samples | – | ${lost:-0} | – | – | kernel leaf ${kshare}% (top 30 functions); $kn samples through the nanosleep syscall: \`…;${kex}\` |")
 	fi
-	local label="$mode ($prog, $cg)"
-	case "$mode" in hw) label="hardware event ($prog, $cg)" ;; all) label="--all ($prog running, $cg)" ;; esac
+	local label="$mode (${prog##*/}, $cg)"
+	case "$mode" in hw) label="hardware event (${prog##*/}, $cg)" ;; all) label="--all (${prog##*/} running, $cg)" ;; esac
 	rows+=("| $arch | $kver | $label | $samples | $share% ($complete/$((total - loader))) | ${lost:-0} | $((sent / samples)) | $((fbytes / samples)) | $f Hz, $secs_run s; loader $(pct "$loader" "$total")%; kernel leaf ${kshare}%${note:+; $note} |")
 	return 0
 }
