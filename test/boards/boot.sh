@@ -11,6 +11,10 @@ set -euo pipefail
 arch=${1:?usage: boot.sh ARCH FETCHED INITRD PORT TOKEN [TIMEOUT]}
 fetched=${2:?} initrd=${3:?} port=${4:?} token=${5:?} timeout=${6:-150}
 smp=${PL_BOARD_SMP:-1}   # 1 CPU streams fastest (BOARDS.md); 2 for per-CPU tests
+# PL_BOARD_QEMU_EXTRA: more qemu options, for experiments (e.g. "-icount
+# shift=0": qemu's PMU counts instructions only with precise icount, and
+# the guest's clock then follows the instruction count, not the host's)
+extra=${PL_BOARD_QEMU_EXTRA:-}
 net="-netdev user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:9999 -device virtio-net-pci,netdev=n0,romfile="
 # the big-endian boards' /init has no `ip`: the kernel sets eth0 up (IP_PNP)
 ipcfg="ip=10.0.2.15::10.0.2.2:255.255.255.0::eth0:off"
@@ -18,17 +22,17 @@ append="rdinit=/init panic=-1 quiet pl.token=$token pl.timeout=$timeout"
 case "$arch" in
 arm64)
 	exec qemu-system-aarch64 -M virt -cpu cortex-a57 -m 512 -smp "$smp" -nographic -no-reboot \
-		-kernel "$fetched/vmlinuz" -initrd "$initrd" -append "console=ttyAMA0 $append" $net ;;
+		-kernel "$fetched/vmlinuz" -initrd "$initrd" -append "console=ttyAMA0 $append" $net $extra ;;
 armhf)
 	# highmem=off: otherwise the PCI controller lands above 4 GB, out of
 	# reach of the non-LPAE armmp kernel, and there is no eth0
 	exec qemu-system-arm -M virt,highmem=off -cpu cortex-a15 -m 512 -smp "$smp" -nographic -no-reboot \
-		-kernel "$fetched/vmlinuz" -initrd "$initrd" -append "console=ttyAMA0 $append" $net ;;
+		-kernel "$fetched/vmlinuz" -initrd "$initrd" -append "console=ttyAMA0 $append" $net $extra ;;
 arm64be)
 	exec qemu-system-aarch64 -M virt -cpu cortex-a57 -m 512 -smp "$smp" -nographic -no-reboot \
-		-kernel "$fetched/Image" -initrd "$initrd" -append "console=ttyAMA0 $ipcfg $append" $net ;;
+		-kernel "$fetched/Image" -initrd "$initrd" -append "console=ttyAMA0 $ipcfg $append" $net $extra ;;
 armeb)
 	exec qemu-system-arm -M virt,highmem=off -cpu cortex-a15 -m 512 -smp "$smp" -nographic -no-reboot \
-		-kernel "$fetched/zImage" -initrd "$initrd" -append "console=ttyAMA0 $ipcfg $append" $net ;;
+		-kernel "$fetched/zImage" -initrd "$initrd" -append "console=ttyAMA0 $ipcfg $append" $net $extra ;;
 *) echo "boot.sh: unknown arch $arch" >&2; exit 2 ;;
 esac

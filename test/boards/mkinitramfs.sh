@@ -64,6 +64,7 @@ if [ -z "$cc" ]; then # big-endian: static musl only
 	PERFLENS_LTO=0 "${musl[@]}" -fomit-frame-pointer -funwind-tables \
 		-o "$root/burn-musl-nofp" "$src" "${stubs[@]}"
 	PERFLENS_STRIP=0 "$top/toolchains/cc.sh" "$tcarch" -O2 -Wall -Werror -o "$root/init" "$here/init.c"
+	"$top/toolchains/cc.sh" "$tcarch" -O2 -Wall -Werror -o "$root/detach" "$here/detach.c"
 	cp "$agent" "$root/perflens-agent"
 	chmod 755 "$root/init" "$root/perflens-agent"
 	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
@@ -86,6 +87,8 @@ $cc $base -DBURN_LFIND -DBURN_HOT_EXTERN -fomit-frame-pointer -o "$root/burn-lib
 # the mapping of the code starts below its PT_LOAD: the viewer must take
 # the load bias from that segment (a wrong one named other functions).
 "${musl[@]}" -fno-omit-frame-pointer -o "$root/burn-musl" "$src"
+# starts the --all row's workload and exits (detach.c)
+"$top/toolchains/cc.sh" "$tcarch" -O2 -Wall -Werror -o "$root/detach" "$here/detach.c"
 
 # the cross libc the workloads were linked against, and its loader
 interp=$(readelf -l "$root/burn" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')

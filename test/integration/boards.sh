@@ -11,9 +11,22 @@
 # `perflens report`/`export` symbolize with Debian's cross sysroot or the
 # board's ELF files alone, and the figures go to the results table.
 #
-# Env: PL_BOARDS=arm64,armhf,arm64be,armeb (which boards),
+# Every board also records, in the same boot: `cycles` sampling with the
+# perf-stat style counters (IPC where cycles and instructions both count)
+# when the agent's probe in the HELLO says cycles samples there, else a row
+# quoting the probe's line; and `--all` (the whole board while a detached
+# workload runs).  Every recording has kernel stacks (`perflens record`
+# always asks for user and kernel stacks), named from the board's
+# /proc/kallsyms the agent sends; the fp row checks the sleeper's
+# nanosleep syscall path there.  The board x86_64 is this host: the same
+# modes with the x86_64 agent on loopback (not in the default list).
+#
+# Env: PL_BOARDS=arm64,armhf,arm64be,armeb[,x86_64] (which boards),
 #      PL_BOARD_HZ (default 1000),
-#      PL_BOARDS_RESULTS (results file; default $PL_BUILD/boards/results.md).
+#      PL_BOARDS_RESULTS (results file, rewritten each run; default
+#      $PL_BUILD/boards/results.md; docs/boards-results.md is refreshed with
+#      PL_BOARDS=arm64,armhf,arm64be,armeb,x86_64
+#      PL_BOARDS_RESULTS=docs/boards-results.md).
 set -u
 top=${PL_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PL_BUILD:-$top/build}
@@ -28,8 +41,9 @@ case "$build" in
 esac
 perflens=$build/perflens
 dump=$build/tools/pl-dump
+# what make builds is never a reason to skip (test/skip-reasons.txt)
 for f in "$perflens" "$dump"; do
-	[ -x "$f" ] || { echo "skip boards: $f not built (make)"; exit 0; }
+	[ -x "$f" ] || { echo "not ok boards: $f not built (run make)"; exit 1; }
 done
 # ci/deps.sh installed these up front; a test installs nothing
 if ! PL_APT_CHECK=1 "$here/deps.sh" >"$build/boards-deps.log" 2>&1; then
@@ -109,8 +123,211 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", 100 * a / b; 
 
 rows=()      # results table rows, one per board and mode
 
+# The probe's line for EVENT from a capture's PROBE_EVENT frames (the
+# agent probes every event when a viewer connects and sends the answers
+# after its HELLO).
+probe_line() { "$dump" "$1" 2>/dev/null | grep -m1 "^PROBE_EVENT name=$2 "; }
+# does the probe say EVENT samples there (status 0, PL_PROBE_SAMPLING_OK)?
+probe_samples() {
+	local l; l=$(probe_line "$1" "$2")
+	[ "$(echo "$l" | kv status)" = 0 ] && [ $(($(echo "$l" | kv flags) & 4)) -ne 0 ]
+}
+# a counter's value from a report's Counters section
+counter() { awk -v n="$2" '/^Counters:/ { t = 1; next } t && /^$/ { exit } t && $1 == n { print $2; exit }' "$1"; }
+
+# Record one mode on the board whose agent answers at 127.0.0.1:$port, check
+# it and add its row (uses board()'s locals: arch, out, port, console,
+# sysroot, fpprog, host_starts, boot_s, first_ms, probe_rec).  Returns 1
+# when the record itself failed.
+record_mode() {
+	local mode=$1 prog cg f secs_run rec rep col target evs=(-e cpu-clock) extra=() note=""
+	case "$mode" in
+	fp) prog=/burn cg=fp f=$hz secs_run=3 ;;
+	dwarf) prog=/burn-nofp cg=dwarf f=$dwarf_hz secs_run=8 ;;
+	lib) prog=/burn-lib cg=dwarf f=$dwarf_hz secs_run=8 ;;
+	# static musl (toolchains/cc.sh): named from the binary alone
+	musl) prog=/burn-musl cg=fp f=$hz secs_run=3 ;;
+	# the same with EHABI tables (armeb) or .eh_frame (arm64be)
+	musl-dwarf) prog=/burn-musl-nofp cg=dwarf f=$dwarf_hz secs_run=8 ;;
+	# hardware event: only where the probe (in an earlier capture of this
+	# boot) says cycles samples; instructions too where it counts
+	hw)
+		prog=$fpprog cg=fp f=$hz secs_run=3
+		local pc pi
+		pc=$(probe_line "$probe_rec" cycles | cut -d' ' -f2-)
+		pi=$(probe_line "$probe_rec" instructions | cut -d' ' -f2-)
+		if [ -z "$pc" ]; then
+			nok "boards-$arch-hw-probe" "no PROBE_EVENT for cycles in ${probe_rec:-any capture}"
+			return 0
+		fi
+		if ! probe_samples "$probe_rec" cycles; then
+			ok "boards-$arch-hw-probe # no PMU: the probe says $pc"
+			rows+=("| $arch | $kver | hardware event | – | – | – | – | – | no PMU, probe: \`$pc\` |")
+			return 0
+		fi
+		ok "boards-$arch-hw-probe # cycles: $pc; instructions: $pi"
+		evs=(-e cycles) extra=(--counters)
+		probe_samples "$probe_rec" instructions && evs+=(-e instructions)
+		note="probe: instructions \`$(echo "$pi" | kv status)\`" ;;
+	# the whole board while a detached workload runs
+	all) prog=/burn-musl cg=fp f=$hz secs_run=2 ;;
+	esac
+	[ "$arch" = x86_64 ] && prog=${host_prog[$mode]}
+	target=(--command "$prog $secs_run 2")
+	rec=$out/$mode.plens
+	rm -f "$rec"
+	if [ "$mode" = all ]; then
+		# the workload outlives its launcher: that session ends at once
+		host_starts+=("$(date +%s.%N)")
+		local launch=(/detach "$prog" 6 2)
+		[ "$arch" = x86_64 ] && launch=(sh -c "$prog 6 2 >/dev/null 2>&1 &")
+		if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
+			--command "$(printf '%q ' "${launch[@]}")" -e cpu-clock -F 10 --duration 5 \
+			-o "$out/all-start.plens" >"$out/all-start-record.log" 2>&1; then
+			nok "boards-$arch-all-start" "$(tail -n 2 "$out/all-start-record.log" | tr '\n' ' ')"
+			return 1
+		fi
+		target=(--all)
+	fi
+	host_starts+=("$(date +%s.%N)")
+	if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
+		"${target[@]}" --callgraph "$cg" "${evs[@]}" "${extra[@]}" -F "$f" --duration "$secs_run" \
+		-o "$rec" >"$out/$mode-record.log" 2>&1; then
+		nok "boards-$arch-$mode-record" "$(grep -v '^perflens: next' "$out/$mode-record.log" | tail -n 2 | tr '\n' ' ') (console: $(grep -E 'PL-|panic|Kernel' "$console" 2>/dev/null | tail -n 2 | tr '\n' ' '))"
+		return 1
+	fi
+	[ -n "$probe_rec" ] || probe_rec=$rec
+	if [ -z "$boot_s" ] && [ "$arch" != x86_64 ]; then
+		boot_s=$(grep -m1 -o 'PL-AGENT-START uptime=[0-9.]*' "$console" | kv uptime)
+		# viewer connected -> first sample, both on the guest's
+		# clock (CLOCK_MONOTONIC samples; /proc/uptime stamped on
+		# the agent's "connected" line by /init).  The first
+		# connection was `perflens ps`; this record's is the second.
+		local first_ns conn
+		first_ns=$("$dump" "$rec" | awk '/^SAMPLE/ { print; exit }' | kv time)
+		conn=$(grep 'controller .* connected' "$console" | sed -n '2s/^\[\([0-9.]*\)\].*/\1/p')
+		[ -n "$first_ns" ] && [ -n "$conn" ] &&
+			first_ms=$(awk -v f="$first_ns" -v u="$conn" 'BEGIN { printf "%.0f", f / 1e6 - u * 1000 }')
+	fi
+	local bin=$out/root$prog
+	[ "$arch" = x86_64 ] && bin=$prog
+	local symargs=(--binary "$bin")
+	[ -n "$sysroot" ] && symargs+=(--sysroot "$sysroot")
+	[ "$mode" = lib ] && symargs+=(--binary "$out/root/lib/libboardhot.so")
+	rep=$out/$mode-report.txt col=$out/$mode-collapsed.txt
+	"$perflens" report "$rec" --top 30 "${symargs[@]}" >"$rep" 2>&1
+	"$perflens" export "$rec" --format collapsed "${symargs[@]}" >"$col" 2>>"$rep"
+
+	local samples secs lost sent
+	samples=$(sed -n 's/.*: \([0-9]*\) samples over .*/\1/p' "$rep" | head -n 1)
+	secs=$(sed -n 's/.* samples over \([0-9.]*\) s.*/\1/p' "$rep" | head -n 1)
+	lost=$(sed -n 's/.*LOST \([0-9]*\):.*/\1/p' "$rep" | head -n 1)
+	sent=$(sed -n 's/.*sent \([0-9]*\) bytes.*/\1/p' "$rep" | head -n 1)
+	local fbytes; fbytes=$(stat -c %s "$rec")
+	if [ -z "$samples" ] || [ "$samples" -lt 100 ]; then
+		nok "boards-$arch-$mode-record" "only ${samples:-no} samples (see $rep)"
+		return 0
+	fi
+	ok "boards-$arch-$mode-record"
+	# The stream decoded on this little-endian host: every block of
+	# the capture reads back (pl-dump says nothing on stderr), and the
+	# HELLO's machine, kernel and byte order are what the guest's
+	# /init printed from uname (1 little, 2 big endian).
+	local hello want_order=1 guest_m guest_k dump_err
+	case "$arch" in arm64be | armeb) want_order=2 ;; esac
+	if [ "$arch" = x86_64 ]; then
+		guest_m=$(uname -m) guest_k=$(uname -r)
+	else
+		guest_m=$(grep -m1 -o 'PL-BOOT .*' "$console" | kv machine | tr -d '\r')
+		guest_k=$(grep -m1 -o 'PL-BOOT .*' "$console" | kv kernel | tr -d '\r')
+	fi
+	dump_err=$("$dump" "$rec" 2>&1 >/dev/null | head -n 2 | tr '\n' ' ')
+	hello=$("$dump" "$rec" 2>/dev/null | awk '/^HELLO/ { print; exit }')
+	if [ -z "$dump_err" ] && [ "$(echo "$hello" | kv order)" = "$want_order" ] &&
+		[ "$(echo "$hello" | kv machine)" = "$guest_m" ] && [ "$(echo "$hello" | kv kernel)" = "$guest_k" ]; then
+		ok "boards-$arch-$mode-decode # $guest_m order=$want_order"
+	else
+		nok "boards-$arch-$mode-decode" "want machine=$guest_m kernel=$guest_k order=$want_order, pl-dump: ${hello:-no HELLO} ${dump_err}"
+	fi
+	# the workload ran its SECS on the guest's clock (with the clock
+	# check below: on the host's too)
+	if awk -v s="$secs" -v r="$secs_run" 'BEGIN { exit !(s >= 0.9 * r) }'; then
+		ok "boards-$arch-$mode-duration # ${secs} s of ${secs_run} s"
+	else
+		nok "boards-$arch-$mode-duration" "the samples span ${secs:-no} s of the workload's ${secs_run} s (the guest's timers?)"
+	fi
+
+	# the hot function, from the right module
+	local hotmod=${prog##*/}; [ "$mode" = lib ] && hotmod=libboardhot.so
+	# (--all on this host samples the other jobs too: named, not measured)
+	local hotmin=30; [ "$arch$mode" = x86_64all ] && hotmin=0.01
+	if awk -v m="$hotmod" -v min="$hotmin" '/^Top functions/ { t = 1; next } t && /^$/ { exit }
+		t && $4 == "hot_leaf" && $5 == m && $1 + 0 >= min { f = 1 } END { exit !f }' "$rep"; then
+		ok "boards-$arch-$mode-hot-leaf"
+	else
+		nok "boards-$arch-$mode-hot-leaf" "hot_leaf in $hotmod is not >= $hotmin% self: $(grep -A4 '^Top functions' "$rep" | tail -n 3 | tr -s ' ' | tr '\n' '|')"
+	fi
+	local missing="" n names="burn-1 burn-2 sleeper"
+	# the sleeper is on a CPU for well under 1% of a busy host's time
+	[ "$arch$mode" = x86_64all ] && names="burn-1 burn-2"
+	for n in $names; do
+		awk -v n="$n" '/^Threads:/ { t = 1; next } t && /^$/ { exit } t && $3 == n { f = 1 } END { exit !f }' "$rep" ||
+			missing="$missing $n"
+	done
+	if [ -z "$missing" ]; then ok "boards-$arch-$mode-thread-names"
+	else nok "boards-$arch-$mode-thread-names" "missing:$missing"; fi
+
+	local total complete loader share
+	read -r total complete loader < <(unwind_share <"$col")
+	share=$(pct "$complete" $((total - loader)))
+	if [ "$cg" = dwarf ]; then
+		if awk -v s="$share" 'BEGIN { exit !(s + 0 >= 99) }'; then
+			ok "boards-$arch-$mode-unwind-99"
+		else
+			nok "boards-$arch-$mode-unwind-99" "$share% of $((total - loader)) samples after start-up reach main or a thread start (see $col)"
+		fi
+	fi
+	if [ "$mode" = hw ]; then
+		local ev_n cyc ins ipc="–"
+		ev_n=$(sed -n 's/.*samples by event: .*cycles \([0-9]*\).*/\1/p' "$rep" | head -n 1)
+		if [ -n "$ev_n" ] && [ "$ev_n" -gt 0 ]; then
+			ok "boards-$arch-hw-cycles # $ev_n cycles samples"
+		else
+			nok "boards-$arch-hw-cycles" "no cycles samples: $(grep 'samples by event' "$rep")"
+		fi
+		cyc=$(counter "$rep" cycles) ins=$(counter "$rep" instructions)
+		if [ -n "$cyc" ]; then ok "boards-$arch-hw-counters # cycles $cyc, instructions ${ins:-not counted}"
+		else nok "boards-$arch-hw-counters" "no cycles counter in the report's Counters section (see $rep)"; fi
+		[ -n "$cyc" ] && [ -n "$ins" ] && ipc=$(awk -v i="$ins" -v c="$cyc" 'BEGIN { if (c > 0) printf "%.2f", i / c }')
+		note="${evs[*]}; counters: cycles ${cyc:-–}, instructions ${ins:-not counted} ($note), IPC $ipc"
+	fi
+	# Kernel stacks: every record asks for user and kernel stacks; kernel
+	# frames are named from the /proc/kallsyms the agent sent.  The
+	# sleeper's nanosleep goes through the syscall into hrtimer_nanosleep
+	# → do_nanosleep on every kernel here: a stack naming that path shows
+	# real kernel functions, in the right order, under user frames.
+	local kpath kn kshare
+	kpath='sys_[a-z0-9_]*nanosleep[^;]*;(common_nsleep;)?hrtimer_nanosleep;do_nanosleep'
+	kn=$(awk -v re="$kpath" '$0 ~ re { n += $NF } END { print n + 0 }' "$col")
+	kshare=$(awk '/^Top functions/ { t = 1; next } t && /^$/ { exit } t && $NF == "[kernel]" { s += $1 } END { printf "%.1f", s }' "$rep")
+	if [ "$mode" = "${fpmode:-fp}" ]; then
+		local kex
+		kex=$(grep -E "$kpath" "$col" | sort -t' ' -k2 -n | tail -n 1 | sed 's/ [0-9]*$//' | awk -F';' '{ s = $(NF - 5); for (i = NF - 4; i <= NF; i++) s = s ";" $i; print s }')
+		if [ "$kn" -gt 0 ]; then
+			ok "boards-$arch-kernel-stacks # $kn samples through ${kex}"
+		else
+			nok "boards-$arch-kernel-stacks" "no stack goes through the nanosleep syscall into hrtimer_nanosleep;do_nanosleep (see $col and $rep)"
+		fi
+		rows+=("| $arch | $kver | kernel stacks (the $mode row's record) | $samples | – | ${lost:-0} | – | – | kernel leaf ${kshare}% (top 30 functions); $kn samples through the nanosleep syscall: \`…;${kex}\` |")
+	fi
+	local label="$mode (${prog##*/}, $cg)"
+	case "$mode" in hw) label="hardware event (${prog##*/}, $cg)" ;; all) label="--all (${prog##*/} running, $cg)" ;; esac
+	rows+=("| $arch | $kver | $label | $samples | $share% ($complete/$((total - loader))) | ${lost:-0} | $((sent / samples)) | $((fbytes / samples)) | $f Hz, $secs_run s; loader $(pct "$loader" "$total")%; kernel leaf ${kshare}%${note:+; $note} |")
+	return 0
+}
+
 board() {
-	local arch=$1 qemu sysroot agent_arch modes t_board=$SECONDS
+	local arch=$1 qemu sysroot agent_arch modes t_board=$SECONDS fpprog=/burn fpmode=fp kver
 	# The modes each board records, explicitly: the big-endian boards have
 	# no glibc (Debian has no big-endian port), so no /burn, /burn-nofp,
 	# /burn-lib there; their fp and dwarf rows are the static musl builds.
@@ -120,8 +337,9 @@ board() {
 	arm64be) qemu=qemu-system-aarch64 sysroot= agent_arch=aarch64_be modes="musl musl-dwarf" ;;
 	armeb) qemu=qemu-system-arm sysroot= agent_arch=armeb modes="musl musl-dwarf" ;;
 	esac
+	case "$arch" in arm64be | armeb) fpprog=/burn-musl fpmode=musl ;; esac
 	if [ ! -x "$agents/perflens-agent-$agent_arch" ]; then
-		echo "skip boards-$arch: $agents/perflens-agent-$agent_arch not built (make agents)"; return
+		nok "boards-$arch-agent" "$agents/perflens-agent-$agent_arch not built (run ci/agents.sh $agent_arch)"; return
 	fi
 	local fetched
 	case "$arch" in
@@ -171,114 +389,14 @@ board() {
 		sleep 0.1; waited=$((waited + 1))
 	done
 	ok "boards-$arch-boot"
+	kver=$(grep -m1 -o 'PL-BOOT .*' "$console" | kv kernel | tr -d '\r')
 	local host_boot_s; host_boot_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 
 	# The records wait for that connection: the agent serves one viewer.
 	wait "$pspid"; local psrc=$?
-	local mode prog cg f secs_run rec rep col boot_s="" first_ms="" host_starts=()
-	for mode in $modes; do
-		case "$mode" in
-		fp) prog=/burn cg=fp f=$hz secs_run=3 ;;
-		dwarf) prog=/burn-nofp cg=dwarf f=$dwarf_hz secs_run=8 ;;
-		lib) prog=/burn-lib cg=dwarf f=$dwarf_hz secs_run=8 ;;
-		# static musl (toolchains/cc.sh): named from the binary alone
-		musl) prog=/burn-musl cg=fp f=$hz secs_run=3 ;;
-		# the same with EHABI tables (armeb) or .eh_frame (arm64be)
-		musl-dwarf) prog=/burn-musl-nofp cg=dwarf f=$dwarf_hz secs_run=8 ;;
-		esac
-		rec=$out/$mode.plens
-		rm -f "$rec"
-		local ts=$(date +%s.%N)
-		host_starts+=("$ts")
-		if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
-			--command "$prog $secs_run 2" --callgraph "$cg" -e cpu-clock -F "$f" --duration "$secs_run" \
-			-o "$rec" >"$out/$mode-record.log" 2>&1; then
-			nok "boards-$arch-$mode-record" "$(grep -v '^perflens: next' "$out/$mode-record.log" | tail -n 2 | tr '\n' ' ') (console: $(grep -E 'PL-|panic|Kernel' "$console" | tail -n 2 | tr '\n' ' '))"
-			kill -0 "$qpid" 2>/dev/null || break
-			continue
-		fi
-		if [ -z "$boot_s" ]; then
-			boot_s=$(grep -m1 -o 'PL-AGENT-START uptime=[0-9.]*' "$console" | kv uptime)
-			# viewer connected -> first sample, both on the guest's
-			# clock (CLOCK_MONOTONIC samples; /proc/uptime stamped on
-			# the agent's "connected" line by /init).  The first
-			# connection was `perflens ps`; this record's is the second.
-			local first_ns conn
-			first_ns=$("$dump" "$rec" | awk '/^SAMPLE/ { print; exit }' | kv time)
-			conn=$(grep 'controller .* connected' "$console" | sed -n '2s/^\[\([0-9.]*\)\].*/\1/p')
-			[ -n "$first_ns" ] && [ -n "$conn" ] &&
-				first_ms=$(awk -v f="$first_ns" -v u="$conn" 'BEGIN { printf "%.0f", f / 1e6 - u * 1000 }')
-		fi
-		local bin=$out/root$prog
-		local symargs=(--binary "$bin")
-		[ -n "$sysroot" ] && symargs+=(--sysroot "$sysroot")
-		[ "$mode" = lib ] && symargs+=(--binary "$out/root/lib/libboardhot.so")
-		rep=$out/$mode-report.txt col=$out/$mode-collapsed.txt
-		"$perflens" report "$rec" --top 30 "${symargs[@]}" >"$rep" 2>&1
-		"$perflens" export "$rec" --format collapsed "${symargs[@]}" >"$col" 2>>"$rep"
-
-		local samples secs lost sent
-		samples=$(sed -n 's/.*: \([0-9]*\) samples over .*/\1/p' "$rep" | head -n 1)
-		secs=$(sed -n 's/.* samples over \([0-9.]*\) s.*/\1/p' "$rep" | head -n 1)
-		lost=$(sed -n 's/.*LOST \([0-9]*\):.*/\1/p' "$rep" | head -n 1)
-		sent=$(sed -n 's/.*sent \([0-9]*\) bytes.*/\1/p' "$rep" | head -n 1)
-		local fbytes; fbytes=$(stat -c %s "$rec")
-		if [ -z "$samples" ] || [ "$samples" -lt 100 ]; then
-			nok "boards-$arch-$mode-record" "only ${samples:-no} samples (see $rep)"
-			continue
-		fi
-		ok "boards-$arch-$mode-record"
-		# The stream decoded on this little-endian host: every block of
-		# the capture reads back (pl-dump says nothing on stderr), and the
-		# HELLO's machine, kernel and byte order are what the guest's
-		# /init printed from uname (1 little, 2 big endian).
-		local hello want_order=1 guest_m guest_k dump_err
-		case "$arch" in arm64be | armeb) want_order=2 ;; esac
-		guest_m=$(grep -m1 -o 'PL-BOOT .*' "$console" | kv machine | tr -d '\r')
-		guest_k=$(grep -m1 -o 'PL-BOOT .*' "$console" | kv kernel | tr -d '\r')
-		dump_err=$("$dump" "$rec" 2>&1 >/dev/null | head -n 2 | tr '\n' ' ')
-		hello=$("$dump" "$rec" 2>/dev/null | awk '/^HELLO/ { print; exit }')
-		if [ -z "$dump_err" ] && [ "$(echo "$hello" | kv order)" = "$want_order" ] &&
-			[ "$(echo "$hello" | kv machine)" = "$guest_m" ] && [ "$(echo "$hello" | kv kernel)" = "$guest_k" ]; then
-			ok "boards-$arch-$mode-decode # $guest_m order=$want_order"
-		else
-			nok "boards-$arch-$mode-decode" "want machine=$guest_m kernel=$guest_k order=$want_order, pl-dump: ${hello:-no HELLO} ${dump_err}"
-		fi
-		# the workload ran its SECS on the guest's clock (with the clock
-		# check below: on the host's too)
-		if awk -v s="$secs" -v r="$secs_run" 'BEGIN { exit !(s >= 0.9 * r) }'; then
-			ok "boards-$arch-$mode-duration # ${secs} s of ${secs_run} s"
-		else
-			nok "boards-$arch-$mode-duration" "the samples span ${secs:-no} s of the workload's ${secs_run} s (the guest's timers?)"
-		fi
-
-		# the hot function, from the right module
-		local hotmod=${prog#/}; [ "$mode" = lib ] && hotmod=libboardhot.so
-		if awk -v m="$hotmod" '/^Top functions/ { t = 1; next } t && /^$/ { exit }
-			t && $4 == "hot_leaf" && $5 == m && $1 + 0 >= 30 { f = 1 } END { exit !f }' "$rep"; then
-			ok "boards-$arch-$mode-hot-leaf"
-		else
-			nok "boards-$arch-$mode-hot-leaf" "hot_leaf in $hotmod is not >= 30% self: $(grep -A4 '^Top functions' "$rep" | tail -n 3 | tr -s ' ' | tr '\n' '|')"
-		fi
-		local missing="" n
-		for n in burn-1 burn-2 sleeper; do
-			awk -v n="$n" '/^Threads:/ { t = 1; next } t && /^$/ { exit } t && $3 == n { f = 1 } END { exit !f }' "$rep" ||
-				missing="$missing $n"
-		done
-		if [ -z "$missing" ]; then ok "boards-$arch-$mode-thread-names"
-		else nok "boards-$arch-$mode-thread-names" "missing:$missing"; fi
-
-		local total complete loader share
-		read -r total complete loader < <(unwind_share <"$col")
-		share=$(pct "$complete" $((total - loader)))
-		if [ "$cg" = dwarf ]; then
-			if awk -v s="$share" 'BEGIN { exit !(s + 0 >= 99) }'; then
-				ok "boards-$arch-$mode-unwind-99"
-			else
-				nok "boards-$arch-$mode-unwind-99" "$share% of $((total - loader)) samples after start-up reach main or a thread start (see $col)"
-			fi
-		fi
-		rows+=("| $arch | $mode ($prog, $cg) | $samples | $(awk -v a="$samples" -v b="$secs" 'BEGIN { printf "%.0f", a / b }') | ${lost:-0} | $share% ($complete/$((total - loader))) | $f Hz, $secs_run s | $(pct "$loader" "$total")% | $((sent / samples)) | $((fbytes / samples)) |")
+	local mode boot_s="" first_ms="" host_starts=() probe_rec=""
+	for mode in $modes hw all; do
+		record_mode "$mode" || { kill -0 "$qpid" 2>/dev/null || break; }
 	done
 	if [ "$psrc" -eq 0 ] && grep -q perflens-agent "$out/ps-during-boot.log"; then
 		ok "boards-$arch-connect-during-boot"
@@ -308,7 +426,40 @@ board() {
 	local why; why=$(grep -m1 -E 'PL-ERROR|PL-WATCHDOG|Kernel panic' "$console")
 	[ -n "$why" ] && nok "boards-$arch-guest" "$why"
 	local paranoid; paranoid=$(grep -m1 -o 'PL-PARANOID [0-9-]*' "$console" | cut -d' ' -f2)
-	bootinfo+=("| $arch | $(sed -n 's/^kernel \(.*\)/\1/p' "$fetched/versions") | $qemu | ${host_boot_s:-?} s | ${boot_s:-?} s | ${first_ms:-?} ms | ${paranoid:-?} | $((SECONDS - t_board)) s |")
+	bootinfo+=("| $arch | $(sed -n 's/^kernel \(.*\)/\1/p' "$fetched/versions") ($kver) | $qemu | ${host_boot_s:-?} s | ${boot_s:-?} s | ${first_ms:-?} ms | ${paranoid:-?} | $((SECONDS - t_board)) s |")
+}
+
+# x86_64: this host, the same workload (test/workloads/burn.c, the host
+# build) and modes, the x86_64 agent on loopback: the fifth row of the
+# results table (not in the default list: make check runs the boards).
+host_board() {
+	local arch=x86_64 out=$build/boards/x86_64 console=/dev/null sysroot= fpprog=$build/workloads/burn fpmode=fp
+	local kver t_board=$SECONDS port apid psrc=0 boot_s="" first_ms="" host_starts=() probe_rec="" mode
+	kver=$(uname -r)
+	local -A host_prog=([fp]=$build/workloads/burn [dwarf]=$build/workloads/burn-nofp [hw]=$build/workloads/burn [all]=$build/workloads/burn)
+	if [ ! -x "$agents/perflens-agent-x86_64" ] || [ ! -x "$build/workloads/burn-nofp" ]; then
+		nok "boards-x86_64-agent" "$agents/perflens-agent-x86_64 or $build/workloads/burn-nofp not built (ci/agents.sh x86_64; make)"
+		return
+	fi
+	mkdir -p "$out"
+	port=$(free_port) || { nok "boards-x86_64-agent" "no free port"; return; }
+	"$agents/perflens-agent-x86_64" --listen --bind 127.0.0.1 --port "$port" --token "$token" >"$out/agent.log" 2>&1 &
+	apid=$!
+	local waited=0
+	until grep -q 'listening on' "$out/agent.log" 2>/dev/null; do
+		if ! kill -0 "$apid" 2>/dev/null || [ $waited -ge 100 ]; then
+			nok "boards-x86_64-agent" "the agent did not start listening: $(tail -n 2 "$out/agent.log" | tr '\n' ' ')"
+			kill "$apid" 2>/dev/null; wait "$apid" 2>/dev/null
+			return
+		fi
+		sleep 0.1; waited=$((waited + 1))
+	done
+	ok "boards-x86_64-agent"
+	for mode in fp dwarf hw all; do
+		record_mode "$mode" || { kill -0 "$apid" 2>/dev/null || break; }
+	done
+	kill "$apid" 2>/dev/null; wait "$apid" 2>/dev/null
+	bootinfo+=("| x86_64 | $kver (this host) | none | – | – | – | $(cat /proc/sys/kernel/perf_event_paranoid) | $((SECONDS - t_board)) s |")
 }
 
 bootinfo=()
@@ -317,25 +468,36 @@ IFS=, read -r -a boards <<<"${PL_BOARDS:-arm64,armhf,arm64be,armeb}"
 for b in "${boards[@]}"; do
 	case "$b" in
 	arm64 | armhf | arm64be | armeb) board "$b" ;;
-	*) nok "boards-$b" "unknown board (arm64, armhf, arm64be or armeb)" ;;
+	x86_64) host_board ;;
+	*) nok "boards-$b" "unknown board (arm64, armhf, arm64be, armeb or x86_64)" ;;
 	esac
 done
 
+# One table, rewritten by each run (of the boards run: refresh the doc with
+# all five, see the header).
 if [ ${#rows[@]} -gt 0 ]; then
+	mkdir -p "$(dirname "$results")"
 	{
-		[ -s "$results" ] || printf '# Emulated board results\n\nAppended by test/integration/boards.sh (make check); newest last.\n'
-		printf '\n## %s, host %s, %d s for the whole test\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(uname -r)" $((SECONDS - t_all))
-		echo "Workload: test/workloads/burn.c -DBURN_LFIND \`burn SECS 2\` (2 burn threads + main + sleeper), recorded with"
-		echo "\`perflens record --command ... -e cpu-clock -F HZ --duration SECS\` through qemu's forwarded port; 1 vCPU;"
-		echo "host load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (emulation speed depends on it)."
+		echo "# Emulated board results"
 		echo
-		echo "| board | kernel package | emulator | qemu start → agent listening (host) | agent start (guest uptime) | viewer connects → first sample | perf_event_paranoid | board in all (host) |"
+		echo "Written by test/integration/boards.sh; \`make check\` writes build/boards/results.md, and"
+		echo "\`PL_BOARDS=arm64,armhf,arm64be,armeb,x86_64 PL_BOARDS_RESULTS=docs/boards-results.md"
+		echo "PL_BUILD=\$PWD/build bash test/integration/boards.sh\` refreshes this file."
+		printf '\n## %s, host %s, boards %s, %d s for the whole test\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(uname -r)" "${PL_BOARDS:-arm64,armhf,arm64be,armeb}" $((SECONDS - t_all))
+		echo "Workload: test/workloads/burn.c \`burn SECS 2\` (2 burn threads + main + sleeper; -DBURN_LFIND on the boards),"
+		echo "recorded with \`perflens record --command ... -e EVENT -F HZ --duration SECS\` (user and kernel stacks: the"
+		echo "CLI always asks for both) through qemu's forwarded port, 1 vCPU; x86_64 is this host, the agent on loopback."
+		echo "\`--all\`: the whole board for SECS while \`burn-musl 6 2\` runs, started by /detach (host: \`sh -c 'burn 6 2 &'\`)."
+		echo "Rooted: stacks that reach main or a thread start, of the samples after the loader's start-up."
+		echo "Host load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (emulation speed depends on it)."
+		echo
+		echo "| board | kernel | emulator | qemu start → agent listening (host) | agent start (guest uptime) | viewer connects → first sample | perf_event_paranoid | board in all (host) |"
 		echo "|---|---|---|---|---|---|---|---|"
 		printf '%s\n' "${bootinfo[@]}"
 		echo
-		echo "| board | mode | samples | samples/s | lost (kernel ring) | reach main or thread start | rate, run | loader start-up | wire bytes/sample | file bytes/sample |"
-		echo "|---|---|---|---|---|---|---|---|---|---|"
+		echo "| board | kernel | mode | samples | rooted | lost | wire bytes/sample | file bytes/sample | notes |"
+		echo "|---|---|---|---|---|---|---|---|---|"
 		printf '%s\n' "${rows[@]}"
-	} >>"$results"
+	} >"$results.tmp" && mv "$results.tmp" "$results"
 fi
 exit $failed

@@ -101,6 +101,20 @@ static void print(const struct pl_msg *m)
 		       m->u.session.callgraph, m->u.session.stack_size, m->u.session.frequency,
 		       S(m->u.session.command));
 		break;
+	case PL_MSG_PROBE_EVENT:
+		printf("%s name=%.*s pmu=%.*s type=%u config=%" PRIu64 " status=%d flags=0x%x msg=%.*s\n",
+		       n, S(m->u.probe_event.name), S(m->u.probe_event.pmu), m->u.probe_event.type,
+		       m->u.probe_event.config, m->u.probe_event.status, m->u.probe_event.flags,
+		       S(m->u.probe_event.message));
+		break;
+	case PL_MSG_PROBE_SUMMARY:
+		printf("%s paranoid=%d kptr_restrict=%d kernel_stacks=%u user_stacks=%u default=%.*s "
+		       "pmus=%.*s msg=%.*s\n",
+		       n, m->u.probe_summary.paranoid, m->u.probe_summary.kptr_restrict,
+		       m->u.probe_summary.kernel_stacks_ok, m->u.probe_summary.user_stacks_ok,
+		       S(m->u.probe_summary.default_event), S(m->u.probe_summary.pmus),
+		       S(m->u.probe_summary.message));
+		break;
 	case PL_MSG_PROC:
 		printf("%s pid=%u comm=%.*s\n", n, m->u.proc.pid, S(m->u.proc.comm));
 		break;
