@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include "arch.h"
 #include "gate.h"
@@ -477,6 +478,11 @@ int pla_session_run(struct pla_options *o)
 			fprintf(stderr, "perflens-agent: cannot write %s: %s\n", o->output, strerror(errno));
 			return 1;
 		}
+		/* a file that was there keeps its mode through O_TRUNC: stack
+		 * bytes must not stay readable by others */
+		struct stat st;
+		if (fd != 1 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077))
+			fchmod(fd, 0600);
 		pla_stream_attach(&a->out, fd, 0, PL_STREAM_FROM_AGENT | PL_STREAM_CAPTURE);
 		send_hello(a, 0);
 		if (a->out.dead) {

@@ -210,6 +210,15 @@ static void output_owner_only(void)
 	struct stat sb;
 	PL_CHECK(stat(cap, &sb) == 0);
 	PL_CHECKF((sb.st_mode & 07777) == 0600, "%s is %04o", cap, (unsigned)(sb.st_mode & 07777));
+	/* a file already there, readable by all (an older agent's, or made by
+	 * hand): overwritten, it becomes the user's alone too */
+	PL_CHECK(chmod(cap, 0644) == 0);
+	st = run_agent(argv, log, 0, 60000);
+	pl_slurp(log, text, sizeof(text));
+	PL_CHECKF(st == 0, "agent exit status %d over an existing file: %s", st, text);
+	PL_CHECK(stat(cap, &sb) == 0);
+	PL_CHECKF((sb.st_mode & 07777) == 0600, "%s written over a 0644 file is %04o", cap,
+		  (unsigned)(sb.st_mode & 07777));
 }
 
 PL_TEST_MAIN(PL_CASE(kallsyms_whole_kernel_frames_named), PL_CASE(full_device_fails),
