@@ -18,6 +18,8 @@ pkgs=(
 	golang-go                      # `go tool pprof` reads our pprof in tests
 	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross  # ARM symbol and EHABI unwind tests (armhf libc: .ARM.exidx only)
 	libc6-dbg                      # the symbols tests read libc's separate debug file (.build-id)
+	libdebuginfod-dev              # debuginfod.h: the viewer fetches debug files of sampled modules (libdw's client, libdebuginfod)
+	debuginfod                     # the real server the debuginfod test starts on loopback (its systemd unit is not enabled by the test)
 )
 
 # Everything the whole run needs is installed here, before any build or

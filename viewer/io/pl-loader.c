@@ -20,6 +20,10 @@ typedef struct {
 	GHashTable *perf_maps; /* pids with anonymous code: their /tmp/perf-PID.map goes
 				* to the model at the end */
 	gsize n;
+	/* the symbols' debuginfod progress, wrapped for the load's cancel */
+	gboolean fetch_hooked;
+	PlFetchProgressFunc fetch_fn;
+	gpointer fetch_data;
 } Loader;
 
 /* ─── this machine's kernel symbols ──────────────────────────────────── */
@@ -169,6 +173,16 @@ static void start(Loader *l, const char *host)
 		pp->options_clear(&own, pp->data);
 }
 
+/* A debuginfod fetch during the load: cancelling the load cancels it
+ * (libdebuginfod asks at least once a second, also while connecting). */
+static gboolean loader_fetch_progress(const PlFetchProgress *f, gpointer data)
+{
+	Loader *l = data;
+	if (g_cancellable_is_cancelled(l->params->cancel))
+		return FALSE;
+	return l->fetch_fn ? l->fetch_fn(f, l->fetch_data) : TRUE;
+}
+
 static gboolean load_one(const struct pl_msg *m, gpointer data)
 {
 	Loader *l = data;
@@ -213,6 +227,12 @@ static gboolean load_one(const struct pl_msg *m, gpointer data)
 	if (l->ahead && pl_unwind_ahead_feed(l->ahead, m) && !l->ahead_attached) {
 		pl_symbols_set_unwind_ahead(pl_profile_get_symbols(l->p), l->ahead);
 		l->ahead_attached = TRUE;
+	}
+	if (m->type == PL_MSG_SAMPLE && pp->cancel && !l->fetch_hooked) {
+		PlSymbols *sy = pl_profile_get_symbols(l->p);
+		pl_symbols_get_fetch_progress(sy, &l->fetch_fn, &l->fetch_data);
+		pl_symbols_set_fetch_progress(sy, loader_fetch_progress, l);
+		l->fetch_hooked = TRUE;
 	}
 	pl_profile_ingest(m, l->p);
 	return TRUE;
@@ -283,6 +303,8 @@ PlProfile *pl_load_file(const char *path, const PlLoadParams *params, PlCaptureI
 	feed_local_perf_maps(&l);
 	g_clear_pointer(&l.perf_maps, g_hash_table_unref);
 	stop_ahead(&l, stats);
+	if (l.fetch_hooked) /* the Loader ends here: the options' own again */
+		pl_symbols_set_fetch_progress(pl_profile_get_symbols(l.p), l.fetch_fn, l.fetch_data);
 	if (stats)
 		stats->local_kernel = l.kallsyms_done && l.local;
 	return l.p;
