@@ -66,8 +66,9 @@ BURN_ID=$(build_id "$TMP/board/burn") IDLE_ID=$(build_id "$TMP/board/libidle.so"
 [ -n "$BURN_ID" ] && [ -n "$IDLE_ID" ] || fail_all "no build-id in burn or libidle.so"
 
 # ── the recording ──
-if ! LD_PRELOAD="$TMP/board/libidle.so" "$AGENT" --output "$TMP/rec.plens" --callgraph dwarf \
-	-- "$TMP/board/burn" 1 1 >"$TMP/agent.log" 2>&1; then
+# (preloaded into burn alone, through env: not into an ASan agent)
+if ! "$AGENT" --output "$TMP/rec.plens" --callgraph dwarf \
+	-- env LD_PRELOAD="$TMP/board/libidle.so" "$TMP/board/burn" 1 1 >"$TMP/agent.log" 2>&1; then
 	if why=$(pl_perf_refused); then
 		for c in "${CASES[@]}"; do skip "$c" "$why"; done
 		exit 0
