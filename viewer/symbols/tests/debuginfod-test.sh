@@ -38,7 +38,7 @@ unset DEBUGINFOD_URLS DEBUGINFOD_TIMEOUT DEBUGINFOD_PROGRESS DEBUGINFOD_VERBOSE
 
 CASES=(stripped_symbolized_through_server stripped_unsymbolized_without_server
        unsampled_module_never_requested executable_fetched_for_unwinding
-       second_run_from_cache unanswering_server_bounded refusing_server_one_line)
+       perf_data_unwound_ahead_with_fetched_executable second_run_from_cache unanswering_server_bounded refusing_server_one_line)
 pl_plan "${CASES[@]}"
 fail_all() { for c in "${CASES[@]}"; do pl_was_reported "$c" || fail "$c" "$1"; done; exit 1; }
 
@@ -168,6 +168,31 @@ elif ! grep -qE "^ +[0-9.]+% +[0-9.]+% +[0-9]+ +main +burn" "$TMP/gone.txt"; the
 else
 	ok executable_fetched_for_unwinding
 	echo "# executable and debug info fetched; ${rooted}% of stacks unwound to their start"
+fi
+
+# ── a perf.data: the unwinding worker (pl-unwind-ahead.c) fetches too ──
+pname=perf_data_unwound_ahead_with_fetched_executable
+if ! perf record -e cpu-clock -F 999 --call-graph dwarf,8192 -o "$TMP/perf.data" \
+	-- "$TMP/board/burn" 1 1 >"$TMP/perf.log" 2>&1; then
+	if why=$(pl_perf_refused); then skip $pname "$why"
+	else fail $pname "perf record failed: $(grep -v '^\[' "$TMP/perf.log" | head -1)"; fi
+else
+	mv "$TMP/board/burn" "$TMP/burn.away"
+	PERFLENS_DEBUG_AHEAD=1 DEBUGINFOD_CACHE_PATH="$TMP/cache5" "$PERFLENS" report \
+		--debuginfod "$URL" "$TMP/perf.data" >"$TMP/pd.txt" 2>"$TMP/pd.err"
+	mv "$TMP/burn.away" "$TMP/board/burn"
+	used=$(sed -n 's/.*unwind ahead: \([0-9]*\) used.*/\1/p' "$TMP/pd.err")
+	rooted=$(sed -n 's/.*unwound to the start of their program or thread: \([0-9.]*\)%.*/\1/p' "$TMP/pd.txt")
+	if ! grep -q hot_leaf "$TMP/pd.txt"; then
+		fail $pname "hot_leaf missing: $(head -2 "$TMP/pd.err")"
+	elif [ -z "$used" ] || [ "$used" -eq 0 ]; then
+		fail $pname "the worker answered no sample: $(tr '\n' ' ' <"$TMP/pd.err")"
+	elif [ -z "$rooted" ] || ! awk -v r="$rooted" 'BEGIN { exit !(r >= 90) }'; then
+		fail $pname "only ${rooted:-?}% of stacks unwound to their start"
+	else
+		ok $pname
+		echo "# perf.data: $used samples unwound ahead; ${rooted}% rooted"
+	fi
 fi
 
 # ── the server stopped: the cache of the first run answers ──
