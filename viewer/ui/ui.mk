@@ -49,9 +49,6 @@ $(UI_C_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.c $(BUILD)/viewer/ui/pl-flame-
 		$(filter %.a,$^) $(UI_LIBS) $(if $(filter %.a,$^),$(VIEWER_LIBS))
 $(BUILD)/test/viewer-ui-sessions-index-test: $(BUILD)/viewer/ui/pl-sessions-index.o \
 	$(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
-# the board's settings with the viewer library (pl-target-settings.c has no GTK)
-$(BUILD)/test/viewer-ui-target-debuginfod-test: $(BUILD)/viewer/ui/pl-target-settings.o \
-	$(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
 
 # The scripted driver (viewer/ui/tests/pl-ui-script.h): a module the app
 # loads when PERFLENS_UI_TEST_MODULE names it (viewer/ui/pl-ui-test-hook.h).
@@ -69,6 +66,11 @@ $(UI_SH_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.sh | $(BUILD)/perflens $(BUIL
 	@mkdir -p $(dir $@)
 	cp $< $@
 	chmod +x $@
+
+# The board's debuginfod setting, headless: pl-target-settings.c (no GTK)
+# with the viewer library.
+$(BUILD)/test/viewer-ui-target-debuginfod-test: $(BUILD)/viewer/ui/pl-target-settings.o \
+	$(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
 
 # The views test program needs a display: viewer-ui-views-test.sh records
 # its captures and runs it under Xvfb (so it is not named *-test itself).
