@@ -440,8 +440,9 @@ void pl_elf_locate(PlSymbols *self, PlElf *elf)
 		if (!elf->has_symbols && !elf->is_vdso)
 			elf->problem = g_strdup_printf(
 				"%s: %s is stripped (%s): functions not exported show as "
-				"unknown; pass the unstripped file with --binary or a debug dir "
-				"with its .build-id/ tree",
+				"unknown; pass the unstripped file with --binary, a debug dir "
+				"with its .build-id/ tree, or a debuginfod server that has it "
+				"(--debuginfod URL, DEBUGINFOD_URLS)",
 				elf->name, elf->local_path,
 				mf.dynsym ? "only .dynsym" : "no symbol table");
 	} else {
