@@ -78,7 +78,10 @@ static int progress_cb(debuginfod_client *c, long a, long b)
 	const PlSymOptions *o = &d->self->opts;
 	if (!o->fetch_progress || d->cancelled)
 		return d->cancelled;
+	/* the answering server once known, the ones asked until then */
 	d->cur.url = d->get_url(c);
+	if (!d->cur.url)
+		d->cur.url = d->urls ? d->urls : getenv(DEBUGINFOD_URLS_ENV_VAR);
 	d->cur.done = a;
 	d->cur.total = b > 0 ? b : 0;
 	if (!o->fetch_progress(&d->cur, o->fetch_progress_data))

@@ -23,7 +23,7 @@ G_BEGIN_DECLS
 typedef struct {
 	const char *module;  /* basename of the module whose file is fetched */
 	const char *what;    /* "debug info" or "executable" */
-	const char *url;     /* the server answering, NULL until known */
+	const char *url;     /* the server answering, or until known the servers asked */
 	gint64 done, total;  /* bytes so far; total 0: unknown */
 	gboolean finished;   /* the last call for this file */
 	const char *message; /* finished: NULL when fetched or not on any server, else

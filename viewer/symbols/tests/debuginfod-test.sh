@@ -38,13 +38,14 @@ unset DEBUGINFOD_URLS DEBUGINFOD_TIMEOUT DEBUGINFOD_PROGRESS DEBUGINFOD_VERBOSE
 
 CASES=(stripped_symbolized_through_server stripped_unsymbolized_without_server
        unsampled_module_never_requested executable_fetched_for_unwinding
-       perf_data_unwound_ahead_with_fetched_executable second_run_from_cache unanswering_server_bounded refusing_server_one_line)
+       perf_data_unwound_ahead_with_fetched_executable progress_line_on_a_tty_only
+       second_run_from_cache unanswering_server_bounded refusing_server_one_line)
 pl_plan "${CASES[@]}"
 fail_all() { for c in "${CASES[@]}"; do pl_was_reported "$c" || fail "$c" "$1"; done; exit 1; }
 
 command -v debuginfod >/dev/null || fail_all "debuginfod not installed (ci/deps.sh)"
 [ -e /usr/include/elfutils/debuginfod.h ] || fail_all "libdebuginfod-dev not installed (ci/deps.sh)"
-for t in objcopy strip cc curl python3; do
+for t in objcopy strip cc curl python3 script; do
 	command -v $t >/dev/null || fail_all "$t not installed (ci/deps.sh)"
 done
 [ -x "$PERFLENS" ] && [ -x "$AGENT" ] && [ -x "$BURN" ] || fail_all "$PERFLENS, $AGENT or $BURN not built (make)"
@@ -193,6 +194,22 @@ else
 		ok $pname
 		echo "# perf.data: $used samples unwound ahead; ${rooted}% rooted"
 	fi
+fi
+
+# ── progress: one updating line on a terminal (script gives a pty), cleared
+# at the end; nothing when stderr is a file (the first report's) ──
+DEBUGINFOD_CACHE_PATH="$TMP/cache6" script -qec "'$PERFLENS' report --debuginfod '$URL' \
+	'$TMP/rec.plens' >/dev/null" /dev/null >"$TMP/tty.out" 2>&1
+esc=$(printf '\033')
+if ! grep -aq "debuginfod: debug info of burn from .*[0-9]" "$TMP/tty.out"; then
+	fail progress_line_on_a_tty_only "no progress line on the tty: $(od -c "$TMP/tty.out" | head -3 | tr '\n' ' ')"
+elif [ "$(tail -c 4 "$TMP/tty.out" | od -An -c | tr -d ' \n')" != "\r033[K" ]; then
+	fail progress_line_on_a_tty_only "the line is not cleared at the end: $(tail -c 40 "$TMP/tty.out" | od -An -c | tr '\n' ' ')"
+elif [ -s "$TMP/with.err" ]; then
+	fail progress_line_on_a_tty_only "stderr to a file got: $(head -c 200 "$TMP/with.err")"
+else
+	ok progress_line_on_a_tty_only
+	echo "# tty: $(tr '\r' '\n' <"$TMP/tty.out" | sed "s/$esc\[K//" | grep -a . | head -1)"
 fi
 
 # ── the server stopped: the cache of the first run answers ──
