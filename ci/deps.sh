@@ -19,6 +19,8 @@ pkgs=(
 	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross  # ARM symbol and EHABI unwind tests (armhf libc: .ARM.exidx only)
 	libc6-dbg                      # the symbols tests read libc's separate debug file (.build-id)
 	openssh-server openssh-client  # ssh:// tests: a private sshd on loopback (started by the test, never the system service) and the ssh client the viewer runs
+	libdebuginfod-dev              # debuginfod.h: the viewer fetches debug files of sampled modules (libdw's client, libdebuginfod)
+	debuginfod                     # the real server the debuginfod test starts on loopback (its systemd unit is not enabled by the test)
 )
 
 # Everything the whole run needs is installed here, before any build or

@@ -32,6 +32,10 @@ user_cache=${XDG_CACHE_HOME:-$HOME/.cache}
 export PERFLENS_TC_CACHE=${PERFLENS_TC_CACHE:-$user_cache/perflens/toolchains}
 export PL_BOARDS_CACHE=${PL_BOARDS_CACHE:-$user_cache/perflens/boards}
 export PERFLENS_BENCH_CACHE=${PERFLENS_BENCH_CACHE:-$user_cache/perflens/bench}
+# A developer's DEBUGINFOD_URLS (Debian's /etc/profile.d/debuginfod.sh
+# sets one) would send the tests' stripped modules to servers on the
+# network; a test that wants a server starts its own and names it.
+unset DEBUGINFOD_URLS
 pass=0 fail=0 skip=0
 failed_names=()
 

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pl-cli.h"
 #include "pl-ldmap.h"
@@ -77,6 +78,9 @@ GOptionGroup *pl_cli_sym_group(PlCliSymArgs *a)
 		  "Show inlined functions as frames of their own (the default)", NULL },
 		{ "no-inline", 0, 0, G_OPTION_ARG_NONE, &a->no_inline,
 		  "Attribute inlined code to the function it was inlined into", NULL },
+		{ "debuginfod", 0, 0, G_OPTION_ARG_STRING, &a->debuginfod_urls,
+		  "Fetch missing files of sampled modules from these debuginfod servers "
+		  "(space-separated; default $DEBUGINFOD_URLS; \"\" for none)", "URLS" },
 		{ NULL }
 	};
 	GOptionGroup *g = g_option_group_new("symbols", "Symbol options:",
@@ -94,6 +98,7 @@ void pl_cli_sym_args_clear(PlCliSymArgs *a)
 	g_clear_pointer(&a->toolchain_prefix, g_free);
 	g_clear_pointer(&a->map_file, g_free);
 	g_clear_pointer(&a->path_maps, g_strfreev);
+	g_clear_pointer(&a->debuginfod_urls, g_free);
 }
 
 /* Every transform option lands here, so that they keep the order in
@@ -239,6 +244,38 @@ static GPtrArray *strv_to_array(char **v)
 	return a;
 }
 
+/* debuginfod fetches: one updating line on a terminal, and a failure
+ * (unreachable server, timeout) as one line in any case. */
+typedef struct {
+	gboolean tty;
+	gboolean shown; /* the progress line is on the screen */
+	gint64 last_us;
+} PlCliFetch;
+
+static gboolean cli_fetch_progress(const PlFetchProgress *f, gpointer data)
+{
+	PlCliFetch *c = data;
+	if (f->finished) {
+		if (c->shown)
+			fputs("\r\033[K", stderr);
+		c->shown = FALSE;
+		if (f->message)
+			fprintf(stderr, "perflens: %s\n", f->message);
+		return TRUE;
+	}
+	gint64 now = g_get_monotonic_time();
+	if (!c->tty || (c->shown && now - c->last_us < 100000))
+		return TRUE;
+	c->last_us = now;
+	c->shown = TRUE;
+	g_autofree char *done = g_format_size((guint64)MAX(f->done, 0));
+	g_autofree char *total = f->total > 0 ? g_format_size((guint64)f->total) : NULL;
+	fprintf(stderr, "\r\033[Kdebuginfod: %s of %s from %s: %s%s%s", f->what, f->module,
+		f->url ? f->url : "…", done, total ? " of " : "", total ? total : "");
+	fflush(stderr);
+	return TRUE;
+}
+
 PlProfile *pl_cli_load(const char *path, const PlCliSymArgs *a, PlCaptureInfo *info)
 {
 	if (a->map_file) {
@@ -262,6 +299,12 @@ PlProfile *pl_cli_load(const char *path, const PlCliSymArgs *a, PlCaptureInfo *i
 	/* Without a sysroot the board's paths are looked up here: right for a
 	 * capture of this machine, and the coverage section says when not. */
 	o.host_files = a->sysroot == NULL;
+	o.debuginfod_urls = a->debuginfod_urls;
+	/* static: the profile symbolizes (and may fetch) after this returns */
+	static PlCliFetch fetch;
+	fetch.tty = isatty(STDERR_FILENO);
+	o.fetch_progress = cli_fetch_progress;
+	o.fetch_progress_data = &fetch;
 	/* the loader the app uses too (viewer/io/pl-loader.h) */
 	PlLoadParams lp = { .options = &o };
 	g_autoptr(GError) error = NULL;

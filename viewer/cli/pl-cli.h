@@ -47,6 +47,7 @@ typedef struct {
 	char *map_file;
 	char **path_maps;
 	gboolean inline_; /* --inline: the default, accepted for symmetry */
+	char *debuginfod_urls; /* --debuginfod URLS; NULL: $DEBUGINFOD_URLS */
 } PlCliSymArgs;
 /* Appends the --sysroot/--binary/… entries to a GOptionEntry list. */
 GOptionGroup *pl_cli_sym_group(PlCliSymArgs *a);

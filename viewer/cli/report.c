@@ -453,6 +453,10 @@ static void print_coverage(PlProfile *p)
 		printf("  %-44s %8" G_GUINT64_FORMAT " addrs  %s%s%s%s\n", r->module, r->samples,
 		       r->has_symbols ? "symbols" : "NO SYMBOLS", r->has_lines ? " lines" : "",
 		       r->has_cfi ? " cfi" : "", r->build_id_match ? "" : " BUILD-ID MISMATCH");
+		if (r->fetched_from)
+			printf("    debuginfod: %s: %s%s%s\n", r->fetched_from,
+			       r->local_path ? r->local_path : "", r->debug_path ? " + " : "",
+			       r->debug_path ? r->debug_path : "");
 		if (r->problem)
 			printf("    %s\n", r->problem);
 	}

@@ -20,6 +20,10 @@ typedef struct {
 	GHashTable *perf_maps; /* pids with anonymous code: their /tmp/perf-PID.map goes
 				* to the model at the end */
 	gsize n;
+	/* the symbols' debuginfod progress, wrapped for the load's cancel */
+	gboolean fetch_hooked;
+	PlFetchProgressFunc fetch_fn;
+	gpointer fetch_data;
 } Loader;
 
 /* ─── this machine's kernel symbols ──────────────────────────────────── */
@@ -146,6 +150,16 @@ static void feed_local_perf_maps(Loader *l)
 
 /* ─── the loop ───────────────────────────────────────────────────────── */
 
+/* A debuginfod fetch during the load: cancelling the load cancels it
+ * (libdebuginfod asks at least once a second, also while connecting). */
+static gboolean loader_fetch_progress(const PlFetchProgress *f, gpointer data)
+{
+	Loader *l = data;
+	if (g_cancellable_is_cancelled(l->params->cancel))
+		return FALSE;
+	return l->fetch_fn ? l->fetch_fn(f, l->fetch_data) : TRUE;
+}
+
 /* The profile (and for perf.data the unwinding worker, which needs the
  * same options) for the board named host. */
 static void start(Loader *l, const char *host)
@@ -158,12 +172,21 @@ static void start(Loader *l, const char *host)
 		o = &own;
 	}
 	l->p = pl_profile_new(o);
+	l->fetch_fn = o ? o->fetch_progress : NULL;
+	l->fetch_data = o ? o->fetch_progress_data : NULL;
 	/* only perf.data: its reader delivers records in time order, the
 	 * order the worker must see them in (see pl-unwind-ahead.c) */
 	if (l->perf_data && g_get_num_processors() > 1 && !g_getenv("PERFLENS_NO_UNWIND_AHEAD")) {
-		PlSymOptions defaults = { 0 };
-		defaults.host_files = TRUE; /* what pl_profile_new(NULL) means */
-		l->ahead = pl_unwind_ahead_new(o ? o : &defaults);
+		PlSymOptions ao = { 0 };
+		ao.host_files = TRUE; /* what pl_profile_new(NULL) means */
+		if (o)
+			ao = *o;
+		/* the worker lives no longer than the load: its debuginfod
+		 * fetches (a file missing here, for unwinding) get the
+		 * load's cancel for good */
+		ao.fetch_progress = loader_fetch_progress;
+		ao.fetch_progress_data = l;
+		l->ahead = pl_unwind_ahead_new(&ao);
 	}
 	if (o == &own && pp->options_clear)
 		pp->options_clear(&own, pp->data);
@@ -213,6 +236,11 @@ static gboolean load_one(const struct pl_msg *m, gpointer data)
 	if (l->ahead && pl_unwind_ahead_feed(l->ahead, m) && !l->ahead_attached) {
 		pl_symbols_set_unwind_ahead(pl_profile_get_symbols(l->p), l->ahead);
 		l->ahead_attached = TRUE;
+	}
+	if (m->type == PL_MSG_SAMPLE && pp->cancel && !l->fetch_hooked) {
+		PlSymbols *sy = pl_profile_get_symbols(l->p);
+		pl_symbols_set_fetch_progress(sy, loader_fetch_progress, l);
+		l->fetch_hooked = TRUE;
 	}
 	pl_profile_ingest(m, l->p);
 	return TRUE;
@@ -283,6 +311,8 @@ PlProfile *pl_load_file(const char *path, const PlLoadParams *params, PlCaptureI
 	feed_local_perf_maps(&l);
 	g_clear_pointer(&l.perf_maps, g_hash_table_unref);
 	stop_ahead(&l, stats);
+	if (l.fetch_hooked) /* the Loader ends here: the options' own again */
+		pl_symbols_set_fetch_progress(pl_profile_get_symbols(l.p), l.fetch_fn, l.fetch_data);
 	if (stats)
 		stats->local_kernel = l.kallsyms_done && l.local;
 	return l.p;

@@ -44,7 +44,8 @@ typedef struct {
 	PlLoadOptionsFunc options_for_host; /* used when options is NULL */
 	PlLoadOptionsClear options_clear;
 	gpointer data;                      /* for both functions */
-	GCancellable *cancel;               /* may be NULL; checked every 1024 messages */
+	GCancellable *cancel;               /* may be NULL; checked every 1024 messages, and
+					     * at least once a second in a debuginfod fetch */
 	gsize *progress;                    /* may be NULL; messages read, stored atomically */
 	/* A file corrupt after some messages gives what was read (finished)
 	 * and no error — the app shows what it can; the command line fails. */

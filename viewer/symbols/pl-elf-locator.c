@@ -7,11 +7,14 @@
  *      then DIR/basename and DIR/board-path
  *   4. sysroot + board path
  *   5. the board path itself on this host, only with host_files
+ *   6. a file fetched from a debuginfod server (pl-debuginfod.c: only for
+ *      sampled modules, never from here)
  * A candidate is refused when the board gave a build-id and the file's
  * differs (or it has none), or when it is for another machine; the reason
  * becomes the module's problem if nothing better is found.  A separate
  * debug file (build-id tree, then .gnu_debuglink next to the file, in
- * .debug/, in the debug dirs, in sysroot/usr/lib/debug) is looked for when
+ * .debug/, in the debug dirs, in sysroot/usr/lib/debug, then one fetched
+ * from a debuginfod server) is looked for when
  * the main file has no DWARF or no .symtab, and must carry the same
  * build-id as the main file.  Board paths and debuglinks are joined under
  * those directories only: one with a ".." component is never a candidate.  The [vdso] is no file on the board: its
@@ -323,6 +326,12 @@ static GPtrArray *main_candidates(PlSymbols *self, PlElf *elf)
 		add_candidate(c, sysroot_join(self->opts.sysroot, elf->board_path));
 	if (self->opts.host_files)
 		g_ptr_array_add(c, g_strdup(elf->board_path));
+	/* from a debuginfod server (pl-debuginfod.c); a debug file alone still
+	 * gives names (its code sections are empty: the debug_only case) */
+	if (elf->fetched_main)
+		g_ptr_array_add(c, g_strdup(elf->fetched_main));
+	if (elf->fetched_debug)
+		g_ptr_array_add(c, g_strdup(elf->fetched_debug));
 	return c;
 }
 
@@ -361,6 +370,8 @@ static GPtrArray *debug_candidates(PlSymbols *self, PlElf *elf, const char *main
 		}
 	}
 	g_ptr_array_unref(dirs);
+	if (elf->fetched_debug)
+		g_ptr_array_add(c, g_strdup(elf->fetched_debug));
 	return c;
 }
 
@@ -429,8 +440,9 @@ void pl_elf_locate(PlSymbols *self, PlElf *elf)
 		if (!elf->has_symbols && !elf->is_vdso)
 			elf->problem = g_strdup_printf(
 				"%s: %s is stripped (%s): functions not exported show as "
-				"unknown; pass the unstripped file with --binary or a debug dir "
-				"with its .build-id/ tree",
+				"unknown; pass the unstripped file with --binary, a debug dir "
+				"with its .build-id/ tree, or a debuginfod server that has it "
+				"(--debuginfod URL, DEBUGINFOD_URLS)",
 				elf->name, elf->local_path,
 				mf.dynsym ? "only .dynsym" : "no symbol table");
 	} else {
@@ -494,6 +506,22 @@ static void vdso_attach_image(PlSymbols *self, PlElf *elf)
 		return;
 	}
 	elf->image_fd = fd;
+}
+
+void pl_elf_relocate(PlSymbols *self, PlElf *elf)
+{
+	g_clear_pointer(&elf->local_path, g_free);
+	g_clear_pointer(&elf->debug_path, g_free);
+	g_clear_pointer(&elf->problem, g_free);
+	g_clear_pointer(&elf->loads, g_array_unref);
+	if (elf->debug_copy_fd >= 0)
+		close(elf->debug_copy_fd);
+	elf->debug_copy_fd = -1;
+	elf->has_symbols = elf->has_lines = elf->has_cfi = elf->has_ehabi = FALSE;
+	elf->debug_frame_known = elf->debug_has_frame = FALSE;
+	elf->build_id_match = FALSE;
+	elf->located = FALSE;
+	pl_elf_locate(self, elf);
 }
 
 gboolean pl_elf_prepare(PlSymbols *self, PlElf *elf)

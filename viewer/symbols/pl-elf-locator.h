@@ -12,6 +12,10 @@ gsize pl_elf_file_build_id(const char *path, guint8 *id);
 /* Runs the search order for elf once; fills located, local_path,
  * debug_path, problem, build_id_match, loads and the has_* flags. */
 void pl_elf_locate(PlSymbols *self, PlElf *elf);
+/* Forgets elf's answer and runs the search again (after a debuginfod
+ * fetch added a candidate).  Dwfls holding its old files are the
+ * caller's to drop. */
+void pl_elf_relocate(PlSymbols *self, PlElf *elf);
 /* Locates elf (attaching the vDSO image first).  TRUE when a file with
  * program headers was found. */
 gboolean pl_elf_prepare(PlSymbols *self, PlElf *elf);

@@ -65,3 +65,21 @@ gboolean pl_mapping_bias(const PlProc *proc, const PlMapping *m, guint64 *bias)
 	*bias = v[i].load_bias;
 	return v[i].load_ok;
 }
+
+const PlMapping *pl_proc_mapping_at(const PlProc *proc, guint64 pc)
+{
+	if (!proc)
+		return NULL;
+	const PlMapping *v = (const PlMapping *)(void *)proc->maps->data;
+	guint lo = 0, hi = proc->maps->len;
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+		if (v[mid].end <= pc)
+			lo = mid + 1;
+		else if (v[mid].start > pc)
+			hi = mid;
+		else
+			return &v[mid];
+	}
+	return NULL;
+}

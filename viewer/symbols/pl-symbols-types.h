@@ -24,6 +24,7 @@
  *   pl-unwind          DWARF unwinding, with the ARM EHABI step
  *   pl-proc            a process's mappings and their load biases
  *   pl-ehabi-coverage  ARM32 code that no unwind table describes
+ *   pl-debuginfod      fetches sampled modules' files from debuginfod servers
  *   pl-elf-locator     finds the files, reports them to libdwfl
  *   pl-debug-inflate   separate debug files decompressed, cached
  *   pl-build-id, pl-demangle, pl-text-syms, pl-sym-table, pl-inline-table,
@@ -82,6 +83,14 @@ typedef struct _PlElf {
 					* built at the first lookup; NULL: libdwfl answers */
 	gboolean sym_table_tried;
 	guint64 samples;
+
+	/* debuginfod (pl-debuginfod.c): files fetched into its cache, the
+	 * locator's last candidates; each file is asked for once */
+	char *fetched_main, *fetched_debug;
+	char *fetched_from; /* server URL, or "the debuginfod cache" */
+	gboolean exec_asked, debug_asked;
+	gboolean files_changed; /* a fetch changed local_path/debug_path: the
+				 * symbolization Dwfl and caches are rebuilt */
 } PlElf;
 
 /* ======================================================================
@@ -167,6 +176,7 @@ struct _PlSymbols {
 	gboolean ldmap_tried;
 	struct _PlUnwindAhead *ahead; /* borrowed: answers unwinds first (pl-unwind-ahead.h) */
 	PlUnwindAheadTake ahead_take; /* how pl_symbols_unwind asks it */
+	struct _PlDebuginfod *debuginfod; /* the client, at the first fetch (pl-debuginfod.c) */
 };
 
 /* s in the PlSymbols' string pool (NULL stays NULL): valid until it is

@@ -18,6 +18,7 @@
 #include <elfutils/libdw.h>
 
 #include "pl-build-id.h"
+#include "pl-debuginfod.h"
 #include "pl-demangle.h"
 #include "pl-ehabi-coverage.h"
 #include "pl-elf-locator.h"
@@ -95,6 +96,9 @@ static void elf_free(gpointer p)
 	g_free(e->local_path);
 	g_free(e->debug_path);
 	g_free(e->problem);
+	g_free(e->fetched_main);
+	g_free(e->fetched_debug);
+	g_free(e->fetched_from);
 	g_free(e);
 }
 
@@ -119,6 +123,7 @@ PlSymbols *pl_symbols_new(const PlSymOptions *opts, const PlTargetArch *arch)
 	self->opts.sysroot = g_strdup(opts->sysroot);
 	self->opts.toolchain_prefix = g_strdup(opts->toolchain_prefix);
 	self->opts.map_file = g_strdup(opts->map_file);
+	self->opts.debuginfod_urls = g_strdup(opts->debuginfod_urls);
 	self->opts.binaries = strv_copy(opts->binaries);
 	self->opts.debug_dirs = strv_copy(opts->debug_dirs);
 	self->opts.source_dirs = strv_copy(opts->source_dirs);
@@ -153,6 +158,8 @@ void pl_symbols_free(PlSymbols *self)
 	g_free(self->opts.sysroot);
 	g_free(self->opts.toolchain_prefix);
 	g_free(self->opts.map_file);
+	g_free(self->opts.debuginfod_urls);
+	pl_debuginfod_free(self);
 	g_clear_pointer(&self->ldmap, pl_ldmap_free);
 	g_ptr_array_unref(self->opts.binaries);
 	g_ptr_array_unref(self->opts.debug_dirs);
@@ -160,6 +167,18 @@ void pl_symbols_free(PlSymbols *self)
 	g_ptr_array_unref(self->opts.path_maps);
 	g_string_chunk_free(self->strings);
 	g_free(self);
+}
+
+void pl_symbols_get_fetch_progress(PlSymbols *self, PlFetchProgressFunc *fn, gpointer *data)
+{
+	*fn = self->opts.fetch_progress;
+	*data = self->opts.fetch_progress_data;
+}
+
+void pl_symbols_set_fetch_progress(PlSymbols *self, PlFetchProgressFunc fn, gpointer data)
+{
+	self->opts.fetch_progress = fn;
+	self->opts.fetch_progress_data = data;
 }
 
 /* ======================================================================
@@ -266,24 +285,6 @@ void pl_symbols_process_exit(PlSymbols *self, guint32 pid)
 		pl_proc_drop_dwfl(proc);
 }
 
-static const PlMapping *find_mapping(const PlProc *proc, guint64 pc)
-{
-	if (!proc)
-		return NULL;
-	const PlMapping *v = (const PlMapping *)(void *)proc->maps->data;
-	guint lo = 0, hi = proc->maps->len;
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-		if (v[mid].end <= pc)
-			lo = mid + 1;
-		else if (v[mid].start > pc)
-			hi = mid;
-		else
-			return &v[mid];
-	}
-	return NULL;
-}
-
 /* ======================================================================
  * File chunks
  * ====================================================================== */
@@ -376,9 +377,28 @@ static const PlTextSyms *text_table(PlSymbols *self, PlTextFile *f, guint32 pid)
  * Symbolization of one ELF address
  * ====================================================================== */
 
+/* A debuginfod fetch gave elf other files: what was read from the old
+ * ones goes (answers from no file included). */
+static void elf_forget_files(PlElf *elf)
+{
+	elf->files_changed = FALSE;
+	g_clear_pointer(&elf->sym_table, pl_sym_table_free); /* names borrowed from the Dwfl */
+	g_clear_pointer(&elf->real_syms, g_array_unref);
+	if (elf->inline_tables)
+		g_hash_table_remove_all(elf->inline_tables);
+	if (elf->cache)
+		g_hash_table_remove_all(elf->cache);
+	g_clear_pointer(&elf->dwfl, dwfl_end);
+	elf->mod = NULL;
+	elf->dwfl_failed = FALSE;
+	elf->sym_table_tried = FALSE;
+}
+
 /* Located, and its symbolization Dwfl open. */
 static gboolean elf_ready(PlSymbols *self, PlElf *elf)
 {
+	if (elf->files_changed)
+		elf_forget_files(elf);
 	if (!pl_elf_prepare(self, elf))
 		return FALSE;
 	if (elf->mod)
@@ -667,12 +687,14 @@ guint pl_symbols_resolve(PlSymbols *self, guint32 pid, guint64 pc, gboolean is_r
 		return 0;
 	guint64 lookup_pc = is_return_address && pc ? pc - 1 : pc;
 	PlProc *proc = pl_proc_get(self, pid, FALSE);
-	const PlMapping *m = find_mapping(proc, lookup_pc);
+	const PlMapping *m = pl_proc_mapping_at(proc, lookup_pc);
 	out[0] = (PlFrameInfo){ .rel_addr = pc };
 
 	if (m && m->elf) {
 		PlElf *elf = m->elf;
 		elf->samples++;
+		/* only sampled modules are fetched, when first symbolized */
+		pl_debuginfod_fetch(self, elf, PL_FETCH_SYMBOLS);
 		guint64 bias;
 		if (elf_ready(self, elf) && pl_mapping_bias(proc, m, &bias))
 			return resolve_elf(self, elf, lookup_pc - bias, pc - bias, out, max);
@@ -744,6 +766,7 @@ void pl_module_report_free(PlModuleReport *r)
 	g_free(r->local_path);
 	g_free(r->debug_path);
 	g_free(r->problem);
+	g_free(r->fetched_from);
 	g_free(r);
 }
 
@@ -765,6 +788,11 @@ GPtrArray *pl_symbols_coverage(PlSymbols *self)
 		r->has_ehabi = e->has_ehabi;
 		r->build_id_match = e->build_id_match;
 		r->samples = e->samples;
+		gboolean fetched = (e->fetched_main && !g_strcmp0(e->local_path, e->fetched_main)) ||
+				   (e->fetched_debug &&
+				    (!g_strcmp0(e->debug_path, e->fetched_debug) ||
+				     !g_strcmp0(e->local_path, e->fetched_debug)));
+		r->fetched_from = fetched ? g_strdup(e->fetched_from) : NULL;
 		g_ptr_array_add(rows, r);
 	}
 	if (self->kernel_seen) {

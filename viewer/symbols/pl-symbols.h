@@ -19,6 +19,21 @@
 
 G_BEGIN_DECLS
 
+/* A debuginfod fetch in progress (pl-debuginfod.h). */
+typedef struct {
+	const char *module;  /* basename of the module whose file is fetched */
+	const char *what;    /* "debug info" or "executable" */
+	const char *url;     /* the server answering, or until known the servers asked */
+	gint64 done, total;  /* bytes so far; total 0: unknown */
+	gboolean finished;   /* the last call for this file */
+	const char *message; /* finished: NULL when fetched or not on any server, else
+			      * a one-line reason (server unreachable, timed out, cancelled) */
+} PlFetchProgress;
+/* Called on the thread that symbolizes, often (every few ms while a
+ * transfer runs).  Return FALSE to cancel: this fetch ends and no server
+ * is asked again by this PlSymbols. */
+typedef gboolean (*PlFetchProgressFunc)(const PlFetchProgress *p, gpointer data);
+
 typedef struct {
 	char *sysroot;          /* NULL: derived from toolchain_prefix-gcc -print-sysroot, else none */
 	char *toolchain_prefix; /* e.g. "aarch64-linux-gnu-"; also gives objdump */
@@ -30,6 +45,10 @@ typedef struct {
 	gboolean no_inline;     /* TRUE: do not expand inline frames */
 	gboolean host_files;    /* TRUE: may read the board's paths on this host (same machine,
 				 * e.g. perf.data recorded here); FALSE: only inside the dirs above */
+	char *debuginfod_urls;  /* debuginfod servers, space-separated; NULL: $DEBUGINFOD_URLS,
+				 * "": none.  Asked only for sampled modules (pl-debuginfod.h) */
+	PlFetchProgressFunc fetch_progress; /* may be NULL; with fetch_progress_data, copied */
+	gpointer fetch_progress_data;
 } PlSymOptions;
 
 /* The board: ELF machine (EM_*), byte order and word size from HELLO. */
@@ -44,6 +63,12 @@ typedef struct _PlSymbols PlSymbols;
 PlSymbols *pl_symbols_new(const PlSymOptions *opts, const PlTargetArch *arch);
 void pl_symbols_free(PlSymbols *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlSymbols, pl_symbols_free)
+
+/* The debuginfod progress callback (PlSymOptions.fetch_progress) of
+ * self, read and replaced: a loader puts its own in front of the options'
+ * for the time of a load (its cancel), then puts the old one back. */
+void pl_symbols_get_fetch_progress(PlSymbols *self, PlFetchProgressFunc *fn, gpointer *data);
+void pl_symbols_set_fetch_progress(PlSymbols *self, PlFetchProgressFunc fn, gpointer data);
 
 /* A mapping of a file (or [vdso], [kernel.kallsyms], //anon …) into pid.
  * A new mapping overlapping older ones replaces them. */
@@ -116,6 +141,8 @@ typedef struct {
 	gboolean has_ehabi;
 	gboolean build_id_match; /* TRUE also when the board gave no build-id and names match */
 	guint64 samples;     /* addresses resolved in it so far */
+	char *fetched_from;  /* where debuginfod gave its files: the server's URL (the last
+			      * fetch's), "its cache (fetched by an earlier run)", or NULL */
 } PlModuleReport;
 void pl_module_report_free(PlModuleReport *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlModuleReport, pl_module_report_free)

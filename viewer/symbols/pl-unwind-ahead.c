@@ -50,7 +50,7 @@ typedef struct {
 struct _PlUnwindAhead {
 	PlSymOptions opts; /* borrowed arrays copied by pl_symbols_new */
 	GPtrArray *binaries, *debug_dirs, *source_dirs, *path_maps;
-	char *sysroot, *toolchain_prefix, *map_file;
+	char *sysroot, *toolchain_prefix, *map_file, *debuginfod_urls;
 	PlSymbols *syms; /* the worker's, created at HELLO or first need */
 	gboolean have_hello;
 	PlTargetArch arch;
@@ -187,6 +187,7 @@ PlUnwindAhead *pl_unwind_ahead_new(const PlSymOptions *opts)
 	ua->opts.sysroot = ua->sysroot = g_strdup(opts->sysroot);
 	ua->opts.toolchain_prefix = ua->toolchain_prefix = g_strdup(opts->toolchain_prefix);
 	ua->opts.map_file = ua->map_file = g_strdup(opts->map_file);
+	ua->opts.debuginfod_urls = ua->debuginfod_urls = g_strdup(opts->debuginfod_urls);
 	ua->opts.binaries = ua->binaries = strv_copy(opts->binaries);
 	ua->opts.debug_dirs = ua->debug_dirs = strv_copy(opts->debug_dirs);
 	ua->opts.source_dirs = ua->source_dirs = strv_copy(opts->source_dirs);
@@ -230,6 +231,7 @@ void pl_unwind_ahead_free(PlUnwindAhead *ua)
 	g_free(ua->sysroot);
 	g_free(ua->toolchain_prefix);
 	g_free(ua->map_file);
+	g_free(ua->debuginfod_urls);
 	g_free(ua);
 }
 

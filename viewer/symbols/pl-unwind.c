@@ -14,6 +14,7 @@
  */
 #include <string.h>
 
+#include "pl-debuginfod.h"
 #include "pl-ehabi.h"
 #include "pl-elf-locator.h"
 #include "pl-proc.h"
@@ -459,6 +460,11 @@ guint pl_symbols_unwind_used(PlSymbols *self, guint32 pid, guint32 tid, guint64 
 	s.tid = tid ? tid : (pid ? pid : 1);
 
 	PlProc *proc = pl_proc_get(self, pid, TRUE);
+	/* debuginfod: the sampled pc's module, if it lacks a file or CFI
+	 * here (a rebuild of proc's Dwfl follows a fetch) */
+	const PlMapping *pm = pl_proc_mapping_at(proc, pcs[0]);
+	if (pm && pm->elf)
+		pl_debuginfod_fetch(self, pm->elf, PL_FETCH_UNWIND);
 	if (!proc_dwfl(self, proc))
 		return 1;
 	cur_arch = (PlArchInfo){ self->arch.word_size, self->arch.big_endian, t };
@@ -503,6 +509,15 @@ guint pl_symbols_unwind_used(PlSymbols *self, guint32 pid, guint32 tid, guint64 
 	 * error, a read outside the copy, the caller's max — is a truncated
 	 * stack the UI should mark. */
 	*truncated = ret != 0 || w.full || s.outside_read;
+	if (ret != 0 && !w.full && w.n > 1) {
+		/* the walk stopped in a frame whose module may be on a
+		 * debuginfod server: fetched, the walk is done again (each
+		 * module's files are asked for once, so this ends) */
+		const PlMapping *sm = pl_proc_mapping_at(proc, pcs[w.n - 1] - 1);
+		if (sm && sm->elf && pl_debuginfod_fetch(self, sm->elf, PL_FETCH_UNWIND))
+			return pl_symbols_unwind_used(self, pid, tid, regs_mask, regs, nregs, stack,
+						      stack_size, pcs, max, truncated, stack_used);
+	}
 	if (w.n == 0) {
 		pcs[0] = s.regs[t->perf_pc] & mask;
 		return 1;

@@ -104,8 +104,14 @@ static void col_bind(GtkSignalListItemFactory *f, GtkListItem *li, gpointer col)
 		g_autofree char *s = r->debug_path ? g_strdup_printf("%s + %s", r->local_path,
 								       r->debug_path)
 						   : g_strdup(r->local_path);
-		gtk_label_set_text(l, s);
-		gtk_widget_set_tooltip_text(GTK_WIDGET(l), s);
+		/* files a debuginfod server gave: which one */
+		g_autofree char *shown = r->fetched_from ? g_strdup_printf("%s (debuginfod)", s)
+							 : g_strdup(s);
+		g_autofree char *tip = r->fetched_from ? g_strdup_printf("%s\nfrom debuginfod: %s", s,
+									 r->fetched_from)
+						       : g_strdup(s);
+		gtk_label_set_text(l, shown);
+		gtk_widget_set_tooltip_text(GTK_WIDGET(l), tip);
 		break;
 	}
 	case C_SYMBOLS:

@@ -68,6 +68,11 @@ static void on_session_starting(PlConnectView *cv, PlLiveController *self)
 	pl_target_settings_to_options(ts, a && a->hostname &&
 						  !g_strcmp0(a->hostname, g_get_host_name()),
 				      &o);
+	/* a live profile symbolizes on the main thread: a debuginfod fetch
+	 * (seconds, megabytes) would freeze the window, so none here; opening
+	 * or re-symbolizing the session (a worker thread) fetches */
+	g_free(o.debuginfod_urls);
+	o.debuginfod_urls = g_strdup("");
 	PlProfile *p = pl_profile_new(&o);
 	pl_sym_options_clear(&o);
 	if (a) {

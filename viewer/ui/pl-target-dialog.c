@@ -9,7 +9,7 @@
 struct _PlTargetDialog {
 	GtkWindow parent_instance;
 	char *key;
-	GtkEntry *prefix, *sysroot, *map_file;
+	GtkEntry *prefix, *sysroot, *map_file, *debuginfod;
 	GtkTextView *binaries, *debug_dirs, *source_dirs, *path_maps;
 	GtkCheckButton *inline_on;
 	GtkLabel *error;
@@ -57,6 +57,7 @@ gboolean pl_target_dialog_save(PlTargetDialog *self, GError **error)
 	s->toolchain_prefix = entry_text(self->prefix);
 	s->sysroot = entry_text(self->sysroot);
 	s->map_file = entry_text(self->map_file);
+	s->debuginfod_urls = entry_text(self->debuginfod);
 	s->binaries = get_lines(self->binaries);
 	s->debug_dirs = get_lines(self->debug_dirs);
 	s->source_dirs = get_lines(self->source_dirs);
@@ -216,6 +217,9 @@ PlTargetDialog *pl_target_dialog_new(GtkWindow *parent, const char *key, const c
 				    "/build=/home/me/src");
 	self->map_file = entry_row(g, &row, "Map file", "firmware.map",
 				   "GNU ld -Map output: names for code without a symbol table");
+	self->debuginfod = entry_row(g, &row, "Debuginfod URLs", "https://debuginfod.debian.net",
+				     "Servers to fetch missing files of sampled modules from, "
+				     "space-separated (empty: $DEBUGINFOD_URLS)");
 	self->inline_on = GTK_CHECK_BUTTON(gtk_check_button_new_with_label(
 		"Show inlined functions as their own frames"));
 	gtk_grid_attach(g, GTK_WIDGET(self->inline_on), 1, row++, 1, 1);
@@ -244,6 +248,8 @@ PlTargetDialog *pl_target_dialog_new(GtkWindow *parent, const char *key, const c
 	gtk_editable_set_text(GTK_EDITABLE(self->prefix), s->toolchain_prefix ? s->toolchain_prefix : "");
 	gtk_editable_set_text(GTK_EDITABLE(self->sysroot), s->sysroot ? s->sysroot : "");
 	gtk_editable_set_text(GTK_EDITABLE(self->map_file), s->map_file ? s->map_file : "");
+	gtk_editable_set_text(GTK_EDITABLE(self->debuginfod),
+			      s->debuginfod_urls ? s->debuginfod_urls : "");
 	set_lines(self->binaries, s->binaries);
 	set_lines(self->debug_dirs, s->debug_dirs);
 	set_lines(self->source_dirs, s->source_dirs);

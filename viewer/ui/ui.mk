@@ -68,6 +68,11 @@ $(UI_SH_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.sh | $(BUILD)/perflens $(BUIL
 	cp $< $@
 	chmod +x $@
 
+# The board's debuginfod setting, headless: pl-target-settings.c (no GTK)
+# with the viewer library.
+$(BUILD)/test/viewer-ui-target-debuginfod-test: $(BUILD)/viewer/ui/pl-target-settings.o \
+	$(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
+
 # The views test program needs a display: viewer-ui-views-test.sh records
 # its captures and runs it under Xvfb (so it is not named *-test itself).
 $(BUILD)/test/viewer-ui-views-prog: viewer/ui/tests/viewer-ui-views-test.c $(UI_OBJS) \
