@@ -204,6 +204,7 @@ enum pl_event_role {
 	PL_ROLE_COUNTED = 1,
 	PL_ROLE_SWITCH = 2,
 	PL_ROLE_CREATE = 3,
+	PL_ROLE_TRACEPOINT = 4, /* issue 19: see PL_CHUNK_TRACE_FORMAT */
 };
 /* When the agent cannot record thread creations, the LOG note it sends
  * after SESSION contains this sentence start, then the reason up to ". ". */
@@ -251,6 +252,11 @@ struct pl_msg_sample {
 	uint32_t stack_size;        /* bytes really copied (dyn_size), ≤ requested */
 	uint32_t stack_requested;   /* the session's stack size: equal → maybe truncated */
 	const uint8_t *stack;       /* borrowed */
+	/* issue 19: PERF_SAMPLE_RAW of a tracepoint sample (role TRACEPOINT),
+	 * as the kernel laid it out (board byte order); sent last and only
+	 * when non-empty, so earlier captures decode with raw_size 0 */
+	uint32_t raw_size;
+	const uint8_t *raw; /* borrowed */
 };
 
 /* STACK: defines (or redefines) a call chain id for later SAMPLEs.  The
@@ -453,6 +459,7 @@ enum pl_chunk_kind {
 	PL_CHUNK_PERF_MAP = 2, /* /tmp/perf-PID.map text */
 	PL_CHUNK_KALLSYMS = 3, /* /proc/kallsyms text (text symbols only) */
 	PL_CHUNK_MODULES = 4,  /* /proc/modules text */
+	PL_CHUNK_TRACE_FORMAT = 5, /* issue 19: see below */
 };
 struct pl_msg_file_chunk {
 	uint8_t kind;
@@ -577,5 +584,18 @@ static inline struct pl_str pl_str_c(const char *s)
 		r.len++;
 	return r;
 }
+
+/* ─── issue 19: tracepoints ─────────────────────────────────────────── */
+
+/* TRACEPOINT (role 4): `--event SUBSYS:NAME`, sample_period 1; each
+ * SAMPLE carries its stack as the session's call-graph mode gives it and
+ * the tracepoint's raw payload (pl_msg_sample.raw).  These samples are
+ * events, not CPU time.  Before the first of them the agent sends the
+ * tracepoint's tracefs `format` file whole, once per event, as a
+ * FILE_CHUNK of kind PL_CHUNK_TRACE_FORMAT: pid = the event index, name =
+ * "SUBSYS:NAME", addr = offset = 0, total = len.  Application markers
+ * are the tracepoint ftrace:print (writes to tracefs's trace_marker). */
+#define PL_MAX_RAW 65528u /* a perf record is under 64 KiB */
+#define PL_MAX_TRACE_FORMAT 65536u
 
 #endif

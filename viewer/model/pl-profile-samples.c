@@ -6,6 +6,7 @@
  * pl_profile_thread_creation_stack. */
 #include "pl-profile.h"
 #include "pl-profile-private.h"
+#include "pl-tracepoint.h"
 
 #include <string.h>
 
@@ -202,12 +203,38 @@ static void ingest_creation(PlProfile *self, const struct pl_msg_sample *s)
 	g_hash_table_remove(self->forks, GUINT_TO_POINTER(s->tid));
 }
 
+/* A tracepoint hit (issue 19): kept with its stack and a copy of its
+ * payload, apart from the CPU samples; the fields are decoded when asked
+ * (pl-tracepoint.c). */
+static void ingest_trace(PlProfile *self, PlEvent *ev, const struct pl_msg_sample *s)
+{
+	PlProfileStats scratch = { 0 };
+	pl_profile_see_time(self, s->time);
+	if (self->trace_events->len >= PL_MAX_TRACE_EVENTS ||
+	    self->trace_raw->len > G_MAXUINT32 - PL_MAX_RAW || (s->raw_size && !s->raw)) {
+		self->stats.trace_dropped++;
+		return;
+	}
+	self->stats.trace_events++;
+	ev->samples++;
+	PlThread *t = pl_profile_thread_get(self, s->pid, s->tid);
+	(void)t;
+	PlTraceEvent e = { s->time, s->pid, s->tid, s->event, sample_stack(self, s, &scratch),
+			   self->trace_raw->len, s->raw_size };
+	g_byte_array_append(self->trace_raw, s->raw, s->raw_size);
+	g_array_append_val(self->trace_events, e);
+}
+
 void pl_profile_ingest_sample(PlProfile *self, const struct pl_msg_sample *s)
 {
 	PlProfileStats *st = &self->stats;
 	PlEvent *ev = pl_profile_event_get(self, s->event);
 	if (ev->role == PL_ROLE_CREATE) {
 		ingest_creation(self, s);
+		return;
+	}
+	if (ev->role == PL_ROLE_TRACEPOINT) {
+		ingest_trace(self, ev, s);
 		return;
 	}
 	st->samples++;
