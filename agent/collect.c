@@ -48,9 +48,16 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	}
 	if (!c->cfg.stacks)
 		c->cfg.stacks = PL_STACKS_USER;
-	if (!c->cfg.ring_pages)
+	if (!c->cfg.ring_pages) {
 		c->cfg.ring_pages = pla_ring_pages_for(c->cfg.callgraph, c->cfg.stack_size,
 						       c->cfg.frequency);
+		/* markers come in bursts, each with a stack copy (msg.h): room
+		 * for ~30 of them per CPU (16 pages lost some of 200 in bursts
+		 * of 12 from 4 threads on a busy 2-CPU machine) */
+		for (uint32_t e = 0; e < c->cfg.nevents; e++)
+			if (c->cfg.events[e].marker && c->cfg.ring_pages < 32)
+				c->cfg.ring_pages = 32;
+	}
 	if (!c->cfg.counter_interval_ms)
 		c->cfg.counter_interval_ms = 1000;
 	c->regs_mask = PLA_REGS_USER_MASK;

@@ -277,6 +277,15 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 			a.exclude_kernel = 0;
 			a.sample_type |= PERF_SAMPLE_RAW;
 		}
+		if (s->marker) {
+			/* the text and its iovecs are in the writer's frame (msg.h) */
+			c->marker_stack = c->cfg.stack_size > PL_MARKER_STACK ? c->cfg.stack_size
+									      : PL_MARKER_STACK;
+			a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			a.sample_regs_user = c->regs_mask;
+			a.sample_stack_user = c->marker_stack;
+		}
+		size_t first_fd = c->nfds;
 		int fell_back = 0;
 		describe(c, c->nevents, role, &a, s->name);
 		int rc = open_everywhere(c, &a, c->nevents, tids, ntids, 1, !s->tracepoint, &fell_back,
@@ -288,6 +297,14 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 				 pla_perf_explain(-EACCES, 2));
 			return -EACCES;
 		}
+		for (size_t f = first_fd; s->marker && f < c->nfds; f++)
+			if (ioctl(c->fds[f].fd, PERF_EVENT_IOC_SET_FILTER, PL_MARKER_FILTER) < 0) {
+				rc = -errno;
+				snprintf(err, errlen, "cannot filter %s for markers: %s",
+					 PL_MARKER_TRACEPOINT, strerror(errno));
+				return rc;
+			}
+		c->marker[c->nevents] = s->marker;
 		describe(c, c->nevents, role, &a, fell_back ? "cpu-clock" : s->name);
 		c->lbr[c->nevents] = (a.sample_type & PERF_SAMPLE_BRANCH_STACK) != 0;
 		c->nevents++;
@@ -399,7 +416,7 @@ int pla_open_counters(struct pla_collector *c, const pid_t *tids, int ntids, cha
 static int send_trace_format(struct pla_collector *c, struct pla_stream *out, uint32_t i)
 {
 	char event[80];
-	snprintf(event, sizeof(event), "%s", c->names[i]);
+	snprintf(event, sizeof(event), "%s", c->marker[i] ? PL_MARKER_TRACEPOINT : c->names[i]);
 	char *colon = strchr(event, ':');
 	if (colon)
 		*colon = '/';

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "util.h"
 
 struct named {
@@ -113,6 +114,12 @@ static int tracepoint_spec(char *buf, struct pla_event_spec *out, char *err, siz
 		*mods++ = 0;
 	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
 	*colon = 0;
+	if (!strcmp(buf, "ftrace")) {
+		snprintf(err, errlen, "the kernel never sends ftrace:%s to perf_event_open (it is "
+			 "ftrace's own record): for trace_marker lines use --markers with "
+			 "include/perflens-marker.h", colon + 1);
+		return 1;
+	}
 	if (strspn(buf, ok) != strlen(buf) || strspn(colon + 1, ok) != strlen(colon + 1) ||
 	    strlen(buf) + strlen(colon + 1) > 200) {
 		snprintf(err, errlen, "bad tracepoint '%s:%s': use SUBSYS:NAME as in "
@@ -153,6 +160,17 @@ int pla_event_parse(const char *spec, struct pla_event_spec *out, char *err, siz
 		return -EINVAL;
 	}
 	snprintf(buf, sizeof(buf), "%s", spec);
+	if (!strcmp(buf, "markers")) {
+		/* issue 19: the kernel never gives ftrace:print (trace_marker)
+		 * to perf_event_open; perflens-marker.h writes each line with a
+		 * writev whose signature the viewer checks (msg.h) */
+		char tp[] = PL_MARKER_TRACEPOINT;
+		if (!tracepoint_spec(tp, out, err, errlen) || !out->tracepoint)
+			return -EINVAL;
+		snprintf(out->name, sizeof(out->name), "markers");
+		out->marker = 1;
+		return 0;
+	}
 	if (!strchr(buf, '/') && tracepoint_spec(buf, out, err, errlen))
 		return out->tracepoint ? 0 : -EINVAL;
 	/* modifiers follow the last ':' that is outside a pmu/.../ term */

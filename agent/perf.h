@@ -24,6 +24,7 @@ struct pla_event_spec {
 	uint64_t freq, period;
 	uint8_t hardware; /* may be missing on VMs: eligible for the cpu-clock fallback */
 	uint8_t tracepoint; /* "SUBSYS:NAME": type TRACEPOINT, config its tracefs id */
+	uint8_t marker;     /* "markers": perflens-marker.h's writes (PL_MARKER_TRACEPOINT) */
 };
 
 /* Parses a spec.  Returns 0, or -EINVAL with the reason in err. */

@@ -109,6 +109,8 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 	uint64_t type = role == PL_ROLE_CREATE ? c->create_sample_type : c->sample_type;
 	if (role == PL_ROLE_TRACEPOINT)
 		type |= PERF_SAMPLE_RAW; /* events.c */
+	if (c->marker[s->event])
+		type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	if (c->lbr[s->event])
 		type |= PERF_SAMPLE_BRANCH_STACK; /* events.c: hardware ones only */
 	s->ip = rd64(&r);

@@ -596,6 +596,23 @@ static inline struct pl_str pl_str_c(const char *s)
  * "SUBSYS:NAME", addr = offset = 0, total = len.  Application markers
  * are the tracepoint ftrace:print (writes to tracefs's trace_marker). */
 #define PL_MAX_RAW 65528u /* a perf record is under 64 KiB */
+
+/* Application markers (`--markers`, EVENT_DESC name "markers").  The
+ * kernel never hands ftrace:print (a write to trace_marker) to
+ * perf_event_open, so include/perflens-marker.h writes each line to
+ * trace_marker with writev(fd, iov, 3): iov[0] the text, iov[1] and iov[2]
+ * empty with these base addresses as a signature (the kernel reads no byte
+ * of an empty iovec; ftrace gets the line as usual).  The agent records
+ * syscalls:sys_enter_writev filtered on vlen == 3, with registers and a
+ * user stack copy of at least PL_MARKER_STACK bytes, whatever the
+ * call-graph mode: the iovecs and the text lie in the writer's frame, and
+ * the viewer reads them from the copy, checks the signature and drops any
+ * other writev. */
+#define PL_MARKER_TRACEPOINT "syscalls:sys_enter_writev"
+#define PL_MARKER_FILTER "vlen == 3"
+#define PL_MARKER_SIG1 0x504c4d4bu /* "PLMK" */
+#define PL_MARKER_SIG2 0x4d41524bu /* "MARK" */
+#define PL_MARKER_STACK 4096u
 #define PL_MAX_TRACE_FORMAT 65536u
 
 #endif

@@ -8,12 +8,16 @@
  *   ...                          pl_mark_end of the same name on the same
  *   pl_mark_end("decode");       thread; report --markers gives durations
  *
- * Each call is one write(2) to tracefs's trace_marker, which the kernel
- * turns into the tracepoint ftrace:print in the writer's context; record
- * it with `perflens-agent --markers` (or `--event ftrace:print`), which
- * takes the writing thread's stack too.  Begin and end lines follow the
- * systrace convention ("B|PID|NAME", "E|PID|NAME"), so other tools read
- * them as well.
+ * Each call writes one line to tracefs's trace_marker, so ftrace readers
+ * (trace-cmd, Perfetto) see it as usual; the kernel never hands those
+ * lines to perf_event_open, so the line goes out as writev(fd, iov, 3):
+ * iov[0] the text, iov[1] and iov[2] empty, their base addresses a
+ * signature (the kernel reads nothing of an empty iovec).  `perflens-agent
+ * --markers` records that system call (filtered on vlen == 3) with the
+ * writing thread's registers and stack, and the viewer reads the text from
+ * the stack copy: so the buffer must be on the caller's stack, as here.
+ * Begin and end lines follow the systrace convention ("B|PID|NAME",
+ * "E|PID|NAME"), so other tools read them as well.
  *
  * No allocation, no library, no lock: the file is opened once (O_WRONLY |
  * O_CLOEXEC; /sys/kernel/tracing/trace_marker, else the debugfs path) by
@@ -31,7 +35,9 @@
 
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #ifndef PL_MARK_MAX
@@ -102,7 +108,13 @@ static inline void pl_mark_v(const char *prefix, const char *fmt, va_list ap)
 	}
 	if ((size_t)n >= sizeof(buf))
 		n = (int)sizeof(buf) - 1; /* cut: vsnprintf kept the NUL */
-	ssize_t w = write(fd, buf, (size_t)n);
+	/* the signature PerfLens looks for (common/msg.h, PL_MARKER_SIG*) */
+	struct iovec iov[3] = {
+		{ buf, (size_t)n },
+		{ (void *)(uintptr_t)0x504c4d4bu, 0 },
+		{ (void *)(uintptr_t)0x4d41524bu, 0 },
+	};
+	ssize_t w = writev(fd, iov, 3);
 	(void)w; /* a marker that cannot be written is dropped, never retried */
 }
 

@@ -32,7 +32,7 @@ static double rel_s(PlProfile *p, guint64 t)
 void pl_report_print_markers(PlProfile *p)
 {
 	g_autoptr(PlMarkers) m = pl_markers_new(p);
-	printf("\nMarkers: %u (ftrace:print: lines written to tracefs trace_marker)\n",
+	printf("\nMarkers: %u (lines written to tracefs trace_marker by perflens-marker.h)\n",
 	       m->markers->len);
 	if (m->markers->len)
 		printf("      Time s       TID  Thread           Text  [stack]\n");
@@ -40,7 +40,7 @@ void pl_report_print_markers(PlProfile *p)
 		const PlMarker *k = &g_array_index(m->markers, PlMarker, i);
 		printf("  %10.6f  %8u  %-15.15s  %s  [", rel_s(p, k->time), k->tid,
 		       thread_label(p, k->tid), k->text);
-		print_frames(p, k->stack, 4);
+		print_frames(p, k->stack, 8);
 		printf("]\n");
 	}
 	printf("\nIntervals: %u (begin/end pairs: B|PID|NAME … E|PID|NAME), %u unmatched\n",
@@ -61,15 +61,21 @@ void pl_report_print_tracepoints(PlProfile *p)
 	const PlTraceEvent *ev = pl_profile_get_trace_events(p, &n);
 	const PlProfileStats *st = pl_profile_get_stats(p);
 	gboolean be = pl_profile_is_big_endian(p);
-	printf("\nTracepoint events: %u", n);
+	guint shown = 0;
+	for (guint i = 0; i < n; i++)
+		shown += !ev[i].marker;
+	printf("\nTracepoint events: %u", shown);
 	if (st->trace_dropped)
-		printf(" (%" G_GUINT64_FORMAT " not kept)", st->trace_dropped);
+		printf(" (%" G_GUINT64_FORMAT " not kept: past the cap, or writev calls that were "
+		       "not markers)", st->trace_dropped);
 	printf("\n");
-	if (n)
+	if (shown)
 		printf("      Time s       TID  Thread           Event  Fields  [stack]\n");
 	for (guint i = 0; i < n; i++) {
 		const PlEvent *e = pl_profile_lookup_event(p, ev[i].event);
 		const PlTraceFormat *f = pl_profile_get_trace_format(p, ev[i].event);
+		if (ev[i].marker)
+			continue; /* --markers lists them */
 		g_autofree char *fields =
 			f ? pl_trace_format_dup_fields(f, pl_profile_get_trace_raw(p, &ev[i]),
 						       ev[i].raw_len, be)

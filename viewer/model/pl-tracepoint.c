@@ -303,12 +303,15 @@ PlMarkers *pl_markers_new(PlProfile *profile)
 							  (GDestroyNotify)g_array_unref);
 	for (guint i = 0; i < n; i++) {
 		const PlEvent *e = pl_profile_lookup_event(profile, ev[i].event);
-		if (!e || g_strcmp0(e->name, "ftrace:print"))
-			continue;
-		const PlTraceFormat *fmt = pl_profile_get_trace_format(profile, ev[i].event);
-		const PlTraceField *buf = pl_trace_format_find(fmt, "buf");
 		const guint8 *raw = pl_profile_get_trace_raw(profile, &ev[i]);
-		char *text = buf ? pl_trace_field_dup_string(buf, raw, ev[i].raw_len, be) : NULL;
+		char *text = NULL;
+		if (ev[i].marker) {
+			text = g_strndup((const char *)raw, ev[i].raw_len);
+		} else if (e && !g_strcmp0(e->name, "ftrace:print")) {
+			const PlTraceFormat *fmt = pl_profile_get_trace_format(profile, ev[i].event);
+			const PlTraceField *buf = pl_trace_format_find(fmt, "buf");
+			text = buf ? pl_trace_field_dup_string(buf, raw, ev[i].raw_len, be) : NULL;
+		}
 		if (!text)
 			continue; /* no format, or a payload that does not hold it */
 		gsize tl = strlen(text);

@@ -77,6 +77,7 @@ typedef struct {
 	guint32 event;  /* PlEvent index */
 	guint32 stack;  /* address-trie leaf, as PlSample.stack */
 	guint32 raw_off, raw_len; /* into the profile's payload store */
+	gboolean marker; /* a "markers" event: the payload is the line's text */
 } PlTraceEvent;
 
 /* In ingestion order (time order, past the reorder window). */
@@ -88,6 +89,8 @@ gboolean pl_profile_is_big_endian(PlProfile *self);
 
 /* ─── markers ────────────────────────────────────────────────────────── */
 
+/* The markers (event "markers", msg.h PL_MARKER_TRACEPOINT) and lines of
+ * ftrace:print (no kernel sends those to perf, but a format may say so). */
 /* What perflens-marker.h writes for pl_mark_begin / pl_mark_end (the
  * systrace convention, so other tools read them too): "B|PID|NAME",
  * "E|PID|NAME". */
