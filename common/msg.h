@@ -607,12 +607,13 @@ static inline struct pl_str pl_str_c(const char *s)
  * user stack copy of at least PL_MARKER_STACK bytes, whatever the
  * call-graph mode: the iovecs and the text lie in the writer's frame, and
  * the viewer reads them from the copy, checks the signature and drops any
- * other writev. */
+ * other writev.  The marker's stack is the session's: the fp call chain,
+ * or in dwarf mode the copy (then the session's stack size) unwound. */
 #define PL_MARKER_TRACEPOINT "syscalls:sys_enter_writev"
 #define PL_MARKER_FILTER "vlen == 3"
 #define PL_MARKER_SIG1 0x504c4d4bu /* "PLMK" */
 #define PL_MARKER_SIG2 0x4d41524bu /* "MARK" */
-#define PL_MARKER_STACK 4096u
+#define PL_MARKER_STACK 1024u /* the text (≤ 256 bytes) and iovecs lie ~500 bytes up */
 #define PL_MAX_TRACE_FORMAT 65536u
 
 #endif

@@ -55,7 +55,12 @@ static guint callchain_pcs(PlProfile *self, const struct pl_msg_sample *s, gbool
 
 static gboolean is_dwarf_sample(PlProfile *self, const struct pl_msg_sample *s)
 {
-	return s->regs_abi != 0 && s->nr_regs > 0 && s->stack_size > 0;
+	if (s->regs_abi == 0 || s->nr_regs == 0 || s->stack_size == 0)
+		return FALSE;
+	/* a marker of an fp session carries a short copy for its text only
+	 * (msg.h, PL_MARKER_TRACEPOINT): its stack is the call chain */
+	return !(self->stats.callgraph != PL_CG_DWARF && s->nr_callchain > 0 &&
+		 pl_profile_event_get(self, s->event)->role == PL_ROLE_TRACEPOINT);
 }
 
 /* Index of perf register `bit` in a sample's regs (they come in the order
