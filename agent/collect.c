@@ -66,8 +66,8 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 		 * room for ~100 per CPU (16 pages with 8 KiB copies lost 15 of
 		 * 200 in bursts of 12 from 4 threads on a busy 2-CPU machine) */
 		for (uint32_t e = 0; e < c->cfg.nevents; e++)
-			if (c->cfg.events[e].marker && c->cfg.ring_pages < 32)
-				c->cfg.ring_pages = 32;
+			if (c->cfg.events[e].tracepoint && c->cfg.ring_pages < 32)
+				c->cfg.ring_pages = 32; /* tracepoints burst too */
 	}
 	if (!c->cfg.counter_interval_ms)
 		c->cfg.counter_interval_ms = 1000;
