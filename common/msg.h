@@ -593,8 +593,8 @@ static inline struct pl_str pl_str_c(const char *s)
  * events, not CPU time.  Before the first of them the agent sends the
  * tracepoint's tracefs `format` file whole, once per event, as a
  * FILE_CHUNK of kind PL_CHUNK_TRACE_FORMAT: pid = the event index, name =
- * "SUBSYS:NAME", addr = offset = 0, total = len.  Application markers
- * are the tracepoint ftrace:print (writes to tracefs's trace_marker). */
+ * "SUBSYS:NAME", addr = offset = 0, total = len.  (ftrace:print, the
+ * lines written to trace_marker, never reaches perf: markers below.) */
 #define PL_MAX_RAW 65528u /* a perf record is under 64 KiB */
 
 /* Application markers (`--markers`, EVENT_DESC name "markers").  The
