@@ -32,6 +32,16 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 
 	memset(c, 0, sizeof(*c));
 	c->cfg = *cfg;
+	/* markers alone (--markers) still profile: the default event first */
+	int only_markers = c->cfg.nevents > 0 && c->cfg.nevents < PL_MAX_EVENTS;
+	for (uint32_t e = 0; e < c->cfg.nevents; e++)
+		only_markers &= c->cfg.events[e].marker;
+	if (only_markers) {
+		memmove(&c->cfg.events[1], &c->cfg.events[0],
+			c->cfg.nevents * sizeof(c->cfg.events[0]));
+		pla_event_parse("cycles", &c->cfg.events[0], err, errlen);
+		c->cfg.nevents++;
+	}
 	pla_raise_nofile();
 	c->session_id = ++session_counter;
 	c->ncpus = pla_cpu_ids();
@@ -48,9 +58,17 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	}
 	if (!c->cfg.stacks)
 		c->cfg.stacks = PL_STACKS_USER;
-	if (!c->cfg.ring_pages)
+	if (!c->cfg.ring_pages) {
 		c->cfg.ring_pages = pla_ring_pages_for(c->cfg.callgraph, c->cfg.stack_size,
 						       c->cfg.frequency);
+		/* markers come in bursts, each with a 1 KiB stack copy (msg.h),
+		 * often right at the start, while the agent snapshots /proc:
+		 * room for ~100 per CPU (16 pages with 8 KiB copies lost 15 of
+		 * 200 in bursts of 12 from 4 threads on a busy 2-CPU machine) */
+		for (uint32_t e = 0; e < c->cfg.nevents; e++)
+			if (c->cfg.events[e].tracepoint && c->cfg.ring_pages < 32)
+				c->cfg.ring_pages = 32; /* tracepoints burst too */
+	}
 	if (!c->cfg.counter_interval_ms)
 		c->cfg.counter_interval_ms = 1000;
 	c->regs_mask = PLA_REGS_USER_MASK;
@@ -104,7 +122,7 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 		tids[ntids++] = -1;
 	}
 
-	uint32_t nev = cfg->nevents ? cfg->nevents : 1;
+	uint32_t nev = c->cfg.nevents ? c->cfg.nevents : 1;
 	c->ids_cap = (size_t)c->ncpus * (size_t)ntids * (nev + 2); /* + switch, create */
 	c->ids = calloc(c->ids_cap, sizeof(*c->ids));
 	if (!c->ids) {

@@ -83,6 +83,10 @@ struct pla_collector {
 	 * ones; events.c), and the LBR's depth (0: unknown) */
 	uint8_t lbr[PL_MAX_EVENTS + 1 + PL_MAX_COUNTERS];
 	uint32_t lbr_depth;
+	/* markers (msg.h, PL_MARKER_TRACEPOINT): events whose samples carry
+	 * registers and a stack copy of marker_stack bytes */
+	uint8_t marker[PL_MAX_EVENTS + 1 + PL_MAX_COUNTERS];
+	uint32_t marker_stack;
 	uint64_t start_ns, last_counter_ns;
 	/* the target's vDSO [lo, lo + len), its image not sent yet (fp, --pid):
 	 * it goes out after the first sample that touches it */

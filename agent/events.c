@@ -268,13 +268,44 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 			a.freq = 1;
 			a.sample_freq = s->has_freq ? s->freq : c->cfg.frequency;
 		}
+		uint8_t role = PL_ROLE_SAMPLED;
+		if (s->tracepoint) {
+			/* issue 19: every hit (period 1 unless asked) with its raw
+			 * payload; it fires in kernel mode, so exclude_kernel would
+			 * silence it, as for the creation sampler below */
+			role = PL_ROLE_TRACEPOINT;
+			a.exclude_kernel = 0;
+			a.sample_type |= PERF_SAMPLE_RAW;
+		}
+		if (s->marker) {
+			/* the text and its iovecs are in the writer's frame (msg.h) */
+			c->marker_stack = c->cfg.stack_size > PL_MARKER_STACK ? c->cfg.stack_size
+									      : PL_MARKER_STACK;
+			a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			a.sample_regs_user = c->regs_mask;
+			a.sample_stack_user = c->marker_stack;
+		}
+		size_t first_fd = c->nfds;
 		int fell_back = 0;
-		describe(c, c->nevents, PL_ROLE_SAMPLED, &a, s->name);
-		int rc = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 1, &fell_back, err,
-					 errlen);
+		describe(c, c->nevents, role, &a, s->name);
+		int rc = open_everywhere(c, &a, c->nevents, tids, ntids, 1, !s->tracepoint, &fell_back,
+					 err, errlen);
 		if (rc < 0)
 			return rc;
-		describe(c, c->nevents, PL_ROLE_SAMPLED, &a, fell_back ? "cpu-clock" : s->name);
+		if (s->tracepoint && a.exclude_kernel) {
+			snprintf(err, errlen, "cannot record %s: %s", s->name,
+				 pla_perf_explain(-EACCES, 2));
+			return -EACCES;
+		}
+		for (size_t f = first_fd; s->marker && f < c->nfds; f++)
+			if (ioctl(c->fds[f].fd, PERF_EVENT_IOC_SET_FILTER, PL_MARKER_FILTER) < 0) {
+				rc = -errno;
+				snprintf(err, errlen, "cannot filter %s for markers: %s",
+					 PL_MARKER_TRACEPOINT, strerror(errno));
+				return rc;
+			}
+		c->marker[c->nevents] = s->marker;
+		describe(c, c->nevents, role, &a, fell_back ? "cpu-clock" : s->name);
 		c->lbr[c->nevents] = (a.sample_type & PERF_SAMPLE_BRANCH_STACK) != 0;
 		c->nevents++;
 	}
@@ -378,6 +409,40 @@ int pla_open_counters(struct pla_collector *c, const pid_t *tids, int ntids, cha
 	return 0;
 }
 
+/* A tracepoint's tracefs `format` text, whole, for the viewer to decode
+ * its raw payloads (msg.h, PL_CHUNK_TRACE_FORMAT).  At start only: the
+ * buffer is the one allocation.  A format that cannot be read is told,
+ * and the samples still go out (their fields then undecoded). */
+static int send_trace_format(struct pla_collector *c, struct pla_stream *out, uint32_t i)
+{
+	char event[80];
+	snprintf(event, sizeof(event), "%s", c->marker[i] ? PL_MARKER_TRACEPOINT : c->names[i]);
+	char *colon = strchr(event, ':');
+	if (colon)
+		*colon = '/';
+	char *text = malloc(PL_MAX_TRACE_FORMAT);
+	if (!text)
+		return -ENOMEM;
+	long n = pla_tracepoint_format(event, text, PL_MAX_TRACE_FORMAT);
+	int rc;
+	if (n < 0) {
+		char why[160];
+		snprintf(why, sizeof(why), "cannot read the format of %s: %s: its fields will not be "
+			 "decoded", c->names[i], strerror((int)-n));
+		rc = pla_log_msg(c, out, PL_LOG_WARN, why);
+	} else {
+		struct pl_msg *m = &c->msg;
+		m->type = PL_MSG_FILE_CHUNK;
+		m->u.chunk = (struct pl_msg_file_chunk){
+			.kind = PL_CHUNK_TRACE_FORMAT, .pid = i, .total = (uint64_t)n,
+			.name = pl_str_c(c->names[i]), .len = (uint32_t)n, .data = (const uint8_t *)text,
+		};
+		rc = pla_stream_msg(out, m);
+	}
+	free(text);
+	return rc;
+}
+
 int pla_send_event_descs(struct pla_collector *c, struct pla_stream *out, uint32_t from)
 {
 	struct pl_msg *m = &c->msg;
@@ -388,6 +453,9 @@ int pla_send_event_descs(struct pla_collector *c, struct pla_stream *out, uint32
 		m->u.event_desc.name = pl_str_c(c->names[i]);
 		rc = pla_stream_msg(out, m);
 	}
+	for (uint32_t i = from; i < c->nevents && rc == 0; i++)
+		if (c->desc[i].role == PL_ROLE_TRACEPOINT)
+			rc = send_trace_format(c, out, i);
 	return rc;
 }
 

@@ -43,6 +43,9 @@ static void usage(FILE *f)
 		"  --event SPEC          cycles, cpu-clock, task-clock, page-faults, ...,\n"
 		"                        rNNNN, pmu/config=0xNN/; add :freq=HZ or :period=N;\n"
 		"                        repeatable (default: cycles, else cpu-clock)\n"
+		"                        SUBSYS:NAME: a tracepoint, every hit with its fields\n"
+		"  --markers             the program's writes to tracefs trace_marker\n"
+		"                        (include/perflens-marker.h; = --event markers)\n"
 		"  --callgraph MODE      fp, dwarf, lbr, none or auto (default auto)\n"
 		"  --stack-size BYTES    user stack copied per sample in dwarf mode (8192)\n"
 		"  --stacks WHICH        user, kernel or both (default user)\n"
@@ -110,7 +113,7 @@ int main(int argc, char **argv)
 		O_LISTEN = 256, O_PORT, O_BIND, O_SERVER, O_OUTPUT, O_PROBE, O_PID, O_ALL, O_FREQ,
 		O_EVENT, O_CG, O_STACK, O_STACKS, O_DURATION, O_TOKEN, O_TOKEN_FILE, O_NOAUTH,
 		O_NOOFF, O_NOCNT, O_VERSION, O_HELP, O_LEVEL, O_WRITE_TOKEN, O_RING, O_NICE, O_FLUSH,
-		O_ALLOW_EXEC, O_STDIO,
+		O_ALLOW_EXEC, O_STDIO, O_MARKERS,
 	};
 	static const struct option opts[] = {
 		{ "listen", no_argument, 0, O_LISTEN },
@@ -139,6 +142,7 @@ int main(int argc, char **argv)
 		{ "nice", required_argument, 0, O_NICE },
 		{ "flush-ms", required_argument, 0, O_FLUSH },
 		{ "stdio", no_argument, 0, O_STDIO },
+		{ "markers", no_argument, 0, O_MARKERS },
 		{ "version", no_argument, 0, O_VERSION },
 		{ "help", no_argument, 0, O_HELP },
 		{ 0, 0, 0, 0 },
@@ -205,6 +209,9 @@ int main(int argc, char **argv)
 				return 2;
 			o.collect.frequency = (uint32_t)v;
 			break;
+		case O_MARKERS:
+			optarg = "markers";
+			/* fall through */
 		case O_EVENT:
 			if (o.collect.nevents == PL_MAX_EVENTS) {
 				fprintf(stderr, "perflens-agent: at most %u --event\n", PL_MAX_EVENTS);

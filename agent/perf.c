@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "util.h"
 
 struct named {
@@ -96,6 +97,60 @@ static int parse_modifiers(char *mods, struct pla_event_spec *e, char *err, size
 	return 0;
 }
 
+/* "SUBSYS:NAME[:period=N]" (issue 19): a tracepoint when what follows the
+ * first ':' is a name, not a modifier.  Returns 0 when spec is not one;
+ * 1 when it is, with out->tracepoint set, or clear and err filled when it
+ * cannot be used. */
+static int tracepoint_spec(char *buf, struct pla_event_spec *out, char *err, size_t errlen)
+{
+	char *colon = strchr(buf, ':');
+	if (!colon || colon == buf || !colon[1])
+		return 0;
+	char *mods = strchr(colon + 1, ':');
+	size_t n2 = mods ? (size_t)(mods - colon - 1) : strlen(colon + 1);
+	if (memchr(colon + 1, '=', n2))
+		return 0; /* "cycles:freq=99": a modifier */
+	if (mods)
+		*mods++ = 0;
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
+	*colon = 0;
+	if (!strcmp(buf, "ftrace")) {
+		snprintf(err, errlen, "the kernel never sends ftrace:%s to perf_event_open (it is "
+			 "ftrace's own record): for trace_marker lines use --markers with "
+			 "include/perflens-marker.h", colon + 1);
+		return 1;
+	}
+	if (strspn(buf, ok) != strlen(buf) || strspn(colon + 1, ok) != strlen(colon + 1) ||
+	    strlen(buf) + strlen(colon + 1) > 200) {
+		snprintf(err, errlen, "bad tracepoint '%s:%s': use SUBSYS:NAME as in "
+			 "/sys/kernel/tracing/events/SUBSYS/NAME", buf, colon + 1);
+		return 1;
+	}
+	char path[520], why[256];
+	snprintf(path, sizeof(path), "%s/%s", buf, colon + 1);
+	long id = pla_tracepoint_id(path, why, sizeof(why));
+	if (id < 0) {
+		snprintf(err, errlen, "cannot record %s:%s: %s", buf, colon + 1,
+			 id == -EMFILE ? "no file descriptor left" : why);
+		return 1;
+	}
+	if (mods && parse_modifiers(mods, out, err, errlen) < 0)
+		return 1;
+	if (out->has_freq) {
+		snprintf(err, errlen, "a tracepoint records every hit: use :period=N, not :freq");
+		return 1;
+	}
+	snprintf(out->name, sizeof(out->name), "%s:%s", buf, colon + 1);
+	out->type = PERF_TYPE_TRACEPOINT;
+	out->config = (uint64_t)id;
+	out->tracepoint = 1;
+	if (!out->has_period) {
+		out->has_period = 1;
+		out->period = 1;
+	}
+	return 1;
+}
+
 int pla_event_parse(const char *spec, struct pla_event_spec *out, char *err, size_t errlen)
 {
 	char buf[256];
@@ -105,6 +160,19 @@ int pla_event_parse(const char *spec, struct pla_event_spec *out, char *err, siz
 		return -EINVAL;
 	}
 	snprintf(buf, sizeof(buf), "%s", spec);
+	if (!strcmp(buf, "markers")) {
+		/* issue 19: the kernel never gives ftrace:print (trace_marker)
+		 * to perf_event_open; perflens-marker.h writes each line with a
+		 * writev whose signature the viewer checks (msg.h) */
+		char tp[] = PL_MARKER_TRACEPOINT;
+		if (!tracepoint_spec(tp, out, err, errlen) || !out->tracepoint)
+			return -EINVAL;
+		snprintf(out->name, sizeof(out->name), "markers");
+		out->marker = 1;
+		return 0;
+	}
+	if (!strchr(buf, '/') && tracepoint_spec(buf, out, err, errlen))
+		return out->tracepoint ? 0 : -EINVAL;
 	/* modifiers follow the last ':' that is outside a pmu/.../ term */
 	char *slash2 = strrchr(buf, '/');
 	char *colon = strchr(slash2 ? slash2 : buf, ':');
@@ -358,4 +426,38 @@ long pla_tracepoint_id(const char *event, char *why, size_t whylen)
 			 "`mount -t tracefs nodev /sys/kernel/tracing`",
 			 strerror(e));
 	return -ENOENT;
+}
+
+long pla_tracepoint_format(const char *event, char *buf, size_t len)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[320];
+	int fd = -1;
+	for (int i = 0; i < 2 && fd < 0; i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/format", roots[i], event);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	size_t n = 0;
+	for (;;) {
+		if (n + 1 >= len) {
+			close(fd);
+			return -E2BIG;
+		}
+		ssize_t r = read(fd, buf + n, len - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = 0;
+	return (long)n;
 }

@@ -23,6 +23,8 @@ struct pla_event_spec {
 	uint8_t has_freq, has_period;
 	uint64_t freq, period;
 	uint8_t hardware; /* may be missing on VMs: eligible for the cpu-clock fallback */
+	uint8_t tracepoint; /* "SUBSYS:NAME": type TRACEPOINT, config its tracefs id */
+	uint8_t marker;     /* "markers": perflens-marker.h's writes (PL_MARKER_TRACEPOINT) */
 };
 
 /* Parses a spec.  Returns 0, or -EINVAL with the reason in err. */
@@ -58,6 +60,11 @@ const char *pla_errno_name(int err);
  * looks again.  Returns the id, or -ENOENT with a sentence in why, or
  * -EMFILE (no descriptor left: the caller explains). */
 long pla_tracepoint_id(const char *event, char *why, size_t whylen);
+
+/* The tracefs `format` text of tracepoint "group/name" into buf
+ * (NUL-terminated), from where pla_tracepoint_id found it.  Returns its
+ * length, or -errno (-E2BIG: larger than buf). */
+long pla_tracepoint_format(const char *event, char *buf, size_t len);
 
 /* /proc/sys/kernel/perf_event_* readers; -1 when unreadable. */
 int pla_read_int_file(const char *path, long *out);

@@ -105,8 +105,12 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 	struct pl_msg_sample *s = &m->u.sample;
 	m->type = PL_MSG_SAMPLE;
 	s->event = event_of(c, rd64(&r));
-	uint64_t type = c->desc[s->event].role == PL_ROLE_CREATE ? c->create_sample_type
-								 : c->sample_type;
+	uint8_t role = c->desc[s->event].role;
+	uint64_t type = role == PL_ROLE_CREATE ? c->create_sample_type : c->sample_type;
+	if (role == PL_ROLE_TRACEPOINT)
+		type |= PERF_SAMPLE_RAW; /* events.c */
+	if (c->marker[s->event])
+		type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	if (c->lbr[s->event])
 		type |= PERF_SAMPLE_BRANCH_STACK; /* events.c: hardware ones only */
 	s->ip = rd64(&r);
@@ -123,6 +127,8 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 	s->stack_size = 0;
 	s->stack_requested = 0;
 	s->stack = NULL;
+	s->raw_size = 0;
+	s->raw = NULL;
 	if (type & PERF_SAMPLE_CALLCHAIN) {
 		uint64_t nr = rd64(&r);
 		const uint8_t *ips = rdarr(&r, nr, 8);
@@ -131,6 +137,16 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 		if (ips)
 			memcpy(s->callchain, ips, nr * 8);
 		s->nr_callchain = ips ? (uint32_t)nr : 0;
+	}
+	if (type & PERF_SAMPLE_RAW) {
+		/* u32 size, then size bytes (the kernel pads them so that the
+		 * record stays 8-byte aligned): borrowed, never copied */
+		uint32_t size = rd32(&r);
+		const uint8_t *raw = rdn(&r, size);
+		if (raw && size <= PL_MAX_RAW) {
+			s->raw = raw;
+			s->raw_size = size;
+		}
 	}
 	if (type & PERF_SAMPLE_BRANCH_STACK) {
 		/* the LBR call stack, merged with the chain as perf shows it
@@ -170,7 +186,7 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 	}
 	if (r.bad)
 		return -EBADMSG;
-	c->samples += c->desc[s->event].role != PL_ROLE_CREATE; /* HEALTH counts CPU samples */
+	c->samples += role != PL_ROLE_CREATE && role != PL_ROLE_TRACEPOINT; /* HEALTH: CPU ones */
 	int rc = pla_stream_msg(out, m);
 	if (c->vdso_len) {
 		int hit = s->ip - c->vdso_lo < c->vdso_len;

@@ -396,7 +396,7 @@ static int put_sample(struct pla_stream *s, struct pl_msg *m)
 	uint64_t defined_before = s->stacks_defined;
 	int rc = 0;
 	/* (x->flags is the wire's business, set below: not an input) */
-	if (!x->regs_abi && !x->nr_regs && !x->stack_size && !x->stack_requested &&
+	if (!x->regs_abi && !x->nr_regs && !x->stack_size && !x->stack_requested && !x->raw_size &&
 	    x->event < 32 && (s->coarse_events >> x->event & 1)) {
 		uint32_t id = intern(s, x, 1, &rc);
 		if (rc < 0)

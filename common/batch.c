@@ -312,6 +312,8 @@ int pl_batch_iter_next(struct pl_batch_iter *it, struct pl_msg_sample *s, int64_
 	s->nr_regs = 0;
 	s->stack_size = s->stack_requested = 0;
 	s->stack = NULL;
+	s->raw_size = 0;
+	s->raw = NULL;
 	return 1;
 }
 #endif

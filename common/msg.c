@@ -26,6 +26,7 @@ enum field_kind {
 	F_S64S,    /* as F_U64S, entries zig-zag coded (each on its own) */
 	F_STRS,    /* uint32_t count at off, struct pl_str[] at off2, cap entries */
 	F_COUNTS,  /* uint32_t count at off, struct pl_counter_value[] at off2 */
+	F_TAIL_BYTES, /* as F_BYTES, a message's last field, absent when empty */
 };
 
 struct field {
@@ -119,6 +120,7 @@ static const struct field sample_f[] = {
 	ARR(F_BYTES, pl_msg_sample, stack_size, stack, PL_MAX_STACK_COPY),
 	FLD(F_U32, pl_msg_sample, stack_requested), FLD(F_U32, pl_msg_sample, flags),
 	FLD(F_S64, pl_msg_sample, time),
+	ARR(F_TAIL_BYTES, pl_msg_sample, raw_size, raw, PL_MAX_RAW),
 };
 static const struct field stack_f[] = {
 	FLD(F_U32, pl_msg_stack, id), ARR(F_CHAIN, pl_msg_stack, nr, chain, PL_MAX_CALLCHAIN),
@@ -317,6 +319,10 @@ static int encode_field(struct pl_writer *w, const struct field *f, const void *
 		pl_w_blob(w, str->p, str->len);
 		break;
 	}
+	case F_TAIL_BYTES:
+		if (!*CAT(s, f->off, uint32_t))
+			break;
+		/* fall through */
 	case F_BYTES: {
 		uint32_t n = *CAT(s, f->off, uint32_t);
 		const uint8_t *p = *CAT(s, f->off2, cbytes);
@@ -435,6 +441,10 @@ static void decode_field(struct pl_cursor *c, const struct field *f, void *s)
 	case F_STR:
 		*AT(s, f->off, struct pl_str) = pl_cur_str(c, f->cap);
 		break;
+	case F_TAIL_BYTES:
+		if (!pl_cur_left(c))
+			break; /* absent: left zero by pl_msg_decode */
+		/* fall through */
 	case F_BYTES:
 		*AT(s, f->off2, cbytes) = pl_cur_blob(c, f->cap, AT(s, f->off, uint32_t));
 		break;
@@ -513,6 +523,8 @@ int pl_msg_decode(uint16_t type, const uint8_t *body, size_t len, struct pl_msg 
 		m->u.sample.nr_regs = m->u.sample.stack_size = m->u.sample.stack_requested = 0;
 		m->u.sample.regs_abi = 0;
 		m->u.sample.stack = NULL;
+		m->u.sample.raw_size = 0;
+		m->u.sample.raw = NULL;
 	}
 	/* Every field must be there; trailing bytes after the last known one
 	 * are fields of a newer writer and are ignored. */

@@ -211,6 +211,7 @@ enum pl_event_role {
 	PL_ROLE_COUNTED = 1,
 	PL_ROLE_SWITCH = 2,
 	PL_ROLE_CREATE = 3,
+	PL_ROLE_TRACEPOINT = 4, /* issue 19: see PL_CHUNK_TRACE_FORMAT */
 };
 /* When the agent cannot record thread creations, the LOG note it sends
  * after SESSION contains this sentence start, then the reason up to ". ". */
@@ -258,6 +259,11 @@ struct pl_msg_sample {
 	uint32_t stack_size;        /* bytes really copied (dyn_size), ≤ requested */
 	uint32_t stack_requested;   /* the session's stack size: equal → maybe truncated */
 	const uint8_t *stack;       /* borrowed */
+	/* issue 19: PERF_SAMPLE_RAW of a tracepoint sample (role TRACEPOINT),
+	 * as the kernel laid it out (board byte order); sent last and only
+	 * when non-empty, so earlier captures decode with raw_size 0 */
+	uint32_t raw_size;
+	const uint8_t *raw; /* borrowed */
 };
 
 /* STACK: defines (or redefines) a call chain id for later SAMPLEs.  The
@@ -460,6 +466,7 @@ enum pl_chunk_kind {
 	PL_CHUNK_PERF_MAP = 2, /* /tmp/perf-PID.map text */
 	PL_CHUNK_KALLSYMS = 3, /* /proc/kallsyms text (text symbols only) */
 	PL_CHUNK_MODULES = 4,  /* /proc/modules text */
+	PL_CHUNK_TRACE_FORMAT = 5, /* issue 19: see below */
 };
 struct pl_msg_file_chunk {
 	uint8_t kind;
@@ -584,5 +591,36 @@ static inline struct pl_str pl_str_c(const char *s)
 		r.len++;
 	return r;
 }
+
+/* ─── issue 19: tracepoints ─────────────────────────────────────────── */
+
+/* TRACEPOINT (role 4): `--event SUBSYS:NAME`, sample_period 1; each
+ * SAMPLE carries its stack as the session's call-graph mode gives it and
+ * the tracepoint's raw payload (pl_msg_sample.raw).  These samples are
+ * events, not CPU time.  Before the first of them the agent sends the
+ * tracepoint's tracefs `format` file whole, once per event, as a
+ * FILE_CHUNK of kind PL_CHUNK_TRACE_FORMAT: pid = the event index, name =
+ * "SUBSYS:NAME", addr = offset = 0, total = len.  (ftrace:print, the
+ * lines written to trace_marker, never reaches perf: markers below.) */
+#define PL_MAX_RAW 65528u /* a perf record is under 64 KiB */
+
+/* Application markers (`--markers`, EVENT_DESC name "markers").  The
+ * kernel never hands ftrace:print (a write to trace_marker) to
+ * perf_event_open, so include/perflens-marker.h writes each line to
+ * trace_marker with writev(fd, iov, 3): iov[0] the text, iov[1] and iov[2]
+ * empty with these base addresses as a signature (the kernel reads no byte
+ * of an empty iovec; ftrace gets the line as usual).  The agent records
+ * syscalls:sys_enter_writev filtered on vlen == 3, with registers and a
+ * user stack copy of at least PL_MARKER_STACK bytes, whatever the
+ * call-graph mode: the iovecs and the text lie in the writer's frame, and
+ * the viewer reads them from the copy, checks the signature and drops any
+ * other writev.  The marker's stack is the session's: the fp call chain,
+ * or in dwarf mode the copy (then the session's stack size) unwound. */
+#define PL_MARKER_TRACEPOINT "syscalls:sys_enter_writev"
+#define PL_MARKER_FILTER "vlen == 3"
+#define PL_MARKER_SIG1 0x504c4d4bu /* "PLMK" */
+#define PL_MARKER_SIG2 0x4d41524bu /* "MARK" */
+#define PL_MARKER_STACK 1024u /* the text (≤ 256 bytes) and iovecs lie ~500 bytes up */
+#define PL_MAX_TRACE_FORMAT 65536u
 
 #endif

@@ -30,6 +30,7 @@
 #include "fuzz-util.h"
 #include "pl-capture.h"
 #include "pl-profile.h"
+#include "pl-tracepoint.h"
 
 #ifndef PL_FUZZ_BUILD
 #define PL_FUZZ_BUILD "build"
@@ -142,6 +143,24 @@ static void load(const uint8_t *data, size_t size, uint64_t seed)
 	for (guint i = 0; i < ns; i++)
 		FZ_CHECK(pl_profile_get_stack_node(p, samples[i].stack) < pl_profile_get_n_nodes(p),
 			 "sample %u: stack %u gives no call-tree node", i, samples[i].stack);
+
+	/* tracepoint hits and markers (pl-tracepoint.h): every payload decoded
+	 * with its event's format, the markers paired into intervals */
+	guint nt;
+	const PlTraceEvent *te = pl_profile_get_trace_events(p, &nt);
+	for (guint i = 0; i < nt && i < 4096; i++) {
+		const PlTraceFormat *tf = pl_profile_get_trace_format(p, te[i].event);
+		char *fields = pl_trace_format_dup_fields(tf, pl_profile_get_trace_raw(p, &te[i]),
+							  te[i].raw_len, pl_profile_is_big_endian(p));
+		FZ_CHECK(fields != NULL, "trace event %u: no field text", i);
+		g_free(fields);
+	}
+	PlMarkers *mk = pl_markers_new(p);
+	for (guint i = 0; i < mk->intervals->len; i++) {
+		const PlMarkerInterval *v = &g_array_index(mk->intervals, PlMarkerInterval, i);
+		FZ_CHECK(v->end >= v->start, "interval %u ends before it starts", i);
+	}
+	pl_markers_free(mk);
 
 	analyse(p, &PL_FILTER_ALL);
 	PlFilter f = PL_FILTER_ALL;

@@ -171,6 +171,16 @@ make_seeds() {
 		"$seed" frames "$tmp/$m.plens" "$c/wire/$m.frames" 50000
 		cp "$c/wire/$m-zstd.plens" "$c/wire/$m-raw.plens" "$c/wire/$m.frames" "$c/capture/"
 	done
+	# tracepoint hits (sched_wakeup, with their format) and markers (issue 19)
+	make -s BUILD="$BUILD" "$wl/marks" >/dev/null 2>&1
+	if "$BUILD/perflens-agent" --output "$tmp/trace.plens" --flush-ms 20 --no-offcpu --callgraph fp \
+		--markers --event sched:sched_wakeup -- "$wl/marks" "$tmp/marks.expect" 2 2 >/dev/null 2>&1; then
+		# whole (≈ 8 KB): a raw re-blocking stops at 60 KB, before the
+		# first block of samples with their 4 KiB stack copies
+		head -c 65536 "$tmp/trace.plens" >"$c/capture/trace-zstd.plens"
+	else
+		echo "agent trace recording failed" >&2
+	fi
 	"$seed" commands "$c/commands"
 	cp "$c/commands/session-zstd.plens" "$c/wire/commands-zstd.plens"
 	cp "$c/commands/session.frames" "$c/wire/commands.frames"

@@ -163,6 +163,8 @@ static int example(uint16_t type, struct pl_msg *m)
 		s->stack_size = sizeof(stack_bytes);
 		s->stack_requested = 8192;
 		s->stack = stack_bytes;
+		s->raw_size = 36;
+		s->raw = stack_bytes + 100;
 		return 1;
 	}
 	case PL_MSG_STACK:
@@ -395,6 +397,8 @@ static void check_equal(const struct pl_msg *a, const struct pl_msg *b)
 		PL_CHECK(x->stack_size == y->stack_size && x->stack_requested == y->stack_requested);
 		/* empty arrays may be NULL: memcmp must not see them */
 		PL_CHECK(!x->stack_size || !memcmp(x->stack, y->stack, x->stack_size));
+		PL_CHECK(x->raw_size == y->raw_size);
+		PL_CHECK(!x->raw_size || !memcmp(x->raw, y->raw, x->raw_size));
 		return;
 	}
 	case PL_MSG_MMAP: {
@@ -533,14 +537,17 @@ static void test_every_type_round_trips(void)
 					sizeof(err)) == 0,
 			  "%s: %s", pl_msg_type_name(t), err);
 		check_equal(&ma, &mb);
-		/* every proper prefix of the body is rejected, never read past */
+		/* every proper prefix of the body is rejected, never read past;
+		 * but a SAMPLE cut right before its raw payload (an optional
+		 * last field: 1 length byte + 36 bytes here) is a sample without */
+		uint32_t tail = t == PL_MSG_SAMPLE ? fh.len - 1 - ma.u.sample.raw_size : UINT32_MAX;
 		for (uint32_t cut = 0; cut < fh.len; cut++) {
 			uint8_t *copy = malloc(cut ? cut : 1);
 			memcpy(copy, big + PL_FRAME_HEADER_SIZE, cut);
 			int rc = pl_msg_decode(t, copy, cut, &mb, err, sizeof(err));
 			free(copy);
-			PL_CHECKF(rc == -EBADMSG, "%s cut at %u/%u gave %d", pl_msg_type_name(t),
-				  cut, fh.len, rc);
+			PL_CHECKF(rc == (cut == tail ? 0 : -EBADMSG), "%s cut at %u/%u gave %d",
+				  pl_msg_type_name(t), cut, fh.len, rc);
 		}
 	}
 }
@@ -558,6 +565,33 @@ static void test_trailing_fields_ignored(void)
 	char err[160];
 	PL_CHECK(pl_msg_decode(PL_MSG_COMM, big + 8, n - 8 + 2, &mb, err, sizeof(err)) == 0);
 	check_equal(&ma, &mb);
+}
+
+/* issue 19: a SAMPLE without raw payload is encoded exactly as before the
+ * field existed (a capture of an older agent), and decodes with none; a
+ * raw payload cut short is malformed, not silently dropped. */
+static void test_sample_raw_optional(void)
+{
+	example(PL_MSG_SAMPLE, &ma);
+	ma.u.sample.raw_size = 0;
+	ma.u.sample.raw = NULL;
+	struct pl_writer w;
+	pl_w_init(&w, big, sizeof(big));
+	PL_CHECK(pl_msg_encode(&w, &ma) == 0);
+	size_t n0 = pl_w_len(&w);
+	char err[160];
+	PL_CHECK(pl_msg_decode(PL_MSG_SAMPLE, big + 8, n0 - 8, &mb, err, sizeof(err)) == 0);
+	PL_CHECK(mb.u.sample.raw_size == 0 && mb.u.sample.raw == NULL);
+	check_equal(&ma, &mb);
+	example(PL_MSG_SAMPLE, &ma);
+	pl_w_init(&w, big, sizeof(big));
+	PL_CHECK(pl_msg_encode(&w, &ma) == 0);
+	size_t n1 = pl_w_len(&w);
+	PL_CHECKF(n1 == n0 + 1 + 36, "raw adds its length and bytes: %zu vs %zu", n1, n0);
+	PL_CHECK(pl_msg_decode(PL_MSG_SAMPLE, big + 8, n1 - 8 - 1, &mb, err, sizeof(err)) < 0);
+	ma.u.sample.raw_size = PL_MAX_RAW + 1;
+	pl_w_init(&w, big, sizeof(big));
+	PL_CHECK(pl_msg_encode(&w, &ma) == -EINVAL);
 }
 
 static void test_caps_enforced(void)
@@ -1268,4 +1302,4 @@ PL_TEST_MAIN(PL_CASE(test_every_type_round_trips), PL_CASE(test_trailing_fields_
 	     PL_CASE(test_reader_stack_delta), PL_CASE(test_batch_defs_column),
 	     PL_CASE(test_chained_blocks), PL_CASE(test_version_1_stream_read),
 	     PL_CASE(test_version_1_capture_file), PL_CASE(test_batch_columns),
-	     PL_CASE(test_crc32_known_value))
+	     PL_CASE(test_crc32_known_value), PL_CASE(test_sample_raw_optional))

@@ -68,7 +68,7 @@ int pl_cli_record(int argc, char **argv)
 	char **events = NULL;
 	gint pid = 0, frequency = 0, stack_size = 0, timeout_s = 10;
 	gdouble duration = 0;
-	gboolean all = FALSE, switches = FALSE, counters = FALSE, quiet = FALSE;
+	gboolean all = FALSE, switches = FALSE, counters = FALSE, quiet = FALSE, markers = FALSE;
 	const GOptionEntry entries[] = {
 		{ "token", 't', 0, G_OPTION_ARG_STRING, &token,
 		  "The agent's token (default $PERFLENS_TOKEN)", "T" },
@@ -87,6 +87,9 @@ int pl_cli_record(int argc, char **argv)
 		  "Bytes of stack copied per sample (dwarf)", "N" },
 		{ "event", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &events, "Event to sample (repeatable)",
 		  "SPEC" },
+		{ "markers", 0, 0, G_OPTION_ARG_NONE, &markers,
+		  "Also record the program's markers (include/perflens-marker.h; = --event markers)",
+		  NULL },
 		{ "switch", 0, 0, G_OPTION_ARG_NONE, &switches,
 		  "Also sample context switches with stacks (off-CPU)", NULL },
 		{ "counters", 0, 0, G_OPTION_ARG_NONE, &counters, "Also count perf-stat events",
@@ -133,7 +136,7 @@ int pl_cli_record(int argc, char **argv)
 		pl_cli_fail("record: --command has more than %u words", PL_MAX_ARGV);
 		goto out;
 	}
-	if (events && g_strv_length(events) > PL_MAX_EVENTS) {
+	if (events && g_strv_length(events) + (markers != 0) > PL_MAX_EVENTS) {
 		pl_cli_fail("record: at most %u --event", PL_MAX_EVENTS);
 		goto out;
 	}
@@ -209,6 +212,8 @@ int pl_cli_record(int argc, char **argv)
 		s->argv[s->argc++] = pl_str_c(cmd_argv[i]);
 	for (guint i = 0; events && events[i]; i++)
 		s->events[s->nevents++] = pl_str_c(events[i]);
+	if (markers)
+		s->events[s->nevents++] = pl_str_c("markers");
 	s->frequency = (guint32)frequency;
 	s->callgraph = cg;
 	s->stack_size = (guint32)stack_size;

@@ -17,6 +17,7 @@ typedef struct {
 	char **fail_if;
 	gboolean lines;
 	gboolean invert;
+	gboolean markers, tracepoints;
 	char *function;
 	gdouble from, to;
 	char *annotate;
@@ -558,6 +559,13 @@ int pl_cli_report(int argc, char **argv)
 		  "Also print the inverted (bottom-up) call tree: where time was spent, then "
 		  "who called it",
 		  NULL },
+		{ "markers", 0, 0, G_OPTION_ARG_NONE, &a.markers,
+		  "Only the application markers (--markers recordings): each line with its "
+		  "time, thread and stack, and the begin/end intervals with durations",
+		  NULL },
+		{ "tracepoints", 0, 0, G_OPTION_ARG_NONE, &a.tracepoints,
+		  "Only the tracepoint events (--event SUBSYS:NAME) with their decoded fields",
+		  NULL },
 		{ "function", 0, 0, G_OPTION_ARG_STRING, &a.function,
 		  "Also list callers and callees of this function", "SYM" },
 		{ "from", 0, 0, G_OPTION_ARG_DOUBLE, &a.from,
@@ -621,6 +629,16 @@ int pl_cli_report(int argc, char **argv)
 	if (!p)
 		goto out;
 
+	if (a.markers || a.tracepoints) {
+		/* events, not samples: these sections stand alone */
+		printf("%s\n", argv[1]);
+		if (a.markers)
+			pl_report_print_markers(p);
+		if (a.tracepoints)
+			pl_report_print_tracepoints(p);
+		rc = PL_EXIT_OK;
+		goto out;
+	}
 	guint32 event;
 	if (!pl_cli_event(p, a.event, argv[1], &event))
 		goto out;

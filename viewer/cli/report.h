@@ -22,4 +22,10 @@ int pl_report_print_annotate(PlProfile *p, PlAggregate *agg, const char *name);
  * a FILE (a path or its tail), the whole file. */
 void pl_report_print_source(PlProfile *p, PlAggregate *agg, const char *what);
 
+/* --markers: the ftrace:print lines (time, thread, text, stack) and the
+ * begin/end intervals with durations; --tracepoints: every tracepoint hit
+ * with its decoded fields (report-trace.c). */
+void pl_report_print_markers(PlProfile *p);
+void pl_report_print_tracepoints(PlProfile *p);
+
 #endif

@@ -6,6 +6,7 @@
  * pl-profile-samples.c, MMAP to pl-modules.c and the symbolizer. */
 #include "pl-profile.h"
 #include "pl-profile-private.h"
+#include "pl-tracepoint.h"
 
 #include <string.h>
 
@@ -194,6 +195,23 @@ static void add_loss_mark(PlProfile *self, guint64 time, guint8 kind, guint64 co
 	g_array_append_val(self->loss_marks, mk);
 }
 
+/* A tracepoint's format file (msg.h, PL_CHUNK_TRACE_FORMAT): sent whole,
+ * once per event; a later one for the same index replaces it. */
+static void ingest_trace_format(PlProfile *self, const struct pl_msg_file_chunk *c)
+{
+	g_autoptr(GError) error = NULL;
+	if (c->offset != 0 || (c->total && c->total != c->len)) {
+		note(self, "the format of tracepoint event %u came in pieces: not decoded", c->pid);
+		return;
+	}
+	PlTraceFormat *f = pl_trace_format_parse((const char *)c->data, c->len, &error);
+	if (!f) {
+		note(self, "the format of tracepoint event %u: %s", c->pid, error->message);
+		return;
+	}
+	g_hash_table_replace(self->trace_formats, GUINT_TO_POINTER(c->pid), f);
+}
+
 static void ingest_now(PlProfile *self, const struct pl_msg *m)
 {
 	PlProfileStats *st = &self->stats;
@@ -287,6 +305,10 @@ static void ingest_now(PlProfile *self, const struct pl_msg *m)
 		break;
 	case PL_MSG_FILE_CHUNK: {
 		const struct pl_msg_file_chunk *c = &m->u.chunk;
+		if (c->kind == PL_CHUNK_TRACE_FORMAT) {
+			ingest_trace_format(self, c);
+			break;
+		}
 		pl_symbols_add_chunk(pl_profile_get_symbols(self), c->kind, c->pid, c->addr,
 				     c->offset, c->data, c->len);
 		if (c->kind == PL_CHUNK_PERF_MAP) {

@@ -69,6 +69,9 @@ struct _PlProfile {
 	GArray *node_locs; /* guint32 location ids, innermost first per addr node */
 
 	GArray *samples; /* PlSample */
+	GArray *trace_events;    /* PlTraceEvent (pl-tracepoint.h), not CPU samples */
+	GByteArray *trace_raw;   /* their payloads, one after the other */
+	GHashTable *trace_formats; /* event index → PlTraceFormat* */
 	GPtrArray *modules;       /* PlModule*, in order of first mapping */
 	GHashTable *module_names; /* basename → PlModule* (the first of that name) */
 	GHashTable *threads;   /* tid → PlThread* */

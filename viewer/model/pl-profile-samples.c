@@ -6,6 +6,7 @@
  * pl_profile_thread_creation_stack. */
 #include "pl-profile.h"
 #include "pl-profile-private.h"
+#include "pl-tracepoint.h"
 
 #include <string.h>
 
@@ -54,7 +55,12 @@ static guint callchain_pcs(PlProfile *self, const struct pl_msg_sample *s, gbool
 
 static gboolean is_dwarf_sample(PlProfile *self, const struct pl_msg_sample *s)
 {
-	return s->regs_abi != 0 && s->nr_regs > 0 && s->stack_size > 0;
+	if (s->regs_abi == 0 || s->nr_regs == 0 || s->stack_size == 0)
+		return FALSE;
+	/* a marker of an fp session carries a short copy for its text only
+	 * (msg.h, PL_MARKER_TRACEPOINT): its stack is the call chain */
+	return !(self->stats.callgraph != PL_CG_DWARF && s->nr_callchain > 0 &&
+		 pl_profile_event_get(self, s->event)->role == PL_ROLE_TRACEPOINT);
 }
 
 /* Index of perf register `bit` in a sample's regs (they come in the order
@@ -202,12 +208,96 @@ static void ingest_creation(PlProfile *self, const struct pl_msg_sample *s)
 	g_hash_table_remove(self->forks, GUINT_TO_POINTER(s->tid));
 }
 
+/* perf's stack pointer register for the board's architecture, or -1. */
+static int sp_reg(PlProfile *self)
+{
+	guint e = pl_profile_get_symbols(self) ? self->arch.e_machine : 0;
+	return e == 62 ? 7 : e == 183 ? 31 : e == 40 ? 13 : -1; /* x86-64, AArch64, ARM */
+}
+
+/* The word at user address a, from the sample's stack copy (which starts
+ * at sp); FALSE when outside it. */
+static gboolean copy_word(PlProfile *self, const struct pl_msg_sample *s, guint64 sp, guint64 a,
+			  guint64 *out)
+{
+	guint w = self->arch.word_size == 4 ? 4 : 8;
+	if (a < sp || a - sp > s->stack_size || s->stack_size - (a - sp) < w)
+		return FALSE;
+	const guint8 *p = s->stack + (a - sp);
+	*out = 0;
+	for (guint i = 0; i < w; i++)
+		*out |= (guint64)p[self->arch.big_endian ? w - 1 - i : i] << (8 * i);
+	return TRUE;
+}
+
+/* A marker's text (msg.h, PL_MARKER_TRACEPOINT): the writev's iovecs and
+ * the text they point at, read from the stack copy, the signature checked.
+ * NULL for any other writev, or when the copy does not hold them. */
+static const guint8 *marker_text(PlProfile *self, const struct pl_msg_sample *s, PlEvent *ev,
+				 guint32 *len)
+{
+	const PlTraceFormat *f = g_hash_table_lookup(self->trace_formats,
+						     GUINT_TO_POINTER(ev->index));
+	const PlTraceField *vec = pl_trace_format_find(f, "vec");
+	gint64 v;
+	int sp = sp_reg(self);
+	guint64 mask = self->stats.sample_regs_user;
+	if (!vec || sp < 0 || !s->stack_size || !(mask >> sp & 1) ||
+	    !pl_trace_field_int(vec, s->raw, s->raw_size, self->arch.big_endian, &v))
+		return NULL;
+	int ri = __builtin_popcountll(mask & ((1ull << sp) - 1));
+	if ((guint)ri >= s->nr_regs)
+		return NULL;
+	guint64 sp_val = s->regs[ri], a = (guint64)v, w = self->arch.word_size == 4 ? 4 : 8;
+	guint64 iov[6];
+	for (guint i = 0; i < 6; i++)
+		if (!copy_word(self, s, sp_val, a + i * w, &iov[i]))
+			return NULL;
+	if (iov[2] != PL_MARKER_SIG1 || iov[3] != 0 || iov[4] != PL_MARKER_SIG2 || iov[5] != 0 ||
+	    iov[1] > PL_MAX_STR || iov[0] < sp_val || iov[0] - sp_val > s->stack_size ||
+	    s->stack_size - (iov[0] - sp_val) < iov[1])
+		return NULL;
+	*len = (guint32)iov[1];
+	return s->stack + (iov[0] - sp_val);
+}
+
+/* A tracepoint hit (issue 19): kept with its stack and a copy of its
+ * payload, apart from the CPU samples; the fields are decoded when asked
+ * (pl-tracepoint.c).  A marker keeps its text as payload. */
+static void ingest_trace(PlProfile *self, PlEvent *ev, const struct pl_msg_sample *s)
+{
+	PlProfileStats scratch = { 0 };
+	pl_profile_see_time(self, s->time);
+	const guint8 *raw = s->raw;
+	guint32 raw_len = s->raw_size;
+	gboolean marker = !g_strcmp0(ev->name, "markers");
+	if (marker)
+		raw = marker_text(self, s, ev, &raw_len);
+	if (self->trace_events->len >= PL_MAX_TRACE_EVENTS ||
+	    self->trace_raw->len > G_MAXUINT32 - PL_MAX_RAW || (raw_len && !raw) ||
+	    (marker && !raw)) {
+		self->stats.trace_dropped++;
+		return;
+	}
+	self->stats.trace_events++;
+	ev->samples++;
+	pl_profile_thread_get(self, s->pid, s->tid);
+	PlTraceEvent e = { s->time, s->pid, s->tid, s->event, sample_stack(self, s, &scratch),
+			   self->trace_raw->len, raw_len, marker };
+	g_byte_array_append(self->trace_raw, raw, raw_len);
+	g_array_append_val(self->trace_events, e);
+}
+
 void pl_profile_ingest_sample(PlProfile *self, const struct pl_msg_sample *s)
 {
 	PlProfileStats *st = &self->stats;
 	PlEvent *ev = pl_profile_event_get(self, s->event);
 	if (ev->role == PL_ROLE_CREATE) {
 		ingest_creation(self, s);
+		return;
+	}
+	if (ev->role == PL_ROLE_TRACEPOINT) {
+		ingest_trace(self, ev, s);
 		return;
 	}
 	st->samples++;

@@ -6,6 +6,7 @@
  * are in pl-profile-aggregate.c. */
 #include "pl-profile.h"
 #include "pl-profile-private.h"
+#include "pl-tracepoint.h"
 
 #include <string.h>
 
@@ -67,6 +68,10 @@ PlProfile *pl_profile_new(const PlSymOptions *opts)
 	self->locs = g_array_new(FALSE, FALSE, sizeof(PlLocation));
 	self->node_locs = g_array_new(FALSE, FALSE, sizeof(guint32));
 	self->samples = g_array_new(FALSE, FALSE, sizeof(PlSample));
+	self->trace_events = g_array_new(FALSE, FALSE, sizeof(PlTraceEvent));
+	self->trace_raw = g_byte_array_new();
+	self->trace_formats = g_hash_table_new_full(NULL, NULL, NULL,
+						    (GDestroyNotify)pl_trace_format_free);
 	self->modules = g_ptr_array_new_with_free_func(pl_profile_module_free);
 	self->module_names = g_hash_table_new(g_str_hash, g_str_equal);
 	pl_id_table_init(&self->func_tab);
@@ -120,6 +125,9 @@ void pl_profile_free(PlProfile *self)
 	g_array_free(self->locs, TRUE);
 	g_array_free(self->node_locs, TRUE);
 	g_array_free(self->samples, TRUE);
+	g_array_free(self->trace_events, TRUE);
+	g_byte_array_free(self->trace_raw, TRUE);
+	g_hash_table_destroy(self->trace_formats);
 	g_array_free(self->health, TRUE);
 	g_array_free(self->loss_marks, TRUE);
 	g_hash_table_destroy(self->module_names);
@@ -364,4 +372,27 @@ const PlLossMark *pl_profile_get_loss_marks(PlProfile *self, guint *n)
 const char *pl_profile_get_toolchain_prefix(PlProfile *self)
 {
 	return self->opts.toolchain_prefix;
+}
+
+/* ─── tracepoint events (pl-tracepoint.h) ────────────────────────────── */
+
+const PlTraceEvent *pl_profile_get_trace_events(PlProfile *self, guint *n)
+{
+	*n = self->trace_events->len;
+	return (const PlTraceEvent *)(gpointer)self->trace_events->data;
+}
+
+const guint8 *pl_profile_get_trace_raw(PlProfile *self, const PlTraceEvent *e)
+{
+	return self->trace_raw->data + e->raw_off;
+}
+
+const PlTraceFormat *pl_profile_get_trace_format(PlProfile *self, guint32 event)
+{
+	return g_hash_table_lookup(self->trace_formats, GUINT_TO_POINTER(event));
+}
+
+gboolean pl_profile_is_big_endian(PlProfile *self)
+{
+	return self->have_arch && self->arch.big_endian;
 }

@@ -154,6 +154,10 @@ typedef struct {
 	 * those whose stack reaches the program's or a thread's start */
 	guint64 unwind_user_samples;
 	guint64 unwind_rooted;
+	/* tracepoint hits (EVENT_DESC role TRACEPOINT, pl-tracepoint.h): not
+	 * CPU samples either */
+	guint64 trace_events;
+	guint64 trace_dropped; /* past PL_MAX_TRACE_EVENTS or without their payload */
 } PlProfileStats;
 
 /* opts may be NULL (host files, defaults).  Copied. */

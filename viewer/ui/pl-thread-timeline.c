@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pl-tracepoint.h"
 #include "pl-ui-util.h"
 
 #define LABEL_W 230.0
@@ -33,6 +34,11 @@ struct _PlThreadTimeline {
 	gboolean dragging;
 	double drag_x0, drag_x1;
 	GtkWidget *popover;
+	/* issue 19: markers and tracepoint hits as ticks on their thread's
+	 * lane, begin/end intervals as bars under them */
+	PlMarkers *markers;
+	GHashTable *lane_of_tid; /* tid → lane index + 1 */
+	guint n_ticks, n_bars;   /* drawn at the last snapshot (tests) */
 };
 
 G_DEFINE_FINAL_TYPE(PlThreadTimeline, pl_thread_timeline, GTK_TYPE_WIDGET)
@@ -64,6 +70,8 @@ static void fill_hist(PlThreadTimeline *self);
 static void build_lanes(PlThreadTimeline *self)
 {
 	lanes_clear(self);
+	g_clear_pointer(&self->markers, pl_markers_free);
+	g_hash_table_remove_all(self->lane_of_tid);
 	self->t_start = self->t_end = 0;
 	if (!self->profile)
 		return;
@@ -98,9 +106,18 @@ static void build_lanes(PlThreadTimeline *self)
 		if (!t->intervals || t->intervals->len == 0)
 			l.hist = g_new0(guint32, BUCKETS);
 		g_array_append_val(self->lanes, l);
+		g_hash_table_insert(self->lane_of_tid, GUINT_TO_POINTER(t->tid),
+				    GUINT_TO_POINTER(self->lanes->len));
 		y += LANE_H;
 	}
+	self->markers = pl_markers_new(self->profile);
 	fill_hist(self);
+}
+
+static Lane *lane_of_tid(PlThreadTimeline *self, guint32 tid)
+{
+	guint i = GPOINTER_TO_UINT(g_hash_table_lookup(self->lane_of_tid, GUINT_TO_POINTER(tid)));
+	return i ? &g_array_index(self->lanes, Lane, i - 1) : NULL;
 }
 
 /* A sample the call-tree transforms keep (agg->node_map). */
@@ -187,6 +204,127 @@ static void draw_text(cairo_t *cr, PangoLayout *pl, const char *text, double x, 
 	pango_layout_get_pixel_size(pl, NULL, &th);
 	cairo_move_to(cr, x, y + (h - th) / 2);
 	pango_cairo_show_layout(cr, pl);
+}
+
+/* ─── markers and tracepoints (issue 19) ─────────────────────────────── */
+
+#define TICK_SLACK_PX 4.0
+
+static const GdkRGBA marker_rgba = { 0.95, 0.50, 0.05, 1 };
+static const GdkRGBA trace_rgba = { 0.05, 0.60, 0.70, 1 };
+static const GdkRGBA bar_rgba = { 0.60, 0.30, 0.85, 0.85 };
+
+/* Ticks: a marker or tracepoint hit on its thread's lane (the marker's
+ * tick taller); begin/end intervals: bars along the lane's bottom, one row
+ * up per nesting level. */
+static void draw_events(PlThreadTimeline *self, cairo_t *cr, double w)
+{
+	self->n_ticks = self->n_bars = 0;
+	if (!self->profile)
+		return;
+	for (guint i = 0; self->markers && i < self->markers->intervals->len; i++) {
+		const PlMarkerInterval *v =
+			&g_array_index(self->markers->intervals, PlMarkerInterval, i);
+		Lane *l = lane_of_tid(self, v->tid);
+		if (!l)
+			continue;
+		double x0 = time_to_x(self, v->start, w), x1 = time_to_x(self, v->end, w);
+		double y = l->y + LANE_H - 4 - 3.0 * MIN(v->depth, 4);
+		set_rgba(cr, &bar_rgba, bar_rgba.alpha);
+		cairo_rectangle(cr, x0, y, MAX(x1 - x0, 1), 2.5);
+		cairo_fill(cr);
+		self->n_bars++;
+	}
+	guint n;
+	const PlTraceEvent *ev = pl_profile_get_trace_events(self->profile, &n);
+	for (guint i = 0; i < n; i++) {
+		Lane *l = lane_of_tid(self, ev[i].tid);
+		if (!l)
+			continue;
+		double x = time_to_x(self, ev[i].time, w);
+		set_rgba(cr, ev[i].marker ? &marker_rgba : &trace_rgba, 1);
+		if (ev[i].marker)
+			cairo_rectangle(cr, x - 0.5, l->y + 1, 1.5, LANE_H - 2);
+		else
+			cairo_rectangle(cr, x - 0.5, l->y + 1, 1, LANE_H / 2);
+		cairo_fill(cr);
+		self->n_ticks++;
+	}
+}
+
+/* What a tick says: its time, and the marker's text or the tracepoint's
+ * name and decoded fields. */
+static char *describe_event(PlThreadTimeline *self, const PlTraceEvent *e)
+{
+	double ms = (double)(e->time - self->t_start) / 1e6;
+	const guint8 *raw = pl_profile_get_trace_raw(self->profile, e);
+	if (e->marker)
+		return g_strdup_printf("+%.3f ms  marker: %.*s", ms, (int)e->raw_len,
+				       (const char *)raw);
+	const PlEvent *ev = pl_profile_lookup_event(self->profile, e->event);
+	const PlTraceFormat *f = pl_profile_get_trace_format(self->profile, e->event);
+	g_autofree char *fields = f ? pl_trace_format_dup_fields(f, raw, e->raw_len,
+								  pl_profile_is_big_endian(self->profile))
+				    : g_strdup("(no format)");
+	return g_strdup_printf("+%.3f ms  %s  %s", ms, ev ? ev->name : "?", fields);
+}
+
+char *pl_thread_timeline_dup_event_at(PlThreadTimeline *self, guint32 tid, guint64 time,
+				      guint64 slack)
+{
+	if (!self->profile)
+		return NULL;
+	guint n;
+	const PlTraceEvent *ev = pl_profile_get_trace_events(self->profile, &n);
+	const PlTraceEvent *best = NULL;
+	guint64 best_d = slack + 1;
+	for (guint i = 0; i < n; i++) {
+		if (ev[i].tid != tid)
+			continue;
+		guint64 d = ev[i].time > time ? ev[i].time - time : time - ev[i].time;
+		if (d < best_d) {
+			best_d = d;
+			best = &ev[i];
+		}
+	}
+	if (best)
+		return describe_event(self, best);
+	/* else the innermost interval around that time */
+	const PlMarkerInterval *in = NULL;
+	for (guint i = 0; self->markers && i < self->markers->intervals->len; i++) {
+		const PlMarkerInterval *v =
+			&g_array_index(self->markers->intervals, PlMarkerInterval, i);
+		if (v->tid == tid && v->start <= time && time <= v->end &&
+		    (!in || v->depth > in->depth))
+			in = v;
+	}
+	return in ? g_strdup_printf("%s: %.3f ms (+%.3f ms)", in->name,
+				    (double)(in->end - in->start) / 1e6,
+				    (double)(in->start - self->t_start) / 1e6)
+		  : NULL;
+}
+
+guint pl_thread_timeline_get_n_ticks(PlThreadTimeline *self, guint *n_bars)
+{
+	if (n_bars)
+		*n_bars = self->n_bars;
+	return self->n_ticks;
+}
+
+static gboolean on_query_tooltip(GtkWidget *widget, int x, int y, gboolean keyboard,
+				 GtkTooltip *tip, PlThreadTimeline *self)
+{
+	double w = gtk_widget_get_width(widget);
+	Lane *l = lane_at(self, y);
+	if (keyboard || !l || l->is_process || x < LABEL_W)
+		return FALSE;
+	guint64 t = x_to_time(self, x, w);
+	guint64 slack = x_to_time(self, LABEL_W + TICK_SLACK_PX, w) - self->t_start;
+	g_autofree char *text = pl_thread_timeline_dup_event_at(self, l->tid, t, slack);
+	if (!text)
+		return FALSE;
+	gtk_tooltip_set_text(tip, text);
+	return TRUE;
 }
 
 static void pl_thread_timeline_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
@@ -311,6 +449,8 @@ static void pl_thread_timeline_snapshot(GtkWidget *widget, GtkSnapshot *snapshot
 		cairo_rectangle(cr, LABEL_W, l->y + LANE_H - 1, w - LABEL_W, 1);
 		cairo_fill(cr);
 	}
+
+	draw_events(self, cr, w);
 
 	/* the selected range, or the one being dragged */
 	double sx0 = -1, sx1 = -1;
@@ -616,6 +756,8 @@ static void pl_thread_timeline_dispose(GObject *obj)
 		lanes_clear(self);
 		g_clear_pointer(&self->lanes, g_array_unref);
 	}
+	g_clear_pointer(&self->markers, pl_markers_free);
+	g_clear_pointer(&self->lane_of_tid, g_hash_table_unref);
 	G_OBJECT_CLASS(pl_thread_timeline_parent_class)->dispose(obj);
 }
 
@@ -645,6 +787,9 @@ static void pl_thread_timeline_class_init(PlThreadTimelineClass *klass)
 static void pl_thread_timeline_init(PlThreadTimeline *self)
 {
 	self->lanes = g_array_new(FALSE, FALSE, sizeof(Lane));
+	self->lane_of_tid = g_hash_table_new(NULL, NULL);
+	gtk_widget_set_has_tooltip(GTK_WIDGET(self), TRUE);
+	g_signal_connect(self, "query-tooltip", G_CALLBACK(on_query_tooltip), self);
 	GtkGesture *drag = gtk_gesture_drag_new();
 	g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
 	g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), self);

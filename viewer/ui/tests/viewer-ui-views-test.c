@@ -23,6 +23,7 @@
 #include "pl-test-nm.h"
 #include "pl-test.h"
 #include "pl-thread-timeline.h"
+#include "pl-tracepoint.h"
 #include "pl-ui-util.h"
 
 static PlProfile *base, *other;
@@ -528,6 +529,53 @@ static void dark_theme(void)
 	shot("views-diff-dark.png");
 }
 
+/* Issue 19: marks (2 threads x 3 rounds, recorded with --markers) on the
+ * timeline: a tick per marker (30), a bar per begin/end interval (12:
+ * round_tN with sleep_tN nested), and hovering a marker's time on its
+ * thread's lane says its text, an interval's middle its name and
+ * duration.  Photographed light. */
+static void timeline_markers(void)
+{
+	setup();
+	g_object_set(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", FALSE, NULL);
+	g_autoptr(PlProfile) m = load("VIEWS_MARKS");
+	pl_thread_timeline_set_profile(timeline, m);
+	show("timeline");
+	guint bars = 0, ticks = 0;
+	for (guint i = 0; i < 20 && !ticks; i++) {
+		ticks = pl_thread_timeline_get_n_ticks(timeline, &bars);
+		if (!ticks)
+			settle();
+	}
+	PL_CHECKF(ticks == 30 && bars == 12, "%u ticks, %u bars (want 30, 12)", ticks, bars);
+	g_autoptr(PlMarkers) mk = pl_markers_new(m);
+	const PlMarker *step = NULL;
+	for (guint i = 0; i < mk->markers->len && !step; i++)
+		if (strstr(g_array_index(mk->markers, PlMarker, i).text, " step "))
+			step = &g_array_index(mk->markers, PlMarker, i);
+	PL_CHECK(step);
+	g_autofree char *tip = pl_thread_timeline_dup_event_at(timeline, step->tid, step->time + 2,
+							       5);
+	g_autofree char *want = g_strdup_printf("marker: %s", step->text);
+	PL_CHECKF(tip && strstr(tip, want), "%s not in the tooltip: %s", want, tip ? tip : "(none)");
+	const PlMarkerInterval *iv = NULL;
+	for (guint i = 0; i < mk->intervals->len && !iv; i++)
+		if (g_array_index(mk->intervals, PlMarkerInterval, i).depth == 1)
+			iv = &g_array_index(mk->intervals, PlMarkerInterval, i);
+	PL_CHECK(iv);
+	g_autofree char *tip2 = pl_thread_timeline_dup_event_at(
+		timeline, iv->tid, iv->start + (iv->end - iv->start) / 2, 1000);
+	g_autofree char *want2 = g_strdup_printf("%s: %.3f ms", iv->name,
+						 (double)(iv->end - iv->start) / 1e6);
+	PL_CHECKF(tip2 && g_str_has_prefix(tip2, want2), "want %s, got %s", want2,
+		  tip2 ? tip2 : "(none)");
+	printf("# timeline: %u marker ticks, %u interval bars; hover: '%s', '%s'\n", ticks, bars,
+	       tip, tip2);
+	shot("views-timeline-markers-light.png");
+	pl_thread_timeline_set_profile(timeline, base);
+	settle();
+}
+
 PL_TEST_MAIN(PL_CASE(health_graphs), PL_CASE(health_perf_data), PL_CASE(disassembly_hot_leaf), PL_CASE(diff_rows),
 	     PL_CASE(thread_details), PL_CASE(creation_pairing), PL_CASE(counters_switches),
-	     PL_CASE(dark_theme))
+	     PL_CASE(dark_theme), PL_CASE(timeline_markers))

@@ -16,7 +16,7 @@ AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn PROG=$B/test/viewer-
 TMP=$(mktemp -d /tmp/plv-views-XXXXXX)
 cleanup() { pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"; }
 trap cleanup EXIT
-CASES="health_graphs health_perf_data disassembly_hot_leaf diff_rows thread_details creation_pairing counters_switches dark_theme"
+CASES="health_graphs health_perf_data disassembly_hot_leaf diff_rows thread_details creation_pairing counters_switches dark_theme timeline_markers"
 pl_plan $CASES
 fail_all() { for c in $CASES; do fail "$c" "$1"; done; exit 1; }
 skip_all() { for c in $CASES; do pl_was_reported "$c" || skip "$c" "$1"; done; exit 0; }
@@ -45,6 +45,11 @@ record() { # out burn
 }
 record "$TMP/base.plens" "$BURN"
 record "$TMP/other.plens" "$TMP/o0/burn"
+# markers (issue 19): marks, 2 threads x 3 rounds, with include/perflens-marker.h
+MARKS=$B/workloads/marks
+[ -x "$MARKS" ] || fail_all "$MARKS not built"
+"$AGENT" --output "$TMP/marks.plens" --markers -- "$MARKS" "$TMP/marks.expect" 2 3 \
+	>"$TMP/marks.log" 2>&1 || fail_all "$AGENT --markers could not record: $(tail -c 300 "$TMP/marks.log")"
 
 # perf.data, which has no HEALTH (the view must say so): health_perf_data
 # skips only where the kernel refuses perf, and fails when perf record does
@@ -77,7 +82,7 @@ export GSK_RENDERER=${GSK_RENDERER:-cairo}
 # unloads here is Mesa's swrast_dri.so, for GLX).
 # Last, so that it wins over test/run.sh's detect_leaks=1.
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-VIEWS_BASE=$TMP/base.plens VIEWS_OTHER=$TMP/other.plens VIEWS_BURN=$BURN PL_UI_SCREENSHOTS=$SHOTS \
+VIEWS_BASE=$TMP/base.plens VIEWS_OTHER=$TMP/other.plens VIEWS_MARKS=$TMP/marks.plens VIEWS_BURN=$BURN PL_UI_SCREENSHOTS=$SHOTS \
 	xvfb-run -a -s "-screen 0 1280x900x24" "$PROG" >"$TMP/prog.out" 2>"$TMP/prog.err"
 rc=$?
 pl_relay "$TMP/prog.out"

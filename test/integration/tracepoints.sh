@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# tracepoints.sh — tracepoints on the real kernel (issue 19), perf as the
+# oracle:
+#   wakeup_fields_match_perf  `perf record -k CLOCK_MONOTONIC -e
+#       sched:sched_wakeup` runs the agent, which records the same
+#       tracepoint on the workload it starts (marks, 4 threads: futex and
+#       timer wakeups); every hit perf saw in the workload's threads must be
+#       in `perflens report --tracepoints` with the same decoded fields
+#       (comm, pid, prio, target_cpu) and thread, and nothing else: the two
+#       multisets are compared exactly.  (-B -N: perf 6.1's build-id pass
+#       asserts on this kernel's records; the oracle needs no build-ids.)
+#   format_sent_once          the capture holds the tracepoint's tracefs
+#       format exactly once, byte for byte as the kernel's.
+#   bad_tracepoint_refused    --event sched:no_such_event exits 2 with a
+#       sentence naming it; --event ftrace:print too (the kernel never
+#       sends it to perf: perf record gets no sample of it either).
+#   markers_all_in_order      `perflens-agent --markers` on marks (4 threads
+#       × 10 rounds × 5 lines, include/perflens-marker.h): every line the
+#       program says it wrote (its EXPECT file, with gettid()) is in
+#       `report --markers`, on that thread, in the program's order, times
+#       never going back, and nothing else.
+#   markers_stack             each "tN step K" marker's stack holds
+#       step_marks(), the function that called pl_mark().
+#   intervals_match_sleeps    the begin/end pairs: 40 round_tN intervals
+#       with their 40 sleep_tN intervals nested inside (depth 1), none
+#       unmatched, each sleep's duration within 2 ms of what the program
+#       measured around its clock_nanosleep (CLOCK_MONOTONIC).
+# PL_AGENT: the agent under test (else the build's).
+set -u
+B=${PL_BUILD:-build}
+PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} MARKS=$B/workloads/marks
+DUMP=$B/tools/pl-dump
+. "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok tracepoints: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
+TMP=$(mktemp -d /tmp/pl-trace-XXXXXX)
+trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+ALL="wakeup_fields_match_perf format_sent_once bad_tracepoint_refused markers_all_in_order markers_stack intervals_match_sleeps"
+pl_plan $ALL
+for x in "$PERFLENS" "$AGENT" "$MARKS" "$DUMP"; do
+	[ -x "$x" ] || { for n in $ALL; do fail "$n" "$x not built (make)"; done; exit 1; }
+done
+command -v perf >/dev/null || { for n in $ALL; do fail "$n" "perf missing (ci/deps.sh)"; done; exit 1; }
+command -v python3 >/dev/null || { for n in $ALL; do fail "$n" "python3 missing (ci/deps.sh)"; done; exit 1; }
+
+# the kernel asked directly, never through the agent
+if why=$(pl_perf_refused); then
+	for n in $ALL; do skip "$n" "$why"; done
+	exit 0
+fi
+fmt=
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	[ -r "$d/events/sched/sched_wakeup/format" ] && fmt=$d/events/sched/sched_wakeup/format && break
+done
+if [ -z "$fmt" ]; then
+	[ "$(id -u)" = 0 ] || { for n in $ALL; do skip "$n" "[not-root] tracefs is root's"; done; exit 0; }
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	[ -r /sys/kernel/tracing/events/sched/sched_wakeup/format ] && fmt=/sys/kernel/tracing/events/sched/sched_wakeup/format
+	[ -n "$fmt" ] || { for n in $ALL; do skip "$n" "[no-kernel-feature:tracefs] no sched/sched_wakeup in tracefs"; done; exit 0; }
+fi
+
+# ─── one run, two recorders ─────────────────────────────────────────────
+# perf 6.1's perf script dies on about half of these recordings on this
+# kernel ("assertion failed at util/build-id.c:1010", then stack smashing,
+# always on the same file; hiding /sys/kernel/notes and /sys/module does
+# not help): the oracle's crash, not the agent's, so the run is made again
+# (eight times at most) and the crash said.
+perf_script() { perf script "$@"; }
+CAP=$TMP/wake.plens
+for attempt in 1 2 3 4 5 6 7 8; do
+	perf record -q -B -N -k CLOCK_MONOTONIC -e sched:sched_wakeup -o "$TMP/perf.data" -- \
+		"$AGENT" --output "$CAP" --event sched:sched_wakeup --callgraph fp -- \
+		"$MARKS" "$TMP/expect" 4 20 >"$TMP/run.log" 2>&1
+	rec=$?
+	perf_script -i "$TMP/perf.data" -F comm,pid,tid,time,event,trace >"$TMP/perf.script" \
+		2>"$TMP/perf.err" && ! grep -q 'stack smashing' "$TMP/perf.err" && break
+	echo "# perf script crashed (attempt $attempt): $(grep -m1 'assertion\|smashing' "$TMP/perf.err")"
+done
+if [ $rec != 0 ]; then
+	for n in wakeup_fields_match_perf format_sent_once; do
+		fail "$n" "perf + agent run failed: $(tail -2 "$TMP/run.log" | tr '\n' ' ')"
+	done
+else
+	pid=$(awk '$1 == "pid" { print $2 }' "$TMP/expect")
+	awk -v pid="$pid" '{
+			# until its exec completes the child is still the agent
+			# (comm perflens-agent): the inherited perf events see it
+			# (sched_exec wakes a migration thread); those of the agent
+			# start at exec (enable_on_exec), as they should
+			split($2, pt, "/"); if (pt[1] != pid || $1 == "perflens-agent") next
+			t = $3; sub(":", "", t)
+			c = ""; p = ""; pr = ""; cpu = ""
+			for (i = 4; i <= NF; i++) {
+				if ($i ~ /^comm=/) c = substr($i, 6)
+				else if ($i ~ /^pid=/) p = substr($i, 5)
+				else if ($i ~ /^prio=/) pr = substr($i, 6)
+				else if ($i ~ /^target_cpu=/) cpu = substr($i, 12) + 0
+			}
+			printf "%s %s %s %s %s %s\n", pt[2], c, p, pr, cpu, t
+		}' "$TMP/perf.script" | sort >"$TMP/perf.txt"
+	"$PERFLENS" report --tracepoints "$CAP" >"$TMP/report.txt" 2>&1
+	awk '$4 == "sched:sched_wakeup" {
+			c = ""; p = ""; pr = ""; cpu = ""
+			for (i = 5; i <= NF; i++) {
+				if ($i ~ /^comm=/) c = substr($i, 6)
+				else if ($i ~ /^pid=/) p = substr($i, 5)
+				else if ($i ~ /^prio=/) pr = substr($i, 6)
+				else if ($i ~ /^target_cpu=/) cpu = substr($i, 12) + 0
+			}
+			printf "%s %s %s %s %s\n", $2, c, p, pr, cpu
+		}' "$TMP/report.txt" | sort >"$TMP/ours.txt"
+	cut -d' ' -f1-5 "$TMP/perf.txt" | sort >"$TMP/perf5.txt"
+	np=$(wc -l <"$TMP/perf5.txt") no=$(wc -l <"$TMP/ours.txt")
+	if [ "$np" -lt 10 ]; then
+		fail wakeup_fields_match_perf "perf saw only $np wakeups by the workload (pid $pid): no oracle; $(cat "$TMP/run.log" "$TMP/perf.err" | tail -3 | tr '\n' ' ')"
+	elif ! d=$(diff "$TMP/perf5.txt" "$TMP/ours.txt"); then
+		lost=$("$PERFLENS" report "$CAP" 2>&1 | grep -m1 -i 'lost' | sed 's/^ *//')
+		fail wakeup_fields_match_perf "perf $np hits, ours $no (${lost:-no loss line}); differences: $(echo "$d" | head -6 | tr '\n' ' ')"
+	else
+		ok wakeup_fields_match_perf
+		echo "# sched_wakeup: $np hits by the workload's $(cut -d' ' -f1 "$TMP/ours.txt" | sort -u | wc -l) threads, fields identical to perf script's"
+	fi
+	# the format, once, as tracefs has it
+	"$DUMP" "$CAP" >"$TMP/dump.txt" 2>&1
+	nf=$(grep -c 'FILE_CHUNK kind=5 .*name=sched:sched_wakeup' "$TMP/dump.txt")
+	len=$(grep -m1 'FILE_CHUNK kind=5 .*name=sched:sched_wakeup' "$TMP/dump.txt" | sed 's/.* len=\([0-9]*\).*/\1/')
+	klen=$(wc -c <"$fmt")
+	if [ "$nf" = 1 ] && [ "$len" = "$klen" ]; then
+		ok format_sent_once
+	else
+		fail format_sent_once "format chunks: $nf, length $len, tracefs's $klen"
+	fi
+fi
+
+# ─── a tracepoint that does not exist ───────────────────────────────────
+out=$("$AGENT" --output "$TMP/x.plens" --event sched:no_such_event -- true 2>&1)
+rc=$?
+out2=$("$AGENT" --output "$TMP/x.plens" --event ftrace:print -- true 2>&1)
+rc2=$?
+if [ $rc = 2 ] && echo "$out" | grep -q 'sched:no_such_event' && [ $rc2 = 2 ] &&
+	echo "$out2" | grep -q -- '--markers'; then
+	ok bad_tracepoint_refused
+else
+	fail bad_tracepoint_refused "exit $rc: $out; ftrace:print: exit $rc2: $out2"
+fi
+
+# ─── markers ────────────────────────────────────────────────────────────
+MCAP=$TMP/marks.plens
+if ! "$AGENT" --output "$MCAP" --markers --callgraph fp -- "$MARKS" "$TMP/mexpect" 4 10 \
+	>"$TMP/marks.log" 2>&1; then
+	for n in markers_all_in_order markers_stack intervals_match_sleeps; do
+		fail "$n" "the agent cannot record markers: $(tail -2 "$TMP/marks.log" | tr '\n' ' ')"
+	done
+	exit 1
+fi
+"$PERFLENS" report --markers "$MCAP" >"$TMP/markers.txt" 2>&1
+python3 - "$TMP/mexpect" "$TMP/markers.txt" >"$TMP/markers.res" <<'PY'
+import re, sys
+from collections import defaultdict
+want, slept = defaultdict(list), defaultdict(list)
+for l in open(sys.argv[1]):
+    f = l.split()
+    if f[0] == 'mark': want[f[1]].append(' '.join(f[2:]))
+    if f[0] == 'slept': slept[f[1]].append((f[2], int(f[4]) / 1e6))
+got, steps_ok, steps, times, ivs, unmatched, total = defaultdict(list), 0, 0, [], [], None, None
+sec, name_col = None, None
+for l in open(sys.argv[2]):
+    if 'Duration ms' in l: name_col = l.index('Name')
+    if l.startswith('Markers:'): sec = 'm'; total = int(l.split()[1]); continue
+    if l.startswith('Intervals:'):
+        sec = 'i'; unmatched = int(re.search(r'(\d+) unmatched', l).group(1)); continue
+    m = re.match(r'\s+(-?[\d.]+)\s+(\d+)\s+(\S+)\s+(.*?)  \[(.*)\]$', l)
+    if sec == 'm' and m:
+        t, tid, text, stack = float(m.group(1)), m.group(2), m.group(4), m.group(5)
+        times.append(t)
+        if not text.startswith(('B|', 'E|')):
+            got[tid].append(text); steps += 1; steps_ok += 'step_marks' in stack
+        continue
+    m = re.match(r'\s+(-?[\d.]+)\s+([\d.]+)\s+(\d+)\s', l)
+    if sec == 'i' and m and name_col:
+        name = l[name_col:].rstrip('\n')
+        depth = (len(name) - len(name.lstrip(' '))) // 2
+        ivs.append((float(m.group(1)), float(m.group(2)), m.group(3), depth, name.strip()))
+nexp = sum(len(v) for v in want.values())
+order = all(got[t] == want[t] for t in want) and set(got) == set(want)
+mono = all(a <= b for a, b in zip(times, times[1:]))
+print('markers', 'ok' if order and mono and total == nexp * 5 else 'bad',
+      'want %d step lines (%d in all), got %d of %d lines, per-thread order %s, times %s'
+      % (nexp, nexp * 5, steps, total or 0, order, 'monotonic' if mono else 'go back'))
+print('stack', 'ok' if steps and steps_ok == steps else 'bad', '%d of %d step markers have step_marks' % (steps_ok, steps))
+rounds = [v for v in ivs if v[4].startswith('round_')]
+sleeps = defaultdict(list)
+for v in ivs:
+    if v[4].startswith('sleep_'): sleeps[v[2]].append((v[4], v[1], v[3]))
+worst, bad = 0.0, []
+for tid, lst in slept.items():
+    g = sleeps.get(tid, [])
+    if len(g) != len(lst): bad.append('thread %s: %d sleeps, %d intervals' % (tid, len(lst), len(g))); continue
+    for (n1, ms), (n2, d, depth) in zip(lst, g):
+        worst = max(worst, abs(ms - d))
+        if n1 != n2 or abs(ms - d) > 2.0 or depth != 1: bad.append('%s %s %.3f vs %.3f ms depth %d' % (tid, n1, ms, d, depth))
+nsl = sum(len(v) for v in slept.values())
+ok = not bad and len(rounds) == nsl and unmatched == 0 and all(r[3] == 0 for r in rounds)
+print('intervals', 'ok' if ok else 'bad', '%d sleeps, %d rounds, %s unmatched, worst |recorded - measured| %.3f ms; %s'
+      % (nsl, len(rounds), unmatched, worst, '; '.join(bad[:4])))
+PY
+res() { grep "^$1 " "$TMP/markers.res" | cut -d' ' -f3-; }
+for pair in "markers markers_all_in_order" "stack markers_stack" "intervals intervals_match_sleeps"; do
+	set -- $pair
+	if grep -q "^$1 ok" "$TMP/markers.res"; then
+		ok "$2"
+		echo "# $2: $(res "$1")"
+	else
+		fail "$2" "$(res "$1") (report: $TMP/markers.txt)"
+	fi
+done

@@ -1,0 +1,124 @@
+/* pl-tracepoint.h — tracepoint events (issue 19): a tracepoint's tracefs
+ * `format` file read into fields, a raw payload decoded with it, and the
+ * application markers (ftrace:print, written to trace_marker) with their
+ * begin/end intervals.
+ *
+ * The agent sends each tracepoint's format once (msg.h,
+ * PL_CHUNK_TRACE_FORMAT) and every hit as a SAMPLE of role TRACEPOINT with
+ * its raw payload; the profile keeps them as PlTraceEvents (time, thread,
+ * stack, a copy of the payload), apart from CPU samples.  Decoding happens
+ * when asked, so a format that comes late or not at all costs nothing but
+ * the decoded fields.
+ *
+ * Everything here is bounds-checked against the payload: a field that
+ * does not fit it (a truncated payload, a format from another kernel)
+ * decodes as absent, never past the bytes. */
+#ifndef PL_TRACEPOINT_H
+#define PL_TRACEPOINT_H
+
+#include <glib.h>
+
+#include "pl-profile.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+	PL_TF_INT,      /* size 1, 2, 4 or 8, signed or not */
+	PL_TF_CHARS,    /* char name[N]: a NUL-padded string; N = 0: to the payload's end */
+	PL_TF_DATA_LOC, /* __data_loc char[]: u32, offset in the low 16 bits, length above */
+	PL_TF_BYTES,    /* anything else (other arrays, structs): shown as hex */
+} PlTraceFieldKind;
+
+typedef struct {
+	char *name;
+	char *type; /* as the format declares it: "pid_t", "char[16]"… */
+	guint offset, size;
+	gboolean is_signed;
+	gboolean is_common; /* common_type, common_pid…: the same for every tracepoint */
+	gboolean pointer;   /* shown in hex */
+	PlTraceFieldKind kind;
+} PlTraceField;
+
+typedef struct {
+	char *name; /* "sched_wakeup" */
+	guint id;
+	GPtrArray *fields; /* PlTraceField*, in the format's order */
+} PlTraceFormat;
+
+/* Parses a tracefs format file.  NULL with error when it has no field. */
+PlTraceFormat *pl_trace_format_parse(const char *text, gsize len, GError **error);
+void pl_trace_format_free(PlTraceFormat *f);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlTraceFormat, pl_trace_format_free)
+const PlTraceField *pl_trace_format_find(const PlTraceFormat *f, const char *name);
+
+/* An integer field's value (sign-extended when signed); FALSE when the
+ * field is not an integer or does not fit the payload. */
+gboolean pl_trace_field_int(const PlTraceField *f, const guint8 *raw, gsize len,
+			    gboolean big_endian, gint64 *out);
+/* A string field (CHARS or DATA_LOC), up to its NUL; NULL when absent.
+ * Owned by the caller. */
+char *pl_trace_field_dup_string(const PlTraceField *f, const guint8 *raw, gsize len,
+				gboolean big_endian);
+/* Appends "value" as text (decimal, 0x… for pointers, the string, or hex
+ * bytes); FALSE (nothing appended) when the field does not fit. */
+gboolean pl_trace_field_append(const PlTraceField *f, const guint8 *raw, gsize len,
+			       gboolean big_endian, GString *out);
+/* "name=value name=value …" for the non-common fields. */
+char *pl_trace_format_dup_fields(const PlTraceFormat *f, const guint8 *raw, gsize len,
+				 gboolean big_endian);
+
+/* ─── the profile's tracepoint events ───────────────────────────────── */
+
+#define PL_MAX_TRACE_EVENTS (16u << 20) /* kept per profile; past it, counted as dropped */
+
+typedef struct {
+	guint64 time;
+	guint32 pid, tid;
+	guint32 event;  /* PlEvent index */
+	guint32 stack;  /* address-trie leaf, as PlSample.stack */
+	guint32 raw_off, raw_len; /* into the profile's payload store */
+	gboolean marker; /* a "markers" event: the payload is the line's text */
+} PlTraceEvent;
+
+/* In ingestion order (time order, past the reorder window). */
+const PlTraceEvent *pl_profile_get_trace_events(PlProfile *self, guint *n);
+const guint8 *pl_profile_get_trace_raw(PlProfile *self, const PlTraceEvent *e);
+/* The format the agent sent for that event, or NULL. */
+const PlTraceFormat *pl_profile_get_trace_format(PlProfile *self, guint32 event);
+gboolean pl_profile_is_big_endian(PlProfile *self);
+
+/* ─── markers ────────────────────────────────────────────────────────── */
+
+/* The markers (event "markers", msg.h PL_MARKER_TRACEPOINT) and lines of
+ * ftrace:print (no kernel sends those to perf, but a format may say so). */
+/* What perflens-marker.h writes for pl_mark_begin / pl_mark_end (the
+ * systrace convention, so other tools read them too): "B|PID|NAME",
+ * "E|PID|NAME". */
+typedef struct {
+	guint64 time;
+	guint32 pid, tid;
+	guint32 stack;
+	char *text; /* the line written, without its trailing newline */
+} PlMarker;
+
+typedef struct {
+	guint64 start, end;
+	guint32 pid, tid;
+	guint depth; /* open intervals of that thread around it */
+	char *name;
+} PlMarkerInterval;
+
+typedef struct {
+	GArray *markers;   /* PlMarker, time order */
+	GArray *intervals; /* PlMarkerInterval, by start */
+	guint unmatched;   /* begins never ended, ends never begun */
+} PlMarkers;
+
+/* The ftrace:print events of the profile.  Empty when none. */
+PlMarkers *pl_markers_new(PlProfile *profile);
+void pl_markers_free(PlMarkers *m);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlMarkers, pl_markers_free)
+
+G_END_DECLS
+
+#endif
