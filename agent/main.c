@@ -1,6 +1,5 @@
 /* main.c — perflens-agent: arguments, signals, and the only exit. */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +7,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "net.h"
 #include "perf.h"
 #include "probe.h"
@@ -115,37 +115,37 @@ int main(int argc, char **argv)
 		O_NOOFF, O_NOCNT, O_VERSION, O_HELP, O_LEVEL, O_WRITE_TOKEN, O_RING, O_NICE, O_FLUSH,
 		O_ALLOW_EXEC, O_STDIO, O_MARKERS,
 	};
-	static const struct option opts[] = {
-		{ "listen", no_argument, 0, O_LISTEN },
-		{ "port", required_argument, 0, O_PORT },
-		{ "bind", required_argument, 0, O_BIND },
-		{ "server", required_argument, 0, O_SERVER },
-		{ "output", required_argument, 0, O_OUTPUT },
-		{ "probe", no_argument, 0, O_PROBE },
-		{ "pid", required_argument, 0, O_PID },
-		{ "all", no_argument, 0, O_ALL },
-		{ "frequency", required_argument, 0, O_FREQ },
-		{ "event", required_argument, 0, O_EVENT },
-		{ "callgraph", required_argument, 0, O_CG },
-		{ "stack-size", required_argument, 0, O_STACK },
-		{ "stacks", required_argument, 0, O_STACKS },
-		{ "duration", required_argument, 0, O_DURATION },
-		{ "token", required_argument, 0, O_TOKEN },
-		{ "token-file", required_argument, 0, O_TOKEN_FILE },
-		{ "no-auth", no_argument, 0, O_NOAUTH },
-		{ "allow-exec", no_argument, 0, O_ALLOW_EXEC },
-		{ "no-offcpu", no_argument, 0, O_NOOFF },
-		{ "no-counters", no_argument, 0, O_NOCNT },
-		{ "zstd-level", required_argument, 0, O_LEVEL },
-		{ "write-token", required_argument, 0, O_WRITE_TOKEN },
-		{ "ring-pages", required_argument, 0, O_RING },
-		{ "nice", required_argument, 0, O_NICE },
-		{ "flush-ms", required_argument, 0, O_FLUSH },
-		{ "stdio", no_argument, 0, O_STDIO },
-		{ "markers", no_argument, 0, O_MARKERS },
-		{ "version", no_argument, 0, O_VERSION },
-		{ "help", no_argument, 0, O_HELP },
-		{ 0, 0, 0, 0 },
+	static const struct pla_opt opts[] = {
+		{ "listen", 0, O_LISTEN },
+		{ "port", 1, O_PORT },
+		{ "bind", 1, O_BIND },
+		{ "server", 1, O_SERVER },
+		{ "output", 1, O_OUTPUT },
+		{ "probe", 0, O_PROBE },
+		{ "pid", 1, O_PID },
+		{ "all", 0, O_ALL },
+		{ "frequency", 1, O_FREQ },
+		{ "event", 1, O_EVENT },
+		{ "callgraph", 1, O_CG },
+		{ "stack-size", 1, O_STACK },
+		{ "stacks", 1, O_STACKS },
+		{ "duration", 1, O_DURATION },
+		{ "token", 1, O_TOKEN },
+		{ "token-file", 1, O_TOKEN_FILE },
+		{ "no-auth", 0, O_NOAUTH },
+		{ "allow-exec", 0, O_ALLOW_EXEC },
+		{ "no-offcpu", 0, O_NOOFF },
+		{ "no-counters", 0, O_NOCNT },
+		{ "zstd-level", 1, O_LEVEL },
+		{ "write-token", 1, O_WRITE_TOKEN },
+		{ "ring-pages", 1, O_RING },
+		{ "nice", 1, O_NICE },
+		{ "flush-ms", 1, O_FLUSH },
+		{ "stdio", 0, O_STDIO },
+		{ "markers", 0, O_MARKERS },
+		{ "version", 0, O_VERSION },
+		{ "help", 0, O_HELP },
+		{ 0, 0, 0 },
 	};
 	static struct pla_options o;
 	unsigned long v;
@@ -162,32 +162,35 @@ int main(int argc, char **argv)
 	o.collect.stacks = PL_STACKS_USER;
 	o.collect.flags = PL_START_SWITCH_STACKS | PL_START_COUNTERS;
 
+	struct pla_args args;
+	pla_args_init(&args, argc, argv);
 	int c;
-	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+	while ((c = pla_args_next(&args, opts)) != 0) {
+		const char *arg = args.arg;
 		switch (c) {
 		case O_LISTEN:
 			o.mode = PLA_MODE_LISTEN;
 			break;
 		case O_PORT:
-			if (parse_uint("--port", optarg, 65535, &v) < 0)
+			if (parse_uint("--port", arg, 65535, &v) < 0)
 				return 2;
 			o.port = (int)v;
 			break;
 		case O_BIND:
-			o.bind_addr = optarg;
+			o.bind_addr = arg;
 			break;
 		case O_SERVER:
 			o.mode = PLA_MODE_SERVER;
-			if (pla_net_split(optarg, 9999, o.server_host, sizeof(o.server_host),
+			if (pla_net_split(arg, 9999, o.server_host, sizeof(o.server_host),
 					  &o.server_port) < 0) {
 				fprintf(stderr, "perflens-agent: --server needs HOST[:PORT], not '%s'\n",
-					optarg);
+					arg);
 				return 2;
 			}
 			break;
 		case O_OUTPUT:
 			o.mode = PLA_MODE_OUTPUT;
-			o.output = optarg;
+			o.output = arg;
 			break;
 		case O_PROBE:
 			probe_only = 1;
@@ -196,7 +199,7 @@ int main(int argc, char **argv)
 			o.mode = PLA_MODE_STDIO;
 			break;
 		case O_PID:
-			if (parse_uint("--pid", optarg, 0x7fffffff, &v) < 0)
+			if (parse_uint("--pid", arg, 0x7fffffff, &v) < 0)
 				return 2;
 			o.collect.target = PL_TARGET_PID;
 			o.collect.pid = (pid_t)v;
@@ -205,19 +208,19 @@ int main(int argc, char **argv)
 			o.collect.target = PL_TARGET_ALL;
 			break;
 		case O_FREQ:
-			if (parse_uint("--frequency", optarg, 1000000, &v) < 0 || v == 0)
+			if (parse_uint("--frequency", arg, 1000000, &v) < 0 || v == 0)
 				return 2;
 			o.collect.frequency = (uint32_t)v;
 			break;
 		case O_MARKERS:
-			optarg = "markers";
+			arg = "markers";
 			/* fall through */
 		case O_EVENT:
 			if (o.collect.nevents == PL_MAX_EVENTS) {
 				fprintf(stderr, "perflens-agent: at most %u --event\n", PL_MAX_EVENTS);
 				return 2;
 			}
-			if (pla_event_parse(optarg, &o.collect.events[o.collect.nevents], err,
+			if (pla_event_parse(arg, &o.collect.events[o.collect.nevents], err,
 					    sizeof(err)) < 0) {
 				fprintf(stderr, "perflens-agent: %s\n", err);
 				return 2;
@@ -225,15 +228,15 @@ int main(int argc, char **argv)
 			o.collect.nevents++;
 			break;
 		case O_CG:
-			if (!strcmp(optarg, "fp"))
+			if (!strcmp(arg, "fp"))
 				o.callgraph_requested = PL_CG_FP;
-			else if (!strcmp(optarg, "dwarf"))
+			else if (!strcmp(arg, "dwarf"))
 				o.callgraph_requested = PL_CG_DWARF;
-			else if (!strcmp(optarg, "lbr"))
+			else if (!strcmp(arg, "lbr"))
 				o.callgraph_requested = PL_CG_LBR;
-			else if (!strcmp(optarg, "none"))
+			else if (!strcmp(arg, "none"))
 				o.callgraph_requested = PL_CG_NONE;
-			else if (!strcmp(optarg, "auto"))
+			else if (!strcmp(arg, "auto"))
 				o.callgraph_requested = PL_CG_AUTO;
 			else {
 				fprintf(stderr, "perflens-agent: --callgraph is fp, dwarf, lbr, none or auto\n");
@@ -241,16 +244,16 @@ int main(int argc, char **argv)
 			}
 			break;
 		case O_STACK:
-			if (parse_uint("--stack-size", optarg, PL_MAX_STACK_COPY, &v) < 0)
+			if (parse_uint("--stack-size", arg, PL_MAX_STACK_COPY, &v) < 0)
 				return 2;
 			o.collect.stack_size = (uint32_t)v;
 			break;
 		case O_STACKS:
-			if (!strcmp(optarg, "user"))
+			if (!strcmp(arg, "user"))
 				o.collect.stacks = PL_STACKS_USER;
-			else if (!strcmp(optarg, "kernel"))
+			else if (!strcmp(arg, "kernel"))
 				o.collect.stacks = PL_STACKS_KERNEL;
-			else if (!strcmp(optarg, "both"))
+			else if (!strcmp(arg, "both"))
 				o.collect.stacks = PL_STACKS_BOTH;
 			else {
 				fprintf(stderr, "perflens-agent: --stacks is user, kernel or both\n");
@@ -258,27 +261,27 @@ int main(int argc, char **argv)
 			}
 			break;
 		case O_DURATION: {
-			const char *q = optarg;
+			const char *q = arg;
 			uint64_t ms;
 			if (pla_scan_fixed(&q, 1000, &ms) < 0 || *q || ms == 0 || ms > 30ull * 86400000) {
 				fprintf(stderr, "perflens-agent: --duration needs seconds (e.g. 10 or 2.5), "
-						"not '%s'\n", optarg);
+						"not '%s'\n", arg);
 				return 2;
 			}
 			o.collect.duration_ms = (uint32_t)ms;
 			break;
 		}
 		case O_TOKEN:
-			if (pla_token_check(optarg, "--token", err, sizeof(err)) < 0) {
+			if (pla_token_check(arg, "--token", err, sizeof(err)) < 0) {
 				fprintf(stderr, "perflens-agent: %s\n", err);
 				return 2;
 			}
-			o.token = optarg;
+			o.token = arg;
 			break;
 		case O_TOKEN_FILE: {
 			char what[300];
-			snprintf(what, sizeof(what), "the token file %s", optarg);
-			if (pla_token_read(optarg, token_buf, sizeof(token_buf), err, sizeof(err)) < 0 ||
+			snprintf(what, sizeof(what), "the token file %s", arg);
+			if (pla_token_read(arg, token_buf, sizeof(token_buf), err, sizeof(err)) < 0 ||
 			    pla_token_check(token_buf, what, err, sizeof(err)) < 0) {
 				fprintf(stderr, "perflens-agent: %s\n", err);
 				return 2;
@@ -300,11 +303,11 @@ int main(int argc, char **argv)
 			o.collect.flags &= ~(uint32_t)PL_START_COUNTERS;
 			break;
 		case O_WRITE_TOKEN:
-			write_token_path = optarg;
+			write_token_path = arg;
 			break;
 		case O_NICE: {
 			char *end;
-			long n = (long)pla_strtou64(optarg, &end, 10);
+			long n = (long)pla_strtou64(arg, &end, 10);
 			if (*end || n < -20 || n > 19) {
 				fprintf(stderr, "perflens-agent: --nice takes -20..19\n");
 				return 2;
@@ -313,19 +316,19 @@ int main(int argc, char **argv)
 			break;
 		}
 		case O_FLUSH:
-			if (parse_uint("--flush-ms", optarg, 10000, &v) < 0 || v < 10)
+			if (parse_uint("--flush-ms", arg, 10000, &v) < 0 || v < 10)
 				return 2;
 			o.flush_ms = (uint32_t)v;
 			break;
 		case O_RING:
-			if (parse_uint("--ring-pages", optarg, 4096, &v) < 0 || !v || (v & (v - 1))) {
+			if (parse_uint("--ring-pages", arg, 4096, &v) < 0 || !v || (v & (v - 1))) {
 				fprintf(stderr, "perflens-agent: --ring-pages needs a power of two\n");
 				return 2;
 			}
 			o.collect.ring_pages = (uint32_t)v;
 			break;
 		case O_LEVEL:
-			if (parse_uint("--zstd-level", optarg, 19, &v) < 0)
+			if (parse_uint("--zstd-level", arg, 19, &v) < 0)
 				return 2;
 			o.zstd_level = (int)v;
 			break;
@@ -338,13 +341,13 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
+			fprintf(stderr, "perflens-agent: %s (see perflens-agent --help)\n", args.err);
 			return 2;
 		}
 	}
-	if (optind < argc) {
+	if (args.next < argc) {
 		o.collect.target = PL_TARGET_COMMAND;
-		o.collect.argv = argv + optind;
+		o.collect.argv = argv + args.next;
 	}
 
 	if (probe_only) {
