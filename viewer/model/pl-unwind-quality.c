@@ -128,15 +128,19 @@ GArray *pl_profile_dup_unwind_stops(PlProfile *self)
 	while (g_hash_table_iter_next(&it, &k, &v)) {
 		PlUnwindModule row = { k, 0, { 0 }, PL_STOP_NOT_UNWOUND };
 		memcpy(row.by_stop, v, sizeof(row.by_stop));
-		/* a dwarf walk that ended in a module: the file tells why */
+		/* a dwarf walk that ended in a module without its file or its
+		 * CFI ended for that reason first: what the walk did without
+		 * them (libdw's frame-pointer guess, running on to the end of
+		 * the copy) says nothing more */
 		const PlModuleReport *r = g_hash_table_lookup(files, k);
-		if (r && row.by_stop[PL_STOP_CFI_ENDED]) {
-			PlUnwindStop why = !r->local_path ? PL_STOP_NO_FILE
-					   : !r->has_cfi && !r->has_ehabi ? PL_STOP_NO_CFI
-									  : PL_STOP_CFI_ENDED;
-			guint64 c = row.by_stop[PL_STOP_CFI_ENDED];
-			row.by_stop[PL_STOP_CFI_ENDED] = 0;
-			row.by_stop[why] += c;
+		PlUnwindStop why = !r			       ? PL_STOP_CFI_ENDED
+				   : !r->local_path		       ? PL_STOP_NO_FILE
+				   : !r->has_cfi && !r->has_ehabi ? PL_STOP_NO_CFI
+								  : PL_STOP_CFI_ENDED;
+		if (why != PL_STOP_CFI_ENDED) {
+			row.by_stop[why] += row.by_stop[PL_STOP_CFI_ENDED] +
+					    row.by_stop[PL_STOP_STACK_COPY];
+			row.by_stop[PL_STOP_CFI_ENDED] = row.by_stop[PL_STOP_STACK_COPY] = 0;
 		}
 		for (guint s = 0; s < PL_N_STOPS; s++) {
 			row.stopped += row.by_stop[s];

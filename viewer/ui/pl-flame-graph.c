@@ -34,6 +34,12 @@ struct _PlFlameGraph {
 	int cache_w, cache_h;
 	gboolean cache_dark;
 	gint hover; /* rect index or -1 */
+	/* a new layout of another height, or the icicle turned: show the
+	 * roots (the bottom of a flame graph, the top of an icicle) once the
+	 * scrolled window knows the new height; a deep stack must not hide
+	 * "all", main and the thread starts below the pane */
+	gboolean scroll_to_root;
+	double last_height;
 };
 
 G_DEFINE_FINAL_TYPE(PlFlameGraph, pl_flame_graph, GTK_TYPE_WIDGET)
@@ -83,6 +89,10 @@ static void layout_done(GObject *source, GAsyncResult *res, gpointer data)
 		pl_flame_layout_free(l);
 		return;
 	}
+	double height = pl_flame_layout_height(l, ROW_H);
+	if (height != self->last_height)
+		self->scroll_to_root = TRUE;
+	self->last_height = height;
 	pl_flame_layout_free(self->layout);
 	self->layout = l;
 	self->ready = TRUE;
@@ -366,8 +376,28 @@ static void pl_flame_graph_measure(GtkWidget *widget, GtkOrientation o, int for_
 	}
 }
 
+static gboolean scroll_to_root(gpointer data)
+{
+	PlFlameGraph *self = data;
+	GtkWidget *sw = gtk_widget_get_ancestor(GTK_WIDGET(self), GTK_TYPE_SCROLLED_WINDOW);
+	if (sw) {
+		GtkAdjustment *v = gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(sw));
+		gtk_adjustment_set_value(v, self->icicle ? gtk_adjustment_get_lower(v)
+							 : gtk_adjustment_get_upper(v) -
+								   gtk_adjustment_get_page_size(v));
+	}
+	g_object_unref(self);
+	return G_SOURCE_REMOVE;
+}
+
 static void pl_flame_graph_size_allocate(GtkWidget *widget, int w, int h, int baseline)
 {
+	PlFlameGraph *self = PL_FLAME_GRAPH(widget);
+	if (self->scroll_to_root && self->layout) {
+		/* after this allocation: the adjustment has its new upper then */
+		self->scroll_to_root = FALSE;
+		g_idle_add(scroll_to_root, g_object_ref(self));
+	}
 	invalidate(PL_FLAME_GRAPH(widget));
 	pl_ui_present_popovers(widget);
 }
@@ -444,6 +474,8 @@ GtkWidget *pl_flame_graph_new(void)
 void pl_flame_graph_set_icicle(PlFlameGraph *self, gboolean icicle)
 {
 	self->icicle = icicle;
+	self->scroll_to_root = TRUE;
+	gtk_widget_queue_resize(GTK_WIDGET(self));
 	invalidate(self);
 }
 
