@@ -331,9 +331,48 @@ static gboolean kallsyms_line(Parse *ps, const char *p, const char *end)
 	return TRUE;
 }
 
+/* A linker-made section boundary, not a function: __sched_text_start,
+ * __idmap_text_end, _stext, __start_xxx.  kallsyms lists such markers at
+ * the address of the function that begins the section, and a frame in
+ * __schedule must not be named __sched_text_start. */
+static gboolean is_marker(const char *n, gsize len)
+{
+	g_autofree char *s = g_strndup(n, len);
+	if (!strcmp(s, "_text") || !strcmp(s, "_stext") || !strcmp(s, "_etext") ||
+	    !strcmp(s, "_sinittext") || !strcmp(s, "_einittext"))
+		return TRUE;
+	if (g_str_has_prefix(s, "__start_") || g_str_has_prefix(s, "__stop_"))
+		return TRUE;
+	return s[0] == '_' && s[1] == '_' &&
+	       (g_str_has_suffix(s, "_start") || g_str_has_suffix(s, "_end"));
+}
+
+/* Among symbols at one address the lookup takes the last: make it the last
+ * that is not a marker (the file's order otherwise). */
+static void prefer_functions(PlTextSyms *t)
+{
+	PlTextSym *v = (PlTextSym *)(void *)t->syms->data;
+	guint n = t->syms->len;
+	for (guint i = 0; i < n;) {
+		guint j = i + 1;
+		while (j < n && v[j].addr == v[i].addr)
+			j++;
+		if (j - i > 1 && is_marker(t->text + v[j - 1].name_off, v[j - 1].name_len))
+			for (guint k = j - 1; k-- > i;)
+				if (!is_marker(t->text + v[k].name_off, v[k].name_len)) {
+					PlTextSym x = v[k];
+					v[k] = v[j - 1];
+					v[j - 1] = x;
+					break;
+				}
+		i = j;
+	}
+}
+
 PlTextSyms *pl_text_syms_parse_kallsyms(PlSymbols *self, const char *text, gsize len)
 {
 	PlTextSyms *t = parse_lines(self, text, len, kallsyms_line, NULL);
+	prefer_functions(t);
 	gboolean zero = t->syms->len > 0;
 	for (guint i = 0; i < t->syms->len && zero; i++)
 		zero = g_array_index(t->syms, PlTextSym, i).addr == 0;

@@ -64,8 +64,21 @@ static gint cmp_want(gconstpointer a, gconstpointer b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+static gboolean marker_name(const char *s)
+{
+	static const char *const fixed[] = { "_text", "_stext", "_etext", "_sinittext",
+					     "_einittext" };
+	for (guint i = 0; i < G_N_ELEMENTS(fixed); i++)
+		if (!strcmp(s, fixed[i]))
+			return TRUE;
+	gsize n = strlen(s);
+	return !strncmp(s, "__start_", 8) || !strncmp(s, "__stop_", 7) ||
+	       (!strncmp(s, "__", 2) && ((n > 6 && !strcmp(s + n - 6, "_start")) ||
+					 (n > 4 && !strcmp(s + n - 4, "_end"))));
+}
+
 /* The oracle: code symbols of text, one per address (the last in the
- * file, as the table keeps), sorted. */
+ * file that is not a section marker, else the last), sorted. */
 static GArray *oracle(const char *text)
 {
 	GArray *all = g_array_new(FALSE, FALSE, sizeof(Want));
@@ -82,14 +95,26 @@ static GArray *oracle(const char *text)
 	}
 	g_array_sort(all, cmp_want); /* stable: the file's order at one address */
 	GArray *one = g_array_new(FALSE, FALSE, sizeof(Want));
-	for (guint i = 0; i < all->len; i++) {
-		Want *w = &g_array_index(all, Want, i);
-		if (i + 1 < all->len && g_array_index(all, Want, i + 1).addr == w->addr) {
-			g_free(w->name);
-			g_free(w->module);
-			continue;
+	for (guint i = 0; i < all->len;) {
+		guint j = i;
+		while (j < all->len && g_array_index(all, Want, j).addr == g_array_index(all, Want, i).addr)
+			j++;
+		guint pick = j - 1;
+		for (guint k = j; k-- > i;)
+			if (!marker_name(g_array_index(all, Want, k).name)) {
+				pick = k;
+				break;
+			}
+		for (guint k = i; k < j; k++) {
+			Want *w = &g_array_index(all, Want, k);
+			if (k == pick) {
+				g_array_append_val(one, *w);
+			} else {
+				g_free(w->name);
+				g_free(w->module);
+			}
 		}
-		g_array_append_val(one, *w);
+		i = j;
 	}
 	g_array_free(all, TRUE);
 	return one;
@@ -231,4 +256,28 @@ static void edge_lines(void)
 	}
 }
 
-PL_TEST_MAIN(PL_CASE(host_every_symbol), PL_CASE(load_file_refuses), PL_CASE(edge_lines))
+/* A section's boundary markers share the address of its first function,
+ * before or after it in the file: the function names the frame. */
+static void markers_yield(void)
+{
+	PlTargetArch arch = t_host_arch();
+	const char *texts[] = {
+		"ffffffff81000000 T __sched_text_start\nffffffff81000000 t __schedule\n",
+		"ffffffff81000000 t __schedule\nffffffff81000000 T __sched_text_start\n",
+		"ffffffff81000000 T _stext\nffffffff81000000 T __idmap_text_end\n"
+		"ffffffff81000000 T cpu_resume\n",
+	};
+	const char *want[] = { "__schedule", "__schedule", "cpu_resume" };
+	for (guint i = 0; i < G_N_ELEMENTS(texts); i++) {
+		g_autoptr(PlSymbols) s = pl_symbols_new(NULL, &arch);
+		g_autofree char *text = g_strdup_printf("%sffffffff81001000 T next\n", texts[i]);
+		pl_symbols_take_kallsyms(s, g_strdup(text), strlen(text));
+		PlFrameInfo f[2];
+		pl_symbols_resolve(s, PID, 0xffffffff81000010ull, FALSE, f, 2);
+		PL_CHECKF(f[0].function && !strcmp(f[0].function, want[i]), "text %u: %s, want %s",
+			  i, f[0].function, want[i]);
+	}
+}
+
+PL_TEST_MAIN(PL_CASE(host_every_symbol), PL_CASE(load_file_refuses), PL_CASE(edge_lines),
+	     PL_CASE(markers_yield))
