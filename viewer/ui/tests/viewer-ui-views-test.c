@@ -17,6 +17,7 @@
 #include "pl-capture.h"
 #include "pl-counters-view.h"
 #include "pl-diff-view.h"
+#include "pl-flame-graph.h"
 #include "pl-health-view.h"
 #include "pl-profile.h"
 #include "pl-source-view.h"
@@ -576,6 +577,59 @@ static void timeline_markers(void)
 	settle();
 }
 
+/* A stack far deeper than the pane (300 frames, as a runaway kernel tower
+ * or deep recursion gives): the flame graph opens showing its roots, "all"
+ * at the bottom in view; the icicle, with its roots on top, scrolled up. */
+static void flame_roots_in_view(void)
+{
+	setup();
+	g_autoptr(PlProfile) p = pl_profile_new(NULL);
+	desc(p, 0, PL_ROLE_SAMPLED, "cpu-clock");
+	comm(p, 100, "deep");
+	static struct pl_msg m; /* 8 KiB call chain */
+	for (guint k = 0; k < 4; k++) {
+		memset(&m, 0, sizeof(m));
+		m.type = PL_MSG_SAMPLE;
+		m.u.sample = (struct pl_msg_sample){ .event = 0, .pid = 100, .tid = 100,
+						     .time = 1000 + k, .period = 1000, .cpumode = 2,
+						     .ip = 0x1000 };
+		m.u.sample.callchain[0] = (guint64)-512; /* PERF_CONTEXT_USER */
+		/* one sample 300 frames deep, three shallow ones */
+		guint depth = k ? 3 : 300;
+		for (guint i = 0; i < depth; i++)
+			m.u.sample.callchain[1 + i] = 0x1000 + 0x40ull * i;
+		m.u.sample.nr_callchain = depth + 1;
+		ingest(p, &m);
+	}
+	pl_profile_finish(p);
+	g_autoptr(PlAggregate) agg = pl_profile_aggregate(p, NULL);
+	PlFlameGraph *fg = PL_FLAME_GRAPH(pl_flame_graph_new());
+	GtkWidget *sw = pl_ui_scrolled(GTK_WIDGET(fg), FALSE);
+	gtk_stack_add_named(stack, sw, "deep-flame");
+	show("deep-flame");
+	pl_flame_graph_set_data(fg, p, agg);
+	GtkAdjustment *v = gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(sw));
+	for (guint i = 0; i < 25 && (!pl_flame_graph_is_ready(fg) ||
+				     gtk_adjustment_get_upper(v) <= gtk_adjustment_get_page_size(v));
+	     i++)
+		settle();
+	settle();
+	double up = gtk_adjustment_get_upper(v), page = gtk_adjustment_get_page_size(v);
+	PL_CHECKF(up > 2 * page, "the graph (%.0f px) should be taller than the pane (%.0f px)", up,
+		  page);
+	PL_CHECKF(gtk_adjustment_get_value(v) + page >= up - 1,
+		  "flame graph scrolled to %.0f of %.0f (page %.0f): the roots are out of sight",
+		  gtk_adjustment_get_value(v), up, page);
+	pl_flame_graph_set_icicle(fg, TRUE);
+	settle();
+	PL_CHECKF(gtk_adjustment_get_value(v) <= gtk_adjustment_get_lower(v) + 1,
+		  "icicle scrolled to %.0f: its roots, on top, are out of sight",
+		  gtk_adjustment_get_value(v));
+	pl_flame_graph_set_data(fg, NULL, NULL);
+	gtk_stack_remove(stack, sw);
+	settle();
+}
+
 PL_TEST_MAIN(PL_CASE(health_graphs), PL_CASE(health_perf_data), PL_CASE(disassembly_hot_leaf), PL_CASE(diff_rows),
 	     PL_CASE(thread_details), PL_CASE(creation_pairing), PL_CASE(counters_switches),
-	     PL_CASE(dark_theme), PL_CASE(timeline_markers))
+	     PL_CASE(dark_theme), PL_CASE(timeline_markers), PL_CASE(flame_roots_in_view))

@@ -16,7 +16,7 @@ AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn PROG=$B/test/viewer-
 TMP=$(mktemp -d /tmp/plv-views-XXXXXX)
 cleanup() { pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"; }
 trap cleanup EXIT
-CASES="health_graphs health_perf_data disassembly_hot_leaf diff_rows thread_details creation_pairing counters_switches dark_theme timeline_markers"
+CASES="health_graphs health_perf_data disassembly_hot_leaf diff_rows thread_details creation_pairing counters_switches dark_theme timeline_markers flame_roots_in_view"
 pl_plan $CASES
 fail_all() { for c in $CASES; do fail "$c" "$1"; done; exit 1; }
 skip_all() { for c in $CASES; do pl_was_reported "$c" || skip "$c" "$1"; done; exit 0; }
