@@ -5,6 +5,7 @@
  * to the views.
  */
 #include "pl-window.h"
+#include "pl-welcome-page.h"
 
 #include <string.h>
 
@@ -751,36 +752,6 @@ static GtkWidget *functions_page(PlWindow *self)
 	return box;
 }
 
-static GtkWidget *empty_page(PlWindow *self)
-{
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
-	gtk_widget_set_valign(box, GTK_ALIGN_CENTER);
-	gtk_widget_set_halign(box, GTK_ALIGN_CENTER);
-	GtkWidget *t = gtk_label_new("PerfLens");
-	gtk_widget_add_css_class(t, "title-1");
-	gtk_box_append(GTK_BOX(box), t);
-	self->empty_hint = GTK_LABEL(gtk_label_new(
-		"Connect to a board running perflens-agent, or open a saved session (.plens, "
-		"perf.data).\nYou can also drop a file on this window."));
-	gtk_label_set_justify(self->empty_hint, GTK_JUSTIFY_CENTER);
-	gtk_label_set_wrap(self->empty_hint, TRUE);
-	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->empty_hint));
-	GtkWidget *b = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
-	gtk_widget_set_halign(b, GTK_ALIGN_CENTER);
-	GtkWidget *c = gtk_button_new_with_label("Connect to a board…");
-	gtk_widget_add_css_class(c, "suggested-action");
-	gtk_actionable_set_action_name(GTK_ACTIONABLE(c), "win.connect");
-	GtkWidget *o = gtk_button_new_with_label("Open a file…  (Ctrl+O)");
-	gtk_actionable_set_action_name(GTK_ACTIONABLE(o), "win.open");
-	GtkWidget *ss = gtk_button_new_with_label("Saved sessions…  (Ctrl+L)");
-	gtk_actionable_set_action_name(GTK_ACTIONABLE(ss), "win.sessions");
-	gtk_box_append(GTK_BOX(b), c);
-	gtk_box_append(GTK_BOX(b), ss);
-	gtk_box_append(GTK_BOX(b), o);
-	gtk_box_append(GTK_BOX(box), b);
-	return box;
-}
-
 static GtkWidget *loading_page(PlWindow *self)
 {
 	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
@@ -983,7 +954,7 @@ static void pl_window_init(PlWindow *self)
 	g_signal_connect(self->sessions, "session-renamed", G_CALLBACK(on_session_renamed), self);
 
 	self->main_stack = GTK_STACK(gtk_stack_new());
-	gtk_stack_add_named(self->main_stack, empty_page(self), "empty");
+	gtk_stack_add_named(self->main_stack, pl_welcome_page_new(&self->empty_hint), "empty");
 	gtk_stack_add_named(self->main_stack, loading_page(self), "loading");
 	gtk_stack_add_named(self->main_stack, GTK_WIDGET(self->connect), "connect");
 	gtk_stack_add_named(self->main_stack, GTK_WIDGET(self->sessions), "sessions");
