@@ -78,6 +78,10 @@ GOptionGroup *pl_cli_sym_group(PlCliSymArgs *a)
 		  "Show inlined functions as frames of their own (the default)", NULL },
 		{ "no-inline", 0, 0, G_OPTION_ARG_NONE, &a->no_inline,
 		  "Attribute inlined code to the function it was inlined into", NULL },
+		{ "short-names", 0, 0, G_OPTION_ARG_NONE, &a->short_names,
+		  "Fold C++ template arguments and parameter lists in function names "
+		  "(std::vector<…>::push_back(…))",
+		  NULL },
 		{ "debuginfod", 0, 0, G_OPTION_ARG_STRING, &a->debuginfod_urls,
 		  "Fetch missing files of sampled modules from these debuginfod servers "
 		  "(space-separated; default $DEBUGINFOD_URLS; \"\" for none)", "URLS" },
@@ -317,6 +321,7 @@ PlProfile *pl_cli_load(const char *path, const PlCliSymArgs *a, PlCaptureInfo *i
 		pl_cli_fail("%s", error->message);
 		return NULL;
 	}
+	pl_profile_set_short_names(p, a->short_names);
 	g_autofree char *note = pl_capture_info_dup_note(info);
 	if (note)
 		fprintf(stderr, "perflens: note: %s: %s\n", path, note);

@@ -47,6 +47,7 @@ typedef struct {
 	char *map_file;
 	char **path_maps;
 	gboolean inline_; /* --inline: the default, accepted for symmetry */
+	gboolean short_names; /* fold C++ template arguments and parameters */
 	char *debuginfod_urls; /* --debuginfod URLS; NULL: $DEBUGINFOD_URLS */
 } PlCliSymArgs;
 /* Appends the --sysroot/--binary/… entries to a GOptionEntry list. */

@@ -59,6 +59,7 @@ struct _PlProfile {
 	GArray *funcs; /* PlFunction */
 	PlIdTable func_tab;
 	GPtrArray *func_labels; /* char*, lazily */
+	gboolean short_names;   /* labels with C++ templates and parameters folded */
 	GArray *nodes; /* PlNode */
 	GArray *last_child; /* guint32 per node: append children in order */
 	PlIdTable node_tab;

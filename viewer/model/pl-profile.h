@@ -180,6 +180,11 @@ guint pl_profile_get_n_functions(PlProfile *self);
 const PlFunction *pl_profile_get_function(PlProfile *self, guint32 id);
 /* "name", or "[module]" / "0x…" when unknown.  Owned by the profile. */
 const char *pl_profile_get_function_label(PlProfile *self, guint32 id);
+/* With short names on, labels have C++ template arguments and parameter
+ * lists folded (pl-name-shorten.h): every view and report that shows
+ * labels follows.  Names (PlFunction.name) stay whole. */
+void pl_profile_set_short_names(PlProfile *self, gboolean on);
+gboolean pl_profile_get_short_names(PlProfile *self);
 /* First function with that name, PL_NO_ID when none. */
 guint32 pl_profile_find_function(PlProfile *self, const char *name);
 

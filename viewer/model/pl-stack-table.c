@@ -5,6 +5,7 @@
  * that never change. */
 #include "pl-profile.h"
 #include "pl-profile-private.h"
+#include "pl-name-shorten.h"
 
 #include <string.h>
 
@@ -202,17 +203,33 @@ const char *pl_profile_get_function_label(PlProfile *self, guint32 id)
 {
 	g_return_val_if_fail(id < self->funcs->len, "?");
 	const PlFunction *f = &g_array_index(self->funcs, PlFunction, id);
-	if (f->name)
+	if (f->name && !self->short_names)
 		return f->name;
 	const char *l = self->func_labels->pdata[id];
 	if (!l) {
 		/* "[kernel]" stays as is; "burn" becomes "[burn]" */
-		g_autofree char *s = f->module[0] == '[' ? g_strdup(f->module)
-							: g_strdup_printf("[%s]", f->module);
+		g_autofree char *s = f->name		   ? pl_name_shorten(f->name)
+				     : f->module[0] == '[' ? g_strdup(f->module)
+							   : g_strdup_printf("[%s]", f->module);
 		l = g_string_chunk_insert_const(self->strings, s);
 		self->func_labels->pdata[id] = (gpointer)l;
 	}
 	return l;
+}
+
+void pl_profile_set_short_names(PlProfile *self, gboolean on)
+{
+	if (self->short_names == !!on)
+		return;
+	self->short_names = !!on;
+	/* every label is made again, named functions' too */
+	for (guint i = 0; i < self->func_labels->len; i++)
+		self->func_labels->pdata[i] = NULL;
+}
+
+gboolean pl_profile_get_short_names(PlProfile *self)
+{
+	return self->short_names;
 }
 
 guint32 pl_profile_find_function(PlProfile *self, const char *name)

@@ -12,12 +12,12 @@ struct _PlFlamePage {
 	GtkBox *crumbs;
 	GtkSearchEntry *search;
 	GtkLabel *match;
-	GtkToggleButton *icicle, *offcpu, *inverted;
+	GtkToggleButton *icicle, *offcpu, *inverted, *short_names;
 };
 
 G_DEFINE_FINAL_TYPE(PlFlamePage, pl_flame_page, GTK_TYPE_BOX)
 
-enum { SIG_OFFCPU, N_SIGNALS };
+enum { SIG_OFFCPU, SIG_SHORT_NAMES, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void on_crumb(GtkButton *b, PlFlamePage *self)
@@ -80,6 +80,11 @@ static void on_inverted(GtkToggleButton *b, PlFlamePage *self)
 static void on_offcpu(GtkToggleButton *b, PlFlamePage *self)
 {
 	g_signal_emit(self, signals[SIG_OFFCPU], 0, gtk_toggle_button_get_active(b));
+}
+
+static void on_short_names(GtkToggleButton *b, PlFlamePage *self)
+{
+	g_signal_emit(self, signals[SIG_SHORT_NAMES], 0, gtk_toggle_button_get_active(b));
 }
 
 static void on_svg_response(GtkNativeDialog *d, int response, PlFlamePage *self)
@@ -160,6 +165,12 @@ static void pl_flame_page_init(PlFlamePage *self)
 				    "time off CPU) instead of where they ran");
 	g_signal_connect(self->offcpu, "toggled", G_CALLBACK(on_offcpu), self);
 	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->offcpu));
+	self->short_names = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label("Short names"));
+	gtk_widget_set_tooltip_text(GTK_WIDGET(self->short_names),
+				    "Fold C++ template arguments and parameter lists in every view: "
+				    "std::vector<…>::push_back(…)");
+	g_signal_connect(self->short_names, "toggled", G_CALLBACK(on_short_names), self);
+	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->short_names));
 	self->icicle = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label("Icicle"));
 	gtk_widget_set_tooltip_text(GTK_WIDGET(self->icicle), "Root at the top");
 	g_signal_connect(self->icicle, "toggled", G_CALLBACK(on_icicle), self);
@@ -196,4 +207,7 @@ static void pl_flame_page_class_init(PlFlamePageClass *klass)
 	signals[SIG_OFFCPU] = g_signal_new("offcpu-toggled", G_TYPE_FROM_CLASS(klass),
 					   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1,
 					   G_TYPE_BOOLEAN);
+	signals[SIG_SHORT_NAMES] = g_signal_new("short-names-toggled", G_TYPE_FROM_CLASS(klass),
+						G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
+						1, G_TYPE_BOOLEAN);
 }

@@ -6,6 +6,8 @@
  * The page drives the graph's zoom, search and orientation itself.  What
  * concerns the window is left to it: "offcpu-toggled" (gboolean active),
  * the Off-CPU button changed (the window aggregates by another event);
+ * "short-names-toggled" (gboolean active), the Short names button changed
+ * (the window folds C++ names in the profile's labels, every view);
  * Export SVG activates the window's action win.export-svg, which asks the
  * page to export (pl_flame_page_export_svg: a file chooser, then the
  * outcome in the page's message line); the graph's own

@@ -58,6 +58,7 @@ struct _PlWindow {
 	PlAggregate *agg;
 	PlFilter filter;
 	gboolean offcpu_on;
+	gboolean short_names; /* kept for the next profile too */
 	char *path; /* the file shown, or the live session's file */
 	char *load_error;
 	gboolean resym_pending; /* settings changed while live: reload when it ends */
@@ -255,6 +256,8 @@ static void set_profile(PlWindow *self, PlProfile *p, const char *path)
 	/* the transforms the session was left with (none: a new one) */
 	pl_view_state_set_session(self->state, path);
 	self->profile = p;
+	if (p)
+		pl_profile_set_short_names(p, self->short_names);
 	pl_diff_controller_set_base(self->diff, p);
 	pl_live_controller_set_profile(self->live, p);
 	g_free(self->path);
@@ -389,6 +392,14 @@ static void on_offcpu(PlFlamePage *page, gboolean active, PlWindow *self)
 		pl_flame_page_set_message(page,
 					  "No off-CPU samples: record with context-switch stacks");
 	}
+	refresh_views(self);
+}
+
+static void on_short_names(PlFlamePage *page, gboolean active, PlWindow *self)
+{
+	self->short_names = active;
+	if (self->profile)
+		pl_profile_set_short_names(self->profile, active);
 	refresh_views(self);
 }
 
@@ -866,6 +877,7 @@ static void pl_window_init(PlWindow *self)
 	self->flame = pl_flame_page_get_graph(PL_FLAME_PAGE(flame));
 	self->search = pl_flame_page_get_search_entry(PL_FLAME_PAGE(flame));
 	g_signal_connect(flame, "offcpu-toggled", G_CALLBACK(on_offcpu), self);
+	g_signal_connect(flame, "short-names-toggled", G_CALLBACK(on_short_names), self);
 	g_signal_connect(self->flame, "frame-menu", G_CALLBACK(on_frame_menu), self);
 	gtk_stack_add_titled(self->views, flame, "flame", "Flame graph");
 	gtk_stack_add_titled(self->views, functions_page(self), "functions", "Functions");
