@@ -88,9 +88,12 @@ LogLevel VERBOSE
 EOF
 # sshd's privilege separation directory (its service makes it at start)
 [ -d /run/sshd ] || mkdir -m 755 /run/sshd
-# a private mount namespace: the noexec tmpfs exists for sshd's sessions only
-unshare -m --propagation private sh -c \
-	"mount -t tmpfs -o noexec,size=4m pl-noexec '$T/noexec' && exec '$SSHD' -D -e -f '$T/sshd_config'" \
+# a private mount namespace: the noexec tmpfs exists for sshd's sessions
+# only.  Only the mount holding $T is made private, not '/': in a chroot
+# whose root is no mount point (make check-fresh) that is EINVAL.
+unshare -m --propagation unchanged sh -c \
+	"mount --make-rprivate \"\$(findmnt -n -o TARGET -T '$T')\" &&
+	 mount -t tmpfs -o noexec,size=4m pl-noexec '$T/noexec' && exec '$SSHD' -D -e -f '$T/sshd_config'" \
 	2>"$T/sshd.log" &
 SSHD_PID=$!
 
