@@ -130,9 +130,12 @@ done
 # the deployed agent, and processes running it
 remote_agent() { ls "$T/board-cache/perflens/"perflens-agent-* 2>/dev/null | head -1; }
 agent_pids() { # processes whose executable is the deployed agent
+	# same file (device and inode), not the same path: the agent runs in
+	# sshd's mount namespace, where readlink of its exe gives another path
+	# when the test runs in a chroot (make check-fresh)
 	local f=$1 p
 	for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/exe" 2>/dev/null)" = "$f" ] && echo "${p#/proc/}"
+		[ "$p/exe" -ef "$f" ] 2>/dev/null && echo "${p#/proc/}"
 	done
 }
 gone_within() { # file seconds
@@ -255,7 +258,9 @@ expect_error ssh_bad_url "bad address 'ssh://-oProxyCommand=touch $T/pwned'" PL_
 	-o "$T/killed.plens" >"$T/rec-killed.log" 2>&1 &
 rpid=$!
 victim=
-for _ in $(seq 100); do
+# up to 30 s: copying and starting the agent over ssh is slow on a loaded
+# machine (10 s was not enough beside a build-san run)
+for _ in $(seq 300); do
 	f=$(remote_agent)
 	[ -n "$f" ] && victim=$(agent_pids "$f" | head -1)
 	[ -n "$victim" ] && [ -s "$T/killed.plens" ] && break
