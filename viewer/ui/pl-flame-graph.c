@@ -298,15 +298,6 @@ guint32 pl_flame_graph_get_node_func(PlFlameGraph *self, guint32 node)
 
 /* ─── geometry and drawing ───────────────────────────────────────────── */
 
-static gboolean is_dark(GtkWidget *w)
-{
-	GdkRGBA fg;
-	G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-	gtk_style_context_get_color(gtk_widget_get_style_context(w), &fg);
-	G_GNUC_END_IGNORE_DEPRECATIONS
-	return fg.red + fg.green + fg.blue > 1.5;
-}
-
 static void fill_style(PlFlameGraph *self, PlFlameStyle *s)
 {
 	*s = (PlFlameStyle){
@@ -332,7 +323,7 @@ static void pl_flame_graph_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 	int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
 	if (!self->layout || w <= 0 || h <= 0)
 		return;
-	gboolean dark = is_dark(widget);
+	gboolean dark = pl_ui_is_dark(widget);
 	if (!self->cache || self->cache_w != w || self->cache_h != h || self->cache_dark != dark) {
 		g_clear_pointer(&self->cache, gsk_render_node_unref);
 		GtkSnapshot *s = gtk_snapshot_new();

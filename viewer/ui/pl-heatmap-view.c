@@ -39,15 +39,6 @@ G_DEFINE_FINAL_TYPE(PlHeatmapView, pl_heatmap_view, GTK_TYPE_WIDGET)
 enum { SIG_RANGE, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-static gboolean is_dark(GtkWidget *w)
-{
-	GdkRGBA fg;
-	G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-	gtk_style_context_get_color(gtk_widget_get_style_context(w), &fg);
-	G_GNUC_END_IGNORE_DEPRECATIONS
-	return fg.red + fg.green + fg.blue > 1.5;
-}
-
 /* ─── geometry ───────────────────────────────────────────────────────── */
 
 static double cell_w(PlHeatmapView *self)
@@ -90,7 +81,7 @@ static void draw(GtkDrawingArea *a, cairo_t *cr, int width, int height, gpointer
 	const PlHeatmap *m = self->map;
 	if (!m || !m->total)
 		return;
-	gboolean dark = is_dark(GTK_WIDGET(a));
+	gboolean dark = pl_ui_is_dark(GTK_WIDGET(a));
 	double cw = cell_w(self), ch = cell_h(self);
 	PangoLayout *pl = gtk_widget_create_pango_layout(GTK_WIDGET(a), NULL);
 	double fg = dark ? 0.85 : 0.2;

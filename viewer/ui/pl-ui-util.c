@@ -328,6 +328,15 @@ void pl_ui_recent_add(const char *target)
 
 /* ─── heat ───────────────────────────────────────────────────────────── */
 
+gboolean pl_ui_is_dark(GtkWidget *w)
+{
+	GdkRGBA fg;
+	G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+	gtk_style_context_get_color(gtk_widget_get_style_context(w), &fg);
+	G_GNUC_END_IGNORE_DEPRECATIONS
+	return fg.red + fg.green + fg.blue > 1.5;
+}
+
 void pl_ui_heat_rgba(double share, gboolean dark, GdkRGBA *out)
 {
 	if (share < 0)

@@ -68,6 +68,8 @@ double pl_ui_nice_step(double span);
 void pl_ui_show_text(cairo_t *cr, PangoLayout *pl, const char *text, double x, double y,
 		     double align);
 
+/* The widget is drawn on a dark theme (its text colour is light). */
+gboolean pl_ui_is_dark(GtkWidget *w);
 /* Heat colour for a share 0..1, blended over the background (dark or not). */
 void pl_ui_heat_rgba(double share, gboolean dark, GdkRGBA *out);
 
