@@ -3,6 +3,7 @@
  * thread and event filters, and cell ranges that add up to the aggregate
  * of the same time range (what the app's drag selects). */
 #include "viewer-test-util.h"
+#include "viewer-test-profile.h"
 
 #include "pl-capture.h"
 #include "pl-heatmap.h"
@@ -44,11 +45,7 @@ static PlProfile *need_profile(void)
 		vt_sample(c, 0, PID, PID + 1, T0 + b[i] * MS, 1000, chain, 3);
 	vt_sample(c, 1, PID, PID + 1, T0 + 40 * MS, 1, chain, 3);
 	vt_capture_close(c);
-	profile = pl_profile_new(NULL);
-	GError *error = NULL;
-	PL_CHECKF(pl_capture_load(path, pl_profile_ingest, profile, NULL, &error), "%s",
-		  error ? error->message : "?");
-	pl_profile_finish(profile);
+	profile = vt_profile_load(path);
 	return profile;
 }
 

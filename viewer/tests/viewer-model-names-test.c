@@ -4,6 +4,7 @@
  * switch while names stay whole, on a capture whose functions are named by
  * a perf map (a JIT's C++-style names; the symbolizer reads the map). */
 #include "viewer-test-util.h"
+#include "viewer-test-profile.h"
 
 #include "pl-capture.h"
 #include "pl-name-shorten.h"
@@ -65,11 +66,7 @@ static void profile_labels(void)
 	m.u.chunk.data = (const uint8_t *)map;
 	PL_CHECK(vt_capture_add(c, &m) == 0);
 	vt_capture_close(c);
-	g_autoptr(PlProfile) p = pl_profile_new(NULL);
-	GError *error = NULL;
-	PL_CHECKF(pl_capture_load(path, pl_profile_ingest, p, NULL, &error), "%s",
-		  error ? error->message : "?");
-	pl_profile_finish(p);
+	g_autoptr(PlProfile) p = vt_profile_load(path);
 	const char *whole = "std::vector<int, std::allocator<int> >::push_back(int const&)";
 	guint32 f = pl_profile_find_function(p, whole);
 	PL_CHECKF(f != PL_NO_ID, "no function %s", whole);

@@ -11,6 +11,7 @@
  *   S5 main;compute_outer;sort_step;compute_outer;hot_leaf   1  indirect recursion
  */
 #include "viewer-test-util.h"
+#include "viewer-test-profile.h"
 
 #include "pl-capture.h"
 #include "pl-inverted.h"
@@ -57,11 +58,7 @@ static PlProfile *need_profile(void)
 	add_stack(c, e, "main;worker_loop;worker_loop;hot_leaf", 1, &t);
 	add_stack(c, e, "main;compute_outer;sort_step;compute_outer;hot_leaf", 1, &t);
 	vt_capture_close(c);
-	profile = pl_profile_new(NULL);
-	GError *error = NULL;
-	PL_CHECKF(pl_capture_load(path, pl_profile_ingest, profile, NULL, &error), "%s",
-		  error ? error->message : "?");
-	pl_profile_finish(profile);
+	profile = vt_profile_load(path);
 	return profile;
 }
 

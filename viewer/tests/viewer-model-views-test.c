@@ -4,6 +4,7 @@
  * built capture with known addresses, and from a live recording by the
  * real agent). */
 #include "viewer-test-util.h"
+#include "viewer-test-profile.h"
 
 #include "pl-capture.h"
 #include "pl-diff.h"
@@ -16,12 +17,7 @@
 
 static PlProfile *load(const char *path)
 {
-	PlProfile *p = pl_profile_new(NULL);
-	GError *error = NULL;
-	gboolean ok = pl_capture_load(path, pl_profile_ingest, p, NULL, &error);
-	PL_CHECKF(ok, "%s", error ? error->message : "?");
-	pl_profile_finish(p);
-	return p;
+	return vt_profile_load(path);
 }
 
 /* Opened once and kept (reachable: not a leak for ASan) */
