@@ -111,12 +111,15 @@ static void in_window(const struct pl_msg *m, void *user)
 }
 
 /* perf record -p for 3 s, started next to the agent so that both see the
- * same load of a shared machine */
+ * same load of a shared machine.  --buildid-mmap: beside the agent's
+ * build-id mmap events the kernel marks perf's with the build-id flag too
+ * (see stray_build_id_flag, viewer/formats/perf-data-records.c), and perf
+ * 6.1 aborts on them unless it asked for build-ids itself. */
 static pid_t start_perf(pid_t pid)
 {
 	char cmd[PATH_MAX + 300];
 	snprintf(cmd, sizeof(cmd),
-		 "exec perf record -q -k CLOCK_MONOTONIC -e cpu-clock -F 99 -p %d -o %s/perf.data -- sleep 3 "
+		 "exec perf record -q --buildid-mmap -k CLOCK_MONOTONIC -e cpu-clock -F 99 -p %d -o %s/perf.data -- sleep 3 "
 		 ">/dev/null 2>&1",
 		 (int)pid, tmpdir);
 	char *argv[] = { "/bin/sh", "-c", cmd, NULL };

@@ -252,7 +252,10 @@ run_case() {
 			return
 		fi
 		TPID=$(cat "$TMP/$name-target.pid")
-		timeout -k 5 "$limit" perf record -N -o "$d/perf.data" "${pargs[@]}" -p "$TPID" >/dev/null 2>"$d/perf.log" &
+		# --buildid-mmap: beside the agent, the kernel marks perf's mmap
+		# records with the agent's build-id flag; perf 6.1 aborts on them
+		# unless it asked for build-ids too (viewer/formats/perf-data-records.c)
+		timeout -k 5 "$limit" perf record -N --buildid-mmap -o "$d/perf.data" "${pargs[@]}" -p "$TPID" >/dev/null 2>"$d/perf.log" &
 		local ppid=$!
 		for i in $(seq 1 200); do   # until perf's events are open
 			perf_ready "$ppid" && break
@@ -286,7 +289,7 @@ run_case() {
 		timeout -k 5 "$limit" "$agent" --output "$d/ours.plens" "${aargs[@]}" "${sel[@]}" --duration "$secs" \
 			>/dev/null 2>"$d/agent.log" &
 		local apid=$!
-		timeout -k 5 "$limit" perf record -N -o "$d/perf.data" "${pargs[@]}" "${psel[@]}" -- sleep "$secs" \
+		timeout -k 5 "$limit" perf record -N --buildid-mmap -o "$d/perf.data" "${pargs[@]}" "${psel[@]}" -- sleep "$secs" \
 			>/dev/null 2>"$d/perf.log" &
 		local ppid=$!
 		wait "$apid"; arc=$?
@@ -436,7 +439,7 @@ threads --pid only.  Not covered: --all with kernel-only stacks, dwarf with kern
 stacks, and the full cross product (19 cases instead of 8 × 2 × 3 × 3 = 144: about 2
 minutes warm on 2 shared cores).
 
-How perf is run: `perf record -N -F HZ -e cpu-clock[:u] --call-graph fp|dwarf,8192
+How perf is run: `perf record -N --buildid-mmap -F HZ -e cpu-clock[:u] --call-graph fp|dwarf,8192
 [--kernel-callchains]` with `-p PID` attached to the process the agent started behind a
 gate (--command), `-p PID` (--pid and --all: perf 6.1 loading every DSO of the machine aborts now and then), at the same time as the agent
 (`--event cpu-clock --frequency HZ --callgraph fp|dwarf --stacks user|kernel|both`);

@@ -99,6 +99,7 @@ typedef struct {
 	guint64 compressed_records;   /* PERF_RECORD_COMPRESSED (perf record -z) */
 	guint64 rounds;               /* FINISHED_ROUND */
 	guint64 reorder_overflows;
+	guint64 stray_build_id_flags; /* MMAP2 build-id flag over maj/min/ino (kernel) */
 	guint nr_attrs;
 	guint nr_build_ids;
 } PlPerfDataStats;

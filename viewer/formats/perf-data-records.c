@@ -274,6 +274,20 @@ static PdDecode decode_sample(Reader *r, const uint8_t *rec, size_t size, uint64
 	return PD_DECODE_MSG;
 }
 
+/* Linux (6.1 at least, kernel/events/core.c perf_event_mmap_output) sets
+ * PERF_RECORD_MISC_MMAP_BUILD_ID in an mmap event it shares among all the
+ * perf events watching that mapping and never clears it: once one consumer
+ * asked for build-ids (attr.build_id, e.g. perflens-agent or `perf record
+ * --buildid-mmap`), the records of the consumers after it carry the flag
+ * over maj/min/ino.  A true build-id record has a size of 1 to 20 and three
+ * zero bytes after it; anything else is such a stray flag, and reading it as
+ * a build-id would make up an id that matches no file (no symbols at all).
+ * perf 6.1's own reader asserts on these and smashes its stack. */
+static gboolean stray_build_id_flag(const uint8_t *u)
+{
+	return u[0] == 0 || u[0] > PL_MAX_BUILD_ID || u[1] || u[2] || u[3];
+}
+
 static PdDecode decode_mmap(Reader *r, const uint8_t *rec, size_t body_end, uint16_t type,
 			    uint16_t misc, const PdSampleId *sid, uint64_t off, GError **error)
 {
@@ -290,6 +304,10 @@ static PdDecode decode_mmap(Reader *r, const uint8_t *rec, size_t body_end, uint
 	o->pgoff = cur_u64(&c);
 	if (type == PD_REC_MMAP2) {
 		const uint8_t *u = cur_take(&c, 24);
+		if (u && (misc & PD_MISC_MMAP_BUILD_ID) && stray_build_id_flag(u)) {
+			r->st->stray_build_id_flags++;
+			misc &= (uint16_t)~PD_MISC_MMAP_BUILD_ID;
+		}
 		if (u && (misc & PD_MISC_MMAP_BUILD_ID)) {
 			o->build_id_len = MIN(u[0], PL_MAX_BUILD_ID);
 			memcpy(o->build_id, u + 4, o->build_id_len);
