@@ -13,6 +13,7 @@ struct _PlDiffController {
 	PlDiffView *diff;
 	PlProfileLoader *loader;
 	PlProfile *base; /* borrowed: the window's profile */
+	PlViewState *state; /* the transforms both sides are shaped by */
 	/* the diff: the open profile is the base, this one the other */
 	PlProfile *diff_other;
 	char *diff_path;
@@ -24,6 +25,11 @@ G_DEFINE_FINAL_TYPE(PlDiffController, pl_diff_controller, G_TYPE_OBJECT)
 
 enum { SIG_STATUS, SIG_SHOWN, N_SIGNALS };
 static guint signals[N_SIGNALS];
+
+static const PlStackFilter *stack_filter(PlDiffController *self)
+{
+	return self->state ? pl_view_state_get_stack_filter(self->state) : NULL;
+}
 
 static void status(PlDiffController *self, const char *text)
 {
@@ -43,7 +49,7 @@ static void show_diff_page(PlDiffController *self, gboolean show)
 /* The diff borrows the base (the open profile) and owns the other. */
 void pl_diff_controller_clear(PlDiffController *self)
 {
-	pl_diff_view_set_profiles(self->diff, NULL, NULL);
+	pl_diff_view_set_profiles(self->diff, NULL, NULL, NULL);
 	g_clear_pointer(&self->diff_other, pl_profile_free);
 	g_clear_pointer(&self->diff_path, g_free);
 	show_diff_page(self, FALSE);
@@ -66,7 +72,7 @@ static void diff_load_done(PlProfileLoader *loader, const char *path, PlDiffCont
 	pl_diff_controller_clear(self);
 	self->diff_other = p;
 	self->diff_path = g_strdup(path);
-	pl_diff_view_set_profiles(self->diff, self->base, p);
+	pl_diff_view_set_profiles(self->diff, self->base, p, stack_filter(self));
 	show_diff_page(self, TRUE);
 	g_autofree char *base = g_path_get_basename(path);
 	g_autofree char *title = g_strdup_printf("Diff: %s", base);
@@ -87,6 +93,23 @@ gboolean pl_diff_controller_compare(PlDiffController *self, const char *path)
 	status(self, msg);
 	pl_profile_loader_load(self->loader, path);
 	return TRUE;
+}
+
+static void on_transforms_changed(PlViewState *st, PlDiffController *self)
+{
+	if (self->base && self->diff_other)
+		pl_diff_view_set_profiles(self->diff, self->base, self->diff_other,
+					  stack_filter(self));
+}
+
+void pl_diff_controller_set_view_state(PlDiffController *self, PlViewState *state)
+{
+	if (self->state)
+		g_signal_handlers_disconnect_by_data(self->state, self);
+	g_set_object(&self->state, state);
+	if (state)
+		g_signal_connect(state, "changed", G_CALLBACK(on_transforms_changed), self);
+	on_transforms_changed(state, self);
 }
 
 PlDiffController *pl_diff_controller_new(void)
@@ -116,8 +139,11 @@ static void pl_diff_controller_dispose(GObject *obj)
 		pl_profile_loader_cancel(self->loader);
 		g_clear_object(&self->loader);
 	}
+	if (self->state)
+		g_signal_handlers_disconnect_by_data(self->state, self);
+	g_clear_object(&self->state);
 	if (self->diff)
-		pl_diff_view_set_profiles(self->diff, NULL, NULL);
+		pl_diff_view_set_profiles(self->diff, NULL, NULL, NULL);
 	g_clear_pointer(&self->diff_other, pl_profile_free);
 	g_clear_pointer(&self->diff_path, g_free);
 	g_clear_pointer(&self->diff_error, g_free);

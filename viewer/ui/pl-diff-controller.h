@@ -8,6 +8,8 @@
  * borrowed: the window sets it whenever its profile changes, and clears
  * the diff before it frees the base.
  *
+ * The diff follows the window's stack filter and transforms (PlViewState).
+ *
  * Signals: "status" (const char *text), a line for the window's status bar;
  * "shown", the diff is ready (the window brings the Diff page forward).
  * Main thread only.
@@ -19,6 +21,7 @@
 
 #include "pl-diff-view.h"
 #include "pl-profile.h"
+#include "pl-view-state.h"
 
 G_BEGIN_DECLS
 
@@ -30,6 +33,9 @@ PlDiffController *pl_diff_controller_new(void);
 PlDiffView *pl_diff_controller_get_view(PlDiffController *self);
 /* The base, the window's profile (borrowed; NULL: none open). */
 void pl_diff_controller_set_base(PlDiffController *self, PlProfile *base);
+/* The window's call-tree transforms (a ref is kept): the diff is shaped by
+ * them and made again whenever they change. */
+void pl_diff_controller_set_view_state(PlDiffController *self, PlViewState *state);
 /* Drops the diff shown (the other profile) and hides the Diff page. */
 void pl_diff_controller_clear(PlDiffController *self);
 /* Loads the saved session at path in the background and shows the diff of

@@ -421,7 +421,8 @@ static char *describe(PlProfile *p, PlAggregate *agg)
 			       st->hostname && st->command ? st->hostname : "", agg->all.samples);
 }
 
-void pl_diff_view_set_profiles(PlDiffView *self, PlProfile *base, PlProfile *other)
+void pl_diff_view_set_profiles(PlDiffView *self, PlProfile *base, PlProfile *other,
+			       const PlStackFilter *sf)
 {
 	clear(self);
 	if (!base || !other) {
@@ -435,8 +436,8 @@ void pl_diff_view_set_profiles(PlDiffView *self, PlProfile *base, PlProfile *oth
 	PlFilter fa = PL_FILTER_ALL, fb = PL_FILTER_ALL;
 	fa.event = pl_profile_get_main_event(base);
 	fb.event = pl_profile_get_main_event(other);
-	g_autoptr(PlAggregate) a = pl_profile_aggregate(base, &fa);
-	g_autoptr(PlAggregate) b = pl_profile_aggregate(other, &fb);
+	g_autoptr(PlAggregate) a = pl_profile_aggregate_filtered(base, &fa, sf);
+	g_autoptr(PlAggregate) b = pl_profile_aggregate_filtered(other, &fb, sf);
 	self->diff = pl_diff_new(a, b);
 	build_flame(self, a, b);
 	g_autofree char *da = describe(base, a), *db = describe(other, b);
@@ -447,8 +448,10 @@ void pl_diff_view_set_profiles(PlDiffView *self, PlProfile *base, PlProfile *oth
 		"percentage points, sorted by |Δ self|.  "
 		"<span background='#f4a08a' foreground='#202020'> red </span> more time in "
 		"other (slower), <span background='#8ab4f4' foreground='#202020'> blue </span> "
-		"less (faster).  The flame graph is the other recording, coloured the same way.</span>",
-		ea, eb);
+		"less (faster).  The flame graph is the other recording, coloured the same way.%s</span>",
+		ea, eb,
+		sf && !pl_stack_filter_is_empty(sf)
+			? "  Both recordings are shaped by the transforms above the views." : "");
 	gtk_label_set_markup(self->summary, s);
 	gtk_widget_set_size_request(self->table, -1,
 				    (int)(HEAD_H + MAX(pl_diff_view_get_n_rows(self), 1) * ROW_H + 4));
@@ -554,5 +557,5 @@ static void pl_diff_view_init(PlDiffView *self)
 	gtk_widget_set_vexpand(paned, TRUE);
 	gtk_box_append(GTK_BOX(self->box), paned);
 	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
-	pl_diff_view_set_profiles(self, NULL, NULL);
+	pl_diff_view_set_profiles(self, NULL, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include <gtk/gtk.h>
 
 #include "pl-profile.h"
+#include "pl-stack-filter.h"
 
 G_BEGIN_DECLS
 
@@ -23,8 +24,12 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(PlDiffView, pl_diff_view, PL, DIFF_VIEW, GtkWidget)
 
 GtkWidget *pl_diff_view_new(void);
-/* Compares every sample of each (main event).  Either NULL clears. */
-void pl_diff_view_set_profiles(PlDiffView *self, PlProfile *base, PlProfile *other);
+/* Compares every sample of each (main event), both shaped by sf (the
+ * window's stack filter and call-tree transforms, borrowed for the call;
+ * NULL: none), so that a merge or a focus changes the diff as it changes
+ * every other view.  Either profile NULL clears. */
+void pl_diff_view_set_profiles(PlDiffView *self, PlProfile *base, PlProfile *other,
+			       const PlStackFilter *sf);
 
 /* For tests and scripts: rows shown (functions), and row i's label and
  * self-share change (other − base, in percentage points).  NULL / 0 past

@@ -895,6 +895,7 @@ static void pl_window_init(PlWindow *self)
 	self->health = PL_HEALTH_VIEW(pl_health_view_new());
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->health), "health", "Health");
 	self->diff = pl_diff_controller_new();
+	pl_diff_controller_set_view_state(self->diff, self->state);
 	g_signal_connect(self->diff, "status", G_CALLBACK(on_diff_status), self);
 	g_signal_connect(self->diff, "shown", G_CALLBACK(on_diff_shown), self);
 	gtk_stack_add_titled(self->views, GTK_WIDGET(pl_diff_controller_get_view(self->diff)),

@@ -21,6 +21,8 @@
 #include "pl-health-view.h"
 #include "pl-profile.h"
 #include "pl-source-view.h"
+#include "pl-stack-filter.h"
+#include "pl-transform.h"
 #include "pl-test-nm.h"
 #include "pl-test.h"
 #include "pl-thread-timeline.h"
@@ -259,11 +261,11 @@ static void disassembly_hot_leaf(void)
 	pl_source_view_set_disassembly(source, TRUE);
 }
 
-static double self_share(PlProfile *p, const char *name)
+static double self_share_sf(PlProfile *p, const char *name, const PlStackFilter *sf)
 {
 	PlFilter f = PL_FILTER_ALL;
 	f.event = pl_profile_get_main_event(p);
-	g_autoptr(PlAggregate) a = pl_profile_aggregate(p, &f);
+	g_autoptr(PlAggregate) a = pl_profile_aggregate_filtered(p, &f, sf);
 	guint64 w = 0;
 	for (guint32 id = 0; id < a->n_functions; id++)
 		if (!g_strcmp0(pl_profile_get_function_label(p, id), name) &&
@@ -272,10 +274,15 @@ static double self_share(PlProfile *p, const char *name)
 	return a->all.weight ? (double)w / (double)a->all.weight : 0;
 }
 
+static double self_share(PlProfile *p, const char *name)
+{
+	return self_share_sf(p, name, NULL);
+}
+
 static void diff_rows(void)
 {
 	setup();
-	pl_diff_view_set_profiles(diff, base, other);
+	pl_diff_view_set_profiles(diff, base, other, NULL);
 	show("diff");
 	guint n = pl_diff_view_get_n_rows(diff);
 	PL_CHECKF(n >= 3, "%u rows", n);
@@ -313,6 +320,42 @@ static void diff_rows(void)
 	shot("views-diff-light.png");
 	pl_diff_view_select_row(diff, G_MAXUINT);
 	PL_CHECK(pl_diff_view_get_n_highlighted(diff) == 0);
+}
+
+/* The window's transforms shape both sides of the diff: with hot_leaf
+ * merged into its callers it has no row, and every row's change is the one
+ * the two transformed aggregates give. */
+static void diff_honours_transforms(void)
+{
+	setup();
+	g_autoptr(PlStackFilter) sf = pl_stack_filter_new();
+	g_autoptr(GError) e = NULL;
+	PL_CHECK(pl_transforms_push(pl_stack_filter_get_transforms(sf), PL_TX_MERGE,
+				    "^hot_leaf$", &e));
+	pl_diff_view_set_profiles(diff, base, other, sf);
+	show("diff");
+	guint n = pl_diff_view_get_n_rows(diff);
+	PL_CHECKF(n >= 2, "%u rows", n);
+	guint checked = 0;
+	for (guint i = 0; i < n; i++) {
+		const char *name = pl_diff_view_get_row_label(diff, i);
+		PL_CHECKF(g_strcmp0(name, "hot_leaf"), "hot_leaf has row %u though it is merged", i);
+		/* a name shown twice (inlined and not) is not one function */
+		guint same = 0;
+		for (guint k = 0; k < n; k++)
+			same += !g_strcmp0(pl_diff_view_get_row_label(diff, k), name);
+		if (checked >= 5 || same > 1)
+			continue;
+		double want = 100 * (self_share_sf(other, name, sf) - self_share_sf(base, name, sf));
+		PL_CHECKF(fabs(pl_diff_view_get_row_delta(diff, i) - want) < 1e-9,
+			  "%s Δ %.4f, the transformed aggregates say %.4f", name,
+			  pl_diff_view_get_row_delta(diff, i), want);
+		checked++;
+	}
+	PL_CHECKF(checked >= 2, "only %u rows could be checked", checked);
+	printf("# diff with hot_leaf merged: %u rows, top %s %+.2f pp (%u checked)\n", n,
+	       pl_diff_view_get_row_label(diff, 0), pl_diff_view_get_row_delta(diff, 0), checked);
+	pl_diff_view_set_profiles(diff, base, other, NULL);
 }
 
 static void thread_details(void)
@@ -630,6 +673,6 @@ static void flame_roots_in_view(void)
 	settle();
 }
 
-PL_TEST_MAIN(PL_CASE(health_graphs), PL_CASE(health_perf_data), PL_CASE(disassembly_hot_leaf), PL_CASE(diff_rows),
+PL_TEST_MAIN(PL_CASE(health_graphs), PL_CASE(health_perf_data), PL_CASE(disassembly_hot_leaf), PL_CASE(diff_rows), PL_CASE(diff_honours_transforms),
 	     PL_CASE(thread_details), PL_CASE(creation_pairing), PL_CASE(counters_switches),
 	     PL_CASE(dark_theme), PL_CASE(timeline_markers), PL_CASE(flame_roots_in_view))
