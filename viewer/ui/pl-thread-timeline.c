@@ -214,6 +214,44 @@ static const GdkRGBA marker_rgba = { 0.95, 0.50, 0.05, 1 };
 static const GdkRGBA trace_rgba = { 0.05, 0.60, 0.70, 1 };
 static const GdkRGBA bar_rgba = { 0.60, 0.30, 0.85, 0.85 };
 
+#define BAR_H 2.5
+
+/* The top of an interval's bar: along the lane's bottom, one row up per
+ * nesting level (four at most). */
+static double bar_y(const Lane *l, guint depth)
+{
+	return l->y + LANE_H - 4 - 3.0 * MIN(depth, 4);
+}
+
+/* The interval whose bar is under (x, y): on that lane, within a few
+ * pixels of its ends (a 1 ms interval is a sliver), the bar row nearest y,
+ * the innermost on a tie; NULL when none. */
+static const PlMarkerInterval *interval_at(PlThreadTimeline *self, double x, double y, double w)
+{
+	Lane *l = lane_at(self, y);
+	if (!l || l->is_process || !self->markers)
+		return NULL;
+	const PlMarkerInterval *best = NULL;
+	double best_d = 0;
+	for (guint i = 0; i < self->markers->intervals->len; i++) {
+		const PlMarkerInterval *v =
+			&g_array_index(self->markers->intervals, PlMarkerInterval, i);
+		if (v->tid != l->tid)
+			continue;
+		double x0 = time_to_x(self, v->start, w), x1 = MAX(time_to_x(self, v->end, w), x0 + 1);
+		if (x < x0 - 2 || x > x1 + 2)
+			continue;
+		double d = fabs(y - (bar_y(l, v->depth) + BAR_H / 2));
+		if (d > 2.5)
+			continue;
+		if (!best || d < best_d || (d == best_d && v->depth > best->depth)) {
+			best = v;
+			best_d = d;
+		}
+	}
+	return best;
+}
+
 /* Ticks: a marker or tracepoint hit on its thread's lane (the marker's
  * tick taller); begin/end intervals: bars along the lane's bottom, one row
  * up per nesting level. */
@@ -229,9 +267,9 @@ static void draw_events(PlThreadTimeline *self, cairo_t *cr, double w)
 		if (!l)
 			continue;
 		double x0 = time_to_x(self, v->start, w), x1 = time_to_x(self, v->end, w);
-		double y = l->y + LANE_H - 4 - 3.0 * MIN(v->depth, 4);
+		double y = bar_y(l, v->depth);
 		set_rgba(cr, &bar_rgba, bar_rgba.alpha);
-		cairo_rectangle(cr, x0, y, MAX(x1 - x0, 1), 2.5);
+		cairo_rectangle(cr, x0, y, MAX(x1 - x0, 1), BAR_H);
 		cairo_fill(cr);
 		self->n_bars++;
 	}
@@ -298,7 +336,7 @@ char *pl_thread_timeline_dup_event_at(PlThreadTimeline *self, guint32 tid, guint
 		    (!in || v->depth > in->depth))
 			in = v;
 	}
-	return in ? g_strdup_printf("%s: %.3f ms (+%.3f ms)", in->name,
+	return in ? g_strdup_printf("%s: %.3f ms (+%.3f ms) · click its bar to select it", in->name,
 				    (double)(in->end - in->start) / 1e6,
 				    (double)(in->start - self->t_start) / 1e6)
 		  : NULL;
@@ -526,13 +564,34 @@ static void on_drag_end(GtkGestureDrag *g, double dx, double dy, PlThreadTimelin
 	}
 	self->dragging = FALSE;
 	if (fabs(dx) < 3) {
-		/* a click in the lanes clears the range */
-		g_signal_emit(self, signals[SIG_RANGE], 0, (guint64)0, (guint64)0);
+		pl_thread_timeline_click(self, start_x, start_y);
 		return;
 	}
 	double a = MIN(self->drag_x0, self->drag_x0 + dx), b = MAX(self->drag_x0, self->drag_x0 + dx);
 	guint64 t0 = x_to_time(self, a, w), t1 = x_to_time(self, b, w);
 	g_signal_emit(self, signals[SIG_RANGE], 0, t0, t1 > t0 ? t1 : t0 + 1);
+}
+
+void pl_thread_timeline_click(PlThreadTimeline *self, double x, double y)
+{
+	double w = gtk_widget_get_width(GTK_WIDGET(self));
+	const PlMarkerInterval *v = w > LABEL_W ? interval_at(self, x, y, w) : NULL;
+	if (v)
+		g_signal_emit(self, signals[SIG_RANGE], 0, v->start, v->end > v->start ? v->end : v->start + 1);
+	else
+		g_signal_emit(self, signals[SIG_RANGE], 0, (guint64)0, (guint64)0);
+}
+
+gboolean pl_thread_timeline_get_bar_center(PlThreadTimeline *self, guint32 tid, guint64 start,
+					   guint64 end, guint depth, double *x, double *y)
+{
+	Lane *l = lane_of_tid(self, tid);
+	double w = gtk_widget_get_width(GTK_WIDGET(self));
+	if (!l || w <= LABEL_W)
+		return FALSE;
+	*x = (time_to_x(self, start, w) + time_to_x(self, end, w)) / 2;
+	*y = bar_y(l, depth) + BAR_H / 2;
+	return TRUE;
 }
 
 /* The stack that created the thread (the agent samples the parent at

@@ -48,6 +48,15 @@ GtkWidget *pl_thread_timeline_show_thread_details(PlThreadTimeline *self, guint3
  * interval around time; NULL when none.  Owned by the caller. */
 char *pl_thread_timeline_dup_event_at(PlThreadTimeline *self, guint32 tid, guint64 time,
 				      guint64 slack);
+/* What a click (no drag) at (x, y) in the lanes does: on a begin/end
+ * interval's bar, selects its time range for every view ("range-changed"
+ * with its start and end); elsewhere clears the range. */
+void pl_thread_timeline_click(PlThreadTimeline *self, double x, double y);
+/* Where the bar of thread tid's interval [start, end] at nesting depth is
+ * drawn (its middle), for tests and scripts; FALSE when the thread has no
+ * lane or the widget no size yet. */
+gboolean pl_thread_timeline_get_bar_center(PlThreadTimeline *self, guint32 tid, guint64 start,
+					   guint64 end, guint depth, double *x, double *y);
 /* Ticks (and bars) drawn by the last snapshot. */
 guint pl_thread_timeline_get_n_ticks(PlThreadTimeline *self, guint *n_bars);
 

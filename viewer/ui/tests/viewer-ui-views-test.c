@@ -578,6 +578,12 @@ static void dark_theme(void)
  * round_tN with sleep_tN nested), and hovering a marker's time on its
  * thread's lane says its text, an interval's middle its name and
  * duration.  Photographed light. */
+static void got_range(guint64 *got, guint64 t0, guint64 t1)
+{
+	got[0] = t0;
+	got[1] = t1;
+}
+
 static void timeline_markers(void)
 {
 	setup();
@@ -613,8 +619,31 @@ static void timeline_markers(void)
 						 (double)(iv->end - iv->start) / 1e6);
 	PL_CHECKF(tip2 && g_str_has_prefix(tip2, want2), "want %s, got %s", want2,
 		  tip2 ? tip2 : "(none)");
-	printf("# timeline: %u marker ticks, %u interval bars; hover: '%s', '%s'\n", ticks, bars,
-	       tip, tip2);
+	/* a click on each bar selects that interval's time range; a click
+	 * on the lane above the bars clears it */
+	guint64 got[2] = { 1, 1 };
+	gulong h = g_signal_connect_swapped(timeline, "range-changed", G_CALLBACK(got_range), got);
+	guint clicked = 0;
+	for (guint i = 0; i < mk->intervals->len; i++) {
+		const PlMarkerInterval *v = &g_array_index(mk->intervals, PlMarkerInterval, i);
+		double x, y;
+		PL_CHECK(pl_thread_timeline_get_bar_center(timeline, v->tid, v->start, v->end, v->depth,
+							   &x, &y));
+		got[0] = got[1] = 1;
+		pl_thread_timeline_click(timeline, x, y);
+		PL_CHECKF(got[0] == v->start && got[1] == v->end,
+			  "click on %s (depth %u) at %.1f,%.1f selected [%" G_GUINT64_FORMAT ", %"
+			  G_GUINT64_FORMAT "], want [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT "]",
+			  v->name, v->depth, x, y, got[0], got[1], v->start, v->end);
+		clicked++;
+		/* 8 px higher (the lane's top): no bar, the range is cleared */
+		pl_thread_timeline_click(timeline, x, y - 8 - 3.0 * v->depth);
+		PL_CHECKF(got[0] == 0 && got[1] == 0, "a click above %s's bar kept a range", v->name);
+	}
+	g_signal_handler_disconnect(timeline, h);
+	PL_CHECK(clicked == 12);
+	printf("# timeline: %u marker ticks, %u interval bars (each selected by a click); hover: "
+	       "'%s', '%s'\n", ticks, bars, tip, tip2);
 	shot("views-timeline-markers-light.png");
 	pl_thread_timeline_set_profile(timeline, base);
 	settle();
