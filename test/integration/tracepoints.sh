@@ -24,6 +24,11 @@
 #       with their 40 sleep_tN intervals nested inside (depth 1), none
 #       unmatched, each sleep's duration within 2 ms of what the program
 #       measured around its clock_nanosleep (CLOCK_MONOTONIC).
+#   pair_intervals            `report --markers --pair 'step N even;step N
+#       odd'` (two regexes the user pairs): per thread, one interval from
+#       each "tN step 2j" marker to its "tN step 2j+1", 20 in all, each
+#       starting and ending at those markers' times as the marker table
+#       lists them; a --pair without ';' exits 2 saying what it wants.
 # PL_AGENT: the agent under test (else the build's).
 set -u
 B=${PL_BUILD:-build}
@@ -32,7 +37,7 @@ DUMP=$B/tools/pl-dump
 . "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok tracepoints: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 TMP=$(mktemp -d /tmp/pl-trace-XXXXXX)
 trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="wakeup_fields_match_perf format_sent_once bad_tracepoint_refused markers_all_in_order markers_stack intervals_match_sleeps"
+ALL="wakeup_fields_match_perf format_sent_once bad_tracepoint_refused markers_all_in_order markers_stack intervals_match_sleeps pair_intervals"
 pl_plan $ALL
 for x in "$PERFLENS" "$AGENT" "$MARKS" "$DUMP"; do
 	[ -x "$x" ] || { for n in $ALL; do fail "$n" "$x not built (make)"; done; exit 1; }
@@ -141,7 +146,7 @@ fi
 MCAP=$TMP/marks.plens
 if ! "$AGENT" --output "$MCAP" --markers --callgraph fp -- "$MARKS" "$TMP/mexpect" 4 10 \
 	>"$TMP/marks.log" 2>&1; then
-	for n in markers_all_in_order markers_stack intervals_match_sleeps; do
+	for n in markers_all_in_order markers_stack intervals_match_sleeps pair_intervals; do
 		fail "$n" "the agent cannot record markers: $(tail -2 "$TMP/marks.log" | tr '\n' ' ')"
 	done
 	exit 1
@@ -207,3 +212,43 @@ for pair in "markers markers_all_in_order" "stack markers_stack" "intervals inte
 		fail "$2" "$(res "$1") (report: $TMP/markers.txt)"
 	fi
 done
+
+# ─── two regexes paired by the user ─────────────────────────────────────
+"$PERFLENS" report --markers --pair 'step [0-9]*[02468]$;step [0-9]*[13579]$' "$MCAP" \
+	>"$TMP/pairs.txt" 2>&1
+prc=$?
+bad_out=$("$PERFLENS" report --markers --pair 'no-semicolon' "$MCAP" 2>&1)
+brc=$?
+res=$(python3 - "$TMP/pairs.txt" <<'PY'
+import re, sys
+from collections import defaultdict
+steps, ivs, sec, name_col, npair = defaultdict(dict), [], None, None, None
+for l in open(sys.argv[1]):
+    if 'Duration ms' in l: name_col = l.index('Name')
+    if l.startswith('Markers:'): sec = 'm'; continue
+    if l.startswith('Intervals:'):
+        sec = 'i'; m = re.search(r'(\d+) from --pair', l); npair = int(m.group(1)) if m else None; continue
+    m = re.match(r'\s+(-?[\d.]+)\s+(\d+)\s+\S+\s+t\d+ step (\d+)  \[', l)
+    if sec == 'm' and m: steps[m.group(2)][int(m.group(3))] = float(m.group(1)); continue
+    m = re.match(r'\s+(-?[\d.]+)\s+([\d.]+)\s+(\d+)\s', l)
+    if sec == 'i' and m and name_col and 'step' in l[name_col:]:
+        ivs.append((m.group(3), float(m.group(1)), float(m.group(2))))
+want = []
+for tid, ks in steps.items():
+    for k in sorted(ks):
+        if k % 2 == 0 and k + 1 in ks: want.append((tid, ks[k], (ks[k + 1] - ks[k]) * 1e3))
+bad = []
+for tid, t0, ms in want:
+    if not any(t == tid and abs(s - t0) < 2e-6 and abs(d - ms) < 0.003 for t, s, d in ivs):
+        bad.append('%s at %.6f (%.3f ms) missing' % (tid, t0, ms))
+ok = not bad and len(ivs) == len(want) == npair == 20
+print('ok' if ok else 'bad', '%d intervals from --pair (report says %s), %d step pairs in the marker table; %s'
+      % (len(ivs), npair, len(want), '; '.join(bad[:3])))
+PY
+)
+if [ $prc = 0 ] && [ "${res%% *}" = ok ] && [ $brc = 2 ] && echo "$bad_out" | grep -q 'BEGIN_REGEX;END_REGEX'; then
+	ok pair_intervals
+	echo "# pair_intervals: ${res#ok }"
+else
+	fail pair_intervals "report rc $prc: ${res#* }; bad --pair: rc $brc, '$(echo "$bad_out" | head -1)'"
+fi

@@ -3,6 +3,7 @@
  * tracepoint hit with its decoded fields, in time order. */
 #include <stdio.h>
 
+#include "pl-cli.h"
 #include "pl-tracepoint.h"
 #include "report.h"
 
@@ -29,9 +30,21 @@ static double rel_s(PlProfile *p, guint64 t)
 	return t >= t0 ? (double)(t - t0) / 1e9 : -(double)(t0 - t) / 1e9;
 }
 
-void pl_report_print_markers(PlProfile *p)
+gboolean pl_report_print_markers(PlProfile *p, char **pairs)
 {
 	g_autoptr(PlMarkers) m = pl_markers_new(p);
+	guint paired = 0;
+	for (guint i = 0; pairs && pairs[i]; i++) {
+		GRegex *b, *e;
+		g_autoptr(GError) error = NULL;
+		if (!pl_markers_parse_pair(pairs[i], &b, &e, &error)) {
+			pl_cli_fail("--pair: %s", error->message);
+			return FALSE;
+		}
+		paired += pl_markers_add_pairs(m, p, b, e, pairs[i]);
+		g_regex_unref(b);
+		g_regex_unref(e);
+	}
 	printf("\nMarkers: %u (lines written to tracefs trace_marker by perflens-marker.h)\n",
 	       m->markers->len);
 	if (m->markers->len)
@@ -43,8 +56,10 @@ void pl_report_print_markers(PlProfile *p)
 		print_frames(p, k->stack, 8);
 		printf("]\n");
 	}
-	printf("\nIntervals: %u (begin/end pairs: B|PID|NAME … E|PID|NAME), %u unmatched\n",
-	       m->intervals->len, m->unmatched);
+	printf("\nIntervals: %u (begin/end pairs: B|PID|NAME … E|PID|NAME", m->intervals->len);
+	if (pairs && pairs[0])
+		printf("; %u from --pair", paired);
+	printf("), %u unmatched\n", m->unmatched);
 	if (m->intervals->len)
 		printf("     Start s   Duration ms       TID  Thread           Name\n");
 	for (guint i = 0; i < m->intervals->len; i++) {
@@ -53,6 +68,7 @@ void pl_report_print_markers(PlProfile *p)
 		       (double)(v->end - v->start) / 1e6, v->tid, thread_label(p, v->tid),
 		       (int)(2 * v->depth), "", v->name);
 	}
+	return TRUE;
 }
 
 void pl_report_print_tracepoints(PlProfile *p)

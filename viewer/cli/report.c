@@ -18,6 +18,7 @@ typedef struct {
 	gboolean lines;
 	gboolean invert;
 	gboolean markers, tracepoints;
+	char **pairs;
 	char *function;
 	gdouble from, to;
 	char *annotate;
@@ -563,6 +564,11 @@ int pl_cli_report(int argc, char **argv)
 		  "Only the application markers (--markers recordings): each line with its "
 		  "time, thread and stack, and the begin/end intervals with durations",
 		  NULL },
+		{ "pair", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.pairs,
+		  "With --markers: also the intervals from an event matching BEGIN_RE to the "
+		  "next one matching END_RE on the same thread (markers by text, tracepoints "
+		  "by 'EVENT fields'; repeatable)",
+		  "'BEGIN_RE;END_RE'" },
 		{ "tracepoints", 0, 0, G_OPTION_ARG_NONE, &a.tracepoints,
 		  "Only the tracepoint events (--event SUBSYS:NAME) with their decoded fields",
 		  NULL },
@@ -632,8 +638,8 @@ int pl_cli_report(int argc, char **argv)
 	if (a.markers || a.tracepoints) {
 		/* events, not samples: these sections stand alone */
 		printf("%s\n", argv[1]);
-		if (a.markers)
-			pl_report_print_markers(p);
+		if (a.markers && !pl_report_print_markers(p, a.pairs))
+			goto out;
 		if (a.tracepoints)
 			pl_report_print_tracepoints(p);
 		rc = PL_EXIT_OK;
@@ -721,5 +727,6 @@ out:
 	g_free(a.annotate);
 	g_free(a.source);
 	g_strfreev(a.fail_if);
+	g_strfreev(a.pairs);
 	return rc;
 }

@@ -25,7 +25,8 @@ void pl_report_print_source(PlProfile *p, PlAggregate *agg, const char *what);
 /* --markers: the ftrace:print lines (time, thread, text, stack) and the
  * begin/end intervals with durations; --tracepoints: every tracepoint hit
  * with its decoded fields (report-trace.c). */
-void pl_report_print_markers(PlProfile *p);
+/* FALSE (after saying why) when a --pair is not 'BEGIN_RE;END_RE'. */
+gboolean pl_report_print_markers(PlProfile *p, char **pairs);
 void pl_report_print_tracepoints(PlProfile *p);
 
 #endif

@@ -365,3 +365,86 @@ PlMarkers *pl_markers_new(PlProfile *profile)
 	g_array_sort(m->intervals, interval_cmp);
 	return m;
 }
+
+/* What a pair's regexes are matched against: the marker's text, or the
+ * tracepoint's name and decoded fields. */
+static char *event_text(PlProfile *profile, const PlTraceEvent *ev, gboolean be)
+{
+	const guint8 *raw = pl_profile_get_trace_raw(profile, ev);
+	if (ev->marker) {
+		char *t = g_strndup((const char *)raw, ev->raw_len);
+		gsize n = strlen(t);
+		if (n && t[n - 1] == '\n')
+			t[n - 1] = 0;
+		return t;
+	}
+	const PlEvent *e = pl_profile_lookup_event(profile, ev->event);
+	const PlTraceFormat *f = pl_profile_get_trace_format(profile, ev->event);
+	g_autofree char *fields = f ? pl_trace_format_dup_fields(f, raw, ev->raw_len, be) : NULL;
+	return g_strdup_printf("%s %s", e ? e->name : "?", fields ? fields : "");
+}
+
+guint pl_markers_add_pairs(PlMarkers *m, PlProfile *profile, const GRegex *begin,
+			   const GRegex *end, const char *name)
+{
+	gboolean be = pl_profile_is_big_endian(profile);
+	guint n, added = 0;
+	const PlTraceEvent *ev = pl_profile_get_trace_events(profile, &n);
+	/* per thread: the start times of its open begins, innermost last */
+	g_autoptr(GHashTable) open = g_hash_table_new_full(NULL, NULL, NULL,
+							  (GDestroyNotify)g_array_unref);
+	for (guint i = 0; i < n; i++) {
+		g_autofree char *text = event_text(profile, &ev[i], be);
+		gboolean is_end = g_regex_match(end, text, 0, NULL);
+		gboolean is_begin = g_regex_match(begin, text, 0, NULL);
+		if (!is_end && !is_begin)
+			continue;
+		GArray *stack = g_hash_table_lookup(open, GUINT_TO_POINTER(ev[i].tid));
+		if (is_end && stack && stack->len) {
+			guint depth = stack->len - 1;
+			guint64 t0 = g_array_index(stack, guint64, depth);
+			PlMarkerInterval iv = { t0, ev[i].time, ev[i].pid, ev[i].tid, depth,
+						g_strdup(name) };
+			g_array_append_val(m->intervals, iv);
+			g_array_remove_index(stack, depth);
+			added++;
+			continue;
+		}
+		if (!is_begin) {
+			m->unmatched++; /* an end with nothing open */
+			continue;
+		}
+		if (!stack) {
+			stack = g_array_new(FALSE, FALSE, sizeof(guint64));
+			g_hash_table_insert(open, GUINT_TO_POINTER(ev[i].tid), stack);
+		}
+		g_array_append_val(stack, ev[i].time);
+	}
+	GHashTableIter it;
+	gpointer v;
+	g_hash_table_iter_init(&it, open);
+	while (g_hash_table_iter_next(&it, NULL, &v))
+		m->unmatched += ((GArray *)v)->len;
+	g_array_sort(m->intervals, interval_cmp);
+	return added;
+}
+
+gboolean pl_markers_parse_pair(const char *spec, GRegex **begin, GRegex **end, GError **error)
+{
+	*begin = *end = NULL;
+	const char *semi = strchr(spec, ';');
+	if (!semi || semi == spec || !semi[1]) {
+		g_set_error(error, G_REGEX_ERROR, G_REGEX_ERROR_COMPILE,
+			    "'%s' is not BEGIN_REGEX;END_REGEX (two regexes split by ';')", spec);
+		return FALSE;
+	}
+	g_autofree char *b = g_strndup(spec, (gsize)(semi - spec));
+	*begin = g_regex_new(b, G_REGEX_OPTIMIZE, 0, error);
+	if (*begin)
+		*end = g_regex_new(semi + 1, G_REGEX_OPTIMIZE, 0, error);
+	if (!*end) {
+		g_clear_pointer(begin, g_regex_unref);
+		return FALSE;
+	}
+	return TRUE;
+}

@@ -117,6 +117,21 @@ typedef struct {
 /* The ftrace:print events of the profile.  Empty when none. */
 PlMarkers *pl_markers_new(PlProfile *profile);
 void pl_markers_free(PlMarkers *m);
+
+/* Intervals between any two kinds of event, paired by the user (hotspot
+ * #326, #346): on each thread, an event matching begin opens an interval
+ * that the next one matching end closes (the innermost open one, so pairs
+ * nest).  Markers are matched on their text, tracepoint hits on "EVENT
+ * fields" as `report --tracepoints` prints them (e.g. "sched:sched_wakeup
+ * comm=… pid=…").  An event matching end with nothing open may open one
+ * when it matches begin too.  The intervals are added to m->intervals
+ * (named name, depth counted among these pairs) and unmatched ones counted
+ * in m->unmatched; returns how many were added. */
+guint pl_markers_add_pairs(PlMarkers *m, PlProfile *profile, const GRegex *begin,
+			   const GRegex *end, const char *name);
+/* "BEGIN_RE;END_RE" (split at the first ';') into two regexes; FALSE with
+ * error set for a missing half or a bad regex. */
+gboolean pl_markers_parse_pair(const char *spec, GRegex **begin, GRegex **end, GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlMarkers, pl_markers_free)
 
 G_END_DECLS

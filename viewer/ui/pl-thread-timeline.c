@@ -37,6 +37,7 @@ struct _PlThreadTimeline {
 	/* issue 19: markers and tracepoint hits as ticks on their thread's
 	 * lane, begin/end intervals as bars under them */
 	PlMarkers *markers;
+	GPtrArray *pairs;        /* "BEGIN_RE;END_RE" the user paired (char *) */
 	GHashTable *lane_of_tid; /* tid → lane index + 1 */
 	guint n_ticks, n_bars;   /* drawn at the last snapshot (tests) */
 };
@@ -66,6 +67,19 @@ static gint by_pid_tid(gconstpointer a, gconstpointer b)
 }
 
 static void fill_hist(PlThreadTimeline *self);
+
+/* The user's pairs as intervals (their specs were checked when set). */
+static void add_pairs(PlThreadTimeline *self)
+{
+	for (guint i = 0; self->markers && i < self->pairs->len; i++) {
+		GRegex *b, *e;
+		if (!pl_markers_parse_pair(self->pairs->pdata[i], &b, &e, NULL))
+			continue;
+		pl_markers_add_pairs(self->markers, self->profile, b, e, self->pairs->pdata[i]);
+		g_regex_unref(b);
+		g_regex_unref(e);
+	}
+}
 
 static void build_lanes(PlThreadTimeline *self)
 {
@@ -111,6 +125,7 @@ static void build_lanes(PlThreadTimeline *self)
 		y += LANE_H;
 	}
 	self->markers = pl_markers_new(self->profile);
+	add_pairs(self);
 	fill_hist(self);
 }
 
@@ -572,6 +587,47 @@ static void on_drag_end(GtkGestureDrag *g, double dx, double dy, PlThreadTimelin
 	g_signal_emit(self, signals[SIG_RANGE], 0, t0, t1 > t0 ? t1 : t0 + 1);
 }
 
+gboolean pl_thread_timeline_add_pair(PlThreadTimeline *self, const char *spec, GError **error)
+{
+	GRegex *b, *e;
+	if (!pl_markers_parse_pair(spec, &b, &e, error))
+		return FALSE;
+	g_regex_unref(b);
+	g_regex_unref(e);
+	g_ptr_array_add(self->pairs, g_strdup(spec));
+	if (self->markers) {
+		g_clear_pointer(&self->markers, pl_markers_free);
+		self->markers = pl_markers_new(self->profile);
+		add_pairs(self);
+	}
+	gtk_widget_queue_draw(GTK_WIDGET(self));
+	return TRUE;
+}
+
+void pl_thread_timeline_clear_pairs(PlThreadTimeline *self)
+{
+	g_ptr_array_set_size(self->pairs, 0);
+	if (self->markers) {
+		g_clear_pointer(&self->markers, pl_markers_free);
+		self->markers = pl_markers_new(self->profile);
+	}
+	gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+guint pl_thread_timeline_get_n_pair_intervals(PlThreadTimeline *self)
+{
+	guint n = 0;
+	for (guint i = 0; self->markers && i < self->markers->intervals->len; i++) {
+		const char *name = g_array_index(self->markers->intervals, PlMarkerInterval, i).name;
+		for (guint k = 0; k < self->pairs->len; k++)
+			if (!g_strcmp0(name, self->pairs->pdata[k])) {
+				n++;
+				break;
+			}
+	}
+	return n;
+}
+
 void pl_thread_timeline_click(PlThreadTimeline *self, double x, double y)
 {
 	double w = gtk_widget_get_width(GTK_WIDGET(self));
@@ -817,6 +873,7 @@ static void pl_thread_timeline_dispose(GObject *obj)
 	}
 	g_clear_pointer(&self->markers, pl_markers_free);
 	g_clear_pointer(&self->lane_of_tid, g_hash_table_unref);
+	g_clear_pointer(&self->pairs, g_ptr_array_unref);
 	G_OBJECT_CLASS(pl_thread_timeline_parent_class)->dispose(obj);
 }
 
@@ -847,6 +904,7 @@ static void pl_thread_timeline_init(PlThreadTimeline *self)
 {
 	self->lanes = g_array_new(FALSE, FALSE, sizeof(Lane));
 	self->lane_of_tid = g_hash_table_new(NULL, NULL);
+	self->pairs = g_ptr_array_new_with_free_func(g_free);
 	gtk_widget_set_has_tooltip(GTK_WIDGET(self), TRUE);
 	g_signal_connect(self, "query-tooltip", G_CALLBACK(on_query_tooltip), self);
 	GtkGesture *drag = gtk_gesture_drag_new();

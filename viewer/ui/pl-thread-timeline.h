@@ -48,6 +48,14 @@ GtkWidget *pl_thread_timeline_show_thread_details(PlThreadTimeline *self, guint3
  * interval around time; NULL when none.  Owned by the caller. */
 char *pl_thread_timeline_dup_event_at(PlThreadTimeline *self, guint32 tid, guint64 time,
 				      guint64 slack);
+/* Intervals between two kinds of event the user pairs (pl_markers_add_pairs:
+ * "BEGIN_RE;END_RE", on each thread), drawn and clickable like begin/end
+ * markers, kept across profiles until cleared.  FALSE with error set for a
+ * spec that is not two regexes. */
+gboolean pl_thread_timeline_add_pair(PlThreadTimeline *self, const char *spec, GError **error);
+void pl_thread_timeline_clear_pairs(PlThreadTimeline *self);
+/* Intervals of the profile shown that come from those pairs. */
+guint pl_thread_timeline_get_n_pair_intervals(PlThreadTimeline *self);
 /* What a click (no drag) at (x, y) in the lanes does: on a begin/end
  * interval's bar, selects its time range for every view ("range-changed"
  * with its start and end); elsewhere clears the range. */

@@ -22,6 +22,7 @@
 #include "pl-profile-loader.h"
 #include "pl-target-dialog.h"
 #include "pl-sessions-index.h"
+#include "pl-pair-button.h"
 #include "pl-transform-bar.h"
 #include "pl-ui-util.h"
 #include "pl-view-state.h"
@@ -931,6 +932,8 @@ static void pl_window_init(PlWindow *self)
 	gtk_box_append(GTK_BOX(prof), fbar);
 
 	self->timeline = PL_THREAD_TIMELINE(pl_thread_timeline_new());
+	gtk_box_insert_child_after(GTK_BOX(fbar), pl_pair_button_new(self->timeline),
+				   GTK_WIDGET(self->filter_label));
 	g_signal_connect(self->timeline, "range-changed", G_CALLBACK(on_range), self);
 	g_signal_connect(self->timeline, "thread-selected", G_CALLBACK(on_thread), self);
 	GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);

@@ -19,6 +19,7 @@
 #include "pl-diff-view.h"
 #include "pl-flame-graph.h"
 #include "pl-health-view.h"
+#include "pl-pair-button.h"
 #include "pl-profile.h"
 #include "pl-source-view.h"
 #include "pl-stack-filter.h"
@@ -640,8 +641,28 @@ static void timeline_markers(void)
 		pl_thread_timeline_click(timeline, x, y - 8 - 3.0 * v->depth);
 		PL_CHECKF(got[0] == 0 && got[1] == 0, "a click above %s's bar kept a range", v->name);
 	}
-	g_signal_handler_disconnect(timeline, h);
 	PL_CHECK(clicked == 12);
+	/* "Pair events…": step 2j → step 2j+1 of each thread, typed into the
+	 * popover as a user does: 2 intervals (2 threads × 3 rounds: step 0→1
+	 * only, 2 has no 3); a bad regex is said; Clear removes them */
+	GtkWidget *pb = g_object_ref_sink(pl_pair_button_new(timeline));
+	PlPairButton *pair = PL_PAIR_BUTTON(pb);
+	gtk_editable_set_text(pl_pair_button_get_begin_entry(pair), "step [0-9]*[02468]$");
+	gtk_editable_set_text(pl_pair_button_get_end_entry(pair), "step [0-9]*[13579]$");
+	g_signal_emit_by_name(pl_pair_button_get_add_button(pair), "clicked");
+	guint npi = pl_thread_timeline_get_n_pair_intervals(timeline);
+	PL_CHECKF(npi == 2, "%u intervals from the pair (status: %s)", npi,
+		  pl_pair_button_get_status(pair));
+	PL_CHECKF(strstr(pl_pair_button_get_status(pair), "2 intervals"), "status: %s",
+		  pl_pair_button_get_status(pair));
+	gtk_editable_set_text(pl_pair_button_get_begin_entry(pair), "step (");
+	g_signal_emit_by_name(pl_pair_button_get_add_button(pair), "clicked");
+	PL_CHECKF(g_str_has_prefix(pl_pair_button_get_status(pair), "Not a regex"), "status: %s",
+		  pl_pair_button_get_status(pair));
+	g_signal_emit_by_name(pl_pair_button_get_clear_button(pair), "clicked");
+	PL_CHECK(pl_thread_timeline_get_n_pair_intervals(timeline) == 0);
+	g_object_unref(pb);
+	g_signal_handler_disconnect(timeline, h);
 	printf("# timeline: %u marker ticks, %u interval bars (each selected by a click); hover: "
 	       "'%s', '%s'\n", ticks, bars, tip, tip2);
 	shot("views-timeline-markers-light.png");
