@@ -12,7 +12,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include <elfutils/debuginfod.h>
 
@@ -82,7 +85,9 @@ static int progress_cb(debuginfod_client *c, long a, long b)
 	d->cur.url = d->get_url(c);
 	if (!d->cur.url)
 		d->cur.url = d->urls ? d->urls : getenv(DEBUGINFOD_URLS_ENV_VAR);
-	d->cur.done = a;
+	/* before a server answers, libdebuginfod 0.188 passes its loop count
+	 * as "a": no bytes have come yet */
+	d->cur.done = d->get_url(c) ? a : 0;
 	d->cur.total = b > 0 ? b : 0;
 	if (!o->fetch_progress(&d->cur, o->fetch_progress_data))
 		d->cancelled = TRUE;
@@ -157,6 +162,38 @@ static void env_pop(const char *name, char *saved)
 	g_free(saved);
 }
 
+/* libdebuginfod's cache directory, as the 0.188 client finds it. */
+static char *client_cache_dir(void)
+{
+	const char *env = getenv("DEBUGINFOD_CACHE_PATH");
+	if (env && *env)
+		return g_strdup(env);
+	g_autofree char *legacy = g_build_filename(g_get_home_dir(), ".debuginfod_client_cache", NULL);
+	if (g_file_test(legacy, G_FILE_TEST_IS_DIR))
+		return g_steal_pointer(&legacy);
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	return xdg && *xdg ? g_build_filename(xdg, "debuginfod_client", NULL)
+			   : g_build_filename(g_get_home_dir(), ".cache", "debuginfod_client", NULL);
+}
+
+/* A query cancelled through the progress callback ends with -ENOENT, and
+ * libdebuginfod 0.188 then keeps an empty file as "on no server" for
+ * cache_miss_s (10 minutes): the user who cancelled a load and opens it
+ * again would get no fetch, and no word why.  Only that empty marker goes. */
+static void forget_cancelled_miss(PlElf *elf, gboolean exec)
+{
+	GString *hex = g_string_new(NULL);
+	for (guint i = 0; i < elf->build_id_len; i++)
+		g_string_append_printf(hex, "%02x", elf->build_id[i]);
+	g_autofree char *dir = client_cache_dir();
+	g_autofree char *path = g_build_filename(dir, hex->str, exec ? "executable" : "debuginfo",
+						 NULL);
+	g_string_free(hex, TRUE);
+	GStatBuf st;
+	if (g_lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+		unlink(path);
+}
+
 /* One query: the file's path in the client's cache (g_free), or NULL. */
 static char *query(PlDebuginfod *d, PlElf *elf, gboolean exec)
 {
@@ -210,8 +247,11 @@ static char *query(PlDebuginfod *d, PlElf *elf, gboolean exec)
 	d->off = TRUE;
 	const char *servers = d->urls ? d->urls : getenv(DEBUGINFOD_URLS_ENV_VAR);
 	g_autofree char *why = NULL;
-	if (d->cancelled)
+	if (d->cancelled) {
 		why = g_strdup("cancelled");
+		if (fd == -ENOENT)
+			forget_cancelled_miss(elf, exec);
+	}
 	else if (fd == -ETIME || fd == -ETIMEDOUT)
 		why = g_strdup_printf("no answer in %.1f s (DEBUGINFOD_TIMEOUT=%s s a try)",
 				      (double)(g_get_monotonic_time() - t0) / 1e6,

@@ -17,6 +17,10 @@ struct _PlProfileLoader {
 	/* Messages read by the running load, for the progress line (written
 	 * by the worker, read by the main thread). */
 	gsize load_progress;
+	/* What a debuginfod fetch of the load is doing (written by the
+	 * worker's fetch callback, read by the main thread; under lock). */
+	GMutex fetch_lock;
+	char *fetch_status;
 	/* the result, while "finished" runs */
 	PlProfile *profile;
 	GError *error;
@@ -27,12 +31,40 @@ G_DEFINE_FINAL_TYPE(PlProfileLoader, pl_profile_loader, G_TYPE_OBJECT)
 enum { SIG_PROGRESS, SIG_FINISHED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
+static void set_fetch_status(PlProfileLoader *self, char *text)
+{
+	g_mutex_lock(&self->fetch_lock);
+	g_free(self->fetch_status);
+	self->fetch_status = text;
+	g_mutex_unlock(&self->fetch_lock);
+}
+
+/* A fetch of the load (worker thread): the line the window shows under
+ * its progress; the load's cancel ends the fetch (pl-loader.c). */
+static gboolean on_fetch(const PlFetchProgress *f, gpointer data)
+{
+	PlProfileLoader *self = data;
+	if (f->finished) {
+		set_fetch_status(self, f->message ? g_strdup_printf("debuginfod: %s", f->message)
+						  : NULL);
+		return TRUE;
+	}
+	g_autofree char *done = g_format_size((guint64)MAX(f->done, 0));
+	g_autofree char *total = f->total > 0 ? g_format_size((guint64)f->total) : NULL;
+	set_fetch_status(self, g_strdup_printf("fetching the %s of %s from %s: %s%s%s", f->what,
+					       f->module, f->url ? f->url : "the servers",
+					       f->done > 0 ? done : "connecting",
+					       total ? " of " : "", total ? total : ""));
+	return TRUE;
+}
+
 static void load_thread(GTask *task, gpointer src, gpointer data, GCancellable *cancel)
 {
 	PlProfileLoader *self = src;
 	const char *path = data;
 	GError *error = NULL;
-	PlProfile *p = pl_target_load_file(path, cancel, &self->load_progress, &error);
+	PlProfile *p = pl_target_load_file_watched(path, cancel, &self->load_progress, on_fetch,
+						   self, &error);
 	if (!p)
 		g_task_return_error(task, error);
 	else
@@ -79,6 +111,7 @@ void pl_profile_loader_load(PlProfileLoader *self, const char *path)
 	g_free(self->loading_path);
 	self->loading_path = g_strdup(path);
 	__atomic_store_n(&self->load_progress, 0, __ATOMIC_RELAXED);
+	set_fetch_status(self, NULL);
 	if (!self->load_tick)
 		self->load_tick = g_timeout_add(250, on_load_tick, self);
 	self->load_cancel = g_cancellable_new();
@@ -108,7 +141,27 @@ PlProfile *pl_profile_loader_take_profile(PlProfileLoader *self)
 
 const GError *pl_profile_loader_get_error(PlProfileLoader *self) { return self->error; }
 
-static void pl_profile_loader_init(PlProfileLoader *self) {}
+char *pl_profile_loader_dup_fetch_status(PlProfileLoader *self)
+{
+	g_mutex_lock(&self->fetch_lock);
+	char *s = g_strdup(self->fetch_status);
+	g_mutex_unlock(&self->fetch_lock);
+	return s;
+}
+
+static void pl_profile_loader_init(PlProfileLoader *self)
+{
+	g_mutex_init(&self->fetch_lock);
+}
+
+/* after the worker: a running load holds a ref on the loader */
+static void pl_profile_loader_finalize(GObject *obj)
+{
+	PlProfileLoader *self = PL_PROFILE_LOADER(obj);
+	g_free(self->fetch_status);
+	g_mutex_clear(&self->fetch_lock);
+	G_OBJECT_CLASS(pl_profile_loader_parent_class)->finalize(obj);
+}
 
 static void pl_profile_loader_dispose(GObject *obj)
 {
@@ -126,6 +179,7 @@ static void pl_profile_loader_dispose(GObject *obj)
 static void pl_profile_loader_class_init(PlProfileLoaderClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = pl_profile_loader_dispose;
+	G_OBJECT_CLASS(klass)->finalize = pl_profile_loader_finalize;
 	GType t = G_TYPE_FROM_CLASS(klass);
 	signals[SIG_PROGRESS] = g_signal_new("progress", t, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
 					     G_TYPE_NONE, 0);

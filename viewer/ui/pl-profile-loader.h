@@ -35,6 +35,10 @@ gboolean pl_profile_loader_is_loading(PlProfileLoader *self);
 const char *pl_profile_loader_get_path(PlProfileLoader *self);
 /* Messages read by the running load (written by its worker). */
 gsize pl_profile_loader_get_progress(PlProfileLoader *self);
+/* What a debuginfod fetch of the running load is doing ("fetching the
+ * debug info of libc.so.6 from URL: 1.2 MB of 3.4 MB"), or the reason the
+ * last one failed; NULL when none.  The load's cancel ends a fetch too. */
+char *pl_profile_loader_dup_fetch_status(PlProfileLoader *self);
 /* Within "finished": the profile (owned by the caller now), or NULL. */
 PlProfile *pl_profile_loader_take_profile(PlProfileLoader *self);
 /* Within "finished": why the load gave no profile (borrowed), or NULL. */

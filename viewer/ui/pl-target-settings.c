@@ -191,10 +191,20 @@ void pl_sym_options_clear(PlSymOptions *o)
 
 /* The settings of the board a file was recorded on, as a file opened
  * here: the board's paths are readable unless a sysroot is set. */
+typedef struct {
+	PlFetchProgressFunc fn;
+	gpointer data;
+} Watch;
+
 static void options_for_host(const char *host, PlSymOptions *o, gpointer data)
 {
+	const Watch *w = data;
 	g_autoptr(PlTargetSettings) s = pl_target_settings_load(host);
 	pl_target_settings_to_options(s, TRUE, o);
+	if (w) {
+		o->fetch_progress = w->fn;
+		o->fetch_progress_data = w->data;
+	}
 }
 
 static void options_clear(PlSymOptions *o, gpointer data)
@@ -209,8 +219,17 @@ static void options_clear(PlSymOptions *o, gpointer data)
 PlProfile *pl_target_load_file(const char *path, GCancellable *cancel, gsize *progress,
 			       GError **error)
 {
+	return pl_target_load_file_watched(path, cancel, progress, NULL, NULL, error);
+}
+
+PlProfile *pl_target_load_file_watched(const char *path, GCancellable *cancel, gsize *progress,
+				       PlFetchProgressFunc fetch, gpointer fetch_data,
+				       GError **error)
+{
+	Watch w = { fetch, fetch_data };
 	PlLoadParams lp = { .options_for_host = options_for_host,
 			    .options_clear = options_clear,
+			    .data = fetch ? &w : NULL,
 			    .cancel = cancel,
 			    .progress = progress,
 			    .keep_partial = TRUE };

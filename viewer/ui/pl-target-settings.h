@@ -60,6 +60,11 @@ void pl_sym_options_clear(PlSymOptions *o);
  * error.  Any thread. */
 PlProfile *pl_target_load_file(const char *path, GCancellable *cancel, gsize *progress,
 			       GError **error);
+/* The same, with the board's debuginfod fetches reported to fetch (on the
+ * loading thread; PlSymOptions.fetch_progress; FALSE cancels the fetch). */
+PlProfile *pl_target_load_file_watched(const char *path, GCancellable *cancel, gsize *progress,
+				       PlFetchProgressFunc fetch, gpointer fetch_data,
+				       GError **error);
 
 G_END_DECLS
 

@@ -301,9 +301,11 @@ static void load_done(PlProfileLoader *loader, const char *path, PlWindow *self)
 static void on_load_progress(PlProfileLoader *loader, PlWindow *self)
 {
 	const char *path = pl_profile_loader_get_path(loader);
-	g_autofree char *msg = g_strdup_printf("Loading %s… %" G_GSIZE_FORMAT " records read",
+	g_autofree char *fetch = pl_profile_loader_dup_fetch_status(loader);
+	g_autofree char *msg = g_strdup_printf("Loading %s… %" G_GSIZE_FORMAT " records read%s%s",
 					       path ? path : "",
-					       pl_profile_loader_get_progress(loader));
+					       pl_profile_loader_get_progress(loader),
+					       fetch ? "\n" : "", fetch ? fetch : "");
 	gtk_label_set_text(self->loading_label, msg);
 }
 

@@ -68,10 +68,10 @@ $(UI_SH_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.sh | $(BUILD)/perflens $(BUIL
 	cp $< $@
 	chmod +x $@
 
-# The board's debuginfod setting, headless: pl-target-settings.c (no GTK)
-# with the viewer library.
+# The board's debuginfod setting, headless: pl-target-settings.c and the
+# window's loader, pl-profile-loader.c (no GTK), with the viewer library.
 $(BUILD)/test/viewer-ui-target-debuginfod-test: $(BUILD)/viewer/ui/pl-target-settings.o \
-	$(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
+	$(BUILD)/viewer/ui/pl-profile-loader.o $(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
 
 # The views test program needs a display: viewer-ui-views-test.sh records
 # its captures and runs it under Xvfb (so it is not named *-test itself).

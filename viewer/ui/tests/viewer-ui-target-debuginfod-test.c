@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "pl-profile-loader.h"
 #include "pl-target-settings.h"
 #include "pl-test.h"
 
@@ -42,6 +43,39 @@ static gpointer cancel_later(gpointer c)
 	g_usleep(1500 * 1000);
 	g_cancellable_cancel(c);
 	return NULL;
+}
+
+typedef struct {
+	const char *url;
+	char *status; /* the first fetch status naming url */
+	gboolean finished;
+	GMainLoop *loop;
+	guint ticks;
+} Seen;
+
+static gboolean quit_loop(gpointer loop)
+{
+	g_main_loop_quit(loop);
+	return G_SOURCE_REMOVE;
+}
+
+static void on_progress(PlProfileLoader *l, Seen *s)
+{
+	g_autofree char *st = pl_profile_loader_dup_fetch_status(l);
+	s->ticks++;
+	if (!s->status && st && strstr(st, s->url)) {
+		s->status = g_strdup(st);
+		pl_profile_loader_cancel(l); /* the loading page's Cancel */
+	}
+}
+
+static void on_finished(PlProfileLoader *l, const char *path, Seen *s)
+{
+	PlProfile *p = pl_profile_loader_take_profile(l);
+	if (p)
+		pl_profile_free(p);
+	s->finished = TRUE;
+	g_main_loop_quit(s->loop);
 }
 
 static void board_setting_and_cancel(void)
@@ -92,10 +126,39 @@ static void board_setting_and_cancel(void)
 	int c = accept(h, NULL, NULL);
 	PL_CHECKF(c >= 0, "nobody connected to the board's debuginfod URL");
 	close(c);
-	close(h);
 	printf("# load with a fetch waiting on a silent server cancelled after %.1f s\n", secs);
 	if (p)
 		pl_profile_free(p);
+
+	/* The app's loader (what the window's loading page shows every 250 ms),
+	 * the same file opened again after that cancel: the fetch is asked
+	 * again and named, module and server, while it waits, with no bytes
+	 * yet; the page's Cancel (pl_profile_loader_cancel) ends it. */
+	g_autofree char *url = g_strdup_printf("127.0.0.1:%u", ntohs(sa.sin_port));
+	/* the same cache: the cancelled query above must not be remembered
+	 * as "on no server" (libdebuginfod would not ask again for 10 min) */
+	g_autoptr(PlProfileLoader) loader = pl_profile_loader_new();
+	Seen seen = { url, NULL, FALSE, g_main_loop_new(NULL, FALSE), 0 };
+	g_signal_connect(loader, "progress", G_CALLBACK(on_progress), &seen);
+	g_signal_connect(loader, "finished", G_CALLBACK(on_finished), &seen);
+	guint guard = g_timeout_add_seconds(20, quit_loop, seen.loop);
+	t0 = g_get_monotonic_time();
+	pl_profile_loader_load(loader, rec);
+	g_main_loop_run(seen.loop);
+	secs = (double)(g_get_monotonic_time() - t0) / 1e6;
+	if (seen.finished)
+		g_source_remove(guard);
+	PL_CHECKF(seen.finished, "the load neither ended nor was cancelled in 20 s");
+	PL_CHECKF(seen.status, "the loader never said a fetch was under way (%u ticks, %.1f s)", seen.ticks, secs);
+	PL_CHECKF(strstr(seen.status, "burn") && strstr(seen.status, url) &&
+			  strstr(seen.status, "connecting"),
+		  "status: %s", seen.status);
+	PL_CHECKF(secs < 10, "cancelled load took %.1f s", secs);
+	printf("# the app's loader said \"%s\"; cancelled, it ended after %.1f s\n", seen.status,
+	       secs);
+	g_free(seen.status);
+	g_main_loop_unref(seen.loop);
+	close(h);
 }
 
 static void cleanup(void)
