@@ -763,10 +763,14 @@ guint pl_symbols_resolve(PlSymbols *self, guint32 pid, guint64 pc, gboolean is_r
 		/* a self-contained session: its table or nothing, never a file */
 		guint n = pl_sym_embed_get_frames(self->embedded, pid, pc, is_return_address, out,
 						  max);
-		if (n)
-			return n;
-		out[0] = (PlFrameInfo){ .module = pl_sym_intern(self, "[unknown]"), .rel_addr = pc };
-		return 1;
+		if (n == 0) {
+			out[0] = (PlFrameInfo){ .module = pl_sym_intern(self, "[unknown]"),
+						.rel_addr = pc };
+			n = 1;
+		}
+		if (self->record) /* an export of an export */
+			pl_sym_embed_put_frames(self->record, pid, pc, is_return_address, out, n);
+		return n;
 	}
 	guint n = resolve_here(self, pid, pc, is_return_address, out, max);
 	if (self->record)

@@ -426,21 +426,22 @@ guint pl_symbols_unwind(PlSymbols *self, guint32 pid, guint32 tid, guint64 regs_
 			      ? pl_sym_embed_unwind_key(pid, tid, regs_mask, regs, nregs, stack,
 							stack_size)
 			      : 0;
-	if (self->embedded) {
-		gint en = pl_sym_embed_get_unwind(self->embedded, key, pcs, max, truncated);
-		*truncated = en >= 0 ? *truncated : TRUE;
-		return en >= 0 ? (guint)en : 0;
-	}
-	guint n = 0;
+	guint n;
 	gint an = -1;
-	if (self->ahead)
-		an = self->ahead_take(self->ahead, &self->arch, pid, tid, regs_mask, regs, nregs,
-				      stack, stack_size, pcs, max, truncated);
-	if (an >= 0)
-		n = (guint)an;
-	else
-		n = pl_symbols_unwind_used(self, pid, tid, regs_mask, regs, nregs, stack,
-					   stack_size, pcs, max, truncated, &used);
+	if (self->embedded) {
+		/* its answer or none: never a walk over this machine's files */
+		an = pl_sym_embed_get_unwind(self->embedded, key, pcs, max, truncated);
+		if (an < 0)
+			*truncated = TRUE;
+		n = an >= 0 ? (guint)an : 0;
+	} else {
+		if (self->ahead)
+			an = self->ahead_take(self->ahead, &self->arch, pid, tid, regs_mask, regs,
+					      nregs, stack, stack_size, pcs, max, truncated);
+		n = an >= 0 ? (guint)an
+			    : pl_symbols_unwind_used(self, pid, tid, regs_mask, regs, nregs, stack,
+						     stack_size, pcs, max, truncated, &used);
+	}
 	if (self->record)
 		pl_sym_embed_put_unwind(self->record, key, pcs, n, *truncated);
 	return n;
