@@ -467,6 +467,16 @@ enum pl_chunk_kind {
 	PL_CHUNK_KALLSYMS = 3, /* /proc/kallsyms text (text symbols only) */
 	PL_CHUNK_MODULES = 4,  /* /proc/modules text */
 	PL_CHUNK_TRACE_FORMAT = 5, /* issue 19: see below */
+	/* A self-contained session (viewer only: `perflens export --format
+	 * plens-symbolized`): the session's symbolization resolved where its
+	 * files were — frames of every sampled address, DWARF walks, module
+	 * coverage, sources and disassembly of the hottest functions, and
+	 * where/when it was made — as one versioned table
+	 * (viewer/symbols/pl-sym-embed.h) cut into chunks: pid 0, addr 0,
+	 * offset/total over the table, name "perflens-symbols", written
+	 * right after HELLO.  Viewers before it skip unknown kinds (and
+	 * symbolize from local files as usual). */
+	PL_CHUNK_SYMBOLIZED = 6,
 };
 struct pl_msg_file_chunk {
 	uint8_t kind;

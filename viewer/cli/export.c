@@ -6,6 +6,7 @@
 #include "pl-cli.h"
 #include "perf-data-writer.h"
 #include "pl-export.h"
+#include "pl-session-export.h"
 
 typedef struct {
 	PlPerfDataWriter *w;
@@ -50,16 +51,46 @@ static int export_perf_data(const char *in, const char *out)
 	return PL_EXIT_OK;
 }
 
+/* A self-contained session: the load symbolizes with the options given,
+ * as report would, and everything it resolved goes into the file. */
+static int export_symbolized(const char *in, const char *out, const PlCliSymArgs *sym, gint top)
+{
+	if (!out)
+		return pl_cli_fail("export --format plens-symbolized needs -o FILE.plens");
+	if (top < 0 || top > 1000)
+		return pl_cli_fail("--hot %d: give 0 to 1000 functions", top);
+	PlSymOptions o;
+	if (!pl_cli_sym_options(sym, &o))
+		return PL_EXIT_BAD_INPUT;
+	PlLoadParams lp = { .options = &o };
+	PlSessionExportStats st;
+	g_autoptr(GError) error = NULL;
+	gboolean ok = pl_session_export_symbolized(in, out, &lp, (guint)top, &st, &error);
+	pl_cli_sym_options_clear(&o);
+	if (!ok)
+		return pl_cli_fail("%s", error->message);
+	fprintf(stderr,
+		"perflens: %s: self-contained: %u addresses, %u DWARF stacks, %u modules, "
+		"%u source files, %u disassembled functions (table %" G_GSIZE_FORMAT " bytes)%s\n",
+		out, st.frames, st.unwinds, st.modules, st.sources, st.disasm, st.table_bytes,
+		st.skipped_sources ? "; some hot functions' sources were not found here "
+				     "(give --source-dir) or are over 1 MiB"
+				   : "");
+	return PL_EXIT_OK;
+}
+
 static const char *const formats_help =
 	"Output format: collapsed (flamegraph.pl), pprof (.pb.gz for go tool pprof), "
-	"svg (flame graph), speedscope (JSON), perf-data (perf report)";
+	"svg (flame graph), speedscope (JSON), perf-data (perf report), plens-symbolized "
+	"(a self-contained session: symbols, inline frames, lines, and the source and "
+	"disassembly of the hottest functions embedded, for a machine without the files)";
 
 int pl_cli_export(int argc, char **argv)
 {
 	PlCliSymArgs sym = { 0 };
 	PlCliFilterArgs flt = { 0 };
 	char *format = NULL, *output = NULL, *event_name = NULL, *title = NULL;
-	gint tid = 0;
+	gint tid = 0, top = 0;
 	gboolean weight = FALSE;
 	const GOptionEntry entries[] = {
 		{ "format", 'f', 0, G_OPTION_ARG_STRING, &format, formats_help, "FORMAT" },
@@ -72,6 +103,9 @@ int pl_cli_export(int argc, char **argv)
 		  "collapsed, svg: count period (ns for cpu-clock) instead of samples", NULL },
 		{ "title", 0, 0, G_OPTION_ARG_STRING, &title, "svg: the title (default: the file)",
 		  "TEXT" },
+		{ "hot", 0, 0, G_OPTION_ARG_INT, &top,
+		  "plens-symbolized: embed the source and disassembly of the N hottest functions "
+		  "by self and by total (default 20)", "N" },
 		{ NULL }
 	};
 	g_autoptr(GOptionContext) ctx = g_option_context_new("FILE — convert a recording");
@@ -95,12 +129,17 @@ int pl_cli_export(int argc, char **argv)
 		rc = export_perf_data(argv[1], output);
 		goto done;
 	}
+	if (format && !strcmp(format, "plens-symbolized")) {
+		rc = export_symbolized(argv[1], output, &sym, top);
+		goto done;
+	}
 	static const char *const known[] = { "collapsed", "pprof", "svg", "speedscope" };
 	gboolean ok_format = FALSE;
 	for (guint i = 0; format && i < G_N_ELEMENTS(known); i++)
 		ok_format |= !strcmp(format, known[i]);
 	if (!ok_format) {
-		pl_cli_fail("export: give --format collapsed, pprof, svg, speedscope or perf-data");
+		pl_cli_fail("export: give --format collapsed, pprof, svg, speedscope, perf-data or "
+			    "plens-symbolized");
 		goto done;
 	}
 	if (!strcmp(format, "pprof") && !output) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pl-cli.h"
+#include "pl-session-export.h"
 
 static const char usage[] =
 	"Usage: perflens COMMAND [ARGS]\n"
@@ -63,7 +64,7 @@ int main(int argc, char **argv)
 		return PL_EXIT_OK;
 	}
 	if (!strcmp(cmd, "--version")) {
-		puts("perflens 0.1");
+		puts("perflens " PL_VIEWER_VERSION);
 		return PL_EXIT_OK;
 	}
 	if (!strcmp(cmd, "report"))

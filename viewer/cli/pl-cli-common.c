@@ -280,43 +280,56 @@ static gboolean cli_fetch_progress(const PlFetchProgress *f, gpointer data)
 	return TRUE;
 }
 
-PlProfile *pl_cli_load(const char *path, const PlCliSymArgs *a, PlCaptureInfo *info)
+gboolean pl_cli_sym_options(const PlCliSymArgs *a, PlSymOptions *o)
 {
+	memset(o, 0, sizeof *o);
 	if (a->map_file) {
 		/* checked here so a bad map is an error, not silently no names */
 		g_autoptr(GError) e = NULL;
 		g_autoptr(PlLdMap) m = pl_ldmap_load(a->map_file, &e);
 		if (!m) {
 			pl_cli_fail("--map: %s", e->message);
-			return NULL;
+			return FALSE;
 		}
 	}
-	PlSymOptions o = { 0 };
-	o.sysroot = a->sysroot;
-	o.toolchain_prefix = a->toolchain_prefix;
-	o.binaries = strv_to_array(a->binaries);
-	o.debug_dirs = strv_to_array(a->debug_dirs);
-	o.source_dirs = strv_to_array(a->source_dirs);
-	o.no_inline = a->no_inline;
-	o.map_file = a->map_file;
-	o.path_maps = strv_to_array(a->path_maps);
+	o->sysroot = a->sysroot;
+	o->toolchain_prefix = a->toolchain_prefix;
+	o->binaries = strv_to_array(a->binaries);
+	o->debug_dirs = strv_to_array(a->debug_dirs);
+	o->source_dirs = strv_to_array(a->source_dirs);
+	o->no_inline = a->no_inline;
+	o->map_file = a->map_file;
+	o->path_maps = strv_to_array(a->path_maps);
 	/* Without a sysroot the board's paths are looked up here: right for a
 	 * capture of this machine, and the coverage section says when not. */
-	o.host_files = a->sysroot == NULL;
-	o.debuginfod_urls = a->debuginfod_urls;
+	o->host_files = a->sysroot == NULL;
+	o->debuginfod_urls = a->debuginfod_urls;
 	/* static: the profile symbolizes (and may fetch) after this returns */
 	static PlCliFetch fetch;
 	fetch.tty = isatty(STDERR_FILENO);
-	o.fetch_progress = cli_fetch_progress;
-	o.fetch_progress_data = &fetch;
+	o->fetch_progress = cli_fetch_progress;
+	o->fetch_progress_data = &fetch;
+	return TRUE;
+}
+
+void pl_cli_sym_options_clear(PlSymOptions *o)
+{
+	g_clear_pointer(&o->binaries, g_ptr_array_unref);
+	g_clear_pointer(&o->debug_dirs, g_ptr_array_unref);
+	g_clear_pointer(&o->source_dirs, g_ptr_array_unref);
+	g_clear_pointer(&o->path_maps, g_ptr_array_unref);
+}
+
+PlProfile *pl_cli_load(const char *path, const PlCliSymArgs *a, PlCaptureInfo *info)
+{
+	PlSymOptions o;
+	if (!pl_cli_sym_options(a, &o))
+		return NULL;
 	/* the loader the app uses too (viewer/io/pl-loader.h) */
 	PlLoadParams lp = { .options = &o };
 	g_autoptr(GError) error = NULL;
 	PlProfile *p = pl_load_file(path, &lp, info, NULL, &error);
-	g_ptr_array_unref(o.binaries);
-	g_ptr_array_unref(o.debug_dirs);
-	g_ptr_array_unref(o.source_dirs);
-	g_ptr_array_unref(o.path_maps);
+	pl_cli_sym_options_clear(&o);
 	if (!p) {
 		pl_cli_fail("%s", error->message);
 		return NULL;

@@ -76,6 +76,10 @@ gboolean pl_cli_event(PlProfile *p, const char *name, const char *path, guint32 
  * the one-line error and returns NULL.  A torn tail is a note on stderr,
  * not a failure. */
 PlProfile *pl_cli_load(const char *path, const PlCliSymArgs *a, PlCaptureInfo *info);
+/* The symbol options of a (borrowing its strings; clear with
+ * pl_cli_sym_options_clear); FALSE after printing why (a bad --map). */
+gboolean pl_cli_sym_options(const PlCliSymArgs *a, PlSymOptions *o);
+void pl_cli_sym_options_clear(PlSymOptions *o);
 
 /* "perflens: " + message on stderr; returns PL_EXIT_BAD_INPUT. */
 int pl_cli_fail(const char *fmt, ...) G_GNUC_PRINTF(1, 2);

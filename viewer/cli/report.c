@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pl-cli.h"
+#include "pl-session-export.h"
 #include "report.h"
 #include "pl-inverted.h"
 
@@ -122,6 +123,11 @@ static void print_header(PlProfile *p, const char *path, const PlCaptureInfo *in
 	}
 	if (info->kind == PL_FILE_PERF_DATA)
 		printf("  source: perf.data\n");
+	g_autofree char *symbolized = pl_session_dup_symbolized_note(p);
+	if (symbolized)
+		printf("  self-contained: %s; names, lines, sources and disassembly come from "
+		       "the file, not from this machine\n",
+		       symbolized);
 	GPtrArray *evs = pl_profile_get_events(p);
 	if (evs->len > 1) {
 		printf("  samples by event:");

@@ -1,11 +1,13 @@
 /* pl-loader.c — the ingest loop shared by the command line and the app
  * (see pl-loader.h). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 
 #include "pl-loader.h"
+#include "pl-sym-embed.h"
 #include "pl-unwind-ahead.h"
 
 typedef struct {
@@ -24,6 +26,11 @@ typedef struct {
 	gboolean fetch_hooked;
 	PlFetchProgressFunc fetch_fn;
 	gpointer fetch_data;
+	/* a self-contained session: its table as it arrives, then in use */
+	GByteArray *embed_buf;
+	guint64 embed_total;
+	gboolean embedded;
+	GError *embed_error; /* the table is damaged: the load fails with this */
 } Loader;
 
 /* ─── this machine's kernel symbols ──────────────────────────────────── */
@@ -172,6 +179,8 @@ static void start(Loader *l, const char *host)
 		o = &own;
 	}
 	l->p = pl_profile_new(o);
+	if (pp->record)
+		pl_symbols_set_record(pl_profile_get_symbols(l->p), pp->record);
 	l->fetch_fn = o ? o->fetch_progress : NULL;
 	l->fetch_data = o ? o->fetch_progress_data : NULL;
 	/* only perf.data: its reader delivers records in time order, the
@@ -192,6 +201,62 @@ static void start(Loader *l, const char *host)
 		pp->options_clear(&own, pp->data);
 }
 
+/* ─── a self-contained session's table ──────────────────────────────── */
+
+static gboolean embed_fail(Loader *l, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static gboolean embed_fail(Loader *l, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	if (!l->embed_error)
+		l->embed_error = g_error_new(PL_CAPTURE_ERROR, PL_CAPTURE_ERROR_CORRUPT,
+					     "%s", msg);
+	return FALSE;
+}
+
+/* One chunk of the table (msg.h, PL_CHUNK_SYMBOLIZED): in order, within
+ * the announced total; the whole is parsed and handed to the profile's
+ * PlSymbols before any mapping or sample that needs it (the exporter
+ * writes it right after HELLO).  FALSE stops the load (embed_error). */
+static gboolean embed_chunk(Loader *l, const struct pl_msg_file_chunk *c)
+{
+	if (l->embedded)
+		return embed_fail(l, "the file holds a second embedded symbol table: it is damaged; "
+				     "export it again from the original");
+	if (!l->embed_buf) {
+		if (c->offset != 0 || c->total == 0 || c->total > PL_SYM_EMBED_MAX)
+			return embed_fail(l, "the embedded symbol table announces %" G_GUINT64_FORMAT
+					     " bytes from offset %" G_GUINT64_FORMAT
+					     ": the file is damaged; export it again from the original",
+					  (guint64)c->total, (guint64)c->offset);
+		l->embed_buf = g_byte_array_sized_new((guint)MIN(c->total, 64u << 20));
+		l->embed_total = c->total;
+	}
+	if (c->offset != l->embed_buf->len || c->total != l->embed_total ||
+	    c->len > l->embed_total - l->embed_buf->len)
+		return embed_fail(l, "the embedded symbol table's chunks are out of order or over "
+				     "its size (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+				     " bytes): the file is damaged; export it again from the original",
+				  (guint64)c->offset, l->embed_total);
+	g_byte_array_append(l->embed_buf, c->data, c->len);
+	if (l->embed_buf->len < l->embed_total)
+		return TRUE;
+	GError *e = NULL;
+	PlSymEmbed *t = pl_sym_embed_parse(l->embed_buf->data, l->embed_buf->len, &e);
+	g_clear_pointer(&l->embed_buf, g_byte_array_unref);
+	if (!t) {
+		embed_fail(l, "%s", e->message);
+		g_error_free(e);
+		return FALSE;
+	}
+	pl_symbols_set_embedded(pl_profile_get_symbols(l->p), t);
+	l->embedded = TRUE;
+	l->local = FALSE; /* nothing of this machine: the table is the answer */
+	return TRUE;
+}
+
 static gboolean load_one(const struct pl_msg *m, gpointer data)
 {
 	Loader *l = data;
@@ -210,11 +275,23 @@ static gboolean load_one(const struct pl_msg *m, gpointer data)
 						: NULL;
 		start(l, host);
 	}
-	if (m->type == PL_MSG_HELLO) {
+	if (m->type == PL_MSG_HELLO && !l->embedded) {
 		l->this_host = hello_is_local(&m->u.hello);
 		if (l->perf_data)
 			l->local = l->this_host; /* an agent sends its own kallsyms */
 	}
+	if (m->type == PL_MSG_FILE_CHUNK && m->u.chunk.kind == PL_CHUNK_SYMBOLIZED) {
+		if (!embed_chunk(l, &m->u.chunk))
+			return FALSE;
+		l->this_host = FALSE;
+		g_clear_pointer(&l->perf_maps, g_hash_table_unref);
+		return TRUE; /* the model has no use for it */
+	}
+	if (l->embed_buf && l->embed_buf->len < l->embed_total)
+		return embed_fail(l, "the embedded symbol table is cut short (%u of %" G_GUINT64_FORMAT
+				     " bytes before the session): the file is damaged; export it "
+				     "again from the original",
+				  l->embed_buf->len, l->embed_total);
 	if (m->type == PL_MSG_MMAP && l->this_host)
 		note_anon_code(l, &m->u.mmap);
 	/* an agent sends the map of the process it followed; with --all
@@ -287,6 +364,21 @@ PlProfile *pl_load_file(const char *path, const PlLoadParams *params, PlCaptureI
 
 	GError *local = NULL;
 	gboolean ok = pl_capture_load(path, load_one, &l, info, &local);
+	if (ok && l.embed_buf) /* the file ended inside the table */
+		embed_fail(&l, "the embedded symbol table is cut short (%u of %" G_GUINT64_FORMAT
+			       " bytes): the file is damaged; export it again from the original",
+			   l.embed_buf->len, l.embed_total);
+	g_clear_pointer(&l.embed_buf, g_byte_array_unref);
+	if (l.embed_error) {
+		/* a damaged table is the file's fault, partial or not: never a
+		 * session silently symbolized from this machine instead */
+		g_clear_error(&local);
+		g_clear_pointer(&l.perf_maps, g_hash_table_unref);
+		stop_ahead(&l, NULL);
+		g_clear_pointer(&l.p, pl_profile_free);
+		g_propagate_error(error, l.embed_error);
+		return NULL;
+	}
 	if (l.params->progress)
 		__atomic_store_n(l.params->progress, l.n, __ATOMIC_RELAXED);
 	gboolean cancelled = g_error_matches(local, PL_CAPTURE_ERROR, PL_CAPTURE_ERROR_CANCELLED);

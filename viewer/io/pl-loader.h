@@ -19,6 +19,13 @@
  * board the capture's HELLO names (NULL when the first message is not a
  * HELLO) before anything is ingested: the app keeps settings per board.
  *
+ * A self-contained session (a FILE_CHUNK of kind PL_CHUNK_SYMBOLIZED
+ * after HELLO) is symbolized from its table alone: the table goes to the
+ * profile's PlSymbols (pl_symbols_get_embedded), and nothing of this
+ * machine is read (no kallsyms, perf maps or ELF files).  A damaged table
+ * (cut short, malformed, of a newer version) fails the load with
+ * PL_CAPTURE_ERROR_CORRUPT, keep_partial or not.
+ *
  * Blocking; any thread (one load per call; loads on several threads at
  * once are independent).  No GTK.
  */
@@ -50,6 +57,10 @@ typedef struct {
 	/* A file corrupt after some messages gives what was read (finished)
 	 * and no error — the app shows what it can; the command line fails. */
 	gboolean keep_partial;
+	/* Not NULL: every symbolization and unwind answer of the load is
+	 * copied into it (pl_symbols_set_record; the exporter of
+	 * self-contained sessions).  Borrowed for the load. */
+	struct _PlSymEmbed *record;
 } PlLoadParams;
 
 /* What the load did beyond the profile (for tests and --debug output). */

@@ -1,5 +1,6 @@
 /* pl-disasm.c — objdump for per-instruction counts; see pl-disasm.h. */
 #include "pl-disasm.h"
+#include "pl-sym-embed.h"
 
 #include <string.h>
 
@@ -140,6 +141,31 @@ static char *local_module_file(PlProfile *p, const char *module)
 	return NULL;
 }
 
+/* The objdump listing a self-contained session carries for (module,
+ * symbol), as lines; NULL with error when it has none. */
+static GArray *embedded_listing(PlSymEmbed *emb, const char *module, const char *symbol,
+				GError **error)
+{
+	guint n = 0;
+	const PlSymEmbedLine *el = module && symbol ? pl_sym_embed_get_disasm(emb, module, symbol, &n)
+						    : NULL;
+	if (!el || !n) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+			    "The instructions of %s are not in this self-contained session (it "
+			    "carries those of its hottest functions only): open the original "
+			    "recording where its binaries are",
+			    symbol ? symbol : "this function");
+		return NULL;
+	}
+	GArray *lines = g_array_sized_new(FALSE, FALSE, sizeof(PlDisasmLine), n);
+	g_array_set_clear_func(lines, line_clear);
+	for (guint i = 0; i < n; i++) {
+		PlDisasmLine d = { g_strdup(el[i].text), el[i].is_insn, el[i].addr };
+		g_array_append_val(lines, d);
+	}
+	return lines;
+}
+
 static void count_add(PlCount *to, const PlCount *c)
 {
 	to->samples += c->samples;
@@ -241,15 +267,25 @@ PlAnnotation *pl_disasm_annotate(PlProfile *profile, PlAggregate *agg, guint32 f
 			    label);
 		return NULL;
 	}
-	g_autofree char *path = module ? local_module_file(profile, module) : NULL;
-	if (!path) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-			    "No local copy of %s: add the binary (Settings → Binaries) or a sysroot",
-			    module ? module : "the module");
-		return NULL;
-	}
-	GArray *lines = pl_disasm_function(pl_profile_get_toolchain_prefix(profile), path, outer,
+	PlSymEmbed *emb = pl_symbols_get_embedded(pl_profile_get_symbols(profile));
+	g_autofree char *path = NULL;
+	GArray *lines;
+	if (emb) {
+		/* a self-contained session: the listing made where the binary was */
+		lines = embedded_listing(emb, module, outer ? outer : label, error);
+		path = g_strdup_printf("embedded listing of %s", module ? module : "?");
+	} else {
+		path = module ? local_module_file(profile, module) : NULL;
+		if (!path) {
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+				    "No local copy of %s: add the binary (Settings → Binaries) or a "
+				    "sysroot",
+				    module ? module : "the module");
+			return NULL;
+		}
+		lines = pl_disasm_function(pl_profile_get_toolchain_prefix(profile), path, outer,
 					   lo, hi + 16, error);
+	}
 	if (!lines)
 		return NULL;
 	/* objdump --disassemble=SYM goes on to print the banners of later

@@ -28,7 +28,8 @@
  *   pl-elf-locator     finds the files, reports them to libdwfl
  *   pl-debug-inflate   separate debug files decompressed, cached
  *   pl-build-id, pl-demangle, pl-text-syms, pl-sym-table, pl-inline-table,
- *   pl-ehabi (the decoder), pl-ldmap: use no other file
+ *   pl-ehabi (the decoder), pl-ldmap, pl-sym-embed (the embedded table of a
+ *   self-contained session): use no other file
  *
  * The unwinder asks pl-unwind-ahead, which is above it, through the
  * ahead_take hook that pl_symbols_set_unwind_ahead installs (below).
@@ -177,6 +178,11 @@ struct _PlSymbols {
 	struct _PlUnwindAhead *ahead; /* borrowed: answers unwinds first (pl-unwind-ahead.h) */
 	PlUnwindAheadTake ahead_take; /* how pl_symbols_unwind asks it */
 	struct _PlDebuginfod *debuginfod; /* the client, at the first fetch (pl-debuginfod.c) */
+	/* self-contained sessions (pl-sym-embed.h): answers come from embedded
+	 * alone (owned), or every answer given is copied into record (borrowed) */
+	struct _PlSymEmbed *embedded;
+	struct _PlSymEmbed *record;
+	char *embed_src_dir; /* embedded sources written out for readers of files (0700) */
 };
 
 /* s in the PlSymbols' string pool (NULL stays NULL): valid until it is

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
+
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
@@ -25,6 +27,7 @@
 #include "pl-inline-table.h"
 #include "pl-ldmap.h"
 #include "pl-proc.h"
+#include "pl-sym-embed.h"
 #include "pl-sym-table.h"
 #include "pl-symbols-types.h"
 #include "pl-text-syms.h"
@@ -146,6 +149,23 @@ PlSymbols *pl_symbols_new(const PlSymOptions *opts, const PlTargetArch *arch)
 	return self;
 }
 
+/* Removes dir and what is in it (the embedded sources written out). */
+static void remove_tree(const char *dir)
+{
+	GDir *d = g_dir_open(dir, 0, NULL);
+	const char *n;
+	while (d && (n = g_dir_read_name(d))) {
+		g_autofree char *c = g_build_filename(dir, n, NULL);
+		if (g_file_test(c, G_FILE_TEST_IS_DIR) && !g_file_test(c, G_FILE_TEST_IS_SYMLINK))
+			remove_tree(c);
+		else
+			g_unlink(c);
+	}
+	if (d)
+		g_dir_close(d);
+	g_rmdir(dir);
+}
+
 void pl_symbols_free(PlSymbols *self)
 {
 	if (!self)
@@ -166,6 +186,10 @@ void pl_symbols_free(PlSymbols *self)
 	g_ptr_array_unref(self->opts.source_dirs);
 	g_ptr_array_unref(self->opts.path_maps);
 	g_string_chunk_free(self->strings);
+	g_clear_pointer(&self->embedded, pl_sym_embed_free);
+	if (self->embed_src_dir)
+		remove_tree(self->embed_src_dir);
+	g_free(self->embed_src_dir);
 	g_free(self);
 }
 
@@ -680,11 +704,9 @@ static guint resolve_elf(PlSymbols *self, PlElf *elf, guint64 lookup, guint64 re
 	return n;
 }
 
-guint pl_symbols_resolve(PlSymbols *self, guint32 pid, guint64 pc, gboolean is_return_address,
-			 PlFrameInfo *out, guint max)
+static guint resolve_here(PlSymbols *self, guint32 pid, guint64 pc, gboolean is_return_address,
+			  PlFrameInfo *out, guint max)
 {
-	if (max == 0)
-		return 0;
 	guint64 lookup_pc = is_return_address && pc ? pc - 1 : pc;
 	PlProc *proc = pl_proc_get(self, pid, FALSE);
 	const PlMapping *m = pl_proc_mapping_at(proc, lookup_pc);
@@ -732,6 +754,94 @@ guint pl_symbols_resolve(PlSymbols *self, guint32 pid, guint64 pc, gboolean is_r
 	return 1;
 }
 
+guint pl_symbols_resolve(PlSymbols *self, guint32 pid, guint64 pc, gboolean is_return_address,
+			 PlFrameInfo *out, guint max)
+{
+	if (max == 0)
+		return 0;
+	if (self->embedded) {
+		/* a self-contained session: its table or nothing, never a file */
+		guint n = pl_sym_embed_get_frames(self->embedded, pid, pc, is_return_address, out,
+						  max);
+		if (n == 0) {
+			out[0] = (PlFrameInfo){ .module = pl_sym_intern(self, "[unknown]"),
+						.rel_addr = pc };
+			n = 1;
+		}
+		if (self->record) /* an export of an export */
+			pl_sym_embed_put_frames(self->record, pid, pc, is_return_address, out, n);
+		return n;
+	}
+	guint n = resolve_here(self, pid, pc, is_return_address, out, max);
+	if (self->record)
+		pl_sym_embed_put_frames(self->record, pid, pc, is_return_address, out, n);
+	return n;
+}
+
+/* ======================================================================
+ * Self-contained sessions
+ * ====================================================================== */
+
+void pl_symbols_set_record(PlSymbols *self, PlSymEmbed *record)
+{
+	self->record = record;
+}
+
+void pl_symbols_set_embedded(PlSymbols *self, PlSymEmbed *embed)
+{
+	if (self->embedded)
+		pl_sym_embed_free(self->embedded);
+	self->embedded = embed;
+}
+
+PlSymEmbed *pl_symbols_get_embedded(PlSymbols *self)
+{
+	return self->embedded;
+}
+
+/* The embedded text of file written under a private directory, for the
+ * readers of source files (the report, the Source tab): NULL when the
+ * table has none or it cannot be written. */
+static char *embedded_source(PlSymbols *self, const char *file)
+{
+	gsize len;
+	const char *text = pl_sym_embed_get_source(self->embedded, file, &len);
+	if (!text)
+		return NULL;
+	if (!self->embed_src_dir) {
+		g_autoptr(GError) e = NULL;
+		self->embed_src_dir = g_dir_make_tmp("perflens-src-XXXXXX", &e); /* 0700 */
+		if (!self->embed_src_dir) {
+			g_warning("embedded sources: %s", e->message);
+			return NULL;
+		}
+	}
+	/* the file's own path below the directory: the title shows where it came from;
+	 * "..", "." and empty parts are dropped, so nothing lands outside */
+	g_auto(GStrv) parts = g_strsplit(file, "/", -1);
+	g_autoptr(GPtrArray) keep = g_ptr_array_new();
+	for (guint i = 0; parts[i]; i++)
+		if (*parts[i] && strcmp(parts[i], ".") && strcmp(parts[i], ".."))
+			g_ptr_array_add(keep, parts[i]);
+	if (keep->len == 0)
+		return NULL;
+	g_ptr_array_add(keep, NULL);
+	g_autofree char *rel = g_strjoinv("/", (char **)keep->pdata);
+	char *path = g_build_filename(self->embed_src_dir, rel, NULL);
+	if (g_file_test(path, G_FILE_TEST_IS_REGULAR))
+		return path;
+	g_autofree char *dir = g_path_get_dirname(path);
+	g_autoptr(GError) e = NULL;
+	if (g_mkdir_with_parents(dir, 0700) != 0 ||
+	    !g_file_set_contents_full(path, text, (gssize)len, G_FILE_SET_CONTENTS_CONSISTENT,
+				      0600, &e)) {
+		g_warning("embedded source %s: %s", path, e ? e->message : g_strerror(errno));
+		g_free(path);
+		return NULL;
+	}
+	return path;
+}
+
 /* ======================================================================
  * Source files and coverage
  * ====================================================================== */
@@ -740,6 +850,8 @@ char *pl_symbols_find_source(PlSymbols *self, const char *file)
 {
 	if (!file || !*file)
 		return NULL;
+	if (self->embedded)
+		return embedded_source(self, file);
 	if (self->opts.host_files && g_file_test(file, G_FILE_TEST_IS_REGULAR))
 		return g_strdup(file);
 	/* try ever shorter trailing parts: /build/x/src/a.c → src/a.c → a.c */
@@ -770,8 +882,32 @@ void pl_module_report_free(PlModuleReport *r)
 	g_free(r);
 }
 
+static GPtrArray *embedded_coverage(PlSymbols *self)
+{
+	GPtrArray *rows = g_ptr_array_new_with_free_func((GDestroyNotify)pl_module_report_free);
+	for (guint i = 0; i < pl_sym_embed_n_modules(self->embedded); i++) {
+		const PlSymEmbedModule *m = pl_sym_embed_get_module(self->embedded, i);
+		PlModuleReport *r = g_new0(PlModuleReport, 1);
+		r->module = g_strdup(m->module);
+		r->local_path = g_strdup(m->local_path);
+		r->debug_path = g_strdup(m->debug_path);
+		r->problem = g_strdup(m->problem);
+		r->fetched_from = g_strdup(m->fetched_from);
+		r->has_symbols = m->has_symbols;
+		r->has_lines = m->has_lines;
+		r->has_cfi = m->has_cfi;
+		r->has_ehabi = m->has_ehabi;
+		r->build_id_match = m->build_id_match;
+		r->samples = m->samples;
+		g_ptr_array_add(rows, r);
+	}
+	return rows;
+}
+
 GPtrArray *pl_symbols_coverage(PlSymbols *self)
 {
+	if (self->embedded)
+		return embedded_coverage(self);
 	GPtrArray *rows = g_ptr_array_new_with_free_func((GDestroyNotify)pl_module_report_free);
 	for (guint i = 0; i < self->elf_order->len; i++) {
 		PlElf *e = g_ptr_array_index(self->elf_order, i);

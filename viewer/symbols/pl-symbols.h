@@ -155,6 +155,21 @@ GPtrArray *pl_symbols_coverage(PlSymbols *self);
  * it by trailing path components.  Returns NULL when not found. */
 char *pl_symbols_find_source(PlSymbols *self, const char *file);
 
+/* ─── self-contained sessions (pl-sym-embed.h) ───────────────────────── */
+
+struct _PlSymEmbed;
+/* From now on every answer of pl_symbols_resolve and pl_symbols_unwind
+ * (and the coverage rows when asked) is also put into record (borrowed;
+ * NULL stops). */
+void pl_symbols_set_record(PlSymbols *self, struct _PlSymEmbed *record);
+/* Takes embed: from now on addresses, unwinds, coverage and source files
+ * are answered from it alone (no file of this machine is read; what it
+ * lacks stays unknown), and pl_symbols_find_source gives its sources
+ * written into a private directory (0700, files 0600) removed with self. */
+void pl_symbols_set_embedded(PlSymbols *self, struct _PlSymEmbed *embed);
+/* The embedded table, or NULL (owned by self). */
+struct _PlSymEmbed *pl_symbols_get_embedded(PlSymbols *self);
+
 G_END_DECLS
 
 #endif

@@ -18,6 +18,7 @@
 #include "pl-ehabi.h"
 #include "pl-elf-locator.h"
 #include "pl-proc.h"
+#include "pl-sym-embed.h"
 #include "pl-unwind.h"
 
 #define PL_SYM_MAX_PERF_REGS 64u           /* bits of sample_regs_user */
@@ -420,14 +421,30 @@ guint pl_symbols_unwind(PlSymbols *self, guint32 pid, guint32 tid, guint64 regs_
 	gsize used;
 	if (!truncated)
 		truncated = &trunc_dummy;
-	if (self->ahead) {
-		gint an = self->ahead_take(self->ahead, &self->arch, pid, tid, regs_mask, regs,
-					   nregs, stack, stack_size, pcs, max, truncated);
-		if (an >= 0)
-			return (guint)an;
+	/* a self-contained session: the walk made where the files were */
+	guint64 key = self->embedded || self->record
+			      ? pl_sym_embed_unwind_key(pid, tid, regs_mask, regs, nregs, stack,
+							stack_size)
+			      : 0;
+	guint n;
+	gint an = -1;
+	if (self->embedded) {
+		/* its answer or none: never a walk over this machine's files */
+		an = pl_sym_embed_get_unwind(self->embedded, key, pcs, max, truncated);
+		if (an < 0)
+			*truncated = TRUE;
+		n = an >= 0 ? (guint)an : 0;
+	} else {
+		if (self->ahead)
+			an = self->ahead_take(self->ahead, &self->arch, pid, tid, regs_mask, regs,
+					      nregs, stack, stack_size, pcs, max, truncated);
+		n = an >= 0 ? (guint)an
+			    : pl_symbols_unwind_used(self, pid, tid, regs_mask, regs, nregs, stack,
+						     stack_size, pcs, max, truncated, &used);
 	}
-	return pl_symbols_unwind_used(self, pid, tid, regs_mask, regs, nregs, stack, stack_size,
-				      pcs, max, truncated, &used);
+	if (self->record)
+		pl_sym_embed_put_unwind(self->record, key, pcs, n, *truncated);
+	return n;
 }
 
 guint pl_symbols_unwind_used(PlSymbols *self, guint32 pid, guint32 tid, guint64 regs_mask,

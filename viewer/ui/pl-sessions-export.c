@@ -8,15 +8,18 @@
 #include "perf-data-writer.h"
 #include "pl-capture.h"
 #include "pl-export.h"
+#include "pl-session-export.h"
 #include "pl-target-settings.h"
 
 const char *const pl_session_export_formats[] = { "collapsed", "pprof", "svg", "speedscope",
-						  "perf-data", NULL };
+						  "perf-data", "plens-symbolized", NULL };
 const char *const pl_session_export_suffixes[] = { ".collapsed.txt", ".pb.gz", ".svg",
-						   ".speedscope.json", ".perf.data", NULL };
+						   ".speedscope.json", ".perf.data", ".plens", NULL };
 const char *const pl_session_export_labels[] = {
 	"Collapsed stacks (flamegraph.pl, inferno)", "pprof (go tool pprof)",
-	"Flame graph (SVG)", "speedscope (JSON)", "perf.data (perf report)", NULL
+	"Flame graph (SVG)", "speedscope (JSON)", "perf.data (perf report)",
+	"Self-contained session (names, sources and disassembly inside, for a machine "
+	"without the binaries)", NULL
 };
 
 const char *pl_session_export_format_for(const char *out)
@@ -78,13 +81,19 @@ gboolean pl_session_export(const char *in, const char *format, const char *out,
 {
 	if (!format || !g_strv_contains(pl_session_export_formats, format)) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-			    "Unknown export format “%s”: choose collapsed, pprof, svg, speedscope "
-			    "or perf-data",
+			    "Unknown export format “%s”: choose collapsed, pprof, svg, speedscope, "
+			    "perf-data or plens-symbolized",
 			    format ? format : "");
 		return FALSE;
 	}
 	if (!strcmp(format, "perf-data"))
 		return export_perf_data(in, out, cancel, error);
+	if (!strcmp(format, "plens-symbolized")) {
+		/* symbolized with the board's settings, as the app opens it */
+		PlLoadParams lp;
+		pl_target_load_params(&lp, cancel);
+		return pl_session_export_symbolized(in, out, &lp, 0, NULL, error);
+	}
 	g_autoptr(PlProfile) p = pl_target_load_file(in, cancel, NULL, error);
 	if (!p)
 		return FALSE;

@@ -216,6 +216,13 @@ static void options_clear(PlSymOptions *o, gpointer data)
  * kernel symbols for a local perf.data, DWARF unwinding on a second core)
  * with the board's settings; what was read of a file corrupt in the
  * middle is kept. */
+void pl_target_load_params(PlLoadParams *lp, GCancellable *cancel)
+{
+	*lp = (PlLoadParams){ .options_for_host = options_for_host,
+			      .options_clear = options_clear,
+			      .cancel = cancel };
+}
+
 PlProfile *pl_target_load_file(const char *path, GCancellable *cancel, gsize *progress,
 			       GError **error)
 {

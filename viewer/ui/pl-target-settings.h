@@ -17,6 +17,7 @@
 #include <gio/gio.h>
 
 #include "pl-profile.h"
+#include "pl-loader.h"
 #include "pl-symbols.h"
 
 G_BEGIN_DECLS
@@ -58,6 +59,9 @@ void pl_sym_options_clear(PlSymOptions *o);
  * read, for a progress line; cancel stops it (G_IO_ERROR_CANCELLED).  A
  * file corrupt after some messages gives what was read (finished) and no
  * error.  Any thread. */
+/* The load parameters of pl_target_load_file (the board's settings by
+ * the capture's hostname), for other loads of a file (an export). */
+void pl_target_load_params(PlLoadParams *lp, GCancellable *cancel);
 PlProfile *pl_target_load_file(const char *path, GCancellable *cancel, gsize *progress,
 			       GError **error);
 /* The same, with the board's debuginfod fetches reported to fetch (on the

@@ -20,6 +20,7 @@
 #include "pl-frame-menu.h"
 #include "pl-live-controller.h"
 #include "pl-profile-loader.h"
+#include "pl-session-export.h"
 #include "pl-target-dialog.h"
 #include "pl-sessions-index.h"
 #include "pl-pair-button.h"
@@ -53,6 +54,7 @@ struct _PlWindow {
 	GtkLabel *filter_label;
 	GtkWidget *clear_filter;
 	GtkLabel *status;
+	GtkLabel *origin; /* a self-contained session: where and when it was symbolized */
 	GtkWidget *paned;
 
 	PlProfile *profile;
@@ -272,6 +274,13 @@ static void set_profile(PlWindow *self, PlProfile *p, const char *path)
 	gtk_stack_set_visible_child_name(self->main_stack, "profile");
 	on_main_page(self->main_stack, NULL, self);
 	set_title(self, path);
+	g_autofree char *note = pl_session_dup_symbolized_note(p);
+	g_autofree char *line = note ? g_strdup_printf("Self-contained session: %s. Names, lines, "
+						       "sources and disassembly come from the file.",
+						       note)
+				     : NULL;
+	gtk_label_set_text(self->origin, line ? line : "");
+	gtk_widget_set_visible(GTK_WIDGET(self->origin), line != NULL);
 }
 
 /* ─── loading a file (pl-profile-loader.c) ───────────────────────────── */
@@ -910,6 +919,11 @@ static void pl_window_init(PlWindow *self)
 	/* profile page: live bar, filter bar, timeline over the views */
 	GtkWidget *prof = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
 	gtk_box_append(GTK_BOX(prof), self->switcher);
+	self->origin = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_ellipsize(self->origin, PANGO_ELLIPSIZE_END);
+	gtk_widget_add_css_class(GTK_WIDGET(self->origin), "accent");
+	gtk_widget_set_visible(GTK_WIDGET(self->origin), FALSE);
+	gtk_box_append(GTK_BOX(prof), GTK_WIDGET(self->origin));
 	self->connect = PL_CONNECT_VIEW(pl_connect_view_new());
 	self->live = pl_live_controller_new(self->connect);
 	g_signal_connect(self->live, "new-profile", G_CALLBACK(on_live_profile), self);

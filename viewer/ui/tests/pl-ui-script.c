@@ -899,6 +899,8 @@ static StepResult run_step(Script *s)
 	}
 	/* the call-tree transforms' commands (pl-ui-script-transforms.c) */
 	PlUiStep t = pl_ui_script_transforms_step(w, s->argv, s->ticks, timed_out(s));
+	if (t == PL_UI_STEP_UNKNOWN)
+		t = pl_ui_script_labels_step(w, s->argv, s->ticks, timed_out(s));
 	if (t != PL_UI_STEP_UNKNOWN)
 		return t == PL_UI_STEP_WAIT ? STEP_WAIT : STEP_DONE;
 	report(s, "script", FALSE, "unknown command '%s'", cmd);

@@ -55,7 +55,7 @@
  *   session-rename TEXT NEW NAME | session-delete TEXT NAME
  *   expect-session-kept TEXT NAME  deleting it is refused (it is still recording)
  *   session-export TEXT FORMAT FILE NAME   as the Export… button (collapsed, pprof, svg,
- *                                  speedscope, perf-data)
+ *                                  speedscope, perf-data, plens-symbolized)
  *   target-set FIELD VALUE         the open session's board settings: toolchain-prefix,
  *                                  sysroot, map-file, binary, debug-dir, source-dir,
  *                                  path-map (these four append), inline on|off
@@ -88,6 +88,8 @@
  *   expect-crumb I NAME TEXT…      breadcrumb I says exactly TEXT
  *   remove-crumb I | reset-crumbs  click crumb I's × / Reset
  *   inverted on|off                the flame page's Inverted toggle
+ * What the window says (pl-ui-script-labels.c):
+ *   expect-label NAME TEXT…        a label drawn in the window holds TEXT
  */
 #ifndef PL_UI_SCRIPT_H
 #define PL_UI_SCRIPT_H
@@ -102,6 +104,7 @@ void pl_ui_script_report(const char *name, gboolean ok, const char *fmt, ...)
 /* argv: the command, split; ticks: 0 at its first call; timed_out: its
  * deadline passed (a WAIT then fails it). */
 PlUiStep pl_ui_script_transforms_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
+PlUiStep pl_ui_script_labels_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 
 /* Runs the script at path (NULL: none given, a failure) in win. */
 void pl_ui_script_start(PlWindow *win, const char *path);
