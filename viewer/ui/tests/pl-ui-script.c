@@ -389,59 +389,6 @@ static StepResult run_step(Script *s)
 		       f == PL_NO_ID ? 0 : pl_function_table_get_n_callees(t));
 		return STEP_DONE;
 	}
-	if (!strcmp(cmd, "source")) {
-		/* opens the function's source; then waits until its hottest line
-		 * is selected and seen in the view (scrolled there after layout) */
-		guint32 f = pl_ui_script_find_function(w, arg(s, 1));
-		PlSourceView *sv = pl_window_get_source_view(w);
-		if (first) {
-			g_autoptr(GError) error = NULL;
-			if (f == PL_NO_ID) {
-				report(s, arg(s, 2), FALSE, "no function %s in the profile", arg(s, 1));
-				return STEP_DONE;
-			}
-			pl_source_view_set_disassembly(sv, FALSE);
-			if (!pl_window_open_source(w, f, &error)) {
-				report(s, arg(s, 2), FALSE, "%s", error->message);
-				return STEP_DONE;
-			}
-			return STEP_WAIT;
-		}
-		guint hot = pl_source_view_get_hot_line(sv);
-		gboolean seen = hot && !pl_source_view_is_scrolling(sv) &&
-				pl_source_view_line_is_visible(sv, hot);
-		if (!seen && !timed_out(s))
-			return STEP_WAIT;
-		/* the oracle: the line with most of the function's own self
-		 * weight, from its sampled addresses in its defining file */
-		const PlFunction *fn = pl_profile_get_function(pl_window_get_profile(w), f);
-		g_autoptr(GArray) rows = pl_aggregate_addresses(pl_window_get_aggregate(w), f);
-		g_autoptr(GHashTable) by_line = g_hash_table_new(NULL, NULL);
-		guint best = 0;
-		guint64 best_w = 0;
-		for (guint i = 0; i < rows->len; i++) {
-			const PlAddrRow *r = &g_array_index(rows, PlAddrRow, i);
-			if (!r->file || !fn->file || strcmp(r->file, fn->file) || !r->line)
-				continue;
-			guint64 wt = GPOINTER_TO_SIZE(g_hash_table_lookup(by_line, GUINT_TO_POINTER(r->line))) +
-				     r->self.weight;
-			g_hash_table_insert(by_line, GUINT_TO_POINTER(r->line), GSIZE_TO_POINTER(wt));
-			if (wt > best_w) {
-				best_w = wt;
-				best = r->line;
-			}
-		}
-		g_autofree char *text = pl_source_view_dup_line(sv, hot);
-		gboolean ok = seen && hot == best && !g_strcmp0(pl_source_view_get_file(sv), fn->file);
-		report(s, arg(s, 2), ok, "hot line %u (%s in view), the function's hottest %u of %s",
-		       hot, seen ? "" : "not", best, fn->file ? fn->file : "(no file)");
-		if (ok) {
-			printf("# %s: hot line %s:%u: %s\n", arg(s, 1), pl_source_view_get_file(sv), hot,
-			       text ? g_strstrip(text) : "");
-			fflush(stdout);
-		}
-		return STEP_DONE;
-	}
 	if (!strcmp(cmd, "search")) {
 		GtkSearchEntry *e = pl_window_get_search_entry(w);
 		if (first) {
