@@ -253,6 +253,39 @@ static void place(PlAnnotation *a, GArray *rows, PlAggregate *agg, const char *m
 	}
 }
 
+/* objdump --disassemble=NAME lists every function of that name: two
+ * static functions of one name in two files both.  Keeps the one holding
+ * address lo (from its "<name>:" header to the next). */
+static void keep_function_at(GArray *lines, guint64 lo)
+{
+	guint start = 0, end = lines->len;
+	gboolean found = FALSE;
+	for (guint i = 0; i < lines->len; i++) {
+		const PlDisasmLine *d = &g_array_index(lines, PlDisasmLine, i);
+		if (!d->is_insn && g_str_has_suffix(d->text, ">:")) {
+			if (found) {
+				end = i;
+				break;
+			}
+			start = i;
+		} else if (d->is_insn && d->addr <= lo && !found) {
+			/* the block of the last instruction at or below lo: look
+			 * at the next instruction to know */
+			guint j = i + 1;
+			while (j < lines->len && !g_array_index(lines, PlDisasmLine, j).is_insn)
+				j++;
+			if (j == lines->len || g_array_index(lines, PlDisasmLine, j).addr > lo)
+				found = TRUE;
+		}
+	}
+	if (!found)
+		return;
+	if (end < lines->len)
+		g_array_remove_range(lines, end, lines->len - end);
+	if (start > 0)
+		g_array_remove_range(lines, 0, start);
+}
+
 PlAnnotation *pl_disasm_annotate(PlProfile *profile, PlAggregate *agg, guint32 func,
 				 GError **error)
 {
@@ -292,6 +325,7 @@ PlAnnotation *pl_disasm_annotate(PlProfile *profile, PlAggregate *agg, guint32 f
 	 * sections: the listing ends at the last instruction */
 	while (lines->len && !g_array_index(lines, PlDisasmLine, lines->len - 1).is_insn)
 		g_array_set_size(lines, lines->len - 1);
+	keep_function_at(lines, lo);
 	PlAnnotation *a = g_new0(PlAnnotation, 1);
 	a->lines = lines;
 	a->self = g_new0(PlCount, lines->len);

@@ -194,15 +194,17 @@ static GArray *relatives(PlAggregate *agg, guint32 func, gboolean callers)
 }
 
 /* Does one of the frames address node x added to its parent's call-tree
- * node belong to a function named name? */
-static gboolean addr_has_func(PlProfile *p, guint32 x, const char *name)
+ * node belong to the function (name, defined in file), inlined or not? */
+static gboolean addr_has_func(PlProfile *p, guint32 x, const char *name, const char *file)
 {
 	const AddrNode *addrs = (const AddrNode *)p->addrs->data;
 	const PlNode *nodes = (const PlNode *)p->nodes->data;
 	guint32 stop = addrs[x].parent == PL_NO_ID ? 0 : addrs[addrs[x].parent].fnode;
 	for (guint32 n = addrs[x].fnode; n != stop && n != 0 && n != PL_NO_ID; n = nodes[n].parent) {
 		guint32 f = nodes[n].func;
-		if (f != PL_NO_ID && g_array_index(p->funcs, PlFunction, f).name == name)
+		/* name and file are interned: one pointer per distinct string */
+		if (f != PL_NO_ID && g_array_index(p->funcs, PlFunction, f).name == name &&
+		    g_array_index(p->funcs, PlFunction, f).file == file)
 			return TRUE;
 	}
 	return FALSE;
@@ -225,6 +227,7 @@ GArray *pl_aggregate_addresses(PlAggregate *agg, guint32 func)
 		return rows;
 	/* names are interned: one pointer per distinct name */
 	const char *name = g_array_index(p->funcs, PlFunction, func).name;
+	const char *file = g_array_index(p->funcs, PlFunction, func).file;
 	if (!name)
 		return rows;
 	const AddrNode *addrs = (const AddrNode *)p->addrs->data;
@@ -241,7 +244,7 @@ GArray *pl_aggregate_addresses(PlAggregate *agg, guint32 func)
 			if (addrs[x].flags & AF_ROOT)
 				break;
 			if (!has[x])
-				has[x] = addr_has_func(p, x, name) ? 2 : 1;
+				has[x] = addr_has_func(p, x, name, file) ? 2 : 1;
 			if (has[x] != 2)
 				continue;
 			guint idx = GPOINTER_TO_UINT(g_hash_table_lookup(row_of, GUINT_TO_POINTER(x + 1)));
@@ -264,7 +267,8 @@ GArray *pl_aggregate_addresses(PlAggregate *agg, guint32 func)
 					r.outer = g_string_chunk_insert_const(p->strings,
 									      fr[nf - 1].function);
 				for (guint k = 0; k < nf; k++)
-					if (fr[k].function && !strcmp(fr[k].function, name) && fr[k].file) {
+					if (fr[k].function && !strcmp(fr[k].function, name) &&
+					    !g_strcmp0(fr[k].decl_file, file) && fr[k].file) {
 						r.file = g_string_chunk_insert_const(p->strings, fr[k].file);
 						r.line = fr[k].line;
 						break;

@@ -123,7 +123,7 @@ void pl_profile_ingest_sample(PlProfile *self, const struct pl_msg_sample *s);
 /* Existing id, or a new function / node appended to the profile's tables
  * (ids of existing ones never change, so earlier aggregates stay valid). */
 guint32 pl_profile_function_intern(PlProfile *self, const char *name, const char *module,
-				   gboolean inlined);
+				   gboolean inlined, const char *file, guint line);
 guint32 pl_profile_node_intern(PlProfile *self, guint32 parent, guint32 func);
 /* The address-trie root of (event, pid), and the child of parent for pc
  * (flags: AF_*), symbolized the first time it is seen. */

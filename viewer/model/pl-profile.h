@@ -48,10 +48,19 @@ typedef struct {
 	guint64 weight;
 } PlCount;
 
+/* A function is one (name, module, inlined, file): file is where the
+ * DWARF says it is defined, so two static functions of one name in two
+ * source files of a module are two functions, while a static inline one
+ * of a header, copied into many objects, stays one; without DWARF (file
+ * NULL) the name alone decides within a module, as it did before.  Names
+ * never merge across modules. */
 typedef struct {
 	const char *name;   /* NULL: unknown function (then see module) */
 	const char *module; /* basename, "[kernel]", "[unknown]" … */
 	gboolean inlined;   /* this frame was inlined into its caller */
+	const char *file;   /* defining source file (DW_AT_decl_file, as PlLocation.file
+			     * names files), NULL when unknown */
+	guint line;         /* its DW_AT_decl_line, 0 when unknown */
 } PlFunction;
 
 /* A node of the interned call tree.  Node 0 is the root (func PL_NO_ID). */
@@ -323,8 +332,9 @@ typedef struct {
 	PlCount self;  /* samples taken at this address (func or code inlined into it) */
 	PlCount total; /* samples with func's frame at this address on the stack */
 } PlAddrRow;
-/* Every sampled address where a frame of the function named like func
- * (inlined or not) runs or calls from, sorted by (module, lookup_addr).
+/* Every sampled address where a frame of func's source function (its name
+ * and defining file, inlined or not) runs or calls from, sorted by
+ * (module, lookup_addr).
  * GArray of PlAddrRow; strings owned by the profile. */
 GArray *pl_aggregate_addresses(PlAggregate *agg, guint32 func);
 

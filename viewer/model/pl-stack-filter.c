@@ -134,7 +134,9 @@ static guint32 renamed(const PlStackFilter *self, PlProfile *p, guint32 f, GArra
 			g_free(s);
 		}
 	}
-	guint32 out = changed ? pl_profile_function_intern(p, label, module, inlined) : f;
+	/* a renamed function is known by its new name alone: renaming two to
+	 * one name merges them, wherever they are defined */
+	guint32 out = changed ? pl_profile_function_intern(p, label, module, inlined, NULL, 0) : f;
 	guint32 none = PL_NO_ID;
 	while (cache->len <= f)
 		g_array_append_val(cache, none);

@@ -12,15 +12,23 @@
 /* ─── stacks ─────────────────────────────────────────────────────────── */
 
 guint32 pl_profile_function_intern(PlProfile *self, const char *name, const char *module,
-				   gboolean inlined)
+				   gboolean inlined, const char *file, guint line)
 {
 	const char *n = name ? g_string_chunk_insert_const(self->strings, name) : NULL;
 	const char *mo = g_string_chunk_insert_const(self->strings, module ? module : "[unknown]");
-	guint64 a = (guint64)(guintptr)n, b = ((guint64)(guintptr)mo << 1) | (inlined ? 1 : 0);
+	const char *fi = file ? g_string_chunk_insert_const(self->strings, file) : NULL;
+	/* the key's second half names (module, file) by one interned string:
+	 * "module\x01file" (control characters name no module) */
+	const char *where = mo;
+	if (fi) {
+		g_autofree char *mf = g_strconcat(mo, "\x01", fi, NULL);
+		where = g_string_chunk_insert_const(self->strings, mf);
+	}
+	guint64 a = (guint64)(guintptr)n, b = ((guint64)(guintptr)where << 1) | (inlined ? 1 : 0);
 	guint32 id = pl_id_table_lookup(&self->func_tab, a, b);
 	if (id != PL_NO_ID)
 		return id;
-	PlFunction f = { n, mo, inlined };
+	PlFunction f = { n, mo, inlined, fi, fi ? line : 0 };
 	id = self->funcs->len;
 	g_array_append_val(self->funcs, f);
 	g_ptr_array_add(self->func_labels, NULL);
@@ -87,7 +95,9 @@ static void addr_set_frames(PlProfile *self, AddrNode *an, PlFrameInfo *fr, guin
 		const char *module = fr[i].module;
 		if (!module)
 			module = (an->flags & AF_KERNEL) ? "[kernel]" : "[unknown]";
-		guint32 f = pl_profile_function_intern(self, fr[i].function, module, fr[i].inlined);
+		guint32 f = pl_profile_function_intern(self, fr[i].function, module, fr[i].inlined,
+						       fr[i].function ? fr[i].decl_file : NULL,
+						       fr[i].decl_line);
 		an->fnode = pl_profile_node_intern(self, an->fnode, f);
 	}
 	an->loc_first = self->node_locs->len;

@@ -315,7 +315,7 @@ static void step(Pass *ps, guint32 x, guint32 pr, guint32 pst, guint32 *r, guint
 		if (func_matches(ps, f)) {
 			const char *m = pl_profile_get_function(p, f)->module;
 			g_autofree char *name = g_strdup_printf("[%s]", m ? m : "?");
-			guint32 one = pl_profile_function_intern(p, name, m, FALSE);
+			guint32 one = pl_profile_function_intern(p, name, m, FALSE, NULL, 0);
 			*r = node_func(p, pr) == one ? pr : pl_profile_node_intern(p, pr, one);
 		} else {
 			*r = pl_profile_node_intern(p, pr, f);

@@ -152,6 +152,7 @@ void pl_sym_embed_put_frames(PlSymEmbed *e, guint32 pid, guint64 pc, gboolean is
 		f.function = intern(e, f.function);
 		f.module = intern(e, f.module);
 		f.file = intern(e, f.file);
+		f.decl_file = intern(e, f.decl_file);
 		g_array_append_val(e->frames, f);
 	}
 }
@@ -399,6 +400,10 @@ GBytes *pl_sym_embed_serialize(PlSymEmbed *e)
 			put_varint(body, f->rel_addr);
 			guint8 inl = f->inlined ? 1 : 0;
 			g_byte_array_append(body, &inl, 1);
+			/* where the function is defined: its identity and the
+			 * Source tab's place (PlFunction.file / line) */
+			put_varint(body, str_ref(&st, f->decl_file));
+			put_varint(body, f->decl_line);
 		}
 	}
 	put_varint(body, e->unwind_keys->len);
@@ -541,6 +546,8 @@ static gboolean parse_body(PlSymEmbed *e, Parse *p)
 			fr[j].line = pl_cur_u32v(c);
 			fr[j].rel_addr = pl_cur_varint(c);
 			fr[j].inlined = pl_cur_varint_max(c, 1) != 0;
+			fr[j].decl_file = str_at(p);
+			fr[j].decl_line = pl_cur_u32v(c);
 		}
 		if (pl_cur_ok(c))
 			pl_sym_embed_put_frames(e, pid, pc, ret, fr, nf);

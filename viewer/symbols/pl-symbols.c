@@ -479,6 +479,24 @@ static const char *die_function_name(PlSymbols *self, Dwarf_Die *die)
 	return n ? pl_sym_demangle(self, n) : NULL;
 }
 
+/* Where the function of die is defined (DW_AT_decl_file and _line, from
+ * its abstract origin or specification when it has none itself), as
+ * map_path names files, so that it compares equal to the line table's
+ * names for the same file.  NULL when the DWARF does not say. */
+static const char *die_decl(PlSymbols *self, Dwarf_Die *cu, Dwarf_Die *die, guint *line)
+{
+	*line = 0;
+	const char *f = dwarf_decl_file(die);
+	if (!f)
+		return NULL;
+	int l = 0;
+	if (dwarf_decl_line(die, &l) == 0 && l > 0)
+		*line = (guint)l;
+	Dwarf_Attribute ca;
+	const char *comp = cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &ca)) : NULL;
+	return map_path(self, comp, f);
+}
+
 /* File name of entry idx of the CU's line table. */
 static const char *cu_file(PlSymbols *self, Dwarf_Die *cu, Dwarf_Word idx)
 {
@@ -660,6 +678,7 @@ static guint symbolize(PlSymbols *self, PlElf *elf, guint64 a, PlFrameInfo *fr, 
 		fr[n].file = file;
 		fr[n].line = line;
 		fr[n].inlined = TRUE;
+		fr[n].decl_file = die_decl(self, cu, &d, &fr[n].decl_line);
 		n++;
 		Dwarf_Attribute at;
 		Dwarf_Word cf = 0, cl = 0;
@@ -672,12 +691,17 @@ static guint symbolize(PlSymbols *self, PlElf *elf, guint64 a, PlFrameInfo *fr, 
 	}
 	/* the real function: the ELF symbol (has the full C++ name), else DWARF */
 	const char *fn = outer_name;
-	for (; !fn && s; s = pl_inline_table_parent(it, s))
-		if (!s->inlined) {
-			Dwarf_Die d = s->die;
+	while (s && s->inlined)
+		s = pl_inline_table_parent(it, s);
+	if (s) {
+		/* its subprogram DIE: the name when the ELF has none, and
+		 * where it is defined (two static functions of one name in
+		 * two files are two functions: pl-profile.h) */
+		Dwarf_Die d = s->die;
+		if (!fn)
 			fn = die_function_name(self, &d);
-			break;
-		}
+		fr[n].decl_file = die_decl(self, cu, &d, &fr[n].decl_line);
+	}
 	fr[n].function = fn;
 	fr[n].file = file;
 	fr[n].line = line;

@@ -119,6 +119,11 @@ typedef struct {
 			       * use (for the kernel and perf maps: pc itself; for an
 			       * ELF that was not found: file offset of pc) */
 	gboolean inlined;     /* this frame was inlined into the next one */
+	/* where the function is defined: DW_AT_decl_file / DW_AT_decl_line of
+	 * its subprogram DIE (an inlined frame's: of its abstract origin),
+	 * path-mapped as file is; NULL / 0 without DWARF for it */
+	const char *decl_file;
+	guint decl_line;
 } PlFrameInfo;
 
 /* Resolves one address into frames, innermost (deepest inline) first.

@@ -27,13 +27,14 @@ static PlSymEmbed *sample_table(void)
 	PlSymEmbed *t = pl_sym_embed_new();
 	pl_sym_embed_set_origin(t, "buildhost", 1764000000, "0.1", "orig.plens");
 	PlFrameInfo hot[2] = {
-		{ "inlined_mix", "burn", "/src/burn.c", 41, 0x1234, TRUE },
-		{ "hot_leaf", "burn", "/src/burn.c", 52, 0x1234, FALSE },
+		{ "inlined_mix", "burn", "/src/burn.c", 41, 0x1234, TRUE, "/src/mix.h", 12 },
+		{ "hot_leaf", "burn", "/src/burn.c", 52, 0x1234, FALSE, "/src/burn.c", 47 },
 	};
 	pl_sym_embed_put_frames(t, 7, PC_HOT, FALSE, hot, 2);
-	PlFrameInfo caller = { "compute_outer", "burn", "/src/burn.c", 70, 0x1500, FALSE };
+	PlFrameInfo caller = { "compute_outer", "burn", "/src/burn.c", 70, 0x1500, FALSE,
+			       "/src/burn.c", 66 };
 	pl_sym_embed_put_frames(t, 7, PC_CALLER, TRUE, &caller, 1);
-	PlFrameInfo unknown = { NULL, "[unknown]", NULL, 0, 0x99, FALSE };
+	PlFrameInfo unknown = { NULL, "[unknown]", NULL, 0, 0x99, FALSE, NULL, 0 };
 	pl_sym_embed_put_frames(t, 8, 0x99, FALSE, &unknown, 1);
 	guint64 pcs[3] = { PC_HOT, PC_CALLER, 0x7f0000001000ull };
 	guint8 stack[37];
@@ -64,8 +65,10 @@ static void check_table(PlSymEmbed *t)
 	PlFrameInfo fr[4];
 	PL_CHECK(pl_sym_embed_get_frames(t, 7, PC_HOT, FALSE, fr, 4) == 2);
 	PL_CHECK(!strcmp(fr[0].function, "inlined_mix") && fr[0].inlined && fr[0].line == 41);
+	PL_CHECK(!g_strcmp0(fr[0].decl_file, "/src/mix.h") && fr[0].decl_line == 12);
 	PL_CHECK(!strcmp(fr[1].function, "hot_leaf") && !fr[1].inlined &&
 		 !strcmp(fr[1].file, "/src/burn.c") && fr[1].rel_addr == 0x1234);
+	PL_CHECK(!g_strcmp0(fr[1].decl_file, "/src/burn.c") && fr[1].decl_line == 47);
 	PL_CHECK(pl_sym_embed_get_frames(t, 7, PC_HOT, TRUE, fr, 4) == 0); /* other key */
 	PL_CHECK(pl_sym_embed_get_frames(t, 7, PC_CALLER, TRUE, fr, 4) == 1);
 	PL_CHECK(pl_sym_embed_get_frames(t, 8, 0x99, FALSE, fr, 4) == 1 && !fr[0].function &&

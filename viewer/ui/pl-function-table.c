@@ -59,15 +59,18 @@ static PlFuncItem *item_new(PlFunctionTable *t, const PlRow *r, guint64 all)
 	return it;
 }
 
-static const char *item_file(PlFuncItem *it)
+/* "burn.c:43": where it is defined (two static functions of one name
+ * are told apart here).  Owned by the caller. */
+static char *item_file(PlFuncItem *it)
 {
 	const char *file;
-	if (it->table->profile &&
-	    pl_ui_function_source(it->table->profile, it->func, &file, NULL, NULL, NULL)) {
+	guint line;
+	if (it->table->profile && pl_ui_function_source(it->table->profile, it->func, &file, NULL,
+							&line)) {
 		const char *slash = strrchr(file, '/');
-		return slash ? slash + 1 : file;
+		return g_strdup_printf("%s:%u", slash ? slash + 1 : file, line);
 	}
-	return "";
+	return g_strdup("");
 }
 
 /* ─── columns ────────────────────────────────────────────────────────── */
@@ -133,8 +136,8 @@ static void bind_label(GtkSignalListItemFactory *f, GtkListItem *li, gpointer co
 		gtk_label_set_text(l, it->module);
 		return;
 	case COL_FILE:
-		gtk_label_set_text(l, item_file(it));
-		return;
+		s = item_file(it);
+		break;
 	}
 	gtk_label_set_text(l, s);
 }
@@ -160,8 +163,10 @@ static int compare_items(gconstpointer a, gconstpointer b, gpointer col)
 		return cmp_u64(x->total.samples, y->total.samples);
 	case COL_MODULE:
 		return g_strcmp0(x->module, y->module);
-	case COL_FILE:
-		return g_strcmp0(item_file((PlFuncItem *)x), item_file((PlFuncItem *)y));
+	case COL_FILE: {
+		g_autofree char *fx = item_file((PlFuncItem *)x), *fy = item_file((PlFuncItem *)y);
+		return g_strcmp0(fx, fy);
+	}
 	}
 	return 0;
 }

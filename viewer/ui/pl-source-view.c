@@ -1,6 +1,7 @@
 /* pl-source-view.c — source with per-line heat (see the header). */
 #include "pl-source-view.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "pl-ui-util.h"
@@ -13,20 +14,30 @@ struct _PlSourceView {
 	GtkLabel *title;
 	GtkTextView *text;
 	GtkTextTag *heat[HEAT_LEVELS];
-	GtkTextTag *gutter, *hot, *marker;
+	GtkTextTag *gutter, *hot, *marker, *jump;
 	GtkToggleButton *src_btn, *asm_btn;
 	PlProfile *profile;
 	PlAggregate *agg; /* borrowed: the window hands a new one to set_data() */
 	guint32 func;
+	gboolean auto_chosen; /* func is the hottest, shown before any choice */
 	char *file, *local;
 	char **lines;
-	guint first, last, hot_line;
+	guint decl_line, hot_line;
+	guint jump_line; /* the source line an instruction's click led to, 0: none */
 	gboolean dark;
+	/* scrolling once the text is laid out (see queue_scroll) */
+	GtkTextMark *scroll_mark;
+	gboolean scroll_pending;
+	guint scroll_tick, scroll_tries, scroll_settled;
+	double press_x, press_y;
+	guint pending_click, click_idle;
 	/* disassembly */
 	gboolean disasm;
 	PlAnnotation *ann;
 	char *disasm_error;
 	char *src_title; /* the source mode's title markup */
+	GArray *marked;  /* guint: listing lines of the instructions of a clicked
+			  * source line (shown with the jump tag) */
 	GHashTable *src_files; /* local path → char** lines, for marker text */
 	gboolean syncing; /* setting the toggles from code */
 };
@@ -54,6 +65,103 @@ static void make_tags(PlSourceView *self)
 		self->marker = gtk_text_buffer_create_tag(b, NULL, "foreground-rgba",
 							  &(GdkRGBA){ 0.45, 0.55, 0.70, 1 }, "style",
 							  PANGO_STYLE_ITALIC, NULL);
+	/* the text's own background, over the heat's paragraph background:
+	 * both stay visible */
+	if (!self->jump)
+		self->jump = gtk_text_buffer_create_tag(b, NULL, "background-rgba",
+							&(GdkRGBA){ 0.20, 0.45, 0.95, 0.35 },
+							"underline", PANGO_UNDERLINE_SINGLE, NULL);
+}
+
+/* ─── scrolling after layout ─────────────────────────────────────────── */
+
+/* Whether buffer line iter is wholly inside the visible part. */
+static gboolean iter_visible(PlSourceView *self, const GtkTextIter *it)
+{
+	GdkRectangle r;
+	int y, h;
+	gtk_text_view_get_visible_rect(self->text, &r);
+	gtk_text_view_get_line_yrange(self->text, it, &y, &h);
+	return r.height > 0 && y >= r.y && y + h <= r.y + r.height;
+}
+
+/* Called every frame while a scroll is pending: text inserted just now is
+ * laid out over the next frames (line heights are estimates until then),
+ * and a view that was hidden has no height at all, so scroll_to_mark at
+ * insertion time lands short.  Scrolls again until the line is seen in
+ * place for three frames in a row. */
+static gboolean scroll_tick(GtkWidget *w, GdkFrameClock *clock, gpointer data)
+{
+	PlSourceView *self = data;
+	if (!gtk_widget_get_mapped(w)) {
+		self->scroll_tick = 0; /* map() starts it again */
+		return G_SOURCE_REMOVE;
+	}
+	if (gtk_widget_get_height(w) <= 0) /* mapped, not allocated yet */
+		return ++self->scroll_tries <= 120 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+	GtkTextIter it;
+	gtk_text_buffer_get_iter_at_mark(gtk_text_view_get_buffer(self->text), &it,
+					 self->scroll_mark);
+	if (iter_visible(self, &it)) {
+		if (++self->scroll_settled < 3)
+			return G_SOURCE_CONTINUE;
+	} else {
+		self->scroll_settled = 0;
+		if (++self->scroll_tries <= 120) {
+			gtk_text_view_scroll_to_mark(self->text, self->scroll_mark, 0, TRUE, 0, 0.35);
+			return G_SOURCE_CONTINUE;
+		}
+	}
+	self->scroll_pending = FALSE;
+	self->scroll_tick = 0;
+	return G_SOURCE_REMOVE;
+}
+
+static void start_scroll_tick(PlSourceView *self)
+{
+	if (self->scroll_pending && !self->scroll_tick && gtk_widget_get_mapped(GTK_WIDGET(self->text)))
+		self->scroll_tick = gtk_widget_add_tick_callback(GTK_WIDGET(self->text), scroll_tick,
+								 self, NULL);
+}
+
+/* Scrolls buffer line `line` (0-based) into view, a third from the top,
+ * once the text is laid out (now if it is). */
+static void queue_scroll(PlSourceView *self, int line)
+{
+	GtkTextBuffer *b = gtk_text_view_get_buffer(self->text);
+	GtkTextIter at;
+	gtk_text_buffer_get_iter_at_line(b, &at, line);
+	if (!self->scroll_mark)
+		self->scroll_mark = gtk_text_buffer_create_mark(b, NULL, &at, TRUE);
+	else
+		gtk_text_buffer_move_mark(b, self->scroll_mark, &at);
+	self->scroll_pending = TRUE;
+	self->scroll_tries = 0;
+	self->scroll_settled = 0;
+	gtk_text_view_scroll_to_mark(self->text, self->scroll_mark, 0, TRUE, 0, 0.35);
+	start_scroll_tick(self);
+}
+
+/* Selects buffer line `line` (0-based) and scrolls to it. */
+static void select_line(PlSourceView *self, int line)
+{
+	GtkTextBuffer *b = gtk_text_view_get_buffer(self->text);
+	GtkTextIter a, e;
+	gtk_text_buffer_get_iter_at_line(b, &a, line);
+	e = a;
+	gtk_text_iter_forward_to_line_end(&e);
+	gtk_text_buffer_select_range(b, &a, &e);
+	queue_scroll(self, line);
+}
+
+static void tag_line(PlSourceView *self, GtkTextTag *tag, int line)
+{
+	GtkTextBuffer *b = gtk_text_view_get_buffer(self->text);
+	GtkTextIter a, e;
+	gtk_text_buffer_get_iter_at_line(b, &a, line);
+	e = a;
+	gtk_text_iter_forward_to_line_end(&e);
+	gtk_text_buffer_apply_tag(b, tag, &a, &e);
 }
 
 /* ─── disassembly ────────────────────────────────────────────────────── */
@@ -131,8 +239,10 @@ static void render_disasm_full(PlSourceView *self, gboolean reuse)
 {
 	GtkTextBuffer *b = gtk_text_view_get_buffer(self->text);
 	gtk_text_buffer_set_text(b, "", 0);
-	if (!(reuse && self->ann && self->agg && pl_annotation_recount(self->ann, self->agg, self->func)))
+	if (!(reuse && self->ann && self->agg && pl_annotation_recount(self->ann, self->agg, self->func))) {
 		g_clear_pointer(&self->ann, pl_annotation_free);
+		g_array_set_size(self->marked, 0); /* they were lines of the old listing */
+	}
 	g_clear_pointer(&self->disasm_error, g_free);
 	if (!self->profile || !self->agg || self->func == PL_NO_ID) {
 		g_clear_pointer(&self->ann, pl_annotation_free);
@@ -212,14 +322,14 @@ static void render_disasm_full(PlSourceView *self, gboolean reuse)
 			hot_offset = line_start;
 		}
 	}
-	if (hot_offset >= 0) {
-		GtkTextIter s0, e0;
+	for (guint i = 0; i < self->marked->len; i++)
+		tag_line(self, self->jump, (int)g_array_index(self->marked, guint, i));
+	if (self->marked->len) {
+		select_line(self, (int)g_array_index(self->marked, guint, 0));
+	} else if (hot_offset >= 0) {
+		GtkTextIter s0;
 		gtk_text_buffer_get_iter_at_offset(b, &s0, hot_offset);
-		e0 = s0;
-		gtk_text_iter_forward_to_line_end(&e0);
-		gtk_text_buffer_select_range(b, &s0, &e0);
-		GtkTextMark *m = gtk_text_buffer_create_mark(b, NULL, &s0, TRUE);
-		gtk_text_view_scroll_to_mark(self->text, m, 0.1, TRUE, 0, 0.35);
+		select_line(self, gtk_text_iter_get_line(&s0));
 	}
 }
 
@@ -234,6 +344,29 @@ static void sync_toggles(PlSourceView *self)
 	gtk_toggle_button_set_active(self->src_btn, !self->disasm);
 	gtk_toggle_button_set_active(self->asm_btn, self->disasm);
 	self->syncing = FALSE;
+}
+
+/* The function's hottest line in the file shown (1..n): where most of
+ * its own frame's samples are (its self weight, code inlined into it
+ * counted at the call; without self weight, its total), from the lines
+ * of its sampled addresses (pl_aggregate_addresses).  0 when none. */
+static guint function_hot_line(PlSourceView *self, PlAggregate *agg, guint n)
+{
+	g_autoptr(GArray) rows = pl_aggregate_addresses(agg, self->func);
+	g_autofree guint64 *fs = g_new0(guint64, n + 1);
+	g_autofree guint64 *ft = g_new0(guint64, n + 1);
+	for (guint i = 0; i < rows->len; i++) {
+		const PlAddrRow *r = &g_array_index(rows, PlAddrRow, i);
+		if (!r->file || r->line == 0 || r->line > n || strcmp(r->file, self->file) != 0)
+			continue;
+		fs[r->line] += r->self.weight;
+		ft[r->line] += r->total.weight;
+	}
+	guint hot = 0;
+	for (guint i = 1; i <= n; i++)
+		if (fs[i] > fs[hot] || (fs[i] == fs[hot] && ft[i] > ft[hot]))
+			hot = i;
+	return hot;
 }
 
 static void render(PlSourceView *self, PlAggregate *agg)
@@ -256,12 +389,9 @@ static void render(PlSourceView *self, PlAggregate *agg)
 			ls[l->line] += agg->line_self[i].weight;
 			lt[l->line] += agg->line_total[i].weight;
 		}
-		for (guint i = 1; i <= n; i++) {
+		for (guint i = 1; i <= n; i++)
 			max = MAX(max, ls[i]);
-			if (i >= self->first && i <= self->last &&
-			    (!self->hot_line || ls[i] > ls[self->hot_line]))
-				self->hot_line = ls[i] ? i : self->hot_line;
-		}
+		self->hot_line = function_hot_line(self, agg, n);
 	}
 	GtkTextIter it;
 	gtk_text_buffer_get_end_iter(b, &it);
@@ -295,32 +425,46 @@ static void render(PlSourceView *self, PlAggregate *agg)
 				gtk_text_buffer_apply_tag(b, self->hot, &a, &e);
 		}
 	}
-	guint target = self->hot_line ? self->hot_line : self->first;
-	if (target) {
-		GtkTextIter a, e;
-		gtk_text_buffer_get_iter_at_line(b, &a, (int)target - 1);
-		e = a;
-		gtk_text_iter_forward_to_line_end(&e);
-		gtk_text_buffer_select_range(b, &a, &e);
-		GtkTextMark *m = gtk_text_buffer_create_mark(b, NULL, &a, TRUE);
-		gtk_text_view_scroll_to_mark(self->text, m, 0.1, TRUE, 0, 0.35);
-	}
+	if (self->jump_line && self->jump_line <= n)
+		tag_line(self, self->jump, (int)self->jump_line - 1);
+	guint target = self->jump_line && self->jump_line <= n ? self->jump_line
+		       : self->hot_line			       ? self->hot_line
+							       : self->decl_line;
+	if (target && target <= n)
+		select_line(self, (int)target - 1);
+}
+
+/* No source to show: the message says why and what to do. */
+static gboolean no_source(PlSourceView *self, const char *msg, GError **error)
+{
+	self->src_title = g_markup_escape_text(msg, -1);
+	if (self->disasm)
+		return TRUE;
+	gtk_label_set_text(self->title, msg);
+	gtk_text_buffer_set_text(gtk_text_view_get_buffer(self->text), "", 0);
+	g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, msg);
+	return FALSE;
 }
 
 gboolean pl_source_view_show_function(PlSourceView *self, PlProfile *profile, PlAggregate *agg,
 				      guint32 func, GError **error)
 {
-	const char *file, *local;
-	guint first, last;
+	const char *file;
+	g_autofree char *local = NULL;
+	guint decl_line = 0;
 	g_clear_pointer(&self->lines, g_strfreev);
 	g_clear_pointer(&self->file, g_free);
 	g_clear_pointer(&self->local, g_free);
 	if (profile != self->profile)
 		g_hash_table_remove_all(self->src_files);
+	if (profile != self->profile || func != self->func)
+		g_clear_pointer(&self->ann, pl_annotation_free);
 	self->profile = profile;
 	self->agg = agg;
 	self->func = func;
 	self->hot_line = 0;
+	self->jump_line = 0;
+	g_array_set_size(self->marked, 0);
 	g_clear_pointer(&self->src_title, g_free);
 	const char *name = profile ? pl_profile_get_function_label(profile, func) : "?";
 	if (self->disasm) {
@@ -332,39 +476,66 @@ gboolean pl_source_view_show_function(PlSourceView *self, PlProfile *profile, Pl
 		}
 		/* the source stays ready for the switch back (below) */
 	}
-	if (!profile || !pl_ui_function_source(profile, func, &file, &local, &first, &last)) {
+	if (!profile || !pl_ui_function_source(profile, func, &file, &local, &decl_line)) {
 		g_autofree char *msg = g_strdup_printf(
-			"No source for %s: it needs line information (build with -g) and the "
-			"source file here (add its directory under Settings → Source dirs); "
-			"the Disassembly view may still show it",
+			"No source for %s: its DWARF does not say where it is defined (build "
+			"with -g, or give its debug file: Settings → Debug dirs); the "
+			"Disassembly view may still show it",
 			name);
-		self->src_title = g_markup_escape_text(msg, -1);
-		if (self->disasm)
-			return TRUE;
-		gtk_label_set_text(self->title, msg);
-		gtk_text_buffer_set_text(gtk_text_view_get_buffer(self->text), "", 0);
-		g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, msg);
-		return FALSE;
+		return no_source(self, msg, error);
+	}
+	if (!local) {
+		g_autofree char *msg = g_strdup_printf(
+			"%s is defined in %s:%u, which is not here: add its directory under "
+			"Settings → Source dirs (or a path map)",
+			name, file, decl_line);
+		return no_source(self, msg, error);
 	}
 	g_autofree char *text = NULL;
 	gsize len;
-	if (!local || !g_file_get_contents(local, &text, &len, error))
+	if (!g_file_get_contents(local, &text, &len, error))
 		return FALSE;
 	self->lines = g_strsplit(text, "\n", -1);
 	self->file = g_strdup(file);
 	self->local = g_strdup(local);
-	self->first = first;
-	self->last = last;
+	self->decl_line = decl_line;
 	g_autofree char *ename = g_markup_escape_text(name, -1);
 	g_autofree char *efile = g_markup_escape_text(local, -1);
 	self->src_title = g_strdup_printf(
-		"<b>%s</b>   %s:%u   <span alpha='70%%'>columns: self %%, total %%, line</span>", ename,
-		efile, first);
+		"%s<b>%s</b>   %s:%u   <span alpha='70%%'>columns: self %%, total %%, line · click "
+		"a line for its instructions</span>",
+		self->auto_chosen ? "Hottest: " : "", ename, efile, decl_line);
 	if (self->disasm)
 		return TRUE;
 	gtk_label_set_markup(self->title, self->src_title);
 	render(self, agg);
 	return TRUE;
+}
+
+/* Nothing chosen yet: the hottest function (by self weight) whose source
+ * is here, else the hottest (its message says what is missing). */
+static void show_hottest(PlSourceView *self)
+{
+	if (self->func != PL_NO_ID || !self->profile || !self->agg || !self->agg->all.samples ||
+	    !gtk_widget_get_mapped(GTK_WIDGET(self)))
+		return;
+	g_autoptr(GArray) rows = pl_aggregate_functions(self->agg, FALSE);
+	guint32 pick = PL_NO_ID;
+	for (guint i = 0; i < rows->len && pick == PL_NO_ID; i++) {
+		const PlRow *r = &g_array_index(rows, PlRow, i);
+		g_autofree char *local = NULL;
+		if (!r->self.weight)
+			break;
+		if (pl_ui_function_source(self->profile, r->id, NULL, &local, NULL) && local)
+			pick = r->id;
+	}
+	if (pick == PL_NO_ID && rows->len)
+		pick = g_array_index(rows, PlRow, 0).id;
+	if (pick == PL_NO_ID)
+		return;
+	self->auto_chosen = TRUE;
+	pl_source_view_show_function(self, self->profile, self->agg, pick, NULL);
+	self->auto_chosen = FALSE;
 }
 
 void pl_source_view_set_data(PlSourceView *self, PlProfile *profile, PlAggregate *agg)
@@ -378,14 +549,19 @@ void pl_source_view_set_data(PlSourceView *self, PlProfile *profile, PlAggregate
 		g_clear_pointer(&self->src_title, g_free);
 		g_clear_pointer(&self->ann, pl_annotation_free);
 		g_hash_table_remove_all(self->src_files);
+		self->jump_line = 0;
+		g_array_set_size(self->marked, 0);
 		gtk_label_set_text(self->title, "Select a function and choose “Source” (or press Enter "
 						"in the function table)");
 		gtk_text_buffer_set_text(gtk_text_view_get_buffer(self->text), "", 0);
+		show_hottest(self);
 		return;
 	}
-	if (self->disasm && self->func != PL_NO_ID)
+	if (self->func == PL_NO_ID)
+		show_hottest(self); /* a live session's first samples came */
+	else if (self->disasm)
 		render_disasm_full(self, TRUE);
-	else if (!self->disasm && self->lines)
+	else if (self->lines)
 		render(self, agg);
 }
 
@@ -436,6 +612,226 @@ const char *pl_source_view_get_disassembly_error(PlSourceView *self)
 	return self->disasm ? self->disasm_error : NULL;
 }
 
+/* ─── source line ↔ its instructions ─────────────────────────────────── */
+
+/* The source line listing line i (an instruction) is on: objdump -l's
+ * last marker before it within its function.  0 when none. */
+static guint insn_source(PlSourceView *self, guint i, char **file)
+{
+	*file = NULL;
+	for (guint j = i + 1; j-- > 0;) {
+		const PlDisasmLine *d = &g_array_index(self->ann->lines, PlDisasmLine, j);
+		guint line;
+		if (d->is_insn)
+			continue;
+		if (parse_marker(d->text, file, &line))
+			return line;
+		if (g_str_has_suffix(d->text, ">:"))
+			break; /* the function's header: no marker in it */
+	}
+	return 0;
+}
+
+/* objdump names files as the DWARF does, the profile after path maps:
+ * the same file when the names or their last components are equal. */
+static gboolean same_file(const char *a, const char *b)
+{
+	if (!a || !b)
+		return FALSE;
+	if (!strcmp(a, b))
+		return TRUE;
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+	return !strcmp(sa ? sa + 1 : a, sb ? sb + 1 : b);
+}
+
+/* Source line → the disassembly with the instructions of that line
+ * marked, the first selected. */
+static gboolean jump_to_instructions(PlSourceView *self, guint line)
+{
+	if (!self->lines || line == 0 || line > g_strv_length(self->lines))
+		return FALSE;
+	self->disasm = TRUE;
+	sync_toggles(self);
+	render_disasm_full(self, self->ann != NULL);
+	if (!self->ann)
+		return FALSE;
+	g_array_set_size(self->marked, 0);
+	for (guint i = 0; i < self->ann->lines->len; i++) {
+		if (!g_array_index(self->ann->lines, PlDisasmLine, i).is_insn)
+			continue;
+		g_autofree char *f = NULL;
+		if (insn_source(self, i, &f) == line && same_file(f, self->file))
+			g_array_append_val(self->marked, i);
+	}
+	for (guint i = 0; i < self->marked->len; i++)
+		tag_line(self, self->jump, (int)g_array_index(self->marked, guint, i));
+	if (self->marked->len) {
+		select_line(self, (int)g_array_index(self->marked, guint, 0));
+		return TRUE;
+	}
+	g_autofree char *msg = g_strdup_printf(
+		"\n<span foreground='#d35400'>Line %u has no instructions in this listing (optimized "
+		"away, merged into another line, or in another function)</span>",
+		line);
+	g_autofree char *t = g_strconcat(gtk_label_get_label(self->title), msg, NULL);
+	gtk_label_set_markup(self->title, t);
+	return FALSE;
+}
+
+/* An instruction → the source with its line selected. */
+static gboolean jump_to_source(PlSourceView *self, guint i)
+{
+	if (!self->ann || i >= self->ann->lines->len ||
+	    !g_array_index(self->ann->lines, PlDisasmLine, i).is_insn)
+		return FALSE;
+	g_autofree char *f = NULL;
+	guint line = insn_source(self, i, &f);
+	if (!line)
+		return FALSE;
+	if (!self->lines || !same_file(f, self->file) || line > g_strv_length(self->lines)) {
+		g_autofree char *ef = g_markup_escape_text(f, -1);
+		g_autofree char *msg = g_strdup_printf(
+			"\n<span foreground='#d35400'>That instruction is code of %s:%u (inlined "
+			"here), not of this function's file</span>",
+			ef, line);
+		g_autofree char *t = g_strconcat(gtk_label_get_label(self->title), msg, NULL);
+		gtk_label_set_markup(self->title, t);
+		return FALSE;
+	}
+	self->jump_line = line;
+	pl_source_view_set_disassembly(self, FALSE);
+	return TRUE;
+}
+
+gboolean pl_source_view_activate_line(PlSourceView *self, guint line)
+{
+	if (!self->profile || self->func == PL_NO_ID)
+		return FALSE;
+	return self->disasm ? jump_to_source(self, line) : jump_to_instructions(self, line);
+}
+
+guint pl_source_view_get_selected_line(PlSourceView *self)
+{
+	GtkTextIter a, e;
+	if (!gtk_text_buffer_get_selection_bounds(gtk_text_view_get_buffer(self->text), &a, &e))
+		return 0;
+	return (guint)gtk_text_iter_get_line(&a) + (self->disasm ? 0 : 1);
+}
+
+GArray *pl_source_view_dup_marked(PlSourceView *self)
+{
+	GArray *a = g_array_new(FALSE, FALSE, sizeof(guint));
+	if (self->disasm)
+		g_array_append_vals(a, self->marked->data, self->marked->len);
+	else if (self->jump_line)
+		g_array_append_val(a, self->jump_line);
+	return a;
+}
+
+gboolean pl_source_view_line_is_visible(PlSourceView *self, guint line)
+{
+	if (!self->disasm && line == 0)
+		return FALSE;
+	GtkTextIter it;
+	gtk_text_buffer_get_iter_at_line(gtk_text_view_get_buffer(self->text), &it,
+					 (int)line - (self->disasm ? 0 : 1));
+	return iter_visible(self, &it);
+}
+
+gboolean pl_source_view_get_line_point(PlSourceView *self, guint line, double *x, double *y)
+{
+	if (!self->disasm && line == 0)
+		return FALSE;
+	GtkTextIter it;
+	int ly, lh, wx, wy;
+	gtk_text_buffer_get_iter_at_line(gtk_text_view_get_buffer(self->text), &it,
+					 (int)line - (self->disasm ? 0 : 1));
+	gtk_text_view_get_line_yrange(self->text, &it, &ly, &lh);
+	gtk_text_view_buffer_to_window_coords(self->text, GTK_TEXT_WINDOW_WIDGET, 80, ly + lh / 2,
+					      &wx, &wy);
+	graphene_point_t p;
+	if (!gtk_widget_compute_point(GTK_WIDGET(self->text), GTK_WIDGET(self),
+				      &GRAPHENE_POINT_INIT((float)wx, (float)wy), &p))
+		return FALSE;
+	*x = p.x;
+	*y = p.y;
+	return TRUE;
+}
+
+gboolean pl_source_view_is_scrolling(PlSourceView *self)
+{
+	return self->scroll_pending;
+}
+
+guint32 pl_source_view_get_function(PlSourceView *self)
+{
+	return self->func;
+}
+
+static gboolean on_click_idle(gpointer data)
+{
+	PlSourceView *self = data;
+	self->click_idle = 0;
+	pl_source_view_activate_line(self, self->pending_click);
+	return G_SOURCE_REMOVE;
+}
+
+/* A click (a press and release of the first button that did not move,
+ * not a drag that selects text) on a line: its instructions, or its source
+ * line.  Raw events: the text view's own gestures claim the presses (to
+ * select), so a click gesture beside them would be cancelled. */
+static gboolean on_event(GtkEventControllerLegacy *c, GdkEvent *ev, PlSourceView *self)
+{
+	GdkEventType t = gdk_event_get_event_type(ev);
+	if ((t != GDK_BUTTON_PRESS && t != GDK_BUTTON_RELEASE) ||
+	    gdk_button_event_get_button(ev) != GDK_BUTTON_PRIMARY)
+		return FALSE;
+	/* surface coordinates → the text view's */
+	double ex, ey, sx, sy;
+	if (!gdk_event_get_position(ev, &ex, &ey))
+		return FALSE;
+	GtkNative *native = gtk_widget_get_native(GTK_WIDGET(self->text));
+	gtk_native_get_surface_transform(native, &sx, &sy);
+	graphene_point_t p;
+	if (!gtk_widget_compute_point(GTK_WIDGET(native), GTK_WIDGET(self->text),
+				      &GRAPHENE_POINT_INIT((float)(ex - sx), (float)(ey - sy)), &p))
+		return FALSE;
+	if (t == GDK_BUTTON_PRESS) {
+		self->press_x = p.x;
+		self->press_y = p.y;
+		return FALSE;
+	}
+	if (fabs(p.x - self->press_x) > 4 || fabs(p.y - self->press_y) > 4)
+		return FALSE;
+	int x = (int)p.x, y = (int)p.y;
+	int bx, by;
+	GtkTextIter it;
+	gtk_text_view_window_to_buffer_coords(self->text, GTK_TEXT_WINDOW_WIDGET, (int)x, (int)y,
+					      &bx, &by);
+	/* past a line's end still means that line */
+	gtk_text_view_get_iter_at_location(self->text, &it, bx, by);
+	guint line = (guint)gtk_text_iter_get_line(&it);
+	/* after the text view's own handling of the release (it moves the
+	 * selection to the click) */
+	self->pending_click = self->disasm ? line : line + 1;
+	if (!self->click_idle)
+		self->click_idle = g_idle_add(on_click_idle, self);
+	return FALSE;
+}
+
+static void pl_source_view_map(GtkWidget *w)
+{
+	PlSourceView *self = PL_SOURCE_VIEW(w);
+	GTK_WIDGET_CLASS(pl_source_view_parent_class)->map(w);
+	show_hottest(self);
+	start_scroll_tick(self);
+}
+
+static void on_text_map(GtkWidget *w, PlSourceView *self)
+{
+	start_scroll_tick(self);
+}
+
 static void on_toggle(GtkToggleButton *b, PlSourceView *self)
 {
 	if (self->syncing || !gtk_toggle_button_get_active(b))
@@ -483,6 +879,11 @@ static void on_css_changed(GtkWidget *w, GtkCssStyleChange *change)
 static void pl_source_view_dispose(GObject *obj)
 {
 	PlSourceView *self = PL_SOURCE_VIEW(obj);
+	g_clear_handle_id(&self->click_idle, g_source_remove);
+	/* before the text view goes with the box */
+	if (self->scroll_tick)
+		gtk_widget_remove_tick_callback(GTK_WIDGET(self->text), self->scroll_tick);
+	self->scroll_tick = 0;
 	g_clear_pointer(&self->box, gtk_widget_unparent);
 	g_clear_pointer(&self->lines, g_strfreev);
 	g_clear_pointer(&self->file, g_free);
@@ -491,6 +892,7 @@ static void pl_source_view_dispose(GObject *obj)
 	g_clear_pointer(&self->disasm_error, g_free);
 	g_clear_pointer(&self->ann, pl_annotation_free);
 	g_clear_pointer(&self->src_files, g_hash_table_unref);
+	g_clear_pointer(&self->marked, g_array_unref);
 	G_OBJECT_CLASS(pl_source_view_parent_class)->dispose(obj);
 }
 
@@ -498,12 +900,14 @@ static void pl_source_view_class_init(PlSourceViewClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = pl_source_view_dispose;
 	GTK_WIDGET_CLASS(klass)->css_changed = on_css_changed;
+	GTK_WIDGET_CLASS(klass)->map = pl_source_view_map;
 	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
 }
 
 static void pl_source_view_init(PlSourceView *self)
 {
 	self->func = PL_NO_ID;
+	self->marked = g_array_new(FALSE, FALSE, sizeof(guint));
 	self->src_files = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 						(GDestroyNotify)g_strfreev);
 	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
@@ -539,6 +943,12 @@ static void pl_source_view_init(PlSourceView *self)
 	gtk_text_view_set_monospace(self->text, TRUE);
 	gtk_text_view_set_left_margin(self->text, 4);
 	gtk_text_view_set_cursor_visible(self->text, FALSE);
+	/* capture phase: seen before the text view's own handling */
+	GtkEventController *click = gtk_event_controller_legacy_new();
+	gtk_event_controller_set_propagation_phase(click, GTK_PHASE_CAPTURE);
+	g_signal_connect(click, "event", G_CALLBACK(on_event), self);
+	gtk_widget_add_controller(GTK_WIDGET(self->text), click);
+	g_signal_connect(self->text, "map", G_CALLBACK(on_text_map), self);
 	GtkWidget *sw = gtk_scrolled_window_new();
 	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), GTK_WIDGET(self->text));
 	gtk_widget_set_vexpand(sw, TRUE);

@@ -3,8 +3,10 @@
  * Each line shows its self weight (samples whose innermost frame, inline
  * frames expanded, is on that line) and total weight (any frame on that
  * line), as a percentage of the selection and a heat-coloured background.
- * show_function() opens the file defining a function, scrolls to its
- * hottest line and selects it.
+ * show_function() opens the file defining a function (its DWARF
+ * decl_file, PlFunction.file), scrolls to its hottest line (where most of
+ * its own frame's samples are), or else to its definition, and selects it;
+ * the scroll is done once the text is laid out and the view shown.
  *
  * A Source / Disassembly switch at the top shows the same function as its
  * instructions instead (the toolchain's objdump, pl_disasm_annotate): each
@@ -37,6 +39,32 @@ guint pl_source_view_get_hot_line(PlSourceView *self);
 const char *pl_source_view_get_file(PlSourceView *self);
 /* The text of a shown source line (without the heat columns). */
 char *pl_source_view_dup_line(PlSourceView *self, guint line);
+
+/* The function shown (PL_NO_ID: none).  With none chosen, the view shows
+ * the hottest function (by self weight, of those whose source is here)
+ * when it is first shown or gets data while shown. */
+guint32 pl_source_view_get_function(PlSourceView *self);
+
+/* What a click on a line does.  In the source: line is a source line
+ * (1-based); the view switches to the disassembly with the instructions
+ * objdump -l places on that line marked, the first selected.  In the
+ * disassembly: line is a listing line (0-based, as PlAnnotation.lines);
+ * the view switches to the source with that instruction's line selected.
+ * FALSE (the title says why) when the line leads nowhere. */
+gboolean pl_source_view_activate_line(PlSourceView *self, guint line);
+/* The selected line (source: 1-based source line; disassembly: listing
+ * line), 0 when none; the lines marked by the last jump (disassembly:
+ * listing lines; source: the source line), new GArray of guint. */
+guint pl_source_view_get_selected_line(PlSourceView *self);
+GArray *pl_source_view_dup_marked(PlSourceView *self);
+/* Whether a line (numbered as above) is wholly in the visible part; a
+ * scroll to the selected line is still pending (the text not laid out or
+ * not shown yet). */
+gboolean pl_source_view_line_is_visible(PlSourceView *self, guint line);
+gboolean pl_source_view_is_scrolling(PlSourceView *self);
+/* A point on a line (numbered as above), in the view's coordinates: where
+ * a click on it lands (tests click there through X). */
+gboolean pl_source_view_get_line_point(PlSourceView *self, guint line, double *x, double *y);
 
 /* Shows the disassembly (TRUE) or the source (FALSE) of the function last
  * given to show_function(); the switch at the top does the same.  Runs

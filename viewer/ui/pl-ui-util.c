@@ -1,7 +1,6 @@
-/* pl-ui-util.c — presentation helpers and core stopgaps (see the header). */
+/* pl-ui-util.c — presentation helpers (see the header). */
 #include "pl-ui-util.h"
 
-#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -61,195 +60,32 @@ char *pl_ui_node_tooltip(PlProfile *p, guint32 node, guint32 func, guint64 self,
 	g_string_append_printf(s, "Total: %s  (%s)\nSelf: %s  (%s)\nModule: %s", tt, pt, ts, ps,
 			       mod);
 	const char *file;
-	guint first;
-	if (pl_ui_function_source(p, func, &file, NULL, &first, NULL)) {
+	guint line;
+	if (pl_ui_function_source(p, func, &file, NULL, &line)) {
 		g_autofree char *fe = g_markup_escape_text(file, -1);
-		g_string_append_printf(s, "\nSource: %s:%u", fe, first);
+		g_string_append_printf(s, "\nDefined at: %s:%u", fe, line);
 	}
 	return g_string_free(s, FALSE);
 }
 
-/* ─── function → source (stopgap, see the header) ────────────────────── */
+/* ─── function → source ──────────────────────────────────────────────── */
 
-typedef struct {
-	char *file, *local;
-	guint first, last;
-} FuncSrc;
-
-typedef struct {
-	GHashTable *funcs; /* func id → FuncSrc* (NULL value: not found) */
-	GHashTable *files; /* profile file name → GStrv of lines (empty: unreadable) */
-	guint n_locations_seen;
-} ProfCache;
-
-static GHashTable *caches; /* PlProfile* → ProfCache* */
-
-static void func_src_free(gpointer p)
+gboolean pl_ui_function_source(PlProfile *p, guint32 func, const char **file, char **local_path,
+			       guint *line)
 {
-	FuncSrc *f = p;
-	if (!f)
-		return;
-	g_free(f->file);
-	g_free(f->local);
-	g_free(f);
-}
-
-static void prof_cache_free(gpointer p)
-{
-	ProfCache *c = p;
-	g_hash_table_unref(c->funcs);
-	g_hash_table_unref(c->files);
-	g_free(c);
-}
-
-void pl_ui_forget_profile(PlProfile *p)
-{
-	if (caches)
-		g_hash_table_remove(caches, p);
-}
-
-static ProfCache *cache_for(PlProfile *p)
-{
-	if (!caches)
-		caches = g_hash_table_new_full(NULL, NULL, NULL, prof_cache_free);
-	ProfCache *c = g_hash_table_lookup(caches, p);
-	if (!c) {
-		c = g_new0(ProfCache, 1);
-		c->funcs = g_hash_table_new_full(NULL, NULL, NULL, func_src_free);
-		c->files = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-						 (GDestroyNotify)g_strfreev);
-		g_hash_table_insert(caches, p, c);
-	}
-	/* a live profile gains locations: forget the misses */
-	if (pl_profile_get_n_locations(p) != c->n_locations_seen) {
-		GHashTableIter it;
-		gpointer k, v;
-		g_hash_table_iter_init(&it, c->funcs);
-		while (g_hash_table_iter_next(&it, &k, &v))
-			if (!v)
-				g_hash_table_iter_remove(&it);
-		c->n_locations_seen = pl_profile_get_n_locations(p);
-	}
-	return c;
-}
-
-#define MAX_SOURCE_BYTES (16u << 20)
-
-static char **file_lines(PlProfile *p, ProfCache *c, const char *file, char **local_out)
-{
-	*local_out = NULL;
-	char **lines = g_hash_table_lookup(c->files, file);
-	g_autofree char *local = pl_symbols_find_source(pl_profile_get_symbols(p), file);
-	if (lines) {
-		*local_out = g_steal_pointer(&local);
-		return lines;
-	}
-	g_autofree char *text = NULL;
-	gsize len = 0;
-	GStatBuf st;
-	if (local && g_stat(local, &st) == 0 && (guint64)st.st_size <= MAX_SOURCE_BYTES &&
-	    g_file_get_contents(local, &text, &len, NULL) && g_utf8_validate(text, (gssize)len, NULL))
-		lines = g_strsplit(text, "\n", -1);
-	else
-		lines = g_new0(char *, 1);
-	g_hash_table_insert(c->files, g_strdup(file), lines);
-	*local_out = g_steal_pointer(&local);
-	return lines;
-}
-
-/* The bare name a definition starts with: "ns::Cls::meth(int)" → "meth". */
-static char *bare_name(const char *name)
-{
-	g_autofree char *s = g_strdup(name);
-	char *paren = strchr(s, '(');
-	if (paren)
-		*paren = 0;
-	char *colon = g_strrstr(s, "::");
-	return g_strdup(colon ? colon + 2 : s);
-}
-
-static gboolean find_definition(char **lines, const char *name, guint *first, guint *last)
-{
-	g_autofree char *bare = bare_name(name);
-	g_autofree char *esc = g_regex_escape_string(bare, -1);
-	g_autofree char *pat = g_strdup_printf("(^|[^A-Za-z0-9_])%s\\s*\\(", esc);
-	g_autoptr(GRegex) re = g_regex_new(pat, G_REGEX_OPTIMIZE, 0, NULL);
-	if (!re)
-		return FALSE;
-	for (guint i = 0; lines[i]; i++) {
-		const char *l = lines[i];
-		if (!g_regex_match(re, l, 0, NULL))
-			continue;
-		/* a definition: no ';' on the line, a '{' here or on the next
-		 * non-empty line, and not an indented call */
-		if (strchr(l, ';') || l[0] == ' ' || l[0] == '\t')
-			continue;
-		gboolean brace = strchr(l, '{') != NULL;
-		for (guint j = i + 1; !brace && lines[j] && j <= i + 3; j++) {
-			if (strchr(lines[j], ';'))
-				break;
-			if (strchr(lines[j], '{'))
-				brace = TRUE;
-		}
-		if (!brace)
-			continue;
-		*first = i + 1;
-		*last = i + 1;
-		for (guint j = i + 1; lines[j]; j++) {
-			if (lines[j][0] == '}') {
-				*last = j + 1;
-				break;
-			}
-		}
-		return TRUE;
-	}
-	return FALSE;
-}
-
-gboolean pl_ui_function_source(PlProfile *p, guint32 func, const char **file,
-			       const char **local_path, guint *first, guint *last)
-{
+	if (local_path)
+		*local_path = NULL;
 	if (!p || func >= pl_profile_get_n_functions(p))
 		return FALSE;
 	const PlFunction *f = pl_profile_get_function(p, func);
-	if (!f->name)
-		return FALSE;
-	ProfCache *c = cache_for(p);
-	FuncSrc *fs = NULL;
-	if (!g_hash_table_lookup_extended(c->funcs, GUINT_TO_POINTER(func), NULL, (gpointer *)&fs)) {
-		/* distinct files named by the locations, in first-seen order */
-		g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
-		guint n = pl_profile_get_n_locations(p);
-		for (guint i = 0; i < n && !fs; i++) {
-			const PlLocation *l = pl_profile_get_location(p, i);
-			if (!l->file || g_hash_table_contains(seen, l->file))
-				continue;
-			g_hash_table_add(seen, (gpointer)l->file);
-			char *local = NULL;
-			char **lines = file_lines(p, c, l->file, &local);
-			guint a, b;
-			if (lines[0] && find_definition(lines, f->name, &a, &b)) {
-				fs = g_new0(FuncSrc, 1);
-				fs->file = g_strdup(l->file);
-				fs->local = local;
-				fs->first = a;
-				fs->last = b;
-			} else {
-				g_free(local);
-			}
-		}
-		g_hash_table_insert(c->funcs, GUINT_TO_POINTER(func), fs);
-	}
-	if (!fs)
+	if (!f->name || !f->file)
 		return FALSE;
 	if (file)
-		*file = fs->file;
+		*file = f->file;
+	if (line)
+		*line = f->line;
 	if (local_path)
-		*local_path = fs->local;
-	if (first)
-		*first = fs->first;
-	if (last)
-		*last = fs->last;
+		*local_path = pl_symbols_find_source(pl_profile_get_symbols(p), f->file);
 	return TRUE;
 }
 

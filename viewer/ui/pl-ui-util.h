@@ -1,14 +1,4 @@
-/* pl-ui-util.h — small presentation helpers shared by the UI widgets, and
- * stopgaps for what the viewer core does not expose yet.
- *
- * STOPGAP (to move into viewer/model, see the UI report): the core has no
- * function → source location mapping (PlFunction has no file/line, and
- * per-location weights are not tied to functions).  pl_ui_function_source()
- * finds a function's definition by reading the source files the profile's
- * locations name and looking for "NAME(" at a definition; results are
- * cached per profile.  It is presentation glue, replaced as soon as the
- * core gives pl_profile_get_function_location() and
- * pl_aggregate_function_lines().
+/* pl-ui-util.h — small presentation helpers shared by the UI widgets.
  *
  * Main thread only.
  */
@@ -32,13 +22,15 @@ char *pl_ui_format_pct(guint64 part, guint64 whole);
 char *pl_ui_node_tooltip(PlProfile *p, guint32 node, guint32 func, guint64 self,
 			 guint64 total, guint64 all);
 
-/* A function's source file (as the profile names it), the local path of
- * that file, and the definition line range [*first, *last]; FALSE when not
- * found.  Outputs may be NULL; strings are owned by the cache. */
-gboolean pl_ui_function_source(PlProfile *p, guint32 func, const char **file,
-			       const char **local_path, guint *first, guint *last);
-/* Drops the caches about p (call before freeing it). */
-void pl_ui_forget_profile(PlProfile *p);
+/* Where a function is defined, from the DWARF (PlFunction.file and
+ * .line: DW_AT_decl_file / DW_AT_decl_line of its subprogram, or of the
+ * abstract origin of an inlined one): *file as the profile names it
+ * (borrowed), *local_path the file readable here (owned, NULL when it is
+ * not found: Settings → Source dirs, path maps).  FALSE when the DWARF
+ * does not say (no -g, no debug file): nothing is guessed.  Outputs may
+ * be NULL. */
+gboolean pl_ui_function_source(PlProfile *p, guint32 func, const char **file, char **local_path,
+			       guint *line);
 
 /* child in a scrolled window that expands both ways, scrolling vertically
  * (and horizontally when hscroll). */

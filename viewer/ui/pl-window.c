@@ -230,10 +230,7 @@ static void clear_profile(PlWindow *self)
 	pl_diff_controller_set_base(self->diff, NULL);
 	pl_live_controller_set_profile(self->live, NULL);
 	g_clear_pointer(&self->agg, pl_aggregate_free);
-	if (self->profile) {
-		pl_ui_forget_profile(self->profile);
-		g_clear_pointer(&self->profile, pl_profile_free);
-	}
+	g_clear_pointer(&self->profile, pl_profile_free);
 	self->filter = PL_FILTER_ALL;
 }
 

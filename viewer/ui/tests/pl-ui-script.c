@@ -389,31 +389,6 @@ static StepResult run_step(Script *s)
 		       f == PL_NO_ID ? 0 : pl_function_table_get_n_callees(t));
 		return STEP_DONE;
 	}
-	if (!strcmp(cmd, "source")) {
-		guint32 f = find_func(w, arg(s, 1));
-		g_autoptr(GError) error = NULL;
-		if (f == PL_NO_ID) {
-			report(s, arg(s, 2), FALSE, "no function %s in the profile", arg(s, 1));
-			return STEP_DONE;
-		}
-		if (!pl_window_open_source(w, f, &error)) {
-			report(s, arg(s, 2), FALSE, "%s", error->message);
-			return STEP_DONE;
-		}
-		PlSourceView *sv = pl_window_get_source_view(w);
-		guint hot = pl_source_view_get_hot_line(sv), first_l = 0, last_l = 0;
-		pl_ui_function_source(pl_window_get_profile(w), f, NULL, NULL, &first_l, &last_l);
-		g_autofree char *text = pl_source_view_dup_line(sv, hot);
-		gboolean ok = hot && hot >= first_l && hot <= last_l;
-		report(s, arg(s, 2), ok, "hot line %u not within %s's lines %u-%u", hot, arg(s, 1),
-		       first_l, last_l);
-		if (ok) {
-			printf("# %s: hot line %s:%u: %s\n", arg(s, 1), pl_source_view_get_file(sv), hot,
-			       text ? g_strstrip(text) : "");
-			fflush(stdout);
-		}
-		return STEP_DONE;
-	}
 	if (!strcmp(cmd, "search")) {
 		GtkSearchEntry *e = pl_window_get_search_entry(w);
 		if (first) {
@@ -901,6 +876,9 @@ static StepResult run_step(Script *s)
 	PlUiStep t = pl_ui_script_transforms_step(w, s->argv, s->ticks, timed_out(s));
 	if (t == PL_UI_STEP_UNKNOWN)
 		t = pl_ui_script_labels_step(w, s->argv, s->ticks, timed_out(s));
+	/* the Source tab's (pl-ui-script-source.c) */
+	if (t == PL_UI_STEP_UNKNOWN)
+		t = pl_ui_script_source_step(w, s->argv, s->ticks, timed_out(s));
 	if (t != PL_UI_STEP_UNKNOWN)
 		return t == PL_UI_STEP_WAIT ? STEP_WAIT : STEP_DONE;
 	report(s, "script", FALSE, "unknown command '%s'", cmd);

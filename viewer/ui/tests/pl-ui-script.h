@@ -36,7 +36,8 @@
  *                                  PREFIX* with a creation stack contain NEEDLE; the
  *                                  popover is saved to PNG
  *   expect-callers FUNC NAME       FUNC selected in the table has callers
- *   source FUNC NAME               open FUNC's source; its hot line is in FUNC
+ *   source FUNC[@FILE] NAME        open FUNC's source (the one defined in a file FILE); once
+ *                                  laid out, its hottest line is selected and in view
  *   search REGEX NAME              flame search matches a positive share
  *   search-clear
  *   zoom FUNC | zoom-out | zoom-reset
@@ -90,6 +91,13 @@
  *   inverted on|off                the flame page's Inverted toggle
  * What the window says (pl-ui-script-labels.c):
  *   expect-label NAME TEXT…        a label drawn in the window holds TEXT
+ * The Source tab (pl-ui-script-source.c; addr2line is the oracle):
+ *   expect-source-hottest NAME     the tab shown with nothing chosen shows the hottest
+ *                                  function with source, its hot line in view
+ *   source-click-line NAME         click (xdotool) the hot source line: the disassembly
+ *                                  marks exactly the instructions on that line
+ *   source-click-insn NAME         click the hottest instruction: the source shows its
+ *                                  line selected, in view
  */
 #ifndef PL_UI_SCRIPT_H
 #define PL_UI_SCRIPT_H
@@ -105,6 +113,10 @@ void pl_ui_script_report(const char *name, gboolean ok, const char *fmt, ...)
  * deadline passed (a WAIT then fails it). */
 PlUiStep pl_ui_script_transforms_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_labels_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
+PlUiStep pl_ui_script_source_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
+/* "NAME" or "NAME@FILE" (defined in a file whose path ends with /FILE):
+ * the first function so named, PL_NO_ID when none. */
+guint32 pl_ui_script_find_function(PlWindow *w, const char *spec);
 
 /* Runs the script at path (NULL: none given, a failure) in win. */
 void pl_ui_script_start(PlWindow *win, const char *path);

@@ -149,7 +149,6 @@ zoom-reset
 expect-callers hot_leaf function_callers
 screenshot $SHOTS/functions.png
 source hot_leaf source_hot_line
-screenshot $SHOTS/source.png
 thread-details spawned- start_one $SHOTS/thread-details.png thread_creation_stack
 thread burn-1
 range-busy 0.12
