@@ -15,6 +15,7 @@ exec </dev/console >/dev/console 2>&1
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
+hostname dropbear-arm64 # the name the viewer shows (the kernel's is "(none)")
 echo "PL-BOOT uptime=$(cut -d' ' -f1 /proc/uptime) kernel=$(uname -r) machine=$(uname -m)"
 
 timeout=150

@@ -18,7 +18,15 @@
 # running on the board during the session (ps over ssh: the check that
 # follows can see it) and gone after it; a second session that reuses
 # the copy (same inode and mtime on the board, "already" said, one file
-# there); the session file naming its ssh:// target.
+# there); the session file naming its ssh:// target; and, as the user pl,
+# whom Debian's perf_event_paranoid=3 refuses (uid 1000 on the board):
+# one line with the board's level and the ways out (ssh://root@…, `sudo
+# sysctl kernel.perf_event_paranoid=N`: 1 for a command, 0 for --all, or
+# setcap on the deployed agent's path, which must be the file there),
+# the same advice in the app's Connect form (its facts, and Start's
+# error; screenshots ssh-board-advice.png and ssh-board-start-refused.png
+# in $PL_UI_SCREENSHOTS, else the temporary directory), and the sysctl it advises, applied as root on the
+# board, letting pl record.
 #
 # Run once per make check, with the plain build (like boards.sh).
 set -u
@@ -27,7 +35,9 @@ B=${PL_BUILD:-$top/build}
 here=$top/test/boards
 . "$top/test/pl-test.sh" || { echo "not ok ssh-board: cannot read test/pl-test.sh"; exit 1; }
 CASES="ssh_board_boot ssh_board_dropbear ssh_board_record ssh_board_symbols ssh_board_agent_seen
-ssh_board_agent_gone ssh_board_reuse ssh_board_session_says_ssh ssh_board_guest"
+ssh_board_agent_gone ssh_board_reuse ssh_board_session_says_ssh ssh_board_nonroot_advice
+ssh_board_nonroot_advice_all ssh_board_app_facts ssh_board_app_start_refused
+ssh_board_nonroot_advice_works ssh_board_guest"
 pl_plan $CASES
 case "$B" in
 *build-san)
@@ -222,6 +232,76 @@ if "$PERFLENS" report "$T/s1.plens" 2>/dev/null | grep -q "connected over $URL";
 	ok ssh_board_session_says_ssh
 else
 	fail ssh_board_session_says_ssh "no 'connected over $URL' in the report"
+fi
+
+# ─── a user whom perf_event_paranoid refuses ─────────────────────────────
+PURL=ssh://pl@127.0.0.1:$port
+paranoid=$(grep -m1 -o 'PL-PARANOID [0-9-]*' "$console" | cut -d' ' -f2)
+# the app first: its Connect form, then Start (it deploys the agent as pl)
+SHOTS=${PL_UI_SCREENSHOTS:-$T/shots}
+mkdir -p "$SHOTS" "$T/xdg/config" "$T/xdg/data" "$T/xdg/cache"
+cat >"$T/app.script" <<SCRIPT
+connect $PURL
+expect-facts cap_perfmon,cap_sys_ptrace+ep app_facts
+screenshot $SHOTS/ssh-board-advice.png
+command /burn 2 2
+expect-start-refused kernel.perf_event_paranoid=1 app_start_refused
+connect-view
+screenshot $SHOTS/ssh-board-start-refused.png
+SCRIPT
+t0=$(date +%s.%N)
+if [ -f "$B/test/perflens-ui-script.so" ]; then
+	XDG_CONFIG_HOME=$T/xdg/config XDG_DATA_HOME=$T/xdg/data XDG_CACHE_HOME=$T/xdg/cache \
+		GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1 GSK_RENDERER=cairo \
+		PERFLENS_UI_TEST_MODULE=$B/test/perflens-ui-script.so PERFLENS_UI_SCRIPT=$T/app.script \
+		timeout 120 xvfb-run -a -s '-screen 0 1600x1000x24' "$PERFLENS" >"$T/app.out" 2>"$T/app.err"
+	if grep -q 'Xvfb failed to start' "$T/app.err"; then
+		skip ssh_board_app_facts "[no-display] Xvfb failed to start"
+		skip ssh_board_app_start_refused "[no-display] Xvfb failed to start"
+	else
+		sed -n 's/^\(ok\|not ok\|skip\) /\1 ssh_board_/p' "$T/app.out" >"$T/app.cases"
+		pl_relay "$T/app.cases"
+		grep -aE '^# ' "$T/app.out"
+		pl_was_reported ssh_board_app_facts || fail ssh_board_app_facts "the app stopped early: $(tail -c 300 "$T/app.err" | tr '\n' '|')"
+	fi
+else
+	fail ssh_board_app_facts "$B/test/perflens-ui-script.so not built (make)"
+fi
+echo "# the app as pl: $(secs "$t0") s"
+
+# the CLI: exit 2 and one line (besides the copy and connection notes)
+# naming the board's level, the value needed, root, and the deployed
+# agent's path — which must be the file on the board
+advice_case() { # case target-args needed
+	local c=$1 need=$3 err rc path lines
+	err=$(timeout 60 "$PERFLENS" record "$PURL" $2 -F 1000 --duration 2 -o "$T/$c.plens" 2>&1 >/dev/null)
+	rc=$?
+	echo "# $c: $(echo "$err" | tr '\n' '|')"
+	lines=$(echo "$err" | grep -v '^perflens: \(copied\|connected\|the aarch64 agent is on\)')
+	path=$(echo "$lines" | grep -o 'setcap cap_perfmon,cap_sys_ptrace+ep [^`]*' | cut -d' ' -f3)
+	if [ $rc -ne 2 ] || [ "$(echo "$lines" | wc -l)" -ne 1 ]; then
+		fail "$c" "rc=$rc, want 2 and one line: $(echo "$err" | tr '\n' '|')"
+	elif ! echo "$lines" | grep -q "perf_event_paranoid is $paranoid" ||
+		! echo "$lines" | grep -qF "sysctl kernel.perf_event_paranoid=$need\`" ||
+		! echo "$lines" | grep -qF "(ssh://root@127.0.0.1:$port)" || [ -z "$path" ]; then
+		fail "$c" "the line lacks the level ($paranoid), sysctl =$need, ssh://root@… or setcap PATH: $lines"
+	elif ! ssh -F "$T/ssh_config" -p "$port" pl@127.0.0.1 "test -x '$path' && test -O '$path'"; then
+		fail "$c" "setcap names $path, which is not pl's agent on the board"
+	else
+		ok "$c"
+	fi
+}
+advice_case ssh_board_nonroot_advice "--command /burn" 1
+advice_case ssh_board_nonroot_advice_all --all 0
+# the advice applied (the board is this test's: its sysctl is ours to change)
+if board sysctl -w kernel.perf_event_paranoid=1 >/dev/null &&
+	timeout 60 "$PERFLENS" record "$PURL" -e cpu-clock -F 1000 --command "/burn 1 2" --duration 5 \
+		-o "$T/pl.plens" >"$T/rec-pl.log" 2>&1 &&
+	"$PERFLENS" report "$T/pl.plens" --binary "$out/root/burn" --sysroot /usr/aarch64-linux-gnu 2>/dev/null |
+		awk '/^Top functions/ { getline; getline; exit !($4 == "hot_leaf") }'; then
+	ok ssh_board_nonroot_advice_works
+else
+	fail ssh_board_nonroot_advice_works "after sysctl kernel.perf_event_paranoid=1 pl still cannot record: $(tail -n 3 "$T/rec-pl.log" | tr '\n' '|')"
 fi
 
 board poweroff -f >/dev/null 2>&1 # dropbear dies with the board: no status
