@@ -15,7 +15,10 @@ smp=${PL_BOARD_SMP:-1}   # 1 CPU streams fastest (BOARDS.md); 2 for per-CPU test
 # shift=0": qemu's PMU counts instructions only with precise icount, and
 # the guest's clock then follows the instruction count, not the host's)
 extra=${PL_BOARD_QEMU_EXTRA:-}
-net="-netdev user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:9999 -device virtio-net-pci,netdev=n0,romfile="
+# PL_BOARD_GUEST_PORT: the guest port PORT forwards to (22 for a board
+# reached over SSH, whose /init runs dropbear; default the agent's 9999)
+gport=${PL_BOARD_GUEST_PORT:-9999}
+net="-netdev user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:$gport -device virtio-net-pci,netdev=n0,romfile="
 # the big-endian boards' /init has no `ip`: the kernel sets eth0 up (IP_PNP)
 ipcfg="ip=10.0.2.15::10.0.2.2:255.255.255.0::eth0:off"
 append="rdinit=/init panic=-1 quiet pl.token=$token pl.timeout=$timeout"

@@ -14,13 +14,31 @@
 # once made the system's `apt-get update` fail on a half-synced mirror).
 # The kernel package is resolved through the metapackage, never a hard-coded
 # version: old versions leave the archive.
+#
+# test/boards/fetch.sh ARCH dropbear — instead, Debian's dropbear SSH server
+# for ARCH (`dropbear-bin`) and the libraries it needs beyond glibc (the
+# Depends closure of the package, less libc6: the board's glibc is the
+# cross sysroot's), for a board reached over ssh:// (ssh-board.sh).  Prints
+# the directory that holds them:
+#
+#   DIR/sbin/dropbear  DIR/bin/dropbearkey  DIR/lib/<soname>...
+#   DIR/libc-needed (the sonames left for glibc)  DIR/versions
+#
+# DIR is ~/.cache/perflens/boards/<arch>-dropbear-bin_<version>-<hash of
+# the libraries' versions>; every NEEDED entry of the programs and the
+# libraries is checked to be in DIR/lib or glibc's (readelf -d).
 set -euo pipefail
 
-arch=${1:?usage: fetch.sh arm64|armhf}
+arch=${1:?usage: fetch.sh arm64|armhf [dropbear]}
+what=${2:-kernel}
 case "$arch" in
 arm64) meta=linux-image-arm64 ;;
 armhf) meta=linux-image-armmp ;;
 *) echo "fetch.sh: unknown arch $arch (arm64 or armhf)" >&2; exit 2 ;;
+esac
+case "$what" in
+kernel | dropbear) ;;
+*) echo "fetch.sh: unknown package set $what (dropbear, or none for the kernel)" >&2; exit 2 ;;
 esac
 
 cache=${PL_BOARDS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perflens/boards}
@@ -56,9 +74,73 @@ Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled "false";
 CONF
 export APT_CONFIG=$apt/apt.conf
 
+# dropbear-bin and the closure of its Depends but libc6 (see the header).
+fetch_dropbear() {
+	local todo=(dropbear-bin) pkgs=() p d v vers="" want=()
+	while [ ${#todo[@]} -gt 0 ]; do
+		p=${todo[0]} todo=("${todo[@]:1}")
+		case " ${pkgs[*]} " in *" $p "*) continue ;; esac
+		pkgs+=("$p")
+		for d in $(apt-cache depends "$p:$arch" 2>/dev/null |
+			awk '$1 == "Depends:" { sub(/:.*/, "", $2); print $2 }'); do
+			# glibc is the cross sysroot's (the workloads link against it)
+			case "$d" in libc6 | libgcc-s1 | "<"*) continue ;; esac
+			todo+=("$d")
+		done
+	done
+	for p in "${pkgs[@]}"; do
+		v=$(candidate "$p:$arch")
+		[ -n "$v" ] && [ "$v" != "(none)" ] || { echo "fetch.sh: no candidate for $p:$arch" >&2; exit 1; }
+		vers="$vers$p $v"$'\n'
+		want+=("$p:$arch=$v")
+	done
+	local key dir
+	key=$arch-dropbear-bin_$(candidate "dropbear-bin:$arch")-$(printf '%s' "$vers" | sha256sum | cut -c1-12)
+	key=${key//[^A-Za-z0-9._+-]/_}
+	dir=$cache/$key
+	if [ -f "$dir/versions" ]; then
+		echo "$dir" | tee "$resolved"; return 0
+	fi
+	echo "fetch.sh: downloading ${want[*]}" >&2
+	tmp=$(mktemp -d "$cache/.fetch.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	mkdir -p "$tmp/debs" "$tmp/x" "$tmp/out/sbin" "$tmp/out/bin" "$tmp/out/lib"
+	(cd "$tmp/debs" && apt-get -q download "${want[@]}" >&2)
+	for f in "$tmp/debs/"*.deb; do dpkg-deb -x "$f" "$tmp/x"; done
+	cp "$tmp/x/usr/sbin/dropbear" "$tmp/out/sbin/"
+	cp "$tmp/x/usr/bin/dropbearkey" "$tmp/out/bin/"
+	# each shared library under its soname (the packages ship the
+	# soname as a symlink to the versioned file)
+	local f so
+	while IFS= read -r f; do
+		so=$(readelf -d "$f" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+		[ -n "$so" ] && [ ! -e "$tmp/out/lib/$so" ] && cp -L "$f" "$tmp/out/lib/$so"
+	done < <(find "$tmp/x" -name 'lib*.so*' -type f)
+	# every NEEDED is in lib/ or left for glibc: nothing else may be missing
+	local needed missing=""
+	needed=$(for f in "$tmp/out/sbin/"* "$tmp/out/bin/"* "$tmp/out/lib/"*; do
+		readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
+	done | sort -u)
+	: >"$tmp/out/libc-needed"
+	for so in $needed; do
+		[ -e "$tmp/out/lib/$so" ] && continue
+		case "$so" in
+		libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | libresolv.so.* | libutil.so.* | ld-linux*)
+			echo "$so" >>"$tmp/out/libc-needed" ;;
+		*) missing="$missing $so" ;;
+		esac
+	done
+	[ -z "$missing" ] || { echo "fetch.sh: dropbear needs$missing, which no fetched package holds" >&2; exit 1; }
+	printf '%s' "$vers" >"$tmp/out/versions"
+	rm -rf "$dir"
+	mv "$tmp/out" "$dir"
+	echo "$dir" | tee "$resolved"
+}
+
 # Lists younger than a week are good enough: a warm run needs no network.
 stamp=$apt/state/updated
 resolved=$apt/resolved-$arch   # the cache directory the current lists lead to
+[ "$what" = kernel ] || resolved=$resolved-$what
 if [ -n "$(find "$stamp" -mtime -7 2>/dev/null)" ] && [ -f "$resolved" ] &&
 	[ -f "$(cat "$resolved")/versions" ]; then
 	cat "$resolved"; exit 0     # warm: no network, no apt-cache (seconds each)
@@ -78,6 +160,7 @@ fi
 candidate() { # PKG -> version apt would download
 	apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2; exit }'
 }
+[ "$what" = dropbear ] && { fetch_dropbear; exit 0; }
 # metapackage -> the versioned image it depends on (arm64: its -unsigned twin)
 kpkg=$(apt-cache depends "$meta:$arch" 2>/dev/null |
 	awk '/Depends: linux-image-[0-9]/ { sub(/:.*/, "", $2); print $2; exit }')

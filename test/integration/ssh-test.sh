@@ -15,6 +15,16 @@
 # set by authorized_keys' environment=), a directory that cannot be
 # written (/proc), a noexec one (a tmpfs mounted noexec in sshd's private
 # mount namespace), and the agent killed mid-session.
+#
+# And perf refused to a user who is not root: sshd's mount namespace has
+# its own /etc/passwd (this machine's plus one user, a uid nobody has,
+# bound over the file there only), so a login as that user runs the agent
+# with a real non-root uid; `record --all` is then refused by this
+# machine's perf_event_paranoid (the whole system needs 0 or less without
+# CAP_PERFMON) and must say so in one line: the user, the level, the value
+# needed, ssh://root@…, and setcap on the deployed agent's path.  Nothing
+# global changes: no user is added to this machine (checked), no sysctl is
+# set.
 set -u
 B=${PL_BUILD:-build}
 PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
@@ -22,7 +32,7 @@ PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
 CASES="ssh_record ssh_agent_gone ssh_reuse ssh_ps ssh_session_says_ssh ssh_unreachable
 ssh_auth_failed ssh_host_key_changed ssh_no_agent_for_arch ssh_not_writable ssh_noexec
 ssh_agent_killed ssh_bad_url ssh_app_connect ssh_app_start ssh_app_samples ssh_app_flame ssh_app_stop
-ssh_app_session_says_ssh"
+ssh_app_session_says_ssh ssh_nonroot_advice ssh_nonroot_host_untouched"
 pl_plan $CASES
 T=$(mktemp -d /tmp/pl-ssh-XXXXXX)
 SSHD_PID=
@@ -61,7 +71,7 @@ cp "$AGENT" "$T/agents/perflens-agent-$arch"
 export PERFLENS_AGENTS_DIR=$T/agents
 ssh-keygen -q -t ed25519 -N '' -f "$T/host_key" -C pl-host
 ssh-keygen -q -t ed25519 -N '' -f "$T/other_host_key" -C pl-other-host
-for k in user bad shim; do ssh-keygen -q -t ed25519 -N '' -f "$T/id_$k" -C "pl-$k"; done
+for k in user bad shim nonroot; do ssh-keygen -q -t ed25519 -N '' -f "$T/id_$k" -C "pl-$k"; done
 # the shimmed board says it is a MIPS: no agent is built for that
 printf '#!/bin/sh\n[ "$1" = -m ] && { echo mips; exit 0; }\nexec /usr/bin/uname "$@"\n' >"$T/shim/uname"
 chmod 755 "$T/shim/uname"
@@ -69,7 +79,22 @@ chmod 755 "$T/shim/uname"
 	# the board's ~/.cache is this test's: the default directory, kept here
 	echo "environment=\"XDG_CACHE_HOME=$T/board-cache\" $(cat "$T/id_user.pub")"
 	echo "environment=\"PATH=$T/shim:/usr/bin:/bin\",environment=\"XDG_CACHE_HOME=$T/board-cache\" $(cat "$T/id_shim.pub")"
+	# the non-root user's cache is its own home's (the default directory)
+	cat "$T/id_nonroot.pub"
 } >"$T/authorized_keys"
+# the non-root user: a free uid, a home it owns; it must reach
+# authorized_keys and its home through $T (711: no listing; the keys in it
+# stay 0600)
+nr_uid=
+for u in $(seq 42420 42499); do getent passwd "$u" >/dev/null || { nr_uid=$u; break; }; done
+nr_name=pl-nonroot-$$
+passwd_sum=$(sha256sum /etc/passwd)
+cat /etc/passwd >"$T/passwd"
+echo "$nr_name:x:$nr_uid:$nr_uid:PerfLens test:$T/nr-home:/bin/sh" >>"$T/passwd"
+mkdir -m 700 "$T/nr-home"
+chown "$nr_uid:$nr_uid" "$T/nr-home"
+chmod 711 "$T"
+chmod 644 "$T/authorized_keys"
 port=$(free_port)
 closed_port=$(free_port)
 cat >"$T/sshd_config" <<EOF
@@ -91,10 +116,23 @@ EOF
 # a private mount namespace: the noexec tmpfs exists for sshd's sessions
 # only.  Only the mount holding $T is made private, not '/': in a chroot
 # whose root is no mount point (make check-fresh) that is EINVAL.
-unshare -m --propagation unchanged sh -c \
-	"mount --make-rprivate \"\$(findmnt -n -o TARGET -T '$T')\" &&
-	 mount -t tmpfs -o noexec,size=4m pl-noexec '$T/noexec' && exec '$SSHD' -D -e -f '$T/sshd_config'" \
-	2>"$T/sshd.log" &
+# The passwd with the non-root user is bound over /etc/passwd there too,
+# once the mount holding it cannot pass the bind on (private; a shared one
+# is made private in the namespace first); if neither, no user is added and
+# ssh_nonroot_advice fails on the refused login.
+cat >"$T/sshd-ns.sh" <<NS
+mount --make-rprivate "\$(findmnt -n -o TARGET -T '$T')" || exit 1
+mount -t tmpfs -o noexec,size=4m pl-noexec '$T/noexec' || exit 1
+case "\$(findmnt -n -o PROPAGATION -T /etc/passwd)" in
+*shared*) mount --make-rprivate "\$(findmnt -n -o TARGET -T /etc/passwd)" ;;
+esac
+case "\$(findmnt -n -o PROPAGATION -T /etc/passwd)" in
+*shared* | '') echo "ssh-test: /etc/passwd's mount stays shared: no non-root user" >&2 ;;
+*) mount --bind '$T/passwd' /etc/passwd ;;
+esac
+exec '$SSHD' -D -e -f '$T/sshd_config'
+NS
+unshare -m --propagation unchanged sh "$T/sshd-ns.sh" 2>"$T/sshd.log" &
 SSHD_PID=$!
 
 client_config() { # file identity known_hosts
@@ -115,6 +153,7 @@ client_config "$T/ssh_config" "$T/id_user" "$T/known_hosts"
 client_config "$T/ssh_bad" "$T/id_bad" "$T/known_hosts"
 client_config "$T/ssh_changed" "$T/id_user" "$T/known_hosts_changed"
 client_config "$T/ssh_shim" "$T/id_shim" "$T/known_hosts"
+client_config "$T/ssh_nonroot" "$T/id_nonroot" "$T/known_hosts"
 unset SSH_AUTH_SOCK
 export PERFLENS_SSH="ssh -F $T/ssh_config"
 URL=ssh://root@127.0.0.1:$port
@@ -252,6 +291,38 @@ expect_error ssh_noexec 'cannot run the agent from .*noexec.*--remote-dir' PL_X=
 expect_error ssh_bad_url "bad address 'ssh://-oProxyCommand=touch $T/pwned'" PL_X=1 -- \
 	ps "ssh://-oProxyCommand=touch $T/pwned"
 [ -e "$T/pwned" ] && fail ssh_bad_url "ssh ran the ProxyCommand"
+
+# ─── perf refused to a user who is not root ─────────────────────────────
+# (this machine's own perf_event_paranoid: --all needs 0 or less)
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+if [ -n "$(getent passwd "$nr_name")" ] || [ "$(sha256sum /etc/passwd)" != "$passwd_sum" ]; then
+	fail ssh_nonroot_host_untouched "this machine's /etc/passwd changed (or names $nr_name)"
+else
+	ok ssh_nonroot_host_untouched
+fi
+NURL=ssh://$nr_name@127.0.0.1:$port
+if [ "$paranoid" -le 0 ]; then
+	skip ssh_nonroot_advice "[no-kernel-feature:perf_event_paranoid>0] this kernel's perf_event_paranoid is $paranoid: it refuses nothing to a user"
+else
+	err=$(PERFLENS_SSH="ssh -F $T/ssh_nonroot" timeout 60 "$PERFLENS" record "$NURL" --all \
+		--duration 1 -o "$T/nonroot.plens" 2>&1 >/dev/null)
+	rc=$?
+	echo "# ssh_nonroot_advice: $(echo "$err" | tr '\n' '|')"
+	line=$(echo "$err" | grep -v '^perflens: \(copied\|connected\|the .* agent is on\)')
+	path=$(echo "$line" | grep -o 'setcap cap_perfmon,cap_sys_ptrace+ep [^`]*' | cut -d' ' -f3)
+	if [ $rc -ne 2 ] || [ "$(echo "$line" | wc -l)" -ne 1 ]; then
+		fail ssh_nonroot_advice "rc=$rc, want 2 and one line: $(echo "$err" | tr '\n' '|')"
+	elif ! echo "$line" | grep -q "refused to $nr_name (uid $nr_uid).*perf_event_paranoid is $paranoid" ||
+		! echo "$line" | grep -qF 'sysctl kernel.perf_event_paranoid=0`' ||
+		! echo "$line" | grep -qF "(ssh://root@127.0.0.1:$port)"; then
+		fail ssh_nonroot_advice "the line lacks the user, the level ($paranoid), sysctl =0 or ssh://root@…: $line"
+	elif [ "$path" != "$(ls "$T/nr-home/.cache/perflens/"perflens-agent-* 2>/dev/null)" ] ||
+		[ "$(stat -c %u "$path" 2>/dev/null)" != "$nr_uid" ]; then
+		fail ssh_nonroot_advice "setcap names '$path', not the agent $nr_name was given in $T/nr-home/.cache/perflens"
+	else
+		ok ssh_nonroot_advice
+	fi
+fi
 
 # ─── the agent killed mid-session: the record ends with that, no hang ────
 "$PERFLENS" record "$URL" --frequency 499 --command "$BURN 30 2" --duration 30 --quiet \

@@ -115,6 +115,7 @@ int pl_cli_record(int argc, char **argv)
 	g_auto(GStrv) cmd_argv = NULL;
 	RecordStats stats = { 0, 0, quiet };
 	g_autofree char *path = NULL;
+	g_autofree char *advice = NULL; /* pl_ssh_perf_advice */
 
 	if (!pl_cli_parse(ctx, &argc, &argv, "record"))
 		goto out;
@@ -175,10 +176,13 @@ int pl_cli_record(int argc, char **argv)
 		fprintf(stderr, "perflens: connected to %s (%s, %s, Linux %s, agent %s)\n",
 			pl_client_get_peer(client), agent->hostname, agent->machine,
 			agent->kernel_release, agent->agent_version);
-	if (!(agent->flags & PL_HELLO_PERF_AVAILABLE) && agent->perf_errno)
+	/* over SSH as a user perf_event_paranoid refuses, START's refusal
+	 * says it all in one line (pl_ssh_perf_advice) */
+	advice = pl_ssh_perf_advice(client, agent->perf_errno, all);
+	if (!(agent->flags & PL_HELLO_PERF_AVAILABLE) && agent->perf_errno && !advice)
 		fprintf(stderr, "perflens: warning: the agent reports perf_event_open fails there "
 				"(%s); START will say more\n",
-			g_strerror(agent->perf_errno));
+			g_strerror(ABS(agent->perf_errno)));
 
 	/* a name the user gave is theirs to overwrite; a default one never
 	 * replaces another session of the board made in the same second */
@@ -223,7 +227,10 @@ int pl_cli_record(int argc, char **argv)
 	gboolean started = pl_client_request(client, m, timeout_ms, &error);
 	g_free(m);
 	if (!started) {
-		pl_cli_fail("%s", error->message);
+		g_clear_pointer(&advice, g_free);
+		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
+			advice = pl_ssh_perf_advice(client, -EACCES, all);
+		pl_cli_fail("%s", advice ? advice : error->message);
 		goto out;
 	}
 	if (!quiet)

@@ -456,6 +456,11 @@ const char *pl_client_get_peer(PlClient *self)
 	return self->peer;
 }
 
+gpointer pl_client_get_transport(PlClient *self, PlClientExplainFunc explain)
+{
+	return self->explain && self->explain == explain ? self->transport : NULL;
+}
+
 int pl_client_get_fd(PlClient *self)
 {
 	return self->fd;

@@ -67,6 +67,10 @@ PlClient *pl_client_new_for_fd(int fd, const char *peer, guint timeout_ms, gpoin
 			       GError **error);
 void pl_client_free(PlClient *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlClient, pl_client_free)
+/* The transport pl_client_new_for_fd was given, borrowed — only when
+ * explain is the one it was given too (the transport's own check that the
+ * state is its type); NULL otherwise. */
+gpointer pl_client_get_transport(PlClient *self, PlClientExplainFunc explain);
 
 const PlAgentInfo *pl_client_get_agent(PlClient *self);
 const char *pl_client_get_peer(PlClient *self); /* "host:port" */

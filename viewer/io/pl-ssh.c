@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -27,6 +28,14 @@ typedef struct {
 	char *known_key; /* known_hosts' name for the host: [host]:port or host */
 	char *dir;       /* the remote directory as the user gave it, for messages */
 	char *dir_sh;    /* the same as a shell word */
+	char *host;      /* for the advice's ssh://root@HOST[:PORT] */
+	guint port;
+	/* what the board said about itself (pick_agent) */
+	char *board_dir;  /* the directory, expanded there ("" when not said) */
+	char *agent_path; /* the agent run there: board_dir/perflens-agent-SHA256 */
+	char *board_user;
+	long board_uid; /* -1: not said */
+	long paranoid;  /* perf_event_paranoid there; LONG_MIN: not said */
 	/* the running agent's ssh */
 	GPid pid;
 	int err_fd; /* its stderr (a memfd) */
@@ -126,6 +135,10 @@ static void ssh_free(gpointer data)
 	g_free(s->known_key);
 	g_free(s->dir);
 	g_free(s->dir_sh);
+	g_free(s->host);
+	g_free(s->board_dir);
+	g_free(s->agent_path);
+	g_free(s->board_user);
 	g_free(s);
 }
 
@@ -377,6 +390,11 @@ static PlSsh *ssh_new(const char *url, const PlSshOptions *o, guint timeout_ms, 
 	s->dir = g_strdup(o && o->remote_dir ? o->remote_dir
 					     : "${XDG_CACHE_HOME:-~/.cache}/perflens");
 	s->dir_sh = dir_word(o ? o->remote_dir : NULL);
+	s->host = g_strdup(host);
+	s->port = port;
+	s->board_dir = g_strdup("");
+	s->board_uid = -1;
+	s->paranoid = LONG_MIN;
 	return s;
 }
 
@@ -412,7 +430,9 @@ static gboolean pick_agent(PlSsh *s, guint timeout_ms, LocalAgent *l, gboolean *
 {
 	g_autofree char *cmd = g_strdup_printf(
 		"uname -m; printf '\\001\\000' | od -An -tx2; d=%s; for f in \"$d\"/perflens-agent-*; "
-		"do [ -x \"$f\" ] && echo \"have ${f##*/}\"; done; true",
+		"do [ -x \"$f\" ] && echo \"have ${f##*/}\"; done; echo \"dir $d\"; "
+		"echo \"who $(id -u) $(id -un)\"; "
+		"echo \"paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)\"; true",
 		s->dir_sh);
 	g_autofree char *out = NULL, *err = NULL;
 	int code;
@@ -467,8 +487,27 @@ static gboolean pick_agent(PlSsh *s, guint timeout_ms, LocalAgent *l, gboolean *
 	l->name = g_strdup_printf("perflens-agent-%s", sum);
 	g_autofree char *want = g_strdup_printf("have %s", l->name);
 	*have = FALSE;
-	for (guint i = 2; lines[i]; i++)
-		*have |= !strcmp(g_strstrip(lines[i]), want);
+	for (guint i = 2; lines[i]; i++) {
+		/* "dir" keeps its spaces; the others are single words */
+		const char *line = g_strchomp(lines[i]);
+		char *end;
+		*have |= !strcmp(line, want);
+		if (g_str_has_prefix(line, "dir /")) {
+			g_free(s->board_dir);
+			s->board_dir = g_strdup(line + 4);
+		} else if (g_str_has_prefix(line, "who ")) {
+			long uid = strtol(line + 4, &end, 10);
+			if (end != line + 4 && *end == ' ' && uid >= 0) {
+				s->board_uid = uid;
+				g_free(s->board_user);
+				s->board_user = g_strdup(end + 1);
+			}
+		} else if (g_str_has_prefix(line, "paranoid ")) {
+			long v = strtol(line + 9, &end, 10);
+			if (end != line + 9 && !*end)
+				s->paranoid = v;
+		}
+	}
 	return TRUE;
 }
 
@@ -598,6 +637,8 @@ PlClient *pl_ssh_connect(const char *url, const PlSshOptions *opts, guint timeou
 		note(opts, "copied the %s agent (%" G_GSIZE_FORMAT " bytes) to %s/%s on %s", l.arch,
 		     l.size, s->dir, l.name, url);
 	}
+	if (*s->board_dir)
+		s->agent_path = g_strconcat(s->board_dir, "/", l.name, NULL);
 	client = start_agent(g_steal_pointer(&s), &l, timeout_ms, error);
 out:
 	local_agent_clear(&l);
@@ -614,4 +655,37 @@ gboolean pl_ssh_note_session(PlClient *client, PlSessionWriter *writer, GError *
 					       "with --stdio, no token)",
 					       peer);
 	return pl_session_writer_append_note(writer, how, error);
+}
+
+/* ─── perf refused to a user ─────────────────────────────────────────── */
+
+char *pl_ssh_perf_advice(PlClient *client, int status, gboolean all)
+{
+	PlSsh *s = pl_client_get_transport(client, explain);
+	if (!s || (status != -EACCES && status != -EPERM) || s->board_uid <= 0 ||
+	    s->paranoid == LONG_MIN)
+		return NULL;
+	/* Without CAP_PERFMON, the kernel lets a user sample their own
+	 * processes up to paranoid 2 (user space; 1 adds the kernel stacks
+	 * perflens asks for), and the whole system up to 0.  At or below
+	 * that the refusal has another cause (another user's process: no
+	 * ptrace right), and the agent's own words stand. */
+	long limit = all ? 0 : 2, want = all ? 0 : 1;
+	if (s->paranoid <= limit)
+		return NULL;
+	const char *who = s->board_user && *s->board_user ? s->board_user : "this user";
+	g_autofree char *root = s->port ? g_strdup_printf(strchr(s->host, ':') ? "ssh://root@[%s]:%u"
+									 : "ssh://root@%s:%u",
+							  s->host, s->port)
+					: g_strdup_printf(strchr(s->host, ':') ? "ssh://root@[%s]"
+									 : "ssh://root@%s",
+							  s->host);
+	return g_strdup_printf(
+		"perf events are refused to %s (uid %ld) on %s: its perf_event_paranoid is %ld, and "
+		"profiling %s takes %ld or less — record as root (%s), or on the board run `sudo "
+		"sysctl kernel.perf_event_paranoid=%ld`, or let this agent sample as %s: `sudo "
+		"setcap cap_perfmon,cap_sys_ptrace+ep %s` (the file stays: an unchanged agent is "
+		"not copied again)",
+		who, s->board_uid, s->url, s->paranoid, all ? "the whole board" : "one's own processes",
+		want, root, want, who, s->agent_path ? s->agent_path : "~/.cache/perflens/perflens-agent-*");
 }

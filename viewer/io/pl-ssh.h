@@ -56,6 +56,15 @@ PlClient *pl_ssh_connect(const char *url, const PlSshOptions *opts, guint timeou
  * nothing written for other clients. */
 gboolean pl_ssh_note_session(PlClient *client, PlSessionWriter *writer, GError **error);
 
+/* When client came over SSH as a user other than root, and status (a
+ * START refused, or HELLO's perf_errno: -EACCES or -EPERM) is
+ * perf_event_paranoid's doing for that target (all: the whole board),
+ * one line saying what to do: the board's level and the ways out — root
+ * (ssh://root@…), `sudo sysctl kernel.perf_event_paranoid=N`, or `sudo
+ * setcap cap_perfmon,cap_sys_ptrace+ep` on the deployed agent's path.
+ * NULL otherwise (the agent's own words stand).  Owned by the caller. */
+char *pl_ssh_perf_advice(PlClient *client, int status, gboolean all);
+
 G_END_DECLS
 
 #endif

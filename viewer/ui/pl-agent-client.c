@@ -178,7 +178,7 @@ char *pl_agent_client_describe(const PlAgentInfo *a, const char *peer, const cha
 			       a->agent_version ? a->agent_version : "?", a->protocol_version);
 	if (!(a->flags & PL_HELLO_PERF_AVAILABLE))
 		g_string_append_printf(s, "\n<b>perf_event_open fails there: %s</b>",
-				       a->perf_errno ? g_strerror(a->perf_errno) : "unknown reason");
+				       a->perf_errno ? g_strerror(ABS(a->perf_errno)) : "unknown reason");
 	g_string_append(s, "\nCall graphs that gave stacks: ");
 	gboolean any = FALSE;
 	if (a->flags & PL_HELLO_CG_FP)

@@ -67,6 +67,7 @@ struct _PlConnectView {
 	guint32 list_req, start_req, pause_req, stop_req;
 	PlLiveRecording *live; /* the session's file, while one is recorded */
 	gboolean recording, connecting;
+	gboolean start_all; /* the pending START is for the whole board */
 	guint64 samples;
 	char *last_error;
 
@@ -110,7 +111,18 @@ static void update_facts(PlConnectView *self)
 {
 	const PlAgentInfo *a = &self->agent;
 	g_autofree char *text = pl_agent_client_describe(a, self->peer, self->probe_summary);
-	gtk_label_set_markup(self->facts, text);
+	/* over SSH as a user perf_event_paranoid refuses: what to do, before
+	 * Start is even tried (pl_ssh_perf_advice) */
+	g_autofree char *advice = self->client && !(a->flags & PL_HELLO_PERF_AVAILABLE)
+					  ? pl_ssh_perf_advice(self->client, a->perf_errno, FALSE)
+					  : NULL;
+	if (advice) {
+		g_autofree char *e = g_markup_escape_text(advice, -1);
+		g_autofree char *with = g_strdup_printf("%s\n<b>%s</b>", text, e);
+		gtk_label_set_markup(self->facts, with);
+	} else {
+		gtk_label_set_markup(self->facts, text);
+	}
 
 	/* events: what works is offered, what does not is listed with why
 	 * (one line per reason: a VM refuses every hardware event alike) */
@@ -280,8 +292,12 @@ static gboolean on_msg(const struct pl_msg *m, gpointer data)
 			self->start_req = 0;
 			if (r->status < 0) {
 				self->recording = FALSE;
-				g_autofree char *e = g_strdup_printf("Start refused: %s", msg);
+				g_autofree char *advice =
+					pl_ssh_perf_advice(self->client, r->status, self->start_all);
+				g_autofree char *e =
+					g_strdup_printf("Start refused: %s", advice ? advice : msg);
 				show_error(self, e);
+				set_status(self, "Not recording: the board refused Start");
 				/* nothing was recorded: no empty session in the list */
 				if (self->live)
 					pl_live_recording_discard(self->live);
@@ -600,6 +616,7 @@ void pl_connect_view_start(PlConnectView *self)
 		return;
 	}
 	self->recording = TRUE;
+	self->start_all = s->target == PL_TARGET_ALL;
 	self->start_req = pl_client_send(self->client, m, &error);
 	g_free(m);
 	if (!self->start_req) {
@@ -688,6 +705,10 @@ const char *pl_connect_view_get_error(PlConnectView *self) { return self->last_e
 const char *pl_connect_view_get_probe_notes(PlConnectView *self)
 {
 	return gtk_label_get_text(self->probe_notes);
+}
+const char *pl_connect_view_get_facts(PlConnectView *self)
+{
+	return gtk_label_get_text(self->facts);
 }
 const char *pl_connect_view_get_status(PlConnectView *self)
 {

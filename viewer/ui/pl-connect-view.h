@@ -54,6 +54,9 @@ const char *pl_connect_view_get_symbols_note(PlConnectView *self);
 /* The probe's notes on the board page (what is not available and why,
  * the LBR caveat), filled when the probe's messages arrive. */
 const char *pl_connect_view_get_probe_notes(PlConnectView *self);
+/* The board's facts shown after connecting (machine, kernel, agent, perf;
+ * over SSH as a refused user, what to do: pl_ssh_perf_advice), as text. */
+const char *pl_connect_view_get_facts(PlConnectView *self);
 
 /* Process list (after LIST's reply): rows shown under the current filter. */
 void pl_connect_view_set_filter(PlConnectView *self, const char *text);

@@ -188,6 +188,35 @@ static StepResult run_step(Script *s)
 		g_clear_object(&second);
 		return STEP_DONE;
 	}
+	if (!strcmp(cmd, "expect-facts")) {
+		/* expect-facts WORD NAME: the board's facts, once connected, say WORD */
+		const char *f = pl_connect_view_is_connected(cv) ? pl_connect_view_get_facts(cv) : NULL;
+		if (!(f && strstr(f, arg(s, 1))) && !timed_out(s))
+			return STEP_WAIT;
+		report(s, arg(s, 2), f && strstr(f, arg(s, 1)), "the facts do not say '%s': %s",
+		       arg(s, 1), f ? f : "(not connected)");
+		printf("# board facts: %s\n", f ? f : "");
+		fflush(stdout);
+		return STEP_DONE;
+	}
+	if (!strcmp(cmd, "expect-start-refused")) {
+		/* expect-start-refused WORD NAME: Start ends in an error naming WORD */
+		if (first) {
+			pl_connect_view_start(cv);
+			return STEP_WAIT;
+		}
+		const char *e = pl_connect_view_get_error(cv);
+		if (pl_connect_view_is_recording(cv) && !timed_out(s))
+			return STEP_WAIT;
+		if (!e && !timed_out(s))
+			return STEP_WAIT;
+		report(s, arg(s, 2), !pl_connect_view_is_recording(cv) && e && strstr(e, arg(s, 1)),
+		       "recording=%d, the error does not say '%s': %s",
+		       pl_connect_view_is_recording(cv), arg(s, 1), e ? e : "(none)");
+		printf("# start refused: %s\n", e ? e : "");
+		fflush(stdout);
+		return STEP_DONE;
+	}
 	if (!strcmp(cmd, "expect-symbols-note")) {
 		/* expect-symbols-note WORD NAME: after connecting, the board page
 		 * says what the last session's symbols were, naming WORD */

@@ -22,6 +22,8 @@
  *   expect-second-connect-error HOST:PORT TOKEN WORD NAME
  *                                  a second viewer's connect fails (agent busy), naming WORD
  *   expect-symbols-note WORD NAME  the board page's line on the last session's symbols
+ *   expect-facts WORD NAME         the board's facts (after connecting) say WORD
+ *   expect-start-refused WORD NAME Start ends without recording, its error names WORD
  *   wait-process COMM              until the board lists COMM
  *   filter TEXT | pick COMM [PID]  process list filter / selection
  *   command ARGS…                  the command the board starts and records instead

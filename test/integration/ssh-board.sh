@@ -1,0 +1,318 @@
+#!/usr/bin/env bash
+# ssh-board.sh — perflens record ssh://root@… against an emulated arm64
+# board whose only server is Debian's dropbear (arm64 dropbear-bin and its
+# libraries, unpacked into the initramfs by test/boards/mkinitramfs-ssh.sh;
+# the board's /init is test/boards/init-ssh.sh).  Debian's arm64 kernel
+# boots under qemu-system-aarch64 (test/boards/boot.sh, user-mode network
+# with restrict=on: a host port forwarded to the guest's port 22, nothing
+# else).  The board makes its host key at boot (dropbearkey) and prints the
+# public half on the console, which becomes this test's known_hosts; the
+# test's own key is root's (and the user pl's) authorized_keys.  The viewer
+# runs the real ssh client with a private config (PERFLENS_SSH), finds the
+# board is aarch64, copies dist/perflens-agent-aarch64 and runs it with
+# --stdio.
+#
+# Cases: the board boots and dropbear answers (its banner names it); a
+# recording of /burn (samples, hot_leaf from the board's binary, thread
+# names, the HELLO's machine and kernel are the board's); the agent seen
+# running on the board during the session (ps over ssh: the check that
+# follows can see it) and gone after it; a second session that reuses
+# the copy (same inode and mtime on the board, "already" said, one file
+# there); the session file naming its ssh:// target; and, as the user pl,
+# whom Debian's perf_event_paranoid=3 refuses (uid 1000 on the board):
+# one line with the board's level and the ways out (ssh://root@…, `sudo
+# sysctl kernel.perf_event_paranoid=N`: 1 for a command, 0 for --all, or
+# setcap on the deployed agent's path, which must be the file there),
+# the same advice in the app's Connect form (its facts, and Start's
+# error; screenshots ssh-board-advice.png and ssh-board-start-refused.png
+# in $PL_UI_SCREENSHOTS, else the temporary directory), and the sysctl it advises, applied as root on the
+# board, letting pl record.
+#
+# Run once per make check, with the plain build (like boards.sh).
+set -u
+top=${PL_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+B=${PL_BUILD:-$top/build}
+here=$top/test/boards
+. "$top/test/pl-test.sh" || { echo "not ok ssh-board: cannot read test/pl-test.sh"; exit 1; }
+CASES="ssh_board_boot ssh_board_dropbear ssh_board_record ssh_board_symbols ssh_board_agent_seen
+ssh_board_agent_gone ssh_board_reuse ssh_board_session_says_ssh ssh_board_nonroot_advice
+ssh_board_nonroot_advice_all ssh_board_app_facts ssh_board_app_start_refused
+ssh_board_nonroot_advice_works ssh_board_guest"
+pl_plan $CASES
+case "$B" in
+*build-san)
+	# the board side is the same for every host build, and pl-ssh.c runs
+	# under ASan in ssh-test.sh: one run per make check is enough
+	for c in $CASES; do skip "$c" "[by-design] the emulated board runs once, with the plain build (this is $(basename "$B"))"; done
+	exit 0 ;;
+esac
+PERFLENS=$B/perflens
+AGENTS=${PL_AGENTS_DIR:-$top/dist}
+out=$B/boards/ssh-arm64
+T=$(mktemp -d /tmp/pl-ssh-board-XXXXXX)
+qpid=
+cleanup() {
+	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
+		kill "$qpid" 2>/dev/null
+		wait "$qpid" 2>/dev/null
+	fi
+	pl_unreported
+	[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$T"
+}
+trap cleanup EXIT
+fail_all() { for c in $CASES; do pl_was_reported "$c" || fail "$c" "$1"; done; exit 1; }
+t_all=$(date +%s.%N)
+secs() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+
+[ -x "$PERFLENS" ] || fail_all "$PERFLENS not built (make)"
+[ -x "$AGENTS/perflens-agent-aarch64" ] || fail_all "$AGENTS/perflens-agent-aarch64 not built (make agents)"
+# ci/deps.sh installed these up front; a test installs nothing
+PL_APT_CHECK=1 "$here/deps.sh" >"$T/deps.log" 2>&1 || fail_all "$(tail -n 1 "$T/deps.log")"
+command -v ssh >/dev/null && command -v ssh-keygen >/dev/null ||
+	fail_all "OpenSSH client missing (ci/deps.sh installs openssh-client)"
+fetched=$("$here/fetch.sh" arm64 2>"$T/fetch.log") ||
+	fail_all "cannot fetch Debian's arm64 kernel and busybox: $(tail -n 1 "$T/fetch.log")"
+dropbear=$("$here/fetch.sh" arm64 dropbear 2>"$T/fetch-dropbear.log") ||
+	fail_all "cannot fetch Debian's arm64 dropbear-bin: $(tail -n 1 "$T/fetch-dropbear.log")"
+
+# ─── the board ───────────────────────────────────────────────────────────
+ssh-keygen -q -t ed25519 -N '' -f "$T/id" -C pl-ssh-board
+mkdir -p "$out"
+if ! "$here/mkinitramfs-ssh.sh" arm64 "$fetched" "$dropbear" "$T/id.pub" "$out" >"$out/mkinitramfs.log" 2>&1; then
+	fail_all "mkinitramfs-ssh.sh: $(tail -n 3 "$out/mkinitramfs.log" | tr '\n' ' ')"
+fi
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+port=$(free_port)
+console=$out/console.log
+: >"$console"
+t0=$(date +%s.%N)
+PL_BOARD_GUEST_PORT=22 "$here/boot.sh" arm64 "$fetched" "$out/initrd.gz" "$port" none 150 >"$console" 2>&1 &
+qpid=$!
+for _ in $(seq 1200); do
+	grep -q 'PL-SSHD-START' "$console" && break
+	kill -0 "$qpid" 2>/dev/null || break
+	sleep 0.1
+done
+hostkey=$(grep -m1 -o 'PL-HOSTKEY ssh-ed25519 [A-Za-z0-9+/=]*' "$console" | cut -d' ' -f2-3)
+if ! grep -q 'PL-SSHD-START' "$console" || [ -z "$hostkey" ]; then
+	fail_all "the board did not start dropbear: $(grep -E 'PL-|panic' "$console" | tail -n 3 | tr '\n' ' ')"
+fi
+kver=$(grep -m1 -o 'PL-BOOT .*' "$console" | sed -n 's/.*kernel=\([^ ]*\).*/\1/p' | tr -d '\r')
+echo "[127.0.0.1]:$port $hostkey" >"$T/known_hosts"
+cat >"$T/ssh_config" <<EOF
+Host *
+	IdentityFile $T/id
+	IdentitiesOnly yes
+	IdentityAgent none
+	UserKnownHostsFile $T/known_hosts
+	GlobalKnownHostsFile /dev/null
+	StrictHostKeyChecking yes
+	UpdateHostKeys no
+	BatchMode yes
+EOF
+unset SSH_AUTH_SOCK
+export PERFLENS_SSH="ssh -F $T/ssh_config" PERFLENS_AGENTS_DIR=$AGENTS
+URL=ssh://root@127.0.0.1:$port
+board() { ssh -F "$T/ssh_config" -p "$port" root@127.0.0.1 "$@"; }
+# the forwarded port accepts before dropbear listens: wait for a login
+up=
+for _ in $(seq 100); do
+	board true 2>/dev/null && { up=1; break; }
+	kill -0 "$qpid" 2>/dev/null || break
+	sleep 0.2
+done
+[ -n "$up" ] || fail_all "no ssh login to the board: $(board true 2>&1 | tail -n 1)"
+ok ssh_board_boot
+echo "# board up (dropbear answering) $(secs "$t0") s after qemu started"
+# the server is the board's dropbear, by its own banner
+banner=$(exec 3<>"/dev/tcp/127.0.0.1/$port" && head -c 64 <&3 | head -n 1 | tr -d '\r')
+case "$banner" in
+SSH-2.0-dropbear*) ok ssh_board_dropbear; echo "# the board's server: $banner" ;;
+*) fail ssh_board_dropbear "the forwarded port answers '$banner', not dropbear" ;;
+esac
+
+# processes on the board running a PerfLens agent (its exe, from /proc)
+# one ls and one sed per look: a shell loop forking per process took
+# seconds on the emulated CPU beside burn, and its list of /proc was
+# taken before the agent started
+scan='ls -l /proc/[0-9]*/exe 2>/dev/null | sed -n "s|.* /proc/\\([0-9]*\\)/exe -> \\(.*/perflens-agent-.*\\)|\\1 \\2|p"'
+board_agents() { board "$scan"; }
+agent_stat() { board 'stat -c "%i %Y %n" "$HOME"/.cache/perflens/perflens-agent-*' 2>/dev/null; }
+
+# ─── a recording; the agent seen during it, gone after ───────────────────
+rec() { # file log secs
+	timeout 90 "$PERFLENS" record "$URL" -e cpu-clock -F 1000 --callgraph fp \
+		--command "/burn $3 2" --duration 10 -o "$1" >"$2" 2>&1
+}
+t0=$(date +%s.%N)
+# the watch runs on the board (one login, a scan every 0.1 s there): an
+# ssh login per look took longer than the session on a loaded host
+board "echo watching; for i in \$(seq 600); do s=\$($scan); [ -n \"\$s\" ] && { echo \"\$s\"; exit 0; }; sleep 0.1; done" \
+	>"$T/seen" 2>&1 &
+wpid=$!
+for _ in $(seq 300); do # the watch is logged in before the session starts
+	grep -q watching "$T/seen" && break
+	kill -0 "$wpid" 2>/dev/null || break
+	sleep 0.1
+done
+rec "$T/s1.plens" "$T/rec1.log" 3
+rc=$?
+for _ in $(seq 50); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
+kill "$wpid" 2>/dev/null
+wait "$wpid" 2>/dev/null
+seen=$(grep perflens-agent- "$T/seen")
+echo "# first record (copy + 3 s of burn): $(secs "$t0") s"
+if [ -n "$seen" ]; then ok ssh_board_agent_seen; echo "# during the session, on the board: $(echo "$seen" | head -n 1)"
+else fail ssh_board_agent_seen "no process on the board ran the agent during the session (the watch there said: $(head -c 300 "$T/seen" | tr '\n' '|'))"; fi
+gone_after() { # what
+	local left
+	for _ in $(seq 15); do
+		left=$(board_agents) || { fail ssh_board_agent_gone "ps over ssh failed after $1"; return 1; }
+		[ -z "$left" ] && return 0
+		sleep 0.2
+	done
+	fail ssh_board_agent_gone "still running on the board after $1: $left"
+	return 1
+}
+if [ $rc -ne 0 ]; then
+	fail ssh_board_record "record failed (rc=$rc): $(tail -n 4 "$T/rec1.log" | tr '\n' '|')"
+	fail ssh_board_symbols "no recording"
+else
+	rep=$out/s1-report.txt
+	"$PERFLENS" report "$T/s1.plens" --top 30 --binary "$out/root/burn" \
+		--sysroot /usr/aarch64-linux-gnu >"$rep" 2>&1
+	samples=$(sed -n 's/.*: \([0-9]*\) samples over .*/\1/p' "$rep" | head -n 1)
+	if [ "${samples:-0}" -ge 100 ] && grep -q "(aarch64, Linux $kver)" "$rep" &&
+		grep -q "copied the aarch64 agent" "$T/rec1.log"; then
+		ok ssh_board_record
+		echo "# $samples samples, $(grep -o 'copied the aarch64 agent ([0-9]* bytes)' "$T/rec1.log")"
+	else
+		fail ssh_board_record "${samples:-no} samples, machine/kernel or copy not as expected: $(head -n 2 "$rep" | tr '\n' '|') $(head -n 1 "$T/rec1.log")"
+	fi
+	# hot_leaf >= 30% self in burn (named from the board's ELF), and the
+	# threads by name
+	missing=
+	for n in burn-1 burn-2 sleeper; do
+		awk -v n="$n" '/^Threads:/ { t = 1; next } t && /^$/ { exit } t && $3 == n { f = 1 } END { exit !f }' "$rep" ||
+			missing="$missing $n"
+	done
+	if awk '/^Top functions/ { t = 1; next } t && /^$/ { exit }
+		t && $4 == "hot_leaf" && $5 == "burn" && $1 + 0 >= 30 { f = 1 } END { exit !f }' "$rep" &&
+		[ -z "$missing" ]; then
+		ok ssh_board_symbols
+	else
+		fail ssh_board_symbols "hot_leaf not >= 30% self in burn, or threads missing ($missing): $(grep -A4 '^Top functions' "$rep" | tail -n 3 | tr -s ' ' | tr '\n' '|')"
+	fi
+fi
+gone_after "the first session"
+before=$(agent_stat)
+
+# ─── a second session: the copy reused ───────────────────────────────────
+sleep 1.1 # a copy now would show in the mtime (seconds)
+t0=$(date +%s.%N)
+if rec "$T/s2.plens" "$T/rec2.log" 1.5; then
+	echo "# second record (reused + 1.5 s of burn): $(secs "$t0") s"
+	after=$(agent_stat)
+	n=$(echo "$after" | grep -c perflens-agent-)
+	s2=$("$PERFLENS" report "$T/s2.plens" 2>/dev/null | sed -n 's/.*: \([0-9]*\) samples over .*/\1/p' | head -n 1)
+	if [ -z "$before" ] || [ "$before" != "$after" ]; then
+		fail ssh_board_reuse "the board's copy changed: '$before' -> '$after'"
+	elif [ "$n" != 1 ]; then
+		fail ssh_board_reuse "$n agents in the board's directory: $after"
+	elif grep -q "copied the" "$T/rec2.log" || ! grep -q "is on $URL already" "$T/rec2.log"; then
+		fail ssh_board_reuse "the second session did not say it reused the copy: $(head -n 2 "$T/rec2.log" | tr '\n' '|')"
+	elif [ "${s2:-0}" -lt 50 ]; then
+		fail ssh_board_reuse "the second session has ${s2:-no} samples"
+	else
+		ok ssh_board_reuse
+		echo "# second session: $s2 samples; on the board (inode mtime path): $after"
+	fi
+else
+	fail ssh_board_reuse "second record failed: $(tail -n 4 "$T/rec2.log" | tr '\n' '|')"
+fi
+gone_after "the second session" && ok ssh_board_agent_gone
+
+if "$PERFLENS" report "$T/s1.plens" 2>/dev/null | grep -q "connected over $URL"; then
+	ok ssh_board_session_says_ssh
+else
+	fail ssh_board_session_says_ssh "no 'connected over $URL' in the report"
+fi
+
+# ─── a user whom perf_event_paranoid refuses ─────────────────────────────
+PURL=ssh://pl@127.0.0.1:$port
+paranoid=$(grep -m1 -o 'PL-PARANOID [0-9-]*' "$console" | cut -d' ' -f2)
+# the app first: its Connect form, then Start (it deploys the agent as pl)
+SHOTS=${PL_UI_SCREENSHOTS:-$T/shots}
+mkdir -p "$SHOTS" "$T/xdg/config" "$T/xdg/data" "$T/xdg/cache"
+cat >"$T/app.script" <<SCRIPT
+connect $PURL
+expect-facts cap_perfmon,cap_sys_ptrace+ep app_facts
+screenshot $SHOTS/ssh-board-advice.png
+command /burn 2 2
+expect-start-refused (ssh://root@127.0.0.1:$port) app_start_refused
+connect-view
+screenshot $SHOTS/ssh-board-start-refused.png
+SCRIPT
+t0=$(date +%s.%N)
+if [ -f "$B/test/perflens-ui-script.so" ]; then
+	XDG_CONFIG_HOME=$T/xdg/config XDG_DATA_HOME=$T/xdg/data XDG_CACHE_HOME=$T/xdg/cache \
+		GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1 GSK_RENDERER=cairo \
+		PERFLENS_UI_TEST_MODULE=$B/test/perflens-ui-script.so PERFLENS_UI_SCRIPT=$T/app.script \
+		timeout 120 xvfb-run -a -s '-screen 0 1600x1000x24' "$PERFLENS" >"$T/app.out" 2>"$T/app.err"
+	if grep -q 'Xvfb failed to start' "$T/app.err"; then
+		skip ssh_board_app_facts "[no-display] Xvfb failed to start"
+		skip ssh_board_app_start_refused "[no-display] Xvfb failed to start"
+	else
+		sed -n 's/^\(ok\|not ok\|skip\) /\1 ssh_board_/p' "$T/app.out" >"$T/app.cases"
+		pl_relay "$T/app.cases"
+		grep -aE '^# ' "$T/app.out"
+		pl_was_reported ssh_board_app_facts || fail ssh_board_app_facts "the app stopped early: $(tail -c 300 "$T/app.err" | tr '\n' '|')"
+	fi
+else
+	fail ssh_board_app_facts "$B/test/perflens-ui-script.so not built (make)"
+fi
+echo "# the app as pl: $(secs "$t0") s"
+
+# the CLI: exit 2 and one line (besides the copy and connection notes)
+# naming the board's level, the value needed, root, and the deployed
+# agent's path — which must be the file on the board
+advice_case() { # case target-args needed
+	local c=$1 need=$3 err rc path lines
+	err=$(timeout 60 "$PERFLENS" record "$PURL" $2 -F 1000 --duration 2 -o "$T/$c.plens" 2>&1 >/dev/null)
+	rc=$?
+	echo "# $c: $(echo "$err" | tr '\n' '|')"
+	lines=$(echo "$err" | grep -v '^perflens: \(copied\|connected\|the aarch64 agent is on\)')
+	path=$(echo "$lines" | grep -o 'setcap cap_perfmon,cap_sys_ptrace+ep [^`]*' | cut -d' ' -f3)
+	if [ $rc -ne 2 ] || [ "$(echo "$lines" | wc -l)" -ne 1 ]; then
+		fail "$c" "rc=$rc, want 2 and one line: $(echo "$err" | tr '\n' '|')"
+	elif ! echo "$lines" | grep -q "perf_event_paranoid is $paranoid" ||
+		! echo "$lines" | grep -qF "sysctl kernel.perf_event_paranoid=$need\`" ||
+		! echo "$lines" | grep -qF "(ssh://root@127.0.0.1:$port)" || [ -z "$path" ]; then
+		fail "$c" "the line lacks the level ($paranoid), sysctl =$need, ssh://root@… or setcap PATH: $lines"
+	elif ! ssh -F "$T/ssh_config" -p "$port" pl@127.0.0.1 "test -x '$path' && test -O '$path'"; then
+		fail "$c" "setcap names $path, which is not pl's agent on the board"
+	else
+		ok "$c"
+	fi
+}
+advice_case ssh_board_nonroot_advice "--command /burn" 1
+advice_case ssh_board_nonroot_advice_all --all 0
+# the advice applied (the board is this test's: its sysctl is ours to change)
+if board sysctl -w kernel.perf_event_paranoid=1 >/dev/null &&
+	timeout 60 "$PERFLENS" record "$PURL" -e cpu-clock -F 1000 --command "/burn 1 2" --duration 5 \
+		-o "$T/pl.plens" >"$T/rec-pl.log" 2>&1 &&
+	"$PERFLENS" report "$T/pl.plens" --binary "$out/root/burn" --sysroot /usr/aarch64-linux-gnu 2>/dev/null |
+		awk '/^Top functions/ { getline; getline; exit !($4 == "hot_leaf") }'; then
+	ok ssh_board_nonroot_advice_works
+else
+	fail ssh_board_nonroot_advice_works "after sysctl kernel.perf_event_paranoid=1 pl still cannot record: $(tail -n 3 "$T/rec-pl.log" | tr '\n' '|')"
+fi
+
+board poweroff -f >/dev/null 2>&1 # dropbear dies with the board: no status
+for _ in $(seq 50); do kill -0 "$qpid" 2>/dev/null || break; sleep 0.1; done
+why=$(grep -m1 -E 'PL-ERROR|PL-WATCHDOG|Kernel panic' "$console")
+if [ -z "$why" ]; then ok ssh_board_guest; else fail ssh_board_guest "$why"; fi
+echo "# ssh-board: $(secs "$t_all") s in all ($(cut -d' ' -f1-3 /proc/loadavg) load on $(nproc) cores)"
+exit 0
