@@ -27,5 +27,7 @@ void pl_report_print_source(PlProfile *p, PlAggregate *agg, const char *what);
  * with its decoded fields (report-trace.c). */
 void pl_report_print_markers(PlProfile *p);
 void pl_report_print_tracepoints(PlProfile *p);
+/* report-syscalls.c: the slow system calls; top: rows of the long lists */
+void pl_report_print_syscalls(PlProfile *p, guint top);
 
 #endif
