@@ -41,6 +41,9 @@ struct slot {
  * array: no pointers, which a static-pie pays a relocation each for.  On
  * 32-bit ARM libc calls the _time64 variants: both numbers answer to the
  * name. */
+#if !defined(SYS_clock_nanosleep) && defined(SYS_clock_nanosleep_time32)
+#define SYS_clock_nanosleep SYS_clock_nanosleep_time32 /* musl's name on 32-bit */
+#endif
 #ifdef SYS_open
 #define OPT1(X) X(open, SYS_open) X(poll, SYS_poll) X(epoll_wait, SYS_epoll_wait)
 #else
