@@ -30,6 +30,12 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 		     size_t errlen);
 int pla_open_counters(struct pla_collector *c, const pid_t *tids, int ntids, char *err,
 		      size_t errlen);
+/* Opens attr on every thread (tids) and CPU, as `perf record -p` does
+ * (events.c): a sampled event into the CPUs' rings.  Returns how many
+ * opened, or -errno with a sentence in err. */
+int pla_open_everywhere(struct pla_collector *c, struct perf_event_attr *attr, uint32_t event,
+			const pid_t *tids, int ntids, int sampled, int allow_sw, int *fell_back,
+			char *err, size_t errlen);
 /* EVENT_DESC frames for the events from index `from` on. */
 int pla_send_event_descs(struct pla_collector *c, struct pla_stream *out, uint32_t from);
 
@@ -51,5 +57,36 @@ int pla_log_msg(struct pla_collector *c, struct pla_stream *out, uint8_t level,
  * malformed one. */
 int pla_on_record(struct pla_collector *c, struct pla_stream *out,
 		  const struct perf_event_header *h);
+
+/* ─── syscalls.c ───────────────────────────────────────────────────────── */
+
+#define PLA_SYS_FRAMES 64 /* call-chain entries kept per waiting entry */
+/* raw_syscalls samples, whatever the session's mode (syscalls.c) */
+#define PLA_SYS_SAMPLE_TYPE                                                                   \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |          \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
+
+/* The slow-call state of a session; its slot table follows it. */
+struct pla_sys {
+	uint32_t event; /* the "slow-syscalls" event index: enters and exits */
+	uint64_t threshold, enter_id;
+	unsigned id_off, args_off, ret_off, word;
+	uint64_t timed, slow, full, unfinished, unmatched;
+};
+
+/* Opens raw_syscalls:sys_enter (s->config) and sys_exit (s->config1) as
+ * event c->nevents, filtered on the numbers of s->target; attr is the
+ * session's, rewritten.  Returns 0 or -errno with a sentence in err. */
+int pla_sys_open(struct pla_collector *c, const struct pla_event_spec *s,
+		 struct perf_event_attr *a, const pid_t *tids, int ntids, char *err, size_t errlen);
+/* A raw_syscalls sample parsed into c->msg: an entry is kept, an exit
+ * pairs with it and, when the call took the threshold or more, c->msg
+ * becomes the slow call's SAMPLE and is sent.  Returns pla_stream_msg's
+ * or 0. */
+int pla_sys_sample(struct pla_collector *c, struct pla_stream *out);
+/* A thread exited: its waiting entry (an exit() call) is dropped. */
+void pla_sys_thread_gone(struct pla_collector *c, uint32_t tid);
+/* The LOG with the counts (msg.h, PL_SLOW_SYSCALLS_NOTE). */
+int pla_sys_note(struct pla_collector *c, struct pla_stream *out);
 
 #endif

@@ -32,10 +32,10 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 
 	memset(c, 0, sizeof(*c));
 	c->cfg = *cfg;
-	/* markers alone (--markers) still profile: the default event first */
+	/* markers or slow calls alone (--markers, --syscalls) still profile: the default event first */
 	int only_markers = c->cfg.nevents > 0 && c->cfg.nevents < PL_MAX_EVENTS;
 	for (uint32_t e = 0; e < c->cfg.nevents; e++)
-		only_markers &= c->cfg.events[e].marker;
+		only_markers &= c->cfg.events[e].marker | c->cfg.events[e].syscalls;
 	if (only_markers) {
 		memmove(&c->cfg.events[1], &c->cfg.events[0],
 			c->cfg.nevents * sizeof(c->cfg.events[0]));
@@ -242,23 +242,46 @@ int pla_collect_pollfds(struct pla_collector *c, struct pollfd *p, int max)
 
 /* ─── draining the rings ───────────────────────────────────────────────── */
 
+/* A record's time: a sample's 4th word (every sample_type here begins
+ * IDENTIFIER IP TID TIME), else the sample_id trailer's. */
+static uint64_t rec_time(const struct perf_event_header *h)
+{
+	uint64_t t = 0;
+	if (h->size >= sizeof(*h) + 32)
+		memcpy(&t, h->type == PERF_RECORD_SAMPLE ? (const uint8_t *)(h + 1) + 24
+							 : (const uint8_t *)h + h->size - 24, 8);
+	return t;
+}
+
+/* Drains every ring.  A session timing slow system calls pairs each
+ * thread's entries and exits (syscalls.c), which land in the ring of
+ * whichever CPU ran the thread: there the rings are read merged by time,
+ * as perf report sorts them; otherwise one ring after the other.  (One
+ * loop for both: pla_on_record, inlined here, is the agent's largest
+ * function.) */
 int pla_collect_drain(struct pla_collector *c, struct pla_stream *out)
 {
-	int n = 0;
-	for (int i = 0; i < c->nrings; i++) {
-		struct pla_ring *r = &c->rings[i];
-		if (!pla_ring_start(r))
-			continue;
-		const struct perf_event_header *h;
-		while ((h = pla_ring_next(r))) {
-			pla_on_record(c, out, h); /* a malformed record is skipped */
-			n++;
+	const struct perf_event_header *head[PLA_MAX_CPUS];
+	int n = 0, best = -1;
+	for (int i = 0; i < c->nrings; i++)
+		head[i] = pla_ring_start(&c->rings[i]) ? pla_ring_next(&c->rings[i]) : NULL;
+	for (;;) {
+		if (c->sys || best < 0 || !head[best]) {
+			best = -1;
+			for (int i = 0; i < c->nrings; i++)
+				if (head[i] && (best < 0 || (c->sys && rec_time(head[i]) <
+								      rec_time(head[best]))))
+					best = i;
 		}
-		pla_ring_end(r);
-		if (out->dead)
-			return out->dead; /* the rest is for a later drain, or none */
+		if (best < 0 || out->dead)
+			break; /* the rest is for a later drain, or none */
+		pla_on_record(c, out, head[best]); /* a malformed record is skipped */
+		n++;
+		head[best] = pla_ring_next(&c->rings[best]);
 	}
-	return n;
+	for (int i = 0; i < c->nrings; i++)
+		pla_ring_end(&c->rings[i]);
+	return out->dead ? out->dead : n;
 }
 
 /* ─── periodic work ───────────────────────────────────────────────────── */
@@ -355,6 +378,10 @@ int pla_collect_set_events(struct pla_collector *c, const struct pla_event_spec 
 	}
 	c->nfds = kept;
 	c->nids = 0;
+	if (c->sys)
+		pla_sys_note(c, out); /* its counts, before the new events */
+	free(c->sys);
+	c->sys = NULL;
 
 	/* the threads as they are now; a spawned command is past its exec */
 	pid_t pid = c->child ? c->child : c->cfg.pid;
@@ -419,6 +446,10 @@ int pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t re
 	c->nfds = 0;
 	if (live && rc == 0 && (rc = pla_collect_drain(c, out)) >= 0)
 		rc = pla_send_perf_map(c, out);
+	if (live && rc >= 0 && c->sys)
+		rc = pla_sys_note(c, out);
+	free(c->sys);
+	c->sys = NULL;
 	if (c->child && !c->child_reaped) {
 		/* we started it: it does not outlive the session */
 		kill(c->child, SIGTERM);

@@ -67,7 +67,7 @@ struct pla_collector {
 	/* events: sampled ones first, then the switch sampler, then counters */
 	uint32_t nevents;
 	struct pl_msg_event_desc desc[PL_MAX_EVENTS + 1 + PL_MAX_COUNTERS];
-	char names[PL_MAX_EVENTS + 1 + PL_MAX_COUNTERS][64];
+	char names[PL_MAX_EVENTS + 1 + PL_MAX_COUNTERS][128]; /* u:PATH:SYM is long */
 	uint32_t ncounters; /* events with role PL_ROLE_COUNTED */
 	int running;        /* events enabled (a spawned command is past exec) */
 	struct pla_fd *fds;
@@ -87,6 +87,7 @@ struct pla_collector {
 	 * registers and a stack copy of marker_stack bytes */
 	uint8_t marker[PL_MAX_EVENTS + 1 + PL_MAX_COUNTERS];
 	uint32_t marker_stack;
+	struct pla_sys *sys; /* --syscalls (syscalls.c), or NULL */
 	uint64_t start_ns, last_counter_ns;
 	/* the target's vDSO [lo, lo + len), its image not sent yet (fp, --pid):
 	 * it goes out after the first sample that touches it */

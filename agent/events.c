@@ -64,6 +64,8 @@ static void base_attr(struct pla_collector *c, struct perf_event_attr *a,
 	a->config = s->config;
 	a->config1 = s->config1;
 	a->config2 = s->config2;
+	if (s->probe) /* the kernel reads the path or symbol at open */
+		a->config1 = (uint64_t)(uintptr_t)s->target;
 	/* A running target's events start at open: enabling each later is
 	 * one more IPI to a busy CPU per thread, CPU and event (seconds for
 	 * hundreds of threads); a command's wait for its exec. */
@@ -141,9 +143,9 @@ static void drop_fds(struct pla_collector *c, size_t from)
  * first opens fail, the failure is the event's (unsupported, refused):
  * repeating it for every thread would only cost time; running out of
  * descriptors is an error whenever it happens. */
-static int open_everywhere(struct pla_collector *c, struct perf_event_attr *attr,
-			   uint32_t event, const pid_t *tids, int ntids, int sampled,
-			   int allow_sw, int *fell_back, char *err, size_t errlen)
+int pla_open_everywhere(struct pla_collector *c, struct perf_event_attr *attr, uint32_t event,
+			const pid_t *tids, int ntids, int sampled, int allow_sw, int *fell_back,
+			char *err, size_t errlen)
 {
 	int opened = 0, last_err = 0;
 	size_t before = c->nfds;
@@ -285,11 +287,27 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 			a.sample_regs_user = c->regs_mask;
 			a.sample_stack_user = c->marker_stack;
 		}
+		if (s->syscalls) { /* two tracepoints paired into one event */
+			describe(c, c->nevents, role, &a, s->name);
+			int rc = pla_sys_open(c, s, &a, tids, ntids, err, errlen);
+			if (rc == 0 && a.exclude_kernel)
+				rc = -EACCES;
+			if (rc == -EACCES)
+				snprintf(err, errlen, "cannot time system calls: %s",
+					 pla_perf_explain(-EACCES, 2));
+			if (rc < 0)
+				return rc;
+			c->nevents++;
+			continue;
+		}
 		size_t first_fd = c->nfds;
 		int fell_back = 0;
 		describe(c, c->nevents, role, &a, s->name);
-		int rc = open_everywhere(c, &a, c->nevents, tids, ntids, 1, !s->tracepoint, &fell_back,
+		int rc = pla_open_everywhere(c, &a, c->nevents, tids, ntids, 1, !s->tracepoint, &fell_back,
 					 err, errlen);
+		if (rc < 0 && s->probe == 'k' && rc != -EACCES && rc != -EPERM && !out_of_fds(rc))
+			snprintf(err, errlen, "cannot record %s: %s: no probeable kernel function %s",
+				 s->name, strerror(-rc), s->target);
 		if (rc < 0)
 			return rc;
 		if (s->tracepoint && a.exclude_kernel) {
@@ -323,7 +341,7 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 		a.exclude_callchain_kernel = c->cfg.stacks == PL_STACKS_USER;
 		a.sample_period = 1;
 		describe(c, c->nevents, PL_ROLE_SWITCH, &a, "context-switches");
-		int rc = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, err, errlen);
+		int rc = pla_open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, err, errlen);
 		if (out_of_fds(rc))
 			return rc;
 		c->nevents += rc > 0;
@@ -361,7 +379,7 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 			a.sample_stack_user = c->cfg.stack_size ? c->cfg.stack_size : 4096;
 			a.sample_period = 1;
 			describe(c, c->nevents, PL_ROLE_CREATE, &a, "sched:sched_process_fork");
-			n = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, why, sizeof(why));
+			n = pla_open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, why, sizeof(why));
 			if (out_of_fds(n)) {
 				snprintf(err, errlen, "%s", why);
 				return n;
@@ -396,7 +414,7 @@ int pla_open_counters(struct pla_collector *c, const pid_t *tids, int ntids, cha
 		size_t before = c->nfds;
 		describe(c, c->nevents, PL_ROLE_COUNTED, &a, counter_names[i]);
 		int fb = 0;
-		int rc = open_everywhere(c, &a, c->nevents, tids, ntids, 0, 0, &fb, err, errlen);
+		int rc = pla_open_everywhere(c, &a, c->nevents, tids, ntids, 0, 0, &fb, err, errlen);
 		if (out_of_fds(rc))
 			return rc;
 		if (rc <= 0 || fb) {
@@ -454,8 +472,9 @@ int pla_send_event_descs(struct pla_collector *c, struct pla_stream *out, uint32
 		rc = pla_stream_msg(out, m);
 	}
 	for (uint32_t i = from; i < c->nevents && rc == 0; i++)
-		if (c->desc[i].role == PL_ROLE_TRACEPOINT)
-			rc = send_trace_format(c, out, i);
+		if (c->desc[i].role == PL_ROLE_TRACEPOINT && c->names[i][1] != ':' &&
+		    !(c->sys && c->sys->event == i))
+			rc = send_trace_format(c, out, i); /* not for u:/k: probes: no tracefs */
 	return rc;
 }
 

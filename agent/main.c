@@ -44,8 +44,12 @@ static void usage(FILE *f)
 		"                        rNNNN, pmu/config=0xNN/; add :freq=HZ or :period=N;\n"
 		"                        repeatable (default: cycles, else cpu-clock)\n"
 		"                        SUBSYS:NAME: a tracepoint, every hit with its fields\n"
+		"                        u:/PATH:SYMBOL[+OFF], k:SYMBOL[+OFF]: a uprobe or\n"
+		"                        kprobe (perf PMUs), every hit with its stack\n"
 		"  --markers             the program's writes to tracefs trace_marker\n"
 		"                        (include/perflens-marker.h; = --event markers)\n"
+		"  --syscalls LIST       time system calls (read,fsync,... or numbers, or all);\n"
+		"  --slower-than DUR     send those taking DUR or more (default 1ms)\n"
 		"  --callgraph MODE      fp, dwarf, lbr, none or auto (default auto)\n"
 		"  --stack-size BYTES    user stack copied per sample in dwarf mode (8192)\n"
 		"  --stacks WHICH        user, kernel or both (default user)\n"
@@ -113,7 +117,7 @@ int main(int argc, char **argv)
 		O_LISTEN = 256, O_PORT, O_BIND, O_SERVER, O_OUTPUT, O_PROBE, O_PID, O_ALL, O_FREQ,
 		O_EVENT, O_CG, O_STACK, O_STACKS, O_DURATION, O_TOKEN, O_TOKEN_FILE, O_NOAUTH,
 		O_NOOFF, O_NOCNT, O_VERSION, O_HELP, O_LEVEL, O_WRITE_TOKEN, O_RING, O_NICE, O_FLUSH,
-		O_ALLOW_EXEC, O_STDIO, O_MARKERS,
+		O_ALLOW_EXEC, O_STDIO, O_MARKERS, O_SYSCALLS, O_SLOWER,
 	};
 	static const struct pla_opt opts[] = {
 		{ "listen", 0, O_LISTEN },
@@ -143,6 +147,8 @@ int main(int argc, char **argv)
 		{ "flush-ms", 1, O_FLUSH },
 		{ "stdio", 0, O_STDIO },
 		{ "markers", 0, O_MARKERS },
+		{ "syscalls", 1, O_SYSCALLS },
+		{ "slower-than", 1, O_SLOWER },
 		{ "version", 0, O_VERSION },
 		{ "help", 0, O_HELP },
 		{ 0, 0, 0 },
@@ -152,6 +158,7 @@ int main(int argc, char **argv)
 	int probe_only = 0, no_auth = 0;
 	const char *write_token_path = NULL;
 	int nice_level = -5;
+	const char *syscalls = NULL, *slower = "1ms";
 	char err[256];
 
 	o.mode = PLA_MODE_LISTEN;
@@ -211,6 +218,12 @@ int main(int argc, char **argv)
 			if (parse_uint("--frequency", arg, 1000000, &v) < 0 || v == 0)
 				return 2;
 			o.collect.frequency = (uint32_t)v;
+			break;
+		case O_SYSCALLS: /* → "slow-syscalls:DUR:LIST" (perf.h) at the end */
+			syscalls = arg;
+			break;
+		case O_SLOWER:
+			slower = arg;
 			break;
 		case O_MARKERS:
 			arg = "markers";
@@ -344,6 +357,17 @@ int main(int argc, char **argv)
 			fprintf(stderr, "perflens-agent: %s (see perflens-agent --help)\n", args.err);
 			return 2;
 		}
+	}
+	if (syscalls) {
+		char spec[256];
+		snprintf(spec, sizeof(spec), "slow-syscalls:%s:%s", slower, syscalls);
+		if (o.collect.nevents == PL_MAX_EVENTS ||
+		    pla_event_parse(spec, &o.collect.events[o.collect.nevents], err, sizeof(err)) < 0) {
+			fprintf(stderr, "perflens-agent: %s\n", o.collect.nevents == PL_MAX_EVENTS
+							      ? "too many events" : err);
+			return 2;
+		}
+		o.collect.nevents++;
 	}
 	if (args.next < argc) {
 		o.collect.target = PL_TARGET_COMMAND;

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "elf-sym.h"
 #include "msg.h"
 #include "util.h"
 
@@ -151,6 +152,115 @@ static int tracepoint_spec(char *buf, struct pla_event_spec *out, char *err, siz
 	return 1;
 }
 
+/* "u:PATH:SYM[+OFF]" and "k:SYM[+OFF]" (issue 19): the uprobe and kprobe
+ * PMUs of perf_event_open, so nothing is written to tracefs.  A uprobe's
+ * place is a file offset: the symbol is looked up in the board's own
+ * file. */
+static int probe_spec(char *buf, struct pla_event_spec *out, char *err, size_t errlen)
+{
+	const char *pmu = buf[0] == 'u' ? "uprobe" : "kprobe";
+	char *sym = buf + 2, *plus;
+	uint64_t add = 0;
+	if (buf[0] == 'u') {
+		sym = strrchr(buf + 2, ':');
+		if (!sym || sym == buf + 2 || buf[2] != '/') {
+			snprintf(err, errlen, "use u:/path/to/binary:SYMBOL[+OFF]");
+			return -EINVAL;
+		}
+		*sym++ = 0;
+	}
+	if ((plus = strchr(sym, '+'))) {
+		*plus = 0;
+		if (parse_u64(plus + 1, &add) < 0) {
+			goto bad;
+		}
+	}
+	if (!*sym || strlen(buf + 2) >= sizeof(out->target)) {
+bad:
+		snprintf(err, errlen, "bad probe '%s'", out->name);
+		return -EINVAL;
+	}
+	if (pmu_type(pmu, &out->type) < 0) {
+		snprintf(err, errlen, "no %s PMU: the kernel needs CONFIG_%s_EVENTS (4.17+)", pmu,
+			 buf[0] == 'u' ? "UPROBE" : "KPROBE");
+		return -ENOENT;
+	}
+	if (buf[0] == 'u') {
+		int rc = pla_elf_sym_offset(buf + 2, sym, &out->config2, err, errlen);
+		if (rc < 0)
+			return rc;
+		snprintf(out->target, sizeof(out->target), "%s", buf + 2);
+	} else {
+		snprintf(out->target, sizeof(out->target), "%s", sym);
+	}
+	out->config2 += add;
+	out->probe = (uint8_t)buf[0];
+	out->tracepoint = 1;
+	out->has_period = 1;
+	out->period = 1;
+	return 0;
+}
+
+int64_t pla_parse_duration(const char *s)
+{
+	char *end;
+	errno = 0;
+	uint64_t v = pla_strtou64(s, &end, 10);
+	static const char units[] = "ns\0\0us\0\0ms\0\0s\0\0\0";
+	uint64_t scale = 1;
+	for (int i = 0; i < 4; i++, scale *= 1000)
+		if (!strcmp(end, units + 4 * i) || (!*end && i == 2))
+			return errno || end == s || v > (uint64_t)INT64_MAX / scale ? -1
+										 : (int64_t)(v * scale);
+	return -1;
+}
+
+/* "slow-syscalls:DUR[:LIST]" (issue 19): raw_syscalls:sys_enter/sys_exit
+ * paired here (syscalls.c).  LIST holds numbers, or the names this agent
+ * knows (pla_syscall_numbers); none: every call. */
+static int syscalls_spec(char *buf, struct pla_event_spec *out, char *err, size_t errlen)
+{
+	char *list = strchr(buf + 14, ':'), why[256];
+	if (list)
+		*list++ = 0;
+	int64_t ns = pla_parse_duration(buf + 14);
+	if (ns < 0) {
+		snprintf(err, errlen, "bad --slower-than '%s' (1ms, 250us, 2s)", buf + 14);
+		return -EINVAL;
+	}
+	for (char *tok = list ? strtok(list, ",") : NULL; tok; tok = strtok(NULL, ",")) {
+		size_t used = strlen(out->target);
+		if (*tok >= '0' && *tok <= '9' && strspn(tok, "0123456789") == strlen(tok)) {
+			snprintf(out->target + used, PLA_SYS_LIST - used, "%s%s", used ? "," : "", tok);
+		} else if (strcmp(tok, "all") && !pla_syscall_numbers(tok, out->target, PLA_SYS_LIST)) {
+			snprintf(err, errlen, "system call '%s' unknown here: give its number", tok);
+			return -EINVAL;
+		} else if (!strcmp(tok, "all")) {
+			out->target[0] = 0;
+			break;
+		}
+		if (strlen(out->target) >= PLA_SYS_LIST - 8) {
+			snprintf(err, errlen, "too many: use --syscalls all");
+			return -E2BIG;
+		}
+	}
+	long enter = pla_tracepoint_id("raw_syscalls/sys_enter", why, sizeof(why));
+	long ex = enter < 0 ? enter : pla_tracepoint_id("raw_syscalls/sys_exit", why, sizeof(why));
+	if (ex < 0) {
+		snprintf(err, errlen, "cannot time system calls: %s", why);
+		return -ENOENT;
+	}
+	snprintf(out->name, sizeof(out->name), "slow-syscalls");
+	out->type = PERF_TYPE_TRACEPOINT;
+	out->config = (uint64_t)enter;
+	out->config1 = (uint64_t)ex;
+	out->config2 = (uint64_t)ns;
+	out->syscalls = out->tracepoint = 1;
+	out->has_period = 1;
+	out->period = 1;
+	return 0;
+}
+
 int pla_event_parse(const char *spec, struct pla_event_spec *out, char *err, size_t errlen)
 {
 	char buf[256];
@@ -170,6 +280,12 @@ int pla_event_parse(const char *spec, struct pla_event_spec *out, char *err, siz
 		snprintf(out->name, sizeof(out->name), "markers");
 		out->marker = 1;
 		return 0;
+	}
+	if (!strncmp(buf, "slow-syscalls:", 14))
+		return syscalls_spec(buf, out, err, errlen);
+	if ((buf[0] == 'u' || buf[0] == 'k') && buf[1] == ':') {
+		snprintf(out->name, sizeof(out->name), "%s", buf);
+		return probe_spec(buf, out, err, errlen);
 	}
 	if (!strchr(buf, '/') && tracepoint_spec(buf, out, err, errlen))
 		return out->tracepoint ? 0 : -EINVAL;

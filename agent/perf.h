@@ -25,6 +25,16 @@ struct pla_event_spec {
 	uint8_t hardware; /* may be missing on VMs: eligible for the cpu-clock fallback */
 	uint8_t tracepoint; /* "SUBSYS:NAME": type TRACEPOINT, config its tracefs id */
 	uint8_t marker;     /* "markers": perflens-marker.h's writes (PL_MARKER_TRACEPOINT) */
+	/* "u:PATH:SYM[+OFF]", "k:SYM[+OFF]": the uprobe / kprobe PMU, with
+	 * config1 pointing at target (the path, or the kernel symbol) and
+	 * config2 the file offset (resolved here, from the board's file) or
+	 * the offset into the kernel function; recorded as a tracepoint */
+	uint8_t probe; /* 'u', 'k' or 0 */
+	/* "slow-syscalls:DUR[:NR,NR…]" (--syscalls, --slower-than): config and
+	 * config1 the raw_syscalls sys_enter and sys_exit ids, config2 the
+	 * threshold in ns, target the numbers (empty: every call) */
+	uint8_t syscalls;
+	char target[200];
 };
 
 /* Parses a spec.  Returns 0, or -EINVAL with the reason in err. */
@@ -32,6 +42,14 @@ int pla_event_parse(const char *spec, struct pla_event_spec *out, char *err, siz
 /* The named generic events the probe tries, in order. */
 extern const char *const pla_named_events[];
 extern const size_t pla_named_event_count;
+
+/* "1ms", "250us", "2s", "500000ns", "3" (ms) → ns; -1 when not one. */
+int64_t pla_parse_duration(const char *s);
+/* Appends the numbers of system call `name` on this architecture to out
+ * (comma-separated); returns how many (0: a name this agent does not
+ * know: the viewer's tables know them all).  syscalls.c. */
+int pla_syscall_numbers(const char *name, char *out, size_t len);
+#define PLA_SYS_LIST 190 /* room for the numbers in pla_event_spec.target */
 
 /* Raw syscall; returns fd or -errno. */
 int pla_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,

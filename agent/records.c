@@ -107,6 +107,9 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 	s->event = event_of(c, rd64(&r));
 	uint8_t role = c->desc[s->event].role;
 	uint64_t type = role == PL_ROLE_CREATE ? c->create_sample_type : c->sample_type;
+	int sys = c->sys && s->event == c->sys->event;
+	if (sys)
+		type = PLA_SYS_SAMPLE_TYPE;
 	if (role == PL_ROLE_TRACEPOINT)
 		type |= PERF_SAMPLE_RAW; /* events.c */
 	if (c->marker[s->event])
@@ -186,6 +189,8 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 	}
 	if (r.bad)
 		return -EBADMSG;
+	if (sys)
+		return pla_sys_sample(c, out);
 	c->samples += role != PL_ROLE_CREATE && role != PL_ROLE_TRACEPOINT; /* HEALTH: CPU ones */
 	int rc = pla_stream_msg(out, m);
 	if (c->vdso_len) {
@@ -285,6 +290,8 @@ int pla_on_record(struct pla_collector *c, struct pla_stream *out,
 		t->time = rd64(&r);
 		if (r.bad)
 			return -EBADMSG;
+		if (t->kind == PL_TASK_EXIT)
+			pla_sys_thread_gone(c, t->tid);
 		if (t->kind == PL_TASK_EXIT && c->cfg.target == PL_TARGET_PID &&
 		    t->pid == (uint32_t)c->cfg.pid && t->tid == t->pid)
 			c->target_gone = 1;

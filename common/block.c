@@ -26,10 +26,13 @@ int pl_block_enc_init(struct pl_block_enc *e, size_t raw_cap, int zstd_level)
 			 * (128 KiB of window + a block): thousands of samples */
 			ZSTD_CCtx_setParameter(e->zctx, ZSTD_c_windowLog, PL_BLOCK_WINDOW_LOG);
 #ifdef PL_ZSTD_FAST_ONLY
-			/* the static agent links only the fast match finders
-			 * (agent/static/zstd-fast-only.c) */
-			ZSTD_CCtx_setParameter(e->zctx, ZSTD_c_strategy,
-					       zstd_level >= 2 ? ZSTD_dfast : ZSTD_fast);
+			/* the static agent links only zstd's fast match finder
+			 * (agent/static/zstd-fast-only.c): a level picks its
+			 * hash and window sizes, never another strategy; fast
+			 * reads targetLength as a step that skips input, so it
+			 * stays 1 (levels >= 5 set it for their own finders) */
+			ZSTD_CCtx_setParameter(e->zctx, ZSTD_c_strategy, ZSTD_fast);
+			ZSTD_CCtx_setParameter(e->zctx, ZSTD_c_targetLength, 1);
 #endif
 		}
 	}

@@ -633,4 +633,28 @@ static inline struct pl_str pl_str_c(const char *s)
 #define PL_MARKER_STACK 1024u /* the text (≤ 256 bytes) and iovecs lie ~500 bytes up */
 #define PL_MAX_TRACE_FORMAT 65536u
 
+/* Probes (`--event u:/PATH:SYMBOL[+OFF]`, `k:SYMBOL[+OFF]`): the uprobe and
+ * kprobe PMUs, sampled as TRACEPOINT events named as the user wrote them
+ * ("u:…", "k:…"), every hit with the session's stack; their raw payload is
+ * the probe's (common fields and the probed address) and no format is
+ * sent (the probe is not in tracefs).
+ *
+ * Slow system calls (`--syscalls LIST --slower-than DUR`, EVENT_DESC name
+ * "slow-syscalls", role TRACEPOINT): the agent pairs raw_syscalls'
+ * sys_enter and sys_exit per thread and sends only the calls that took
+ * DUR or more, each a SAMPLE at the entry (its time, thread and call
+ * chain: the kernel's fp chain in every call-graph mode) whose raw payload
+ * is this struct, in the board's byte order (no format file is sent: the
+ * viewer knows it).  At the end a LOG beginning PL_SLOW_SYSCALLS_NOTE
+ * gives the counts, including the calls that could not be timed. */
+struct pl_slow_syscall {
+	uint64_t nr;          /* the board architecture's system call number */
+	uint64_t duration_ns; /* sys_exit's time - sys_enter's */
+	uint64_t ret;         /* the return value, sign-extended (-errno) */
+	uint64_t args[6];
+};
+_Static_assert(sizeof(struct pl_slow_syscall) == 72, "wire layout");
+#define PL_SLOW_SYSCALLS_EVENT "slow-syscalls"
+#define PL_SLOW_SYSCALLS_NOTE "Slow system calls: "
+
 #endif

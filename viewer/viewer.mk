@@ -22,6 +22,13 @@ VIEWER_IO_OBJS := $(BUILD)/viewer/io/pl-capture.o $(BUILD)/viewer/io/pl-session-
 	$(BUILD)/viewer/io/pl-session-export.o
 VIEWER_MODEL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/model/*.c))
 
+# system call names of the boards' architectures, from the kernel's headers
+$(BUILD)/viewer/pl-syscall-names.h: viewer/model/gen-syscall-names.sh
+	@mkdir -p $(dir $@)
+	viewer/model/gen-syscall-names.sh $@
+$(BUILD)/viewer/model/pl-syscalls.o: $(BUILD)/viewer/pl-syscall-names.h
+$(BUILD)/viewer/model/pl-syscalls.o: ALL_CFLAGS += -I$(BUILD)/viewer
+
 VIEWER_SYM_OBJS := $(SYMBOLS_OBJS)
 VIEWER_LIBS += $(SYMBOLS_LIBS)
 

@@ -1,11 +1,15 @@
-/* zstd-fast-only.c — stand-ins for zstd's lazy and optimal match finders in
- * the static agent.
+/* zstd-fast-only.c — stand-ins for zstd's double-fast, lazy and optimal
+ * match finders in the static agent.
  *
  * zstd 1.5.4 (Debian bookworm) has no switch to leave strategies out, and
  * its lazy/optimal match finders (zstd_lazy.c, zstd_opt.c) are ~22 KB of an
- * agent whose budget is 160 KB.  The agent only ever compresses with the
- * fast and dfast strategies: common/block.c pins ZSTD_c_strategy when built
- * with PL_ZSTD_FAST_ONLY.  Linked before libzstd.a, these definitions keep
+ * agent whose budget is 160 KB, the double-fast one (zstd_double_fast.c)
+ * 5.4 KB more.  The agent only ever compresses with the fast strategy:
+ * common/block.c pins ZSTD_c_strategy when built with PL_ZSTD_FAST_ONLY.
+ * (dfast went when probes and slow system calls needed the room: on a 3 s
+ * system-wide fp capture, zstd -3 with dfast gave 212,527 bytes and fast
+ * 224,935 (+5.8 %); on a dwarf capture of burn 96,084 and 95,572.  The
+ * default level, 1, was fast already.)  Linked before libzstd.a, these definitions keep
  * the archive members holding the real finders out of the link.  They are
  * unreachable; if zstd ever called one, continuing would corrupt the
  * stream, so they abort.
@@ -24,6 +28,9 @@
 		abort();                                                                         \
 	}
 
+UNREACHABLE_FINDER(ZSTD_compressBlock_doubleFast)
+UNREACHABLE_FINDER(ZSTD_compressBlock_doubleFast_dictMatchState)
+UNREACHABLE_FINDER(ZSTD_compressBlock_doubleFast_extDict)
 UNREACHABLE_FINDER(ZSTD_compressBlock_btlazy2)
 UNREACHABLE_FINDER(ZSTD_compressBlock_btlazy2_dictMatchState)
 UNREACHABLE_FINDER(ZSTD_compressBlock_btlazy2_extDict)
@@ -60,6 +67,12 @@ UNREACHABLE_FINDER(ZSTD_compressBlock_lazy_extDict_row)
 UNREACHABLE_FINDER(ZSTD_compressBlock_lazy_row)
 
 /* used only when loading dictionaries, which the agent never does */
+void ZSTD_fillDoubleHashTable(void *ms, const void *end, int dtlm);
+void ZSTD_fillDoubleHashTable(void *ms, const void *end, int dtlm)
+{
+	(void)ms, (void)end, (void)dtlm;
+	abort();
+}
 void ZSTD_dedicatedDictSearch_lazy_loadDictionary(void *ms, const void *ip);
 void ZSTD_dedicatedDictSearch_lazy_loadDictionary(void *ms, const void *ip)
 {

@@ -18,7 +18,7 @@ typedef struct {
 	char **fail_if;
 	gboolean lines;
 	gboolean invert;
-	gboolean markers, tracepoints;
+	gboolean markers, tracepoints, syscalls;
 	char **pairs;
 	char *function;
 	gdouble from, to;
@@ -578,6 +578,10 @@ int pl_cli_report(int argc, char **argv)
 		{ "tracepoints", 0, 0, G_OPTION_ARG_NONE, &a.tracepoints,
 		  "Only the tracepoint events (--event SUBSYS:NAME) with their decoded fields",
 		  NULL },
+		{ "syscalls", 0, 0, G_OPTION_ARG_NONE, &a.syscalls,
+		  "Only the slow system calls (--syscalls recordings): by call, by call site, "
+		  "a latency histogram and the slowest with their stacks (--top N of them)",
+		  NULL },
 		{ "function", 0, 0, G_OPTION_ARG_STRING, &a.function,
 		  "Also list callers and callees of this function", "SYM" },
 		{ "from", 0, 0, G_OPTION_ARG_DOUBLE, &a.from,
@@ -641,13 +645,15 @@ int pl_cli_report(int argc, char **argv)
 	if (!p)
 		goto out;
 
-	if (a.markers || a.tracepoints) {
+	if (a.markers || a.tracepoints || a.syscalls) {
 		/* events, not samples: these sections stand alone */
 		printf("%s\n", argv[1]);
 		if (a.markers && !pl_report_print_markers(p, a.pairs))
 			goto out;
 		if (a.tracepoints)
 			pl_report_print_tracepoints(p);
+		if (a.syscalls)
+			pl_report_print_syscalls(p, a.top > 0 ? (guint)a.top : 10);
 		rc = PL_EXIT_OK;
 		goto out;
 	}

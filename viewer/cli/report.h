@@ -28,5 +28,7 @@ void pl_report_print_source(PlProfile *p, PlAggregate *agg, const char *what);
 /* FALSE (after saying why) when a --pair is not 'BEGIN_RE;END_RE'. */
 gboolean pl_report_print_markers(PlProfile *p, char **pairs);
 void pl_report_print_tracepoints(PlProfile *p);
+/* report-syscalls.c: the slow system calls; top: rows of the long lists */
+void pl_report_print_syscalls(PlProfile *p, guint top);
 
 #endif

@@ -253,6 +253,11 @@ static void ingest_now(PlProfile *self, const struct pl_msg *m)
 		e->role = m->u.event_desc.role;
 		if (e->role == PL_ROLE_CREATE)
 			st->creation_recorded = TRUE;
+		PlTraceFormat *f = e->role == PL_ROLE_TRACEPOINT
+					   ? pl_trace_format_builtin(e->name, self->arch.word_size)
+					   : NULL;
+		if (f) /* no format file comes for these */
+			g_hash_table_replace(self->trace_formats, GUINT_TO_POINTER(e->index), f);
 		break;
 	}
 	case PL_MSG_SAMPLE:

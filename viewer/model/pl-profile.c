@@ -392,6 +392,11 @@ const PlTraceFormat *pl_profile_get_trace_format(PlProfile *self, guint32 event)
 	return g_hash_table_lookup(self->trace_formats, GUINT_TO_POINTER(event));
 }
 
+guint pl_profile_get_e_machine(PlProfile *self)
+{
+	return self->have_arch ? self->arch.e_machine : 0;
+}
+
 gboolean pl_profile_is_big_endian(PlProfile *self)
 {
 	return self->have_arch && self->arch.big_endian;

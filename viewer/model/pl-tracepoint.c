@@ -9,6 +9,37 @@
 
 /* ─── format files ──────────────────────────────────────────────────── */
 
+#define COMMON_FIELDS                                                              \
+	"format:\n"                                                                \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"     \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"     \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+PlTraceFormat *pl_trace_format_builtin(const char *event, guint word_size)
+{
+	g_autofree char *text = NULL;
+	if (!event)
+		return NULL;
+	if ((event[0] == 'u' || event[0] == 'k') && event[1] == ':')
+		/* the kernel's uprobe/kprobe entry: the probed address */
+		text = g_strdup_printf("name: probe\nID: 0\n" COMMON_FIELDS
+				       "\tfield:void * ip;\toffset:8;\tsize:%u;\tsigned:0;\n",
+				       word_size == 4 ? 4 : 8);
+	else if (!strcmp(event, PL_SLOW_SYSCALLS_EVENT)) {
+		/* msg.h's struct pl_slow_syscall */
+		GString *g = g_string_new("name: slow_syscall\nID: 0\nformat:\n"
+					  "\tfield:u64 nr;\toffset:0;\tsize:8;\tsigned:0;\n"
+					  "\tfield:u64 duration_ns;\toffset:8;\tsize:8;\tsigned:0;\n"
+					  "\tfield:s64 ret;\toffset:16;\tsize:8;\tsigned:1;\n");
+		for (guint i = 0; i < 6; i++)
+			g_string_append_printf(g, "\tfield:void * arg%u;\toffset:%u;\tsize:8;"
+					       "\tsigned:0;\n", i, 24 + 8 * i);
+		text = g_string_free(g, FALSE);
+	}
+	return text ? pl_trace_format_parse(text, strlen(text), NULL) : NULL;
+}
+
 static void field_free(gpointer p)
 {
 	PlTraceField *f = p;

@@ -48,6 +48,11 @@ typedef struct {
 /* Parses a tracefs format file.  NULL with error when it has no field. */
 PlTraceFormat *pl_trace_format_parse(const char *text, gsize len, GError **error);
 void pl_trace_format_free(PlTraceFormat *f);
+/* The format of an event whose payload the agent lays out itself or that
+ * tracefs does not list (msg.h): a probe ("u:…", "k:…": the probed
+ * address, word_size bytes) or "slow-syscalls" (struct pl_slow_syscall).
+ * NULL for any other name. */
+PlTraceFormat *pl_trace_format_builtin(const char *event, guint word_size);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlTraceFormat, pl_trace_format_free)
 const PlTraceField *pl_trace_format_find(const PlTraceFormat *f, const char *name);
 
@@ -86,6 +91,8 @@ const guint8 *pl_profile_get_trace_raw(PlProfile *self, const PlTraceEvent *e);
 /* The format the agent sent for that event, or NULL. */
 const PlTraceFormat *pl_profile_get_trace_format(PlProfile *self, guint32 event);
 gboolean pl_profile_is_big_endian(PlProfile *self);
+/* The board's ELF machine (EM_*) from HELLO, 0 when unknown. */
+guint pl_profile_get_e_machine(PlProfile *self);
 
 /* ─── markers ────────────────────────────────────────────────────────── */
 

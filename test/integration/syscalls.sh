@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# syscalls.sh — probes and slow system calls on the real kernel (issue 19),
+# with test/workloads/syscalls (its EXPECT file says what it did):
+#   uprobe_counts_calls      --event u:WORKLOAD:counted_call on a run that
+#       calls it 1234 times: report --tracepoints lists exactly 1234 hits of
+#       that event, all on the program's thread, each stack starting in
+#       counted_call; the program's own count is the oracle (the agent
+#       resolved the symbol to a file offset from the ELF file itself).
+#   kprobe_counts_nanosleeps --event k:do_nanosleep: one hit per
+#       clock_nanosleep the program made (its EXPECT's count, 220), where
+#       the kernel has the kprobe PMU (skipped, with why, where it has not).
+#   probe_errors             a symbol the file lacks, a file that is no ELF,
+#       a missing file: exit 2 with a sentence naming it; a kprobe where the
+#       kernel has no kprobe PMU names CONFIG_KPROBE_EVENTS.
+#   slow_calls_exact         --syscalls clock_nanosleep --slower-than 1ms:
+#       exactly the 20 sleeps of 5 ms (among 200 shorter ones and fast
+#       calls), on the program's main thread, each stack holding
+#       slow_sleep(), the call site.
+#   slow_calls_vs_strace     the same run under `strace -ff -T -e
+#       clock_nanosleep`: its 20 calls of 5 ms on the main thread, in
+#       order, each hold ours (strace's interval encloses the kernel's) and
+#       the median difference is within 1 ms.
+#   slow_calls_report        report --syscalls: the table by system call
+#       (clock_nanosleep 20 calls), the call sites (slow_sleep), the
+#       histogram (20 in all), the slowest calls with their stacks, and the
+#       agent's counts (nothing left untimed).
+#   syscalls_names_numbers   --syscalls given by number (the viewer's way)
+#       and "all" with a 4 ms threshold record the same 20 calls.
+# PL_AGENT: the agent under test (else the build's).
+set -u
+B=${PL_BUILD:-build}
+PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} W=$B/workloads/syscalls
+. "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok syscalls: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
+TMP=$(mktemp -d /tmp/pl-sysc-XXXXXX)
+trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+ALL="uprobe_counts_calls kprobe_counts_nanosleeps probe_errors slow_calls_exact slow_calls_vs_strace slow_calls_report syscalls_names_numbers"
+pl_plan $ALL
+for x in "$PERFLENS" "$AGENT" "$W"; do
+	[ -x "$x" ] || { for n in $ALL; do fail "$n" "$x not built (make)"; done; exit 1; }
+done
+for c in perf strace python3; do
+	command -v $c >/dev/null || { for n in $ALL; do fail "$n" "$c missing (ci/deps.sh)"; done; exit 1; }
+done
+if why=$(pl_perf_refused); then
+	for n in $ALL; do skip "$n" "$why"; done
+	exit 0
+fi
+WABS=$(cd "$(dirname "$W")" && pwd)/$(basename "$W")
+
+# ─── uprobes ────────────────────────────────────────────────────────────
+if [ ! -e /sys/bus/event_source/devices/uprobe/type ]; then
+	skip uprobe_counts_calls "[no-kernel-feature:uprobe PMU] no /sys/bus/event_source/devices/uprobe"
+elif ! "$AGENT" --output "$TMP/u.plens" --callgraph fp --event "u:$WABS:counted_call" -- \
+	"$W" "$TMP/uexp" 1234 >"$TMP/u.log" 2>&1; then
+	fail uprobe_counts_calls "the agent failed: $(tail -2 "$TMP/u.log" | tr '\n' ' ')"
+else
+	said=$(sed -n 's/^counted_call: \([0-9]*\) calls$/\1/p' "$TMP/u.log")
+	pid=$(awk '$1 == "pid" { print $2 }' "$TMP/uexp")
+	"$PERFLENS" report --tracepoints "$TMP/u.plens" >"$TMP/u.txt" 2>&1
+	n=$(awk -v ev="u:$WABS:counted_call" '$4 == ev' "$TMP/u.txt" | wc -l)
+	onthread=$(awk -v ev="u:$WABS:counted_call" -v pid="$pid" '$4 == ev && $2 == pid' "$TMP/u.txt" | wc -l)
+	instack=$(awk -v ev="u:$WABS:counted_call" '$4 == ev' "$TMP/u.txt" | grep -c '\[counted_call')
+	if [ "$said" = 1234 ] && [ "$n" = "$said" ] && [ "$onthread" = "$n" ] && [ "$instack" = "$n" ]; then
+		ok uprobe_counts_calls
+		echo "# uprobe: the program made $said calls, the agent recorded $n, all on thread $pid in counted_call"
+	else
+		fail uprobe_counts_calls "program said $said calls; recorded $n ($onthread on thread $pid, $instack in counted_call); report: $(head -5 "$TMP/u.txt" | tr '\n' ' ')"
+	fi
+fi
+
+# ─── kprobes ────────────────────────────────────────────────────────────
+if [ ! -e /sys/bus/event_source/devices/kprobe/type ]; then
+	skip kprobe_counts_nanosleeps "[no-kernel-feature:kprobe PMU] this kernel has no /sys/bus/event_source/devices/kprobe (CONFIG_KPROBE_EVENTS)"
+elif ! "$AGENT" --output "$TMP/k.plens" --callgraph fp --event k:do_nanosleep -- \
+	"$W" "$TMP/kexp" 10 >"$TMP/k.log" 2>&1; then
+	fail kprobe_counts_nanosleeps "the agent failed: $(tail -2 "$TMP/k.log" | tr '\n' ' ')"
+else
+	want=$(awk '$1 == "nanosleeps" { print $2 }' "$TMP/kexp")
+	"$PERFLENS" report --tracepoints "$TMP/k.plens" >"$TMP/k.txt" 2>&1
+	n=$(awk '$4 == "k:do_nanosleep"' "$TMP/k.txt" | wc -l)
+	if [ -n "$want" ] && [ "$n" = "$want" ]; then
+		ok kprobe_counts_nanosleeps
+		echo "# kprobe: $n hits of do_nanosleep, the program made $want clock_nanosleep calls"
+	else
+		fail kprobe_counts_nanosleeps "the program made $want clock_nanosleep calls, the kprobe counted $n"
+	fi
+fi
+
+errs=()
+check_refusal() { # SPEC WORD: exit 2 and the message has WORD
+	local out rc
+	out=$("$AGENT" --output "$TMP/e.plens" --event "$1" -- true 2>&1)
+	rc=$?
+	[ $rc = 2 ] && echo "$out" | grep -q -- "$2" || errs+=("$1: exit $rc: $out")
+}
+check_refusal "u:$WABS:no_such_function" "no symbol no_such_function in $WABS"
+check_refusal "u:/etc/services:main" "not an ELF file"
+check_refusal "u:$TMP/none:main" "cannot read $TMP/none"
+check_refusal "u:relative:main" "u:/path/to/binary"
+[ -e /sys/bus/event_source/devices/kprobe/type ] || check_refusal k:do_nanosleep CONFIG_KPROBE_EVENTS
+if [ ${#errs[@]} = 0 ]; then ok probe_errors; else fail probe_errors "${errs[*]}"; fi
+
+# ─── slow system calls ──────────────────────────────────────────────────
+# A short sleep (0.1-0.2 ms) may really take over 1 ms on a loaded machine:
+# such a call is reported too, rightly; it must then be a short_sleep one.
+slow_check() { # CAPTURE EXPECT → "ok" or why not
+	"$PERFLENS" report --tracepoints "$1" >"$1.tp" 2>&1
+	python3 - "$2" "$1.tp" <<'PY'
+import sys
+exp = dict(l.split(None, 1) for l in open(sys.argv[1]) if l.startswith(('pid', 'calls')))
+pid = exp['pid'].strip()
+slow, other, bad = [], 0, []
+for l in open(sys.argv[2]):
+    f = l.split()
+    if len(f) > 3 and f[3] == 'slow-syscalls':
+        nr = [x for x in f if x.startswith('duration_ns=')]
+        if 'slow_sleep' in l and f[1] == pid: slow.append(int(nr[0].split('=')[1]))
+        elif 'short_sleep' in l: other += 1
+        else: bad.append(l.strip()[:160])
+print('ok' if len(slow) == 20 and not bad else 'bad', '%d slow_sleep calls on thread %s (want 20), %d short sleeps over the threshold under load, %d others: %s' % (len(slow), pid, other, len(bad), ' | '.join(bad[:3])))
+PY
+}
+CAP=$TMP/s.plens
+# strace -T watches the very same run (-ff: a file per thread, so no call
+# is split by another thread's); LeakSanitizer cannot run under ptrace, so
+# the sanitizer build's leak check is left to the runs below
+if ! ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -ff -T -e trace=clock_nanosleep -o "$TMP/strace" -- "$AGENT" --output "$CAP" \
+	--callgraph fp --syscalls clock_nanosleep --slower-than 1ms -- \
+	"$W" "$TMP/sexp" 10 >"$TMP/s.log" 2>&1; then
+	for n in slow_calls_exact slow_calls_vs_strace slow_calls_report; do
+		fail "$n" "the agent failed: $(tail -2 "$TMP/s.log" | tr '\n' ' ')"
+	done
+else
+	r=$(slow_check "$CAP" "$TMP/sexp")
+	case $r in ok*) ok slow_calls_exact; echo "# $r" ;; *) fail slow_calls_exact "$r" ;; esac
+	# strace's 5 ms calls of the main thread, in order
+	tpid=$(awk '$1 == "pid" { print $2 }' "$TMP/sexp")
+	grep 'tv_nsec=5000000' "$TMP/strace.$tpid" | sed -n 's/.*<\([0-9.]*\)>$/\1/p' >"$TMP/strace.d"
+	awk '$4 == "slow-syscalls" && /slow_sleep/ { for (i = 5; i <= NF; i++) if ($i ~ /^duration_ns=/) print substr($i, 13) / 1e9 }' \
+		"$CAP.tp" >"$TMP/ours.d"
+	# strace times each call from its tracer's wake-ups around the kernel's
+	# entry and exit, so its interval holds ours: ours may not exceed it
+	# (50 us for the clocks), and the differences (the tracer's latency,
+	# milliseconds on a loaded machine) must have a median within 1 ms
+	res=$(paste "$TMP/strace.d" "$TMP/ours.d" | python3 -c '
+import sys, statistics
+p = [tuple(map(float, l.split())) for l in sys.stdin if len(l.split()) == 2]
+d = [s - o for s, o in p]
+print(len(p), min(d) if d else 0, statistics.median(d) if d else 9, max(d) if d else 9)')
+	set -- $res
+	ns=$(wc -l <"$TMP/strace.d") no=$(wc -l <"$TMP/ours.d")
+	if [ "$ns" = 20 ] && [ "$no" = 20 ] && python3 -c "import sys; sys.exit(not ($2 >= -5e-5 and $3 <= 0.001))"; then
+		ok slow_calls_vs_strace
+		echo "# strace -T: 20 calls of 5 ms on the same run, ours 20; strace - ours: min $2 s, median $3 s, max $4 s"
+	else
+		fail slow_calls_vs_strace "strace saw $ns 5 ms calls, we $no; strace - ours: min $2 s, median $3 s, max $4 s"
+	fi
+	"$PERFLENS" report --syscalls "$CAP" >"$TMP/rep.txt" 2>&1
+	want_rows=0
+	grep -qE '^  clock_nanosleep +[0-9]+ ' "$TMP/rep.txt" && want_rows=$((want_rows + 1))
+	grep -qE '^ +[0-9.]+ +20  .*;main;slow_sleep;clock_nanosleep;\[clock_nanosleep\]$' "$TMP/rep.txt" && want_rows=$((want_rows + 1))
+	hsum=$(sed -n '/^Latency histogram/,/^$/p' "$TMP/rep.txt" | awk '/ ms / { s += $5 } END { print s + 0 }')
+	ncalls=$(sed -n 's/^Slow system calls: \([0-9]*\).*/\1/p' "$TMP/rep.txt")
+	[ "$hsum" = "$ncalls" ] && want_rows=$((want_rows + 1))
+	grep -q 'untimed\|0 not timed' "$TMP/rep.txt" && want_rows=$((want_rows + 1))
+	grep -qE 'clock_nanosleep +5\.[0-9]+ .*slow_sleep < main' "$TMP/rep.txt" && want_rows=$((want_rows + 1))
+	if [ $want_rows = 5 ]; then
+		ok slow_calls_report
+	else
+		fail slow_calls_report "$want_rows of 5 sections right: $(head -30 "$TMP/rep.txt" | tr '\n' '|')"
+	fi
+fi
+# the viewer's way (numbers) and "all" with a 4 ms threshold
+nr=$(python3 -c 'import platform; print({"x86_64": 230, "aarch64": 115}.get(platform.machine(), ""))')
+if [ -z "$nr" ]; then
+	skip syscalls_names_numbers "[other-arch] the case knows clock_nanosleep's number on x86_64 and aarch64 only"
+else
+	res=
+	for spec in "--syscalls $nr --slower-than 1ms" "--syscalls all --slower-than 4ms"; do
+		"$AGENT" --output "$TMP/n.plens" --callgraph fp $spec -- "$W" "$TMP/nexp" 10 >"$TMP/n.log" 2>&1 ||
+			{ res="$res [$spec: agent failed: $(tail -1 "$TMP/n.log")]"; continue; }
+		r=$(slow_check "$TMP/n.plens" "$TMP/nexp")
+		case $r in ok*) ;; *) res="$res [$spec: $r]" ;; esac
+	done
+	if [ -z "$res" ]; then ok syscalls_names_numbers; else fail syscalls_names_numbers "$res"; fi
+fi

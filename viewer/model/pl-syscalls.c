@@ -1,0 +1,93 @@
+/* pl-syscalls.c — system call names and the slow calls of a profile; see
+ * pl-syscalls.h. */
+#include "pl-syscalls.h"
+
+#include <elf.h>
+#include <string.h>
+
+#include "pl-tracepoint.h"
+
+typedef struct {
+	guint nr;
+	const char *name;
+} PlSyscallName;
+
+#include "pl-syscall-names.h" /* generated: gen-syscall-names.sh */
+
+static const PlSyscallName *table_for(guint e_machine, gsize *n)
+{
+	switch (e_machine) {
+	case EM_X86_64:
+		*n = G_N_ELEMENTS(pl_sc_x86_64);
+		return pl_sc_x86_64;
+	case EM_AARCH64:
+		*n = G_N_ELEMENTS(pl_sc_generic);
+		return pl_sc_generic;
+	case EM_ARM:
+		*n = G_N_ELEMENTS(pl_sc_arm);
+		return pl_sc_arm;
+	}
+	*n = 0;
+	return NULL;
+}
+
+const char *pl_syscall_name(guint e_machine, guint64 nr)
+{
+	gsize n, lo = 0;
+	const PlSyscallName *t = table_for(e_machine, &n);
+	while (t && lo < n) { /* sorted by number */
+		gsize mid = lo + (n - lo) / 2;
+		if (t[mid].nr == nr)
+			return t[mid].name;
+		if (t[mid].nr < nr)
+			lo = mid + 1;
+		else
+			n = mid;
+	}
+	return NULL;
+}
+
+gboolean pl_syscall_numbers(guint e_machine, const char *name, GString *out)
+{
+	gsize n;
+	const PlSyscallName *t = table_for(e_machine, &n);
+	g_autofree char *t64 = g_strconcat(name, "_time64", NULL);
+	gboolean any = FALSE;
+	for (gsize i = 0; i < n; i++)
+		if (!strcmp(t[i].name, name) || (e_machine == EM_ARM && !strcmp(t[i].name, t64))) {
+			g_string_append_printf(out, "%s%u", out->len ? "," : "", t[i].nr);
+			any = TRUE;
+		}
+	return any;
+}
+
+static guint64 u64_at(const guint8 *p, gboolean be)
+{
+	guint64 v = 0;
+	for (guint i = 0; i < 8; i++)
+		v |= (guint64)p[be ? 7 - i : i] << (8 * i);
+	return v;
+}
+
+GArray *pl_slow_calls_new(PlProfile *profile)
+{
+	GArray *calls = g_array_new(FALSE, TRUE, sizeof(PlSlowCall));
+	guint n;
+	const PlTraceEvent *ev = pl_profile_get_trace_events(profile, &n);
+	gboolean be = pl_profile_is_big_endian(profile);
+	for (guint i = 0; i < n; i++) {
+		const PlEvent *e = pl_profile_lookup_event(profile, ev[i].event);
+		/* msg.h struct pl_slow_syscall: 9 words; a shorter payload is
+		 * not one (bounds first) */
+		if (!e || g_strcmp0(e->name, PL_SLOW_SYSCALLS_EVENT) ||
+		    ev[i].raw_len < sizeof(struct pl_slow_syscall))
+			continue;
+		const guint8 *raw = pl_profile_get_trace_raw(profile, &ev[i]);
+		PlSlowCall c = { ev[i].time, ev[i].pid, ev[i].tid, ev[i].stack, u64_at(raw, be),
+				 u64_at(raw + 8, be), (gint64)u64_at(raw + 16, be), { 0 } };
+		for (guint a = 0; a < 6; a++)
+			c.args[a] = u64_at(raw + 24 + 8 * a, be);
+		g_array_append_val(calls, c);
+	}
+	return calls;
+}

@@ -1,0 +1,36 @@
+/* pl-syscalls.h — slow system calls (issue 19): the names of system call
+ * numbers for the boards' architectures, and the calls an agent sent
+ * (`--syscalls`, msg.h struct pl_slow_syscall) decoded from a profile.
+ * No GTK; pure functions over the profile's tracepoint events. */
+#ifndef PL_SYSCALLS_H
+#define PL_SYSCALLS_H
+
+#include <glib.h>
+
+#include "pl-profile.h"
+
+G_BEGIN_DECLS
+
+/* The name of system call nr on a board (HELLO's e_machine: x86_64,
+ * aarch64 either byte order, 32-bit ARM EABI), NULL when unknown. */
+const char *pl_syscall_name(guint e_machine, guint64 nr);
+/* Appends to out (comma-separated) every number named name on that
+ * architecture, and on 32-bit ARM those of name_time64 too (what libc
+ * calls there); FALSE when none. */
+gboolean pl_syscall_numbers(guint e_machine, const char *name, GString *out);
+
+typedef struct {
+	guint64 time; /* entry */
+	guint32 pid, tid;
+	guint32 stack; /* at entry: an address-trie leaf, as PlSample.stack */
+	guint64 nr, duration_ns;
+	gint64 ret;
+	guint64 args[6];
+} PlSlowCall;
+
+/* The slow calls of a profile, in time order (GArray of PlSlowCall). */
+GArray *pl_slow_calls_new(PlProfile *profile);
+
+G_END_DECLS
+
+#endif
