@@ -467,6 +467,8 @@ enum pl_chunk_kind {
 	PL_CHUNK_KALLSYMS = 3, /* /proc/kallsyms text (text symbols only) */
 	PL_CHUNK_MODULES = 4,  /* /proc/modules text */
 	PL_CHUNK_TRACE_FORMAT = 5, /* issue 19: see below */
+	PL_CHUNK_KERNEL_NOTES = 6, /* /sys/kernel/notes (ELF notes: the kernel's build-id),
+				    * one chunk, with kernel stacks */
 };
 struct pl_msg_file_chunk {
 	uint8_t kind;
