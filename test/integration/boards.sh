@@ -562,7 +562,7 @@ board() {
 # build) and modes, the x86_64 agent on loopback: the fifth row of the
 # results table (not in the default list: make check runs the boards).
 host_board() {
-	local arch=x86_64 out=$build/boards/x86_64 console=/dev/null sysroot= fpprog=$build/workloads/burn fpmode=fp icount=
+	local arch=x86_64 out=$build/boards/x86_64 console=/dev/null sysroot= fpprog=$build/workloads/burn fpmode=fp icount= dwprog=
 	local kver t_board=$SECONDS port apid psrc=0 boot_s="" first_ms="" host_starts=() probe_rec="" mode
 	kver=$(uname -r)
 	local -A host_prog=([fp]=$build/workloads/burn [dwarf]=$build/workloads/burn-nofp [hw]=$build/workloads/burn [pid]=$build/workloads/burn-nofp [all]=$build/workloads/burn)
@@ -624,6 +624,13 @@ if [ ${#rows[@]} -gt 0 ]; then
 		echo "CLI always asks for both) through qemu's forwarded port, 1 vCPU; x86_64 is this host, the agent on loopback."
 		echo "\`--all\`: the whole board for SECS while \`burn-musl 6 2\` runs, started by /detach (host: \`sh -c 'burn 6 2 &'\`)."
 		echo "Rooted: stacks that reach main or a thread start, of the samples after the loader's start-up."
+		echo "\`--pid\`: \`PROG-nofp 6 2\` started by /detach (host: \`sh -c\`), its pid from \`perflens ps\`, attached for 3 s."
+		echo "Kernel stacks on the big-endian boards: also reported with \`--vmlinux\` (kernel.sh's, DWARF), do_nanosleep's lines checked"
+		echo "against the cross \`addr2line -f -i\` on the same callchain addresses."
+		echo "\`qemu -icount shift=0\`: a second boot of the boards whose CPU model has a PMU, for the hardware-event row alone: qemu's"
+		echo "ARM PMU counts instructions only with precise icount (\`-icount shift=auto\` is adaptive: none), and its cycle counter"
+		echo "is the virtual clock at 1 GHz, which icount advances 2^shift ns per instruction: IPC 1.00 there is qemu's arithmetic,"
+		echo "not the code's.  Samples: both events' (-e cycles -e instructions); rooted: the cycles samples'."
 		echo "Host load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (emulation speed depends on it)."
 		echo
 		echo "| board | kernel | emulator | qemu start → agent listening (host) | agent start (guest uptime) | viewer connects → first sample | perf_event_paranoid | board in all (host) |"
