@@ -261,9 +261,10 @@ record_mode() {
 	fi
 	local wpid=""
 	if [ "$mode" = pid ]; then
-		# 6 s: ps, then 3 s attached, then it ends before the next mode
-		local launch=(/detach "$prog" 6 2)
-		[ "$arch" = x86_64 ] && launch=(sh -c "$prog 6 2 >/dev/null 2>&1 &")
+		# 9 s: the launcher's session and ps (a few seconds on a loaded
+		# host), then 3 s attached; the test waits for the rest below
+		local launch=(/detach "$prog" 9 2)
+		[ "$arch" = x86_64 ] && launch=(sh -c "$prog 9 2 >/dev/null 2>&1 &")
 		host_starts+=("$(date +%s.%N)")
 		if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
 			--command "$(printf '%q ' "${launch[@]}")" -e cpu-clock -F 10 --duration 5 \
@@ -291,7 +292,7 @@ record_mode() {
 		# the attached workload ends on its own before the next mode
 		# starts (each look is one more connection: the clock check's)
 		local w
-		for w in 1 2 3 4 5 6 7 8; do
+		for w in $(seq 1 12); do
 			host_starts+=("$(date +%s.%N)")
 			"$perflens" ps "127.0.0.1:$port" --token "$token" --timeout 60 2>/dev/null |
 				awk -v p="$wpid" '$1 == p { f = 1 } END { exit !f }' || break
@@ -624,7 +625,7 @@ if [ ${#rows[@]} -gt 0 ]; then
 		echo "CLI always asks for both) through qemu's forwarded port, 1 vCPU; x86_64 is this host, the agent on loopback."
 		echo "\`--all\`: the whole board for SECS while \`burn-musl 6 2\` runs, started by /detach (host: \`sh -c 'burn 6 2 &'\`)."
 		echo "Rooted: stacks that reach main or a thread start, of the samples after the loader's start-up."
-		echo "\`--pid\`: \`PROG-nofp 6 2\` started by /detach (host: \`sh -c\`), its pid from \`perflens ps\`, attached for 3 s."
+		echo "\`--pid\`: \`PROG-nofp 9 2\` started by /detach (host: \`sh -c\`), its pid from \`perflens ps\`, attached for 3 s."
 		echo "Kernel stacks on the big-endian boards: also reported with \`--vmlinux\` (kernel.sh's, DWARF), do_nanosleep's lines checked"
 		echo "against the cross \`addr2line -f -i\` on the same callchain addresses."
 		echo "\`qemu -icount shift=0\`: a second boot of the boards whose CPU model has a PMU, for the hardware-event row alone: qemu's"
