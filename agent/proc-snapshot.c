@@ -5,6 +5,7 @@
  * and LOG lines; all of them the first messages of a session or its last. */
 #include "collect-private.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -220,6 +221,16 @@ void pla_snapshot_before(struct pla_collector *c, const struct pla_collect_confi
 		pla_read_int_file("/proc/sys/kernel/kptr_restrict", &kptr);
 		if (send_text_file(c, out, PL_CHUNK_KALLSYMS, 0, "/proc/kallsyms", kallsyms_keep) == 0)
 			send_text_file(c, out, PL_CHUNK_MODULES, 0, "/proc/modules", NULL);
+		/* the kernel's build-id note: the viewer refuses a --vmlinux of
+		 * another build (a few hundred bytes; binary, so not a text file) */
+		static uint8_t notes[1024];
+		int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, notes, sizeof(notes)) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n > 0)
+			send_chunk(c, out, PL_CHUNK_KERNEL_NOTES, 0, 0, "/sys/kernel/notes", notes,
+				   (size_t)n, 0, (uint64_t)n);
 		if (kptr >= 2 || (kptr == 1 && geteuid() != 0))
 			pla_log_msg(c, out, PL_LOG_WARN,
 				"kptr_restrict hides kernel addresses in /proc/kallsyms: kernel "

@@ -467,6 +467,8 @@ enum pl_chunk_kind {
 	PL_CHUNK_KALLSYMS = 3, /* /proc/kallsyms text (text symbols only) */
 	PL_CHUNK_MODULES = 4,  /* /proc/modules text */
 	PL_CHUNK_TRACE_FORMAT = 5, /* issue 19: see below */
+	PL_CHUNK_KERNEL_NOTES = 6, /* /sys/kernel/notes (ELF notes: the kernel's build-id),
+				    * one chunk, with kernel stacks */
 	/* A self-contained session (viewer only: `perflens export --format
 	 * plens-symbolized`): the session's symbolization resolved where its
 	 * files were — frames of every sampled address, DWARF walks, module
@@ -476,7 +478,7 @@ enum pl_chunk_kind {
 	 * offset/total over the table, name "perflens-symbols", written
 	 * right after HELLO.  Viewers before it skip unknown kinds (and
 	 * symbolize from local files as usual). */
-	PL_CHUNK_SYMBOLIZED = 6,
+	PL_CHUNK_SYMBOLIZED = 7,
 };
 struct pl_msg_file_chunk {
 	uint8_t kind;

@@ -135,6 +135,73 @@ probe_samples() {
 # a counter's value from a report's Counters section
 counter() { awk -v n="$2" '/^Counters:/ { t = 1; next } t && /^$/ { exit } t && $1 == n { print $2; exit }' "$1"; }
 
+# Kernel frames from the board's vmlinux (`--vmlinux`, the big-endian
+# boards' self-built kernels, which have DWARF): perflens's source lines of
+# do_nanosleep (`report --source`) must be those the cross binutils'
+# addr2line (the oracle) gives for the same callchain addresses: each
+# sample's kernel IP, and its return addresses looked up at ra - 1 as
+# perflens does, do_nanosleep's line taken from addr2line's inline chain.
+# Sets vml_note (for the row) and adds the checks.
+vmlinux_check() {
+	local rec=$1 vml=${fetched:-}/vmlinux a2l rep=$out/$mode-vmlinux-report.txt
+	vml_note=""
+	case "$arch" in
+	arm64be) a2l=aarch64-linux-gnu-addr2line ;;
+	armeb) a2l=arm-linux-gnueabihf-addr2line ;;
+	*) return 0 ;;
+	esac
+	[ -e "$vml" ] || { nok "boards-$arch${icount:+-icount}-vmlinux" "$vml missing (kernel.sh keeps it)"; return 0; }
+	"$perflens" report "$rec" --top 30 --lines --source=do_nanosleep "${symargs[@]}" \
+		--vmlinux "$vml" >"$rep" 2>&1
+	local n kind a
+	"$dump" "$rec" | awk '/^SAMPLE/ { n++; k = 0
+		for (i = 1; i <= NF; i++) {
+			if ($i == "ffffffffffffff80") { k = 1; first = 1; continue }
+			if ($i ~ /^fffffffffffff[0-9a-f][0-9a-f][0-9a-f]$/) { k = 0; continue }
+			if (k && $i ~ /^[0-9a-f]+$/) { print n, (first ? "ip" : "ra"), $i; first = 0 }
+		} }' | while read -r n kind a; do
+		[ "$kind" = ra ] && a=$(printf '%x' $((0x$a - 1)))
+		echo "$n $a"
+	done >"$out/$mode-kaddrs.txt"
+	cut -d' ' -f2 "$out/$mode-kaddrs.txt" | sort -u | sed 's/^/0x/' |
+		"$a2l" -a -f -i -e "$vml" >"$out/$mode-addr2line.txt" 2>&1
+	# per line of do_nanosleep: samples whose kernel stack is there (once a sample)
+	local want got file_a file_p
+	want=$(awk 'NR == FNR {
+			if ($0 ~ /^0x[0-9a-f]+$/) { addr = $0; sub(/^0x0*/, "", addr); f = 1; next }
+			if (f) { fn = $0; f = 0; next }
+			if (fn == "do_nanosleep") { l = $1; sub(/ .*/, "", l); at[addr] = at[addr] " " l }
+			f = 1; next }
+		{ a = $2; sub(/^0*/, "", a); if (!(a in at)) next
+		  m = split(at[a], ls, " ")
+		  for (i = 1; i <= m; i++) if (!seen[$1 SUBSEP ls[i]]++) c[ls[i]]++ }
+		END { for (l in c) print l, c[l] }' "$out/$mode-addr2line.txt" "$out/$mode-kaddrs.txt" | sort)
+	file_a=$(echo "$want" | head -n 1 | cut -d' ' -f1 | sed 's/:[0-9]*$//')
+	file_p=$(sed -n '/^Source of do_nanosleep:/{n;s/^ *\([^ ]*\).*/\1/p;q}' "$rep")
+	got=$(awk -v f="$file_p" '/^Source of do_nanosleep:/ { s = 1; next }
+		s && /% of [0-9]+ samples/ { N = $0; sub(/.*% of /, "", N); sub(/ .*/, "", N); next }
+		s && /^ +[0-9.]+% +[0-9.]+% +[0-9]+ / { t = $2; sub(/%/, "", t)
+			if (t + 0 > 0) printf "%s:%d %d\n", f, $3, int(t * N / 100 + 0.5); next }
+		s && /^[A-Z]/ { exit }' "$rep" | sort)
+	if [ -n "$want" ] && [ "$file_a" = "$file_p" ] && [ "$want" = "$got" ]; then
+		ok "boards-$arch${icount:+-icount}-vmlinux-lines # do_nanosleep's lines as addr2line's: $(echo "$want" | sed 's|.*/||' | tr '\n' ' ')"
+	else
+		nok "boards-$arch${icount:+-icount}-vmlinux-lines" "perflens --vmlinux: [$(echo "$got" | tr '\n' ' ')] addr2line: [$(echo "$want" | tr '\n' ' ')] (see $rep, $out/$mode-addr2line.txt)"
+	fi
+	# the capture carries the board kernel's build-id (/sys/kernel/notes),
+	# the same as the vmlinux's: perflens used the vmlinux, no problem said
+	if grep -q "^FILE_CHUNK kind=6" < <("$dump" "$rec") && ! grep -q "not the board's kernel\|another build" "$rep" &&
+		grep -q '^  \[kernel.kallsyms\].* lines' "$rep"; then
+		ok "boards-$arch${icount:+-icount}-vmlinux-build-id # the agent sent /sys/kernel/notes; the vmlinux matches"
+	else
+		nok "boards-$arch${icount:+-icount}-vmlinux-build-id" "no notes chunk, or the vmlinux was refused: $(grep -A3 '^Symbol coverage' "$rep" | tr '\n' ' ')"
+	fi
+	local top hot
+	top=$(echo "$want" | sort -k2 -n | tail -n 1)
+	hot=$(awk '/^Hot source lines:/ { t = 1; next } t && /^$/ { exit } t && $3 ~ /linux-source/ { print $3; exit }' "$rep" | sed 's|.*linux-source-[^/]*/||')
+	vml_note="vmlinux (--vmlinux, checked with $a2l): do_nanosleep at $(echo "$top" | sed 's|.*linux-source-[^/]*/||;s/ / (/') samples), hottest kernel line ${hot:-–}"
+}
+
 # Record one mode on the board whose agent answers at 127.0.0.1:$port, check
 # it and add its row (uses board()'s locals: arch, out, port, console,
 # sysroot, fpprog, host_starts, boot_s, first_ms, probe_rec).  Returns 1
@@ -157,20 +224,23 @@ record_mode() {
 		pc=$(probe_line "$probe_rec" cycles | cut -d' ' -f2-)
 		pi=$(probe_line "$probe_rec" instructions | cut -d' ' -f2-)
 		if [ -z "$pc" ]; then
-			nok "boards-$arch-hw-probe" "no PROBE_EVENT for cycles in ${probe_rec:-any capture}"
+			nok "boards-$arch${icount:+-icount}-hw-probe" "no PROBE_EVENT for cycles in ${probe_rec:-any capture}"
 			return 0
 		fi
 		if ! probe_samples "$probe_rec" cycles; then
-			ok "boards-$arch-hw-probe # no PMU: the probe says $pc"
+			ok "boards-$arch${icount:+-icount}-hw-probe # no PMU: the probe says $pc"
 			rows+=("| $arch | $kver | hardware event | – | – | – | – | – | no PMU, probe: \`$pc\` |")
 			return 0
 		fi
-		ok "boards-$arch-hw-probe # cycles: $pc; instructions: $pi"
+		ok "boards-$arch${icount:+-icount}-hw-probe # cycles: $pc; instructions: $pi"
 		evs=(-e cycles) extra=(--counters)
 		probe_samples "$probe_rec" instructions && evs+=(-e instructions)
 		note="probe: instructions \`$(echo "$pi" | kv status)\`" ;;
 	# the whole board while a detached workload runs
 	all) prog=/burn-musl cg=fp f=$hz secs_run=2 ;;
+	# --pid: attach to a workload already running (started detached, its
+	# pid from `perflens ps`), dwarf stacks
+	pid) prog=$dwprog cg=dwarf f=$dwarf_hz secs_run=3 ;;
 	esac
 	[ "$arch" = x86_64 ] && prog=${host_prog[$mode]}
 	target=(--command "$prog $secs_run 2")
@@ -184,17 +254,50 @@ record_mode() {
 		if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
 			--command "$(printf '%q ' "${launch[@]}")" -e cpu-clock -F 10 --duration 5 \
 			-o "$out/all-start.plens" >"$out/all-start-record.log" 2>&1; then
-			nok "boards-$arch-all-start" "$(tail -n 2 "$out/all-start-record.log" | tr '\n' ' ')"
+			nok "boards-$arch${icount:+-icount}-all-start" "$(tail -n 2 "$out/all-start-record.log" | tr '\n' ' ')"
 			return 1
 		fi
 		target=(--all)
+	fi
+	local wpid=""
+	if [ "$mode" = pid ]; then
+		# 9 s: the launcher's session and ps (a few seconds on a loaded
+		# host), then 3 s attached; the test waits for the rest below
+		local launch=(/detach "$prog" 9 2)
+		[ "$arch" = x86_64 ] && launch=(sh -c "$prog 9 2 >/dev/null 2>&1 &")
+		host_starts+=("$(date +%s.%N)")
+		if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
+			--command "$(printf '%q ' "${launch[@]}")" -e cpu-clock -F 10 --duration 5 \
+			-o "$out/pid-start.plens" >"$out/pid-start-record.log" 2>&1; then
+			nok "boards-$arch${icount:+-icount}-pid-start" "$(tail -n 2 "$out/pid-start-record.log" | tr '\n' ' ')"
+			return 1
+		fi
+		host_starts+=("$(date +%s.%N)")
+		"$perflens" ps "127.0.0.1:$port" --token "$token" --timeout 60 >"$out/pid-ps.log" 2>&1
+		wpid=$(awk -v p="$prog" '$7 == p { print $1 }' "$out/pid-ps.log" | sort -n | tail -n 1)
+		if [ -z "$wpid" ]; then
+			nok "boards-$arch${icount:+-icount}-pid-start" "perflens ps does not list $prog (see $out/pid-ps.log)"
+			return 0
+		fi
+		target=(--pid "$wpid")
 	fi
 	host_starts+=("$(date +%s.%N)")
 	if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
 		"${target[@]}" --callgraph "$cg" "${evs[@]}" "${extra[@]}" -F "$f" --duration "$secs_run" \
 		-o "$rec" >"$out/$mode-record.log" 2>&1; then
-		nok "boards-$arch-$mode-record" "$(grep -v '^perflens: next' "$out/$mode-record.log" | tail -n 2 | tr '\n' ' ') (console: $(grep -E 'PL-|panic|Kernel' "$console" 2>/dev/null | tail -n 2 | tr '\n' ' '))"
+		nok "boards-$arch${icount:+-icount}-$mode-record" "$(grep -v '^perflens: next' "$out/$mode-record.log" | tail -n 2 | tr '\n' ' ') (console: $(grep -E 'PL-|panic|Kernel' "$console" 2>/dev/null | tail -n 2 | tr '\n' ' '))"
 		return 1
+	fi
+	if [ -n "$wpid" ]; then
+		# the attached workload ends on its own before the next mode
+		# starts (each look is one more connection: the clock check's)
+		local w
+		for w in $(seq 1 12); do
+			host_starts+=("$(date +%s.%N)")
+			"$perflens" ps "127.0.0.1:$port" --token "$token" --timeout 60 2>/dev/null |
+				awk -v p="$wpid" '$1 == p { f = 1 } END { exit !f }' || break
+			sleep 1
+		done
 	fi
 	[ -n "$probe_rec" ] || probe_rec=$rec
 	if [ -z "$boot_s" ] && [ "$arch" != x86_64 ]; then
@@ -225,10 +328,10 @@ record_mode() {
 	sent=$(sed -n 's/.*sent \([0-9]*\) bytes.*/\1/p' "$rep" | head -n 1)
 	local fbytes; fbytes=$(stat -c %s "$rec")
 	if [ -z "$samples" ] || [ "$samples" -lt 100 ]; then
-		nok "boards-$arch-$mode-record" "only ${samples:-no} samples (see $rep)"
+		nok "boards-$arch${icount:+-icount}-$mode-record" "only ${samples:-no} samples (see $rep)"
 		return 0
 	fi
-	ok "boards-$arch-$mode-record"
+	ok "boards-$arch${icount:+-icount}-$mode-record"
 	# The stream decoded on this little-endian host: every block of
 	# the capture reads back (pl-dump says nothing on stderr), and the
 	# HELLO's machine, kernel and byte order are what the guest's
@@ -245,16 +348,16 @@ record_mode() {
 	hello=$("$dump" "$rec" 2>/dev/null | awk '/^HELLO/ { print; exit }')
 	if [ -z "$dump_err" ] && [ "$(echo "$hello" | kv order)" = "$want_order" ] &&
 		[ "$(echo "$hello" | kv machine)" = "$guest_m" ] && [ "$(echo "$hello" | kv kernel)" = "$guest_k" ]; then
-		ok "boards-$arch-$mode-decode # $guest_m order=$want_order"
+		ok "boards-$arch${icount:+-icount}-$mode-decode # $guest_m order=$want_order"
 	else
-		nok "boards-$arch-$mode-decode" "want machine=$guest_m kernel=$guest_k order=$want_order, pl-dump: ${hello:-no HELLO} ${dump_err}"
+		nok "boards-$arch${icount:+-icount}-$mode-decode" "want machine=$guest_m kernel=$guest_k order=$want_order, pl-dump: ${hello:-no HELLO} ${dump_err}"
 	fi
 	# the workload ran its SECS on the guest's clock (with the clock
 	# check below: on the host's too)
 	if awk -v s="$secs" -v r="$secs_run" 'BEGIN { exit !(s >= 0.9 * r) }'; then
-		ok "boards-$arch-$mode-duration # ${secs} s of ${secs_run} s"
+		ok "boards-$arch${icount:+-icount}-$mode-duration # ${secs} s of ${secs_run} s"
 	else
-		nok "boards-$arch-$mode-duration" "the samples span ${secs:-no} s of the workload's ${secs_run} s (the guest's timers?)"
+		nok "boards-$arch${icount:+-icount}-$mode-duration" "the samples span ${secs:-no} s of the workload's ${secs_run} s (the guest's timers?)"
 	fi
 
 	# the hot function, from the right module
@@ -263,9 +366,9 @@ record_mode() {
 	local hotmin=30; [ "$arch$mode" = x86_64all ] && hotmin=0.01
 	if awk -v m="$hotmod" -v min="$hotmin" '/^Top functions/ { t = 1; next } t && /^$/ { exit }
 		t && $4 == "hot_leaf" && $5 == m && $1 + 0 >= min { f = 1 } END { exit !f }' "$rep"; then
-		ok "boards-$arch-$mode-hot-leaf"
+		ok "boards-$arch${icount:+-icount}-$mode-hot-leaf"
 	else
-		nok "boards-$arch-$mode-hot-leaf" "hot_leaf in $hotmod is not >= $hotmin% self: $(grep -A4 '^Top functions' "$rep" | tail -n 3 | tr -s ' ' | tr '\n' '|')"
+		nok "boards-$arch${icount:+-icount}-$mode-hot-leaf" "hot_leaf in $hotmod is not >= $hotmin% self: $(grep -A4 '^Top functions' "$rep" | tail -n 3 | tr -s ' ' | tr '\n' '|')"
 	fi
 	local missing="" n names="burn-1 burn-2 sleeper"
 	# the sleeper is on a CPU for well under 1% of a busy host's time
@@ -274,30 +377,37 @@ record_mode() {
 		awk -v n="$n" '/^Threads:/ { t = 1; next } t && /^$/ { exit } t && $3 == n { f = 1 } END { exit !f }' "$rep" ||
 			missing="$missing $n"
 	done
-	if [ -z "$missing" ]; then ok "boards-$arch-$mode-thread-names"
-	else nok "boards-$arch-$mode-thread-names" "missing:$missing"; fi
+	if [ -z "$missing" ]; then ok "boards-$arch${icount:+-icount}-$mode-thread-names"
+	else nok "boards-$arch${icount:+-icount}-$mode-thread-names" "missing:$missing"; fi
 
 	local total complete loader share
 	read -r total complete loader < <(unwind_share <"$col")
 	share=$(pct "$complete" $((total - loader)))
 	if [ "$cg" = dwarf ]; then
 		if awk -v s="$share" 'BEGIN { exit !(s + 0 >= 99) }'; then
-			ok "boards-$arch-$mode-unwind-99"
+			ok "boards-$arch${icount:+-icount}-$mode-unwind-99"
 		else
-			nok "boards-$arch-$mode-unwind-99" "$share% of $((total - loader)) samples after start-up reach main or a thread start (see $col)"
+			nok "boards-$arch${icount:+-icount}-$mode-unwind-99" "$share% of $((total - loader)) samples after start-up reach main or a thread start (see $col)"
 		fi
 	fi
 	if [ "$mode" = hw ]; then
 		local ev_n cyc ins ipc="–"
 		ev_n=$(sed -n 's/.*samples by event: .*cycles \([0-9]*\).*/\1/p' "$rep" | head -n 1)
 		if [ -n "$ev_n" ] && [ "$ev_n" -gt 0 ]; then
-			ok "boards-$arch-hw-cycles # $ev_n cycles samples"
+			ok "boards-$arch${icount:+-icount}-hw-cycles # $ev_n cycles samples"
 		else
-			nok "boards-$arch-hw-cycles" "no cycles samples: $(grep 'samples by event' "$rep")"
+			nok "boards-$arch${icount:+-icount}-hw-cycles" "no cycles samples: $(grep 'samples by event' "$rep")"
 		fi
 		cyc=$(counter "$rep" cycles) ins=$(counter "$rep" instructions)
-		if [ -n "$cyc" ]; then ok "boards-$arch-hw-counters # cycles $cyc, instructions ${ins:-not counted}"
-		else nok "boards-$arch-hw-counters" "no cycles counter in the report's Counters section (see $rep)"; fi
+		if [ -n "$cyc" ]; then ok "boards-$arch${icount:+-icount}-hw-counters # cycles $cyc, instructions ${ins:-not counted}"
+		else nok "boards-$arch${icount:+-icount}-hw-counters" "no cycles counter in the report's Counters section (see $rep)"; fi
+		if [ -n "$icount" ]; then
+			if [ -n "$ins" ] && [ "$ins" -gt 0 ]; then
+				ok "boards-$arch-icount-instructions # qemu $icount: instructions $ins"
+			else
+				nok "boards-$arch-icount-instructions" "qemu $icount counts no instructions: probe \`$pi\`"
+			fi
+		fi
 		[ -n "$cyc" ] && [ -n "$ins" ] && ipc=$(awk -v i="$ins" -v c="$cyc" 'BEGIN { if (c > 0) printf "%.2f", i / c }')
 		note="${evs[*]}; counters: cycles ${cyc:-–}, instructions ${ins:-not counted} ($note), IPC $ipc"
 	fi
@@ -314,20 +424,27 @@ record_mode() {
 		local kex
 		kex=$(grep -E "$kpath" "$col" | sort -t' ' -k2 -n | tail -n 1 | sed 's/ [0-9]*$//' | awk -F';' '{ s = $(NF - 5); for (i = NF - 4; i <= NF; i++) s = s ";" $i; print s }')
 		if [ "$kn" -gt 0 ]; then
-			ok "boards-$arch-kernel-stacks # $kn samples through ${kex}"
+			ok "boards-$arch${icount:+-icount}-kernel-stacks # $kn samples through ${kex}"
 		else
-			nok "boards-$arch-kernel-stacks" "no stack goes through the nanosleep syscall into hrtimer_nanosleep;do_nanosleep (see $col and $rep)"
+			nok "boards-$arch${icount:+-icount}-kernel-stacks" "no stack goes through the nanosleep syscall into hrtimer_nanosleep;do_nanosleep (see $col and $rep)"
 		fi
-		rows+=("| $arch | $kver | kernel stacks (the $mode row's record) | $samples | – | ${lost:-0} | – | – | kernel leaf ${kshare}% (top 30 functions); $kn samples through the nanosleep syscall: \`…;${kex}\` |")
+		local vml_note=""
+		vmlinux_check "$rec"
+		rows+=("| $arch | $kver | kernel stacks (the $mode row's record) | $samples | – | ${lost:-0} | – | – | kernel leaf ${kshare}% (top 30 functions); $kn samples through the nanosleep syscall: \`…;${kex}\`${vml_note:+; $vml_note} |")
 	fi
 	local label="$mode (${prog##*/}, $cg)"
-	case "$mode" in hw) label="hardware event (${prog##*/}, $cg)" ;; all) label="--all (${prog##*/} running, $cg)" ;; esac
+	case "$mode" in
+	hw) label="hardware event (${prog##*/}, $cg)${icount:+, qemu $icount}" ;;
+	all) label="--all (${prog##*/} running, $cg)" ;;
+	pid) label="--pid (${prog##*/} attached, $cg)" ;;
+	esac
 	rows+=("| $arch | $kver | $label | $samples | $share% ($complete/$((total - loader))) | ${lost:-0} | $((sent / samples)) | $((fbytes / samples)) | $f Hz, $secs_run s; loader $(pct "$loader" "$total")%; kernel leaf ${kshare}%${note:+; $note} |")
 	return 0
 }
 
 board() {
-	local arch=$1 qemu sysroot agent_arch modes t_board=$SECONDS fpprog=/burn fpmode=fp kver
+	local arch=$1 icount=${2:-} qemu sysroot agent_arch modes t_board=$SECONDS fpprog=/burn fpmode=fp kver
+	local dwprog=/burn-nofp
 	# The modes each board records, explicitly: the big-endian boards have
 	# no glibc (Debian has no big-endian port), so no /burn, /burn-nofp,
 	# /burn-lib there; their fp and dwarf rows are the static musl builds.
@@ -337,9 +454,9 @@ board() {
 	arm64be) qemu=qemu-system-aarch64 sysroot= agent_arch=aarch64_be modes="musl musl-dwarf" ;;
 	armeb) qemu=qemu-system-arm sysroot= agent_arch=armeb modes="musl musl-dwarf" ;;
 	esac
-	case "$arch" in arm64be | armeb) fpprog=/burn-musl fpmode=musl ;; esac
+	case "$arch" in arm64be | armeb) fpprog=/burn-musl fpmode=musl dwprog=/burn-musl-nofp ;; esac
 	if [ ! -x "$agents/perflens-agent-$agent_arch" ]; then
-		nok "boards-$arch-agent" "$agents/perflens-agent-$agent_arch not built (run ci/agents.sh $agent_arch)"; return
+		nok "boards-$arch${icount:+-icount}-agent" "$agents/perflens-agent-$agent_arch not built (run ci/agents.sh $agent_arch)"; return
 	fi
 	local fetched
 	case "$arch" in
@@ -353,25 +470,26 @@ board() {
 		# network): a kernel that does not build is a failure
 		local tk=$SECONDS
 		if ! fetched=$(PL_KERNEL_JOBS=${PL_KERNEL_JOBS:-$(nproc)} "$here/kernel.sh" "$arch" 2>"$build/boards-kernel-$arch.log"); then
-			nok "boards-$arch-kernel" "kernel.sh $arch failed: $(tail -n 3 "$build/boards-kernel-$arch.log" | tr '\n' ' ') (see $build/boards-kernel-$arch.log)"
+			nok "boards-$arch${icount:+-icount}-kernel" "kernel.sh $arch failed: $(tail -n 3 "$build/boards-kernel-$arch.log" | tr '\n' ' ') (see $build/boards-kernel-$arch.log)"
 			return
 		fi
 		[ $((SECONDS - tk)) -gt 5 ] && echo "# boards-$arch: kernel built in $((SECONDS - tk)) s ($fetched)"
-		ok "boards-$arch-kernel" ;;
+		ok "boards-$arch${icount:+-icount}-kernel" ;;
 	esac
-	local out=$build/boards/$arch
+	local out=$build/boards/$arch${icount:+-icount}
 	mkdir -p "$out"
 	if ! "$mkinitramfs" "$arch" "$fetched" "$out" >"$out/mkinitramfs.log" 2>&1; then
-		nok "boards-$arch-initramfs" "$(tail -n 3 "$out/mkinitramfs.log" | tr '\n' ' ')"
+		nok "boards-$arch${icount:+-icount}-initramfs" "$(tail -n 3 "$out/mkinitramfs.log" | tr '\n' ' ')"
 		return
 	fi
-	ok "boards-$arch-initramfs"
+	ok "boards-$arch${icount:+-icount}-initramfs"
 
 	local port t0 console=$out/console.log
-	port=$(free_port) || { nok "boards-$arch-boot" "no free port"; return; }
+	port=$(free_port) || { nok "boards-$arch${icount:+-icount}-boot" "no free port"; return; }
 	: >"$console"   # not the last run's: the wait below greps it
 	t0=$(date +%s.%N)
-	"$here/boot.sh" "$arch" "$fetched" "$out/initrd.gz" "$port" "$token" 170 >"$console" 2>&1 &
+	PL_BOARD_QEMU_EXTRA=${icount:-${PL_BOARD_QEMU_EXTRA:-}} \
+		"$here/boot.sh" "$arch" "$fetched" "$out/initrd.gz" "$port" "$token" 170 >"$console" 2>&1 &
 	qpid=$!
 
 	# `perflens ps` connects while the guest still boots: until the agent
@@ -381,27 +499,38 @@ board() {
 	local pspid=$! waited=0
 	until grep -q 'listening on' "$console" 2>/dev/null; do
 		if ! kill -0 "$qpid" 2>/dev/null || [ $waited -ge 1200 ]; then
-			nok "boards-$arch-boot" "the agent did not start listening ($(tail -n 3 "$console" | tr '\n' ' '))"
+			nok "boards-$arch${icount:+-icount}-boot" "the agent did not start listening ($(tail -n 3 "$console" | tr '\n' ' '))"
 			kill "$pspid" 2>/dev/null; wait "$pspid" 2>/dev/null
 			stop_qemu
 			return
 		fi
 		sleep 0.1; waited=$((waited + 1))
 	done
-	ok "boards-$arch-boot"
+	ok "boards-$arch${icount:+-icount}-boot"
 	kver=$(grep -m1 -o 'PL-BOOT .*' "$console" | kv kernel | tr -d '\r')
 	local host_boot_s; host_boot_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 
 	# The records wait for that connection: the agent serves one viewer.
 	wait "$pspid"; local psrc=$?
 	local mode boot_s="" first_ms="" host_starts=() probe_rec=""
-	for mode in $modes hw all; do
+	local all_modes="$modes hw pid all"
+	if [ -n "$icount" ]; then
+		# qemu counts instructions only with precise icount: this boot
+		# records the hardware-event row alone, the probe read from a
+		# short first capture of the same boot
+		all_modes=hw probe_rec=$out/probe.plens
+		host_starts+=("$(date +%s.%N)")
+		"$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
+			--command "$fpprog 1 1" -e cpu-clock -F 10 --duration 1 -o "$probe_rec" \
+			>"$out/probe-record.log" 2>&1 || nok "boards-$arch${icount:+-icount}-icount-probe" "$(tail -n 2 "$out/probe-record.log" | tr '\n' ' ')"
+	fi
+	for mode in $all_modes; do
 		record_mode "$mode" || { kill -0 "$qpid" 2>/dev/null || break; }
 	done
 	if [ "$psrc" -eq 0 ] && grep -q perflens-agent "$out/ps-during-boot.log"; then
-		ok "boards-$arch-connect-during-boot"
+		ok "boards-$arch${icount:+-icount}-connect-during-boot"
 	else
-		nok "boards-$arch-connect-during-boot" "perflens ps started with the guest did not list the agent: $(tail -n 2 "$out/ps-during-boot.log" | tr '\n' ' ')"
+		nok "boards-$arch${icount:+-icount}-connect-during-boot" "perflens ps started with the guest did not list the agent: $(tail -n 2 "$out/ps-during-boot.log" | tr '\n' ' ')"
 	fi
 	stop_qemu
 	# The guest's clock must keep the host's pace: a kernel without a
@@ -410,33 +539,34 @@ board() {
 	# stamps each connection with the guest's uptime; from the first
 	# record's connection to the last one's, the host's wall clock and
 	# the guest's must agree within 25%.
-	local guest_conn; mapfile -t guest_conn < <(grep 'controller .* connected' "$console" | sed -n 's/^\[\([0-9.]*\)\].*/\1/p')
+	# (with -icount the guest's clock follows the instruction count, by design)
+	local guest_conn=(); [ -z "$icount" ] && mapfile -t guest_conn < <(grep 'controller .* connected' "$console" | sed -n 's/^\[\([0-9.]*\)\].*/\1/p')
 	if [ ${#host_starts[@]} -ge 2 ] && [ ${#guest_conn[@]} -eq $((${#host_starts[@]} + 1)) ]; then
 		local gspan hspan
 		gspan=$(awk -v a="${guest_conn[1]}" -v b="${guest_conn[${#guest_conn[@]} - 1]}" 'BEGIN { printf "%.2f", b - a }')
 		hspan=$(awk -v a="${host_starts[0]}" -v b="${host_starts[${#host_starts[@]} - 1]}" 'BEGIN { printf "%.2f", b - a }')
 		if awk -v g="$gspan" -v h="$hspan" 'BEGIN { exit !(h > 0 && g / h > 0.75 && g / h < 1.25) }'; then
-			ok "boards-$arch-guest-clock # guest ${gspan} s, host ${hspan} s"
+			ok "boards-$arch${icount:+-icount}-guest-clock # guest ${gspan} s, host ${hspan} s"
 		else
-			nok "boards-$arch-guest-clock" "between the first and the last record's connection the guest's uptime advanced ${gspan} s, the host's clock ${hspan} s"
+			nok "boards-$arch${icount:+-icount}-guest-clock" "between the first and the last record's connection the guest's uptime advanced ${gspan} s, the host's clock ${hspan} s"
 		fi
-	else
-		nok "boards-$arch-guest-clock" "cannot compare clocks: ${#host_starts[@]} records, ${#guest_conn[@]} connections on the console (want one more: perflens ps)"
+	elif [ -z "$icount" ]; then
+		nok "boards-$arch${icount:+-icount}-guest-clock" "cannot compare clocks: ${#host_starts[@]} records, ${#guest_conn[@]} connections on the console (want one more: perflens ps)"
 	fi
 	local why; why=$(grep -m1 -E 'PL-ERROR|PL-WATCHDOG|Kernel panic' "$console")
-	[ -n "$why" ] && nok "boards-$arch-guest" "$why"
+	[ -n "$why" ] && nok "boards-$arch${icount:+-icount}-guest" "$why"
 	local paranoid; paranoid=$(grep -m1 -o 'PL-PARANOID [0-9-]*' "$console" | cut -d' ' -f2)
-	bootinfo+=("| $arch | $(sed -n 's/^kernel \(.*\)/\1/p' "$fetched/versions") ($kver) | $qemu | ${host_boot_s:-?} s | ${boot_s:-?} s | ${first_ms:-?} ms | ${paranoid:-?} | $((SECONDS - t_board)) s |")
+	bootinfo+=("| $arch${icount:+ ($icount)} | $(sed -n 's/^kernel \(.*\)/\1/p' "$fetched/versions") ($kver) | $qemu | ${host_boot_s:-?} s | ${boot_s:-?} s | ${first_ms:-?} ms | ${paranoid:-?} | $((SECONDS - t_board)) s |")
 }
 
 # x86_64: this host, the same workload (test/workloads/burn.c, the host
 # build) and modes, the x86_64 agent on loopback: the fifth row of the
 # results table (not in the default list: make check runs the boards).
 host_board() {
-	local arch=x86_64 out=$build/boards/x86_64 console=/dev/null sysroot= fpprog=$build/workloads/burn fpmode=fp
+	local arch=x86_64 out=$build/boards/x86_64 console=/dev/null sysroot= fpprog=$build/workloads/burn fpmode=fp icount= dwprog=
 	local kver t_board=$SECONDS port apid psrc=0 boot_s="" first_ms="" host_starts=() probe_rec="" mode
 	kver=$(uname -r)
-	local -A host_prog=([fp]=$build/workloads/burn [dwarf]=$build/workloads/burn-nofp [hw]=$build/workloads/burn [all]=$build/workloads/burn)
+	local -A host_prog=([fp]=$build/workloads/burn [dwarf]=$build/workloads/burn-nofp [hw]=$build/workloads/burn [pid]=$build/workloads/burn-nofp [all]=$build/workloads/burn)
 	if [ ! -x "$agents/perflens-agent-x86_64" ] || [ ! -x "$build/workloads/burn-nofp" ]; then
 		nok "boards-x86_64-agent" "$agents/perflens-agent-x86_64 or $build/workloads/burn-nofp not built (ci/agents.sh x86_64; make)"
 		return
@@ -455,7 +585,7 @@ host_board() {
 		sleep 0.1; waited=$((waited + 1))
 	done
 	ok "boards-x86_64-agent"
-	for mode in fp dwarf hw all; do
+	for mode in fp dwarf hw pid all; do
 		record_mode "$mode" || { kill -0 "$apid" 2>/dev/null || break; }
 	done
 	kill "$apid" 2>/dev/null; wait "$apid" 2>/dev/null
@@ -467,7 +597,13 @@ t_all=$SECONDS
 IFS=, read -r -a boards <<<"${PL_BOARDS:-arm64,armhf,arm64be,armeb}"
 for b in "${boards[@]}"; do
 	case "$b" in
-	arm64 | armhf | arm64be | armeb) board "$b" ;;
+	arm64 | armhf | arm64be | armeb)
+		board "$b"
+		# the hardware-event row again with qemu's precise icount, where
+		# the emulated CPU has a PMU: only then does it count instructions
+		case ",${PL_BOARDS_ICOUNT-arm64,arm64be}," in
+		*,"$b",*) board "$b" "-icount shift=0" ;;
+		esac ;;
 	x86_64) host_board ;;
 	*) nok "boards-$b" "unknown board (arm64, armhf, arm64be, armeb or x86_64)" ;;
 	esac
@@ -489,6 +625,13 @@ if [ ${#rows[@]} -gt 0 ]; then
 		echo "CLI always asks for both) through qemu's forwarded port, 1 vCPU; x86_64 is this host, the agent on loopback."
 		echo "\`--all\`: the whole board for SECS while \`burn-musl 6 2\` runs, started by /detach (host: \`sh -c 'burn 6 2 &'\`)."
 		echo "Rooted: stacks that reach main or a thread start, of the samples after the loader's start-up."
+		echo "\`--pid\`: \`PROG-nofp 9 2\` started by /detach (host: \`sh -c\`), its pid from \`perflens ps\`, attached for 3 s."
+		echo "Kernel stacks on the big-endian boards: also reported with \`--vmlinux\` (kernel.sh's, DWARF), do_nanosleep's lines checked"
+		echo "against the cross \`addr2line -f -i\` on the same callchain addresses."
+		echo "\`qemu -icount shift=0\`: a second boot of the boards whose CPU model has a PMU, for the hardware-event row alone: qemu's"
+		echo "ARM PMU counts instructions only with precise icount (\`-icount shift=auto\` is adaptive: none), and its cycle counter"
+		echo "is the virtual clock at 1 GHz, which icount advances 2^shift ns per instruction: IPC 1.00 there is qemu's arithmetic,"
+		echo "not the code's.  Samples: both events' (-e cycles -e instructions); rooted: the cycles samples'."
 		echo "Host load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (emulation speed depends on it)."
 		echo
 		echo "| board | kernel | emulator | qemu start → agent listening (host) | agent start (guest uptime) | viewer connects → first sample | perf_event_paranoid | board in all (host) |"

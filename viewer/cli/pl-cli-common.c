@@ -72,6 +72,9 @@ GOptionGroup *pl_cli_sym_group(PlCliSymArgs *a)
 		  "Same as --toolchain-prefix", "PREFIX" },
 		{ "map", 0, 0, G_OPTION_ARG_FILENAME, &a->map_file,
 		  "GNU ld map file (-Wl,-Map=FILE): symbols for a program without them", "FILE" },
+		{ "vmlinux", 0, 0, G_OPTION_ARG_FILENAME, &a->vmlinux,
+		  "The board's kernel with DWARF: kernel frames with source lines and inlines "
+		  "(refused when it is another build)", "FILE" },
 		{ "path-map", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->path_maps,
 		  "Rewrite source path prefix FROM as TO (repeatable)", "FROM=TO" },
 		{ "inline", 0, 0, G_OPTION_ARG_NONE, &a->inline_,
@@ -101,6 +104,7 @@ void pl_cli_sym_args_clear(PlCliSymArgs *a)
 	g_clear_pointer(&a->source_dirs, g_strfreev);
 	g_clear_pointer(&a->toolchain_prefix, g_free);
 	g_clear_pointer(&a->map_file, g_free);
+	g_clear_pointer(&a->vmlinux, g_free);
 	g_clear_pointer(&a->path_maps, g_strfreev);
 	g_clear_pointer(&a->debuginfod_urls, g_free);
 }
@@ -292,6 +296,11 @@ gboolean pl_cli_sym_options(const PlCliSymArgs *a, PlSymOptions *o)
 			return FALSE;
 		}
 	}
+	if (a->vmlinux && !g_file_test(a->vmlinux, G_FILE_TEST_IS_REGULAR)) {
+		pl_cli_fail("--vmlinux %s: no such file (the board kernel's unstripped vmlinux, "
+			    "from its build directory)", a->vmlinux);
+		return FALSE;
+	}
 	o->sysroot = a->sysroot;
 	o->toolchain_prefix = a->toolchain_prefix;
 	o->binaries = strv_to_array(a->binaries);
@@ -299,6 +308,7 @@ gboolean pl_cli_sym_options(const PlCliSymArgs *a, PlSymOptions *o)
 	o->source_dirs = strv_to_array(a->source_dirs);
 	o->no_inline = a->no_inline;
 	o->map_file = a->map_file;
+	o->vmlinux = a->vmlinux;
 	o->path_maps = strv_to_array(a->path_maps);
 	/* Without a sysroot the board's paths are looked up here: right for a
 	 * capture of this machine, and the coverage section says when not. */

@@ -45,6 +45,7 @@ typedef struct {
 	char *toolchain_prefix;
 	gboolean no_inline;
 	char *map_file;
+	char *vmlinux;
 	char **path_maps;
 	gboolean inline_; /* --inline: the default, accepted for symmetry */
 	gboolean short_names; /* fold C++ template arguments and parameters */

@@ -308,6 +308,12 @@ static void ingest_now(PlProfile *self, const struct pl_msg *m)
 		if (self->health->len < PL_MAX_HEALTH_POINTS)
 			g_array_append_val(self->health, m->u.health);
 		break;
+	case PL_MSG_BUILD_ID: /* perf.data's: a --vmlinux is checked against the kernel's */
+		if (m->u.build_id.source == PL_BUILD_ID_KERNEL && m->u.build_id.path.len >= 17 &&
+		    !memcmp(m->u.build_id.path.p, "[kernel.kallsyms]", 17))
+			pl_symbols_set_kernel_build_id(pl_profile_get_symbols(self), m->u.build_id.id,
+						       m->u.build_id.len);
+		break;
 	case PL_MSG_FILE_CHUNK: {
 		const struct pl_msg_file_chunk *c = &m->u.chunk;
 		if (c->kind == PL_CHUNK_TRACE_FORMAT) {

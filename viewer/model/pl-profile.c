@@ -55,6 +55,7 @@ PlProfile *pl_profile_new(const PlSymOptions *opts)
 		self->opts.source_dirs = strv_copy(opts->source_dirs);
 		self->opts.path_maps = strv_copy(opts->path_maps);
 		self->opts.map_file = g_strdup(opts->map_file);
+		self->opts.vmlinux = g_strdup(opts->vmlinux);
 		self->opts.debuginfod_urls = g_strdup(opts->debuginfod_urls);
 	} else {
 		self->opts.host_files = TRUE;
@@ -111,6 +112,7 @@ void pl_profile_free(PlProfile *self)
 	g_free(self->opts.sysroot);
 	g_free(self->opts.toolchain_prefix);
 	g_free(self->opts.map_file);
+	g_free(self->opts.vmlinux);
 	g_free(self->opts.debuginfod_urls);
 	g_clear_pointer(&self->opts.binaries, g_ptr_array_unref);
 	g_clear_pointer(&self->opts.debug_dirs, g_ptr_array_unref);

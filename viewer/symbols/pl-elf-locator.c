@@ -294,6 +294,8 @@ static void add_candidate(GPtrArray *c, char *path)
 static GPtrArray *main_candidates(PlSymbols *self, PlElf *elf)
 {
 	GPtrArray *c = g_ptr_array_new_with_free_func(g_free);
+	if (elf->is_kernel && self->opts.vmlinux) /* pl-vmlinux.c: the file the user named */
+		g_ptr_array_add(c, g_strdup(self->opts.vmlinux));
 	index_binaries(self);
 	g_autofree char *hex = elf->build_id_len ? pl_build_id_hex(elf->build_id, elf->build_id_len)
 						 : NULL;

@@ -23,6 +23,7 @@
  *   pl-symbols         PlSymbols: mappings, chunks, symbolization, coverage
  *   pl-unwind          DWARF unwinding, with the ARM EHABI step
  *   pl-proc            a process's mappings and their load biases
+ *   pl-vmlinux         the board's vmlinux: is it the kernel, where it sits
  *   pl-ehabi-coverage  ARM32 code that no unwind table describes
  *   pl-debuginfod      fetches sampled modules' files from debuginfod servers
  *   pl-elf-locator     finds the files, reports them to libdwfl
@@ -56,6 +57,7 @@ typedef struct _PlElf {
 	guint8 build_id[PL_SYM_MAX_BUILD_ID];
 	gsize build_id_len; /* 0: the board did not say */
 	gboolean is_vdso;
+	gboolean is_kernel; /* the --vmlinux PlElf (pl-vmlinux.c) */
 
 	gboolean located; /* the locator ran (its answer is below) */
 	char *local_path; /* main file: code, phdrs, .eh_frame */
@@ -168,6 +170,13 @@ struct _PlSymbols {
 	GHashTable *procs; /* pid -> PlProc* */
 	GStringChunk *strings;
 	PlTextFile kallsyms;
+	/* --vmlinux (pl-vmlinux.c): its PlElf once tried, usable or not */
+	PlElf *vmlinux;
+	gboolean vmlinux_ok;
+	guint64 vmlinux_offset; /* kernel address - vmlinux address (KASLR) */
+	GArray *vmlinux_text;   /* guint64 start, size pairs: its code segments */
+	guint8 kernel_build_id[PL_SYM_MAX_BUILD_ID]; /* the board's kernel, if known */
+	gsize kernel_build_id_len;
 	gboolean kernel_seen; /* a [kernel.kallsyms] mapping or a kallsyms chunk */
 	guint64 kernel_samples;
 	guint64 unknown_samples;

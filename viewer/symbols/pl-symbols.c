@@ -32,10 +32,12 @@
 #include "pl-symbols-types.h"
 #include "pl-text-syms.h"
 #include "pl-unwind.h"
+#include "pl-vmlinux.h"
 
 #define MSG_CHUNK_VDSO 1u
 #define MSG_CHUNK_PERF_MAP 2u
 #define MSG_CHUNK_KALLSYMS 3u
+#define MSG_CHUNK_KERNEL_NOTES 6u
 
 #define PL_SYM_MAX_VDSO (8u << 20)         /* a vDSO image is a few pages */
 
@@ -126,6 +128,7 @@ PlSymbols *pl_symbols_new(const PlSymOptions *opts, const PlTargetArch *arch)
 	self->opts.sysroot = g_strdup(opts->sysroot);
 	self->opts.toolchain_prefix = g_strdup(opts->toolchain_prefix);
 	self->opts.map_file = g_strdup(opts->map_file);
+	self->opts.vmlinux = g_strdup(opts->vmlinux);
 	self->opts.debuginfod_urls = g_strdup(opts->debuginfod_urls);
 	self->opts.binaries = strv_copy(opts->binaries);
 	self->opts.debug_dirs = strv_copy(opts->debug_dirs);
@@ -174,7 +177,11 @@ void pl_symbols_free(PlSymbols *self)
 	g_hash_table_unref(self->elfs);
 	g_ptr_array_unref(self->elf_order);
 	pl_text_file_clear(&self->kallsyms);
+	g_clear_pointer(&self->vmlinux, elf_free);
+	if (self->vmlinux_text)
+		g_array_unref(self->vmlinux_text);
 	g_ptr_array_unref(self->binaries);
+	g_free(self->opts.vmlinux);
 	g_free(self->opts.sysroot);
 	g_free(self->opts.toolchain_prefix);
 	g_free(self->opts.map_file);
@@ -338,6 +345,15 @@ void pl_symbols_add_chunk(PlSymbols *self, guint kind, guint32 pid, guint64 addr
 		self->kernel_seen = TRUE;
 		pl_text_file_append(&self->kallsyms, offset, data, len);
 		break;
+	case MSG_CHUNK_KERNEL_NOTES: { /* one chunk: the file is a few hundred bytes */
+		guint8 id[PL_SYM_MAX_BUILD_ID];
+		gsize n = offset == 0 ? pl_vmlinux_notes_build_id(data, len, self->arch.big_endian,
+								   id)
+				      : 0;
+		if (n)
+			pl_symbols_set_kernel_build_id(self, id, n);
+		break;
+	}
 	default:
 		break; /* /proc/modules and newer kinds: not used here */
 	}
@@ -377,6 +393,19 @@ gboolean pl_symbols_load_kallsyms_file(PlSymbols *self, const char *path)
 	self->kernel_seen = TRUE;
 	pl_text_file_load_async(&self->kallsyms, fd, (gsize)st.st_size);
 	return TRUE;
+}
+
+void pl_symbols_set_kernel_build_id(PlSymbols *self, const guint8 *id, gsize len)
+{
+	len = MIN(len, PL_SYM_MAX_BUILD_ID);
+	if (len == self->kernel_build_id_len && !memcmp(id, self->kernel_build_id, len))
+		return;
+	memcpy(self->kernel_build_id, id, len);
+	self->kernel_build_id_len = len;
+	/* a vmlinux checked without it is checked again */
+	g_clear_pointer(&self->vmlinux, elf_free);
+	g_clear_pointer(&self->vmlinux_text, g_array_unref);
+	self->vmlinux_ok = FALSE;
 }
 
 static const PlTextSyms *text_table(PlSymbols *self, PlTextFile *f, guint32 pid)
@@ -748,6 +777,18 @@ static guint resolve_here(PlSymbols *self, guint32 pid, guint64 pc, gboolean is_
 		out[0].rel_addr = pc - m->start + m->pgoff;
 		return 1;
 	}
+	if (!m && self->opts.vmlinux) {
+		/* the board's vmlinux, where it covers the address (not modules) */
+		guint64 off = 0;
+		const PlTextSyms *t = self->kallsyms.text ? text_table(self, &self->kallsyms, 0)
+							  : NULL;
+		PlElf *k = pl_vmlinux_get(self, t, &off);
+		if (k && pl_vmlinux_covers(self, lookup_pc - off) && elf_ready(self, k)) {
+			self->kernel_samples++;
+			k->samples++;
+			return resolve_elf(self, k, lookup_pc - off, pc - off, out, max);
+		}
+	}
 	if (!m && self->kallsyms.text) {
 		const PlTextSyms *t = text_table(self, &self->kallsyms, 0);
 		const PlTextSym *s = pl_text_syms_lookup(t, lookup_pc);
@@ -962,9 +1003,18 @@ GPtrArray *pl_symbols_coverage(PlSymbols *self)
 		r->module = g_strdup("[kernel.kallsyms]");
 		r->samples = self->kernel_samples;
 		r->build_id_match = TRUE;
-		if (t && t->syms->len) {
+		PlElf *k = self->vmlinux;
+		if (k && self->vmlinux_ok) {
+			r->local_path = g_strdup(k->local_path);
+			r->debug_path = g_strdup(k->debug_path);
+			r->has_symbols = k->has_symbols;
+			r->has_lines = k->has_lines;
+			r->problem = g_strdup(k->problem);
+		} else if (t && t->syms->len) {
 			r->local_path = g_strdup("(/proc/kallsyms sent by the agent)");
 			r->has_symbols = TRUE;
+			/* a --vmlinux that was refused says why */
+			r->problem = k ? g_strdup(k->problem) : NULL;
 		} else if (t && t->all_zero) {
 			r->problem = g_strdup("[kernel]: /proc/kallsyms addresses are all zero "
 					      "(kptr_restrict): run the agent as root or "

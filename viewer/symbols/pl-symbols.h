@@ -42,6 +42,8 @@ typedef struct {
 	GPtrArray *source_dirs; /* char*: where to look for source files */
 	GPtrArray *path_maps;   /* char*: "FROM=TO" prefixes for source paths */
 	char *map_file;         /* GNU ld -Map output, fallback symbols */
+	char *vmlinux;          /* the board's kernel unstripped: kernel frames with source
+				 * lines and inline frames (pl-vmlinux.h); NULL: kallsyms */
 	gboolean no_inline;     /* TRUE: do not expand inline frames */
 	gboolean host_files;    /* TRUE: may read the board's paths on this host (same machine,
 				 * e.g. perf.data recorded here); FALSE: only inside the dirs above */
@@ -100,6 +102,11 @@ void pl_symbols_take_kallsyms(PlSymbols *self, char *text, gsize len);
  * A file that fails to read later gives an empty table. */
 gboolean pl_symbols_load_kallsyms_file(PlSymbols *self, const char *path);
 
+/* The board kernel's GNU build-id (perf.data's [kernel.kallsyms] entry; the
+ * agent's /sys/kernel/notes chunk gives it through pl_symbols_add_chunk):
+ * a --vmlinux with another refused.  Before the first kernel frame. */
+void pl_symbols_set_kernel_build_id(PlSymbols *self, const guint8 *id, gsize len);
+
 /* Unwinds one sampled user stack.  regs are in the order of the bits of
  * regs_mask (perf's sample_regs_user), stack is the copy starting at the
  * sampled SP.  Writes up to max PCs, innermost first (the first is the
@@ -116,7 +123,8 @@ typedef struct {
 	const char *file;     /* source file after path maps; NULL when no line info */
 	guint line;
 	guint64 rel_addr;     /* pc - load bias: the ELF virtual address nm and addr2line
-			       * use (for the kernel and perf maps: pc itself; for an
+			       * use (for kallsyms and perf maps: pc itself; for the
+			       * kernel from a vmlinux: pc less the KASLR offset; for an
 			       * ELF that was not found: file offset of pc) */
 	gboolean inlined;     /* this frame was inlined into the next one */
 	/* where the function is defined: DW_AT_decl_file / DW_AT_decl_line of

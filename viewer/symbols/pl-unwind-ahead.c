@@ -187,6 +187,7 @@ PlUnwindAhead *pl_unwind_ahead_new(const PlSymOptions *opts)
 	ua->opts.sysroot = ua->sysroot = g_strdup(opts->sysroot);
 	ua->opts.toolchain_prefix = ua->toolchain_prefix = g_strdup(opts->toolchain_prefix);
 	ua->opts.map_file = ua->map_file = g_strdup(opts->map_file);
+	ua->opts.vmlinux = NULL; /* unwinds user stacks only: never names a kernel frame */
 	ua->opts.debuginfod_urls = ua->debuginfod_urls = g_strdup(opts->debuginfod_urls);
 	ua->opts.binaries = ua->binaries = strv_copy(opts->binaries);
 	ua->opts.debug_dirs = ua->debug_dirs = strv_copy(opts->debug_dirs);

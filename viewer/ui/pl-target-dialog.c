@@ -9,7 +9,7 @@
 struct _PlTargetDialog {
 	GtkWindow parent_instance;
 	char *key;
-	GtkEntry *prefix, *sysroot, *map_file, *debuginfod;
+	GtkEntry *prefix, *sysroot, *map_file, *vmlinux, *debuginfod;
 	GtkTextView *binaries, *debug_dirs, *source_dirs, *path_maps;
 	GtkCheckButton *inline_on;
 	GtkLabel *error;
@@ -57,6 +57,7 @@ gboolean pl_target_dialog_save(PlTargetDialog *self, GError **error)
 	s->toolchain_prefix = entry_text(self->prefix);
 	s->sysroot = entry_text(self->sysroot);
 	s->map_file = entry_text(self->map_file);
+	s->vmlinux = entry_text(self->vmlinux);
 	s->debuginfod_urls = entry_text(self->debuginfod);
 	s->binaries = get_lines(self->binaries);
 	s->debug_dirs = get_lines(self->debug_dirs);
@@ -72,6 +73,12 @@ gboolean pl_target_dialog_save(PlTargetDialog *self, GError **error)
 			pl_ldmap_free(m);
 		else
 			ok = FALSE;
+	}
+	if (ok && s->vmlinux && !g_file_test(s->vmlinux, G_FILE_TEST_IS_REGULAR)) {
+		g_set_error(&local, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+			    "Kernel %s: no such file (the board kernel's unstripped vmlinux, from "
+			    "its build directory)", s->vmlinux);
+		ok = FALSE;
 	}
 	if (ok)
 		ok = pl_target_settings_save(s, &local);
@@ -217,6 +224,9 @@ PlTargetDialog *pl_target_dialog_new(GtkWindow *parent, const char *key, const c
 				    "/build=/home/me/src");
 	self->map_file = entry_row(g, &row, "Map file", "firmware.map",
 				   "GNU ld -Map output: names for code without a symbol table");
+	self->vmlinux = entry_row(g, &row, "Kernel (vmlinux)", "linux/vmlinux",
+				  "The board kernel's vmlinux with DWARF: kernel frames with source "
+				  "lines and inlined functions (refused if it is another build)");
 	self->debuginfod = entry_row(g, &row, "Debuginfod URLs", "https://debuginfod.debian.net",
 				     "Servers to fetch missing files of sampled modules from, "
 				     "space-separated (empty: $DEBUGINFOD_URLS)");
@@ -248,6 +258,7 @@ PlTargetDialog *pl_target_dialog_new(GtkWindow *parent, const char *key, const c
 	gtk_editable_set_text(GTK_EDITABLE(self->prefix), s->toolchain_prefix ? s->toolchain_prefix : "");
 	gtk_editable_set_text(GTK_EDITABLE(self->sysroot), s->sysroot ? s->sysroot : "");
 	gtk_editable_set_text(GTK_EDITABLE(self->map_file), s->map_file ? s->map_file : "");
+	gtk_editable_set_text(GTK_EDITABLE(self->vmlinux), s->vmlinux ? s->vmlinux : "");
 	gtk_editable_set_text(GTK_EDITABLE(self->debuginfod),
 			      s->debuginfod_urls ? s->debuginfod_urls : "");
 	set_lines(self->binaries, s->binaries);

@@ -53,6 +53,7 @@ PlTargetSettings *pl_target_settings_load(const char *key)
 	s->toolchain_prefix = get_str(kf, group, "toolchain-prefix");
 	s->sysroot = get_str(kf, group, "sysroot");
 	s->map_file = get_str(kf, group, "map-file");
+	s->vmlinux = get_str(kf, group, "vmlinux");
 	s->debuginfod_urls = get_str(kf, group, "debuginfod-urls");
 	s->binaries = get_list(kf, group, "binaries");
 	s->debug_dirs = get_list(kf, group, "debug-dirs");
@@ -70,6 +71,7 @@ void pl_target_settings_free(PlTargetSettings *s)
 	g_free(s->toolchain_prefix);
 	g_free(s->sysroot);
 	g_free(s->map_file);
+	g_free(s->vmlinux);
 	g_free(s->debuginfod_urls);
 	g_strfreev(s->binaries);
 	g_strfreev(s->debug_dirs);
@@ -80,7 +82,8 @@ void pl_target_settings_free(PlTargetSettings *s)
 
 gboolean pl_target_settings_is_empty(const PlTargetSettings *s)
 {
-	return !s->toolchain_prefix && !s->sysroot && !s->map_file && !s->debuginfod_urls &&
+	return !s->toolchain_prefix && !s->sysroot && !s->map_file && !s->vmlinux &&
+	       !s->debuginfod_urls &&
 	       !s->binaries[0] &&
 	       !s->debug_dirs[0] && !s->source_dirs[0] && !s->path_maps[0] && !s->no_inline;
 }
@@ -122,6 +125,7 @@ gboolean pl_target_settings_save(const PlTargetSettings *s, GError **error)
 		set_str(kf, group, "toolchain-prefix", s->toolchain_prefix);
 		set_str(kf, group, "sysroot", s->sysroot);
 		set_str(kf, group, "map-file", s->map_file);
+		set_str(kf, group, "vmlinux", s->vmlinux);
 		set_str(kf, group, "debuginfod-urls", s->debuginfod_urls);
 		set_list(kf, group, "binaries", s->binaries);
 		set_list(kf, group, "debug-dirs", s->debug_dirs);
@@ -166,6 +170,7 @@ void pl_target_settings_to_options(const PlTargetSettings *s, gboolean same_host
 	o->sysroot = g_strdup(s->sysroot);
 	o->toolchain_prefix = g_strdup(s->toolchain_prefix);
 	o->map_file = g_strdup(s->map_file);
+	o->vmlinux = g_strdup(s->vmlinux);
 	o->debuginfod_urls = g_strdup(s->debuginfod_urls);
 	o->binaries = strv_array(s->binaries);
 	o->debug_dirs = strv_array(s->debug_dirs);
@@ -180,6 +185,7 @@ void pl_sym_options_clear(PlSymOptions *o)
 	g_clear_pointer(&o->sysroot, g_free);
 	g_clear_pointer(&o->toolchain_prefix, g_free);
 	g_clear_pointer(&o->map_file, g_free);
+	g_clear_pointer(&o->vmlinux, g_free);
 	g_clear_pointer(&o->debuginfod_urls, g_free);
 	g_clear_pointer(&o->binaries, g_ptr_array_unref);
 	g_clear_pointer(&o->debug_dirs, g_ptr_array_unref);

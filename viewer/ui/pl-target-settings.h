@@ -4,7 +4,7 @@
  * live connection and for every session recorded from it, whatever
  * address reached it).  Settings are what `perflens report` takes as
  * --toolchain-prefix, --sysroot, --binary, --debug-dir, --source-dir,
- * --path-map FROM=TO, --map, --no-inline and --debuginfod; they are stored in
+ * --path-map FROM=TO, --map, --vmlinux, --no-inline and --debuginfod; they are stored in
  * $XDG_CONFIG_HOME/perflens/targets.ini (a GKeyFile, one group per
  * target) and turned into the PlSymOptions a PlProfile is created with.
  *
@@ -27,6 +27,7 @@ typedef struct {
 	char *toolchain_prefix;
 	char *sysroot;
 	char *map_file;
+	char *vmlinux; /* the board's kernel with DWARF (--vmlinux) */
 	char *debuginfod_urls; /* space-separated; NULL: $DEBUGINFOD_URLS */
 	GStrv binaries, debug_dirs, source_dirs, path_maps; /* never NULL (may be empty) */
 	gboolean no_inline;

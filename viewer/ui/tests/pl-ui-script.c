@@ -648,6 +648,8 @@ static StepResult run_step(Script *s)
 			g_free(ts->sysroot), ts->sysroot = g_strdup(v);
 		} else if (!strcmp(f, "map-file")) {
 			g_free(ts->map_file), ts->map_file = g_strdup(v);
+		} else if (!strcmp(f, "vmlinux")) {
+			g_free(ts->vmlinux), ts->vmlinux = g_strdup(v);
 		} else if (!strcmp(f, "binary")) {
 			ts->binaries = strv_append(ts->binaries, v);
 		} else if (!strcmp(f, "debug-dir")) {

@@ -60,7 +60,7 @@
  *   session-export TEXT FORMAT FILE NAME   as the Export… button (collapsed, pprof, svg,
  *                                  speedscope, perf-data, plens-symbolized)
  *   target-set FIELD VALUE         the open session's board settings: toolchain-prefix,
- *                                  sysroot, map-file, binary, debug-dir, source-dir,
+ *                                  sysroot, map-file, vmlinux, binary, debug-dir, source-dir,
  *                                  path-map (these four append), inline on|off
  *   target-clear | resymbolize     forget them / reload the session with the current ones
  *   target-dialog FILE             PNG of the board's symbol settings dialog
