@@ -774,137 +774,15 @@ static StepResult run_step(Script *s)
 		fflush(stdout);
 		return STEP_DONE;
 	}
-	/* ─── the sessions list ─── */
-	if (!strcmp(cmd, "sessions")) {
-		PlSessionsView *sv = pl_window_get_sessions_view(w);
-		if (first) {
-			pl_window_show_sessions(w);
-			return STEP_WAIT;
-		}
-		return pl_sessions_view_is_busy(sv) ? STEP_WAIT : STEP_DONE;
-	}
-	if (!strcmp(cmd, "expect-sessions")) {
-		/* ≥ N rows, each with its target, process, date, duration, samples */
-		PlSessionsView *sv = pl_window_get_sessions_view(w);
-		if (pl_sessions_view_is_busy(sv))
-			return STEP_WAIT;
-		guint want = (guint)g_ascii_strtoull(arg(s, 1), NULL, 10), n = 0, full = 0;
-		n = pl_sessions_view_get_n_sessions(sv);
-		const PlSessionInfo *bad = NULL;
-		for (guint i = 0; i < n; i++) {
-			const PlSessionInfo *in = pl_sessions_view_get_info(sv, i);
-			if (in->hostname && in->process && in->date && in->have_totals &&
-			    in->samples > 0 && in->duration_s > 0)
-				full++;
-			else if (!bad)
-				bad = in;
-		}
-		report(s, arg(s, 2), full >= want,
-		       "%u of %u sessions have target, process, date, duration and samples, wanted "
-		       "%u (e.g. %s: host %s, process %s, samples %" G_GUINT64_FORMAT ")",
-		       full, n, want, bad ? bad->name : "-", bad && bad->hostname ? bad->hostname : "?",
-		       bad && bad->process ? bad->process : "?", bad ? bad->samples : 0);
-		printf("# sessions: %u listed in %.1f ms (heads and sidecars)\n", n,
-		       pl_sessions_view_get_list_time(sv) / 1000.0);
-		fflush(stdout);
-		return STEP_DONE;
-	}
-	if (!strcmp(cmd, "session-select")) {
-		PlSessionsView *sv = pl_window_get_sessions_view(w);
-		guint i = pl_sessions_view_find(sv, arg(s, 1));
-		if (i != G_MAXUINT)
-			pl_sessions_view_select(sv, i);
-		return STEP_DONE;
-	}
-	if (!strcmp(cmd, "session-open")) {
-		/* as a double click on the row: replay into the views */
-		PlSessionsView *sv = pl_window_get_sessions_view(w);
-		if (first) {
-			guint i = pl_sessions_view_find(sv, arg(s, 1));
-			if (i == G_MAXUINT) {
-				report(s, arg(s, 2), FALSE, "no session named *%s*", arg(s, 1));
-				return STEP_DONE;
-			}
-			pl_sessions_view_select(sv, i);
-			g_signal_emit_by_name(sv, "open-session", pl_sessions_view_get_info(sv, i)->path);
-			return STEP_WAIT;
-		}
-		if (pl_window_is_loading(w) || !pl_flame_graph_is_ready(fg))
-			return STEP_WAIT;
-		const char *e = pl_window_get_load_error(w);
-		PlProfile *p = pl_window_get_profile(w);
-		report(s, arg(s, 2), !e && p && pl_profile_get_stats(p)->samples > 0, "%s",
-		       e ? e : "no samples in the opened session");
-		return STEP_DONE;
-	}
-	if (!strcmp(cmd, "session-rename")) {
-		PlSessionsView *sv = pl_window_get_sessions_view(w);
-		guint i = pl_sessions_view_find(sv, arg(s, 1));
-		g_autoptr(GError) error = NULL;
-		gboolean ok = i != G_MAXUINT && pl_sessions_view_rename(sv, i, arg(s, 2), &error);
-		const PlSessionInfo *in = ok ? pl_sessions_view_get_info(sv, i) : NULL;
-		ok = ok && g_file_test(in->path, G_FILE_TEST_IS_REGULAR) &&
-		     g_str_has_suffix(in->path, ".plens") && strstr(in->path, arg(s, 2));
-		report(s, arg(s, 3), ok, "%s", error ? error->message : "no such session, or not renamed on disk");
-		return STEP_DONE;
-	}
-	if (!strcmp(cmd, "session-export")) {
-		/* session-export TEXT FORMAT FILE NAME */
-		PlSessionsView *sv = pl_window_get_sessions_view(w);
-		if (first) {
-			guint i = pl_sessions_view_find(sv, arg(s, 1));
-			if (i == G_MAXUINT) {
-				report(s, arg(s, 4), FALSE, "no session named *%s*", arg(s, 1));
-				return STEP_DONE;
-			}
-			pl_sessions_view_export(sv, i, arg(s, 2), arg(s, 3));
-			return STEP_WAIT;
-		}
-		if (pl_sessions_view_is_busy(sv))
-			return STEP_WAIT;
-		const char *e = pl_sessions_view_get_export_error(sv);
-		GStatBuf st;
-		gboolean ok = !e && g_stat(arg(s, 3), &st) == 0 && st.st_size > 0;
-		report(s, arg(s, 4), ok, "%s", e ? e : "no output file");
-		if (ok) {
-			printf("# exported %s: %" G_GINT64_FORMAT " bytes\n", arg(s, 2), (gint64)st.st_size);
-			fflush(stdout);
-		}
-		return STEP_DONE;
-	}
-	if (!strcmp(cmd, "expect-session-kept")) {
-		/* expect-session-kept TEXT NAME: deleting the session being
-		 * recorded is refused and the file stays */
-		PlSessionsView *sv = pl_window_get_sessions_view(w);
-		guint i = pl_sessions_view_find(sv, arg(s, 1));
-		g_autofree char *path = i != G_MAXUINT ? g_strdup(pl_sessions_view_get_info(sv, i)->path) : NULL;
-		g_autoptr(GError) error = NULL;
-		gboolean deleted = path && pl_sessions_view_delete(sv, i, &error);
-		report(s, arg(s, 2), path && !deleted && g_file_test(path, G_FILE_TEST_EXISTS),
-		       "%s", !path ? "no such session" : "the recording session was deleted");
-		if (error) {
-			printf("# delete refused: %s\n", error->message);
-			fflush(stdout);
-		}
-		return STEP_DONE;
-	}
-	if (!strcmp(cmd, "session-delete")) {
-		PlSessionsView *sv = pl_window_get_sessions_view(w);
-		guint i = pl_sessions_view_find(sv, arg(s, 1)), n = pl_sessions_view_get_n_sessions(sv);
-		g_autofree char *path = i != G_MAXUINT ? g_strdup(pl_sessions_view_get_info(sv, i)->path) : NULL;
-		g_autoptr(GError) error = NULL;
-		gboolean ok = path && pl_sessions_view_delete(sv, i, &error) &&
-			      !g_file_test(path, G_FILE_TEST_EXISTS) &&
-			      pl_sessions_view_get_n_sessions(sv) == n - 1;
-		report(s, arg(s, 2), ok, "%s", error ? error->message : "no such session, or still on disk");
-		return STEP_DONE;
-	}
 	if (!strcmp(cmd, "quit")) {
 		gtk_window_destroy(GTK_WINDOW(w));
 		return STEP_DONE;
 	}
 	/* the call-tree transforms' commands (pl-ui-script-transforms.c) */
 	PlUiStep t = pl_ui_script_transforms_step(w, s->argv, s->ticks, timed_out(s));
+	/* the sessions list's (pl-ui-script-sessions.c) */
+	if (t == PL_UI_STEP_UNKNOWN)
+		t = pl_ui_script_sessions_step(w, s->argv, s->ticks, timed_out(s));
 	if (t == PL_UI_STEP_UNKNOWN)
 		t = pl_ui_script_labels_step(w, s->argv, s->ticks, timed_out(s));
 	/* the Source tab's (pl-ui-script-source.c) */
