@@ -24,6 +24,7 @@
 #include "pl-target-dialog.h"
 #include "pl-sessions-index.h"
 #include "pl-pair-button.h"
+#include "pl-window-text.h"
 #include "pl-transform-bar.h"
 #include "pl-ui-util.h"
 #include "pl-view-state.h"
@@ -93,54 +94,18 @@ static guint32 switch_event(PlProfile *p)
 
 static void update_filter_label(PlWindow *self)
 {
-	GString *s = g_string_new(NULL);
-	if (self->filter.tid) {
-		PlThread *t = self->profile ? pl_profile_lookup_thread(self->profile, self->filter.tid)
-					    : NULL;
-		g_string_append_printf(s, "Thread %s (%u)", t && t->name ? t->name : "?",
-				       self->filter.tid);
-	}
-	if (self->filter.t1 > self->filter.t0 && self->profile) {
-		const PlProfileStats *st = pl_profile_get_stats(self->profile);
-		double a = (double)(self->filter.t0 - MIN(self->filter.t0, st->first_time)) / 1e9;
-		double b = (double)(self->filter.t1 - MIN(self->filter.t1, st->first_time)) / 1e9;
-		g_string_append_printf(s, "%s%.3f s – %.3f s (%.3f s)", s->len ? ", " : "", a, b,
-				       b - a);
-	}
-	gboolean any = s->len > 0;
-	if (!any)
-		g_string_append(s, "All threads, whole session — drag in the timeline to select a "
-				   "time range, click a thread name to select a thread");
-	else
-		g_string_prepend(s, "Showing: ");
-	gtk_label_set_text(self->filter_label, s->str);
-	gtk_widget_set_visible(self->clear_filter, any);
-	g_string_free(s, TRUE);
+	g_autofree char *text = pl_window_filter_text(self->profile, &self->filter);
+	gtk_label_set_text(self->filter_label, text);
+	gtk_widget_set_visible(self->clear_filter, self->filter.tid || self->filter.t1 > self->filter.t0);
 }
 
 static void update_status(PlWindow *self)
 {
-	if (!self->profile) {
-		gtk_label_set_text(self->status, "");
-		return;
-	}
-	const PlProfileStats *st = pl_profile_get_stats(self->profile);
-	guint64 lost = 0;
-	for (guint i = 0; i < 5; i++)
-		lost += st->lost[i];
-	double dur = st->last_time > st->first_time ? (st->last_time - st->first_time) / 1e9 : 0;
-	g_autofree char *sel = self->agg ? pl_ui_format_weight(self->profile, self->agg->all.weight)
-					 : g_strdup("");
-	g_autofree char *s = g_strdup_printf(
-		"%s%s   %s · %" G_GUINT64_FORMAT " samples · %.2f s · in view: %s (%" G_GUINT64_FORMAT
-		" samples)%s",
-		pl_live_controller_is_live(self->live) ? "● live  " : "", self->path ? self->path : "",
-		st->hostname ? st->hostname : "?", st->samples, dur, sel,
-		self->agg ? self->agg->all.samples : 0, lost ? " · samples were lost" : "");
-	gtk_label_set_text(self->status, s);
+	g_autofree char *text = pl_window_status_text(self->profile, self->agg, self->path,
+						      pl_live_controller_is_live(self->live));
+	gtk_label_set_text(self->status, text);
 }
 
-/* Recomputes the aggregate for the filter and hands it to every view. */
 static void refresh_views(PlWindow *self)
 {
 	PlAggregate *old = self->agg;

@@ -1,0 +1,49 @@
+/* pl-window-text.c — the window's filter and status lines (see
+ * pl-window-text.h). */
+#include "pl-window-text.h"
+
+#include "pl-ui-util.h"
+
+char *pl_window_filter_text(PlProfile *profile, const PlFilter *filter)
+{
+	GString *s = g_string_new(NULL);
+	if (filter->tid) {
+		PlThread *t = profile ? pl_profile_lookup_thread(profile, filter->tid) : NULL;
+		g_string_append_printf(s, "Thread %s (%u)", t && t->name ? t->name : "?", filter->tid);
+	}
+	if (filter->t1 > filter->t0 && profile) {
+		const PlProfileStats *st = pl_profile_get_stats(profile);
+		double a = (double)(filter->t0 - MIN(filter->t0, st->first_time)) / 1e9;
+		double b = (double)(filter->t1 - MIN(filter->t1, st->first_time)) / 1e9;
+		g_string_append_printf(s, "%s%.3f s – %.3f s (%.3f s)", s->len ? ", " : "", a, b,
+				       b - a);
+	}
+	if (!s->len)
+		g_string_append(s, "All threads, whole session — drag in the timeline to select a "
+				   "time range, click a thread name to select a thread");
+	else
+		g_string_prepend(s, "Showing: ");
+	return g_string_free(s, FALSE);
+}
+
+char *pl_window_status_text(PlProfile *profile, const PlAggregate *agg, const char *path,
+			    gboolean live)
+{
+	if (!profile)
+		return g_strdup("");
+	const PlProfileStats *st = pl_profile_get_stats(profile);
+	guint64 lost = 0;
+	for (guint i = 0; i < G_N_ELEMENTS(st->lost); i++)
+		lost += st->lost[i];
+	double dur = st->last_time > st->first_time ? (st->last_time - st->first_time) / 1e9 : 0;
+	g_autofree char *sel = agg ? pl_ui_format_weight(profile, agg->all.weight) : g_strdup("");
+	/* the views show one event (the sampled one, or off-CPU time): its
+	 * name, or the session's total of every event reads as a mismatch */
+	const PlEvent *ev = agg ? pl_profile_lookup_event(profile, agg->filter.event) : NULL;
+	return g_strdup_printf("%s%s   %s · %" G_GUINT64_FORMAT " samples of all events · %.2f s · "
+			       "in view: %s (%" G_GUINT64_FORMAT " %s samples)%s",
+			       live ? "● live  " : "", path ? path : "",
+			       st->hostname ? st->hostname : "?", st->samples, dur, sel,
+			       agg ? agg->all.samples : 0, ev && ev->name ? ev->name : "",
+			       lost ? " · samples were lost" : "");
+}

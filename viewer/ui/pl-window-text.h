@@ -1,0 +1,23 @@
+/* pl-window-text.h — the window's two lines of words about what is shown
+ * (pl-window-text.c): the filter line above the timeline and the status
+ * line at the bottom.  No widgets: text only, for the window to set.
+ */
+#ifndef PL_WINDOW_TEXT_H
+#define PL_WINDOW_TEXT_H
+
+#include "pl-profile.h"
+
+G_BEGIN_DECLS
+
+/* "Showing: Thread NAME (TID), A s – B s (D s)", or what to do to filter
+ * when nothing is (profile may be NULL).  g_free. */
+char *pl_window_filter_text(PlProfile *profile, const PlFilter *filter);
+/* "[● live] PATH   HOST · N samples of all events · D s · in view: W (N
+ * EVENT samples)[ · samples were lost]"; "" without a profile.  agg: what
+ * the views show (may be NULL).  g_free. */
+char *pl_window_status_text(PlProfile *profile, const PlAggregate *agg, const char *path,
+			    gboolean live);
+
+G_END_DECLS
+
+#endif
