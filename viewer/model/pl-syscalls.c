@@ -5,6 +5,8 @@
 #include <elf.h>
 #include <string.h>
 
+#include <gio/gio.h>
+
 #include "pl-tracepoint.h"
 
 typedef struct {
@@ -59,6 +61,60 @@ gboolean pl_syscall_numbers(guint e_machine, const char *name, GString *out)
 			any = TRUE;
 		}
 	return any;
+}
+
+/* the agent's room for the numbers (agent/perf.h PLA_SYS_LIST, less a
+ * number's worth: it refuses a longer list) */
+#define AGENT_LIST_MAX 180
+
+char *pl_syscalls_event_spec(guint e_machine, const char *list, const char *slower_than,
+			     GError **error)
+{
+	const char *dur = slower_than && *slower_than ? slower_than : "1ms";
+	gsize digits = strspn(dur, "0123456789");
+	const char *unit = dur + digits;
+	if (!digits || (*unit && strcmp(unit, "ns") && strcmp(unit, "us") && strcmp(unit, "ms") &&
+			strcmp(unit, "s"))) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+			    "--slower-than '%s' is not a duration: give 1ms, 250us, 2s", dur);
+		return NULL;
+	}
+	g_autoptr(GString) nrs = g_string_new(NULL);
+	g_auto(GStrv) names = g_strsplit(list ? list : "", ",", -1);
+	gboolean all = FALSE;
+	for (guint i = 0; names[i]; i++) {
+		const char *n = g_strstrip(names[i]);
+		if (!*n)
+			continue;
+		if (!strcmp(n, "all")) {
+			all = TRUE;
+		} else if (strspn(n, "0123456789") == strlen(n)) {
+			g_string_append_printf(nrs, "%s%s", nrs->len ? "," : "", n);
+		} else if (!pl_syscall_numbers(e_machine, n, nrs)) {
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+				    e_machine ? "no system call '%s' on the board's architecture "
+						"(ELF machine %u): check the name, or give its number"
+					      : "no system call '%s': the board's architecture "
+						"(ELF machine %u) is unknown here: give numbers",
+				    n, e_machine);
+			return NULL;
+		}
+	}
+	if (all || !nrs->len) {
+		if (!all) {
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+				    "--syscalls needs names (read,write,fsync), numbers or all");
+			return NULL;
+		}
+		return g_strdup_printf(PL_SLOW_SYSCALLS_EVENT ":%s", dur);
+	}
+	if (nrs->len > AGENT_LIST_MAX) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+			    "--syscalls: too many calls for the agent (%zu characters of numbers, "
+			    "at most %d): use --syscalls all", nrs->len, AGENT_LIST_MAX);
+		return NULL;
+	}
+	return g_strdup_printf(PL_SLOW_SYSCALLS_EVENT ":%s:%s", dur, nrs->str);
 }
 
 static guint64 u64_at(const guint8 *p, gboolean be)

@@ -19,6 +19,16 @@ const char *pl_syscall_name(guint e_machine, guint64 nr);
  * calls there); FALSE when none. */
 gboolean pl_syscall_numbers(guint e_machine, const char *name, GString *out);
 
+/* The agent's event spec for `--syscalls LIST --slower-than DUR`
+ * ("slow-syscalls:DUR:NR,NR…", agent/perf.c), the names in the
+ * comma-separated list translated to the board's numbers (e_machine from
+ * HELLO); numbers and "all" pass as they are; slower_than NULL: 1ms.
+ * NULL with a sentence for the user when a name is unknown on that
+ * architecture, the duration is not one (1ms, 250us, 2s) or the list is
+ * too long for the agent. */
+char *pl_syscalls_event_spec(guint e_machine, const char *list, const char *slower_than,
+			     GError **error);
+
 typedef struct {
 	guint64 time; /* entry */
 	guint32 pid, tid;
