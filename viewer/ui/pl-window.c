@@ -18,6 +18,7 @@
 #include "pl-flame-chart.h"
 #include "pl-flame-page.h"
 #include "pl-frame-menu.h"
+#include "pl-functions-page.h"
 #include "pl-live-controller.h"
 #include "pl-profile-loader.h"
 #include "pl-session-export.h"
@@ -468,9 +469,8 @@ static void act_open_source(GSimpleAction *a, GVariant *p, gpointer data)
 	on_function_activated(self->table, g_variant_get_uint32(p), self);
 }
 
-static void on_source_button(GtkButton *b, PlWindow *self)
+static void on_show_source(PlFunctionsPage *page, guint f, PlWindow *self)
 {
-	guint32 f = pl_function_table_get_selected(self->table);
 	if (f != PL_NO_ID)
 		on_function_activated(self->table, f, self);
 	else
@@ -750,26 +750,12 @@ static void pl_window_class_init(PlWindowClass *klass)
 
 static GtkWidget *functions_page(PlWindow *self)
 {
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	gtk_widget_set_margin_start(bar, 6);
-	gtk_widget_set_margin_top(bar, 4);
-	gtk_widget_set_margin_bottom(bar, 4);
-	GtkWidget *src = gtk_button_new_with_label("Show source");
-	gtk_widget_set_tooltip_text(src, "Source of the selected function with per-line heat "
-					 "(or press Enter on a row)");
-	g_signal_connect(src, "clicked", G_CALLBACK(on_source_button), self);
-	gtk_box_append(GTK_BOX(bar), src);
-	GtkWidget *hint = gtk_label_new("Click a column title to sort · double click a caller or "
-					"callee to follow it · right click: transforms");
-	gtk_widget_add_css_class(hint, "dim-label");
-	gtk_box_append(GTK_BOX(bar), hint);
-	gtk_box_append(GTK_BOX(box), bar);
-	self->table = PL_FUNCTION_TABLE(pl_function_table_new());
+	GtkWidget *page = pl_functions_page_new();
+	g_signal_connect(page, "show-source", G_CALLBACK(on_show_source), self);
+	self->table = pl_functions_page_get_table(PL_FUNCTIONS_PAGE(page));
 	g_signal_connect(self->table, "function-activated", G_CALLBACK(on_function_activated), self);
 	g_signal_connect(self->table, "function-menu", G_CALLBACK(on_function_menu), self);
-	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->table));
-	return box;
+	return page;
 }
 
 static GtkWidget *loading_page(PlWindow *self)
