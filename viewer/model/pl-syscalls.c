@@ -147,3 +147,73 @@ GArray *pl_slow_calls_new(PlProfile *profile)
 	}
 	return calls;
 }
+
+PlAggregate *pl_slow_calls_aggregate(PlProfile *profile, GArray *calls)
+{
+	PlAggregate *agg = g_new0(PlAggregate, 1);
+	agg->profile = profile;
+	agg->filter = PL_FILTER_ALL;
+	/* every array an aggregate has, so that any reader of one may read
+	 * this one (the functions and lines stay empty) */
+	agg->n_nodes = pl_profile_get_n_nodes(profile);
+	agg->n_functions = pl_profile_get_n_functions(profile);
+	agg->n_locations = pl_profile_get_n_locations(profile);
+	agg->self = g_new0(PlCount, MAX(agg->n_nodes, 1));
+	agg->total = g_new0(PlCount, MAX(agg->n_nodes, 1));
+	agg->func_self = g_new0(PlCount, agg->n_functions + 1);
+	agg->func_total = g_new0(PlCount, agg->n_functions + 1);
+	agg->line_self = g_new0(PlCount, agg->n_locations + 1);
+	agg->line_total = g_new0(PlCount, agg->n_locations + 1);
+	agg->threads = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	for (guint i = 0; i < calls->len; i++) {
+		const PlSlowCall *c = &g_array_index(calls, PlSlowCall, i);
+		PlCount one = { 1, c->duration_ns };
+		agg->all.samples++;
+		agg->all.weight += c->duration_ns;
+		PlCount *tc = g_hash_table_lookup(agg->threads, GUINT_TO_POINTER(c->tid));
+		if (!tc) {
+			tc = g_new0(PlCount, 1);
+			g_hash_table_insert(agg->threads, GUINT_TO_POINTER(c->tid), tc);
+		}
+		tc->samples++;
+		tc->weight += c->duration_ns;
+		/* a call without a stack weighs on the root only */
+		guint32 leaf = pl_profile_get_stack_node(profile, c->stack);
+		if (leaf == PL_NO_ID || leaf >= agg->n_nodes)
+			leaf = 0;
+		agg->self[leaf].samples += one.samples;
+		agg->self[leaf].weight += one.weight;
+		for (guint32 n = leaf; n != PL_NO_ID && n < agg->n_nodes;
+		     n = pl_profile_get_node(profile, n)->parent) {
+			agg->total[n].samples += one.samples;
+			agg->total[n].weight += one.weight;
+			if (n == 0)
+				break;
+		}
+	}
+	return agg;
+}
+
+static gint interval_by_start(gconstpointer a, gconstpointer b)
+{
+	const PlMarkerInterval *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+guint pl_markers_add_slow_calls(PlMarkers *m, PlProfile *profile)
+{
+	g_autoptr(GArray) calls = pl_slow_calls_new(profile);
+	guint em = pl_profile_get_e_machine(profile);
+	for (guint i = 0; i < calls->len; i++) {
+		const PlSlowCall *c = &g_array_index(calls, PlSlowCall, i);
+		const char *name = pl_syscall_name(em, c->nr);
+		PlMarkerInterval iv = { c->time, c->time + c->duration_ns, c->pid, c->tid, 0,
+					name ? g_strconcat(name, PL_SLOW_CALL_SUFFIX, NULL)
+					     : g_strdup_printf("syscall %" G_GUINT64_FORMAT
+							       PL_SLOW_CALL_SUFFIX, c->nr) };
+		g_array_append_val(m->intervals, iv);
+	}
+	if (calls->len)
+		g_array_sort(m->intervals, interval_by_start);
+	return calls->len;
+}

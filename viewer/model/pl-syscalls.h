@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "pl-profile.h"
+#include "pl-tracepoint.h"
 
 G_BEGIN_DECLS
 
@@ -40,6 +41,18 @@ typedef struct {
 
 /* The slow calls of a profile, in time order (GArray of PlSlowCall). */
 GArray *pl_slow_calls_new(PlProfile *profile);
+
+/* The blocked time of calls by call site: an aggregate whose call tree
+ * (the profile's) is weighed by each call's duration at its stack at
+ * entry, one "sample" per call; all.weight is the sum of the durations.
+ * A flame graph draws it as it draws samples.  pl_aggregate_free. */
+PlAggregate *pl_slow_calls_aggregate(PlProfile *profile, GArray *calls);
+
+/* Each call as an interval [entry, entry + duration] on its thread
+ * (depth 0, named "NAME (slow system call)"), added to m->intervals, which
+ * stay sorted by start; returns how many. */
+guint pl_markers_add_slow_calls(PlMarkers *m, PlProfile *profile);
+#define PL_SLOW_CALL_SUFFIX " (slow system call)"
 
 G_END_DECLS
 

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "pl-syscalls.h"
+
 typedef struct {
 	char *name, *message;
 	gint32 status;
@@ -26,10 +28,12 @@ struct _PlConnectOptions {
 	GtkDropDown *event, *callgraph;
 	GtkStringList *event_list;
 	GtkSpinButton *freq, *stack;
+	GtkEntry *syscalls, *slower;
 	GtkLabel *probe_notes;
 
 	GPtrArray *probe_events; /* ProbeEvent* */
 	GStrv argv;		 /* what the last START borrows */
+	char *sys_spec;		 /* "slow-syscalls:DUR:NR,…", borrowed too */
 };
 
 G_DEFINE_FINAL_TYPE(PlConnectOptions, pl_connect_options, GTK_TYPE_WIDGET)
@@ -162,6 +166,17 @@ gboolean pl_connect_options_fill_start(PlConnectOptions *self, const PlAgentInfo
 				     : NULL;
 	if (evname)
 		s->events[s->nevents++] = pl_str_c(evname);
+	/* slow system calls: the names in the board's numbers (HELLO) */
+	const char *sys = gtk_editable_get_text(GTK_EDITABLE(self->syscalls));
+	g_clear_pointer(&self->sys_spec, g_free);
+	if (sys && *sys) {
+		self->sys_spec = pl_syscalls_event_spec(
+			agent ? agent->e_machine : 0, sys,
+			gtk_editable_get_text(GTK_EDITABLE(self->slower)), error);
+		if (!self->sys_spec)
+			return FALSE;
+		s->events[s->nevents++] = pl_str_c(self->sys_spec);
+	}
 	s->frequency = (guint32)gtk_spin_button_get_value_as_int(self->freq);
 	static const guint8 cgs[] = { PL_CG_AUTO, PL_CG_FP, PL_CG_DWARF, PL_CG_LBR, PL_CG_NONE };
 	guint cgi = gtk_drop_down_get_selected(self->callgraph);
@@ -185,6 +200,13 @@ void pl_connect_options_set_frequency(PlConnectOptions *self, guint hz)
 	gtk_spin_button_set_value(self->freq, hz);
 }
 
+void pl_connect_options_set_syscalls(PlConnectOptions *self, const char *list,
+				     const char *slower_than)
+{
+	gtk_editable_set_text(GTK_EDITABLE(self->syscalls), list ? list : "");
+	gtk_editable_set_text(GTK_EDITABLE(self->slower), slower_than ? slower_than : "1ms");
+}
+
 /* ─── the widget ─────────────────────────────────────────────────────── */
 
 GtkWidget *pl_connect_options_new(void)
@@ -204,6 +226,7 @@ static void pl_connect_options_dispose(GObject *obj)
 	g_clear_pointer(&self->grid, gtk_widget_unparent);
 	g_clear_pointer(&self->probe_events, g_ptr_array_unref);
 	g_clear_pointer(&self->argv, g_strfreev);
+	g_clear_pointer(&self->sys_spec, g_free);
 	G_OBJECT_CLASS(pl_connect_options_parent_class)->dispose(obj);
 }
 
@@ -256,11 +279,25 @@ static void pl_connect_options_init(PlConnectOptions *self)
 	gtk_box_append(GTK_BOX(fs), GTK_WIDGET(self->stack));
 	gtk_box_append(GTK_BOX(fs), gtk_label_new("bytes"));
 	field(o, 4, "Frequency", fs);
+	GtkWidget *ss = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+	self->syscalls = GTK_ENTRY(gtk_entry_new());
+	gtk_entry_set_placeholder_text(self->syscalls, "read,write,fsync,ioctl (or all; empty: off)");
+	gtk_widget_set_hexpand(GTK_WIDGET(self->syscalls), TRUE);
+	gtk_widget_set_tooltip_text(GTK_WIDGET(self->syscalls),
+				    "Time these system calls on the board and keep those slower "
+				    "than the threshold, with their stacks (the I/O page)");
+	gtk_box_append(GTK_BOX(ss), GTK_WIDGET(self->syscalls));
+	gtk_box_append(GTK_BOX(ss), gtk_label_new("slower than"));
+	self->slower = GTK_ENTRY(gtk_entry_new());
+	gtk_editable_set_text(GTK_EDITABLE(self->slower), "1ms");
+	gtk_editable_set_width_chars(GTK_EDITABLE(self->slower), 7);
+	gtk_box_append(GTK_BOX(ss), GTK_WIDGET(self->slower));
+	field(o, 5, "Slow system calls", ss);
 	self->probe_notes = GTK_LABEL(gtk_label_new(NULL));
 	gtk_label_set_xalign(self->probe_notes, 0);
 	gtk_label_set_wrap(self->probe_notes, TRUE);
 	gtk_widget_add_css_class(GTK_WIDGET(self->probe_notes), "dim-label");
-	gtk_grid_attach(o, GTK_WIDGET(self->probe_notes), 1, 5, 1, 1);
+	gtk_grid_attach(o, GTK_WIDGET(self->probe_notes), 1, 6, 1, 1);
 	self->grid = GTK_WIDGET(o);
 	gtk_widget_set_parent(self->grid, GTK_WIDGET(self));
 }

@@ -52,6 +52,10 @@ gboolean pl_connect_options_fill_start(PlConnectOptions *self, const PlAgentInfo
 
 void pl_connect_options_set_command(PlConnectOptions *self, const char *command);
 void pl_connect_options_set_frequency(PlConnectOptions *self, guint hz);
+/* The slow-system-call fields: list ("" or NULL: off) and threshold
+ * (NULL: 1ms). */
+void pl_connect_options_set_syscalls(PlConnectOptions *self, const char *list,
+				     const char *slower_than);
 const char *pl_connect_options_get_probe_notes(PlConnectOptions *self);
 
 G_END_DECLS

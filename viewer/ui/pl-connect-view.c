@@ -652,6 +652,11 @@ void pl_connect_view_set_command(PlConnectView *self, const char *command)
 	pl_connect_options_set_command(self->options, command);
 }
 
+void pl_connect_view_set_syscalls(PlConnectView *self, const char *list, const char *slower_than)
+{
+	pl_connect_options_set_syscalls(self->options, list, slower_than);
+}
+
 void pl_connect_view_set_frequency(PlConnectView *self, guint hz)
 {
 	pl_connect_options_set_frequency(self->options, hz);

@@ -51,6 +51,7 @@ struct _PlWindow {
 	PlCoverageView *coverage;
 	PlHealthView *health;
 	PlHeatmapView *heatmap;
+	PlIoView *io; /* slow system calls; hidden without */
 	GtkWidget *diff_btn;
 	GtkLabel *filter_label;
 	GtkWidget *clear_filter;
@@ -188,7 +189,8 @@ static void on_range(PlThreadTimeline *t, guint64 t0, guint64 t1, PlWindow *self
 	pl_window_set_filter(self, self->filter.tid, t0, t1);
 }
 
-static void on_heatmap_range(PlHeatmapView *h, guint64 t0, guint64 t1, PlWindow *self)
+/* a view selected a time range: the heatmap, the I/O page's slow call */
+static void on_view_range(GtkWidget *view, guint64 t0, guint64 t1, PlWindow *self)
 {
 	pl_window_set_filter(self, self->filter.tid, t0, t1);
 }
@@ -227,6 +229,7 @@ static void clear_profile(PlWindow *self)
 	pl_coverage_view_set_profile(self->coverage, NULL);
 	pl_health_view_set_profile(self->health, NULL);
 	pl_heatmap_view_set_profile(self->heatmap, NULL, 0, PL_NO_ID, NULL);
+	pl_io_view_set_profile(self->io, NULL);
 	pl_diff_controller_clear(self->diff);
 	pl_diff_controller_set_base(self->diff, NULL);
 	pl_live_controller_set_profile(self->live, NULL);
@@ -266,6 +269,7 @@ static void set_profile(PlWindow *self, PlProfile *p, const char *path)
 	pl_thread_timeline_set_profile(self->timeline, p);
 	pl_counters_view_set_profile(self->counters, p);
 	pl_health_view_set_profile(self->health, p);
+	pl_io_view_set_profile(self->io, p);
 	refresh_views(self);
 	update_coverage(self);
 	fit_timeline(self);
@@ -342,6 +346,7 @@ void pl_window_refresh(PlWindow *self)
 	pl_thread_timeline_set_profile(self->timeline, self->profile);
 	pl_counters_view_set_profile(self->counters, self->profile);
 	pl_health_view_set_profile(self->health, self->profile);
+	pl_io_view_set_profile(self->io, self->profile);
 	refresh_views(self);
 	update_coverage(self);
 	if (lanes != pl_thread_timeline_get_n_lanes(self->timeline))
@@ -665,6 +670,7 @@ PlDiffView *pl_window_get_diff_view(PlWindow *self)
 }
 PlHealthView *pl_window_get_health_view(PlWindow *self) { return self->health; }
 PlHeatmapView *pl_window_get_heatmap_view(PlWindow *self) { return self->heatmap; }
+PlIoView *pl_window_get_io_view(PlWindow *self) { return self->io; }
 PlViewState *pl_window_get_view_state(PlWindow *self) { return self->state; }
 PlTransformBar *pl_window_get_transform_bar(PlWindow *self) { return PL_TRANSFORM_BAR(self->tx_bar); }
 PlFlameChart *pl_window_get_flame_chart(PlWindow *self) { return self->chart; }
@@ -886,9 +892,13 @@ static void pl_window_init(PlWindow *self)
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->counters), "counters", "Counters");
 	self->heatmap = PL_HEATMAP_VIEW(pl_heatmap_view_new());
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->heatmap), "heatmap", "Heatmap");
-	g_signal_connect(self->heatmap, "range-selected", G_CALLBACK(on_heatmap_range), self);
+	g_signal_connect(self->heatmap, "range-selected", G_CALLBACK(on_view_range), self);
 	self->health = PL_HEALTH_VIEW(pl_health_view_new());
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->health), "health", "Health");
+	self->io = PL_IO_VIEW(pl_io_view_new());
+	gtk_stack_add_titled(self->views, GTK_WIDGET(self->io), "io", "I/O");
+	g_signal_connect(self->io, "range-selected", G_CALLBACK(on_view_range), self);
+	pl_io_view_set_profile(self->io, NULL); /* hidden until a session has slow calls */
 	self->diff = pl_diff_controller_new();
 	pl_diff_controller_set_view_state(self->diff, self->state);
 	g_signal_connect(self->diff, "status", G_CALLBACK(on_diff_status), self);
