@@ -6,6 +6,10 @@
 #       that event, all on the program's thread, each stack starting in
 #       counted_call; the program's own count is the oracle (the agent
 #       resolved the symbol to a file offset from the ELF file itself).
+#   uretprobe_counts_returns --event u:WORKLOAD:counted_call%return (the
+#       PMU's retprobe bit from its format file): exactly 1234 hits, on the
+#       program's thread, each where counted_call returned to (main, not
+#       counted_call itself: a return probe, not an entry probe).
 #   kprobe_counts_nanosleeps --event k:do_nanosleep: one hit per
 #       clock_nanosleep the program made (its EXPECT's count, 220), where
 #       the kernel has the kprobe PMU (skipped, with why, where it has not).
@@ -39,7 +43,7 @@ PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} W=$B/workloads/syscall
 TMP=$(mktemp -d /tmp/pl-sysc-XXXXXX)
 APID=
 trap '[ -z "$APID" ] || { kill "$APID" 2>/dev/null; wait "$APID" 2>/dev/null; }; pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="uprobe_counts_calls kprobe_counts_nanosleeps probe_errors slow_calls_exact slow_calls_vs_strace slow_calls_report syscalls_names_numbers record_live_slow_calls"
+ALL="uprobe_counts_calls uretprobe_counts_returns kprobe_counts_nanosleeps probe_errors slow_calls_exact slow_calls_vs_strace slow_calls_report syscalls_names_numbers record_live_slow_calls"
 pl_plan $ALL
 for x in "$PERFLENS" "$AGENT" "$W"; do
 	[ -x "$x" ] || { for n in $ALL; do fail "$n" "$x not built (make)"; done; exit 1; }
@@ -71,6 +75,26 @@ else
 		echo "# uprobe: the program made $said calls, the agent recorded $n, all on thread $pid in counted_call"
 	else
 		fail uprobe_counts_calls "program said $said calls; recorded $n ($onthread on thread $pid, $instack in counted_call); report: $(head -5 "$TMP/u.txt" | tr '\n' ' ')"
+	fi
+fi
+
+if [ ! -e /sys/bus/event_source/devices/uprobe/format/retprobe ]; then
+	skip uretprobe_counts_returns "[no-kernel-feature:uprobe PMU] no /sys/bus/event_source/devices/uprobe/format/retprobe"
+elif ! "$AGENT" --output "$TMP/ur.plens" --callgraph fp --event "u:$WABS:counted_call%return" -- \
+	"$W" "$TMP/urexp" 1234 >"$TMP/ur.log" 2>&1; then
+	fail uretprobe_counts_returns "the agent failed: $(tail -2 "$TMP/ur.log" | tr '\n' ' ')"
+else
+	pid=$(awk '$1 == "pid" { print $2 }' "$TMP/urexp")
+	"$PERFLENS" report --tracepoints "$TMP/ur.plens" >"$TMP/ur.txt" 2>&1
+	ev="u:$WABS:counted_call%return"
+	n=$(awk -v ev="$ev" '$4 == ev' "$TMP/ur.txt" | wc -l)
+	onthread=$(awk -v ev="$ev" -v pid="$pid" '$4 == ev && $2 == pid' "$TMP/ur.txt" | wc -l)
+	inmain=$(awk -v ev="$ev" '$4 == ev' "$TMP/ur.txt" | grep -c '\[main ')
+	if [ "$n" = 1234 ] && [ "$onthread" = "$n" ] && [ "$inmain" = "$n" ]; then
+		ok uretprobe_counts_returns
+		echo "# uretprobe: 1234 calls, $n returns recorded, all on thread $pid, each back in main"
+	else
+		fail uretprobe_counts_returns "1234 calls; recorded $n ($onthread on thread $pid, $inmain back in main): $(head -5 "$TMP/ur.txt" | tr '\n' ' ')"
 	fi
 fi
 
