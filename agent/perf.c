@@ -152,15 +152,20 @@ static int tracepoint_spec(char *buf, struct pla_event_spec *out, char *err, siz
 	return 1;
 }
 
-/* "u:PATH:SYM[+OFF]" and "k:SYM[+OFF]" (issue 19): the uprobe and kprobe
- * PMUs of perf_event_open, so nothing is written to tracefs.  A uprobe's
- * place is a file offset: the symbol is looked up in the board's own
- * file. */
+/* "u:PATH:SYM[+OFF][%return]" and "k:SYM[+OFF][%return]" (issue 19): the
+ * uprobe and kprobe PMUs of perf_event_open, so nothing is written to
+ * tracefs.  A uprobe's place is a file offset: the symbol is looked up in
+ * the board's own file.  "%return" probes the function's return: the
+ * PMU's retprobe bit, which its format/retprobe file gives ("config:0"). */
 static int probe_spec(char *buf, struct pla_event_spec *out, char *err, size_t errlen)
 {
 	const char *pmu = buf[0] == 'u' ? "uprobe" : "kprobe";
-	char *sym = buf + 2, *plus;
+	char *sym = buf + 2, *plus, *ret = pla_strfind(buf, "%return");
 	uint64_t add = 0;
+	if (ret && ret[7]) /* not at the end: part of a name, refused below */
+		ret = NULL;
+	else if (ret)
+		*ret = 0;
 	if (buf[0] == 'u') {
 		sym = strrchr(buf + 2, ':');
 		if (!sym || sym == buf + 2 || buf[2] != '/') {
@@ -184,6 +189,16 @@ bad:
 		snprintf(err, errlen, "no %s PMU: the kernel needs CONFIG_%s_EVENTS (4.17+)", pmu,
 			 buf[0] == 'u' ? "UPROBE" : "KPROBE");
 		return -ENOENT;
+	}
+	if (ret) {
+		char path[64];
+		long bit;
+		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/format/retprobe", pmu);
+		if (pla_read_int_file(path, &bit) < 0 || bit < 0 || bit > 63) {
+			snprintf(err, errlen, "no return probes here (no bit in %s)", path);
+			return -ENOENT;
+		}
+		out->config = 1ull << bit;
 	}
 	if (buf[0] == 'u') {
 		int rc = pla_elf_sym_offset(buf + 2, sym, &out->config2, err, errlen);
@@ -487,10 +502,12 @@ int pla_read_int_file(const char *path, long *out)
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
-	char *end;
+	/* a PMU format file says "config:N": the number after the colon */
+	char *end, *p = strchr(buf, ':');
+	p = p ? p + 1 : buf;
 	errno = 0;
-	long v = (long)pla_strtou64(buf, &end, 10);
-	if (errno || end == buf)
+	long v = (long)pla_strtou64(p, &end, 10);
+	if (errno || end == p)
 		return -1;
 	*out = v;
 	return 0;

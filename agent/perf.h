@@ -25,7 +25,8 @@ struct pla_event_spec {
 	uint8_t hardware; /* may be missing on VMs: eligible for the cpu-clock fallback */
 	uint8_t tracepoint; /* "SUBSYS:NAME": type TRACEPOINT, config its tracefs id */
 	uint8_t marker;     /* "markers": perflens-marker.h's writes (PL_MARKER_TRACEPOINT) */
-	/* "u:PATH:SYM[+OFF]", "k:SYM[+OFF]": the uprobe / kprobe PMU, with
+	/* "u:PATH:SYM[+OFF][%return]", "k:SYM[+OFF][%return]": the uprobe /
+	 * kprobe PMU (config: the retprobe bit for %return), with
 	 * config1 pointing at target (the path, or the kernel symbol) and
 	 * config2 the file offset (resolved here, from the board's file) or
 	 * the offset into the kernel function; recorded as a tracepoint */
@@ -84,7 +85,8 @@ long pla_tracepoint_id(const char *event, char *why, size_t whylen);
  * length, or -errno (-E2BIG: larger than buf). */
 long pla_tracepoint_format(const char *event, char *buf, size_t len);
 
-/* /proc/sys/kernel/perf_event_* readers; -1 when unreadable. */
+/* /proc/sys/kernel/perf_event_* readers (and a PMU format file's
+ * "config:N": the number after a colon); -1 when unreadable. */
 int pla_read_int_file(const char *path, long *out);
 
 #endif

@@ -6,6 +6,10 @@
 #       that event, all on the program's thread, each stack starting in
 #       counted_call; the program's own count is the oracle (the agent
 #       resolved the symbol to a file offset from the ELF file itself).
+#   uretprobe_counts_returns --event u:WORKLOAD:counted_call%return (the
+#       PMU's retprobe bit from its format file): exactly 1234 hits, on the
+#       program's thread, each where counted_call returned to (main, not
+#       counted_call itself: a return probe, not an entry probe).
 #   kprobe_counts_nanosleeps --event k:do_nanosleep: one hit per
 #       clock_nanosleep the program made (its EXPECT's count, 220), where
 #       the kernel has the kprobe PMU (skipped, with why, where it has not).
@@ -26,14 +30,20 @@
 #       agent's counts (nothing left untimed).
 #   syscalls_names_numbers   --syscalls given by number (the viewer's way)
 #       and "all" with a 4 ms threshold record the same 20 calls.
+#   record_live_slow_calls   perflens record --command … --syscalls
+#       clock_nanosleep --slower-than 1ms through an agent listening on
+#       loopback (the viewer translates the name with the board's table
+#       from HELLO): the same 20 calls as the agent's --output; a name no
+#       architecture has and a bad duration are refused before START.
 # PL_AGENT: the agent under test (else the build's).
 set -u
 B=${PL_BUILD:-build}
 PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} W=$B/workloads/syscalls
 . "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok syscalls: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 TMP=$(mktemp -d /tmp/pl-sysc-XXXXXX)
-trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="uprobe_counts_calls kprobe_counts_nanosleeps probe_errors slow_calls_exact slow_calls_vs_strace slow_calls_report syscalls_names_numbers"
+APID=
+trap '[ -z "$APID" ] || { kill "$APID" 2>/dev/null; wait "$APID" 2>/dev/null; }; pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+ALL="uprobe_counts_calls uretprobe_counts_returns kprobe_counts_nanosleeps probe_errors slow_calls_exact slow_calls_vs_strace slow_calls_report syscalls_names_numbers record_live_slow_calls"
 pl_plan $ALL
 for x in "$PERFLENS" "$AGENT" "$W"; do
 	[ -x "$x" ] || { for n in $ALL; do fail "$n" "$x not built (make)"; done; exit 1; }
@@ -65,6 +75,26 @@ else
 		echo "# uprobe: the program made $said calls, the agent recorded $n, all on thread $pid in counted_call"
 	else
 		fail uprobe_counts_calls "program said $said calls; recorded $n ($onthread on thread $pid, $instack in counted_call); report: $(head -5 "$TMP/u.txt" | tr '\n' ' ')"
+	fi
+fi
+
+if [ ! -e /sys/bus/event_source/devices/uprobe/format/retprobe ]; then
+	skip uretprobe_counts_returns "[no-kernel-feature:uprobe PMU] no /sys/bus/event_source/devices/uprobe/format/retprobe"
+elif ! "$AGENT" --output "$TMP/ur.plens" --callgraph fp --event "u:$WABS:counted_call%return" -- \
+	"$W" "$TMP/urexp" 1234 >"$TMP/ur.log" 2>&1; then
+	fail uretprobe_counts_returns "the agent failed: $(tail -2 "$TMP/ur.log" | tr '\n' ' ')"
+else
+	pid=$(awk '$1 == "pid" { print $2 }' "$TMP/urexp")
+	"$PERFLENS" report --tracepoints "$TMP/ur.plens" >"$TMP/ur.txt" 2>&1
+	ev="u:$WABS:counted_call%return"
+	n=$(awk -v ev="$ev" '$4 == ev' "$TMP/ur.txt" | wc -l)
+	onthread=$(awk -v ev="$ev" -v pid="$pid" '$4 == ev && $2 == pid' "$TMP/ur.txt" | wc -l)
+	inmain=$(awk -v ev="$ev" '$4 == ev' "$TMP/ur.txt" | grep -c '\[main ')
+	if [ "$n" = 1234 ] && [ "$onthread" = "$n" ] && [ "$inmain" = "$n" ]; then
+		ok uretprobe_counts_returns
+		echo "# uretprobe: 1234 calls, $n returns recorded, all on thread $pid, each back in main"
+	else
+		fail uretprobe_counts_returns "1234 calls; recorded $n ($onthread on thread $pid, $inmain back in main): $(head -5 "$TMP/ur.txt" | tr '\n' ' ')"
 	fi
 fi
 
@@ -183,4 +213,40 @@ else
 		case $r in ok*) ;; *) res="$res [$spec: $r]" ;; esac
 	done
 	if [ -z "$res" ]; then ok syscalls_names_numbers; else fail syscalls_names_numbers "$res"; fi
+fi
+
+# ─── perflens record --syscalls, live through an agent on loopback ──────
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$AGENT" --listen --bind 127.0.0.1 --port "$port" --token sysc-token >"$TMP/l.log" 2>&1 &
+APID=$!
+up=
+for _ in $(seq 100); do
+	(exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null && { up=1; break; }
+	sleep 0.05
+done
+rec() { timeout 60 "$PERFLENS" record 127.0.0.1:"$port" --token sysc-token --callgraph fp --quiet "$@"; }
+if [ -z "$up" ]; then
+	fail record_live_slow_calls "the agent did not listen on $port: $(tail -2 "$TMP/l.log" | tr '\n' ' ')"
+elif ! rec --command "$W $TMP/rexp 10" --syscalls clock_nanosleep --slower-than 1ms \
+	-o "$TMP/r.plens" >"$TMP/r.log" 2>&1; then
+	fail record_live_slow_calls "perflens record failed: $(tail -3 "$TMP/r.log" | tr '\n' ' ')"
+else
+	r=$(slow_check "$TMP/r.plens" "$TMP/rexp")
+	e1=$(rec --command "$W $TMP/x 1" --syscalls no_such_call -o "$TMP/x1.plens" 2>&1)
+	rc1=$?
+	e2=$(rec --command "$W $TMP/x 1" --syscalls read --slower-than 3parsecs -o "$TMP/x2.plens" 2>&1)
+	rc2=$?
+	case $r in
+	ok*)
+		if [ $rc1 != 0 ] && echo "$e1" | grep -q "no system call 'no_such_call'" &&
+			[ $rc2 != 0 ] && echo "$e2" | grep -q "'3parsecs' is not a duration" &&
+			[ ! -e "$TMP/x1.plens" ] && [ ! -e "$TMP/x2.plens" ]; then
+			ok record_live_slow_calls
+			echo "# record --syscalls: $r"
+		else
+			fail record_live_slow_calls "refusals: [$rc1: $e1] [$rc2: $e2]"
+		fi
+		;;
+	*) fail record_live_slow_calls "$r" ;;
+	esac
 fi

@@ -9,6 +9,7 @@
 #include "pl-cli.h"
 #include "pl-client.h"
 #include "pl-ssh.h"
+#include "pl-syscalls.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -64,7 +65,7 @@ static guint8 parse_callgraph(const char *s)
 int pl_cli_record(int argc, char **argv)
 {
 	char *token = NULL, *command = NULL, *output = NULL, *listen = NULL, *callgraph = NULL;
-	char *remote_dir = NULL;
+	char *remote_dir = NULL, *syscalls = NULL, *slower = NULL;
 	char **events = NULL;
 	gint pid = 0, frequency = 0, stack_size = 0, timeout_s = 10;
 	gdouble duration = 0;
@@ -90,6 +91,11 @@ int pl_cli_record(int argc, char **argv)
 		{ "markers", 0, 0, G_OPTION_ARG_NONE, &markers,
 		  "Also record the program's markers (include/perflens-marker.h; = --event markers)",
 		  NULL },
+		{ "syscalls", 0, 0, G_OPTION_ARG_STRING, &syscalls,
+		  "Also time these system calls (names or numbers, comma-separated, or all) and "
+		  "keep those slower than --slower-than, with their stacks", "LIST" },
+		{ "slower-than", 0, 0, G_OPTION_ARG_STRING, &slower,
+		  "With --syscalls: the threshold (default 1ms; 250us, 2s)", "DUR" },
 		{ "switch", 0, 0, G_OPTION_ARG_NONE, &switches,
 		  "Also sample context switches with stacks (off-CPU)", NULL },
 		{ "counters", 0, 0, G_OPTION_ARG_NONE, &counters, "Also count perf-stat events",
@@ -116,6 +122,7 @@ int pl_cli_record(int argc, char **argv)
 	RecordStats stats = { 0, 0, quiet };
 	g_autofree char *path = NULL;
 	g_autofree char *advice = NULL; /* pl_ssh_perf_advice */
+	g_autofree char *sys_spec = NULL; /* "slow-syscalls:DUR:NR,…" */
 
 	if (!pl_cli_parse(ctx, &argc, &argv, "record"))
 		goto out;
@@ -137,7 +144,18 @@ int pl_cli_record(int argc, char **argv)
 		pl_cli_fail("record: --command has more than %u words", PL_MAX_ARGV);
 		goto out;
 	}
-	if (events && g_strv_length(events) + (markers != 0) > PL_MAX_EVENTS) {
+	if (slower && !syscalls) {
+		pl_cli_fail("record: --slower-than goes with --syscalls LIST");
+		goto out;
+	}
+	/* the duration now, before connecting; the names need the board's
+	 * architecture (HELLO) */
+	if (syscalls && !(sys_spec = pl_syscalls_event_spec(0, "all", slower, &error))) {
+		pl_cli_fail("record: %s", error->message);
+		goto out;
+	}
+	if ((events ? g_strv_length(events) : 0) + (markers != 0) + (syscalls != NULL) >
+	    PL_MAX_EVENTS) {
 		pl_cli_fail("record: at most %u --event", PL_MAX_EVENTS);
 		goto out;
 	}
@@ -184,6 +202,15 @@ int pl_cli_record(int argc, char **argv)
 				"(%s); START will say more\n",
 			g_strerror(ABS(agent->perf_errno)));
 
+	if (syscalls) {
+		g_free(sys_spec);
+		sys_spec = pl_syscalls_event_spec(agent->e_machine, syscalls, slower, &error);
+		if (!sys_spec) {
+			pl_cli_fail("record: %s (board: %s)", error->message, agent->machine);
+			goto out;
+		}
+	}
+
 	/* a name the user gave is theirs to overwrite; a default one never
 	 * replaces another session of the board made in the same second */
 	if (output) {
@@ -218,6 +245,8 @@ int pl_cli_record(int argc, char **argv)
 		s->events[s->nevents++] = pl_str_c(events[i]);
 	if (markers)
 		s->events[s->nevents++] = pl_str_c("markers");
+	if (sys_spec)
+		s->events[s->nevents++] = pl_str_c(sys_spec);
 	s->frequency = (guint32)frequency;
 	s->callgraph = cg;
 	s->stack_size = (guint32)stack_size;
@@ -307,6 +336,8 @@ out:
 	g_free(listen);
 	g_free(callgraph);
 	g_free(remote_dir);
+	g_free(syscalls);
+	g_free(slower);
 	g_strfreev(events);
 	return rc;
 }

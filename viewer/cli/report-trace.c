@@ -98,7 +98,8 @@ void pl_report_print_tracepoints(PlProfile *p)
 			  : g_strdup_printf("(no format: %u bytes)", ev[i].raw_len);
 		printf("  %10.6f  %8u  %-15.15s  %s  %s  [", rel_s(p, ev[i].time), ev[i].tid,
 		       thread_label(p, ev[i].tid), e ? e->name : "?", fields);
-		print_frames(p, ev[i].stack, 4);
+		/* 8: with kernel stacks the entry path alone takes 4 */
+		print_frames(p, ev[i].stack, 8);
 		printf("]\n");
 	}
 }

@@ -6,6 +6,7 @@
 
 #include "block.h"
 #include "pl-agent-client.h"
+#include "pl-connect-options.h"
 #include "pl-live-recording.h"
 #include "pl-proc-item.h"
 #include "pl-ssh.h"
@@ -15,20 +16,6 @@
 #define TIMEOUT_MS 8000
 
 /* ─── state ──────────────────────────────────────────────────────────── */
-
-typedef struct {
-	char *name, *message;
-	gint32 status;
-	guint32 flags;
-} ProbeEvent;
-
-static void probe_event_free(gpointer p)
-{
-	ProbeEvent *e = p;
-	g_free(e->name);
-	g_free(e->message);
-	g_free(e);
-}
 
 struct _PlConnectView {
 	GtkWidget parent_instance;
@@ -42,18 +29,14 @@ struct _PlConnectView {
 	GtkSpinner *spinner;
 	/* board */
 	GtkWidget *board_page;
-	GtkLabel *facts, *probe_notes, *symbols_note;
+	GtkLabel *facts, *symbols_note;
 	GtkSearchEntry *filter;
 	GListStore *procs;
 	GtkFilterListModel *filtered;
 	GtkCustomFilter *proc_filter;
 	GtkSingleSelection *proc_sel;
 	char *filter_text;
-	GtkEntry *command;
-	GtkCheckButton *whole;
-	GtkDropDown *event, *callgraph;
-	GtkStringList *event_list;
-	GtkSpinButton *freq, *stack;
+	PlConnectOptions *options; /* the Record form */
 	GtkWidget *start_btn, *pause_btn, *resume_btn, *stop_btn;
 
 	PlClient *client;
@@ -61,7 +44,6 @@ struct _PlConnectView {
 	guint timeout_ms;
 	PlAgentInfo agent; /* copied strings */
 	char *peer;
-	GPtrArray *probe_events; /* ProbeEvent* */
 	char *probe_summary;
 	GPtrArray *pending_procs; /* PlProcItem* */
 	guint32 list_req, start_req, pause_req, stop_req;
@@ -124,51 +106,7 @@ static void update_facts(PlConnectView *self)
 		gtk_label_set_markup(self->facts, text);
 	}
 
-	/* events: what works is offered, what does not is listed with why
-	 * (one line per reason: a VM refuses every hardware event alike) */
-	GString *notes = g_string_new(NULL);
-	guint n = g_list_model_get_n_items(G_LIST_MODEL(self->event_list));
-	gtk_string_list_splice(self->event_list, 1, n > 1 ? n - 1 : 0, NULL);
-	g_autoptr(GPtrArray) reasons = g_ptr_array_new();
-	g_autoptr(GHashTable) by_reason = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
-								(GDestroyNotify)g_ptr_array_unref);
-	for (guint i = 0; i < self->probe_events->len; i++) {
-		ProbeEvent *e = self->probe_events->pdata[i];
-		if (e->status == 0 && (e->flags & 4 /* PL_PROBE_SAMPLING_OK */)) {
-			gtk_string_list_append(self->event_list, e->name);
-			continue;
-		}
-		const char *why = e->message && *e->message ? e->message : g_strerror(-e->status);
-		GPtrArray *names = g_hash_table_lookup(by_reason, why);
-		if (!names) {
-			names = g_ptr_array_new();
-			g_hash_table_insert(by_reason, (gpointer)why, names);
-			g_ptr_array_add(reasons, (gpointer)why);
-		}
-		g_ptr_array_add(names, e->name);
-	}
-	for (guint i = 0; i < reasons->len; i++) {
-		GPtrArray *names = g_hash_table_lookup(by_reason, reasons->pdata[i]);
-		g_string_append(notes, "Not available: ");
-		for (guint k = 0; k < names->len; k++)
-			g_string_append_printf(notes, "%s%s", k ? ", " : "", (char *)names->pdata[k]);
-		g_string_append_printf(notes, " — %s\n", (char *)reasons->pdata[i]);
-	}
-	if (!(a->flags & PL_HELLO_CG_DWARF))
-		g_string_append(notes, "DWARF call graphs: the probe got no stack copies\n");
-	if (a->flags & PL_HELLO_CG_LBR)
-		g_string_append(notes, "LBR call graphs: a test sample had an LBR call stack; "
-				       "PerfLens's LBR conversion is tested on ABI-laid-out records, "
-				       "not verified on Intel hardware (auto takes LBR only where "
-				       "frame pointers and DWARF both fail)\n");
-	else
-		g_string_append(notes, "LBR call graphs: not proven on this board (no test sample "
-				       "had an LBR call stack): LBR records with frame pointers and "
-				       "says why\n");
-	if (notes->len)
-		g_string_truncate(notes, notes->len - 1);
-	gtk_label_set_text(self->probe_notes, notes->str);
-	g_string_free(notes, TRUE);
+	pl_connect_options_update(self->options, a->flags);
 }
 
 /* ─── symbols, before recording ──────────────────────────────────────── */
@@ -245,16 +183,10 @@ static gboolean on_msg(const struct pl_msg *m, gpointer data)
 	PlConnectView *self = data;
 	switch (m->type) {
 	case PL_MSG_PROBE_EVENT: {
-		ProbeEvent *e = g_new0(ProbeEvent, 1);
-		e->name = pstr(m->u.probe_event.name);
-		e->message = pstr(m->u.probe_event.message);
-		e->status = m->u.probe_event.status;
-		e->flags = m->u.probe_event.flags;
-		/* a re-probe repeats events: keep the newest */
-		for (guint i = 0; i < self->probe_events->len; i++)
-			if (!strcmp(((ProbeEvent *)self->probe_events->pdata[i])->name, e->name))
-				g_ptr_array_remove_index(self->probe_events, i--);
-		g_ptr_array_add(self->probe_events, e);
+		g_autofree char *name = pstr(m->u.probe_event.name);
+		g_autofree char *message = pstr(m->u.probe_event.message);
+		pl_connect_options_add_probe_event(self->options, name, m->u.probe_event.status,
+						   m->u.probe_event.flags, message);
 		break;
 	}
 	case PL_MSG_PROBE_SUMMARY: {
@@ -267,8 +199,7 @@ static gboolean on_msg(const struct pl_msg *m, gpointer data)
 			s->paranoid, s->kptr_restrict, s->max_sample_rate, def,
 			s->kernel_stacks_ok ? "yes" : "no", s->user_stacks_ok ? "yes" : "no",
 			*msg ? "\n" : "", msg);
-		if (s->max_sample_rate)
-			gtk_spin_button_set_range(self->freq, 1, s->max_sample_rate);
+		pl_connect_options_set_max_frequency(self->options, s->max_sample_rate);
 		update_facts(self);
 		break;
 	}
@@ -443,7 +374,7 @@ static void connect_done(GObject *src, GAsyncResult *res, gpointer data)
 	self->list_req = send_simple(self, PL_MSG_LIST);
 	/* the probe frames may have been read with HELLO before our handler
 	 * was set: ask again so the facts are complete */
-	if (self->probe_events->len == 0)
+	if (pl_connect_options_get_n_probe_events(self->options) == 0)
 		send_simple(self, PL_MSG_PROBE);
 	update_sensitivity(self);
 	g_signal_emit(self, signals[SIG_CONNECTED], 0);
@@ -556,49 +487,16 @@ void pl_connect_view_start(PlConnectView *self)
 	struct pl_msg *m = g_new0(struct pl_msg, 1);
 	m->type = PL_MSG_START;
 	struct pl_msg_start *s = &m->u.start;
-	const char *cmd = gtk_editable_get_text(GTK_EDITABLE(self->command));
-	g_auto(GStrv) argv = NULL;
 	g_autoptr(GError) error = NULL;
+	g_autofree char *what = NULL;
 	PlProcItem *p = gtk_single_selection_get_selected_item(self->proc_sel);
-	if (gtk_check_button_get_active(self->whole)) {
-		s->target = PL_TARGET_ALL;
-	} else if (cmd && *cmd) {
-		if (!g_shell_parse_argv(cmd, NULL, &argv, &error) || g_strv_length(argv) > PL_MAX_ARGV) {
-			show_error(self, "The command cannot be split into words: check its quotes");
-			g_free(m);
-			return;
-		}
-		s->target = PL_TARGET_COMMAND;
-		for (guint i = 0; argv[i]; i++)
-			s->argv[s->argc++] = pl_str_c(argv[i]);
-	} else if (p) {
-		s->target = PL_TARGET_PID;
-		s->pid = p->pid;
-	} else {
-		show_error(self, "Choose a process in the list, type a command to start, or tick "
-				 "“Whole board”");
+	if (!pl_connect_options_fill_start(self->options, &self->agent, p, s, &what, &error)) {
+		show_error(self, error->message);
 		g_free(m);
 		return;
 	}
-	guint ev = gtk_drop_down_get_selected(self->event);
-	const char *evname = ev > 0 && ev != GTK_INVALID_LIST_POSITION
-				     ? gtk_string_list_get_string(self->event_list, ev)
-				     : NULL;
-	if (evname)
-		s->events[s->nevents++] = pl_str_c(evname);
-	s->frequency = (guint32)gtk_spin_button_get_value_as_int(self->freq);
-	static const guint8 cgs[] = { PL_CG_AUTO, PL_CG_FP, PL_CG_DWARF, PL_CG_LBR, PL_CG_NONE };
-	guint cgi = gtk_drop_down_get_selected(self->callgraph);
-	s->callgraph = cgi < G_N_ELEMENTS(cgs) ? cgs[cgi] : PL_CG_AUTO;
-	s->stack_size = (guint32)gtk_spin_button_get_value_as_int(self->stack);
-	s->stacks = PL_STACKS_USER;
-	s->flags = PL_START_SWITCH_STACKS | PL_START_COUNTERS;
-	s->counter_interval_ms = 100;
-
-	g_autofree char *prog = s->target == PL_TARGET_COMMAND ? g_path_get_basename(argv[0]) : NULL;
 	g_autofree char *label = g_strdup_printf(
-		"%s-%s", self->agent.hostname ? self->agent.hostname : "board",
-		s->target == PL_TARGET_PID ? p->comm : s->target == PL_TARGET_ALL ? "all" : prog);
+		"%s-%s", self->agent.hostname ? self->agent.hostname : "board", what);
 	self->live = pl_live_recording_new(label, &error);
 	if (!self->live) {
 		g_autofree char *e = g_strdup_printf("Cannot save the session: %s", error->message);
@@ -654,13 +552,13 @@ static void on_resume(GtkButton *b, PlConnectView *self) { pl_connect_view_pause
 static void on_stop(GtkButton *b, PlConnectView *self) { pl_connect_view_stop(self); }
 static void on_refresh(GtkButton *b, PlConnectView *self) { pl_connect_view_refresh(self); }
 
-static void on_freq_changed(GtkSpinButton *s, PlConnectView *self)
+static void on_freq_changed(PlConnectOptions *o, guint hz, PlConnectView *self)
 {
 	if (!self->recording || !self->client)
 		return;
 	struct pl_msg *m = g_new0(struct pl_msg, 1);
 	m->type = PL_MSG_CONFIGURE;
-	m->u.configure.frequency = (guint32)gtk_spin_button_get_value_as_int(s);
+	m->u.configure.frequency = hz;
 	g_autoptr(GError) error = NULL;
 	if (!pl_client_send(self->client, m, &error))
 		show_error(self, error->message);
@@ -704,7 +602,7 @@ gboolean pl_connect_view_is_recording(PlConnectView *self) { return self->record
 const char *pl_connect_view_get_error(PlConnectView *self) { return self->last_error; }
 const char *pl_connect_view_get_probe_notes(PlConnectView *self)
 {
-	return gtk_label_get_text(self->probe_notes);
+	return pl_connect_options_get_probe_notes(self->options);
 }
 const char *pl_connect_view_get_facts(PlConnectView *self)
 {
@@ -742,7 +640,7 @@ gboolean pl_connect_view_select_process(PlConnectView *self, const char *comm, g
 		g_autoptr(PlProcItem) p = g_list_model_get_item(m, i);
 		if (!strcmp(p->comm, comm) && (!pid || p->pid == pid)) {
 			gtk_single_selection_set_selected(self->proc_sel, i);
-			gtk_editable_set_text(GTK_EDITABLE(self->command), "");
+			pl_connect_options_set_command(self->options, "");
 			return TRUE;
 		}
 	}
@@ -751,12 +649,17 @@ gboolean pl_connect_view_select_process(PlConnectView *self, const char *comm, g
 
 void pl_connect_view_set_command(PlConnectView *self, const char *command)
 {
-	gtk_editable_set_text(GTK_EDITABLE(self->command), command ? command : "");
+	pl_connect_options_set_command(self->options, command);
+}
+
+void pl_connect_view_set_syscalls(PlConnectView *self, const char *list, const char *slower_than)
+{
+	pl_connect_options_set_syscalls(self->options, list, slower_than);
 }
 
 void pl_connect_view_set_frequency(PlConnectView *self, guint hz)
 {
-	gtk_spin_button_set_value(self->freq, hz);
+	pl_connect_options_set_frequency(self->options, hz);
 }
 
 const char *pl_connect_view_get_session_path(PlConnectView *self)
@@ -779,7 +682,6 @@ static void pl_connect_view_dispose(GObject *obj)
 	g_clear_pointer(&self->client, pl_client_free);
 	g_clear_pointer(&self->scroll, gtk_widget_unparent);
 	g_clear_object(&self->procs);
-	g_clear_pointer(&self->probe_events, g_ptr_array_unref);
 	g_clear_pointer(&self->pending_procs, g_ptr_array_unref);
 	agent_info_clear(&self->agent);
 	g_clear_pointer(&self->peer, g_free);
@@ -836,7 +738,6 @@ static GtkWidget *field(GtkGrid *g, int row, const char *label, GtkWidget *w)
 static void pl_connect_view_init(PlConnectView *self)
 {
 	self->timeout_ms = TIMEOUT_MS;
-	self->probe_events = g_ptr_array_new_with_free_func(probe_event_free);
 	self->pending_procs = g_ptr_array_new_with_free_func(g_object_unref);
 
 	GtkWidget *outer = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 24);
@@ -956,39 +857,9 @@ static void pl_connect_view_init(PlConnectView *self)
 	gtk_box_append(GTK_BOX(right), psw);
 
 	gtk_box_append(GTK_BOX(right), heading("Record"));
-	GtkGrid *o = GTK_GRID(gtk_grid_new());
-	gtk_grid_set_row_spacing(o, 6);
-	gtk_grid_set_column_spacing(o, 8);
-	self->command = GTK_ENTRY(field(o, 0, "Or start a command", gtk_entry_new()));
-	gtk_entry_set_placeholder_text(self->command, "/usr/bin/app --arg (instead of a process)");
-	gtk_widget_set_hexpand(GTK_WIDGET(self->command), TRUE);
-	self->whole = GTK_CHECK_BUTTON(gtk_check_button_new_with_label("Whole board (every process)"));
-	gtk_grid_attach(o, GTK_WIDGET(self->whole), 1, 1, 1, 1);
-	self->event_list = gtk_string_list_new((const char *[]){ "default (the probe's choice)", NULL });
-	self->event = GTK_DROP_DOWN(field(o, 2, "Event", gtk_drop_down_new(G_LIST_MODEL(self->event_list), NULL)));
-	self->callgraph = GTK_DROP_DOWN(field(
-		o, 3, "Call graph",
-		gtk_drop_down_new_from_strings((const char *[]){ "auto (what the probe found best)",
-								 "frame pointers", "DWARF (stack copy)",
-								 "LBR (not verified on hardware)",
-								 "none", NULL })));
-	GtkWidget *fs = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-	self->freq = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(1, 100000, 1));
-	gtk_spin_button_set_value(self->freq, 999);
-	g_signal_connect(self->freq, "value-changed", G_CALLBACK(on_freq_changed), self);
-	gtk_box_append(GTK_BOX(fs), GTK_WIDGET(self->freq));
-	gtk_box_append(GTK_BOX(fs), gtk_label_new("Hz     Stack copy (DWARF)"));
-	self->stack = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(0, 65528, 8));
-	gtk_spin_button_set_value(self->stack, 8192);
-	gtk_box_append(GTK_BOX(fs), GTK_WIDGET(self->stack));
-	gtk_box_append(GTK_BOX(fs), gtk_label_new("bytes"));
-	field(o, 4, "Frequency", fs);
-	self->probe_notes = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->probe_notes, 0);
-	gtk_label_set_wrap(self->probe_notes, TRUE);
-	gtk_widget_add_css_class(GTK_WIDGET(self->probe_notes), "dim-label");
-	gtk_grid_attach(o, GTK_WIDGET(self->probe_notes), 1, 5, 1, 1);
-	gtk_box_append(GTK_BOX(right), GTK_WIDGET(o));
+	self->options = PL_CONNECT_OPTIONS(pl_connect_options_new());
+	g_signal_connect(self->options, "frequency-changed", G_CALLBACK(on_freq_changed), self);
+	gtk_box_append(GTK_BOX(right), GTK_WIDGET(self->options));
 
 	GtkWidget *ctl = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
 	self->start_btn = gtk_button_new_with_label("Start recording");

@@ -69,6 +69,9 @@ void pl_connect_view_set_frequency(PlConnectView *self, guint hz);
  * selected process; "" clears). */
 void pl_connect_view_set_command(PlConnectView *self, const char *command);
 
+/* "Slow system calls" and "slower than" (list "" or NULL: off). */
+void pl_connect_view_set_syscalls(PlConnectView *self, const char *list, const char *slower_than);
+
 /* The session buttons. */
 void pl_connect_view_start(PlConnectView *self);
 void pl_connect_view_pause(PlConnectView *self, gboolean pause);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pl-syscalls.h"
 #include "pl-tracepoint.h"
 #include "pl-ui-util.h"
 
@@ -68,6 +69,21 @@ static gint by_pid_tid(gconstpointer a, gconstpointer b)
 
 static void fill_hist(PlThreadTimeline *self);
 
+/* Markers, and the slow system calls as intervals (bars in their own
+ * colour; their entry ticks are not drawn: the bar says it all). */
+static PlMarkers *markers_new(PlProfile *p)
+{
+	PlMarkers *m = pl_markers_new(p);
+	pl_markers_add_slow_calls(m, p);
+	return m;
+}
+
+static gboolean is_slow_call_event(PlProfile *p, const PlTraceEvent *e)
+{
+	const PlEvent *ev = pl_profile_lookup_event(p, e->event);
+	return ev && !g_strcmp0(ev->name, PL_SLOW_SYSCALLS_EVENT);
+}
+
 /* The user's pairs as intervals (their specs were checked when set). */
 static void add_pairs(PlThreadTimeline *self)
 {
@@ -124,7 +140,7 @@ static void build_lanes(PlThreadTimeline *self)
 				    GUINT_TO_POINTER(self->lanes->len));
 		y += LANE_H;
 	}
-	self->markers = pl_markers_new(self->profile);
+	self->markers = markers_new(self->profile);
 	add_pairs(self);
 	fill_hist(self);
 }
@@ -228,6 +244,7 @@ static void draw_text(cairo_t *cr, PangoLayout *pl, const char *text, double x, 
 static const GdkRGBA marker_rgba = { 0.95, 0.50, 0.05, 1 };
 static const GdkRGBA trace_rgba = { 0.05, 0.60, 0.70, 1 };
 static const GdkRGBA bar_rgba = { 0.60, 0.30, 0.85, 0.85 };
+static const GdkRGBA slow_call_rgba = { 0.85, 0.10, 0.10, 0.9 }; /* a thread blocked */
 
 #define BAR_H 2.5
 
@@ -283,7 +300,9 @@ static void draw_events(PlThreadTimeline *self, cairo_t *cr, double w)
 			continue;
 		double x0 = time_to_x(self, v->start, w), x1 = time_to_x(self, v->end, w);
 		double y = bar_y(l, v->depth);
-		set_rgba(cr, &bar_rgba, bar_rgba.alpha);
+		const GdkRGBA *c = g_str_has_suffix(v->name, PL_SLOW_CALL_SUFFIX) ? &slow_call_rgba
+										   : &bar_rgba;
+		set_rgba(cr, c, c->alpha);
 		cairo_rectangle(cr, x0, y, MAX(x1 - x0, 1), BAR_H);
 		cairo_fill(cr);
 		self->n_bars++;
@@ -292,7 +311,7 @@ static void draw_events(PlThreadTimeline *self, cairo_t *cr, double w)
 	const PlTraceEvent *ev = pl_profile_get_trace_events(self->profile, &n);
 	for (guint i = 0; i < n; i++) {
 		Lane *l = lane_of_tid(self, ev[i].tid);
-		if (!l)
+		if (!l || is_slow_call_event(self->profile, &ev[i]))
 			continue;
 		double x = time_to_x(self, ev[i].time, w);
 		set_rgba(cr, ev[i].marker ? &marker_rgba : &trace_rgba, 1);
@@ -332,7 +351,7 @@ char *pl_thread_timeline_dup_event_at(PlThreadTimeline *self, guint32 tid, guint
 	const PlTraceEvent *best = NULL;
 	guint64 best_d = slack + 1;
 	for (guint i = 0; i < n; i++) {
-		if (ev[i].tid != tid)
+		if (ev[i].tid != tid || is_slow_call_event(self->profile, &ev[i]))
 			continue;
 		guint64 d = ev[i].time > time ? ev[i].time - time : time - ev[i].time;
 		if (d < best_d) {
@@ -597,7 +616,7 @@ gboolean pl_thread_timeline_add_pair(PlThreadTimeline *self, const char *spec, G
 	g_ptr_array_add(self->pairs, g_strdup(spec));
 	if (self->markers) {
 		g_clear_pointer(&self->markers, pl_markers_free);
-		self->markers = pl_markers_new(self->profile);
+		self->markers = markers_new(self->profile);
 		add_pairs(self);
 	}
 	gtk_widget_queue_draw(GTK_WIDGET(self));
@@ -609,7 +628,7 @@ void pl_thread_timeline_clear_pairs(PlThreadTimeline *self)
 	g_ptr_array_set_size(self->pairs, 0);
 	if (self->markers) {
 		g_clear_pointer(&self->markers, pl_markers_free);
-		self->markers = pl_markers_new(self->profile);
+		self->markers = markers_new(self->profile);
 	}
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 }

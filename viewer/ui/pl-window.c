@@ -18,6 +18,7 @@
 #include "pl-flame-chart.h"
 #include "pl-flame-page.h"
 #include "pl-frame-menu.h"
+#include "pl-functions-page.h"
 #include "pl-live-controller.h"
 #include "pl-profile-loader.h"
 #include "pl-session-export.h"
@@ -51,6 +52,7 @@ struct _PlWindow {
 	PlCoverageView *coverage;
 	PlHealthView *health;
 	PlHeatmapView *heatmap;
+	PlIoView *io; /* slow system calls; hidden without */
 	GtkWidget *diff_btn;
 	GtkLabel *filter_label;
 	GtkWidget *clear_filter;
@@ -152,7 +154,8 @@ static void on_range(PlThreadTimeline *t, guint64 t0, guint64 t1, PlWindow *self
 	pl_window_set_filter(self, self->filter.tid, t0, t1);
 }
 
-static void on_heatmap_range(PlHeatmapView *h, guint64 t0, guint64 t1, PlWindow *self)
+/* a view selected a time range: the heatmap, the I/O page's slow call */
+static void on_view_range(GtkWidget *view, guint64 t0, guint64 t1, PlWindow *self)
 {
 	pl_window_set_filter(self, self->filter.tid, t0, t1);
 }
@@ -191,6 +194,7 @@ static void clear_profile(PlWindow *self)
 	pl_coverage_view_set_profile(self->coverage, NULL);
 	pl_health_view_set_profile(self->health, NULL);
 	pl_heatmap_view_set_profile(self->heatmap, NULL, 0, PL_NO_ID, NULL);
+	pl_io_view_set_profile(self->io, NULL);
 	pl_diff_controller_clear(self->diff);
 	pl_diff_controller_set_base(self->diff, NULL);
 	pl_live_controller_set_profile(self->live, NULL);
@@ -230,6 +234,7 @@ static void set_profile(PlWindow *self, PlProfile *p, const char *path)
 	pl_thread_timeline_set_profile(self->timeline, p);
 	pl_counters_view_set_profile(self->counters, p);
 	pl_health_view_set_profile(self->health, p);
+	pl_io_view_set_profile(self->io, p);
 	refresh_views(self);
 	update_coverage(self);
 	fit_timeline(self);
@@ -306,6 +311,7 @@ void pl_window_refresh(PlWindow *self)
 	pl_thread_timeline_set_profile(self->timeline, self->profile);
 	pl_counters_view_set_profile(self->counters, self->profile);
 	pl_health_view_set_profile(self->health, self->profile);
+	pl_io_view_set_profile(self->io, self->profile);
 	refresh_views(self);
 	update_coverage(self);
 	if (lanes != pl_thread_timeline_get_n_lanes(self->timeline))
@@ -433,9 +439,8 @@ static void act_open_source(GSimpleAction *a, GVariant *p, gpointer data)
 	on_function_activated(self->table, g_variant_get_uint32(p), self);
 }
 
-static void on_source_button(GtkButton *b, PlWindow *self)
+static void on_show_source(PlFunctionsPage *page, guint f, PlWindow *self)
 {
-	guint32 f = pl_function_table_get_selected(self->table);
 	if (f != PL_NO_ID)
 		on_function_activated(self->table, f, self);
 	else
@@ -630,6 +635,7 @@ PlDiffView *pl_window_get_diff_view(PlWindow *self)
 }
 PlHealthView *pl_window_get_health_view(PlWindow *self) { return self->health; }
 PlHeatmapView *pl_window_get_heatmap_view(PlWindow *self) { return self->heatmap; }
+PlIoView *pl_window_get_io_view(PlWindow *self) { return self->io; }
 PlViewState *pl_window_get_view_state(PlWindow *self) { return self->state; }
 PlTransformBar *pl_window_get_transform_bar(PlWindow *self) { return PL_TRANSFORM_BAR(self->tx_bar); }
 PlFlameChart *pl_window_get_flame_chart(PlWindow *self) { return self->chart; }
@@ -715,26 +721,12 @@ static void pl_window_class_init(PlWindowClass *klass)
 
 static GtkWidget *functions_page(PlWindow *self)
 {
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	gtk_widget_set_margin_start(bar, 6);
-	gtk_widget_set_margin_top(bar, 4);
-	gtk_widget_set_margin_bottom(bar, 4);
-	GtkWidget *src = gtk_button_new_with_label("Show source");
-	gtk_widget_set_tooltip_text(src, "Source of the selected function with per-line heat "
-					 "(or press Enter on a row)");
-	g_signal_connect(src, "clicked", G_CALLBACK(on_source_button), self);
-	gtk_box_append(GTK_BOX(bar), src);
-	GtkWidget *hint = gtk_label_new("Click a column title to sort · double click a caller or "
-					"callee to follow it · right click: transforms");
-	gtk_widget_add_css_class(hint, "dim-label");
-	gtk_box_append(GTK_BOX(bar), hint);
-	gtk_box_append(GTK_BOX(box), bar);
-	self->table = PL_FUNCTION_TABLE(pl_function_table_new());
+	GtkWidget *page = pl_functions_page_new();
+	g_signal_connect(page, "show-source", G_CALLBACK(on_show_source), self);
+	self->table = pl_functions_page_get_table(PL_FUNCTIONS_PAGE(page));
 	g_signal_connect(self->table, "function-activated", G_CALLBACK(on_function_activated), self);
 	g_signal_connect(self->table, "function-menu", G_CALLBACK(on_function_menu), self);
-	gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->table));
-	return box;
+	return page;
 }
 
 static GtkWidget *loading_page(PlWindow *self)
@@ -865,9 +857,13 @@ static void pl_window_init(PlWindow *self)
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->counters), "counters", "Counters");
 	self->heatmap = PL_HEATMAP_VIEW(pl_heatmap_view_new());
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->heatmap), "heatmap", "Heatmap");
-	g_signal_connect(self->heatmap, "range-selected", G_CALLBACK(on_heatmap_range), self);
+	g_signal_connect(self->heatmap, "range-selected", G_CALLBACK(on_view_range), self);
 	self->health = PL_HEALTH_VIEW(pl_health_view_new());
 	gtk_stack_add_titled(self->views, GTK_WIDGET(self->health), "health", "Health");
+	self->io = PL_IO_VIEW(pl_io_view_new());
+	gtk_stack_add_titled(self->views, GTK_WIDGET(self->io), "io", "I/O");
+	g_signal_connect(self->io, "range-selected", G_CALLBACK(on_view_range), self);
+	pl_io_view_set_profile(self->io, NULL); /* hidden until a session has slow calls */
 	self->diff = pl_diff_controller_new();
 	pl_diff_controller_set_view_state(self->diff, self->state);
 	g_signal_connect(self->diff, "status", G_CALLBACK(on_diff_status), self);

@@ -22,6 +22,7 @@
 #include "pl-diff-view.h"
 #include "pl-health-view.h"
 #include "pl-heatmap-view.h"
+#include "pl-io-view.h"
 #include "pl-target-dialog.h"
 #include "pl-flame-chart.h"
 #include "pl-flame-graph.h"
@@ -77,6 +78,7 @@ PlCoverageView *pl_window_get_coverage_view(PlWindow *self);
 PlDiffView *pl_window_get_diff_view(PlWindow *self);
 PlHealthView *pl_window_get_health_view(PlWindow *self);
 PlHeatmapView *pl_window_get_heatmap_view(PlWindow *self);
+PlIoView *pl_window_get_io_view(PlWindow *self);
 PlViewState *pl_window_get_view_state(PlWindow *self);
 PlTransformBar *pl_window_get_transform_bar(PlWindow *self);
 PlFlameChart *pl_window_get_flame_chart(PlWindow *self);

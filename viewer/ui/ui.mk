@@ -58,7 +58,7 @@ $(BUILD)/test/viewer-ui-sessions-index-test: $(BUILD)/viewer/ui/pl-sessions-inde
 UI_SCRIPT_MODULE := $(BUILD)/test/perflens-ui-script.so
 $(UI_SCRIPT_MODULE): viewer/ui/tests/pl-ui-script.c viewer/ui/tests/pl-ui-script-transforms.c \
 		viewer/ui/tests/pl-ui-script-labels.c \
-		viewer/ui/tests/pl-ui-script-source.c \
+		viewer/ui/tests/pl-ui-script-source.c viewer/ui/tests/pl-ui-script-io.c \
 		viewer/ui/tests/pl-ui-script-sessions.c \
 		$(BUILD)/perflens-ui.so viewer/ui/ui.mk
 	@mkdir -p $(dir $@)

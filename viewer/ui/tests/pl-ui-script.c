@@ -273,6 +273,11 @@ static StepResult run_step(Script *s)
 		pl_connect_view_set_command(cv, c);
 		return STEP_DONE;
 	}
+	if (!strcmp(cmd, "syscalls")) {
+		/* syscalls LIST [DUR]: the Record form's slow system calls */
+		pl_connect_view_set_syscalls(cv, arg(s, 1), argc_of(s) > 2 ? arg(s, 2) : NULL);
+		return STEP_DONE;
+	}
 	if (!strcmp(cmd, "frequency")) {
 		pl_connect_view_set_frequency(cv, (guint)g_ascii_strtoull(arg(s, 1), NULL, 10));
 		return STEP_DONE;
@@ -788,6 +793,8 @@ static StepResult run_step(Script *s)
 	/* the Source tab's (pl-ui-script-source.c) */
 	if (t == PL_UI_STEP_UNKNOWN)
 		t = pl_ui_script_source_step(w, s->argv, s->ticks, timed_out(s));
+	if (t == PL_UI_STEP_UNKNOWN) /* slow system calls (pl-ui-script-io.c) */
+		t = pl_ui_script_io_step(w, s->argv, s->ticks, timed_out(s));
 	if (t != PL_UI_STEP_UNKNOWN)
 		return t == PL_UI_STEP_WAIT ? STEP_WAIT : STEP_DONE;
 	report(s, "script", FALSE, "unknown command '%s'", cmd);

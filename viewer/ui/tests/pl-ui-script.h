@@ -27,6 +27,7 @@
  *   wait-process COMM              until the board lists COMM
  *   filter TEXT | pick COMM [PID]  process list filter / selection
  *   command ARGS…                  the command the board starts and records instead
+ *   syscalls LIST [DUR]            the Record form's slow system calls (--syscalls, --slower-than)
  *   frequency HZ | start | stop    session control (start waits for START's reply)
  *   record SECONDS                 keep recording, views refreshing
  *   expect-recording NAME          the session still records (it must not end by itself)
@@ -100,6 +101,15 @@
  *                                  marks exactly the instructions on that line
  *   source-click-insn NAME         click the hottest instruction: the source shows its
  *                                  line selected, in view
+ * Slow system calls (pl-ui-script-io.c; "# io-…" lines say what was seen):
+ *   start-wait-end NAME            Start, then wait for the session to end by itself
+ *   expect-io SYSCALL NAME         the I/O page is shown; its row for SYSCALL counts every
+ *                                  call, the flame graph's root weighs its total, the
+ *                                  timeline draws one bar per call
+ *   expect-io-hidden NAME          the I/O page is hidden (no slow calls)
+ *   io-click-slowest NEEDLE NAME   a click on the slowest call selects its [entry, exit]
+ *                                  in every view; its stack shown holds NEEDLE
+ *   io-click-bar NAME              a click on the slowest call's bar in the timeline does
  */
 #ifndef PL_UI_SCRIPT_H
 #define PL_UI_SCRIPT_H
@@ -117,6 +127,7 @@ PlUiStep pl_ui_script_transforms_step(PlWindow *w, char **argv, guint ticks, gbo
 PlUiStep pl_ui_script_labels_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_sessions_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_source_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
+PlUiStep pl_ui_script_io_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 /* "NAME" or "NAME@FILE" (defined in a file whose path ends with /FILE):
  * the first function so named, PL_NO_ID when none. */
 guint32 pl_ui_script_find_function(PlWindow *w, const char *spec);

@@ -1,0 +1,470 @@
+/* pl-io-view.c — the I/O page (see the header). */
+#include "pl-io-view.h"
+
+#include <string.h>
+
+#include "pl-ui-util.h"
+
+#define SLOWEST_SHOWN 100
+#define STACK_FRAMES 32
+
+typedef struct {
+	char *name;
+	PlIoRow row;
+} Row;
+
+struct _PlIoView {
+	GtkBox parent_instance;
+	GtkLabel *summary;
+	GtkGrid *table;
+	GtkWidget *hist;
+	PlFlameGraph *flame;
+	GtkListBox *slowest;
+	GtkLabel *stack;
+
+	PlProfile *profile;
+	GArray *calls;    /* PlSlowCall, time order */
+	GArray *sorted;   /* PlSlowCall, slowest first */
+	GPtrArray *rows;  /* Row*, by total blocked time */
+	PlAggregate *agg; /* the flame graph's, freed after it lets go */
+	guint hist_count[64];
+	guint hist_lo, hist_hi;
+};
+
+G_DEFINE_FINAL_TYPE(PlIoView, pl_io_view, GTK_TYPE_BOX)
+
+enum { SIG_RANGE, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static void row_free(gpointer p)
+{
+	Row *r = p;
+	g_free(r->name);
+	g_free(r);
+}
+
+static char *call_name(PlProfile *p, guint64 nr)
+{
+	const char *n = pl_syscall_name(pl_profile_get_e_machine(p), nr);
+	return n ? g_strdup(n) : g_strdup_printf("syscall %" G_GUINT64_FORMAT, nr);
+}
+
+static gint by_duration_desc(gconstpointer a, gconstpointer b)
+{
+	const PlSlowCall *x = a, *y = b;
+	if (x->duration_ns != y->duration_ns)
+		return x->duration_ns < y->duration_ns ? 1 : -1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static gint u64_cmp(gconstpointer a, gconstpointer b)
+{
+	guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
+	return x < y ? -1 : x > y;
+}
+
+static gint row_cmp(gconstpointer a, gconstpointer b)
+{
+	const Row *x = *(Row *const *)a, *y = *(Row *const *)b;
+	if (x->row.total_ns != y->row.total_ns)
+		return x->row.total_ns < y->row.total_ns ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/* nearest-rank percentile of sorted v[0..n), as report --syscalls */
+static guint64 pct(const guint64 *v, guint n, guint q)
+{
+	guint r = (q * n + 99) / 100;
+	return v[r ? r - 1 : 0];
+}
+
+static char *ms(guint64 ns)
+{
+	return g_strdup_printf("%.3f", (double)ns / 1e6);
+}
+
+/* ─── the table by system call ───────────────────────────────────────── */
+
+static void compute_rows(PlIoView *self)
+{
+	g_autoptr(GHashTable) by_nr = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+							    (GDestroyNotify)g_array_unref);
+	for (guint i = 0; i < self->calls->len; i++) {
+		const PlSlowCall *c = &g_array_index(self->calls, PlSlowCall, i);
+		GArray *d = g_hash_table_lookup(by_nr, &c->nr);
+		if (!d) {
+			d = g_array_new(FALSE, FALSE, sizeof(guint64));
+			g_hash_table_insert(by_nr, g_memdup2(&c->nr, sizeof(c->nr)), d);
+		}
+		g_array_append_val(d, c->duration_ns);
+	}
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, by_nr);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		GArray *d = v;
+		g_array_sort(d, u64_cmp);
+		const guint64 *x = (const guint64 *)(gpointer)d->data;
+		Row *r = g_new0(Row, 1);
+		r->name = call_name(self->profile, *(guint64 *)k);
+		r->row.count = d->len;
+		for (guint i = 0; i < d->len; i++)
+			r->row.total_ns += x[i];
+		r->row.max_ns = x[d->len - 1];
+		r->row.p50_ns = pct(x, d->len, 50);
+		r->row.p99_ns = pct(x, d->len, 99);
+		g_ptr_array_add(self->rows, r);
+	}
+	g_ptr_array_sort(self->rows, row_cmp);
+}
+
+static void cell(PlIoView *self, int col, int row, const char *text, gboolean head)
+{
+	GtkWidget *l = gtk_label_new(text);
+	gtk_label_set_xalign(GTK_LABEL(l), col == 0 ? 0 : 1);
+	if (head)
+		gtk_widget_add_css_class(l, "heading");
+	else if (col)
+		gtk_widget_add_css_class(l, "numeric");
+	gtk_grid_attach(self->table, l, col, row, 1, 1);
+}
+
+static void fill_table(PlIoView *self)
+{
+	GtkWidget *c;
+	while ((c = gtk_widget_get_first_child(GTK_WIDGET(self->table))))
+		gtk_grid_remove(self->table, c);
+	static const char *const heads[] = { "System call", "Calls", "Total ms", "Max ms",
+					     "p50 ms", "p99 ms" };
+	for (guint i = 0; i < G_N_ELEMENTS(heads); i++)
+		cell(self, (int)i, 0, heads[i], TRUE);
+	for (guint i = 0; i < self->rows->len; i++) {
+		const Row *r = self->rows->pdata[i];
+		g_autofree char *n = g_strdup_printf("%u", r->row.count);
+		g_autofree char *t = ms(r->row.total_ns), *m = ms(r->row.max_ns);
+		g_autofree char *p5 = ms(r->row.p50_ns), *p9 = ms(r->row.p99_ns);
+		const char *cols[] = { r->name, n, t, m, p5, p9 };
+		for (guint k = 0; k < G_N_ELEMENTS(cols); k++)
+			cell(self, (int)k, (int)i + 1, cols[k], FALSE);
+	}
+}
+
+/* ─── latency histogram ──────────────────────────────────────────────── */
+
+static char *bucket_label(guint b)
+{
+	double lo = (double)(1ull << b);
+	return lo >= 1e9 ? g_strdup_printf("%.0f s", lo / 1e9)
+	       : lo >= 1e6 ? g_strdup_printf("%.0f ms", lo / 1e6)
+	       : lo >= 1e3 ? g_strdup_printf("%.0f µs", lo / 1e3)
+			   : g_strdup_printf("%.0f ns", lo);
+}
+
+/* One bar per power of two of the duration, its count above it and its
+ * lower bound below. */
+static void draw_hist(GtkDrawingArea *a, cairo_t *cr, int w, int h, gpointer data)
+{
+	PlIoView *self = data;
+	if (!self->calls || !self->calls->len)
+		return;
+	guint nb = self->hist_hi - self->hist_lo + 1, most = 1;
+	for (guint b = self->hist_lo; b <= self->hist_hi; b++)
+		most = MAX(most, self->hist_count[b]);
+	gboolean dark = pl_ui_is_dark(GTK_WIDGET(a));
+	PangoLayout *pl = gtk_widget_create_pango_layout(GTK_WIDGET(a), NULL);
+	/* bars no wider than 64 px: a lone bucket is not a wall */
+	double bw = MIN((double)w / nb, 64), top = 16, bottom = h - 18;
+	for (guint i = 0; i < nb; i++) {
+		guint b = self->hist_lo + i, n = self->hist_count[b];
+		double bh = (bottom - top) * n / most;
+		cairo_set_source_rgba(cr, 0.85, 0.25, 0.20, 0.85);
+		cairo_rectangle(cr, i * bw + 3, bottom - bh, bw - 6, bh);
+		cairo_fill(cr);
+		double g = dark ? 0.9 : 0.15;
+		cairo_set_source_rgb(cr, g, g, g);
+		g_autofree char *cnt = g_strdup_printf("%u", n);
+		g_autofree char *lbl = bucket_label(b);
+		pl_ui_show_text(cr, pl, cnt, (i + 0.5) * bw, bottom - bh - 15, 0.5);
+		pl_ui_show_text(cr, pl, lbl, (i + 0.5) * bw, bottom + 2, 0.5);
+	}
+	g_object_unref(pl);
+}
+
+static void compute_hist(PlIoView *self)
+{
+	memset(self->hist_count, 0, sizeof(self->hist_count));
+	self->hist_lo = 63;
+	self->hist_hi = 0;
+	for (guint i = 0; i < self->calls->len; i++) {
+		guint64 d = g_array_index(self->calls, PlSlowCall, i).duration_ns;
+		guint b = d ? 63 - (guint)__builtin_clzll(d) : 0;
+		self->hist_count[b]++;
+		self->hist_lo = MIN(self->hist_lo, b);
+		self->hist_hi = MAX(self->hist_hi, b);
+	}
+}
+
+/* ─── the slowest calls ──────────────────────────────────────────────── */
+
+static char *stack_text(PlIoView *self, const PlSlowCall *c)
+{
+	GString *s = g_string_new(NULL);
+	g_autoptr(GArray) f = pl_profile_dup_stack_functions(self->profile, c->stack, STACK_FRAMES);
+	for (guint i = 0; i < f->len; i++)
+		g_string_append_printf(s, "%s%s", i ? "\n" : "",
+				       pl_profile_get_function_label(self->profile,
+								     g_array_index(f, guint32, i)));
+	if (!f->len)
+		g_string_append(s, "(no stack)");
+	return g_string_free(s, FALSE);
+}
+
+/* gtk_list_box_remove_all is GTK 4.12's */
+static void empty_list(GtkListBox *b)
+{
+	GtkWidget *c;
+	while ((c = gtk_widget_get_first_child(GTK_WIDGET(b))))
+		gtk_list_box_remove(b, c);
+}
+
+static void fill_slowest(PlIoView *self)
+{
+	empty_list(self->slowest);
+	const PlProfileStats *st = pl_profile_get_stats(self->profile);
+	for (guint i = 0; i < self->sorted->len && i < SLOWEST_SHOWN; i++) {
+		const PlSlowCall *c = &g_array_index(self->sorted, PlSlowCall, i);
+		PlThread *t = pl_profile_lookup_thread(self->profile, c->tid);
+		g_autofree char *name = call_name(self->profile, c->nr);
+		g_autoptr(GArray) f = pl_profile_dup_stack_functions(self->profile, c->stack, 0);
+		/* the first frame of the program's own, past libc and the kernel
+		 * entry, is rarely known here: the innermost three say enough */
+		GString *where = g_string_new(NULL);
+		for (guint k = 0; k < f->len && k < 3; k++)
+			g_string_append_printf(where, "%s%s", k ? " < " : "",
+					       pl_profile_get_function_label(
+						       self->profile, g_array_index(f, guint32, k)));
+		g_autofree char *text = g_strdup_printf(
+			"%9.3f ms   %-16s  %s %u   at %.3f s   ret %" G_GINT64_FORMAT "   %s",
+			(double)c->duration_ns / 1e6, name, t && t->name ? t->name : "?", c->tid,
+			c->time >= st->first_time ? (double)(c->time - st->first_time) / 1e9 : 0.0,
+			c->ret, where->str);
+		g_string_free(where, TRUE);
+		GtkWidget *l = gtk_label_new(text);
+		gtk_label_set_xalign(GTK_LABEL(l), 0);
+		gtk_label_set_ellipsize(GTK_LABEL(l), PANGO_ELLIPSIZE_END);
+		gtk_widget_add_css_class(l, "monospace");
+		gtk_list_box_append(self->slowest, l);
+	}
+}
+
+void pl_io_view_activate_slowest(PlIoView *self, guint i)
+{
+	const PlSlowCall *c = pl_io_view_get_slowest(self, i);
+	if (!c)
+		return;
+	g_autofree char *s = stack_text(self, c);
+	gtk_label_set_text(self->stack, s);
+	GtkListBoxRow *row = gtk_list_box_get_row_at_index(self->slowest, (int)i);
+	if (row && row != gtk_list_box_get_selected_row(self->slowest))
+		gtk_list_box_select_row(self->slowest, row);
+	g_signal_emit(self, signals[SIG_RANGE], 0, c->time, c->time + c->duration_ns);
+}
+
+static void on_row_activated(GtkListBox *b, GtkListBoxRow *row, PlIoView *self)
+{
+	pl_io_view_activate_slowest(self, (guint)gtk_list_box_row_get_index(row));
+}
+
+/* ─── the profile ────────────────────────────────────────────────────── */
+
+static void clear(PlIoView *self)
+{
+	pl_flame_graph_set_data(self->flame, NULL, NULL);
+	g_clear_pointer(&self->agg, pl_aggregate_free);
+	g_clear_pointer(&self->calls, g_array_unref);
+	g_clear_pointer(&self->sorted, g_array_unref);
+	g_ptr_array_set_size(self->rows, 0);
+	self->profile = NULL;
+}
+
+/* hidden in its stack (the window's views) while there is nothing to show */
+static void show_page(PlIoView *self, gboolean visible)
+{
+	GtkWidget *parent = gtk_widget_get_parent(GTK_WIDGET(self));
+	if (GTK_IS_STACK(parent))
+		gtk_stack_page_set_visible(gtk_stack_get_page(GTK_STACK(parent), GTK_WIDGET(self)),
+					   visible);
+}
+
+void pl_io_view_set_profile(PlIoView *self, PlProfile *profile)
+{
+	clear(self);
+	self->profile = profile;
+	self->calls = profile ? pl_slow_calls_new(profile)
+			      : g_array_new(FALSE, TRUE, sizeof(PlSlowCall));
+	self->sorted = g_array_copy(self->calls);
+	g_array_sort(self->sorted, by_duration_desc);
+	gtk_label_set_text(self->stack, "");
+	show_page(self, self->calls->len > 0);
+	if (!self->calls->len) {
+		gtk_label_set_text(self->summary, "");
+		fill_table(self);
+		empty_list(self->slowest);
+		gtk_widget_queue_draw(self->hist);
+		return;
+	}
+	compute_rows(self);
+	compute_hist(self);
+	guint64 total = 0;
+	for (guint i = 0; i < self->calls->len; i++)
+		total += g_array_index(self->calls, PlSlowCall, i).duration_ns;
+	g_autofree char *s = g_strdup_printf(
+		"%u slow system calls, %.3f ms blocked in all (the calls at or over the agent's "
+		"--slower-than threshold, each with its stack at entry)",
+		self->calls->len, (double)total / 1e6);
+	gtk_label_set_text(self->summary, s);
+	fill_table(self);
+	fill_slowest(self);
+	gtk_widget_queue_draw(self->hist);
+	self->agg = pl_slow_calls_aggregate(profile, self->calls);
+	pl_flame_graph_set_data(self->flame, profile, self->agg);
+}
+
+guint pl_io_view_get_n_calls(PlIoView *self)
+{
+	return self->calls ? self->calls->len : 0;
+}
+
+gboolean pl_io_view_get_row(PlIoView *self, const char *name, PlIoRow *out)
+{
+	for (guint i = 0; i < self->rows->len; i++) {
+		const Row *r = self->rows->pdata[i];
+		if (!strcmp(r->name, name)) {
+			*out = r->row;
+			return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+PlFlameGraph *pl_io_view_get_flame_graph(PlIoView *self)
+{
+	return self->flame;
+}
+
+const PlSlowCall *pl_io_view_get_slowest(PlIoView *self, guint i)
+{
+	return self->sorted && i < self->sorted->len && i < SLOWEST_SHOWN
+		       ? &g_array_index(self->sorted, PlSlowCall, i)
+		       : NULL;
+}
+
+const char *pl_io_view_get_stack_text(PlIoView *self)
+{
+	return gtk_label_get_text(self->stack);
+}
+
+/* ─── the widget ─────────────────────────────────────────────────────── */
+
+GtkWidget *pl_io_view_new(void)
+{
+	return g_object_new(PL_TYPE_IO_VIEW, NULL);
+}
+
+static void pl_io_view_dispose(GObject *obj)
+{
+	PlIoView *self = PL_IO_VIEW(obj);
+	if (self->flame)
+		clear(self);
+	g_clear_pointer(&self->rows, g_ptr_array_unref);
+	G_OBJECT_CLASS(pl_io_view_parent_class)->dispose(obj);
+}
+
+static void pl_io_view_class_init(PlIoViewClass *klass)
+{
+	G_OBJECT_CLASS(klass)->dispose = pl_io_view_dispose;
+	signals[SIG_RANGE] = g_signal_new("range-selected", G_TYPE_FROM_CLASS(klass),
+					  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
+					  G_TYPE_UINT64, G_TYPE_UINT64);
+}
+
+static GtkWidget *heading(const char *text)
+{
+	GtkWidget *l = gtk_label_new(text);
+	gtk_label_set_xalign(GTK_LABEL(l), 0);
+	gtk_widget_add_css_class(l, "heading");
+	gtk_widget_set_margin_top(l, 6);
+	return l;
+}
+
+static void pl_io_view_init(PlIoView *self)
+{
+	self->rows = g_ptr_array_new_with_free_func(row_free);
+	GtkBox *box = GTK_BOX(self);
+	gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
+	gtk_box_set_spacing(box, 4);
+	gtk_widget_set_margin_start(GTK_WIDGET(self), 8);
+	gtk_widget_set_margin_end(GTK_WIDGET(self), 8);
+	self->summary = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->summary, 0);
+	gtk_label_set_wrap(self->summary, TRUE);
+	gtk_box_append(box, GTK_WIDGET(self->summary));
+
+	/* top: the table and the histogram | the flame graph */
+	GtkWidget *top = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
+	gtk_widget_set_vexpand(top, TRUE);
+	GtkWidget *left = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+	gtk_box_append(GTK_BOX(left), heading("By system call"));
+	self->table = GTK_GRID(gtk_grid_new());
+	gtk_grid_set_column_spacing(self->table, 14);
+	gtk_grid_set_row_spacing(self->table, 2);
+	gtk_box_append(GTK_BOX(left), GTK_WIDGET(self->table));
+	gtk_box_append(GTK_BOX(left), heading("Latency (calls per power of two)"));
+	self->hist = gtk_drawing_area_new();
+	gtk_widget_set_size_request(self->hist, 320, 150);
+	gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self->hist), draw_hist, self, NULL);
+	gtk_box_append(GTK_BOX(left), self->hist);
+	gtk_paned_set_start_child(GTK_PANED(top), pl_ui_scrolled(left, TRUE));
+	gtk_paned_set_resize_start_child(GTK_PANED(top), FALSE);
+	GtkWidget *right = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+	gtk_box_append(GTK_BOX(right), heading("Time blocked, by call site (stacks at entry)"));
+	self->flame = PL_FLAME_GRAPH(pl_flame_graph_new());
+	gtk_widget_set_vexpand(GTK_WIDGET(self->flame), TRUE);
+	gtk_widget_set_hexpand(GTK_WIDGET(self->flame), TRUE);
+	gtk_box_append(GTK_BOX(right), pl_ui_scrolled(GTK_WIDGET(self->flame), FALSE));
+	gtk_paned_set_end_child(GTK_PANED(top), right);
+	gtk_paned_set_position(GTK_PANED(top), 560);
+
+	/* bottom: the slowest calls | the stack of the one clicked */
+	GtkWidget *bottom = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
+	GtkWidget *lb = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+	gtk_box_append(GTK_BOX(lb), heading("Slowest calls — click one to select its time in "
+					    "every view"));
+	self->slowest = GTK_LIST_BOX(gtk_list_box_new());
+	gtk_list_box_set_activate_on_single_click(self->slowest, TRUE);
+	g_signal_connect(self->slowest, "row-activated", G_CALLBACK(on_row_activated), self);
+	GtkWidget *lsw = pl_ui_scrolled(GTK_WIDGET(self->slowest), TRUE);
+	gtk_widget_set_size_request(lsw, -1, 170);
+	gtk_box_append(GTK_BOX(lb), lsw);
+	gtk_paned_set_start_child(GTK_PANED(bottom), lb);
+	GtkWidget *sb = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+	gtk_box_append(GTK_BOX(sb), heading("Its stack at entry (innermost first)"));
+	self->stack = GTK_LABEL(gtk_label_new(NULL));
+	gtk_label_set_xalign(self->stack, 0);
+	gtk_label_set_yalign(self->stack, 0);
+	gtk_label_set_selectable(self->stack, TRUE);
+	gtk_widget_add_css_class(GTK_WIDGET(self->stack), "monospace");
+	GtkWidget *ssw = pl_ui_scrolled(GTK_WIDGET(self->stack), TRUE);
+	gtk_widget_set_vexpand(ssw, TRUE);
+	gtk_box_append(GTK_BOX(sb), ssw);
+	gtk_paned_set_end_child(GTK_PANED(bottom), sb);
+	gtk_paned_set_position(GTK_PANED(bottom), 900);
+
+	GtkWidget *vp = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+	gtk_paned_set_start_child(GTK_PANED(vp), top);
+	gtk_paned_set_end_child(GTK_PANED(vp), bottom);
+	gtk_paned_set_shrink_end_child(GTK_PANED(vp), FALSE);
+	gtk_paned_set_position(GTK_PANED(vp), 330);
+	gtk_widget_set_vexpand(vp, TRUE);
+	gtk_box_append(box, vp);
+}
