@@ -60,6 +60,10 @@ FUZZ_TARGETS := $(FUZZ_DIR)/fuzz-wire $(FUZZ_DIR)/fuzz-commands $(FUZZ_DIR)/fuzz
 	$(FUZZ_DIR)/fuzz-perfdata $(FUZZ_DIR)/fuzz-ehabi $(FUZZ_DIR)/fuzz-mapfile
 FUZZ_TOOLS := $(FUZZ_DIR)/plens-seed
 
+# the system-call names are generated from the kernel headers (viewer.mk)
+$(FUZZ_OBJDIR)/viewer/model/pl-syscalls.o: $(BUILD)/viewer/pl-syscall-names.h
+$(FUZZ_OBJDIR)/viewer/model/pl-syscalls.o: FUZZ_VIEWER_CFLAGS += -I$(BUILD)/viewer
+
 $(FUZZ_OBJDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  FUZZCC  $@"
