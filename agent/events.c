@@ -254,6 +254,17 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 		pla_event_parse("cycles", &def, err, errlen);
 		c->cfg.events[0] = def;
 	}
+	/* the mappings, names and tasks come with the first event that is not
+	 * a probe: probes are opened for every process (below) */
+	uint32_t track = 0;
+	while (track < nev && c->cfg.events[track].probe)
+		track++;
+	if (track == nev) { /* probes alone: cpu-clock carries them */
+		if (nev == PL_MAX_EVENTS || pla_event_parse("cpu-clock", &c->cfg.events[nev], err,
+							      errlen) < 0)
+			return -EINVAL;
+		c->cfg.nevents = ++nev;
+	}
 	for (uint32_t i = 0; i < nev; i++) {
 		struct perf_event_attr a;
 		struct pla_event_spec *s = &c->cfg.events[i];
@@ -262,7 +273,7 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 			return -E2BIG;
 		}
 		base_attr(c, &a, s);
-		sampling_attr(c, &a, i == 0);
+		sampling_attr(c, &a, i == track);
 		lbr_attr(c, &a, s->name);
 		if (s->has_period) {
 			a.sample_period = s->period;
@@ -303,8 +314,22 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 		size_t first_fd = c->nfds;
 		int fell_back = 0;
 		describe(c, c->nevents, role, &a, s->name);
-		int rc = pla_open_everywhere(c, &a, c->nevents, tids, ntids, 1, !s->tracepoint, &fell_back,
-					 err, errlen);
+		/* A probe PMU reads its path or symbol (config1: a pointer into
+		 * this agent) again when an inherited event is copied into a new
+		 * thread, from the task that clones: in the workload that
+		 * address is garbage, the copy fails and so does its clone()
+		 * (pthread_create: EAGAIN; seen on x86_64 and arm64).  Probes
+		 * are opened per CPU for every process, never inherited, and
+		 * enabled at once; the viewer keeps the session's processes'
+		 * hits. */
+		static const pid_t everyone = -1;
+		if (s->probe) {
+			a.inherit = a.enable_on_exec = 0;
+			a.disabled = c->paused;
+		}
+		int rc = pla_open_everywhere(c, &a, c->nevents, s->probe ? &everyone : tids,
+					 s->probe ? 1 : ntids, 1, !s->tracepoint, &fell_back, err,
+					 errlen);
 		if (rc < 0 && s->probe == 'k' && rc != -EACCES && rc != -EPERM && !out_of_fds(rc))
 			snprintf(err, errlen, "cannot record %s: %s: no probeable kernel function %s",
 				 s->name, strerror(-rc), s->target);

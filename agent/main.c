@@ -22,9 +22,6 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: perflens-agent [MODE] [OPTIONS] [-- COMMAND ARGS...]\n"
 		"\n"
-		"A remote Linux CPU profiler's board side: samples with perf_event_open(2)\n"
-		"and streams to the PerfLens viewer.\n"
-		"\n"
 		"Modes (default --listen):\n"
 		"  --listen              wait for a viewer on TCP (port 9999)\n"
 		"  --port N              listening port\n"
@@ -38,7 +35,6 @@ static void usage(FILE *f)
 		"  --pid N               attach to a running process (all its threads)\n"
 		"  --all                 the whole system\n"
 		"  -- COMMAND ARGS       start COMMAND and profile it from exec, children too\n"
-		"                        (its stdout goes to stderr with --output -)\n"
 		"  --frequency HZ        samples per second per thread (default 99)\n"
 		"  --event SPEC          cycles, cpu-clock, task-clock, page-faults, ...,\n"
 		"                        rNNNN, pmu/config=0xNN/; add :freq=HZ or :period=N;\n"
@@ -54,8 +50,7 @@ static void usage(FILE *f)
 		"  --stack-size BYTES    user stack copied per sample in dwarf mode (8192)\n"
 		"  --stacks WHICH        user, kernel or both (default user)\n"
 		"  --duration SECONDS    stop after this long\n"
-		"  --no-offcpu           no context switches recorded (no off-CPU stacks, no\n"
-		"                        thread timeline): the smallest stream\n"
+		"  --no-offcpu           no context switches (no off-CPU stacks, no timeline)\n"
 		"  --no-counters         no perf-stat style counters\n"
 		"\n"
 		"Access:\n"
@@ -71,8 +66,7 @@ static void usage(FILE *f)
 		"  --ring-pages N        kernel ring pages per CPU (power of two; default sized\n"
 		"                        from the frequency and stack size)\n"
 		"  --zstd-level N        stream compression level (default 1)\n"
-		"  --nice N              the agent's priority (default -5 when permitted, so\n"
-		"                        that draining keeps up with busy workloads)\n"
+		"  --nice N              the agent's priority (default -5 when permitted)\n"
 		"\n"
 		"  --version, --help\n");
 }

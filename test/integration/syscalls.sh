@@ -43,7 +43,7 @@ PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} W=$B/workloads/syscall
 TMP=$(mktemp -d /tmp/pl-sysc-XXXXXX)
 APID=
 trap '[ -z "$APID" ] || { kill "$APID" 2>/dev/null; wait "$APID" 2>/dev/null; }; pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="uprobe_counts_calls uretprobe_counts_returns kprobe_counts_nanosleeps probe_errors slow_calls_exact slow_calls_vs_strace slow_calls_report syscalls_names_numbers record_live_slow_calls"
+ALL="uprobe_counts_calls uprobe_threads_unharmed uretprobe_counts_returns kprobe_counts_nanosleeps probe_errors slow_calls_exact slow_calls_vs_strace slow_calls_report syscalls_names_numbers record_live_slow_calls"
 pl_plan $ALL
 for x in "$PERFLENS" "$AGENT" "$W"; do
 	[ -x "$x" ] || { for n in $ALL; do fail "$n" "$x not built (make)"; done; exit 1; }
@@ -56,6 +56,33 @@ if why=$(pl_perf_refused); then
 	exit 0
 fi
 WABS=$(cd "$(dirname "$W")" && pwd)/$(basename "$W")
+
+# ─── a probe in a program that makes threads ────────────────────────────
+# burn (main + timer, sleeper, 2 workers): a uprobe on worker_loop must not
+# stop it making its threads (an inherited probe event broke every
+# clone(): the kernel reads the probe's path again from the forking task),
+# and fires once in each of the three threads that run worker_loop; the
+# other events keep to burn's one process.
+BURN=$B/workloads/burn
+BABS=$(cd "$(dirname "$BURN")" && pwd)/$(basename "$BURN")
+if [ ! -e /sys/bus/event_source/devices/uprobe/type ]; then
+	skip uprobe_threads_unharmed "[no-kernel-feature:uprobe PMU] no /sys/bus/event_source/devices/uprobe"
+elif ! "$AGENT" --output "$TMP/ut.plens" --callgraph fp --event "u:$BABS:worker_loop" -- \
+	"$BURN" 1 2 >"$TMP/ut.log" 2>&1; then
+	fail uprobe_threads_unharmed "the agent failed: $(tail -2 "$TMP/ut.log" | tr '\n' ' ')"
+else
+	"$PERFLENS" report --tracepoints "$TMP/ut.plens" >"$TMP/ut.txt" 2>&1
+	"$PERFLENS" report "$TMP/ut.plens" >"$TMP/ut-report.txt" 2>&1
+	hits=$(awk -v ev="u:$BABS:worker_loop" '$4 == ev { print $3 }' "$TMP/ut.txt" | sort | tr '\n' ' ')
+	head1=$(head -1 "$TMP/ut-report.txt")
+	if grep -q '^burn done' "$TMP/ut.log" && [ "$hits" = "burn burn-1 burn-2 " ] &&
+		echo "$head1" | grep -q ', 1 process, 5 threads,'; then
+		ok uprobe_threads_unharmed
+		echo "# uprobe_threads_unharmed: worker_loop hit in: $hits; $head1"
+	else
+		fail uprobe_threads_unharmed "hits in: '$hits' (want burn burn-1 burn-2); $head1; $(grep -c '^burn done' "$TMP/ut.log") 'burn done'"
+	fi
+fi
 
 # ─── uprobes ────────────────────────────────────────────────────────────
 if [ ! -e /sys/bus/event_source/devices/uprobe/type ]; then

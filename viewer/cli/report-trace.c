@@ -84,6 +84,9 @@ void pl_report_print_tracepoints(PlProfile *p)
 	if (st->trace_dropped)
 		printf(" (%" G_GUINT64_FORMAT " not kept: past the cap, or writev calls that were "
 		       "not markers)", st->trace_dropped);
+	if (st->probe_hits_elsewhere)
+		printf(" (%" G_GUINT64_FORMAT " probe hits in processes outside the session left "
+		       "out)", st->probe_hits_elsewhere);
 	printf("\n");
 	if (shown)
 		printf("      Time s       TID  Thread           Event  Fields  [stack]\n");

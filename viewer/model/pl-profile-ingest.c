@@ -239,6 +239,7 @@ static void ingest_now(PlProfile *self, const struct pl_msg *m)
 		g_free(st->command);
 		st->command = str_dup(s->command);
 		st->target_pid = s->pid;
+		st->target = s->target;
 		st->callgraph = s->callgraph;
 		st->sample_regs_user = s->sample_regs_user;
 		st->session_start = s->start_ns;
@@ -251,6 +252,8 @@ static void ingest_now(PlProfile *self, const struct pl_msg *m)
 		g_free(e->name);
 		e->name = str_dup(m->u.event_desc.name);
 		e->role = m->u.event_desc.role;
+		e->everywhere = e->role == PL_ROLE_TRACEPOINT && e->name &&
+				(g_str_has_prefix(e->name, "u:") || g_str_has_prefix(e->name, "k:"));
 		if (e->role == PL_ROLE_CREATE)
 			st->creation_recorded = TRUE;
 		PlTraceFormat *f = e->role == PL_ROLE_TRACEPOINT

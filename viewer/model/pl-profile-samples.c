@@ -297,6 +297,13 @@ void pl_profile_ingest_sample(PlProfile *self, const struct pl_msg_sample *s)
 		return;
 	}
 	if (ev->role == PL_ROLE_TRACEPOINT) {
+		/* a probe fires in every process (agent/events.c): a --pid or
+		 * --command session shows its own processes' hits */
+		if (ev->everywhere && st->target != PL_TARGET_ALL && s->pid != st->target_pid &&
+		    !g_hash_table_contains(self->processes, GUINT_TO_POINTER(s->pid))) {
+			st->probe_hits_elsewhere++;
+			return;
+		}
 		ingest_trace(self, ev, s);
 		return;
 	}

@@ -113,6 +113,7 @@ typedef struct {
 	guint8 role; /* enum pl_event_role */
 	char *name;
 	guint64 samples;
+	gboolean everywhere; /* a uprobe or kprobe: opened for every process */
 } PlEvent;
 
 typedef struct {
@@ -167,6 +168,10 @@ typedef struct {
 	 * CPU samples either */
 	guint64 trace_events;
 	guint64 trace_dropped; /* past PL_MAX_TRACE_EVENTS or without their payload */
+	guint8 target;              /* enum pl_target of the session */
+	guint64 probe_hits_elsewhere; /* probe hits of processes outside a --pid or
+				       * --command session (probes are opened for every
+				       * process: agent/events.c), left out */
 } PlProfileStats;
 
 /* opts may be NULL (host files, defaults).  Copied. */
