@@ -15,7 +15,10 @@
 # perf-stat style counters (IPC where cycles and instructions both count)
 # when the agent's probe in the HELLO says cycles samples there, else a row
 # quoting the probe's line; and `--all` (the whole board while a detached
-# workload runs).  Every recording has kernel stacks (`perflens record`
+# workload runs); and a kprobe, `-e k:do_nanosleep`, checked against a
+# syscall-entry tracepoint of the same run (kprobe_check; where the kernel
+# has no kprobe PMU, the agent's refusal is the row).  Every recording has
+# kernel stacks (`perflens record`
 # always asks for user and kernel stacks), named from the board's
 # /proc/kallsyms the agent sends; the fp row checks the sleeper's
 # nanosleep syscall path there.  The board x86_64 is this host: the same
@@ -442,6 +445,51 @@ record_mode() {
 	return 0
 }
 
+# A kprobe (`--event k:do_nanosleep`, the kprobe PMU of perf_event_open)
+# checked against a tracepoint of the same calls on the same run: every
+# clock_nanosleep the workload makes enters do_nanosleep (hrtimer_nanosleep)
+# right after its sys_enter: ≥ 99 % of the entries are followed by a hit
+# on their thread (an early return, EINVAL, makes none).  Where the board's
+# kernel has no kprobe PMU the agent says so (CONFIG_KPROBE_EVENTS) and the
+# row says that, not a number.
+kprobe_check() {
+	local rec=$out/kprobe.plens rep=$out/kprobe-report.txt log=$out/kprobe-record.log
+	# 32-bit ARM libcs sleep with clock_nanosleep_time64 (EABI 407, or 265
+	# with 32-bit time), whose syscalls:* tracepoint never fires on these
+	# kernels (0 hits on armhf 6.1): the raw entry tracepoint, by number
+	local tp=syscalls:sys_enter_clock_nanosleep match=""
+	case "$arch" in armhf | armeb) tp=raw_syscalls:sys_enter match='id=(407|265) ' ;; esac
+	host_starts+=("$(date +%s.%N)")
+	if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
+		--command "$fpprog 2 2" -e k:do_nanosleep -e "$tp" \
+		-e cpu-clock -F 10 --callgraph fp --duration 2 -o "$rec" >"$log" 2>&1; then
+		if grep -q 'CONFIG_KPROBE_EVENTS' "$log"; then
+			ok "boards-$arch-kprobe # no kprobe PMU in this kernel: $(grep -m1 CONFIG_KPROBE_EVENTS "$log")"
+			rows+=("| $arch | $kver | kprobe | – | – | – | – | – | the agent refuses it: \`$(grep -m1 -o 'no kprobe PMU.*' "$log")\` |")
+		else
+			nok "boards-$arch-kprobe" "$(tail -n 2 "$log" | tr '\n' ' ')"
+		fi
+		return 0
+	fi
+	"$perflens" report --tracepoints "$rec" >"$rep" 2>&1
+	# each clock_nanosleep entry (tracepoint) followed by its do_nanosleep
+	# (kprobe) on the same thread within 5 ms; the kprobe, opened per CPU,
+	# also sees the last sleeps after the per-task tracepoint's end
+	local res nk ns paired
+	res=$(awk -v tp="$tp" -v m="$match" '$4 == "k:do_nanosleep" || ($4 == tp && $0 ~ m) { print $1, $2, $4 }' "$rep" |
+		sort -n | awk '
+		$3 == "k:do_nanosleep" { nk++; if (open[$2] != "" && $1 - open[$2] <= 0.005) { paired++; open[$2] = "" } next }
+		{ ns++; open[$2] = $1 }
+		END { printf "%d %d %d\n", nk, ns, paired }')
+	read -r nk ns paired <<<"$res"
+	if [ "$ns" -gt 10 ] && [ $((paired * 100)) -ge $((ns * 99)) ]; then
+		ok "boards-$arch-kprobe # k:do_nanosleep $nk hits; $paired of $ns clock_nanosleep entries followed by one"
+	else
+		nok "boards-$arch-kprobe" "k:do_nanosleep $nk hits; $paired of $ns clock_nanosleep entries followed by one within 5 ms (see $rep)"
+	fi
+	rows+=("| $arch | $kver | kprobe (\`-e k:do_nanosleep\`) | $nk | – | – | – | – | $paired of the same run's $ns $tp${match:+ (clock_nanosleep by number)} hits followed by one on their thread within 5 ms |")
+}
+
 board() {
 	local arch=$1 icount=${2:-} qemu sysroot agent_arch modes t_board=$SECONDS fpprog=/burn fpmode=fp kver
 	local dwprog=/burn-nofp
@@ -527,6 +575,7 @@ board() {
 	for mode in $all_modes; do
 		record_mode "$mode" || { kill -0 "$qpid" 2>/dev/null || break; }
 	done
+	[ -z "$icount" ] && kill -0 "$qpid" 2>/dev/null && kprobe_check
 	if [ "$psrc" -eq 0 ] && grep -q perflens-agent "$out/ps-during-boot.log"; then
 		ok "boards-$arch${icount:+-icount}-connect-during-boot"
 	else
