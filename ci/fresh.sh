@@ -71,6 +71,12 @@ if [ "${1:-}" = --inner ]; then
 		mount "$@" "$t"
 		mounted+=("$t")
 	}
+	# The root is a mount point, as on a real machine: in a chroot whose /
+	# is a plain directory the kernel hides the mount holding it from
+	# /proc/self/mountinfo, so findmnt finds nothing there, and `unshare
+	# --propagation private` or `mount --make-rprivate /` fail with EINVAL
+	# (ssh-test's non-root user could not be set up: 2026-11-26).
+	mnt "" --bind "$root"
 	mnt /proc -t proc proc
 	# (the namespace is private: nothing mounted here reaches the host)
 	mnt /sys --rbind /sys
