@@ -76,16 +76,22 @@ static inline void pl_w_bytes(struct pl_writer *w, const void *src, size_t n)
 	if (p && n)
 		memcpy(p, src, n);
 }
-static inline void pl_w_varint(struct pl_writer *w, uint64_t v)
+/* v as a little-endian base-128 varint into out (at most 10 bytes), the
+ * wire's and protobuf's encoding; returns its length. */
+static inline size_t pl_varint_encode(uint8_t out[10], uint64_t v)
 {
-	uint8_t tmp[10];
 	size_t n = 0;
 	do {
 		uint8_t b = v & 0x7f;
 		v >>= 7;
-		tmp[n++] = b | (v ? 0x80 : 0);
+		out[n++] = b | (v ? 0x80 : 0);
 	} while (v);
-	pl_w_bytes(w, tmp, n);
+	return n;
+}
+static inline void pl_w_varint(struct pl_writer *w, uint64_t v)
+{
+	uint8_t tmp[10];
+	pl_w_bytes(w, tmp, pl_varint_encode(tmp, v));
 }
 static inline void pl_w_svarint(struct pl_writer *w, int64_t v)
 {

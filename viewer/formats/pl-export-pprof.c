@@ -19,6 +19,7 @@
 #include <gio/gio.h>
 
 #include "pl-export.h"
+#include "writer.h"
 
 /* ─── protobuf wire format ───────────────────────────────────────────── */
 
@@ -27,15 +28,7 @@ enum { WT_VARINT = 0, WT_LEN = 2 };
 static void pb_varint(GByteArray *b, guint64 v)
 {
 	guint8 tmp[10];
-	guint n = 0;
-	do {
-		tmp[n] = (guint8)(v & 0x7f);
-		v >>= 7;
-		if (v)
-			tmp[n] |= 0x80;
-		n++;
-	} while (v);
-	g_byte_array_append(b, tmp, n);
+	g_byte_array_append(b, tmp, (guint)pl_varint_encode(tmp, v));
 }
 
 static void pb_key(GByteArray *b, guint field, guint wt)

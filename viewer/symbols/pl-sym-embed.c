@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cursor.h"
+#include "writer.h"
 #include "pl-sym-embed.h"
 
 #define MAGIC "PLSYMTAB"
@@ -336,15 +337,7 @@ guint pl_sym_embed_n_disasm(PlSymEmbed *e)
 static void put_varint(GByteArray *b, guint64 v)
 {
 	guint8 tmp[10];
-	guint n = 0;
-	do {
-		tmp[n] = (guint8)(v & 0x7f);
-		v >>= 7;
-		if (v)
-			tmp[n] |= 0x80;
-		n++;
-	} while (v);
-	g_byte_array_append(b, tmp, n);
+	g_byte_array_append(b, tmp, (guint)pl_varint_encode(tmp, v));
 }
 
 static void put_bytes(GByteArray *b, const void *p, gsize n)
