@@ -319,6 +319,18 @@ static gint interval_cmp(gconstpointer a, gconstpointer b)
 	return x->start < y->start ? -1 : x->start > y->start ? 1 : (gint)x->depth - (gint)y->depth;
 }
 
+/* Begins still open (tid -> GArray of them) are unmatched; the intervals
+ * go in start order. */
+static void finish_intervals(PlMarkers *m, GHashTable *open)
+{
+	GHashTableIter it;
+	gpointer v;
+	g_hash_table_iter_init(&it, open);
+	while (g_hash_table_iter_next(&it, NULL, &v))
+		m->unmatched += ((GArray *)v)->len;
+	g_array_sort(m->intervals, interval_cmp);
+}
+
 PlMarkers *pl_markers_new(PlProfile *profile)
 {
 	PlMarkers *m = g_new0(PlMarkers, 1);
@@ -388,12 +400,7 @@ PlMarkers *pl_markers_new(PlProfile *profile)
 		g_array_append_val(m->intervals, iv);
 		g_array_remove_index(stack, (guint)j);
 	}
-	GHashTableIter it;
-	gpointer v;
-	g_hash_table_iter_init(&it, open);
-	while (g_hash_table_iter_next(&it, NULL, &v))
-		m->unmatched += ((GArray *)v)->len;
-	g_array_sort(m->intervals, interval_cmp);
+	finish_intervals(m, open);
 	return m;
 }
 
@@ -451,12 +458,7 @@ guint pl_markers_add_pairs(PlMarkers *m, PlProfile *profile, const GRegex *begin
 		}
 		g_array_append_val(stack, ev[i].time);
 	}
-	GHashTableIter it;
-	gpointer v;
-	g_hash_table_iter_init(&it, open);
-	while (g_hash_table_iter_next(&it, NULL, &v))
-		m->unmatched += ((GArray *)v)->len;
-	g_array_sort(m->intervals, interval_cmp);
+	finish_intervals(m, open);
 	return added;
 }
 
