@@ -8,31 +8,8 @@
 # where the host's test reads it into its known_hosts.  Powers off when
 # dropbear ends or the watchdog fires (pl.timeout=S on the kernel command
 # line), so qemu always exits.
-/bin/busybox mkdir -p /proc /sys /dev /tmp
-/bin/busybox mount -t devtmpfs dev /dev
-exec </dev/console >/dev/console 2>&1
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
+. /board-up.sh
 hostname dropbear-arm64 # the name the viewer shows (the kernel's is "(none)")
-echo "PL-BOOT uptime=$(cut -d' ' -f1 /proc/uptime) kernel=$(uname -r) machine=$(uname -m)"
-
-timeout=150
-for a in $(cat /proc/cmdline); do
-	case "$a" in pl.timeout=*) timeout=${a#pl.timeout=} ;; esac
-done
-(sleep "$timeout"; echo "PL-WATCHDOG after ${timeout}s"; poweroff -f) &
-
-while read -r m; do
-	insmod "/modules/$m" || echo "PL-ERROR insmod $m failed"
-done </modules.order
-ip link set lo up
-ip addr add 10.0.2.15/24 dev eth0 && ip link set eth0 up && ip route add default via 10.0.2.2 ||
-	echo "PL-ERROR no eth0: $(ls /sys/class/net)"
-# as init.sh: otherwise the emulated kernel lowers the sampling rate limit
-echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
-echo "PL-PARANOID $(cat /proc/sys/kernel/perf_event_paranoid) max_rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)"
 
 mkdir -p /etc/dropbear /var/run /var/log
 # the user pl (mkinitramfs-ssh.sh) owns its home: the agent is copied there

@@ -68,6 +68,7 @@ cp "$fetched/busybox" "$root/bin/busybox"
 cp "$fetched"/modules/*.ko "$root/modules/"
 cp "$fetched/modules.order" "$root/modules.order"
 cp "$here/init-ssh.sh" "$root/init"
+cp "$here/board-up.sh" "$root/board-up.sh"
 chmod 755 "$root/init" "$root/bin/busybox" "$root/sbin/dropbear" "$root/bin/dropbearkey"
 
 # every file root's: /init gives pl its home

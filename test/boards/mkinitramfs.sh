@@ -105,6 +105,7 @@ cp "$fetched/busybox" "$root/bin/busybox"
 cp "$fetched"/modules/*.ko "$root/modules/"
 cp "$fetched/modules.order" "$root/modules.order"
 cp "$here/init.sh" "$root/init"
+cp "$here/board-up.sh" "$root/board-up.sh"
 chmod 755 "$root/init" "$root/bin/busybox" "$root/perflens-agent"
 
 (cd "$root" && find . -print0 | LC_ALL=C sort -z |
