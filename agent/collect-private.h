@@ -71,6 +71,7 @@ struct pla_sys {
 	uint32_t event; /* the "slow-syscalls" event index: enters and exits */
 	uint64_t threshold, enter_id;
 	unsigned id_off, args_off, ret_off, word;
+	int mono; /* the records are stamped with CLOCK_MONOTONIC (collect.c's drain) */
 	uint64_t timed, slow, full, unfinished, unmatched;
 };
 

@@ -256,31 +256,42 @@ static uint64_t rec_time(const struct perf_event_header *h)
 /* Drains every ring.  A session timing slow system calls pairs each
  * thread's entries and exits (syscalls.c), which land in the ring of
  * whichever CPU ran the thread: there the rings are read merged by time,
- * as perf report sorts them; otherwise one ring after the other.  (One
- * loop for both: pla_on_record, inlined here, is the agent's largest
- * function.) */
+ * as perf report sorts them; otherwise one ring after the other.  And
+ * there the merge stops at the drain's start: a thread's exit on one CPU
+ * may reach its ring after the heads were read, while its next entry on
+ * another CPU, read later, is already in; a record stamped before `until`
+ * was whole in its ring before any head was read.  The newer ones are
+ * left for the next drain (the last drain comes after the events closed,
+ * so it takes all).  (One loop for both: pla_on_record, inlined here, is
+ * the agent's largest function.) */
 int pla_collect_drain(struct pla_collector *c, struct pla_stream *out)
 {
 	const struct perf_event_header *head[PLA_MAX_CPUS];
-	int n = 0, best = -1;
+	int n = 0;
+	uint64_t until = c->sys && c->sys->mono ? pla_now_ns() : UINT64_MAX;
 	for (int i = 0; i < c->nrings; i++)
 		head[i] = pla_ring_start(&c->rings[i]) ? pla_ring_next(&c->rings[i]) : NULL;
 	for (;;) {
-		if (c->sys || best < 0 || !head[best]) {
-			best = -1;
-			for (int i = 0; i < c->nrings; i++)
-				if (head[i] && (best < 0 || (c->sys && rec_time(head[i]) <
-								      rec_time(head[best]))))
-					best = i;
+		/* the oldest head (by time only where pairing needs it: else
+		 * every time is 0 and the rings go one after the other) */
+		int best = -1;
+		uint64_t at = 0;
+		for (int i = 0; i < c->nrings; i++) {
+			uint64_t t = head[i] && c->sys ? rec_time(head[i]) : 0;
+			if (head[i] && (best < 0 || t < at))
+				best = i, at = t;
 		}
-		if (best < 0 || out->dead)
+		if (best < 0 || out->dead || at > until)
 			break; /* the rest is for a later drain, or none */
 		pla_on_record(c, out, head[best]); /* a malformed record is skipped */
 		n++;
 		head[best] = pla_ring_next(&c->rings[best]);
 	}
-	for (int i = 0; i < c->nrings; i++)
+	for (int i = 0; i < c->nrings; i++) {
+		if (head[i]) /* not taken: read again next time */
+			c->rings[i].tail -= head[i]->size;
 		pla_ring_end(&c->rings[i]);
+	}
 	return out->dead ? out->dead : n;
 }
 

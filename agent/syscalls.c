@@ -13,7 +13,7 @@
  * counted.  The counts go to the viewer in a LOG at the end (msg.h,
  * PL_SLOW_SYSCALLS_NOTE).  Pairing needs each thread's records in time
  * order across CPUs: collect.c drains the rings merged by time in such a
- * session. */
+ * session, up to the drain's start. */
 #include "collect-private.h"
 
 #include <errno.h>
@@ -156,6 +156,7 @@ int pla_sys_open(struct pla_collector *c, const struct pla_event_spec *s,
 			}
 	}
 	a->config = s->config;
+	y->mono = a->use_clockid; /* cleared where the kernel refused it */
 	return 0;
 }
 

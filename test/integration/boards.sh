@@ -16,8 +16,9 @@
 # when the agent's probe in the HELLO says cycles samples there, else a row
 # quoting the probe's line; and `--all` (the whole board while a detached
 # workload runs); and a kprobe, `-e k:do_nanosleep`, checked against a
-# syscall-entry tracepoint of the same run (kprobe_check; where the kernel
-# has no kprobe PMU, the agent's refusal is the row).  Every recording has
+# syscall-entry tracepoint of the same run, and its return probe
+# (`k:do_nanosleep%return`) against the entries (kprobe_check; where the
+# kernel has no kprobe PMU, the agent's refusal is the row).  Every recording has
 # kernel stacks (`perflens record`
 # always asks for user and kernel stacks), named from the board's
 # /proc/kallsyms the agent sends; the fp row checks the sleeper's
@@ -461,7 +462,7 @@ kprobe_check() {
 	case "$arch" in armhf | armeb) tp=raw_syscalls:sys_enter match='id=(407|265) ' ;; esac
 	host_starts+=("$(date +%s.%N)")
 	if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
-		--command "$fpprog 2 2" -e k:do_nanosleep -e "$tp" \
+		--command "$fpprog 2 2" -e k:do_nanosleep -e k:do_nanosleep%return -e "$tp" \
 		-e cpu-clock -F 10 --callgraph fp --duration 2 -o "$rec" >"$log" 2>&1; then
 		if grep -q 'CONFIG_KPROBE_EVENTS' "$log"; then
 			ok "boards-$arch-kprobe # no kprobe PMU in this kernel: $(grep -m1 CONFIG_KPROBE_EVENTS "$log")"
@@ -488,6 +489,42 @@ kprobe_check() {
 		nok "boards-$arch-kprobe" "k:do_nanosleep $nk hits; $paired of $ns clock_nanosleep entries followed by one within 5 ms (see $rep)"
 	fi
 	rows+=("| $arch | $kver | kprobe (\`-e k:do_nanosleep\`) | $nk | – | – | – | – | $paired of the same run's $ns $tp${match:+ (clock_nanosleep by number)} hits followed by one on their thread within 5 ms |")
+	# the return probe of the same run: each entry hit followed, on its
+	# thread and before its next one, by a return whose payload names the
+	# entry's function (func = the entry's ip) and whose stack begins where
+	# the entry's stack says do_nanosleep was called from (the caller)
+	local rr
+	rr=$(python3 - "$rep" <<'PY'
+import re, sys
+ent, ret, entries, good, why = {}, {}, 0, 0, []
+for l in open(sys.argv[1]):
+    f = l.split()
+    if len(f) < 5 or f[3] not in ("k:do_nanosleep", "k:do_nanosleep%return"):
+        continue
+    tid, stack = f[1], re.search(r"\[(.*)\]$", l.strip())
+    frames = stack.group(1).split(" < ") if stack else []
+    if f[3] == "k:do_nanosleep":
+        entries += 1
+        ip = re.search(r"ip=(0x[0-9a-f]+)", l)
+        ent[tid] = (ip.group(1) if ip else None, frames[1] if len(frames) > 1 else None)
+        continue
+    e = ent.pop(tid, None)
+    func = re.search(r"func=(0x[0-9a-f]+) ret_ip=0x", l)
+    if e and func and func.group(1) == e[0] and frames and frames[0] == e[1]:
+        good += 1
+    elif len(why) < 2:
+        why.append("entry %s, return %s" % (e, l.strip()[:200]))
+print(entries, good, " | ".join(why))
+PY
+)
+	local ne ng
+	read -r ne ng _ <<<"$rr"
+	if [ "${ne:-0}" -gt 10 ] && [ $((ng * 100)) -ge $((ne * 99)) ]; then
+		ok "boards-$arch-kretprobe # k:do_nanosleep%return: $ng of $ne entries returned with func = the entry's address, in the caller"
+	else
+		nok "boards-$arch-kretprobe" "k:do_nanosleep%return: $rr (see $rep)"
+	fi
+	rows+=("| $arch | $kver | kretprobe (\`-e k:do_nanosleep%return\`) | $ng | – | – | – | – | $ng of $ne entry hits followed on their thread by a return naming do_nanosleep (func) with a stack that begins in the entry's caller |")
 }
 
 board() {

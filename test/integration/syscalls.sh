@@ -9,7 +9,9 @@
 #   uretprobe_counts_returns --event u:WORKLOAD:counted_call%return (the
 #       PMU's retprobe bit from its format file): exactly 1234 hits, on the
 #       program's thread, each where counted_call returned to (main, not
-#       counted_call itself: a return probe, not an entry probe).
+#       counted_call itself: a return probe, not an entry probe), each
+#       payload decoded as a return probe's: func is counted_call and
+#       ret_ip lies in main (nm's addresses).
 #   kprobe_counts_nanosleeps --event k:do_nanosleep: one hit per
 #       clock_nanosleep the program made (its EXPECT's count, 220), where
 #       the kernel has the kprobe PMU (skipped, with why, where it has not).
@@ -117,11 +119,27 @@ else
 	n=$(awk -v ev="$ev" '$4 == ev' "$TMP/ur.txt" | wc -l)
 	onthread=$(awk -v ev="$ev" -v pid="$pid" '$4 == ev && $2 == pid' "$TMP/ur.txt" | wc -l)
 	inmain=$(awk -v ev="$ev" '$4 == ev' "$TMP/ur.txt" | grep -c '\[main ')
-	if [ "$n" = 1234 ] && [ "$onthread" = "$n" ] && [ "$inmain" = "$n" ]; then
+	# the payload, decoded as a return probe's: func is counted_call and
+	# ret_ip lies in main, by nm's addresses (the load bias from func)
+	fields=$(nm -S "$W" | python3 -c '
+import re, sys
+sym = {l.split()[3]: (int(l.split()[0], 16), int(l.split()[1], 16)) for l in sys.stdin if len(l.split()) == 4}
+good = bad = 0
+for l in open(sys.argv[1]):
+    m = re.search(r"func=0x([0-9a-f]+) +ret_ip=0x([0-9a-f]+)", l)
+    if not m:
+        continue
+    func, ret = int(m.group(1), 16), int(m.group(2), 16)
+    bias = func - sym["counted_call"][0]
+    lo, size = sym["main"]
+    if bias % 4096 == 0 and lo <= ret - bias < lo + size: good += 1
+    else: bad += 1
+print(good, bad)' "$TMP/ur.txt")
+	if [ "$n" = 1234 ] && [ "$onthread" = "$n" ] && [ "$inmain" = "$n" ] && [ "$fields" = "1234 0" ]; then
 		ok uretprobe_counts_returns
-		echo "# uretprobe: 1234 calls, $n returns recorded, all on thread $pid, each back in main"
+		echo "# uretprobe: 1234 calls, $n returns recorded, all on thread $pid, each back in main, func and ret_ip right in $fields"
 	else
-		fail uretprobe_counts_returns "1234 calls; recorded $n ($onthread on thread $pid, $inmain back in main): $(head -5 "$TMP/ur.txt" | tr '\n' ' ')"
+		fail uretprobe_counts_returns "1234 calls; recorded $n ($onthread on thread $pid, $inmain back in main; func=counted_call and ret_ip in main, right and wrong: $fields): $(head -5 "$TMP/ur.txt" | tr '\n' ' ')"
 	fi
 fi
 

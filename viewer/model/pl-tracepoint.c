@@ -21,11 +21,19 @@ PlTraceFormat *pl_trace_format_builtin(const char *event, guint word_size)
 	g_autofree char *text = NULL;
 	if (!event)
 		return NULL;
-	if ((event[0] == 'u' || event[0] == 'k') && event[1] == ':')
+	guint w = word_size == 4 ? 4 : 8;
+	if ((event[0] == 'u' || event[0] == 'k') && event[1] == ':' && g_str_has_suffix(event, "%return"))
+		/* the kernel's uretprobe/kretprobe entry (trace_uprobe.c's
+		 * vaddr[0], vaddr[1]; trace_kprobe.c's kretprobe_trace_entry_head):
+		 * the probed function and the address it returned to */
+		text = g_strdup_printf("name: retprobe\nID: 0\n" COMMON_FIELDS
+				       "\tfield:void * func;\toffset:8;\tsize:%u;\tsigned:0;\n"
+				       "\tfield:void * ret_ip;\toffset:%u;\tsize:%u;\tsigned:0;\n",
+				       w, 8 + w, w);
+	else if ((event[0] == 'u' || event[0] == 'k') && event[1] == ':')
 		/* the kernel's uprobe/kprobe entry: the probed address */
 		text = g_strdup_printf("name: probe\nID: 0\n" COMMON_FIELDS
-				       "\tfield:void * ip;\toffset:8;\tsize:%u;\tsigned:0;\n",
-				       word_size == 4 ? 4 : 8);
+				       "\tfield:void * ip;\toffset:8;\tsize:%u;\tsigned:0;\n", w);
 	else if (!strcmp(event, PL_SLOW_SYSCALLS_EVENT)) {
 		/* msg.h's struct pl_slow_syscall */
 		GString *g = g_string_new("name: slow_syscall\nID: 0\nformat:\n"

@@ -50,7 +50,8 @@ PlTraceFormat *pl_trace_format_parse(const char *text, gsize len, GError **error
 void pl_trace_format_free(PlTraceFormat *f);
 /* The format of an event whose payload the agent lays out itself or that
  * tracefs does not list (msg.h): a probe ("u:…", "k:…": the probed
- * address, word_size bytes) or "slow-syscalls" (struct pl_slow_syscall).
+ * address, word_size bytes; "…%return": the function and the address it
+ * returned to) or "slow-syscalls" (struct pl_slow_syscall).
  * NULL for any other name. */
 PlTraceFormat *pl_trace_format_builtin(const char *event, guint word_size);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlTraceFormat, pl_trace_format_free)
