@@ -100,9 +100,11 @@ check-deps:
 
 # Everything twice (plain and ASan+UBSan), the five static agents, then one
 # run of the whole suite over both builds, ending in "N passed, N failed".
+# The builds use every core (JOBS); the tests run one program at a time.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: check-deps
-	$(MAKE) all
-	$(MAKE) SAN=1 all
+	$(MAKE) -j$(JOBS) all
+	$(MAKE) -j$(JOBS) SAN=1 all
 	ci/agents.sh
 	test/run.sh build build-san
 
