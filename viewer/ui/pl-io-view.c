@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pl-ui-util.h"
+#include "pl-window-text.h"
 
 #define SLOWEST_SHOWN 100
 #define STACK_FRAMES 32
@@ -23,8 +24,12 @@ struct _PlIoView {
 	GtkLabel *stack;
 
 	PlProfile *profile;
-	GArray *calls;    /* PlSlowCall, time order */
-	GArray *sorted;   /* PlSlowCall, slowest first */
+	GArray *all;      /* PlSlowCall, the profile's, time order */
+	PlFilter filter;  /* the window's: which of them count */
+	GArray *calls;    /* PlSlowCall, those the filter lets through, time order */
+	GArray *sorted;   /* PlSlowCall, the same, slowest first */
+	PlSlowCall shown; /* the call whose stack is shown, when have_shown */
+	gboolean have_shown;
 	GPtrArray *rows;  /* Row*, by total blocked time */
 	PlAggregate *agg; /* the flame graph's, freed after it lets go */
 	guint hist_count[64];
@@ -219,17 +224,20 @@ static char *stack_text(PlIoView *self, const PlSlowCall *c)
 	return g_string_free(s, FALSE);
 }
 
-/* gtk_list_box_remove_all is GTK 4.12's */
+/* gtk_list_box_remove_all is GTK 4.12's; the rows only, the placeholder
+ * stays */
 static void empty_list(GtkListBox *b)
 {
-	GtkWidget *c;
-	while ((c = gtk_widget_get_first_child(GTK_WIDGET(b))))
-		gtk_list_box_remove(b, c);
+	GtkListBoxRow *r;
+	while ((r = gtk_list_box_get_row_at_index(b, 0)))
+		gtk_list_box_remove(b, GTK_WIDGET(r));
 }
 
 static void fill_slowest(PlIoView *self)
 {
 	empty_list(self->slowest);
+	if (!self->profile)
+		return;
 	const PlProfileStats *st = pl_profile_get_stats(self->profile);
 	for (guint i = 0; i < self->sorted->len && i < SLOWEST_SHOWN; i++) {
 		const PlSlowCall *c = &g_array_index(self->sorted, PlSlowCall, i);
@@ -257,22 +265,133 @@ static void fill_slowest(PlIoView *self)
 	}
 }
 
+static gboolean same_call(const PlSlowCall *a, const PlSlowCall *b)
+{
+	return a->time == b->time && a->tid == b->tid && a->nr == b->nr;
+}
+
+/* The row of the call whose stack is shown, selected again after the list
+ * was filled anew. */
+static void select_shown(PlIoView *self)
+{
+	for (guint i = 0; self->have_shown && i < self->sorted->len && i < SLOWEST_SHOWN; i++)
+		if (same_call(&g_array_index(self->sorted, PlSlowCall, i), &self->shown)) {
+			gtk_list_box_select_row(self->slowest,
+						gtk_list_box_get_row_at_index(self->slowest, (int)i));
+			return;
+		}
+}
+
 void pl_io_view_activate_slowest(PlIoView *self, guint i)
 {
 	const PlSlowCall *c = pl_io_view_get_slowest(self, i);
 	if (!c)
 		return;
-	g_autofree char *s = stack_text(self, c);
+	/* a copy: the window answers the signal with set_filter, which fills
+	 * the arrays and the list anew (the row clicked goes too) */
+	self->shown = *c;
+	self->have_shown = TRUE;
+	g_autofree char *s = stack_text(self, &self->shown);
 	gtk_label_set_text(self->stack, s);
 	GtkListBoxRow *row = gtk_list_box_get_row_at_index(self->slowest, (int)i);
 	if (row && row != gtk_list_box_get_selected_row(self->slowest))
 		gtk_list_box_select_row(self->slowest, row);
-	g_signal_emit(self, signals[SIG_RANGE], 0, c->time, c->time + c->duration_ns);
+	guint64 t0 = self->shown.time, t1 = self->shown.time + self->shown.duration_ns;
+	g_signal_emit(self, signals[SIG_RANGE], 0, t0, t1);
 }
 
 static void on_row_activated(GtkListBox *b, GtkListBoxRow *row, PlIoView *self)
 {
 	pl_io_view_activate_slowest(self, (guint)gtk_list_box_row_get_index(row));
+}
+
+/* ─── the window's filter ────────────────────────────────────────────── */
+
+static gboolean filtering(const PlFilter *f)
+{
+	return f->tid || f->t0 || f->t1;
+}
+
+/* The rule the window's views aggregate samples by (pl-profile-aggregate.c):
+ * the thread, and the entry in [t0, t1) (t1 0: no upper bound). */
+static gboolean admits(const PlFilter *f, const PlSlowCall *c)
+{
+	if (f->tid && c->tid != f->tid)
+		return FALSE;
+	return c->time >= f->t0 && (!f->t1 || c->time < f->t1);
+}
+
+/* "N slow system calls, …" or, filtered, "N of M … in the selection": the
+ * user sees why the numbers dropped and how to get the others back. */
+static char *summary_text(PlIoView *self)
+{
+	guint64 total = 0;
+	for (guint i = 0; i < self->calls->len; i++)
+		total += g_array_index(self->calls, PlSlowCall, i).duration_ns;
+	if (!filtering(&self->filter))
+		return g_strdup_printf("%u slow system calls, %.3f ms blocked in all (the calls at "
+				       "or over the agent's --slower-than threshold, each with its "
+				       "stack at entry)",
+				       self->calls->len, (double)total / 1e6);
+	g_autofree char *sel = pl_window_selection_text(self->profile, &self->filter);
+	if (!self->calls->len)
+		return g_strdup_printf("None of the %u slow system calls began in the selection — "
+				       "%s.  Show everything brings them back.",
+				       self->all->len, sel ? sel : "");
+	return g_strdup_printf("%u of %u slow system calls began in the selection — %s: %.3f ms "
+			       "blocked in them.  Only these count below; Show everything brings "
+			       "back all %u.",
+			       self->calls->len, self->all->len, sel ? sel : "", (double)total / 1e6,
+			       self->all->len);
+}
+
+/* Every part of the page from the calls the filter lets through. */
+static void refill(PlIoView *self)
+{
+	g_clear_pointer(&self->calls, g_array_unref);
+	g_clear_pointer(&self->sorted, g_array_unref);
+	g_ptr_array_set_size(self->rows, 0);
+	self->calls = g_array_new(FALSE, TRUE, sizeof(PlSlowCall));
+	gboolean shown_in = FALSE;
+	for (guint i = 0; i < self->all->len; i++) {
+		const PlSlowCall *c = &g_array_index(self->all, PlSlowCall, i);
+		if (!admits(&self->filter, c))
+			continue;
+		g_array_append_val(self->calls, *c);
+		shown_in |= self->have_shown && same_call(c, &self->shown);
+	}
+	if (!shown_in) {
+		self->have_shown = FALSE;
+		gtk_label_set_text(self->stack, "");
+	}
+	self->sorted = g_array_copy(self->calls);
+	g_array_sort(self->sorted, by_duration_desc);
+	compute_rows(self);
+	compute_hist(self);
+	g_autofree char *s = self->all->len ? summary_text(self) : g_strdup("");
+	gtk_label_set_text(self->summary, s);
+	fill_table(self);
+	fill_slowest(self);
+	select_shown(self);
+	gtk_widget_queue_draw(self->hist);
+	PlAggregate *old = self->agg;
+	self->agg = self->profile ? pl_slow_calls_aggregate(self->profile, self->calls) : NULL;
+	/* the flame graph copies what it lays out: the old one can go */
+	pl_flame_graph_set_data(self->flame, self->profile, self->agg);
+	if (old)
+		pl_aggregate_free(old);
+}
+
+void pl_io_view_set_filter(PlIoView *self, const PlFilter *filter)
+{
+	if (self->filter.tid == filter->tid && self->filter.t0 == filter->t0 &&
+	    self->filter.t1 == filter->t1)
+		return;
+	self->filter.tid = filter->tid;
+	self->filter.t0 = filter->t0;
+	self->filter.t1 = filter->t1;
+	if (self->all)
+		refill(self);
 }
 
 /* ─── the profile ────────────────────────────────────────────────────── */
@@ -281,9 +400,11 @@ static void clear(PlIoView *self)
 {
 	pl_flame_graph_set_data(self->flame, NULL, NULL);
 	g_clear_pointer(&self->agg, pl_aggregate_free);
+	g_clear_pointer(&self->all, g_array_unref);
 	g_clear_pointer(&self->calls, g_array_unref);
 	g_clear_pointer(&self->sorted, g_array_unref);
 	g_ptr_array_set_size(self->rows, 0);
+	self->have_shown = FALSE;
 	self->profile = NULL;
 }
 
@@ -300,39 +421,43 @@ void pl_io_view_set_profile(PlIoView *self, PlProfile *profile)
 {
 	clear(self);
 	self->profile = profile;
-	self->calls = profile ? pl_slow_calls_new(profile)
-			      : g_array_new(FALSE, TRUE, sizeof(PlSlowCall));
-	self->sorted = g_array_copy(self->calls);
-	g_array_sort(self->sorted, by_duration_desc);
+	self->all = profile ? pl_slow_calls_new(profile)
+			    : g_array_new(FALSE, TRUE, sizeof(PlSlowCall));
 	gtk_label_set_text(self->stack, "");
-	show_page(self, self->calls->len > 0);
-	if (!self->calls->len) {
-		gtk_label_set_text(self->summary, "");
-		fill_table(self);
-		empty_list(self->slowest);
-		gtk_widget_queue_draw(self->hist);
-		return;
-	}
-	compute_rows(self);
-	compute_hist(self);
-	guint64 total = 0;
-	for (guint i = 0; i < self->calls->len; i++)
-		total += g_array_index(self->calls, PlSlowCall, i).duration_ns;
-	g_autofree char *s = g_strdup_printf(
-		"%u slow system calls, %.3f ms blocked in all (the calls at or over the agent's "
-		"--slower-than threshold, each with its stack at entry)",
-		self->calls->len, (double)total / 1e6);
-	gtk_label_set_text(self->summary, s);
-	fill_table(self);
-	fill_slowest(self);
-	gtk_widget_queue_draw(self->hist);
-	self->agg = pl_slow_calls_aggregate(profile, self->calls);
-	pl_flame_graph_set_data(self->flame, profile, self->agg);
+	show_page(self, self->all->len > 0);
+	refill(self);
 }
 
 guint pl_io_view_get_n_calls(PlIoView *self)
 {
 	return self->calls ? self->calls->len : 0;
+}
+
+guint pl_io_view_get_n_all(PlIoView *self)
+{
+	return self->all ? self->all->len : 0;
+}
+
+const char *pl_io_view_get_summary(PlIoView *self)
+{
+	return gtk_label_get_text(self->summary);
+}
+
+guint pl_io_view_get_n_in_histogram(PlIoView *self)
+{
+	guint n = 0;
+	for (guint b = 0; b < G_N_ELEMENTS(self->hist_count); b++)
+		n += self->hist_count[b];
+	return n;
+}
+
+guint pl_io_view_get_n_listed(PlIoView *self)
+{
+	guint n = 0;
+	for (GtkWidget *c = gtk_widget_get_first_child(GTK_WIDGET(self->slowest)); c;
+	     c = gtk_widget_get_next_sibling(c))
+		n += GTK_IS_LIST_BOX_ROW(c);
+	return n;
 }
 
 gboolean pl_io_view_get_row(PlIoView *self, const char *name, PlIoRow *out)
@@ -442,6 +567,9 @@ static void pl_io_view_init(PlIoView *self)
 					    "every view"));
 	self->slowest = GTK_LIST_BOX(gtk_list_box_new());
 	gtk_list_box_set_activate_on_single_click(self->slowest, TRUE);
+	GtkWidget *none = gtk_label_new("No slow call began in the selection");
+	gtk_widget_add_css_class(none, "dim-label");
+	gtk_list_box_set_placeholder(self->slowest, none);
 	g_signal_connect(self->slowest, "row-activated", G_CALLBACK(on_row_activated), self);
 	GtkWidget *lsw = pl_ui_scrolled(GTK_WIDGET(self->slowest), TRUE);
 	gtk_widget_set_size_request(lsw, -1, 170);

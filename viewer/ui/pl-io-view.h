@@ -7,8 +7,17 @@
  * "range-selected" (guint64 t0, guint64 t1: its entry and exit, profile
  * time) so that every view shows its time.
  *
+ * The page follows the window's filter as the other views do (set_filter,
+ * the rule of pl_profile_aggregate): only the calls of the selected thread
+ * whose entry lies in the selected range count, in every part of the page,
+ * and its first line says so ("N of M slow system calls began in the
+ * selection …").  A click on a slowest call selects its own range: the
+ * page then shows that call (and any other that began in it), its row
+ * selected, its stack shown until the filter leaves it out.
+ *
  * The page hides itself in its GtkStack while the profile has no slow
- * calls.  The profile is borrowed (see PlFlameGraph).  Main thread only.
+ * calls (whatever the filter).  The profile is borrowed (see
+ * PlFlameGraph).  Main thread only.
  */
 #ifndef PL_IO_VIEW_H
 #define PL_IO_VIEW_H
@@ -24,9 +33,18 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(PlIoView, pl_io_view, PL, IO_VIEW, GtkBox)
 
 GtkWidget *pl_io_view_new(void);
-/* Reads the slow calls of profile (NULL clears). */
+/* Reads the slow calls of profile (NULL clears); the filter stays. */
 void pl_io_view_set_profile(PlIoView *self, PlProfile *profile);
+/* The window's filter (tid, t0, t1; the event is not used), copied. */
+void pl_io_view_set_filter(PlIoView *self, const PlFilter *filter);
+/* The calls the filter lets through, and all the profile's. */
 guint pl_io_view_get_n_calls(PlIoView *self);
+guint pl_io_view_get_n_all(PlIoView *self);
+/* What the page says it shows (its first line), borrowed. */
+const char *pl_io_view_get_summary(PlIoView *self);
+/* The calls the histogram counts, and the rows the slowest list holds. */
+guint pl_io_view_get_n_in_histogram(PlIoView *self);
+guint pl_io_view_get_n_listed(PlIoView *self);
 
 /* The table's row of system call name: FALSE when it has none. */
 typedef struct {
@@ -35,9 +53,11 @@ typedef struct {
 } PlIoRow;
 gboolean pl_io_view_get_row(PlIoView *self, const char *name, PlIoRow *out);
 PlFlameGraph *pl_io_view_get_flame_graph(PlIoView *self);
-/* The i-th slowest call (0: the slowest), NULL past the end; borrowed. */
+/* The i-th slowest call shown (0: the slowest), NULL past the end;
+ * borrowed until the next set_profile, set_filter or activate_slowest. */
 const PlSlowCall *pl_io_view_get_slowest(PlIoView *self, guint i);
-/* As a click on the i-th slowest call's row. */
+/* As a click on the i-th slowest call's row (the window then filters by
+ * its range, and the page follows). */
 void pl_io_view_activate_slowest(PlIoView *self, guint i);
 /* The stack shown for the call clicked last ("" before). */
 const char *pl_io_view_get_stack_text(PlIoView *self);

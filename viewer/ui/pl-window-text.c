@@ -4,7 +4,7 @@
 
 #include "pl-ui-util.h"
 
-char *pl_window_filter_text(PlProfile *profile, const PlFilter *filter)
+char *pl_window_selection_text(PlProfile *profile, const PlFilter *filter)
 {
 	GString *s = g_string_new(NULL);
 	if (filter->tid) {
@@ -18,12 +18,16 @@ char *pl_window_filter_text(PlProfile *profile, const PlFilter *filter)
 		g_string_append_printf(s, "%s%.3f s – %.3f s (%.3f s)", s->len ? ", " : "", a, b,
 				       b - a);
 	}
-	if (!s->len)
-		g_string_append(s, "All threads, whole session — drag in the timeline to select a "
-				   "time range, click a thread name to select a thread");
-	else
-		g_string_prepend(s, "Showing: ");
-	return g_string_free(s, FALSE);
+	return g_string_free(s, s->len == 0); /* NULL when nothing is selected */
+}
+
+char *pl_window_filter_text(PlProfile *profile, const PlFilter *filter)
+{
+	g_autofree char *sel = pl_window_selection_text(profile, filter);
+	if (!sel)
+		return g_strdup("All threads, whole session — drag in the timeline to select a "
+				"time range, click a thread name to select a thread");
+	return g_strconcat("Showing: ", sel, NULL);
 }
 
 char *pl_window_status_text(PlProfile *profile, const PlAggregate *agg, const char *path,

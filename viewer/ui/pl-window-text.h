@@ -9,6 +9,10 @@
 
 G_BEGIN_DECLS
 
+/* What the filter selects: "Thread NAME (TID), A s – B s (D s)" (either
+ * part alone), NULL when it selects everything.  Times are from the
+ * session's start; profile may be NULL (then no times).  g_free. */
+char *pl_window_selection_text(PlProfile *profile, const PlFilter *filter);
 /* "Showing: Thread NAME (TID), A s – B s (D s)", or what to do to filter
  * when nothing is (profile may be NULL).  g_free. */
 char *pl_window_filter_text(PlProfile *profile, const PlFilter *filter);

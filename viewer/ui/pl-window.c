@@ -135,6 +135,7 @@ static void refresh_views(PlWindow *self)
 	pl_heatmap_view_set_profile(self->heatmap, self->profile, self->filter.tid, cf.event,
 				    self->agg ? self->agg->node_map : NULL);
 	pl_heatmap_view_set_range(self->heatmap, self->filter.t0, self->filter.t1);
+	pl_io_view_set_filter(self->io, &self->filter);
 	if (old)
 		pl_aggregate_free(old);
 	update_filter_label(self);
@@ -149,12 +150,7 @@ void pl_window_set_filter(PlWindow *self, guint32 tid, guint64 t0, guint64 t1)
 	refresh_views(self);
 }
 
-static void on_range(PlThreadTimeline *t, guint64 t0, guint64 t1, PlWindow *self)
-{
-	pl_window_set_filter(self, self->filter.tid, t0, t1);
-}
-
-/* a view selected a time range: the heatmap, the I/O page's slow call */
+/* a view selected a time range: the timeline, the heatmap, the I/O page */
 static void on_view_range(GtkWidget *view, guint64 t0, guint64 t1, PlWindow *self)
 {
 	pl_window_set_filter(self, self->filter.tid, t0, t1);
@@ -908,7 +904,7 @@ static void pl_window_init(PlWindow *self)
 	self->timeline = PL_THREAD_TIMELINE(pl_thread_timeline_new());
 	gtk_box_insert_child_after(GTK_BOX(fbar), pl_pair_button_new(self->timeline),
 				   GTK_WIDGET(self->filter_label));
-	g_signal_connect(self->timeline, "range-changed", G_CALLBACK(on_range), self);
+	g_signal_connect(self->timeline, "range-changed", G_CALLBACK(on_view_range), self);
 	g_signal_connect(self->timeline, "thread-selected", G_CALLBACK(on_thread), self);
 	GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
 	self->paned = paned;

@@ -12,19 +12,16 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The first mapped label under w whose text contains needle, or NULL. */
+/* A mapped label (drawn: on the page shown) whose text contains needle. */
+static gboolean label_holds(GtkWidget *w, gconstpointer needle)
+{
+	return gtk_widget_get_mapped(w) && GTK_IS_LABEL(w) &&
+	       strstr(gtk_label_get_text(GTK_LABEL(w)), needle);
+}
+
 static GtkLabel *find_label(GtkWidget *w, const char *needle)
 {
-	if (!gtk_widget_get_mapped(w))
-		return NULL;
-	if (GTK_IS_LABEL(w) && strstr(gtk_label_get_text(GTK_LABEL(w)), needle))
-		return GTK_LABEL(w);
-	for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
-		GtkLabel *l = find_label(c, needle);
-		if (l)
-			return l;
-	}
-	return NULL;
+	return GTK_LABEL(pl_ui_script_find_widget(w, label_holds, needle));
 }
 
 PlUiStep pl_ui_script_labels_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out)

@@ -59,6 +59,21 @@ void pl_ui_script_report(const char *name, gboolean ok, const char *fmt, ...)
 	report(NULL, name, ok, "%s", why ? why : "");
 }
 
+GtkWidget *pl_ui_script_find_widget(GtkWidget *root,
+				    gboolean (*match)(GtkWidget *w, gconstpointer data),
+				    gconstpointer data)
+{
+	if (match(root, data))
+		return root;
+	for (GtkWidget *c = gtk_widget_get_first_child(root); c;
+	     c = gtk_widget_get_next_sibling(c)) {
+		GtkWidget *found = pl_ui_script_find_widget(c, match, data);
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
 static guint argc_of(Script *s)
 {
 	return g_strv_length(s->argv);

@@ -107,9 +107,18 @@
  *                                  call, the flame graph's root weighs its total, the
  *                                  timeline draws one bar per call
  *   expect-io-hidden NAME          the I/O page is hidden (no slow calls)
- *   io-click-slowest NEEDLE NAME   a click on the slowest call selects its [entry, exit]
- *                                  in every view; its stack shown holds NEEDLE
+ *   io-click-slowest NEEDLE NAME   a click (X) on the slowest call's row selects its
+ *                                  [entry, exit] in every view; its stack shown holds
+ *                                  NEEDLE; the page then shows that call, its row selected
  *   io-click-bar NAME              a click on the slowest call's bar in the timeline does
+ *                                  the same; the page checked as io-sel (below)
+ * The page under the window's filter, each through X (xdotool) and then
+ * checked as io-sel: "# io-sel NAME TID T0 T1 SHOWN ALL" for the test's
+ * oracle, and the page's row, flame graph root, histogram and list agree
+ * with SHOWN, its first line "N of M slow system calls …" when filtered:
+ *   io-drag F0 F1 NAME             drag across the main thread's lane, F0 to F1 of the session
+ *   io-click-thread main|other NAME   click that thread's name (again: all threads)
+ *   io-clear NAME                  click "Show everything"
  */
 #ifndef PL_UI_SCRIPT_H
 #define PL_UI_SCRIPT_H
@@ -121,6 +130,11 @@
 typedef enum { PL_UI_STEP_DONE, PL_UI_STEP_WAIT, PL_UI_STEP_UNKNOWN } PlUiStep;
 void pl_ui_script_report(const char *name, gboolean ok, const char *fmt, ...)
 	G_GNUC_PRINTF(3, 4);
+/* The first widget under root (root included, depth first) that match
+ * accepts, or NULL. */
+GtkWidget *pl_ui_script_find_widget(GtkWidget *root,
+				    gboolean (*match)(GtkWidget *w, gconstpointer data),
+				    gconstpointer data);
 /* argv: the command, split; ticks: 0 at its first call; timed_out: its
  * deadline passed (a WAIT then fails it). */
 PlUiStep pl_ui_script_transforms_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);

@@ -13,14 +13,38 @@
 #                       in short_sleep); its total is the sum of the recorded
 #                       durations; the flame graph's root weighs that sum;
 #                       the timeline draws one bar per call
-#   io_click_slowest    a click on the slowest call selects its [entry,
-#                       exit] in every view; it is the report's longest
-#                       call, at the report's time, its stack shown (in
-#                       slow_sleep, or short_sleep when a short one overslept)
-#   io_click_bar        a click on that call's bar in the timeline selects it
+#   io_click_slowest    a click (X) on the slowest call's row selects its
+#                       [entry, exit] in every view; it is the report's
+#                       longest call, at the report's time, its stack shown
+#                       (in slow_sleep, or short_sleep when a short one
+#                       overslept); the page then counts the calls that
+#                       began in that range (the report's: that one)
+#   io_click_bar        a click on that call's bar in the timeline selects
+#                       it, and the page follows as above
+#   io_clear_live       "Show everything" (clicked through X) brings every
+#                       call back (the clicked one stays selected, its stack
+#                       shown: io-view.png)
 #   io_hidden           a session without slow calls has no I/O page
-# The page is photographed to $PL_UI_SCREENSHOTS/io-view.png (else a
-# temporary directory).  PL_AGENT: the agent under test.
+# Then the I/O page follows the window's filter on a file the agent wrote
+# itself (--output, the same workload): every "# io-sel" line the driver
+# prints (the window's thread and range, the calls the page counts) is
+# compared with the calls of `report --tracepoints` on that file whose
+# thread and entry time fall in it (entries within 1.5 us of an end, the
+# report's rounding, may count either way); in each, the page's row, flame
+# graph root, histogram and slowest list agree with its count, and its
+# first line says "N of M slow system calls" (or "None of M") when filtered:
+#   io_range            a drag (X) across the main thread's lane from 25 %
+#                       to 60 % of the session: some calls, not all
+#   io_range_thread     then a click on the main thread's name: that thread
+#                       in that range
+#   io_clear            "Show everything": all of them, as the report
+#   io_thread_none      a click on the other thread's name (it only makes
+#                       short sleeps): the report's count for it, 0 unless a
+#                       0.2 ms sleep overslept 1 ms
+#   io_thread_toggle    a second click on that name: all threads again
+# The page is photographed to $PL_UI_SCREENSHOTS/io-view.png (every call,
+# the slowest selected) and io-view-filtered.png (the range of io_range),
+# else to a temporary directory.  PL_AGENT: the agent under test.
 set -u
 B=${PL_BUILD:-build}
 APP=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} W=$B/workloads/syscalls BURN=$B/workloads/burn
@@ -35,7 +59,8 @@ cleanup() {
 	[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
-CASES="app_form_syscalls io_page io_click_slowest io_click_bar io_hidden"
+CASES="app_form_syscalls io_page io_click_slowest io_click_bar io_clear_live io_hidden io_range
+io_range_thread io_clear io_thread_none io_thread_toggle"
 pl_plan $CASES
 fail_all() { pl_unreported "$1"; exit 1; }
 skip_all() { for c in "${pl_planned[@]}"; do pl_was_reported "$c" || skip "$c" "$1"; done; exit 0; }
@@ -49,6 +74,13 @@ export GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1 GSK_RENDERER=${GSK_RENDERER:
 # no leak check of the app (fontconfig's caches: viewer-ui-live-test.sh)
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 mkdir -p "$SHOTS"
+
+# a recording of the workload by the agent itself, for the filter's cases
+"$AGENT" --output "$TMP/sc.plens" --callgraph fp --syscalls clock_nanosleep --slower-than 1ms \
+	-- "$W" "$TMP/sc-expect" 10 >"$TMP/sc.log" 2>&1 ||
+	fail_all "the agent could not record syscalls: $(tail -2 "$TMP/sc.log" | tr '\n' ' ')"
+"$APP" report --tracepoints "$TMP/sc.plens" >"$TMP/sc-tp.txt" 2>&1 ||
+	fail_all "report --tracepoints $TMP/sc.plens: $(tail -2 "$TMP/sc-tp.txt" | tr '\n' ' ')"
 
 # a session without slow calls
 "$AGENT" --output "$TMP/burn.plens" --frequency 499 -- "$BURN" 0.3 1 >"$TMP/burn.log" 2>&1 ||
@@ -74,8 +106,17 @@ start-wait-end app_form_syscalls
 view io
 expect-io clock_nanosleep io_page
 io-click-slowest _sleep io_click_slowest
-screenshot $SHOTS/io-view.png
 io-click-bar io_click_bar
+io-clear io_clear_live
+screenshot $SHOTS/io-view.png
+open $TMP/sc.plens
+view io
+io-drag 0.25 0.6 io_range
+screenshot $SHOTS/io-view-filtered.png
+io-click-thread main io_range_thread
+io-clear io_clear
+io-click-thread other io_thread_none
+io-click-thread other io_thread_toggle
 open $TMP/burn.plens
 expect-io-hidden io_hidden
 EOS
@@ -121,6 +162,64 @@ PY
 )
 fi
 echo "# oracle (report --tracepoints of $saved): $oracle"
+# the page under each filter against the report's calls in it
+python3 - "$TMP/app.out" "$TMP/tp.txt" "$TMP/expect" "$TMP/sc-tp.txt" "$TMP/sc-expect" \
+	>"$TMP/sel.txt" <<'PY'
+import sys
+out, live_tp, live_exp, file_tp, file_exp = sys.argv[1:6]
+def lines(path):
+    try:
+        return open(path, errors='replace').readlines()
+    except OSError:
+        return []  # no session: its cases fail below
+def calls(path):
+    r = []
+    for l in lines(path):
+        f = l.split()
+        if len(f) > 3 and f[3] == 'slow-syscalls':
+            r.append((float(f[0]), int(f[1])))
+    return r
+def pid(path):
+    for l in lines(path):
+        if l.startswith('pid '):
+            return int(l.split()[1])
+    return -1
+src = {'live': (calls(live_tp), pid(live_exp)), 'file': (calls(file_tp), pid(file_exp))}
+live_cases = ('io_click_slowest', 'io_click_bar', 'io_clear_live')
+for l in lines(out):
+    if not l.startswith('# io-sel '):
+        continue
+    _, _, name, tid, t0, t1, shown, alln = l.split()
+    tid, shown, alln = int(tid), int(shown), int(alln)
+    cs, main = src['live' if name in live_cases else 'file']
+    sel = [c for c in cs if not tid or c[1] == tid]
+    if t0 == '-':
+        lo = hi = len(sel)
+    else:
+        a, b, eps = float(t0), float(t1), 1.5e-6
+        lo = sum(1 for t, _ in sel if a + eps <= t < b - eps)
+        hi = sum(1 for t, _ in sel if a - eps <= t < b + eps)
+    bad = []
+    if not lo <= shown <= hi:
+        bad.append('the page counts %d, the report %d' % (shown, lo) +
+                   ('' if lo == hi else '..%d' % hi))
+    if alln != len(cs):
+        bad.append('the page has %d calls in all, the report %d' % (alln, len(cs)))
+    if name == 'io_range' and not (lo > 0 and hi < len(cs)):
+        bad.append('the range holds %d..%d of %d calls: it tells nothing' % (lo, hi, len(cs)))
+    if name == 'io_range_thread' and (tid != main or t0 == '-'):
+        bad.append('thread %d, range %s: want the main thread %d in a range' % (tid, t0, main))
+    if name == 'io_thread_none' and (tid in (0, main) or t0 != '-'):
+        bad.append('thread %d, range %s: want another thread than %d, no range' % (tid, t0, main))
+    if name in ('io_clear', 'io_clear_live', 'io_thread_toggle') and (tid or t0 != '-'):
+        bad.append('still filtered: thread %d, range %s' % (tid, t0))
+    if name in live_cases[:2] and (t0 == '-' or shown < 1):
+        bad.append('no range, or its call not shown')
+    print(name, 'bad' if bad else 'ok', '; '.join(bad) if bad else
+          'thread %d [%s, %s): %d of %d, as the report' % (tid, t0, t1, shown, alln))
+PY
+sed 's/^/# sel: /' "$TMP/sel.txt"
+sel_of() { awk -v n="$1" '$1 == n { $1 = ""; print substr($0, 2); exit }' "$TMP/sel.txt"; }
 set -- $oracle
 o_ok=$1 o_n=${2:-} o_total=${3:-} o_max=${4:-} o_at=${5:-}
 row=$(awk '$2 == "io-row" { print $4, $5 }' "$TMP/app.out")
@@ -140,11 +239,20 @@ for c in $CASES; do
 		;;
 	io_click_slowest)
 		set -- $slowest
-		if [ "${line%% *}" = ok ] && [ "${2:-}" = "$o_max" ] &&
+		sel=$(sel_of "$c")
+		if [ "${line%% *}" = ok ] && [ "${2:-}" = "$o_max" ] && [ "${sel%% *}" = ok ] &&
 			python3 -c "import sys; sys.exit(abs(${1:-0} - ${o_at:-9}) > 2e-6)"; then
 			ok io_click_slowest
 		else
-			fail io_click_slowest "app: ${line:-nothing}, slowest '$slowest'; the report's longest: $o_max ns at $o_at s"
+			fail io_click_slowest "app: ${line:-nothing}, slowest '$slowest'; the report's longest: $o_max ns at $o_at s; the page against the report: ${sel:-no io-sel line}"
+		fi
+		;;
+	io_click_bar | io_clear_live | io_range | io_range_thread | io_clear | io_thread_none | io_thread_toggle)
+		sel=$(sel_of "$c")
+		if [ "${line%% *}" = ok ] && [ "${sel%% *}" = ok ]; then
+			ok "$c"
+		else
+			fail "$c" "app: ${line:-nothing}; against the report: ${sel:-no io-sel line}"
 		fi
 		;;
 	*)
