@@ -25,7 +25,8 @@ struct _PlIoView {
 
 	PlProfile *profile;
 	GArray *all;      /* PlSlowCall, the profile's, time order */
-	PlFilter filter;  /* the window's: which of them count */
+	PlFilter window; /* the window's filter, as last set */
+	PlFilter filter; /* the page's: the window's, less a range that is one call's */
 	GArray *calls;    /* PlSlowCall, those the filter lets through, time order */
 	GArray *sorted;   /* PlSlowCall, the same, slowest first */
 	PlSlowCall shown; /* the call whose stack is shown, when have_shown */
@@ -322,7 +323,8 @@ static gboolean admits(const PlFilter *f, const PlSlowCall *c)
 }
 
 /* "N slow system calls, …" or, filtered, "N of M … in the selection": the
- * user sees why the numbers dropped and how to get the others back. */
+ * user sees why the numbers dropped and how to get the others back.  (A
+ * picked call's range filters the other views only: said too.) */
 static char *summary_text(PlIoView *self)
 {
 	guint64 total = 0;
@@ -331,8 +333,11 @@ static char *summary_text(PlIoView *self)
 	if (!filtering(&self->filter))
 		return g_strdup_printf("%u slow system calls, %.3f ms blocked in all (the calls at "
 				       "or over the agent's --slower-than threshold, each with its "
-				       "stack at entry)",
-				       self->calls->len, (double)total / 1e6);
+				       "stack at entry)%s",
+				       self->calls->len, (double)total / 1e6,
+				       self->window.t1 ? ".  The other views show the time of the "
+							 "call selected below."
+						       : "");
 	g_autofree char *sel = pl_window_selection_text(self->profile, &self->filter);
 	if (!self->calls->len)
 		return g_strdup_printf("None of the %u slow system calls began in the selection — "
@@ -382,16 +387,45 @@ static void refill(PlIoView *self)
 		pl_aggregate_free(old);
 }
 
-void pl_io_view_set_filter(PlIoView *self, const PlFilter *filter)
+/* A range that is exactly one call's [entry, exit) (a click on its row
+ * here, or on its bar in the timeline) picks that call: the other views
+ * show its time, while the page keeps its list whole, the call selected
+ * and its stack shown, as a marker table keeps its rows when one is
+ * picked.  A range the user drew is never one call's to the nanosecond. */
+static const PlSlowCall *picked(PlIoView *self, const PlFilter *w)
 {
-	if (self->filter.tid == filter->tid && self->filter.t0 == filter->t0 &&
-	    self->filter.t1 == filter->t1)
-		return;
-	self->filter.tid = filter->tid;
-	self->filter.t0 = filter->t0;
-	self->filter.t1 = filter->t1;
+	for (guint i = 0; self->all && w->t1 && i < self->all->len; i++) {
+		const PlSlowCall *c = &g_array_index(self->all, PlSlowCall, i);
+		if (c->time == w->t0 && c->time + c->duration_ns == w->t1 && (!w->tid || c->tid == w->tid))
+			return c;
+	}
+	return NULL;
+}
+
+static void apply_filter(PlIoView *self)
+{
+	const PlSlowCall *c = picked(self, &self->window);
+	self->filter = self->window;
+	if (c) {
+		self->filter.t0 = self->filter.t1 = 0;
+		self->shown = *c;
+		self->have_shown = TRUE;
+		g_autofree char *s = stack_text(self, c);
+		gtk_label_set_text(self->stack, s);
+	}
 	if (self->all)
 		refill(self);
+}
+
+void pl_io_view_set_filter(PlIoView *self, const PlFilter *filter)
+{
+	if (self->window.tid == filter->tid && self->window.t0 == filter->t0 &&
+	    self->window.t1 == filter->t1)
+		return;
+	self->window.tid = filter->tid;
+	self->window.t0 = filter->t0;
+	self->window.t1 = filter->t1;
+	apply_filter(self);
 }
 
 /* ─── the profile ────────────────────────────────────────────────────── */
@@ -425,7 +459,7 @@ void pl_io_view_set_profile(PlIoView *self, PlProfile *profile)
 			    : g_array_new(FALSE, TRUE, sizeof(PlSlowCall));
 	gtk_label_set_text(self->stack, "");
 	show_page(self, self->all->len > 0);
-	refill(self);
+	apply_filter(self);
 }
 
 guint pl_io_view_get_n_calls(PlIoView *self)

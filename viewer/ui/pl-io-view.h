@@ -11,9 +11,11 @@
  * the rule of pl_profile_aggregate): only the calls of the selected thread
  * whose entry lies in the selected range count, in every part of the page,
  * and its first line says so ("N of M slow system calls began in the
- * selection …").  A click on a slowest call selects its own range: the
- * page then shows that call (and any other that began in it), its row
- * selected, its stack shown until the filter leaves it out.
+ * selection …").  A click on a slowest call (or on its bar in the
+ * timeline) selects its own range: the other views show that time, while
+ * the page keeps its calls (of the selected thread) and shows that one
+ * picked, its row selected and its stack shown, until the filter leaves
+ * it out.
  *
  * The page hides itself in its GtkStack while the profile has no slow
  * calls (whatever the filter).  The profile is borrowed (see

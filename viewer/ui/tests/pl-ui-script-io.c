@@ -100,7 +100,8 @@ static gboolean is_button_labelled(GtkWidget *w, gconstpointer label)
 
 /* What the page shows under the window's filter, printed as "# io-sel NAME
  * TID T0 T1 SHOWN ALL" (T0, T1 in seconds from the session's start, "-"
- * without a range) for the test's oracle; TRUE when its parts agree with
+ * without a range, or when the range is a listed call's: picked) for the
+ * test's oracle; TRUE when its parts agree with
  * one another and its first line says what it shows (else why). */
 static gboolean page_agrees(PlWindow *w, const char *name, GString *why)
 {
@@ -110,8 +111,15 @@ static gboolean page_agrees(PlWindow *w, const char *name, GString *why)
 	guint64 t0 = pl_profile_get_stats(pl_window_get_profile(w))->first_time;
 	guint n = pl_io_view_get_n_calls(io), all = pl_io_view_get_n_all(io);
 	guint64 total = 0;
-	for (guint i = 0; pl_io_view_get_slowest(io, i); i++)
-		total += pl_io_view_get_slowest(io, i)->duration_ns;
+	gboolean picked = FALSE; /* the window's range is a listed call's own */
+	for (guint i = 0; pl_io_view_get_slowest(io, i); i++) {
+		const PlSlowCall *c = pl_io_view_get_slowest(io, i);
+		total += c->duration_ns;
+		picked |= f.t1 && c->time == f.t0 && c->time + c->duration_ns == f.t1;
+	}
+	/* a picked call's range filters the other views, not the page */
+	if (picked)
+		f.t0 = f.t1 = 0;
 	PlIoRow r = { 0 };
 	pl_io_view_get_row(io, "clock_nanosleep", &r);
 	const PlFlameLayout *l = pl_flame_graph_get_layout(fg);
@@ -237,7 +245,7 @@ PlUiStep pl_ui_script_io_step(PlWindow *w, char **argv, guint ticks, gboolean ti
 	if (!strcmp(cmd, "io-click-slowest")) {
 		/* io-click-slowest NEEDLE NAME: its row clicked (through X), the
 		 * window's range is its [entry, exit], its stack holds NEEDLE, and
-		 * the page shows what began in that range, the call's row selected */
+		 * the page keeps every call, the clicked one's row selected */
 		name = argv[1] && argv[2] ? argv[2] : cmd;
 		if (ticks == 0) {
 			const PlSlowCall *c = pl_io_view_get_slowest(io, 0);
@@ -285,8 +293,8 @@ PlUiStep pl_ui_script_io_step(PlWindow *w, char **argv, guint ticks, gboolean ti
 		return PL_UI_STEP_DONE;
 	}
 	if (!strcmp(cmd, "io-click-bar")) {
-		/* the slowest call's bar on its thread's lane, clicked; the page
-		 * then shows what began in its [entry, exit] */
+		/* the slowest call's bar on its thread's lane, clicked: the window's
+		 * range is its [entry, exit]; the page keeps every call */
 		const PlSlowCall *slowest = pl_io_view_get_slowest(io, 0);
 		PlThreadTimeline *tl = pl_window_get_timeline(w);
 		double x = 0, y = 0;
