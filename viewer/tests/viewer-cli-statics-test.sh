@@ -18,6 +18,9 @@
 #              apart by file with a stack filter too (go tool pprof -filefunctions);
 #   diff       against a recording of a.c's helper alone: "helper (a.c)" on both
 #              sides, "helper (b.c)" new;
+#   --tracepoints  a uprobe on helper (the agent takes the first ELF symbol of
+#              that name): each hit's stack starts with that helper's spelling,
+#              the one whose nm address the hit's ip is at;
 #   files      the same two built as x/util.c and y/util.c: "helper (x/util.c)"
 #              and "helper (y/util.c)", and 'helper (util.c)' is ambiguous; b.c
 #              built without -g: "helper (a.c)" and "helper (?)".
@@ -29,7 +32,7 @@ SRC=$(cd "${PL_TOP:-.}/viewer/tests/source-dwarf" && pwd)
 . "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok viewer-cli-statics: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 TMP=$(mktemp -d /tmp/plv-statics-XXXXXX)
 trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="report_rows_by_file report_plain_names fail_if_refuses_bare fail_if_spellings source_by_file function_and_annotate export_collapsed export_svg_speedscope export_pprof_files diff_by_file rows_by_path_tail rows_without_dwarf help_spelling"
+ALL="report_rows_by_file report_plain_names fail_if_refuses_bare fail_if_spellings source_by_file function_and_annotate export_collapsed export_svg_speedscope export_pprof_files diff_by_file probe_stacks_by_file rows_by_path_tail rows_without_dwarf help_spelling"
 pl_plan $ALL
 all_fail() { for n in $ALL; do fail "$n" "$1"; done; exit 1; }
 
@@ -187,6 +190,24 @@ if [ $rc = 0 ] && echo "$fn" | grep -qE ' helper \(a\.c\) \[statics\]$' &&
    echo "$fn" | grep -qE ' helper \(b\.c\) \[statics\] \(new\)$' && ! echo "$fn" | grep -qE ' helper \[' &&
    sed -n '/^Stacks by change/,$p' "$TMP/diff.txt" | grep -qF ";run_b;$BB"; then ok diff_by_file
 else fail diff_by_file "exit $rc: $(echo "$fn" | grep helper | head -3 | tr '\n' ' ')"; fi
+
+# ─── stacks of events ──────────────────────────────────────────────────
+if [ ! -e /sys/bus/event_source/devices/uprobe/type ]; then
+	skip probe_stacks_by_file "[no-kernel-feature:uprobe PMU] no /sys/bus/event_source/devices/uprobe"
+else
+	"$AGENT" --output "$TMP/probe.plens" --callgraph dwarf --event cpu-clock --event "u:$TMP/statics:helper" \
+		--frequency 999 -- "$TMP/statics" 0.5 >"$TMP/probe.log" 2>&1
+	"$PERFLENS" report "$TMP/probe.plens" --tracepoints >"$TMP/probe.txt" 2>&1
+	# which helper the probe is on: the one whose address is the hits' ip in
+	# its page (the program is mapped at a page boundary)
+	ip=$(awk '$4 ~ /^u:/ { sub(/^ip=/, "", $5); print $5; exit }' "$TMP/probe.txt")
+	want=
+	[ -n "$ip" ] && [ $((0x$A_ADDR & 0xfff)) = $((ip & 0xfff)) ] && want="$A ;run_a"
+	[ -n "$ip" ] && [ $((0x$B_ADDR & 0xfff)) = $((ip & 0xfff)) ] && want="$BB ;run_b"
+	hits=$(grep -c ' u:' "$TMP/probe.txt") good=$(grep -cF "[${want% ;*} < ${want#* ;} < main" "$TMP/probe.txt")
+	if [ -n "$want" ] && [ "$hits" -gt 100 ] && [ "$good" = "$hits" ]; then ok probe_stacks_by_file
+	else fail probe_stacks_by_file "ip '$ip' ($want): $good of $hits hits with that stack: $(grep -m1 ' u:' "$TMP/probe.txt") $(tail -1 "$TMP/probe.log")"; fi
+fi
 
 # ─── what tells files apart ────────────────────────────────────────────
 # record OUT.plens PROGRAM SOURCE…: built (cc -O1, -g unless the file is
