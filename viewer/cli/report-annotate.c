@@ -9,31 +9,45 @@
 #include "pl-disasm.h"
 #include "report.h"
 
-static guint32 find_named(PlProfile *p, PlAggregate *agg, const char *name)
+guint32 pl_report_pick_function(PlFunctionNames *names, const char *option, const char *spec,
+				const char **spelling)
 {
-	/* prefer the id that has samples (a name may exist inlined and not) */
-	guint32 any = PL_NO_ID;
-	for (guint32 id = 0; id < agg->n_functions; id++) {
-		const PlFunction *f = pl_profile_get_function(p, id);
-		if (g_strcmp0(f->name, name) != 0)
-			continue;
-		if (agg->func_total[id].samples)
-			return id;
-		any = id;
+	g_autoptr(GPtrArray) m = pl_function_names_find(names, spec);
+	if (!m->len)
+		return PL_NO_ID;
+	const PlFunctionMatch *first = m->pdata[0];
+	if (m->len > 1) {
+		/* a view, not a gate (--fail-if refuses): the likely one, and
+		 * how to ask for the others */
+		GString *list = g_string_new(NULL);
+		for (guint i = 0; i < m->len; i++) {
+			const PlFunctionMatch *x = m->pdata[i];
+			g_string_append_printf(list, "%s'%s' (%" G_GUINT64_FORMAT " samples)",
+					       i ? ", " : "", x->spelling, x->total.samples);
+		}
+		fflush(stdout);
+		fprintf(stderr,
+			"perflens: note: %s %s: %u functions have that name here: %s; showing "
+			"'%s', the one with the most samples (give %s 'NAME (FILE)' for another)\n",
+			option, spec, m->len, list->str, first->spelling, option);
+		g_string_free(list, TRUE);
 	}
-	return any;
+	/* spellings belong to names: they outlive m */
+	*spelling = first->spelling;
+	return first->hottest;
 }
 
-int pl_report_print_annotate(PlProfile *p, PlAggregate *agg, const char *name)
+int pl_report_print_annotate(PlProfile *p, PlAggregate *agg, PlFunctionNames *names,
+			     const char *name)
 {
-	guint32 f = find_named(p, agg, name);
-	printf("\nInstructions of %s:\n", name);
+	const char *spelling = name;
+	guint32 f = pl_report_pick_function(names, "--annotate", name, &spelling);
+	printf("\nInstructions of %s:\n", spelling);
 	if (f == PL_NO_ID) {
-		printf("  (no function of that name in this recording)\n");
-		return PL_EXIT_OK;
-	}
-	if (!agg->func_total[f].samples) {
-		printf("  (no samples in %s)\n", name);
+		if (pl_profile_find_function(p, name) != PL_NO_ID)
+			printf("  (no samples in %s)\n", name);
+		else
+			printf("  (no function of that name in this recording)\n");
 		return PL_EXIT_OK;
 	}
 	g_autoptr(GError) error = NULL;
@@ -42,7 +56,7 @@ int pl_report_print_annotate(PlProfile *p, PlAggregate *agg, const char *name)
 		return pl_cli_fail("--annotate %s: %s", name, error->message);
 	printf("  %s in %s (%s), %% of %" G_GUINT64_FORMAT " samples; total at a call is the "
 	       "time spent in what it called\n",
-	       an->symbol ? an->symbol : name, an->module, an->path, agg->all.samples);
+	       an->symbol ? an->symbol : spelling, an->module, an->path, agg->all.samples);
 	if (an->unplaced.samples)
 		printf("  %" G_GUINT64_FORMAT " samples fall on no instruction listed: the local "
 		       "file differs from the board's\n",
@@ -77,11 +91,12 @@ static void line_counts(PlProfile *p, PlAggregate *agg, const char *file, guint 
 	}
 }
 
-void pl_report_print_source(PlProfile *p, PlAggregate *agg, const char *what)
+void pl_report_print_source(PlProfile *p, PlAggregate *agg, PlFunctionNames *names,
+			    const char *what)
 {
 	const char *file = NULL;
 	guint first = 1, last = G_MAXUINT;
-	guint32 f = find_named(p, agg, what);
+	guint32 f = pl_report_pick_function(names, "--source", what, &what);
 	if (f != PL_NO_ID) {
 		g_autoptr(GArray) rows = pl_aggregate_addresses(agg, f);
 		g_autoptr(GHashTable) weight = g_hash_table_new(NULL, NULL);

@@ -33,13 +33,13 @@ static guint64 nth_pct(const guint64 *v, guint n, guint q)
 }
 
 /* "outer;…;inner" for a stack, callers first (flamegraph.pl's folded) */
-static char *folded(PlProfile *p, guint32 stack)
+static char *folded(PlProfile *p, PlFunctionNames *fn, guint32 stack)
 {
 	GPtrArray *names = g_ptr_array_new();
 	guint32 node = pl_profile_get_stack_node(p, stack);
 	for (guint i = 0; i < 256 && node != 0 && node != PL_NO_ID; i++) {
 		const PlNode *n = pl_profile_get_node(p, node);
-		g_ptr_array_add(names, (gpointer)pl_profile_get_function_label(p, n->func));
+		g_ptr_array_add(names, (gpointer)pl_function_names_get(fn, n->func));
 		node = n->parent;
 	}
 	GString *s = g_string_new(NULL);
@@ -99,6 +99,8 @@ void pl_report_print_syscalls(PlProfile *p, guint top)
 	printf("\n");
 	if (!calls->len)
 		return;
+	/* functions of one name in several files: "helper (a.c)" */
+	g_autoptr(PlFunctionNames) fn = pl_function_names_new(p, NULL);
 
 	/* by system call */
 	g_autoptr(GHashTable) by_nr = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
@@ -150,7 +152,7 @@ void pl_report_print_syscalls(PlProfile *p, guint top)
 	for (guint i = 0; i < calls->len; i++) {
 		const PlSlowCall *c = &g_array_index(calls, PlSlowCall, i);
 		char buf[32];
-		g_autofree char *stack = folded(p, c->stack);
+		g_autofree char *stack = folded(p, fn, c->stack);
 		char *key = g_strdup_printf("%s%s[%s]", stack, *stack ? ";" : "",
 					    call_name(p, c->nr, buf, sizeof(buf)));
 		Row *r = g_hash_table_lookup(sites, key);
@@ -209,7 +211,7 @@ void pl_report_print_syscalls(PlProfile *p, guint top)
 		guint32 node = pl_profile_get_stack_node(p, c->stack);
 		for (guint f = 0; f < 8 && node != 0 && node != PL_NO_ID; f++) {
 			const PlNode *n = pl_profile_get_node(p, node);
-			printf("%s%s", f ? " < " : "", pl_profile_get_function_label(p, n->func));
+			printf("%s%s", f ? " < " : "", pl_function_names_get(fn, n->func));
 			node = n->parent;
 		}
 		printf("]\n");

@@ -14,12 +14,12 @@ static const char *thread_label(PlProfile *p, guint32 tid)
 }
 
 /* "f1 < f2 < f3": the innermost frames of a stack, callers to the right. */
-static void print_frames(PlProfile *p, guint32 stack, guint max)
+static void print_frames(PlProfile *p, PlFunctionNames *fn, guint32 stack, guint max)
 {
 	guint32 node = pl_profile_get_stack_node(p, stack);
 	for (guint i = 0; i < max && node != 0 && node != PL_NO_ID; i++) {
 		const PlNode *n = pl_profile_get_node(p, node);
-		printf("%s%s", i ? " < " : "", pl_profile_get_function_label(p, n->func));
+		printf("%s%s", i ? " < " : "", pl_function_names_get(fn, n->func));
 		node = n->parent;
 	}
 }
@@ -33,6 +33,8 @@ static double rel_s(PlProfile *p, guint64 t)
 gboolean pl_report_print_markers(PlProfile *p, char **pairs)
 {
 	g_autoptr(PlMarkers) m = pl_markers_new(p);
+	/* functions of one name in several files: "helper (a.c)" */
+	g_autoptr(PlFunctionNames) fn = pl_function_names_new(p, NULL);
 	guint paired = 0;
 	for (guint i = 0; pairs && pairs[i]; i++) {
 		GRegex *b, *e;
@@ -53,7 +55,7 @@ gboolean pl_report_print_markers(PlProfile *p, char **pairs)
 		const PlMarker *k = &g_array_index(m->markers, PlMarker, i);
 		printf("  %10.6f  %8u  %-15.15s  %s  [", rel_s(p, k->time), k->tid,
 		       thread_label(p, k->tid), k->text);
-		print_frames(p, k->stack, 8);
+		print_frames(p, fn, k->stack, 8);
 		printf("]\n");
 	}
 	printf("\nIntervals: %u (begin/end pairs: B|PID|NAME … E|PID|NAME", m->intervals->len);
@@ -78,6 +80,7 @@ void pl_report_print_tracepoints(PlProfile *p)
 	const PlProfileStats *st = pl_profile_get_stats(p);
 	gboolean be = pl_profile_is_big_endian(p);
 	guint shown = 0;
+	g_autoptr(PlFunctionNames) fn = pl_function_names_new(p, NULL);
 	for (guint i = 0; i < n; i++)
 		shown += !ev[i].marker;
 	printf("\nTracepoint events: %u", shown);
@@ -102,7 +105,7 @@ void pl_report_print_tracepoints(PlProfile *p)
 		printf("  %10.6f  %8u  %-15.15s  %s  %s  [", rel_s(p, ev[i].time), ev[i].tid,
 		       thread_label(p, ev[i].tid), e ? e->name : "?", fields);
 		/* 8: with kernel stacks the entry path alone takes 4 */
-		print_frames(p, ev[i].stack, 8);
+		print_frames(p, fn, ev[i].stack, 8);
 		printf("]\n");
 	}
 }

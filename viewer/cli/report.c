@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pl-cli.h"
+#include "pl-function-names.h"
 #include "pl-session-export.h"
 #include "report.h"
 #include "pl-inverted.h"
@@ -40,6 +41,9 @@ typedef struct {
 	char *sym;
 	char op[3]; /* ">", ">=", "<", "<=" */
 	double value;
+	const char *expr; /* as given */
+	gsize sym_at, sym_end; /* where in expr the function's name is */
+	double share; /* the function's, once found in the report */
 } FailIf;
 
 /* "[self:|total:]SYM(>|>=|<|<=)NUM[%]": the operator is the last < or >,
@@ -47,6 +51,7 @@ typedef struct {
 static gboolean fail_if_parse(const char *s, FailIf *f)
 {
 	memset(f, 0, sizeof(*f));
+	f->expr = s;
 	gboolean prefixed = g_str_has_prefix(s, "total:") || g_str_has_prefix(s, "self:");
 	if (g_str_has_prefix(s, "total:")) {
 		f->total = TRUE;
@@ -68,9 +73,34 @@ static gboolean fail_if_parse(const char *s, FailIf *f)
 	if (end == num || (*end && strcmp(end, "%") != 0) || f->value < 0)
 		return FALSE;
 	f->sym = g_strstrip(g_strndup(s, (gsize)(op - s)));
+	f->sym_at = (gsize)(s - f->expr);
+	f->sym_end = (gsize)(op - f->expr);
 	/* a function named unwound is still 'self:unwound<…' */
 	f->unwound = !prefixed && !strcmp(f->sym, "unwound");
 	return *f->sym != 0;
+}
+
+/* The share of the function f names in the report: the functions of that
+ * name and defining file (inline copies and modules together).  A bare
+ * name that several defining files share is refused (FALSE, said why):
+ * a gate must measure the same function on every run, and which of them
+ * is the hotter may change from one run to the next; the message gives
+ * the spellings the report prints, which always name one. */
+static gboolean fail_if_resolve(FailIf *f, PlFunctionNames *names, PlAggregate *agg)
+{
+	g_autoptr(GPtrArray) m = pl_function_names_find(names, f->sym);
+	if (m->len > 1) {
+		const PlFunctionMatch *first = m->pdata[0];
+		g_autofree char *list = pl_function_matches_dup_list(m);
+		pl_cli_fail("--fail-if '%s': %u functions are named %s in this report (%s): name "
+			    "one as the report does, e.g. --fail-if '%.*s%s%s'",
+			    f->expr, m->len, f->sym, list, (int)f->sym_at, f->expr, first->spelling,
+			    f->expr + f->sym_end);
+		return FALSE;
+	}
+	const PlFunctionMatch *one = m->len ? m->pdata[0] : NULL;
+	f->share = one ? pct(f->total ? one->total.weight : one->self.weight, agg->all.weight) : 0;
+	return TRUE;
 }
 
 static gboolean fail_if_holds(const FailIf *f, double v)
@@ -147,8 +177,8 @@ static void print_header(PlProfile *p, const char *path, const PlCaptureInfo *in
 		       (agg->filter.t1 ? agg->filter.t1 - st->first_time : st->last_time - st->first_time) / 1e9);
 }
 
-static void print_functions(PlProfile *p, PlAggregate *agg, gboolean by_total, int top,
-			    guint32 event)
+static void print_functions(PlProfile *p, PlAggregate *agg, PlFunctionNames *names,
+			    gboolean by_total, int top, guint32 event)
 {
 	const PlEvent *ev = event != PL_NO_ID ? pl_profile_lookup_event(p, event) : NULL;
 	printf("\nTop functions by %s (%s; %% of %" G_GUINT64_FORMAT " samples%s):\n",
@@ -166,21 +196,21 @@ static void print_functions(PlProfile *p, PlAggregate *agg, gboolean by_total, i
 		const PlFunction *f = pl_profile_get_function(p, r->id);
 		printf("  %6.2f%% %6.2f%% %9" G_GUINT64_FORMAT "  %-40s %s%s\n",
 		       pct(r->self.weight, agg->all.weight), pct(r->total.weight, agg->all.weight),
-		       r->self.samples, pl_profile_get_function_label(p, r->id), f->module,
+		       r->self.samples, pl_function_names_get(names, r->id), f->module,
 		       f->inlined ? " (inlined)" : "");
 	}
 }
 
 /* The bottom-up tree: the --top heaviest leaf functions, and under each the
  * callers that make up at least 1 % of all samples, 12 levels at most. */
-static void print_inverted_node(PlProfile *p, PlAggregate *agg, const PlInverted *inv,
-				guint32 id, guint depth)
+static void print_inverted_node(PlProfile *p, PlAggregate *agg, PlFunctionNames *names,
+				const PlInverted *inv, guint32 id, guint depth)
 {
 	const PlInvertedNode *n = pl_inverted_get_node(inv, id);
 	const PlFunction *f = pl_profile_get_function(p, n->func);
 	printf("  %6.2f%% %9" G_GUINT64_FORMAT "  %*s%s  %s\n",
 	       pct(n->count.weight, agg->all.weight), n->count.samples, (int)(depth * 2), "",
-	       pl_profile_get_function_label(p, n->func), f->module);
+	       pl_function_names_get(names, n->func), f->module);
 	if (depth >= 12)
 		return;
 	g_autoptr(GArray) kids = pl_inverted_dup_children(inv, id);
@@ -188,11 +218,11 @@ static void print_inverted_node(PlProfile *p, PlAggregate *agg, const PlInverted
 		guint32 k = g_array_index(kids, guint32, i);
 		if (pct(pl_inverted_get_node(inv, k)->count.weight, agg->all.weight) < 1.0)
 			break;
-		print_inverted_node(p, agg, inv, k, depth + 1);
+		print_inverted_node(p, agg, names, inv, k, depth + 1);
 	}
 }
 
-static void print_inverted(PlProfile *p, PlAggregate *agg, int top)
+static void print_inverted(PlProfile *p, PlAggregate *agg, PlFunctionNames *names, int top)
 {
 	printf("\nInverted call tree (bottom-up: where samples ended, then their callers; "
 	       "%% of %" G_GUINT64_FORMAT " samples):\n",
@@ -205,15 +235,17 @@ static void print_inverted(PlProfile *p, PlAggregate *agg, int top)
 	g_autoptr(PlInverted) inv = pl_inverted_new(agg);
 	g_autoptr(GArray) roots = pl_inverted_dup_children(inv, 0);
 	for (guint i = 0; i < roots->len && (top <= 0 || (int)i < top); i++)
-		print_inverted_node(p, agg, inv, g_array_index(roots, guint32, i), 0);
+		print_inverted_node(p, agg, names, inv, g_array_index(roots, guint32, i), 0);
 }
 
-static void print_relatives(PlProfile *p, PlAggregate *agg, const char *name)
+static void print_relatives(PlProfile *p, PlAggregate *agg, PlFunctionNames *names,
+			    const char *name)
 {
-	guint32 f = pl_profile_find_function(p, name);
-	printf("\nCallers and callees of %s:\n", name);
+	const char *spelling = name;
+	guint32 f = pl_report_pick_function(names, "--function", name, &spelling);
+	printf("\nCallers and callees of %s:\n", spelling);
 	if (f == PL_NO_ID) {
-		printf("  (no function of that name in this recording)\n");
+		printf("  (no function of that name with samples here)\n");
 		return;
 	}
 	g_autoptr(GArray) up = pl_aggregate_callers(agg, f);
@@ -221,12 +253,12 @@ static void print_relatives(PlProfile *p, PlAggregate *agg, const char *name)
 	for (guint i = 0; i < up->len; i++) {
 		const PlRow *r = &g_array_index(up, PlRow, i);
 		printf("  caller %6.2f%%  %s\n", pct(r->total.weight, agg->all.weight),
-		       pl_profile_get_function_label(p, r->id));
+		       pl_function_names_get(names, r->id));
 	}
 	for (guint i = 0; i < down->len; i++) {
 		const PlRow *r = &g_array_index(down, PlRow, i);
 		printf("  callee %6.2f%%  %s\n", pct(r->total.weight, agg->all.weight),
-		       pl_profile_get_function_label(p, r->id));
+		       pl_function_names_get(names, r->id));
 	}
 }
 
@@ -301,13 +333,14 @@ static void print_off_cpu(PlProfile *p, const PlFilter *base, const PlStackFilte
 		PlFilter f = *base;
 		f.event = e->index;
 		g_autoptr(PlAggregate) agg = pl_profile_aggregate_filtered(p, &f, sf);
+		g_autoptr(PlFunctionNames) names = pl_function_names_new(p, agg);
 		printf("\nOff-CPU (%s: %" G_GUINT64_FORMAT " switches, %.1f ms off-CPU):\n", e->name,
 		       agg->all.samples, agg->all.weight / 1e6);
 		g_autoptr(GArray) rows = pl_aggregate_functions(agg, FALSE);
 		for (guint k = 0; k < rows->len && (top <= 0 || (int)k < top); k++) {
 			const PlRow *r = &g_array_index(rows, PlRow, k);
 			printf("  %6.2f%% %10.1f ms  %s\n", pct(r->self.weight, agg->all.weight),
-			       r->self.weight / 1e6, pl_profile_get_function_label(p, r->id));
+			       r->self.weight / 1e6, pl_function_names_get(names, r->id));
 		}
 	}
 }
@@ -559,7 +592,9 @@ int pl_cli_report(int argc, char **argv)
 		  "Sampled event to report (default: the one with most samples)", "NAME" },
 		{ "fail-if", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.fail_if,
 		  "Exit 1 when a function's share crosses a limit: 'SYM>5%', "
-		  "'total:SYM>=40%', 'SYM<1%' (repeatable)",
+		  "'total:SYM>=40%', 'SYM<1%' (repeatable); a name that functions of "
+		  "several source files share is refused: name one as the report does, "
+		  "'helper (a.c)>5%'",
 		  "EXPR" },
 		{ "lines", 0, 0, G_OPTION_ARG_NONE, &a.lines, "Also list hot source lines", NULL },
 		{ "invert", 0, 0, G_OPTION_ARG_NONE, &a.invert,
@@ -583,17 +618,21 @@ int pl_cli_report(int argc, char **argv)
 		  "a latency histogram and the slowest with their stacks (--top N of them)",
 		  NULL },
 		{ "function", 0, 0, G_OPTION_ARG_STRING, &a.function,
-		  "Also list callers and callees of this function", "SYM" },
+		  "Also list callers and callees of this function ('NAME (FILE)' for one of "
+		  "several of that name)", "SYM" },
 		{ "from", 0, 0, G_OPTION_ARG_DOUBLE, &a.from,
 		  "Only samples from S seconds after the first one", "S" },
 		{ "to", 0, 0, G_OPTION_ARG_DOUBLE, &a.to,
 		  "Only samples before S seconds after the first one", "S" },
 		{ "annotate", 0, 0, G_OPTION_ARG_STRING, &a.annotate,
 		  "Also list the instructions of this function with their counts "
-		  "(objdump, or PREFIXobjdump with --toolchain-prefix)",
+		  "(objdump, or PREFIXobjdump with --toolchain-prefix); 'NAME (FILE)' as "
+		  "for --source",
 		  "SYM" },
 		{ "source", 0, 0, G_OPTION_ARG_STRING, &a.source,
-		  "Also list the source of this function (or this file) with per-line self/total",
+		  "Also list the source of this function (or this file) with per-line self/total; "
+		  "where static functions of several files share the name, 'NAME (FILE)' picks "
+		  "one (else the one with the most samples, said on stderr)",
 		  "SYM|FILE" },
 		{ NULL }
 	};
@@ -606,6 +645,7 @@ int pl_cli_report(int argc, char **argv)
 	g_autoptr(PlProfile) p = NULL;
 	g_autoptr(GArray) checks = g_array_new(FALSE, TRUE, sizeof(FailIf));
 	g_autoptr(PlAggregate) agg = NULL;
+	g_autoptr(PlFunctionNames) names = NULL;
 	PlCaptureInfo info;
 
 	if (!pl_cli_parse(ctx, &argc, &argv, "report"))
@@ -673,18 +713,25 @@ int pl_cli_report(int argc, char **argv)
 	if (a.to > 0)
 		filter.t1 = t0 + (guint64)(a.to * 1e9);
 	agg = pl_profile_aggregate_filtered(p, &filter, sf);
+	/* functions of one name are told apart by their files in every table */
+	names = pl_function_names_new(p, agg);
+	for (guint i = 0; i < checks->len; i++) {
+		FailIf *fi = &g_array_index(checks, FailIf, i);
+		if (!fi->unwound && !fail_if_resolve(fi, names, agg))
+			goto out;
+	}
 
 	print_header(p, argv[1], &info, agg, event);
-	print_functions(p, agg, by_total, a.top, event);
+	print_functions(p, agg, names, by_total, a.top, event);
 	if (a.function)
-		print_relatives(p, agg, a.function);
+		print_relatives(p, agg, names, a.function);
 	if (a.lines)
 		print_lines(p, agg, a.top);
 	if (a.invert)
-		print_inverted(p, agg, a.top);
+		print_inverted(p, agg, names, a.top);
 	if (a.source)
-		pl_report_print_source(p, agg, a.source);
-	if (a.annotate && pl_report_print_annotate(p, agg, a.annotate) != PL_EXIT_OK)
+		pl_report_print_source(p, agg, names, a.source);
+	if (a.annotate && pl_report_print_annotate(p, agg, names, a.annotate) != PL_EXIT_OK)
 		goto out;
 	print_threads(p, agg, a.top);
 	PlFilter base = { (guint32)a.tid, PL_NO_ID, filter.t0, filter.t1 };
@@ -713,14 +760,7 @@ int pl_cli_report(int argc, char **argv)
 			}
 			continue;
 		}
-		/* every function of that name (static functions may repeat) */
-		for (guint32 id = 0; id < agg->n_functions; id++) {
-			const PlFunction *f = pl_profile_get_function(p, id);
-			if (g_strcmp0(f->name, fi->sym) == 0)
-				v += pct(fi->total ? agg->func_total[id].weight
-						   : agg->func_self[id].weight,
-					 agg->all.weight);
-		}
+		v = fi->share;
 		if (fail_if_holds(fi, v)) {
 			fflush(stdout);
 			fprintf(stderr, "perflens: --fail-if: %s %s is %.2f%% (%s %g%%)\n", fi->sym,

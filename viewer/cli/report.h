@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "pl-function-names.h"
 #include "pl-profile.h"
 
 static inline double pct(guint64 part, guint64 whole)
@@ -16,11 +17,20 @@ static inline double pct(guint64 part, guint64 whole)
 /* --annotate SYM: the same annotation the app's disassembly view shows
  * (pl_disasm_annotate), as text: the self/total columns, then objdump's
  * line.  PL_EXIT_BAD_INPUT (with the error printed) when objdump fails. */
-int pl_report_print_annotate(PlProfile *p, PlAggregate *agg, const char *name);
+int pl_report_print_annotate(PlProfile *p, PlAggregate *agg, PlFunctionNames *names,
+			     const char *name);
 /* --source SYM|FILE: for a function, the lines of its own frames (inlined
  * callees show on their own lines, which may be elsewhere in the file); for
  * a FILE (a path or its tail), the whole file. */
-void pl_report_print_source(PlProfile *p, PlAggregate *agg, const char *what);
+void pl_report_print_source(PlProfile *p, PlAggregate *agg, PlFunctionNames *names,
+			    const char *what);
+/* The function spec ("NAME" or "NAME (FILE)") names in the report of names,
+ * for option (--source …): when defining files share the name, the one with
+ * the most samples, after a note on stderr that lists them all.  Its
+ * spelling as the report prints it in *spelling (owned by names);
+ * PL_NO_ID, *spelling unchanged, when none has samples. */
+guint32 pl_report_pick_function(PlFunctionNames *names, const char *option, const char *spec,
+				const char **spelling);
 
 /* --markers: the ftrace:print lines (time, thread, text, stack) and the
  * begin/end intervals with durations; --tracepoints: every tracepoint hit

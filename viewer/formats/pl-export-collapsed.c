@@ -2,9 +2,11 @@
 #include <errno.h>
 
 #include "pl-export.h"
+#include "pl-function-names.h"
 
 typedef struct {
 	PlProfile *p;
+	PlFunctionNames *names;
 	FILE *out;
 	gboolean weight;
 	GString *line;
@@ -20,7 +22,7 @@ static void collapsed_stack(const guint32 *funcs, guint depth, const PlCount *se
 		if (i)
 			g_string_append_c(c->line, ';');
 		gsize at = c->line->len;
-		g_string_append(c->line, pl_profile_get_function_label(c->p, funcs[i]));
+		g_string_append(c->line, pl_function_names_get(c->names, funcs[i]));
 		for (gsize k = at; k < c->line->len; k++)
 			if (c->line->str[k] == ';' || c->line->str[k] == '\n')
 				c->line->str[k] = ':';
@@ -33,7 +35,9 @@ static void collapsed_stack(const guint32 *funcs, guint depth, const PlCount *se
 
 gboolean pl_export_collapsed(PlAggregate *agg, FILE *out, gboolean by_weight, GError **error)
 {
-	Collapsed c = { agg->profile, out, by_weight, g_string_new(NULL) };
+	/* static functions of one name in two files: "helper (a.c)" */
+	g_autoptr(PlFunctionNames) names = pl_function_names_new(agg->profile, agg);
+	Collapsed c = { agg->profile, names, out, by_weight, g_string_new(NULL) };
 	pl_aggregate_foreach_stack(agg, collapsed_stack, &c);
 	g_string_free(c.line, TRUE);
 	if (fflush(out) != 0 || ferror(out)) {

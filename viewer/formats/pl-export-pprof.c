@@ -199,6 +199,9 @@ static guint64 addr_location(Pb *pb, const PlStackFrame *sf)
 		if (!li[i].name)
 			li[i].name = hex[i] = g_strdup_printf("0x%" G_GINT64_MODIFIER "x",
 							      fr[i].rel_addr);
+		/* Function.filename is the line's file (pprof files a Line under its
+		 * function's file): two static helpers of a.c and b.c are two
+		 * functions, which pprof -filefunctions shows apart */
 		li[i].file = fr[i].file;
 		li[i].line = fr[i].line;
 	}
@@ -224,7 +227,8 @@ static void func_stack(const guint32 *funcs, guint depth, const PlCount *self, g
 	g_array_set_size(fs->locs, 0);
 	for (guint i = depth; i-- > 0;) {
 		const PlFunction *f = pl_profile_get_function(pb->p, funcs[i]);
-		LineInfo li = { pl_profile_get_function_label(pb->p, funcs[i]), NULL, 0 };
+		/* the defining file keeps functions of one name apart, as above */
+		LineInfo li = { pl_profile_get_function_label(pb->p, funcs[i]), f->file, 0 };
 		guint64 id = location_id(pb, f->module, 0, funcs[i], &li, 1);
 		g_array_append_val(fs->locs, id);
 	}

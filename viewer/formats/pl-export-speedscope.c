@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "pl-export.h"
+#include "pl-function-names.h"
 
 typedef struct {
 	PlProfile *p;
+	PlFunctionNames *names; /* of every thread's stacks: frames are shared */
 	GString *out;
 	GHashTable *frame_of; /* function id + 1 → frame index + 1 */
 	GString *frames;      /* JSON of shared.frames, without brackets */
@@ -44,7 +46,7 @@ static guint frame_index(Ss *ss, guint32 func)
 	if (ss->n_frames)
 		g_string_append_c(ss->frames, ',');
 	g_string_append(ss->frames, "{\"name\":");
-	g_autofree char *name = g_strdup_printf("%s%s", pl_profile_get_function_label(ss->p, func),
+	g_autofree char *name = g_strdup_printf("%s%s", pl_function_names_get(ss->names, func),
 						f->inlined ? " (inlined)" : "");
 	json_str(ss->frames, name);
 	if (f->module) {
@@ -91,13 +93,14 @@ gboolean pl_export_speedscope(PlProfile *p, const PlFilter *filter, const PlStac
 	const PlEvent *ev = base.event != PL_NO_ID ? pl_profile_lookup_event(p, base.event) : NULL;
 	gboolean ns = ev && (ev->role == PL_ROLE_SWITCH || !strcmp(ev->name, "cpu-clock") ||
 			     !strcmp(ev->name, "task-clock"));
-	Ss ss = { p, NULL, g_hash_table_new(NULL, NULL), g_string_new(NULL), 0,
+	/* the threads with samples under the filter, in tid order */
+	g_autoptr(PlAggregate) all = pl_profile_aggregate_filtered(p, &base, sf);
+	g_autoptr(PlFunctionNames) names = pl_function_names_new(p, all);
+	Ss ss = { p, names, NULL, g_hash_table_new(NULL, NULL), g_string_new(NULL), 0,
 		  g_string_new(NULL), g_string_new(NULL), 0, 0, ns };
 	GString *profiles = g_string_new(NULL);
 	guint n_profiles = 0;
 
-	/* the threads with samples under the filter, in tid order */
-	g_autoptr(PlAggregate) all = pl_profile_aggregate_filtered(p, &base, sf);
 	g_autoptr(GArray) tids = g_array_new(FALSE, FALSE, sizeof(guint32));
 	GHashTableIter it;
 	gpointer k;

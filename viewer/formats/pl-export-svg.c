@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pl-export.h"
+#include "pl-function-names.h"
 
 #define WIDTH 1200.0
 #define PAD 10.0
@@ -22,6 +23,7 @@
 typedef struct {
 	PlAggregate *agg;
 	PlProfile *p;
+	PlFunctionNames *names; /* labels: "helper (a.c)" where two files share one */
 	FILE *out;
 	gboolean weight;
 	double scale; /* px per unit */
@@ -113,8 +115,8 @@ static int cmp_label(gconstpointer a, gconstpointer b, gpointer data)
 	Svg *s = data;
 	const PlNode *x = pl_profile_get_node(s->p, *(const guint32 *)a);
 	const PlNode *y = pl_profile_get_node(s->p, *(const guint32 *)b);
-	return strcmp(pl_profile_get_function_label(s->p, x->func),
-		      pl_profile_get_function_label(s->p, y->func));
+	return strcmp(pl_function_names_get(s->names, x->func),
+		      pl_function_names_get(s->names, y->func));
 }
 
 static void draw(Svg *s, guint32 node, guint depth, double x)
@@ -125,7 +127,7 @@ static void draw(Svg *s, guint32 node, guint depth, double x)
 		return;
 	const PlNode *nd = pl_profile_get_node(s->p, node);
 	if (node != 0)
-		frame(s, nd->func, depth, x, w, v, pl_profile_get_function_label(s->p, nd->func));
+		frame(s, nd->func, depth, x, w, v, pl_function_names_get(s->names, nd->func));
 	g_autoptr(GArray) kids = g_array_new(FALSE, FALSE, sizeof(guint32));
 	for (guint32 c = nd->first_child; c != PL_NO_ID; c = pl_profile_get_node(s->p, c)->next_sibling)
 		if (c < s->agg->n_nodes && val(s, c))
@@ -158,7 +160,8 @@ static guint deepest(Svg *s, guint32 node, guint depth)
 gboolean pl_export_svg(PlAggregate *agg, FILE *out, const char *title, gboolean by_weight,
 		       GError **error)
 {
-	Svg s = { agg, agg->profile, out, by_weight, 0, 0, 0 };
+	g_autoptr(PlFunctionNames) names = pl_function_names_new(agg->profile, agg);
+	Svg s = { agg, agg->profile, names, out, by_weight, 0, 0, 0 };
 	/* what the tree holds: samples left out by an allow filter are not in
 	 * it, the root's total is the drawn whole */
 	s.all = by_weight ? agg->total[0].weight : agg->total[0].samples;

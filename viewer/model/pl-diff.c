@@ -1,5 +1,6 @@
 /* pl-diff.c — comparing two aggregates; see pl-diff.h. */
 #include "pl-diff.h"
+#include "pl-function-names.h"
 
 #include <math.h>
 #include <string.h>
@@ -9,7 +10,7 @@ typedef struct {
 	GHashTable *index; /* key → row index + 1 */
 	gboolean side_b;
 	double all;
-	PlProfile *p;
+	PlFunctionNames *names; /* of the side being added */
 	GString *line;
 } StackAcc;
 
@@ -18,14 +19,18 @@ static double share(guint64 w, guint64 all)
 	return all ? (double)w / (double)all : 0.0;
 }
 
-static void add_function(PlDiff *d, GHashTable *index, PlAggregate *agg, gboolean side_b)
+static void add_function(PlDiff *d, GHashTable *index, PlAggregate *agg, PlFunctionNames *names,
+			 gboolean side_b)
 {
 	PlProfile *p = agg->profile;
 	for (guint32 id = 0; id < agg->n_functions; id++) {
 		if (!agg->func_total[id].samples)
 			continue;
 		const PlFunction *f = pl_profile_get_function(p, id);
-		const char *label = pl_profile_get_function_label(p, id);
+		/* "helper (a.c)" where either side has helpers of several files:
+		 * each is matched with its own (and the tail of the path, not the
+		 * path, matches: two builds may be in two directories) */
+		const char *label = pl_function_names_get(names, id);
 		g_autofree char *key = g_strdup_printf("%s\x01%s%s", label, f->module ? f->module : "",
 						       f->inlined ? "\x01i" : "");
 		guint idx = GPOINTER_TO_UINT(g_hash_table_lookup(index, key));
@@ -40,7 +45,7 @@ static void add_function(PlDiff *d, GHashTable *index, PlAggregate *agg, gboolea
 		}
 		PlDiffFunction *row = &g_array_index(d->functions, PlDiffFunction, idx - 1);
 		guint64 all = agg->all.weight;
-		/* the same label twice on one side (static functions): summed */
+		/* the same label twice on one side (one name in two modules): summed */
 		if (side_b) {
 			row->self_b += share(agg->func_self[id].weight, all);
 			row->total_b += share(agg->func_total[id].weight, all);
@@ -58,7 +63,7 @@ static void add_stack(const guint32 *funcs, guint depth, const PlCount *self, gp
 	for (guint i = 0; i < depth; i++) {
 		if (i)
 			g_string_append_c(s->line, ';');
-		g_string_append(s->line, pl_profile_get_function_label(s->p, funcs[i]));
+		g_string_append(s->line, pl_function_names_get(s->names, funcs[i]));
 	}
 	guint idx = GPOINTER_TO_UINT(g_hash_table_lookup(s->index, s->line->str));
 	if (!idx) {
@@ -105,15 +110,19 @@ PlDiff *pl_diff_new(PlAggregate *a, PlAggregate *b)
 	d->functions = g_array_new(FALSE, TRUE, sizeof(PlDiffFunction));
 	d->stacks = g_array_new(FALSE, TRUE, sizeof(PlDiffStack));
 	d->strings = g_string_chunk_new(16384);
+	g_autoptr(PlFunctionNames) na = pl_function_names_new(a->profile, a);
+	g_autoptr(PlFunctionNames) nb = pl_function_names_new(b->profile, b);
+	pl_function_names_share(na, nb);
+	pl_function_names_share(nb, na);
 	g_autoptr(GHashTable) fi = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	add_function(d, fi, a, FALSE);
-	add_function(d, fi, b, TRUE);
+	add_function(d, fi, a, na, FALSE);
+	add_function(d, fi, b, nb, TRUE);
 	g_autoptr(GHashTable) si = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	StackAcc s = { d, si, FALSE, (double)a->all.weight, a->profile, g_string_new(NULL) };
+	StackAcc s = { d, si, FALSE, (double)a->all.weight, na, g_string_new(NULL) };
 	pl_aggregate_foreach_stack(a, add_stack, &s);
 	s.side_b = TRUE;
 	s.all = (double)b->all.weight;
-	s.p = b->profile;
+	s.names = nb;
 	pl_aggregate_foreach_stack(b, add_stack, &s);
 	g_string_free(s.line, TRUE);
 	g_array_sort(d->functions, cmp_function);

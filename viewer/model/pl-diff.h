@@ -4,8 +4,11 @@
  *
  * Functions are matched by label and module (addresses differ between
  * builds, names do not); stacks by the chain of labels from the outermost
- * frame.  The result owns its strings and does not refer to either
- * profile afterwards.  No GTK.
+ * frame.  Where either side has functions of one label defined in several
+ * files, that label is qualified on both sides ("helper (a.c)",
+ * pl-function-names.h), so each is matched with its own.  The result
+ * owns its strings and does not refer to either profile afterwards.  No
+ * GTK.
  */
 #ifndef PL_DIFF_H
 #define PL_DIFF_H
@@ -17,7 +20,7 @@
 G_BEGIN_DECLS
 
 typedef struct {
-	const char *name;   /* label */
+	const char *name;   /* label, qualified by file where needed (above) */
 	const char *module;
 	double self_a, self_b;   /* fraction (0..1) of that side's total weight */
 	double total_a, total_b;

@@ -33,8 +33,10 @@ static gboolean insn_addr(const char *l, guint64 *addr)
 	return TRUE;
 }
 
-static GArray *run(const char *objdump, const char *path, const char *symbol, guint64 start,
-		   guint64 end, GError **error)
+/* objdump -d -l of symbol (from start when from_start: the one of that
+ * name there), else of the range [start, end). */
+static GArray *run(const char *objdump, const char *path, const char *symbol,
+		   gboolean from_start, guint64 start, guint64 end, GError **error)
 {
 	g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
 	g_ptr_array_add(argv, g_strdup(objdump));
@@ -43,6 +45,9 @@ static GArray *run(const char *objdump, const char *path, const char *symbol, gu
 	g_ptr_array_add(argv, g_strdup("--no-show-raw-insn"));
 	if (symbol) {
 		g_ptr_array_add(argv, g_strdup_printf("--disassemble=%s", symbol));
+		if (from_start)
+			g_ptr_array_add(argv, g_strdup_printf("--start-address=0x%" G_GINT64_MODIFIER
+							      "x", start));
 	} else {
 		g_ptr_array_add(argv, g_strdup_printf("--start-address=0x%" G_GINT64_MODIFIER "x", start));
 		g_ptr_array_add(argv, g_strdup_printf("--stop-address=0x%" G_GINT64_MODIFIER "x", end));
@@ -88,6 +93,42 @@ static GArray *run(const char *objdump, const char *path, const char *symbol, gu
 	return lines;
 }
 
+/* Whether lines has an instruction at or up to 15 bytes below addr (no
+ * instruction is longer). */
+static gboolean holds(GArray *lines, guint64 addr)
+{
+	for (guint i = 0; i < lines->len; i++) {
+		const PlDisasmLine *d = &g_array_index(lines, PlDisasmLine, i);
+		if (d->is_insn && d->addr <= addr && addr - d->addr < 16)
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/* Where the symbol holding addr starts: objdump's listing from addr opens
+ * with "<NAME+0xOFF>:" (or "<NAME>:" at its entry). */
+static gboolean symbol_start(const char *objdump, const char *path, guint64 addr,
+			     guint64 *start)
+{
+	GArray *l = run(objdump, path, NULL, FALSE, addr, addr + 1, NULL);
+	gboolean ok = FALSE;
+	for (guint i = 0; l && i < l->len && !ok; i++) {
+		const char *t = g_array_index(l, PlDisasmLine, i).text;
+		if (!g_str_has_suffix(t, ">:"))
+			continue;
+		const char *plus = g_strrstr(t, "+0x");
+		guint64 off = plus ? g_ascii_strtoull(plus + 3, NULL, 16) : 0;
+		if (off <= addr) {
+			*start = addr - off;
+			ok = TRUE;
+		}
+		break;
+	}
+	if (l)
+		pl_disasm_lines_free(l);
+	return ok;
+}
+
 GArray *pl_disasm_function(const char *prefix, const char *path, const char *symbol,
 			   guint64 start, guint64 end, GError **error)
 {
@@ -100,7 +141,20 @@ GArray *pl_disasm_function(const char *prefix, const char *path, const char *sym
 		return NULL;
 	}
 	GError *e = NULL;
-	GArray *lines = symbol ? run(found, path, symbol, 0, 0, &e) : NULL;
+	GArray *lines = symbol ? run(found, path, symbol, FALSE, 0, 0, &e) : NULL;
+	guint64 entry;
+	if (lines && end && !holds(lines, start) && symbol_start(found, path, start, &entry)) {
+		/* objdump (binutils 2.40) lists only the first function of a
+		 * name: two static helpers of a.c and b.c give a.c's alone.
+		 * From the entry of the one holding start, it lists that one. */
+		GArray *at = run(found, path, symbol, TRUE, entry, 0, NULL);
+		if (at && holds(at, start)) {
+			pl_disasm_lines_free(lines);
+			lines = at;
+		} else if (at) {
+			pl_disasm_lines_free(at);
+		}
+	}
 	if (lines || !end) {
 		if (!lines)
 			g_propagate_error(error, e);
@@ -109,7 +163,7 @@ GArray *pl_disasm_function(const char *prefix, const char *path, const char *sym
 		return lines;
 	}
 	g_clear_error(&e);
-	return run(found, path, NULL, start, end, error);
+	return run(found, path, NULL, FALSE, start, end, error);
 }
 
 /* ─── annotated disassembly ──────────────────────────────────────────── */

@@ -22,10 +22,12 @@ typedef struct {
 } PlDisasmLine;
 
 /* Disassembles symbol (with source line markers, objdump -l) from the ELF
- * file path; when the symbol gives nothing (stripped, a map-file name),
- * the address range [start, end) instead (end 0: symbol only).  prefix may
- * be NULL.  GArray of PlDisasmLine (free with pl_disasm_lines_free); NULL
- * with error set when objdump cannot run or prints no instruction. */
+ * file path; of several functions of that name (static ones of different
+ * files), the one holding start when end is given; when the symbol gives
+ * nothing (stripped, a map-file name), the address range [start, end)
+ * instead (end 0: symbol only).  prefix may be NULL.  GArray of
+ * PlDisasmLine (free with pl_disasm_lines_free); NULL with error set when
+ * objdump cannot run or prints no instruction. */
 GArray *pl_disasm_function(const char *prefix, const char *path, const char *symbol,
 			   guint64 start, guint64 end, GError **error);
 void pl_disasm_lines_free(GArray *lines);
