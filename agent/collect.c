@@ -261,8 +261,8 @@ static uint64_t rec_time(const struct perf_event_header *h)
  * may reach its ring after the heads were read, while its next entry on
  * another CPU, read later, is already in; a record stamped before `until`
  * was whole in its ring before any head was read.  The newer ones are
- * left for the next drain (the last drain comes after the events closed,
- * so it takes all).  (One loop for both: pla_on_record, inlined here, is
+ * left for the next drain (the last one, after the events closed, takes
+ * all).  (One loop for both: pla_on_record, inlined here, is
  * the agent's largest function.) */
 int pla_collect_drain(struct pla_collector *c, struct pla_stream *out)
 {
@@ -455,6 +455,8 @@ int pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t re
 	for (size_t i = 0; i < c->nfds; i++)
 		close(c->fds[i].fd);
 	c->nfds = 0;
+	if (c->sys)
+		c->sys->mono = 0; /* the last drain takes every record */
 	if (live && rc == 0 && (rc = pla_collect_drain(c, out)) >= 0)
 		rc = pla_send_perf_map(c, out);
 	if (live && rc >= 0 && c->sys)
