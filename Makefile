@@ -61,7 +61,13 @@ $(BUILD)/perflens-agent: $(AGENT_OBJS) $(BUILD)/agent/common-block.o $(BUILD)/li
 # objects (everything but main.c), so agent internals are testable.
 $(BUILD)/test/%-test: test/unit/%-test.c $(AGENT_LIB_OBJS) $(BUILD)/libplcommon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Itest -Iagent $(LDFLAGS) -o $@ $^ $(ZSTD_LIBS) -lpthread
+	$(CC) $(ALL_CFLAGS) -Wno-format-truncation -Itest -Iagent $(LDFLAGS) -o $@ \
+		$(filter %.c %.o %.a,$^) $(ZSTD_LIBS) -lpthread
+
+# The wire tests (messages, blocks, compaction) share their examples: a
+# header-only fixture, listed so that changing it rebuilds them.
+$(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/wire-*-test.c)): \
+	test/unit/wire-examples.h
 
 # The static agent's printf (agent/static/, linked only by ci/agents.sh):
 # its test compiles printf.c in under other names, so that glibc's printf

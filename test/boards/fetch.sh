@@ -74,9 +74,52 @@ Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled "false";
 CONF
 export APT_CONFIG=$apt/apt.conf
 
+candidate() { # PKG -> version apt would download
+	apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2; exit }'
+}
+
+# PKG... -> the version apt would download of each: ver[PKG], vers ("PKG
+# VERSION" lines, for the cache key and DIR/versions) and want (apt-get
+# download's PKG:ARCH=VERSION words).  A package without one is an error.
+declare -A ver
+resolve() {
+	local p v
+	vers="" want=()
+	for p in "$@"; do
+		v=$(candidate "$p:$arch")
+		[ -n "$v" ] && [ "$v" != "(none)" ] || { echo "fetch.sh: no candidate for $p:$arch" >&2; exit 1; }
+		ver[$p]=$v
+		vers="$vers$p $v"$'\n'
+		want+=("$p:$arch=$v")
+	done
+}
+
+# KEY DEBS -> dir, the cache directory of KEY: printed, and the script done,
+# when it is complete; else want downloaded into DEBS (default $tmp/debs),
+# and $tmp made, where the caller builds DIR's contents as $tmp/out (removed
+# on exit; publish moves it into place).
+cached_or_download() {
+	dir=$cache/${1//[^A-Za-z0-9._+-]/_}
+	if [ -f "$dir/versions" ]; then
+		echo "$dir" | tee "$resolved"; exit 0
+	fi
+	echo "fetch.sh: downloading ${want[*]}" >&2
+	tmp=$(mktemp -d "$cache/.fetch.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	local debs=${2:-$tmp/debs}
+	mkdir -p "$debs" "$tmp/out"
+	(cd "$debs" && apt-get -q download "${want[@]}" >&2)
+}
+
+publish() { # $tmp/out becomes dir, which the current lists now lead to
+	rm -rf "$dir"
+	mv "$tmp/out" "$dir"
+	echo "$dir" | tee "$resolved"
+}
+
 # dropbear-bin and the closure of its Depends but libc6 (see the header).
 fetch_dropbear() {
-	local todo=(dropbear-bin) pkgs=() p d v vers="" want=()
+	local todo=(dropbear-bin) pkgs=() p d
 	while [ ${#todo[@]} -gt 0 ]; do
 		p=${todo[0]} todo=("${todo[@]:1}")
 		case " ${pkgs[*]} " in *" $p "*) continue ;; esac
@@ -88,24 +131,9 @@ fetch_dropbear() {
 			todo+=("$d")
 		done
 	done
-	for p in "${pkgs[@]}"; do
-		v=$(candidate "$p:$arch")
-		[ -n "$v" ] && [ "$v" != "(none)" ] || { echo "fetch.sh: no candidate for $p:$arch" >&2; exit 1; }
-		vers="$vers$p $v"$'\n'
-		want+=("$p:$arch=$v")
-	done
-	local key dir
-	key=$arch-dropbear-bin_$(candidate "dropbear-bin:$arch")-$(printf '%s' "$vers" | sha256sum | cut -c1-12)
-	key=${key//[^A-Za-z0-9._+-]/_}
-	dir=$cache/$key
-	if [ -f "$dir/versions" ]; then
-		echo "$dir" | tee "$resolved"; return 0
-	fi
-	echo "fetch.sh: downloading ${want[*]}" >&2
-	tmp=$(mktemp -d "$cache/.fetch.XXXXXX")
-	trap 'rm -rf "$tmp"' EXIT
-	mkdir -p "$tmp/debs" "$tmp/x" "$tmp/out/sbin" "$tmp/out/bin" "$tmp/out/lib"
-	(cd "$tmp/debs" && apt-get -q download "${want[@]}" >&2)
+	resolve "${pkgs[@]}"
+	cached_or_download "$arch-dropbear-bin_${ver[dropbear-bin]}-$(printf '%s' "$vers" | sha256sum | cut -c1-12)"
+	mkdir -p "$tmp/x" "$tmp/out/sbin" "$tmp/out/bin" "$tmp/out/lib"
 	for f in "$tmp/debs/"*.deb; do dpkg-deb -x "$f" "$tmp/x"; done
 	cp "$tmp/x/usr/sbin/dropbear" "$tmp/out/sbin/"
 	cp "$tmp/x/usr/bin/dropbearkey" "$tmp/out/bin/"
@@ -132,9 +160,7 @@ fetch_dropbear() {
 	done
 	[ -z "$missing" ] || { echo "fetch.sh: dropbear needs$missing, which no fetched package holds" >&2; exit 1; }
 	printf '%s' "$vers" >"$tmp/out/versions"
-	rm -rf "$dir"
-	mv "$tmp/out" "$dir"
-	echo "$dir" | tee "$resolved"
+	publish
 }
 
 # Lists younger than a week are good enough: a warm run needs no network.
@@ -157,9 +183,6 @@ if [ -z "$(find "$stamp" -mtime -7 2>/dev/null)" ]; then
 	fi
 fi
 
-candidate() { # PKG -> version apt would download
-	apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2; exit }'
-}
 [ "$what" = dropbear ] && { fetch_dropbear; exit 0; }
 # metapackage -> the versioned image it depends on (arm64: its -unsigned twin)
 kpkg=$(apt-cache depends "$meta:$arch" 2>/dev/null |
@@ -168,22 +191,10 @@ kpkg=$(apt-cache depends "$meta:$arch" 2>/dev/null |
 if [ "$arch" = arm64 ]; then
 	case "$kpkg" in *-unsigned) ;; *) kpkg=$kpkg-unsigned ;; esac
 fi
-kver=$(candidate "$kpkg:$arch")
-bver=$(candidate "busybox-static:$arch")
-[ -n "$kver" ] && [ "$kver" != "(none)" ] || { echo "fetch.sh: no candidate for $kpkg:$arch" >&2; exit 1; }
-[ -n "$bver" ] && [ "$bver" != "(none)" ] || { echo "fetch.sh: no candidate for busybox-static:$arch" >&2; exit 1; }
-
-key=$arch-${kpkg}_$kver-busybox_$bver
-key=${key//[^A-Za-z0-9._+-]/_}
-dir=$cache/$key
-if [ -f "$dir/versions" ]; then
-	echo "$dir" | tee "$resolved"; exit 0
-fi
-
-echo "fetch.sh: downloading $kpkg $kver and busybox-static $bver ($arch)" >&2
-tmp=$(mktemp -d "$cache/.fetch.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-(cd "$apt/debs" && apt-get -q download "$kpkg:$arch=$kver" "busybox-static:$arch=$bver" >&2)
+resolve "$kpkg" busybox-static
+kver=${ver[$kpkg]} bver=${ver[busybox-static]}
+# the kernel's .deb goes to apt/debs (removed once unpacked), dropbear's to $tmp
+cached_or_download "$arch-${kpkg}_$kver-busybox_$bver" "$apt/debs"
 kdeb=$(ls "$apt/debs/${kpkg}_"*"_$arch.deb" | grep -F "_${kver//:/%3a}_" | head -1)
 bdeb=$(ls "$apt/debs/busybox-static_"*"_$arch.deb" | grep -F "_${bver//:/%3a}_" | head -1)
 
@@ -220,8 +231,6 @@ for m in "${order[@]}"; do
 done
 printf 'kernel %s %s\nbusybox busybox-static %s\nuname %s\n' "$kpkg" "$kver" "$bver" \
 	"$(basename "$mdir")" >"$tmp/out/versions"
-rm -rf "$dir"
-mv "$tmp/out" "$dir"
 # the .debs are not needed again: this directory is the cache
 rm -f "$kdeb" "$bdeb"
-echo "$dir" | tee "$resolved"
+publish
