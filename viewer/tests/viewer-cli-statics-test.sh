@@ -201,7 +201,7 @@ else fail filters_merge_by_file "helper rows '$got' (want 'helper=$perf_b|'), ru
 
 # the app's frame menu writes the label anchored and escaped: the same rows
 fr "$TMP/ma.rows" --merge '^helper \(a\.c\)$'
-if [ -s "$TMP/ma.rows" ] && cmp -s "$TMP/ma.rows" "$TMP/m.rows"; then ok filters_merge_anchored
+if [ "$(fhelpers "$TMP/ma.rows")" = "helper=$perf_b|" ] && cmp -s "$TMP/ma.rows" "$TMP/m.rows"; then ok filters_merge_anchored
 else fail filters_merge_anchored "--merge '^helper \(a\.c\)\$' helper rows '$(fhelpers "$TMP/ma.rows")', run_a $(fc "$TMP/ma.rows" 3 run_a)"; fi
 
 fr "$TMP/d.rows" --deny "$BB"                  # b.c's frames go: run_b gets its samples

@@ -7,8 +7,8 @@
 #     report prints them, each with the report's self samples, no row
 #     twice; the flame graph labels its frames so;
 #   - "Merge function" from the frame menu of a.c's helper takes that one
-#     alone: b.c's keeps its row and samples, run_a gets a.c's (the
-#     report's --merge 'helper (a.c)' run_a row), the breadcrumb names it;
+#     alone: b.c's keeps its row and samples, run_a's self gains a.c's
+#     (the report's rows), the breadcrumb names it;
 #     the SESSION.view file holds the anchored label, which the command
 #     line's --merge reads alike;
 #   - an old SESSION.view naming plain '^helper$' still loads, merging both.
@@ -67,11 +67,14 @@ report_rows "$TMP/plain.rows"
 report_rows "$TMP/merge-a.rows" --merge 'helper (a.c)'
 report_rows "$TMP/merge-both.rows" --merge '^helper$'
 A=$(samples "$TMP/plain.rows" 'helper (a.c)') BB=$(samples "$TMP/plain.rows" 'helper (b.c)')
-RUN_A=$(samples "$TMP/merge-a.rows" run_a)
-OLD_A=$(samples "$TMP/merge-both.rows" run_a) OLD_B=$(samples "$TMP/merge-both.rows" run_b)
-echo "# report: helper (a.c) $A, helper (b.c) $BB; --merge 'helper (a.c)': run_a $RUN_A;" \
-	"--merge '^helper\$': run_a $OLD_A, run_b $OLD_B"
-[ -n "$A" ] && [ -n "$BB" ] && [ -n "$RUN_A" ] && [ -n "$OLD_A" ] && [ -n "$OLD_B" ] ||
+# a merged helper's samples go to its caller: run_a's self and a.c's
+RA=$(samples "$TMP/plain.rows" run_a) RB=$(samples "$TMP/plain.rows" run_b)
+[ -n "$A" ] && [ -n "$BB" ] && [ -n "$RA" ] && [ -n "$RB" ] || RA=
+RUN_A=$((RA + A)) OLD_A=$((RA + A)) OLD_B=$((RB + BB))
+echo "# report: helper (a.c) $A, helper (b.c) $BB, run_a $RA, run_b $RB; --merge 'helper (a.c)':" \
+	"run_a $(samples "$TMP/merge-a.rows" run_a); --merge '^helper\$': run_a" \
+	"$(samples "$TMP/merge-both.rows" run_a), run_b $(samples "$TMP/merge-both.rows" run_b)"
+[ -n "$RA" ] ||
 	fail_all "the report has no 'helper (a.c)' / 'helper (b.c)' rows: $(tr '\t\n' ' |' <"$TMP/plain.rows" | head -c 300)"
 
 export XDG_CONFIG_HOME=$TMP/config XDG_DATA_HOME=$TMP/data XDG_CACHE_HOME=$TMP/cache
