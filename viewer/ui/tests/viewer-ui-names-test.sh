@@ -12,6 +12,8 @@
 #     the SESSION.view file holds the anchored label, which the command
 #     line's --merge reads alike;
 #   - an old SESSION.view naming plain '^helper$' still loads, merging both.
+# Screenshots of the Functions table and the flame graph go to
+# $PL_UI_SCREENSHOTS, else to a temporary directory.
 # The app is driven by the test-only script module (pl-ui-script.h).  Cases
 # skip only where the kernel refuses perf or no X server can start.
 set -u
@@ -21,10 +23,12 @@ APP=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent}
 DRIVER=$B/test/perflens-ui-script.so
 . "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok viewer-ui-names: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 TMP=$(mktemp -d /tmp/plv-names-XXXXXX)
+SHOTS=${PL_UI_SCREENSHOTS:-$TMP/shots}
 cleanup() { pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"; }
 trap cleanup EXIT
 
-CASES="open rows_distinct row_a row_b row_bare_absent flame_a flame_b transform_merge_helper__a_c_ \
+CASES="open rows_distinct row_a row_b row_bare_absent flame_a flame_b screenshot_names-functions.png \
+screenshot_names-flame.png transform_merge_helper__a_c_ \
 merged_a_gone merged_b_kept merged_to_caller merged_flame_b merged_flame_a_gone merged_crumb \
 view_file_label view_file_cli app_sanitizers old_view_restored old_view_a_gone old_view_b_gone \
 old_view_run_a old_view_run_b reopen_app_sanitizers"
@@ -83,6 +87,7 @@ export GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1
 export GSK_RENDERER=${GSK_RENDERER:-cairo}
 # no leak check of the app (viewer-ui-live-test.sh says why)
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+mkdir -p "$SHOTS"
 asan_app=
 ldd "$APP" 2>/dev/null | grep -q libasan && asan_app=1
 sanitizer_clean() { # case exit-status stderr-file
@@ -105,6 +110,10 @@ expect-row row_b $BB helper (b.c)
 expect-row row_bare_absent absent helper
 expect-flame-label flame_a present helper (a.c)
 expect-flame-label flame_b present helper (b.c)
+view functions
+screenshot $SHOTS/names-functions.png
+view flame
+screenshot $SHOTS/names-flame.png
 transform merge helper (a.c)
 expect-row merged_a_gone absent helper (a.c)
 expect-row merged_b_kept $BB helper (b.c)
