@@ -305,8 +305,7 @@ static void step(Pass *ps, guint32 x, guint32 pr, guint32 pst, guint32 *r, guint
 		/* the path names a function by its plain label or the one shown
 		 * ("helper (a.c)", as the frame menu writes a shared name) */
 		if (f == PL_NO_ID || (strcmp(pl_profile_get_function_label(p, f), t->path[d]) != 0 &&
-				      (f >= pl_profile_get_n_functions(p) ||
-				       strcmp(pl_function_names_get(ps->names, f), t->path[d]) != 0))) {
+				      strcmp(pl_function_names_get(ps->names, f), t->path[d]) != 0)) {
 			*r = PL_NO_ID;
 			*s = ST_DROPPED;
 		} else if (d + 1 == t->n_path) {

@@ -11,7 +11,8 @@
 #     (the report's rows), the breadcrumb names it;
 #     the SESSION.view file holds the anchored label, which the command
 #     line's --merge reads alike;
-#   - an old SESSION.view naming plain '^helper$' still loads, merging both.
+#   - an old SESSION.view naming plain '^helper$' still loads, merging both;
+#     then "Focus on subtree" of a.c's helper keeps a.c's samples alone.
 # Screenshots of the Functions table and the flame graph go to
 # $PL_UI_SCREENSHOTS, else to a temporary directory.
 # The app is driven by the test-only script module (pl-ui-script.h).  Cases
@@ -31,7 +32,8 @@ CASES="open rows_distinct row_a row_b row_bare_absent flame_a flame_b screenshot
 screenshot_names-flame.png transform_merge_helper__a_c_ \
 merged_a_gone merged_b_kept merged_to_caller merged_flame_b merged_flame_a_gone merged_crumb \
 view_file_label view_file_cli app_sanitizers old_view_restored old_view_a_gone old_view_b_gone \
-old_view_run_a old_view_run_b reopen_app_sanitizers"
+old_view_run_a old_view_run_b transform_focus-subtree_helper__a_c_ subtree_a subtree_b_gone \
+subtree_view_file reopen_app_sanitizers"
 pl_plan $CASES
 fail_all() { pl_unreported "$1"; exit 1; }
 skip_all() { for c in "${pl_planned[@]}"; do pl_was_reported "$c" || skip "$c" "$1"; done; exit 0; }
@@ -150,6 +152,10 @@ expect-row old_view_a_gone absent helper (a.c)
 expect-row old_view_b_gone absent helper (b.c)
 expect-row old_view_run_a $OLD_A run_a
 expect-row old_view_run_b $OLD_B run_b
+reset-crumbs
+transform focus-subtree helper (a.c)
+expect-row subtree_a $A helper (a.c)
+expect-row subtree_b_gone absent helper (b.c)
 EOF
 run_app "$TMP/old.script" "$TMP/app2.out" "$TMP/app2.err"
 rc=$?
@@ -157,5 +163,12 @@ no_display "$TMP/app2.err"
 pl_relay "$TMP/app2.out"
 grep -aE '^# ' "$TMP/app2.out"
 sanitizer_clean reopen_app_sanitizers "$rc" "$TMP/app2.err"
+# the call path kept names a.c's helper by its label (the frames below
+# main are libc's, whichever they are)
+line=$(cat "$VIEW" 2>/dev/null)
+case $line in
+"focus-subtree	"*";main;run_a;helper (a.c)") ok subtree_view_file ;;
+*) fail subtree_view_file "$VIEW holds '$(echo "$line" | tr '\t\n' '>|')'" ;;
+esac
 pl_unreported "the app did not report it (exit $rc): $(tail -c 400 "$TMP/app2.err" | tr '\n' '|')"
 exit 0
