@@ -213,7 +213,9 @@ why=
 [ "$(fhelpers "$TMP/d.rows")|$(fc "$TMP/d.rows" 3 run_b)" = "helper=$perf_a||$((rb + perf_b))" ] || why="$why deny: $(fhelpers "$TMP/d.rows") run_b $(fc "$TMP/d.rows" 3 run_b);"
 [ "$(fhelpers "$TMP/r.rows")|$(fc "$TMP/r.rows" 3 hot_a)" = "helper=$perf_b||$perf_a" ] || why="$why rename: $(fhelpers "$TMP/r.rows") hot_a $(fc "$TMP/r.rows" 3 hot_a);"
 [ "$(fhelpers "$TMP/f.rows")|$(wc -l <"$TMP/f.rows")" = "helper=$perf_b||1" ] || why="$why focus: $(fhelpers "$TMP/f.rows") $(wc -l <"$TMP/f.rows") rows;"
-[ "$(fhelpers "$TMP/x.rows")|$(fc "$TMP/x.rows" 3 run_a)" = "helper=$perf_b||" ] || why="$why drop: $(fhelpers "$TMP/x.rows") run_a '$(fc "$TMP/x.rows" 3 run_a)';"
+# (run_a keeps any sample of its own, outside helper)
+ra_own=; [ "${ra:-0}" -gt 0 ] && ra_own=$ra
+[ "$(fhelpers "$TMP/x.rows")|$(fc "$TMP/x.rows" 3 run_a)" = "helper=$perf_b||$ra_own" ] || why="$why drop: $(fhelpers "$TMP/x.rows") run_a '$(fc "$TMP/x.rows" 3 run_a)';"
 [ "$(fhelpers "$TMP/al.rows")|$(fc "$TMP/al.rows" 3 run_b)" = "helper=$perf_a||" ] || why="$why allow: $(fhelpers "$TMP/al.rows") run_b '$(fc "$TMP/al.rows" 3 run_b)';"
 if [ -z "$why" ]; then ok filters_by_file
 else fail filters_by_file "(a.c $perf_a, b.c $perf_b)$why"; fi
