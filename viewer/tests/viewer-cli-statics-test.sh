@@ -38,7 +38,7 @@ SRC=$(cd "${PL_TOP:-.}/viewer/tests/source-dwarf" && pwd)
 . "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok viewer-cli-statics: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 TMP=$(mktemp -d /tmp/plv-statics-XXXXXX)
 trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="report_rows_by_file report_plain_names fail_if_refuses_bare fail_if_spellings source_by_file function_and_annotate export_collapsed export_svg_speedscope export_pprof_files filters_merge_by_file filters_merge_anchored filters_by_file filters_plain_name diff_by_file probe_stacks_by_file rows_by_path_tail rows_without_dwarf help_spelling"
+ALL="report_rows_by_file report_plain_names fail_if_refuses_bare fail_if_spellings source_by_file function_and_annotate export_collapsed export_svg_speedscope export_pprof_files filters_merge_by_file filters_merge_anchored filters_by_file filters_plain_name filters_help diff_by_file probe_stacks_by_file rows_by_path_tail rows_without_dwarf help_spelling"
 pl_plan $ALL
 all_fail() { for n in $ALL; do fail "$n" "$1"; done; exit 1; }
 
@@ -226,6 +226,10 @@ got=$(fhelpers "$TMP/p.rows")
 if [ -z "$got" ] && [ "$(fc "$TMP/p.rows" 3 run_a)" = $((ra + perf_a)) ] && [ "$(fc "$TMP/p.rows" 3 run_b)" = $((rb + perf_b)) ]; then
 	ok filters_plain_name
 else fail filters_plain_name "helper rows '$got', run_a $(fc "$TMP/p.rows" 3 run_a) run_b $(fc "$TMP/p.rows" 3 run_b)"; fi
+
+"$PERFLENS" report --help-filters >"$TMP/help-f.txt" 2>&1
+if grep -qF "written as the report prints it, 'helper (a.c)'" "$TMP/help-f.txt"; then ok filters_help
+else fail filters_help "report --help-filters does not say how to name one of several functions"; fi
 
 # ─── diff ──────────────────────────────────────────────────────────────
 # A: a.c's helper alone; B: both.  a.c's is matched with a.c's
