@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "pl-profile-private.h"
+
 struct _PlFunctionNames {
 	PlProfile *p;
 	PlAggregate *agg;   /* NULL: the set is every function */
@@ -293,4 +295,61 @@ char *pl_function_matches_dup_list(GPtrArray *matches)
 		g_string_append_printf(s, "%s'%s'", i ? ", " : "", m->spelling);
 	}
 	return g_string_free(s, FALSE);
+}
+
+/* ─── patterns over labels ───────────────────────────────────────────── */
+
+gboolean pl_function_names_match(PlFunctionNames *self, const GRegex *re, GHashTable *literal,
+				 guint32 func)
+{
+	if (literal && g_hash_table_contains(literal, GUINT_TO_POINTER(func)))
+		return TRUE;
+	const char *plain = pl_profile_get_function_label(self->p, func);
+	if (g_regex_match(re, plain, 0, NULL))
+		return TRUE;
+	const char *shown = func < self->n ? pl_function_names_get(self, func) : plain;
+	return shown != plain && strcmp(shown, plain) != 0 && g_regex_match(re, shown, 0, NULL);
+}
+
+GHashTable *pl_function_names_literal_new(PlFunctionNames *self, const char *spec)
+{
+	gsize len = spec ? strlen(spec) : 0;
+	if (len < 4 || spec[len - 1] != ')' || !strstr(spec, " ("))
+		return NULL;
+	g_autoptr(GPtrArray) matches = pl_function_names_find(self, spec);
+	if (!matches->len)
+		return NULL;
+	GHashTable *ids = g_hash_table_new(NULL, NULL);
+	for (guint i = 0; i < matches->len; i++) {
+		const PlFunctionMatch *m = matches->pdata[i];
+		for (guint k = 0; k < m->ids->len; k++)
+			g_hash_table_add(ids, GUINT_TO_POINTER(g_array_index(m->ids, guint32, k)));
+	}
+	return ids;
+}
+
+/* ─── the profile's own labels ───────────────────────────────────────── */
+
+const char *pl_function_names_label(PlProfile *p, guint32 func)
+{
+	guint n = pl_profile_get_n_functions(p);
+	if (func >= n)
+		return pl_profile_get_function_label(p, func);
+	if (!p->shown_names || p->shown_n != n || p->shown_short != p->short_names) {
+		g_clear_pointer(&p->shown_names, pl_function_names_free);
+		p->shown_names = pl_function_names_new(p, NULL);
+		p->shown_n = n;
+		p->shown_short = p->short_names;
+		if (!p->shown_labels)
+			p->shown_labels = g_ptr_array_new();
+		g_ptr_array_set_size(p->shown_labels, 0);
+		g_ptr_array_set_size(p->shown_labels, (gint)n);
+	}
+	/* in p's strings, not the names': a view keeps the pointer across a
+	 * remake (a live profile gains functions while it is drawn) */
+	gpointer *slot = &p->shown_labels->pdata[func];
+	if (!*slot)
+		*slot = g_string_chunk_insert_const(p->strings,
+						    pl_function_names_get(p->shown_names, func));
+	return *slot;
 }

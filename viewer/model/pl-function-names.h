@@ -72,6 +72,32 @@ GPtrArray *pl_function_names_find(PlFunctionNames *self, const char *spec);
 /* "'a (x.c)', 'a (y.c)'": the spellings of matches, for messages.  New. */
 char *pl_function_matches_dup_list(GPtrArray *matches);
 
+/* ─── patterns over labels ───────────────────────────────────────────── */
+
+/* A transform's or a stack-filter rule's pattern names a function when
+ * its regex re matches the function's plain label (what it always did, so
+ * "^helper$" of an old saved view still takes every helper), or the label
+ * self shows for it ("helper (a.c)": what the app's frame menu anchors for
+ * a shared name, so that a.c's helper alone is taken), or when the
+ * function is one of literal (below).  func outside the set: the plain
+ * label only.  literal may be NULL. */
+gboolean pl_function_names_match(PlFunctionNames *self, const GRegex *re, GHashTable *literal,
+				 guint32 func);
+/* The functions spec names read literally as 'NAME (FILE)' (as
+ * pl_function_names_find reads it: any tail of the file), so that an
+ * option is written as the report prints it ('helper (a.c)' is no regex
+ * of that text: its parentheses group).  A new set of ids
+ * (GUINT_TO_POINTER), NULL when spec is no such spelling or names none. */
+GHashTable *pl_function_names_literal_new(PlFunctionNames *self, const char *spec);
+
+/* ─── the profile's own labels ───────────────────────────────────────── */
+
+/* func's label among every function p has now (pl_function_names_new(p,
+ * NULL)): what the app shows in every view, so that it and the report
+ * name functions alike.  Made again when p gains functions or its short
+ * names change; the string is p's and lives as long as p.  p's thread. */
+const char *pl_function_names_label(PlProfile *p, guint32 func);
+
 G_END_DECLS
 
 #endif

@@ -60,6 +60,13 @@ struct _PlProfile {
 	PlIdTable func_tab;
 	GPtrArray *func_labels; /* char*, lazily */
 	gboolean short_names;   /* labels with C++ templates and parameters folded */
+	/* pl_function_names_label(): the names of every function, made for
+	 * shown_n functions and shown_short, and per function its label
+	 * (lazily, in strings) */
+	struct _PlFunctionNames *shown_names;
+	GPtrArray *shown_labels;
+	guint shown_n;
+	gboolean shown_short;
 	GArray *nodes; /* PlNode */
 	GArray *last_child; /* guint32 per node: append children in order */
 	PlIdTable node_tab;

@@ -6,6 +6,7 @@
  * are in pl-profile-aggregate.c. */
 #include "pl-profile.h"
 #include "pl-profile-private.h"
+#include "pl-function-names.h"
 #include "pl-tracepoint.h"
 
 #include <string.h>
@@ -121,6 +122,8 @@ void pl_profile_free(PlProfile *self)
 	g_string_chunk_free(self->strings);
 	g_array_free(self->funcs, TRUE);
 	g_ptr_array_free(self->func_labels, TRUE);
+	g_clear_pointer(&self->shown_names, pl_function_names_free);
+	g_clear_pointer(&self->shown_labels, g_ptr_array_unref);
 	g_array_free(self->nodes, TRUE);
 	g_array_free(self->last_child, TRUE);
 	g_array_free(self->addrs, TRUE);

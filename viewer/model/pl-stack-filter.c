@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "pl-function-names.h"
 #include "pl-profile-private.h"
 
 typedef struct {
@@ -10,7 +11,15 @@ typedef struct {
 	GRegex *re;
 	char *replacement; /* rename */
 	gboolean cut;
+	char *pattern;     /* re's text: maybe a literal 'NAME (FILE)' */
 } Rule;
+
+/* What one aggregation reads the rules with: the labels shown and, per
+ * rule, the functions its pattern names literally (NULL: none). */
+typedef struct {
+	PlFunctionNames *names;
+	GPtrArray *literal;
+} Names;
 
 struct _PlStackFilter {
 	GArray *rules; /* Rule */
@@ -35,6 +44,7 @@ void pl_stack_filter_free(PlStackFilter *self)
 		Rule *r = &g_array_index(self->rules, Rule, i);
 		g_regex_unref(r->re);
 		g_free(r->replacement);
+		g_free(r->pattern);
 	}
 	g_array_free(self->rules, TRUE);
 	pl_transforms_free(self->transforms);
@@ -45,7 +55,7 @@ gboolean pl_stack_filter_add(PlStackFilter *self, PlRuleKind kind, const char *s
 			     GError **error)
 {
 	g_autofree char *pattern = g_strdup(spec);
-	Rule r = { kind, NULL, NULL, FALSE };
+	Rule r = { kind, NULL, NULL, FALSE, NULL };
 	g_strchomp(pattern);
 	if (g_str_has_suffix(pattern, "(cut)")) {
 		if (kind == PL_RULE_RENAME) {
@@ -88,6 +98,7 @@ gboolean pl_stack_filter_add(PlStackFilter *self, PlRuleKind kind, const char *s
 	}
 	if (kind == PL_RULE_ALLOW_SYMBOL || kind == PL_RULE_ALLOW_MODULE)
 		self->n_allow++;
+	r.pattern = g_strdup(pattern);
 	g_array_append_val(self->rules, r);
 	return TRUE;
 }
@@ -110,7 +121,8 @@ gboolean pl_stack_filter_is_empty(const PlStackFilter *self)
 
 /* The function a plain function id becomes after the renames (cached per
  * id: a profile has few functions compared with nodes). */
-static guint32 renamed(const PlStackFilter *self, PlProfile *p, guint32 f, GArray *cache)
+static guint32 renamed(const PlStackFilter *self, PlProfile *p, Names *nm, guint32 f,
+		       GArray *cache)
 {
 	if (f == PL_NO_ID)
 		return f;
@@ -123,9 +135,16 @@ static guint32 renamed(const PlStackFilter *self, PlProfile *p, guint32 f, GArra
 	gboolean changed = FALSE;
 	for (guint i = 0; i < self->rules->len; i++) {
 		const Rule *r = &g_array_index(self->rules, Rule, i);
-		if (r->kind != PL_RULE_RENAME || !g_regex_match(r->re, label, 0, NULL))
+		if (r->kind != PL_RULE_RENAME)
 			continue;
-		char *s = g_regex_replace(r->re, label, -1, 0, r->replacement, 0, NULL);
+		GHashTable *lit = nm->literal->pdata[i];
+		char *s;
+		if (g_regex_match(r->re, label, 0, NULL))
+			s = g_regex_replace(r->re, label, -1, 0, r->replacement, 0, NULL);
+		else if (!changed && pl_function_names_match(nm->names, r->re, lit, f))
+			s = g_strdup(r->replacement); /* 'helper (a.c)=x': that one, whole */
+		else
+			continue;
 		if (s && strcmp(s, label) != 0) {
 			g_free(label);
 			label = s;
@@ -146,29 +165,30 @@ static guint32 renamed(const PlStackFilter *self, PlProfile *p, guint32 f, GArra
 
 /* Which rule decides frame f: the first matching deny, else the first
  * matching allow, else none (NULL). */
-static const Rule *match(const PlStackFilter *self, PlProfile *p, guint32 f)
+static const Rule *match(const PlStackFilter *self, PlProfile *p, Names *nm, guint32 f)
 {
 	if (f == PL_NO_ID)
 		return NULL;
 	const PlFunction *fn = pl_profile_get_function(p, f);
-	const char *label = pl_profile_get_function_label(p, f);
 	const Rule *allow = NULL;
 	for (guint i = 0; i < self->rules->len; i++) {
 		const Rule *r = &g_array_index(self->rules, Rule, i);
-		const char *subject;
+		gboolean yes;
 		switch (r->kind) {
 		case PL_RULE_ALLOW_SYMBOL:
 		case PL_RULE_DENY_SYMBOL:
-			subject = label;
+			/* a renamed function (interned after the names were
+			 * made) is matched by its new label alone */
+			yes = pl_function_names_match(nm->names, r->re, nm->literal->pdata[i], f);
 			break;
 		case PL_RULE_ALLOW_MODULE:
 		case PL_RULE_DENY_MODULE:
-			subject = fn->module ? fn->module : "";
+			yes = g_regex_match(r->re, fn->module ? fn->module : "", 0, NULL);
 			break;
 		default:
 			continue;
 		}
-		if (!g_regex_match(r->re, subject, 0, NULL))
+		if (!yes)
 			continue;
 		if (r->kind == PL_RULE_DENY_SYMBOL || r->kind == PL_RULE_DENY_MODULE)
 			return r;
@@ -179,6 +199,12 @@ static const Rule *match(const PlStackFilter *self, PlProfile *p, guint32 f)
 }
 
 enum { ST_KEEP = 1, ST_CUT = 2 };
+
+static void free_set(gpointer set)
+{
+	if (set)
+		g_hash_table_unref(set);
+}
 
 PlAggregate *pl_profile_aggregate_filtered(PlProfile *p, const PlFilter *filter,
 					   const PlStackFilter *self)
@@ -193,6 +219,15 @@ PlAggregate *pl_profile_aggregate_filtered(PlProfile *p, const PlFilter *filter,
 	guint32 *map = g_new(guint32, n);
 	g_autofree guint8 *state = g_new0(guint8, n);
 	g_autoptr(GArray) names = g_array_new(FALSE, FALSE, sizeof(guint32));
+	g_autoptr(PlFunctionNames) shown = self->rules->len ? pl_function_names_new(p, NULL) : NULL;
+	Names nm = { shown, g_ptr_array_new_with_free_func(free_set) };
+	for (guint i = 0; i < self->rules->len; i++) {
+		const Rule *r = &g_array_index(self->rules, Rule, i);
+		gboolean symbol = r->kind == PL_RULE_ALLOW_SYMBOL || r->kind == PL_RULE_DENY_SYMBOL ||
+				  r->kind == PL_RULE_RENAME;
+		g_ptr_array_add(nm.literal,
+				symbol ? pl_function_names_literal_new(shown, r->pattern) : NULL);
+	}
 	map[0] = 0;
 	state[0] = self->n_allow ? 0 : ST_KEEP;
 	for (guint32 i = 1; i < n; i++) {
@@ -205,8 +240,8 @@ PlAggregate *pl_profile_aggregate_filtered(PlProfile *p, const PlFilter *filter,
 			state[i] = pst;
 			continue;
 		}
-		guint32 f = renamed(self, p, nd->func, names);
-		const Rule *r = match(self, p, f);
+		guint32 f = renamed(self, p, &nm, nd->func, names);
+		const Rule *r = match(self, p, &nm, f);
 		gboolean deny = r && (r->kind == PL_RULE_DENY_SYMBOL || r->kind == PL_RULE_DENY_MODULE);
 		if (deny) {
 			map[i] = pm;
@@ -236,6 +271,7 @@ PlAggregate *pl_profile_aggregate_filtered(PlProfile *p, const PlFilter *filter,
 	for (guint32 i = 0; i < n; i++)
 		if (!(state[i] & ST_KEEP))
 			map[i] = PL_NO_ID;
+	g_ptr_array_unref(nm.literal);
 	map = pl_transforms_apply(self->transforms, p, map, n);
 	return pl_profile_aggregate_mapped(p, filter, map);
 }

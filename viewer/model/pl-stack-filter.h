@@ -15,7 +15,10 @@
  *   allow   RE (cut)         as allow, and the frames above the first match
  *                            (its callers) are removed: stacks start there
  * Symbol rules match the function label (pl_profile_get_function_label),
- * module rules the module basename.  Regexes are PCRE (GRegex), unanchored.
+ * or the label shown where a name is shared ("helper (a.c)"), or name it
+ * literally as 'NAME (FILE)' as reports print it (pl_function_names_match;
+ * a literal rename gives that function REPLACEMENT as it is); module rules
+ * the module basename.  Regexes are PCRE (GRegex), unanchored.
  * With collapse_recursion, a frame of a function already on the (kept)
  * stack is merged into the outermost frame of that function: direct
  * recursion and cycles through other frames (A → B → A) both fold, and

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "pl-function-names.h"
 #include "pl-profile-private.h"
 
 typedef struct {
@@ -224,6 +225,8 @@ typedef struct {
 	guint32 *st;
 	guint n;      /* nodes when the pass began: res and st cover them */
 	GArray *hit;  /* per function: 0 not tried, 1 no, 2 matches */
+	PlFunctionNames *names; /* the labels the app shows (every function) */
+	GHashTable *literal;    /* the functions arg names as 'NAME (FILE)', or NULL */
 } Pass;
 
 static gboolean func_matches(Pass *ps, guint32 f)
@@ -236,14 +239,14 @@ static gboolean func_matches(Pass *ps, guint32 f)
 		g_array_set_size(ps->hit, f + 1);
 	guint8 *h = &g_array_index(ps->hit, guint8, f);
 	if (!*h) {
-		const char *subject;
+		gboolean yes;
 		if (ps->t->kind == PL_TX_MERGE_MODULE || ps->t->kind == PL_TX_COLLAPSE_MODULE) {
 			const char *m = pl_profile_get_function(ps->p, f)->module;
-			subject = m ? m : "";
+			yes = g_regex_match(ps->t->re, m ? m : "", 0, NULL);
 		} else {
-			subject = pl_profile_get_function_label(ps->p, f);
+			yes = pl_function_names_match(ps->names, ps->t->re, ps->literal, f);
 		}
-		*h = g_regex_match(ps->t->re, subject, 0, NULL) ? 2 : 1;
+		*h = yes ? 2 : 1;
 	}
 	return *h == 2;
 }
@@ -299,7 +302,10 @@ static void step(Pass *ps, guint32 x, guint32 pr, guint32 pst, guint32 *r, guint
 			return;
 		}
 		guint d = pst >> ST_DEPTH_SHIFT;
-		if (f == PL_NO_ID || strcmp(pl_profile_get_function_label(p, f), t->path[d]) != 0) {
+		/* the path names a function by its plain label or the one shown
+		 * ("helper (a.c)", as the frame menu writes a shared name) */
+		if (f == PL_NO_ID || (strcmp(pl_profile_get_function_label(p, f), t->path[d]) != 0 &&
+				      strcmp(pl_function_names_get(ps->names, f), t->path[d]) != 0)) {
 			*r = PL_NO_ID;
 			*s = ST_DROPPED;
 		} else if (d + 1 == t->n_path) {
@@ -360,9 +366,12 @@ static guint32 resolve(Pass *ps, guint32 x, GArray *todo)
 	return ps->res[x];
 }
 
-static void apply_one(const Transform *t, PlProfile *p, guint32 *map, guint n_map)
+static void apply_one(const Transform *t, PlProfile *p, PlFunctionNames *names, guint32 *map,
+		      guint n_map)
 {
-	Pass ps = { t, p, NULL, NULL, pl_profile_get_n_nodes(p), NULL };
+	Pass ps = { t, p, NULL, NULL, pl_profile_get_n_nodes(p), NULL, names, NULL };
+	if (t->re && t->kind != PL_TX_MERGE_MODULE && t->kind != PL_TX_COLLAPSE_MODULE)
+		ps.literal = pl_function_names_literal_new(names, t->arg);
 	ps.res = g_new(guint32, ps.n);
 	ps.st = g_new0(guint32, ps.n);
 	ps.hit = g_array_new(FALSE, TRUE, sizeof(guint8));
@@ -382,6 +391,8 @@ static void apply_one(const Transform *t, PlProfile *p, guint32 *map, guint n_ma
 		map[i] = (ps.st[x] & (ST_DROPPED | ST_WAITING)) || r == PL_NO_ID ? PL_NO_ID : r;
 	}
 	g_array_unref(ps.hit);
+	if (ps.literal)
+		g_hash_table_unref(ps.literal);
 	g_free(ps.res);
 	g_free(ps.st);
 }
@@ -394,7 +405,11 @@ guint32 *pl_transforms_apply(const PlTransforms *self, PlProfile *p, guint32 *ma
 		for (guint i = 0; i < n_map; i++)
 			map[i] = i;
 	}
+	/* made once, before a transform interns functions ("[libc.so.6]"):
+	 * those are shown by their plain label */
+	g_autoptr(PlFunctionNames) names =
+		pl_transforms_get_n(self) ? pl_function_names_new(p, NULL) : NULL;
 	for (guint i = 0; i < pl_transforms_get_n(self); i++)
-		apply_one(&g_array_index(self->items, Transform, i), p, map, n_map);
+		apply_one(&g_array_index(self->items, Transform, i), p, names, map, n_map);
 	return map;
 }

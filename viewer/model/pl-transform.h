@@ -5,9 +5,11 @@
  * the order matters ("focus main, then merge helper" differs from "merge
  * helper, then focus main" only where they interact, but the user chose
  * an order and gets it).  Functions are matched by their label
- * (pl_profile_get_function_label), modules by their basename; patterns
- * are PCRE (GRegex), unanchored — the app anchors and escapes the name it
- * was clicked on.
+ * (pl_profile_get_function_label) or the label the app shows where a name
+ * is shared ("helper (a.c)", pl_function_names_match), or named literally
+ * as 'NAME (FILE)'; modules by their basename; patterns are PCRE (GRegex),
+ * unanchored — the app anchors and escapes the label it was clicked on,
+ * so a frame of one of two helpers takes that one.
  *
  *   merge RE              frames of matching functions vanish; their time
  *                         goes to the caller (self) and their callees

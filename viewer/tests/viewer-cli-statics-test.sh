@@ -18,6 +18,12 @@
 #              apart by file with a stack filter too (go tool pprof -filefunctions);
 #   diff       against a recording of a.c's helper alone: "helper (a.c)" on both
 #              sides, "helper (b.c)" new;
+#   filters    --merge, --deny, --rename, --focus, --drop, --allow take
+#              'helper (a.c)' as the report prints it (and the app's anchored
+#              '^helper \(a\.c\)$') for that helper alone, its samples going
+#              where the option sends them: perf script's per-file counts
+#              (--merge 'helper (a.c)': b.c's row keeps its count, run_a's self
+#              grows by a.c's); a plain '^helper$' still takes both;
 #   --tracepoints  a uprobe on helper (the agent takes the first ELF symbol of
 #              that name): each hit's stack starts with that helper's spelling,
 #              the one whose nm address the hit's ip is at;
@@ -32,7 +38,7 @@ SRC=$(cd "${PL_TOP:-.}/viewer/tests/source-dwarf" && pwd)
 . "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok viewer-cli-statics: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 TMP=$(mktemp -d /tmp/plv-statics-XXXXXX)
 trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="report_rows_by_file report_plain_names fail_if_refuses_bare fail_if_spellings source_by_file function_and_annotate export_collapsed export_svg_speedscope export_pprof_files diff_by_file probe_stacks_by_file rows_by_path_tail rows_without_dwarf help_spelling"
+ALL="report_rows_by_file report_plain_names fail_if_refuses_bare fail_if_spellings source_by_file function_and_annotate export_collapsed export_svg_speedscope export_pprof_files filters_merge_by_file filters_merge_anchored filters_by_file filters_plain_name filters_help diff_by_file probe_stacks_by_file rows_by_path_tail rows_without_dwarf help_spelling"
 pl_plan $ALL
 all_fail() { for n in $ALL; do fail "$n" "$1"; done; exit 1; }
 
@@ -179,6 +185,51 @@ want_pp="$A_FILE|$B_FILE|"
 p1=$(pp "$TMP/p.pb.gz") p2=$(pp "$TMP/pf.pb.gz" --deny '^__libc_start_call_main$')
 if [ "$p1" = "$want_pp" ] && [ "$p2" = "$want_pp" ]; then ok export_pprof_files
 else fail export_pprof_files "helper rows by file: '$p1', with a filter '$p2' (want '$want_pp')"; fi
+
+# ─── stack filters and transforms ──────────────────────────────────────
+# fr OUT FILTER…: the report's rows under the filter; fc OUT COL LABEL
+fr() { local out=$1; shift; "$PERFLENS" report "$CAP" --event cpu-clock --top 0 "$@" >"$out.txt" 2>"$out.err"; rows "$out.txt" >"$out"; }
+fc() { awk -F'\t' -v l="$3" -v c="$2" '$4 == l { print $c; exit }' "$1"; }
+fhelpers() { awk -F'\t' '$4 ~ /^helper( |$)/ {print $4 "=" $3}' "$1" | sort | tr '\n' '|'; }
+ra=$(col 3 run_a) rb=$(col 3 run_b)
+fr "$TMP/m.rows" --merge "$A"
+# b.c's helper alone now: printed plain, with b.c's samples; a.c's in run_a
+got=$(fhelpers "$TMP/m.rows") m_ra=$(fc "$TMP/m.rows" 3 run_a) m_rb=$(fc "$TMP/m.rows" 3 run_b)
+if [ "$got" = "helper=$perf_b|" ] && [ "$m_ra" = $((ra + perf_a)) ] && [ "$m_rb" = "$rb" ]; then
+	ok filters_merge_by_file; echo "# --merge '$A': helper rows '$got', run_a self $m_ra (was $ra, + a.c's $perf_a)"
+else fail filters_merge_by_file "helper rows '$got' (want 'helper=$perf_b|'), run_a $m_ra (want $ra + $perf_a), run_b $m_rb (want $rb) $(head -c 200 "$TMP/m.rows.err")"; fi
+
+# the app's frame menu writes the label anchored and escaped: the same rows
+fr "$TMP/ma.rows" --merge '^helper \(a\.c\)$'
+if [ "$(fhelpers "$TMP/ma.rows")" = "helper=$perf_b|" ] && cmp -s "$TMP/ma.rows" "$TMP/m.rows"; then ok filters_merge_anchored
+else fail filters_merge_anchored "--merge '^helper \(a\.c\)\$' helper rows '$(fhelpers "$TMP/ma.rows")', run_a $(fc "$TMP/ma.rows" 3 run_a)"; fi
+
+fr "$TMP/d.rows" --deny "$BB"                  # b.c's frames go: run_b gets its samples
+fr "$TMP/r.rows" --rename "$A=hot_a"           # a.c's alone renamed
+fr "$TMP/f.rows" --focus "$BB"                 # stacks through b.c's, from it
+fr "$TMP/x.rows" --drop "$A"                   # samples with a.c's dropped
+fr "$TMP/al.rows" --allow "helper ($A_FILE)"   # the full path: a.c's stacks only
+why=
+[ "$(fhelpers "$TMP/d.rows")|$(fc "$TMP/d.rows" 3 run_b)" = "helper=$perf_a||$((rb + perf_b))" ] || why="$why deny: $(fhelpers "$TMP/d.rows") run_b $(fc "$TMP/d.rows" 3 run_b);"
+[ "$(fhelpers "$TMP/r.rows")|$(fc "$TMP/r.rows" 3 hot_a)" = "helper=$perf_b||$perf_a" ] || why="$why rename: $(fhelpers "$TMP/r.rows") hot_a $(fc "$TMP/r.rows" 3 hot_a);"
+[ "$(fhelpers "$TMP/f.rows")|$(wc -l <"$TMP/f.rows")" = "helper=$perf_b||1" ] || why="$why focus: $(fhelpers "$TMP/f.rows") $(wc -l <"$TMP/f.rows") rows;"
+# (run_a keeps any sample of its own, outside helper)
+ra_own=; [ "${ra:-0}" -gt 0 ] && ra_own=$ra
+[ "$(fhelpers "$TMP/x.rows")|$(fc "$TMP/x.rows" 3 run_a)" = "helper=$perf_b||$ra_own" ] || why="$why drop: $(fhelpers "$TMP/x.rows") run_a '$(fc "$TMP/x.rows" 3 run_a)';"
+[ "$(fhelpers "$TMP/al.rows")|$(fc "$TMP/al.rows" 3 run_b)" = "helper=$perf_a||" ] || why="$why allow: $(fhelpers "$TMP/al.rows") run_b '$(fc "$TMP/al.rows" 3 run_b)';"
+if [ -z "$why" ]; then ok filters_by_file
+else fail filters_by_file "(a.c $perf_a, b.c $perf_b)$why"; fi
+
+# a plain name, as before: both helpers (old saved views and scripts)
+fr "$TMP/p.rows" --merge '^helper$'
+got=$(fhelpers "$TMP/p.rows")
+if [ -z "$got" ] && [ "$(fc "$TMP/p.rows" 3 run_a)" = $((ra + perf_a)) ] && [ "$(fc "$TMP/p.rows" 3 run_b)" = $((rb + perf_b)) ]; then
+	ok filters_plain_name
+else fail filters_plain_name "helper rows '$got', run_a $(fc "$TMP/p.rows" 3 run_a) run_b $(fc "$TMP/p.rows" 3 run_b)"; fi
+
+"$PERFLENS" report --help-filters >"$TMP/help-f.txt" 2>&1
+if grep -qF "written as the report prints it, 'helper (a.c)'" "$TMP/help-f.txt"; then ok filters_help
+else fail filters_help "report --help-filters does not say how to name one of several functions"; fi
 
 # ─── diff ──────────────────────────────────────────────────────────────
 # A: a.c's helper alone; B: both.  a.c's is matched with a.c's

@@ -13,6 +13,7 @@
 
 #include "pl-diff.h"
 #include "pl-flame-layout.h"
+#include "pl-function-names.h"
 
 #define ROW_H 22.0
 #define HEAD_H 26.0
@@ -254,7 +255,7 @@ static void build_flame(PlDiffView *self, PlAggregate *a, PlAggregate *b)
 		t->self[i] = b->self[i].weight;
 		if (i > 0) {
 			t->parent[i] = nd->parent < nb ? nd->parent : G_MAXUINT32;
-			self->labels[i] = (char *)pl_profile_get_function_label(pb, nd->func);
+			self->labels[i] = (char *)pl_function_names_label(pb, nd->func);
 		}
 		t->first_child[i] = nd->first_child < nb ? nd->first_child : G_MAXUINT32;
 		t->next_sibling[i] = nd->next_sibling < nb ? nd->next_sibling : G_MAXUINT32;

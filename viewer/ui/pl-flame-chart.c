@@ -168,7 +168,7 @@ static void pl_flame_chart_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 		cairo_rectangle(cr, x0, y, MAX(x1 - x0 - 0.5, 0.5), ROW_H - 1);
 		cairo_fill(cr);
 		if (x1 - x0 > 30) {
-			pango_layout_set_text(pl, pl_profile_get_function_label(self->profile, func), -1);
+			pango_layout_set_text(pl, pl_function_names_label(self->profile, func), -1);
 			pango_layout_set_width(pl, (int)((x1 - x0 - 6) * PANGO_SCALE));
 			cairo_set_source_rgb(cr, 0.06, 0.06, 0.06);
 			cairo_move_to(cr, x0 + 3, y + 2);
@@ -241,7 +241,7 @@ static gboolean on_query_tooltip(GtkWidget *widget, int x, int y, gboolean kb, G
 		return FALSE;
 	guint32 func = pl_profile_get_node(self->profile, sp->node)->func;
 	g_autofree char *name =
-		g_markup_escape_text(pl_profile_get_function_label(self->profile, func), -1);
+		g_markup_escape_text(pl_function_names_label(self->profile, func), -1);
 	g_autofree char *m = g_strdup_printf("<b>%s</b>\n%.3f ms from %.3f s", name,
 					     (sp->t1 - sp->t0) / 1e6, (sp->t0 - self->t_start) / 1e9);
 	gtk_tooltip_set_markup(tip, m);

@@ -141,7 +141,7 @@ static void compute_matches(PlFlameGraph *self)
 	/* regex once per function, not per node */
 	g_autofree guint8 *fm = g_new0(guint8, nf + 1);
 	for (guint f = 0; f < nf; f++)
-		fm[f] = g_regex_match(self->search, pl_profile_get_function_label(self->profile, f),
+		fm[f] = g_regex_match(self->search, pl_function_names_label(self->profile, f),
 				      0, NULL);
 	self->match = g_new0(guint8, n);
 	for (guint i = 1; i < n; i++)
@@ -202,7 +202,7 @@ static PlFlameTree *inverted_tree(PlFlameGraph *self, PlProfile *profile, PlAggr
 		t->parent[i] = i == 0 ? NONE : nd->parent;
 		self->func[i] = nd->func;
 		self->labels[i] = i == 0 ? "all (inverted: callers above)"
-					 : nd->func < nf ? pl_profile_get_function_label(profile, nd->func)
+					 : nd->func < nf ? pl_function_names_label(profile, nd->func)
 							 : "?";
 		self->colors[i] = i == 0 ? 0xd8d0c8 : nd->func < nf ? fcolor[nd->func] : 0xb8b0a8;
 	}
@@ -237,7 +237,7 @@ static PlFlameTree *plain_tree(PlFlameGraph *self, PlProfile *profile, PlAggrega
 			self->labels[i] = "all";
 			self->colors[i] = 0xd8d0c8;
 		} else {
-			self->labels[i] = nd->func < nf ? pl_profile_get_function_label(profile, nd->func)
+			self->labels[i] = nd->func < nf ? pl_function_names_label(profile, nd->func)
 							: "?";
 			self->colors[i] = nd->func < nf ? fcolor[nd->func] : 0xb8b0a8;
 		}

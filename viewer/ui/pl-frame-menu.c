@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "pl-function-names.h"
+
 /* ─── targets ────────────────────────────────────────────────────────── */
 
 static char *anchored(const char *text)
@@ -21,7 +23,7 @@ static char *node_path(PlProfile *p, guint32 node)
 		guint32 f = pl_profile_get_node(p, nd)->func;
 		if (f == PL_NO_ID)
 			return NULL;
-		g_ptr_array_insert(labels, 0, (gpointer)pl_profile_get_function_label(p, f));
+		g_ptr_array_insert(labels, 0, (gpointer)pl_function_names_label(p, f));
 	}
 	if (!labels->len)
 		return NULL;
@@ -49,7 +51,7 @@ char *pl_frame_menu_dup_target(PlProfile *p, PlTransformKind kind, guint32 node,
 		arg = anchored(module);
 		break;
 	default:
-		arg = anchored(pl_profile_get_function_label(p, func));
+		arg = anchored(pl_function_names_label(p, func));
 		break;
 	}
 	if (!arg)
@@ -80,7 +82,7 @@ GMenuModel *pl_frame_menu_new_model(PlProfile *p, guint32 node, guint32 func)
 	g_autoptr(GMenuItem) src = g_menu_item_new("Show source", NULL);
 	g_menu_item_set_action_and_target_value(src, "win.open-source", g_variant_new_uint32(func));
 	g_menu_append_item(head, src);
-	g_menu_append_section(menu, pl_profile_get_function_label(p, func), G_MENU_MODEL(head));
+	g_menu_append_section(menu, pl_function_names_label(p, func), G_MENU_MODEL(head));
 
 	g_autoptr(GMenu) fn = g_menu_new();
 	add_item(fn, p, "Merge function", PL_TX_MERGE, node, func);

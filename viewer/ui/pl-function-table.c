@@ -53,7 +53,7 @@ static PlFuncItem *item_new(PlFunctionTable *t, const PlRow *r, guint64 all)
 	it->total = r->total;
 	it->all = all;
 	it->table = t;
-	it->name = pl_profile_get_function_label(t->profile, r->id);
+	it->name = pl_function_names_label(t->profile, r->id);
 	const PlFunction *f = pl_profile_get_function(t->profile, r->id);
 	it->module = f->module ? f->module : "";
 	return it;
@@ -216,7 +216,7 @@ static void update_relatives(PlFunctionTable *self)
 	g_autoptr(GArray) callees = pl_aggregate_callees(self->agg, self->selected);
 	fill_store(self, self->callers, callers);
 	fill_store(self, self->callees, callees);
-	const char *name = pl_profile_get_function_label(self->profile, self->selected);
+	const char *name = pl_function_names_label(self->profile, self->selected);
 	g_autofree char *a = g_strdup_printf("Callers of %s", name);
 	g_autofree char *b = g_strdup_printf("Callees of %s", name);
 	gtk_label_set_text(self->callers_title, a);
@@ -344,6 +344,24 @@ gboolean pl_function_table_get_row(PlFunctionTable *self, guint32 func, PlCount 
 		}
 	}
 	return FALSE;
+}
+
+guint pl_function_table_get_n_rows(PlFunctionTable *self)
+{
+	return g_list_model_get_n_items(G_LIST_MODEL(self->store));
+}
+
+gboolean pl_function_table_get_row_at(PlFunctionTable *self, guint i, guint32 *func,
+				      const char **name, PlCount *self_count, PlCount *total)
+{
+	g_autoptr(PlFuncItem) it = g_list_model_get_item(G_LIST_MODEL(self->store), i);
+	if (!it)
+		return FALSE;
+	*func = it->func;
+	*name = it->name;
+	*self_count = it->self;
+	*total = it->total;
+	return TRUE;
 }
 
 guint32 pl_function_table_get_selected(PlFunctionTable *self)

@@ -30,6 +30,12 @@ void pl_function_table_set_data(PlFunctionTable *self, PlProfile *profile, PlAgg
 /* The row of func in the table: its self and total; FALSE when absent. */
 gboolean pl_function_table_get_row(PlFunctionTable *self, guint32 func, PlCount *self_count,
 				   PlCount *total);
+/* The rows (for scripts and tests): how many, and row i's function, the
+ * name its Function column shows (owned by the profile) and its counts;
+ * FALSE past the end. */
+guint pl_function_table_get_n_rows(PlFunctionTable *self);
+gboolean pl_function_table_get_row_at(PlFunctionTable *self, guint i, guint32 *func,
+				      const char **name, PlCount *self_count, PlCount *total);
 /* Selects (and scrolls to) a function; FALSE when it has no samples here. */
 gboolean pl_function_table_select(PlFunctionTable *self, guint32 func);
 /* The selected function or PL_NO_ID. */

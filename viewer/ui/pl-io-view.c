@@ -218,7 +218,7 @@ static char *stack_text(PlIoView *self, const PlSlowCall *c)
 	g_autoptr(GArray) f = pl_profile_dup_stack_functions(self->profile, c->stack, STACK_FRAMES);
 	for (guint i = 0; i < f->len; i++)
 		g_string_append_printf(s, "%s%s", i ? "\n" : "",
-				       pl_profile_get_function_label(self->profile,
+				       pl_function_names_label(self->profile,
 								     g_array_index(f, guint32, i)));
 	if (!f->len)
 		g_string_append(s, "(no stack)");
@@ -250,7 +250,7 @@ static void fill_slowest(PlIoView *self)
 		GString *where = g_string_new(NULL);
 		for (guint k = 0; k < f->len && k < 3; k++)
 			g_string_append_printf(where, "%s%s", k ? " < " : "",
-					       pl_profile_get_function_label(
+					       pl_function_names_label(
 						       self->profile, g_array_index(f, guint32, k)));
 		g_autofree char *text = g_strdup_printf(
 			"%9.3f ms   %-16s  %s %u   at %.3f s   ret %" G_GINT64_FORMAT "   %s",

@@ -206,7 +206,7 @@ static const char *marker_source(PlSourceView *self, const char *text)
 
 static void set_title_disasm(PlSourceView *self)
 {
-	const char *name = self->profile ? pl_profile_get_function_label(self->profile, self->func)
+	const char *name = self->profile ? pl_function_names_label(self->profile, self->func)
 					 : "?";
 	g_autofree char *ename = g_markup_escape_text(name, -1);
 	if (!self->ann) {
@@ -466,7 +466,7 @@ gboolean pl_source_view_show_function(PlSourceView *self, PlProfile *profile, Pl
 	self->jump_line = 0;
 	g_array_set_size(self->marked, 0);
 	g_clear_pointer(&self->src_title, g_free);
-	const char *name = profile ? pl_profile_get_function_label(profile, func) : "?";
+	const char *name = profile ? pl_function_names_label(profile, func) : "?";
 	if (self->disasm) {
 		render_disasm(self);
 		if (!self->ann) {

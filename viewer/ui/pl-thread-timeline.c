@@ -690,7 +690,7 @@ static void append_creation(GString *s, PlProfile *p, const PlThread *t)
 	g_string_append(s, "\nCreated by: ");
 	for (guint i = 0; i < funcs->len && i < CREATION_MAX_FRAMES; i++) {
 		g_autofree char *f = g_markup_escape_text(
-			pl_profile_get_function_label(p, g_array_index(funcs, guint32, i)), -1);
+			pl_function_names_label(p, g_array_index(funcs, guint32, i)), -1);
 		g_string_append_printf(s, "%s%s", i ? " \u2190 " : "", f);
 	}
 	if (funcs->len > CREATION_MAX_FRAMES)

@@ -52,7 +52,7 @@ char *pl_ui_node_tooltip(PlProfile *p, guint32 node, guint32 func, guint64 self,
 		return g_string_free(s, FALSE);
 	}
 	const PlFunction *f = pl_profile_get_function(p, func);
-	g_autofree char *name = g_markup_escape_text(pl_profile_get_function_label(p, func), -1);
+	g_autofree char *name = g_markup_escape_text(pl_function_names_label(p, func), -1);
 	g_autofree char *mod = g_markup_escape_text(f->module ? f->module : "?", -1);
 	g_autofree char *ts = pl_ui_format_weight(p, self), *tt = pl_ui_format_weight(p, total);
 	g_autofree char *ps = pl_ui_format_pct(self, all), *pt = pl_ui_format_pct(total, all);

@@ -7,6 +7,7 @@
 
 #include <gtk/gtk.h>
 
+#include "pl-function-names.h" /* every view names functions as reports do */
 #include "pl-profile.h"
 
 G_BEGIN_DECLS

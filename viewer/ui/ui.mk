@@ -59,7 +59,7 @@ UI_SCRIPT_MODULE := $(BUILD)/test/perflens-ui-script.so
 $(UI_SCRIPT_MODULE): viewer/ui/tests/pl-ui-script.c viewer/ui/tests/pl-ui-script-transforms.c \
 		viewer/ui/tests/pl-ui-script-labels.c \
 		viewer/ui/tests/pl-ui-script-source.c viewer/ui/tests/pl-ui-script-io.c \
-		viewer/ui/tests/pl-ui-script-sessions.c \
+		viewer/ui/tests/pl-ui-script-sessions.c viewer/ui/tests/pl-ui-script-names.c \
 		$(BUILD)/perflens-ui.so viewer/ui/ui.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(UI_CFLAGS) -fPIC -shared -MF $@.d $(LDFLAGS) -o $@ \

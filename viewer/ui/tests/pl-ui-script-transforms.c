@@ -71,23 +71,29 @@ static PlUiStep transform(PlWindow *w, char **argv, guint ticks)
 	PlFlameGraph *fg = pl_window_get_flame_graph(w);
 	if (ticks > 0)
 		return pl_flame_graph_is_ready(fg) ? PL_UI_STEP_DONE : PL_UI_STEP_WAIT;
-	g_autofree char *name = g_strdup_printf("transform_%s_%s", argn(argv, 1), argn(argv, 2));
+	/* the function as the views label it, spaces and all ("helper
+	 * (a.c)"); in the case's name, what is no word character is '_' */
+	g_autofree char *label = argv[0] && argv[1] && argv[2] ? g_strjoinv(" ", argv + 2)
+							      : g_strdup("");
+	g_autofree char *name = g_strdup_printf("transform_%s_%s", argn(argv, 1), label);
+	for (char *c = name + strlen("transform_") + strlen(argn(argv, 1)) + 1; *c; c++)
+		if (!g_ascii_isalnum(*c) && *c != '_')
+			*c = '_';
 	PlTransformKind kind;
 	if (!pl_transform_kind_from_name(argn(argv, 1), &kind)) {
 		pl_ui_script_report(name, FALSE, "no transform '%s'", argn(argv, 1));
 		return PL_UI_STEP_DONE;
 	}
 	PlProfile *p = pl_window_get_profile(w);
-	guint32 node = pl_flame_graph_find_label(fg, argn(argv, 2));
-	guint32 func = node != NONE ? pl_flame_graph_get_node_func(fg, node)
-				    : find_func(w, argn(argv, 2));
+	guint32 node = pl_flame_graph_find_label(fg, label);
+	guint32 func = node != NONE ? pl_flame_graph_get_node_func(fg, node) : find_func(w, label);
 	if (pl_flame_graph_get_inverted(fg))
 		node = PL_NO_ID;
 	g_autoptr(GMenuModel) menu = pl_frame_menu_new_model(p, node, func);
 	g_autofree char *action = NULL;
 	g_autoptr(GVariant) target = NULL;
 	if (!pl_frame_menu_find_item(menu, kind, &action, &target)) {
-		pl_ui_script_report(name, FALSE, "the menu of %s has no %s item", argn(argv, 2),
+		pl_ui_script_report(name, FALSE, "the menu of %s has no %s item", label,
 				    argn(argv, 1));
 		return PL_UI_STEP_DONE;
 	}

@@ -810,6 +810,8 @@ static StepResult run_step(Script *s)
 		t = pl_ui_script_source_step(w, s->argv, s->ticks, timed_out(s));
 	if (t == PL_UI_STEP_UNKNOWN) /* slow system calls (pl-ui-script-io.c) */
 		t = pl_ui_script_io_step(w, s->argv, s->ticks, timed_out(s));
+	if (t == PL_UI_STEP_UNKNOWN) /* functions of one name (pl-ui-script-names.c) */
+		t = pl_ui_script_names_step(w, s->argv, s->ticks, timed_out(s));
 	if (t != PL_UI_STEP_UNKNOWN)
 		return t == PL_UI_STEP_WAIT ? STEP_WAIT : STEP_DONE;
 	report(s, "script", FALSE, "unknown command '%s'", cmd);

@@ -119,6 +119,12 @@
  *   io-drag F0 F1 NAME             drag across the main thread's lane, F0 to F1 of the session
  *   io-click-thread main|other NAME   click that thread's name (again: all threads)
  *   io-clear NAME                  click "Show everything"
+ * Functions of one name (pl-ui-script-names.c; LABEL is the rest of the
+ * line, "helper (a.c)"; "transform KIND LABEL…" takes such a label too):
+ *   expect-rows-distinct NAME      no two rows of the Functions table read the same
+ *   expect-row NAME SAMPLES|absent LABEL…   one row shows LABEL, with SAMPLES self
+ *                                  samples ("# row …" says what it has); or none
+ *   expect-flame-label NAME present|absent LABEL…   a flame graph frame so labelled
  */
 #ifndef PL_UI_SCRIPT_H
 #define PL_UI_SCRIPT_H
@@ -142,6 +148,7 @@ PlUiStep pl_ui_script_labels_step(PlWindow *w, char **argv, guint ticks, gboolea
 PlUiStep pl_ui_script_sessions_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_source_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_io_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
+PlUiStep pl_ui_script_names_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 /* "NAME" or "NAME@FILE" (defined in a file whose path ends with /FILE):
  * the first function so named, PL_NO_ID when none. */
 guint32 pl_ui_script_find_function(PlWindow *w, const char *spec);
