@@ -49,6 +49,22 @@ pl_unreported() {
 	done
 }
 
+# Ends the script: every planned case not reported yet fails with WHY.
+pl_fail_all() { pl_unreported "$1"; exit 1; }
+# Ends the script: every planned case not reported yet skips with WHY
+# ("[TAG] …", a tag from test/skip-reasons.txt).
+pl_skip_all() {
+	local c
+	for c in "${pl_planned[@]}"; do pl_was_reported "$c" || skip "$c" "$1"; done
+	exit 0
+}
+# The app's stderr FILE says Xvfb did not start: every case skips
+# [no-display], quoting it.
+pl_no_display() {
+	grep -q 'Xvfb failed to start' "$1" &&
+		pl_skip_all "[no-display] Xvfb failed to start: $(grep -m1 -v '^$' "$1" | head -c 200)"
+}
+
 pl_perf_refused() {
 	local out
 	command -v perf >/dev/null 2>&1 || return 1 # ci/deps.sh installs it: no excuse

@@ -63,12 +63,10 @@ trap cleanup EXIT
 CASES="app_form_syscalls io_page io_click_slowest io_click_bar io_clear_live io_hidden io_range
 io_range_thread io_clear io_thread_none io_thread_toggle"
 pl_plan $CASES
-fail_all() { pl_unreported "$1"; exit 1; }
-skip_all() { for c in "${pl_planned[@]}"; do pl_was_reported "$c" || skip "$c" "$1"; done; exit 0; }
-for x in "$APP" "$AGENT" "$W" "$BURN"; do [ -x "$x" ] || fail_all "$x not built (make)"; done
-[ -f "$DRIVER" ] || fail_all "$DRIVER not built (make)"
-command -v xvfb-run >/dev/null || fail_all "xvfb-run not installed (xvfb: ci/deps.sh)"
-if why=$(pl_perf_refused); then skip_all "$why"; fi
+for x in "$APP" "$AGENT" "$W" "$BURN"; do [ -x "$x" ] || pl_fail_all "$x not built (make)"; done
+[ -f "$DRIVER" ] || pl_fail_all "$DRIVER not built (make)"
+command -v xvfb-run >/dev/null || pl_fail_all "xvfb-run not installed (xvfb: ci/deps.sh)"
+if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
 
 export XDG_CONFIG_HOME=$TMP/config XDG_DATA_HOME=$TMP/data XDG_CACHE_HOME=$TMP/cache
 export GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1 GSK_RENDERER=${GSK_RENDERER:-cairo}
@@ -79,13 +77,13 @@ mkdir -p "$SHOTS"
 # a recording of the workload by the agent itself, for the filter's cases
 "$AGENT" --output "$TMP/sc.plens" --callgraph fp --syscalls clock_nanosleep --slower-than 1ms \
 	-- "$W" "$TMP/sc-expect" 10 >"$TMP/sc.log" 2>&1 ||
-	fail_all "the agent could not record syscalls: $(tail -2 "$TMP/sc.log" | tr '\n' ' ')"
+	pl_fail_all "the agent could not record syscalls: $(tail -2 "$TMP/sc.log" | tr '\n' ' ')"
 "$APP" report --tracepoints "$TMP/sc.plens" >"$TMP/sc-tp.txt" 2>&1 ||
-	fail_all "report --tracepoints $TMP/sc.plens: $(tail -2 "$TMP/sc-tp.txt" | tr '\n' ' ')"
+	pl_fail_all "report --tracepoints $TMP/sc.plens: $(tail -2 "$TMP/sc-tp.txt" | tr '\n' ' ')"
 
 # a session without slow calls
 "$AGENT" --output "$TMP/burn.plens" --frequency 499 -- "$BURN" 0.3 1 >"$TMP/burn.log" 2>&1 ||
-	fail_all "the agent could not record burn: $(tail -2 "$TMP/burn.log" | tr '\n' ' ')"
+	pl_fail_all "the agent could not record burn: $(tail -2 "$TMP/burn.log" | tr '\n' ' ')"
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 token=io-test-$RANDOM
@@ -96,7 +94,7 @@ for _ in $(seq 100); do
 	(exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null && { up=1; break; }
 	sleep 0.05
 done
-[ -n "$up" ] || fail_all "the agent did not listen on $port: $(head -c 300 "$TMP/agent.log")"
+[ -n "$up" ] || pl_fail_all "the agent did not listen on $port: $(head -c 300 "$TMP/agent.log")"
 
 WABS=$(cd "$(dirname "$W")" && pwd)/$(basename "$W")
 cat >"$TMP/io.script" <<EOS
@@ -124,11 +122,9 @@ EOS
 PERFLENS_UI_TEST_MODULE=$DRIVER PERFLENS_UI_SCRIPT=$TMP/io.script \
 	timeout 150 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" >"$TMP/app.out" 2>"$TMP/app.err"
 rc=$?
-if grep -q 'Xvfb failed to start' "$TMP/app.err"; then
-	skip_all "[no-display] Xvfb failed to start: $(grep -m1 -v '^$' "$TMP/app.err" | head -c 200)"
-fi
+pl_no_display "$TMP/app.err"
 if grep -qaE 'ERROR: AddressSanitizer|runtime error:' "$TMP/app.err"; then
-	fail_all "exit $rc: $(grep -aE -m1 -A14 'ERROR: |runtime error:' "$TMP/app.err" | tr '\n' '|' | head -c 1500)"
+	pl_fail_all "exit $rc: $(grep -aE -m1 -A14 'ERROR: |runtime error:' "$TMP/app.err" | tr '\n' '|' | head -c 1500)"
 fi
 grep -aE '^# ' "$TMP/app.out"
 

@@ -37,20 +37,14 @@ reopen_dark reopen_creation_stack sessions_100_totals session_rename session_del
 session_open open_perf_data"
 pl_plan $CASES protocol_mismatch_error
 # fails (or, with a listed reason, skips) every case not reported yet
-fail_all() { pl_unreported "$1"; exit 1; }
-skip_all() { for c in "${pl_planned[@]}"; do pl_was_reported "$c" || skip "$c" "$1"; done; exit 0; }
 # xvfb-run says so when its X server does not start: no display here
-no_display() { # stderr-file
-	grep -q 'Xvfb failed to start' "$1" &&
-		skip_all "[no-display] Xvfb failed to start: $(grep -m1 -v '^$' "$1" | head -c 200)"
-}
 
 # make builds them and ci/deps.sh installs xvfb: their absence fails
-[ -x "$APP" ] || fail_all "$APP not built (make)"
-[ -f "$DRIVER" ] || fail_all "$DRIVER not built (make)"
-[ -x "$AGENT" ] || fail_all "$AGENT not built (make)"
-[ -x "$BURN" ] || fail_all "$BURN not built (make)"
-command -v xvfb-run >/dev/null || fail_all "xvfb-run not installed (xvfb: ci/deps.sh)"
+[ -x "$APP" ] || pl_fail_all "$APP not built (make)"
+[ -f "$DRIVER" ] || pl_fail_all "$DRIVER not built (make)"
+[ -x "$AGENT" ] || pl_fail_all "$AGENT not built (make)"
+[ -x "$BURN" ] || pl_fail_all "$BURN not built (make)"
+command -v xvfb-run >/dev/null || pl_fail_all "xvfb-run not installed (xvfb: ci/deps.sh)"
 
 free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
@@ -96,7 +90,7 @@ port=$(free_port)
 token=ui-test-$RANDOM
 "$AGENT" --listen --bind 127.0.0.1 --port "$port" --token "$token" >"$TMP/agent.log" 2>&1 &
 PIDS+=($!)
-wait_listen "$port" || fail_all "the agent did not listen on $port: $(head -c 300 "$TMP/agent.log")"
+wait_listen "$port" || pl_fail_all "the agent did not listen on $port: $(head -c 300 "$TMP/agent.log")"
 # the workload runs on its own: the app must find it in the process list
 # --spawn-every: a short-lived thread a second, created while the app
 # records (the thread details show the stack that created it).  It runs
@@ -213,7 +207,7 @@ mkdir -p "$TMP/empty-sysroot"
 PERFLENS_UI_TEST_MODULE=$DRIVER PERFLENS_UI_SCRIPT=$TMP/live.script \
 	timeout 150 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" >"$TMP/app.out" 2>"$TMP/app.err"
 rc=$?
-no_display "$TMP/app.err"
+pl_no_display "$TMP/app.err"
 sanitizer_clean live_app_sanitizers "$rc" "$TMP/app.err"
 pl_relay "$TMP/app.out"
 grep -aE '^# ' "$TMP/app.out"
@@ -228,7 +222,7 @@ done
 saved=$(ls "$XDG_DATA_HOME"/perflens/sessions/*.plens 2>/dev/null | head -1)
 if [ -z "$saved" ]; then
 	fail session_saved "no session under $XDG_DATA_HOME/perflens/sessions"
-	fail_all "no saved session to reopen"
+	pl_fail_all "no saved session to reopen"
 fi
 if [ -x "$PERFLENS" ]; then
 	if "$PERFLENS" report "$saved" 2>/dev/null | grep -q hot_leaf; then
@@ -333,7 +327,7 @@ XDG_DATA_HOME=$TMP/data100 PERFLENS_THEME=dark PERFLENS_UI_TEST_MODULE=$DRIVER \
 	PERFLENS_UI_SCRIPT=$TMP/reopen.script timeout 90 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" \
 	>"$TMP/app2.out" 2>"$TMP/app2.err"
 rc=$?
-no_display "$TMP/app2.err"
+pl_no_display "$TMP/app2.err"
 sanitizer_clean reopen_app_sanitizers "$rc" "$TMP/app2.err"
 pl_relay "$TMP/app2.out"
 grep -aE '^# ' "$TMP/app2.out"

@@ -35,28 +35,22 @@ view_file_label view_file_cli app_sanitizers old_view_restored old_view_a_gone o
 old_view_run_a old_view_run_b transform_focus-subtree_helper__a_c_ subtree_a subtree_b_gone \
 subtree_view_file reopen_app_sanitizers"
 pl_plan $CASES
-fail_all() { pl_unreported "$1"; exit 1; }
-skip_all() { for c in "${pl_planned[@]}"; do pl_was_reported "$c" || skip "$c" "$1"; done; exit 0; }
-no_display() { # stderr-file
-	grep -q 'Xvfb failed to start' "$1" &&
-		skip_all "[no-display] Xvfb failed to start: $(grep -m1 -v '^$' "$1" | head -c 200)"
-}
 
 # make builds them; ci/deps.sh installs xvfb and gcc
-[ -x "$APP" ] || fail_all "$APP not built (make)"
-[ -f "$DRIVER" ] || fail_all "$DRIVER not built (make)"
-[ -x "$AGENT" ] || fail_all "$AGENT not built (make)"
-command -v xvfb-run >/dev/null || fail_all "xvfb-run not installed (xvfb: ci/deps.sh)"
+[ -x "$APP" ] || pl_fail_all "$APP not built (make)"
+[ -f "$DRIVER" ] || pl_fail_all "$DRIVER not built (make)"
+[ -x "$AGENT" ] || pl_fail_all "$AGENT not built (make)"
+command -v xvfb-run >/dev/null || pl_fail_all "xvfb-run not installed (xvfb: ci/deps.sh)"
 top=${PL_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 SRC=$top/viewer/tests/source-dwarf
-[ -f "$SRC/a.c" ] || fail_all "$SRC/a.c not found (set PL_TOP)"
+[ -f "$SRC/a.c" ] || pl_fail_all "$SRC/a.c not found (set PL_TOP)"
 "${CC:-cc}" -O1 -g -fno-omit-frame-pointer -o "$TMP/statics" "$SRC/a.c" "$SRC/b.c" "$SRC/main.c" \
-	2>"$TMP/cc.log" || fail_all "cannot build the statics program: $(head -c 300 "$TMP/cc.log")"
+	2>"$TMP/cc.log" || pl_fail_all "cannot build the statics program: $(head -c 300 "$TMP/cc.log")"
 CAP=$TMP/statics.plens
 if ! "$AGENT" --output "$CAP" --callgraph dwarf --frequency 999 -- "$TMP/statics" 1.5 \
 	>"$CAP.log" 2>&1; then
-	if why=$(pl_perf_refused); then skip_all "$why"; fi
-	fail_all "the kernel allows perf, but $AGENT could not record: $(tail -c 300 "$CAP.log")"
+	if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
+	pl_fail_all "the kernel allows perf, but $AGENT could not record: $(tail -c 300 "$CAP.log")"
 fi
 
 # the report's function table, "SELF TOTAL SAMPLES<TAB>LABEL" per row (as
@@ -81,7 +75,7 @@ echo "# report: helper (a.c) $A, helper (b.c) $BB, run_a $RA, run_b $RB; --merge
 	"run_a $(samples "$TMP/merge-a.rows" run_a); --merge '^helper\$': run_a" \
 	"$(samples "$TMP/merge-both.rows" run_a), run_b $(samples "$TMP/merge-both.rows" run_b)"
 [ -n "$RA" ] ||
-	fail_all "the report has no 'helper (a.c)' / 'helper (b.c)' rows: $(tr '\t\n' ' |' <"$TMP/plain.rows" | head -c 300)"
+	pl_fail_all "the report has no 'helper (a.c)' / 'helper (b.c)' rows: $(tr '\t\n' ' |' <"$TMP/plain.rows" | head -c 300)"
 
 export XDG_CONFIG_HOME=$TMP/config XDG_DATA_HOME=$TMP/data XDG_CACHE_HOME=$TMP/cache
 export GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1
@@ -126,7 +120,7 @@ expect-crumb 0 merged_crumb Merge: helper (a.c)
 EOF
 run_app "$TMP/merge.script" "$TMP/app.out" "$TMP/app.err"
 rc=$?
-no_display "$TMP/app.err"
+pl_no_display "$TMP/app.err"
 pl_relay "$TMP/app.out"
 grep -aE '^# ' "$TMP/app.out"
 grep -q '^ok open$' "$TMP/app.out" || ok open
@@ -159,7 +153,7 @@ expect-row subtree_b_gone absent helper (b.c)
 EOF
 run_app "$TMP/old.script" "$TMP/app2.out" "$TMP/app2.err"
 rc=$?
-no_display "$TMP/app2.err"
+pl_no_display "$TMP/app2.err"
 pl_relay "$TMP/app2.out"
 grep -aE '^# ' "$TMP/app2.out"
 sanitizer_clean reopen_app_sanitizers "$rc" "$TMP/app2.err"

@@ -22,14 +22,11 @@ SHOTS=${PL_UI_SCREENSHOTS:-$TMP/shots}
 trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 CASES="export_self_contained export_file_0600 original_needs_files open named_hot_leaf flame_hot_leaf symbolized_note source_hot_leaf screenshot_taken app_sanitizers"
 pl_plan $CASES
-fail_all() { pl_unreported "$1"; exit 1; }
-skip_all() { for c in "${pl_planned[@]}"; do pl_was_reported "$c" || skip "$c" "$1"; done; exit 0; }
-no_display() { grep -q 'Xvfb failed to start' "$1" && skip_all "[no-display] Xvfb failed to start"; }
 
-[ -x "$APP" ] || fail_all "$APP not built (make)"
-[ -f "$DRIVER" ] || fail_all "$DRIVER not built (make)"
-[ -x "$AGENT" ] || fail_all "$AGENT not built (make)"
-command -v xvfb-run >/dev/null || fail_all "xvfb-run not installed (xvfb: ci/deps.sh)"
+[ -x "$APP" ] || pl_fail_all "$APP not built (make)"
+[ -f "$DRIVER" ] || pl_fail_all "$DRIVER not built (make)"
+[ -x "$AGENT" ] || pl_fail_all "$AGENT not built (make)"
+command -v xvfb-run >/dev/null || pl_fail_all "xvfb-run not installed (xvfb: ci/deps.sh)"
 export XDG_CONFIG_HOME=$TMP/config XDG_DATA_HOME=$TMP/data XDG_CACHE_HOME=$TMP/cache HOME=$TMP/home
 export GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1 GSK_RENDERER=${GSK_RENDERER:-cairo}
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 DEBUGINFOD_URLS=
@@ -40,12 +37,12 @@ ldd "$APP" 2>/dev/null | grep -q libasan && asan_app=1
 
 cp "$TOP/test/workloads/burn.c" "$TMP/src/burn.c"
 cc -O1 -g -fno-omit-frame-pointer -fno-inline-functions-called-once -pthread \
-	-o "$TMP/bin/burn" "$TMP/src/burn.c" || fail_all "cannot build burn"
+	-o "$TMP/bin/burn" "$TMP/src/burn.c" || pl_fail_all "cannot build burn"
 CAP=$XDG_DATA_HOME/perflens/sessions/burn-orig.plens OUT=$TMP/out/burn-self.plens
 if ! "$AGENT" --output "$CAP" --callgraph dwarf --frequency 499 --duration 3 -- "$TMP/bin/burn" 3 2 \
 	>"$TMP/agent.log" 2>&1; then
-	if why=$(pl_perf_refused); then skip_all "$why"; fi
-	fail_all "the kernel allows perf, but the agent could not record: $(tail -c 300 "$TMP/agent.log")"
+	if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
+	pl_fail_all "the kernel allows perf, but the agent could not record: $(tail -c 300 "$TMP/agent.log")"
 fi
 
 run_app() { # script out err
@@ -59,7 +56,7 @@ sessions
 session-export burn-orig plens-symbolized $OUT export_self_contained
 EOF2
 run_app "$TMP/export.script" "$TMP/export.out" "$TMP/export.err"
-no_display "$TMP/export.err"
+pl_no_display "$TMP/export.err"
 pl_relay "$TMP/export.out"
 grep -aE '^# ' "$TMP/export.out"
 if [ -f "$OUT" ] && [ "$(stat -c %a "$OUT")" = 600 ]; then ok export_file_0600

@@ -27,29 +27,27 @@ trap cleanup EXIT
 CASES="source_hottest_shown source_hot_leaf source_line_to_insns insn_to_source_line \
 statics_a_file statics_b_file statics_a_source statics_b_source app_sanitizers"
 pl_plan $CASES
-fail_all() { pl_unreported "$1"; exit 1; }
-skip_all() { for c in "${pl_planned[@]}"; do pl_was_reported "$c" || skip "$c" "$1"; done; exit 0; }
 
 # make builds them; ci/deps.sh installs xvfb, xdotool, binutils, gcc
-[ -x "$APP" ] || fail_all "$APP not built (make)"
-[ -f "$DRIVER" ] || fail_all "$DRIVER not built (make)"
-[ -x "$AGENT" ] || fail_all "$AGENT not built (make)"
-[ -x "$BURN" ] || fail_all "$BURN not built (make)"
-command -v xvfb-run >/dev/null || fail_all "xvfb-run not installed (xvfb: ci/deps.sh)"
-command -v xdotool >/dev/null || fail_all "xdotool not installed (ci/deps.sh)"
+[ -x "$APP" ] || pl_fail_all "$APP not built (make)"
+[ -f "$DRIVER" ] || pl_fail_all "$DRIVER not built (make)"
+[ -x "$AGENT" ] || pl_fail_all "$AGENT not built (make)"
+[ -x "$BURN" ] || pl_fail_all "$BURN not built (make)"
+command -v xvfb-run >/dev/null || pl_fail_all "xvfb-run not installed (xvfb: ci/deps.sh)"
+command -v xdotool >/dev/null || pl_fail_all "xdotool not installed (ci/deps.sh)"
 top=${PL_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 SRC=$top/viewer/tests/source-dwarf
-[ -f "$SRC/a.c" ] || fail_all "$SRC/a.c not found (set PL_TOP)"
+[ -f "$SRC/a.c" ] || pl_fail_all "$SRC/a.c not found (set PL_TOP)"
 CC=${CC:-cc}
 "$CC" -O1 -g -fno-omit-frame-pointer -o "$TMP/statics" "$SRC/a.c" "$SRC/b.c" "$SRC/main.c" \
-	2>"$TMP/cc.log" || fail_all "cannot build the statics program: $(head -c 300 "$TMP/cc.log")"
+	2>"$TMP/cc.log" || pl_fail_all "cannot build the statics program: $(head -c 300 "$TMP/cc.log")"
 
 record() { # out prog args…
 	local out=$1
 	shift
 	"$AGENT" --output "$out" --frequency 499 --duration 3 -- "$@" >"$out.log" 2>&1 && return 0
-	if why=$(pl_perf_refused); then skip_all "$why"; fi
-	fail_all "the kernel allows perf, but $AGENT could not record: $(tail -c 300 "$out.log")"
+	if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
+	pl_fail_all "the kernel allows perf, but $AGENT could not record: $(tail -c 300 "$out.log")"
 }
 record "$TMP/burn.plens" "$BURN" 3 2
 record "$TMP/statics.plens" "$TMP/statics" 3
@@ -76,9 +74,7 @@ EOF
 PERFLENS_UI_TEST_MODULE=$DRIVER PERFLENS_UI_SCRIPT=$TMP/app.script \
 	timeout 180 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" >"$TMP/app.out" 2>"$TMP/app.err"
 rc=$?
-if grep -q 'Xvfb failed to start' "$TMP/app.err"; then
-	skip_all "[no-display] Xvfb failed to start: $(grep -m1 -v '^$' "$TMP/app.err" | head -c 200)"
-fi
+pl_no_display "$TMP/app.err"
 pl_relay "$TMP/app.out"
 grep -aE '^# ' "$TMP/app.out"
 

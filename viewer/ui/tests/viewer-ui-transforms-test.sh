@@ -32,19 +32,13 @@ reopen_restored reopen_order reopen_order_drop reopen_focus_applied reopen_drop_
 transform_focus-subtree_compute_mid subtree_flame_root subtree_crumb screenshot_inverted.png inverted_top_self \
 reset_clears timeline_counts_all transform_drop_worker_loop timeline_drop_counts chart_drop chart_drop_callee chart_back view_file_removed app_sanitizers reopen_app_sanitizers"
 pl_plan $CASES
-fail_all() { pl_unreported "$1"; exit 1; }
-skip_all() { for c in "${pl_planned[@]}"; do pl_was_reported "$c" || skip "$c" "$1"; done; exit 0; }
-no_display() { # stderr-file
-	grep -q 'Xvfb failed to start' "$1" &&
-		skip_all "[no-display] Xvfb failed to start: $(grep -m1 -v '^$' "$1" | head -c 200)"
-}
 
 # make builds them and ci/deps.sh installs xvfb, xdotool, imagemagick
-[ -x "$APP" ] || fail_all "$APP not built (make)"
-[ -f "$DRIVER" ] || fail_all "$DRIVER not built (make)"
-[ -x "$AGENT" ] || fail_all "$AGENT not built (make)"
-[ -x "$BURN" ] || fail_all "$BURN not built (make)"
-command -v xvfb-run >/dev/null || fail_all "xvfb-run not installed (xvfb: ci/deps.sh)"
+[ -x "$APP" ] || pl_fail_all "$APP not built (make)"
+[ -f "$DRIVER" ] || pl_fail_all "$DRIVER not built (make)"
+[ -x "$AGENT" ] || pl_fail_all "$AGENT not built (make)"
+[ -x "$BURN" ] || pl_fail_all "$BURN not built (make)"
+command -v xvfb-run >/dev/null || pl_fail_all "xvfb-run not installed (xvfb: ci/deps.sh)"
 
 export XDG_CONFIG_HOME=$TMP/config XDG_DATA_HOME=$TMP/data XDG_CACHE_HOME=$TMP/cache
 export GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1
@@ -71,8 +65,8 @@ sanitizer_clean() { # case exit-status stderr-file
 CAP=$TMP/burn.plens
 if ! "$AGENT" --output "$CAP" --callgraph dwarf --frequency 499 --duration 3 -- "$BURN" 3 2 \
 	>"$CAP.log" 2>&1; then
-	if why=$(pl_perf_refused); then skip_all "$why"; fi
-	fail_all "the kernel allows perf, but $AGENT could not record: $(tail -c 300 "$CAP.log")"
+	if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
+	pl_fail_all "the kernel allows perf, but $AGENT could not record: $(tail -c 300 "$CAP.log")"
 fi
 
 run_app() { # script out err
@@ -105,7 +99,7 @@ view flame
 EOF
 run_app "$TMP/apply.script" "$TMP/app.out" "$TMP/app.err"
 rc=$?
-no_display "$TMP/app.err"
+pl_no_display "$TMP/app.err"
 pl_relay "$TMP/app.out"
 grep -aE '^# ' "$TMP/app.out"
 grep -q '^ok open$' "$TMP/app.out" || ok open
@@ -150,7 +144,7 @@ expect-chart worker_loop present chart_back
 EOF
 run_app "$TMP/reopen.script" "$TMP/app2.out" "$TMP/app2.err"
 rc=$?
-no_display "$TMP/app2.err"
+pl_no_display "$TMP/app2.err"
 pl_relay "$TMP/app2.out"
 grep -aE '^# ' "$TMP/app2.out"
 sanitizer_clean reopen_app_sanitizers "$rc" "$TMP/app2.err"
