@@ -22,7 +22,8 @@ PlTraceFormat *pl_trace_format_builtin(const char *event, guint word_size)
 	if (!event)
 		return NULL;
 	guint w = word_size == 4 ? 4 : 8;
-	if ((event[0] == 'u' || event[0] == 'k') && event[1] == ':' && g_str_has_suffix(event, "%return"))
+	gboolean probe = (event[0] == 'u' || event[0] == 'k') && event[1] == ':';
+	if (probe && g_str_has_suffix(event, "%return"))
 		/* the kernel's uretprobe/kretprobe entry (trace_uprobe.c's
 		 * vaddr[0], vaddr[1]; trace_kprobe.c's kretprobe_trace_entry_head):
 		 * the probed function and the address it returned to */
@@ -30,7 +31,7 @@ PlTraceFormat *pl_trace_format_builtin(const char *event, guint word_size)
 				       "\tfield:void * func;\toffset:8;\tsize:%u;\tsigned:0;\n"
 				       "\tfield:void * ret_ip;\toffset:%u;\tsize:%u;\tsigned:0;\n",
 				       w, 8 + w, w);
-	else if ((event[0] == 'u' || event[0] == 'k') && event[1] == ':')
+	else if (probe)
 		/* the kernel's uprobe/kprobe entry: the probed address */
 		text = g_strdup_printf("name: probe\nID: 0\n" COMMON_FIELDS
 				       "\tfield:void * ip;\toffset:8;\tsize:%u;\tsigned:0;\n", w);
