@@ -4,6 +4,7 @@
 #   make check      install what is missing, build, run every test
 #   make check-fresh   make check of HEAD in a fresh Debian 12 root (root)
 #   make demo       install what is missing, build, profile a sample workload
+#   make clickhouse start a ClickHouse server for the fleet store (loopback)
 #   make agents     static musl agents for the five targets (dist/)
 #   make fuzz       long fuzzing runs;  make bench   benchmarks
 #
@@ -34,7 +35,7 @@ UNIT_TESTS := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/*-te
 TOOLS := $(BUILD)/tools/pl-dump
 WORKLOADS := $(patsubst test/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test/workloads/*.c))
 
-.PHONY: all check check-fresh check-deps demo agents dist fuzz bench clean install reliability
+.PHONY: all check check-fresh check-deps demo agents dist fuzz bench clean install reliability clickhouse clickhouse-stop
 all: $(BUILD)/perflens-agent $(UNIT_TESTS) $(WORKLOADS) $(TOOLS) viewer
 
 $(BUILD)/%.o: %.c
@@ -121,6 +122,17 @@ check-fresh:
 
 demo: check-deps all
 	ci/demo.sh $(BUILD)
+
+# A ClickHouse server for the fleet store, as a user process on loopback
+# (ci/clickhouse/): data under $(BUILD)/clickhouse, ports found free, the
+# password in $(BUILD)/clickhouse/credentials (0600); CLICKHOUSE_SERVERS=2
+# starts two shards of one cluster.  `make clickhouse-stop` stops them.
+CLICKHOUSE_SERVERS ?= 1
+clickhouse: check-deps
+	ci/clickhouse/server.sh start $(BUILD)/clickhouse $(CLICKHOUSE_SERVERS)
+	@cat $(BUILD)/clickhouse/env
+clickhouse-stop:
+	ci/clickhouse/server.sh stop $(BUILD)/clickhouse
 
 agents:
 	ci/agents.sh

@@ -22,6 +22,9 @@ pkgs=(
 	openssh-server openssh-client  # ssh:// tests: a private sshd on loopback (started by the test, never the system service) and the ssh client the viewer runs
 	libdebuginfod-dev              # debuginfod.h: the viewer fetches debug files of sampled modules (libdw's client, libdebuginfod)
 	debuginfod                     # the real server the debuginfod test starts on loopback (its systemd unit is not enabled by the test)
+	clickhouse-server              # the fleet store: started by the tests and `make clickhouse` as a user process on loopback (ci/clickhouse/), never the system service
+	libcurl4-openssl-dev curl      # the fleet store's HTTP client (libcurl); curl: ci/clickhouse/server.sh's readiness check, the unauthenticated-request test
+	bzip2                          # a real program the fleet store's test records
 )
 
 # Everything the whole run needs is installed here, before any build or

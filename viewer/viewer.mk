@@ -82,6 +82,8 @@ $(VIEWER_SH_TESTS): $(BUILD)/test/%: viewer/tests/%.sh
 	cp $< $@
 	chmod +x $@
 
+include viewer/fleet/fleet.mk
+
 # The tests use the workloads and the binary itself.
 viewer:: $(BUILD)/perflens $(VIEWER_C_TESTS) $(VIEWER_SH_TESTS) $(WORKLOADS)
 
