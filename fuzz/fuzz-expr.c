@@ -14,8 +14,10 @@
  *   reads as the same gate and prints back to itself (round trip);
  *   an accepted gate also fits a grammar written here independently as one
  *   regex (measure, name, operator, a plain decimal limit 0..100), its bare
- *   name pairs its '<' '>' (operator names aside) and holds no control
- *   character: a malformed string accepted silently fails one of these.
+ *   name pairs its '<' '>' (operator names aside), holds no control
+ *   character and starts with no WORD: unless self:/total: came first: a
+ *   malformed string accepted silently fails one of these (checked by
+ *   mutants: accepting 'hot_leaf>>1%' or '>500%' fails the seed replay).
  * Seeds: fuzz/corpus/expr (every example of docs/expressions.md and the
  * refusals the tests check).
  */
@@ -29,7 +31,7 @@
 #include "pl-tracepoint.h"
 #include "pl-transform.h"
 
-static GRegex *grammar;
+static GRegex *grammar, *measure_like;
 
 static void check_refusal(const char *text, GError *error, const char *what)
 {
@@ -84,6 +86,9 @@ static void gate(const char *text)
 				 g.name_at, g.name_end);
 			FZ_CHECK(balanced(g.name), "'%s': accepted the name '%s' whose < > do not pair",
 				 text, g.name);
+			/* 'foo:hot_fn>1%' is a mistyped measure, never a name */
+			FZ_CHECK(g.explicit_measure || !g_regex_match(measure_like, g.name, 0, NULL),
+				 "'%s': read 'WORD:' as part of the name '%s'", text, g.name);
 		}
 	}
 	char *c = pl_gate_dup_canonical(&g);
@@ -167,6 +172,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				      "(?:\"(?:[^\"\\\\]|\\\\[\"\\\\])+\"|[^\"].*?|[^\"].*\")[ \\t]*"
 				      "(?:>|>=|<|<=)[ \\t]*(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)[ \\t]*%?[ \\t]*$",
 				      G_REGEX_DOTALL, 0, NULL);
+	if (!measure_like)
+		measure_like = g_regex_new("^[A-Za-z0-9_]+:(?!:)", 0, 0, NULL);
 	guint8 sel = data[0] % 8;
 	size_t skip = sel == 4 || sel == 5 ? 2 : 1;
 	if (size < skip)
