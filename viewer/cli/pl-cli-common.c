@@ -179,7 +179,8 @@ GOptionGroup *pl_cli_filter_group(PlCliFilterArgs *a)
 		"Stack filters (rename, deny, allow; repeatable), then call-tree transforms "
 		"(--merge … --collapse-direct-recursion, in the order given).  RE matches a "
 		"function's name, or its label where the name is shared; one of several "
-		"functions of a name is also written as the report prints it, 'helper (a.c)':",
+		"functions of a name is also written as the report prints it, 'helper (a.c)'; "
+		"a pattern that does not compile is refused with its column (docs/expressions.md):",
 		"Show stack filter options", a, NULL);
 	g_option_group_add_entries(g, entries);
 	return g;

@@ -623,7 +623,8 @@ int pl_cli_report(int argc, char **argv)
 		  "time, thread and stack, and the begin/end intervals with durations",
 		  NULL },
 		{ "pair", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.pairs,
-		  "With --markers: also the intervals from an event matching BEGIN_RE to the "
+		  "With --markers (refused without): also the intervals from an event matching "
+		  "BEGIN_RE to the "
 		  "next one matching END_RE on the same thread (markers by text, tracepoints "
 		  "by 'EVENT fields'; repeatable)",
 		  "'BEGIN_RE;END_RE'" },

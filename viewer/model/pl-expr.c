@@ -186,8 +186,9 @@ static gboolean read_limit(const char *s, gsize i, const char *op, double *value
 					  "a percentage from 0 to 100; " GATE_EXAMPLE);
 		else
 			pl_expr_set_error(error, start, "expected the limit after '%s' (a "
-					  "percentage from 0 to 100), not '%c'; " GATE_EXAMPLE,
-					  op, s[start]);
+					  "percentage from 0 to 100), not '%.*s'; " GATE_EXAMPLE,
+					  op, (int)(g_utf8_next_char(s + start) - (s + start)),
+					  s + start);
 		return FALSE;
 	}
 	gsize num_end = i;
