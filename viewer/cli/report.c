@@ -100,7 +100,12 @@ static int fail_if_judge(PlProfile *p, GArray *checks, const char *path)
 		const PlGate *g = &fi->g;
 		const char *op = pl_gate_op_name(g->op);
 		fflush(stdout);
-		if (g->measure == PL_GATE_UNWOUND) {
+		if (g->measure == PL_GATE_UNWOUND && !pl_profile_get_stats(p)->unwind_user_samples) {
+			fprintf(stderr,
+				"perflens: --fail-if '%s': no sample in %s has user frames, so "
+				"the unwound share cannot be measured and the gate fails\n",
+				fi->expr, path);
+		} else if (g->measure == PL_GATE_UNWOUND) {
 			double v = pl_profile_get_unwound_share(p);
 			if (!pl_gate_holds(g, v))
 				continue;
@@ -608,7 +613,7 @@ int pl_cli_report(int argc, char **argv)
 		  "'unwound OP N%', OP one of > >= < <=, N from 0 to 100 (repeatable): "
 		  "'hot_leaf>5%', 'total:main<=90%', 'unwound<99%'; a function with no "
 		  "samples in the report fails the gate (exit 1, said on stderr), except a "
-		  "placeholder such as [unknown]; a name several source files share is "
+		  "placeholder such as [unknown], and so does unwound without user frames; a name several source files share is "
 		  "refused: name one as the report does, 'helper (a.c)>5%'; quote a name "
 		  "the grammar cannot read bare, '\"operator>\">1%' (docs/expressions.md); "
 		  "an expression that does not read is refused (exit 2, caret at the column)",

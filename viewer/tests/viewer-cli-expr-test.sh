@@ -21,8 +21,10 @@
 #                         as perf report gives them: a gate 0.5 below or
 #                         above fails (exit 1) or passes (exit 0) as it must,
 #                         in every spelling (spaces, self:, quotes, >=, <=)
-#   gate_unwound          'unwound<=100%' fails, 'unwound<0%' passes, and a
-#                         function named unwound is 'self:unwound…'
+#   gate_unwound          'unwound<=100%' fails, 'unwound<0%' passes, a
+#                         function named unwound is 'self:unwound…', and on
+#                         kernel samples alone (no user frames to unwind)
+#                         'unwound<99%' fails, saying it cannot be measured
 #   filter_regex_caret    --deny, --allow … (cut), --rename, --merge,
 #                         --focus-subtree refuse a bad argument with the caret
 #                         at PCRE's column (or the empty path element)
@@ -152,8 +154,14 @@ fi
 
 u1=$(rc_of --fail-if 'unwound<=100%') u2=$(rc_of --fail-if 'unwound<0%') u3=$(rc_of --fail-if 'self:unwound<1%')
 grep -q "no function named unwound" "$TMP/g.err"; u4=$?
-[ "$u1 $u2 $u3 $u4" = "1 0 1 0" ] && ok gate_unwound ||
-	fail gate_unwound "exits $u1 $u2 $u3, message $u4 (want 1 0 1 0): $(head -c 200 "$TMP/g.err")"
+# kernel samples alone (perf record, cpu-clock:k): no stack has user
+# frames, so the share cannot be measured and 'unwound<99%' fails
+perf record -q -F 999 -e cpu-clock:k -o "$TMP/k.data" -- dd if=/dev/zero of=/dev/null bs=1M count=3000 \
+	>/dev/null 2>"$TMP/perf-k.err"
+"$PERFLENS" report "$TMP/k.data" --fail-if 'unwound<99%' >/dev/null 2>"$TMP/k.err"; u5=$?
+grep -q "has user frames, so the unwound share cannot be measured" "$TMP/k.err"; u6=$?
+[ "$u1 $u2 $u3 $u4 $u5 $u6" = "1 0 1 0 1 0" ] && ok gate_unwound ||
+	fail gate_unwound "exits $u1 $u2 $u3, message $u4, kernel-only $u5 $u6 (want 1 0 1 0 1 0): $(head -c 200 "$TMP/g.err") $(head -c 200 "$TMP/k.err")"
 
 # ─── filters and transforms ─────────────────────────────────────────────
 why="$(refusal --deny 1 --deny '(')$(refusal --deny 7 --deny 'foo(bar')"
