@@ -44,8 +44,8 @@ void pl_expr_set_error(GError **error, gsize pos, const char *fmt, ...) G_GNUC_P
 
 /* Compiles the PCRE pattern that starts at byte base of what the user
  * wrote, as the filters do (G_REGEX_OPTIMIZE).  NULL with a PL_EXPR_ERROR
- * at the column PCRE stopped at (base + its offset) when it does not
- * compile; what names the regex's use (e.g. "--deny") in the message. */
+ * at the byte PCRE stopped at (base + its offset) when it does not
+ * compile, or when it is empty (it would match everything). */
 GRegex *pl_expr_regex_new(const char *pattern, gsize base, GError **error);
 
 /* ─── gates ──────────────────────────────────────────────────────────── */
