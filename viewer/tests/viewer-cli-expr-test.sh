@@ -29,8 +29,8 @@
 #                         --focus-subtree refuse a bad argument with the caret
 #                         at PCRE's column (or the empty path element)
 #   filter_valid_applies  --merge '^hot_leaf$' is read and applied: no
-#                         hot_leaf row, its caller's self grows by perf's
-#                         hot_leaf share
+#                         hot_leaf row, its caller's self grows by the share
+#                         of hot_leaf it called (report --function)
 #   pair_refusals         --pair without --markers, 'ab' (no ';') and
 #                         'a(;b' (caret at the begin regex's column)
 #   help_says_absent      report --help says what a gate on an absent
@@ -175,13 +175,17 @@ why="$why$(refusal --drop 5 --drop 'x{2,1}')"
 rc=$(rc_of --top 0 --merge '^hot_leaf$')
 self_of() { awk -v f="$2" '/^Top functions/ { t = 1 } t && $4 == f { sub(/%/, "", $1); print $1; exit }' "$1"; }
 # hot_leaf's caller (the report's --function) gets its self time
-caller=$("$PERFLENS" report "$CAP" --function hot_leaf 2>/dev/null | awk '$1 == "caller" { print $3; exit }')
+# (the share of hot_leaf's samples that caller made: a stack cut short at
+# hot_leaf has no caller to take its time)
+"$PERFLENS" report "$CAP" --function hot_leaf >"$TMP/fn.txt" 2>/dev/null
+caller=$(awk '$1 == "caller" { print $3; exit }' "$TMP/fn.txt")
+via=$(awk '$1 == "caller" { sub(/%/, "", $2); print $2; exit }' "$TMP/fn.txt")
 w0=$(self_of "$TMP/plain.txt" "$caller") w1=$(self_of "$TMP/g.out" "$caller")
 h1=$(self_of "$TMP/g.out" hot_leaf)
 if [ "$rc" = 0 ] && [ -n "$caller" ] && [ -z "$h1" ] && [ -n "$w1" ] &&
-   awk -v a="${w0:-0}" -v b="$w1" -v s="${S:-0}" 'BEGIN { exit !(b - a > s - 0.05 && b - a < s + 0.05) }'; then
+   awk -v a="${w0:-0}" -v b="$w1" -v s="${via:-0}" 'BEGIN { exit !(b - a > s - 0.05 && b - a < s + 0.05) }'; then
 	ok filter_valid_applies
-else fail filter_valid_applies "exit $rc, hot_leaf row '${h1}', its caller ${caller:-?}'s self ${w0:-?} → ${w1:-?} (hot_leaf was $S%)"; fi
+else fail filter_valid_applies "exit $rc, hot_leaf row '${h1}', its caller ${caller:-?}'s self ${w0:-?} → ${w1:-?} (hot_leaf was $S%, ${via:-?}% through that caller)"; fi
 
 # ─── marker pairs ───────────────────────────────────────────────────────
 why=""
