@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "pl-cli.h"
+#include "pl-cli-expr.h"
 #include "pl-ldmap.h"
 #include "pl-loader.h"
 #include "pl-ssh.h"
@@ -123,7 +124,7 @@ static gboolean transform_option(const char *name, const char *value, gpointer d
 		return TRUE;
 	g_autoptr(GError) e = NULL;
 	if (!pl_transforms_push(a->transforms, kind, value, &e))
-		a->transform_error = g_strdup_printf("%s: %s", name, e->message);
+		a->transform_error = pl_cli_expr_dup_message(name, value ? value : "", e);
 	return TRUE; /* reported by pl_cli_stack_filter, like a bad rule */
 }
 
@@ -178,7 +179,8 @@ GOptionGroup *pl_cli_filter_group(PlCliFilterArgs *a)
 		"Stack filters (rename, deny, allow; repeatable), then call-tree transforms "
 		"(--merge … --collapse-direct-recursion, in the order given).  RE matches a "
 		"function's name, or its label where the name is shared; one of several "
-		"functions of a name is also written as the report prints it, 'helper (a.c)':",
+		"functions of a name is also written as the report prints it, 'helper (a.c)'; "
+		"a pattern that does not compile is refused with its column (docs/expressions.md):",
 		"Show stack filter options", a, NULL);
 	g_option_group_add_entries(g, entries);
 	return g;
@@ -214,13 +216,13 @@ PlStackFilter *pl_cli_stack_filter(const PlCliFilterArgs *a, gboolean *failed)
 		for (char **s = lists[i].v; s && *s; s++) {
 			g_autoptr(GError) error = NULL;
 			if (!pl_stack_filter_add(sf, lists[i].kind, *s, &error)) {
-				pl_cli_fail("%s: %s", lists[i].opt, error->message);
+				pl_cli_fail_expr(lists[i].opt, *s, error);
 				*failed = TRUE;
 				return NULL;
 			}
 		}
 	if (a->transform_error) {
-		pl_cli_fail("%s", a->transform_error);
+		pl_cli_fail_expr_message(a->transform_error);
 		*failed = TRUE;
 		return NULL;
 	}
