@@ -341,7 +341,7 @@ int main(int argc, char **argv)
 			break;
 		case O_VERSION:
 		case 'V':
-			printf("perflens-agent %s (protocol %u)\n", PLA_VERSION, PL_PROTOCOL_VERSION);
+			printf(PL_VERSION_LINE, "perflens-agent", PL_PROTOCOL_VERSION);
 			return 0;
 		case O_HELP:
 		case 'h':

@@ -83,7 +83,7 @@ static void send_hello(struct agent *a, uint32_t extra_flags)
 	m->type = PL_MSG_HELLO;
 	m->u.hello = (struct pl_msg_hello){
 		.protocol_version = PL_PROTOCOL_VERSION,
-		.agent_version = pl_str_c(PLA_VERSION),
+		.agent_version = pl_str_c(PL_VERSION),
 		.machine = pl_str_c(u.machine),
 		.e_machine = PLA_E_MACHINE,
 		.byte_order = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? PL_BIG_ENDIAN : PL_LITTLE_ENDIAN,

@@ -21,7 +21,6 @@ toolchains/deps.sh >/dev/null
 dist=${PERFLENS_AGENTS_DIR:-dist}
 objroot=${PERFLENS_AGENTS_OBJ:-build/agents}
 mkdir -p "$dist"
-version=$(sed -n 's/^#define PLA_VERSION "\(.*\)"/\1/p' agent/version.h | head -n1)
 status=0
 printf '| target | bytes | static | budget (%d bytes = 160 KiB) |\n|---|---|---|---|\n' "$budget" >"$dist/sizes.md"
 for arch in "${archs[@]}"; do
@@ -39,7 +38,7 @@ for arch in "${archs[@]}"; do
 	obj=$objroot/$arch
 	rm -rf "$obj"
 	mkdir -p "$obj"
-	flags=(-std=gnu11 -D_GNU_SOURCE -DPLA_VERSION="\"$version\"" -DPL_BLOCK_NO_DECOMPRESS
+	flags=(-std=gnu11 -D_GNU_SOURCE -DPL_BLOCK_NO_DECOMPRESS
 		-DPL_ZSTD_FAST_ONLY -Oz -Icommon -Iagent)
 	for src in agent/*.c agent/static/*.c common/*.c; do
 		extra=()
