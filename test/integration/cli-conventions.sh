@@ -7,7 +7,8 @@
 # within 80 columns.  Oracles: ss (the socket the kernel holds), strace
 # (the connect() calls made), the programs' own option tables.
 set -u
-. "${PL_TOP:-.}/test/pl-test.sh"
+TOP=${PL_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$TOP/test/pl-test.sh"
 B=${PL_BUILD:-build}
 AGENT=$B/perflens-agent
 PERFLENS=$B/perflens
@@ -20,7 +21,8 @@ cleanup() {
 	pl_unreported
 }
 trap cleanup EXIT
-pl_plan port_zero_logged refused_at_once wrong_token_sentence
+pl_plan port_zero_logged refused_at_once wrong_token_sentence unknown_option missing_file \
+	capture_stub_refused capture_torn_kept version_format help_80_columns help_environment
 
 [ -x "$AGENT" ] && [ -x "$PERFLENS" ] || pl_fail_all "$AGENT or $PERFLENS not built (make)"
 
@@ -84,4 +86,93 @@ else
 	else
 		fail wrong_token_sentence "exit $rc, options perflens record lacks:${bad:- none}: $err"
 	fi
+fi
+
+# ─── an unknown option, a missing file: said as such ────────────────────
+err=$(DISPLAY= WAYLAND_DISPLAY= "$PERFLENS" --bogus 2>&1 >/dev/null); rc=$?
+if [ $rc = 2 ] && echo "$err" | grep -q "unknown option '--bogus'" && ! echo "$err" | grep -q display; then
+	ok unknown_option
+else
+	fail unknown_option "exit $rc: $err"
+fi
+err=$(DISPLAY=:0 "$PERFLENS" "$TMP/typo.plens" 2>&1 >/dev/null); rc=$?
+if [ $rc = 2 ] && echo "$err" | grep -q "typo.plens: no such file" && ! echo "$err" | grep -q "unknown command"; then
+	ok missing_file
+else
+	fail missing_file "exit $rc: $err"
+fi
+
+# ─── a stub of a capture is an error; a torn tail after data is not ─────
+cap=$TMP/real.plens
+if "$AGENT" --output "$cap" --frequency 499 -- "$B/workloads/burn" 0.5 1 >"$TMP/cap.log" 2>&1; then
+	head -c 100 "$cap" >"$TMP/stub.plens"
+	err=$("$PERFLENS" report "$TMP/stub.plens" 2>&1 >"$TMP/stub.out"); rc=$?
+	if [ $rc = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] && echo "$err" | grep -q 'holds no samples' &&
+		echo "$err" | grep -q 'record again' && ! echo "$err" | grep -q intact; then
+		ok capture_stub_refused
+	else
+		fail capture_stub_refused "exit $rc: $err $(head -c 200 "$TMP/stub.out")"
+	fi
+	size=$(stat -c %s "$cap")
+	head -c $((size - 3)) "$cap" >"$TMP/torn.plens"
+	err=$("$PERFLENS" report "$TMP/torn.plens" 2>&1 >"$TMP/torn.out"); rc=$?
+	if [ $rc = 0 ] && echo "$err" | grep -q 'everything before it is intact' &&
+		! grep -q ': 0 samples' "$TMP/torn.out"; then
+		ok capture_torn_kept
+	else
+		fail capture_torn_kept "exit $rc: $err $(head -n 1 "$TMP/torn.out")"
+	fi
+elif why=$(pl_perf_refused); then
+	skip capture_stub_refused "$why"
+	skip capture_torn_kept "$why"
+else
+	fail capture_stub_refused "the agent could not record: $(tail -n 2 "$TMP/cap.log")"
+	fail capture_torn_kept "the agent could not record"
+fi
+
+# ─── one version format: NAME VERSION (protocol N), the same VERSION ────
+v1=$("$PERFLENS" --version); v2=$("$AGENT" --version)
+re='^(perflens|perflens-agent) [0-9]+\.[0-9]+\.[0-9]+ \(protocol [0-9]+\)$'
+if echo "$v1" | grep -qE "$re" && echo "$v2" | grep -qE "$re" &&
+	[ "${v1#perflens }" = "${v2#perflens-agent }" ] && [ "$v1" = "$("$PERFLENS" -V)" ] &&
+	[ "$v2" = "$("$AGENT" -V)" ]; then
+	ok version_format
+else
+	fail version_format "'$v1' and '$v2'"
+fi
+
+# ─── every --help within 80 columns, no doubled percent ─────────────────
+long=
+for cmd in "" report export diff record ps; do
+	for h in --help --help-all; do
+		[ -z "$cmd" ] && [ $h = --help-all ] && continue
+		out=$("$PERFLENS" $cmd $h 2>&1) || long="$long [perflens $cmd $h: exit $?]"
+		l=$(echo "$out" | awk 'length > 80' | head -n 1)
+		[ -n "$l" ] && long="$long [perflens $cmd $h: $l]"
+		echo "$out" | grep -q '%%' && long="$long [perflens $cmd $h: %%]"
+	done
+done
+out=$("$AGENT" --help 2>&1) || long="$long [perflens-agent --help: exit $?]"
+l=$(echo "$out" | awk 'length > 80' | head -n 1)
+[ -n "$l" ] && long="$long [perflens-agent --help: $l]"
+if [ -z "$long" ] && "$PERFLENS" --help | grep -qF "'SYM>5%'"; then
+	ok help_80_columns
+else
+	fail help_80_columns "${long:-no 'SYM>5%' in perflens --help}"
+fi
+
+# ─── environment variables in one place ─────────────────────────────────
+# every variable the viewer's sources read is listed by perflens help environment
+env_help=$("$PERFLENS" help environment 2>&1)
+missing= seen=0
+for v in $(grep -rhoE --exclude-dir=tests '(g_)?getenv\("[A-Z_]+"\)' "$TOP"/viewer/io "$TOP"/viewer/symbols \
+	"$TOP"/viewer/cli "$TOP"/viewer/ui 2>/dev/null | sed 's/.*"\(.*\)".*/\1/' | sort -u); do
+	case $v in HOME) continue ;; esac # the home directory, not a setting
+	seen=$((seen + 1))
+	echo "$env_help" | grep -qw "$v" || missing="$missing $v"
+done
+if [ -z "$missing" ] && [ "$seen" -ge 5 ] && echo "$env_help" | grep -qw DEBUGINFOD_URLS; then
+	ok help_environment
+else
+	fail help_environment "perflens help environment lacks:$missing"
 fi
