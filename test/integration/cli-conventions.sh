@@ -22,7 +22,8 @@ cleanup() {
 }
 trap cleanup EXIT
 pl_plan port_zero_logged refused_at_once wrong_token_sentence unknown_option missing_file \
-	capture_stub_refused capture_torn_kept version_format help_80_columns help_environment
+	capture_stub_refused capture_torn_kept version_format help_80_columns help_environment \
+	agent_perf_letters
 
 [ -x "$AGENT" ] && [ -x "$PERFLENS" ] || pl_fail_all "$AGENT or $PERFLENS not built (make)"
 
@@ -175,4 +176,61 @@ if [ -z "$missing" ] && [ "$seen" -ge 5 ] && echo "$env_help" | grep -qw DEBUGIN
 	ok help_environment
 else
 	fail help_environment "perflens help environment lacks:$missing"
+fi
+
+# ─── perf's letters on the agent: the same perf_event_open as the names ──
+# strace shows the attributes the kernel is given; a run with -F/-g/-e/-p/-a
+# must give exactly those of the run with the long names.
+attrs() { # OUT ARGS...: the sorted perf_event_open attributes of one run
+	local out=$1; shift
+	strace -f -qq -e trace=perf_event_open -o "$out.raw" "$AGENT" "$@" >/dev/null 2>"$out.err"
+	local rc=$?
+	sed -nE 's/^([0-9]+ +)?perf_event_open\(\{(.*)\}, .*/\2/p' "$out.raw" | sort -u >"$out"
+	return $rc
+}
+sleep 30 & sleeper=$!
+PIDS+=("$sleeper")
+bad=
+burn="$B/workloads/burn 0.2 1"
+attrs "$TMP/long1" --output "$TMP/l1.plens" --frequency 499 --callgraph fp --event cpu-clock -- $burn
+r1=$?
+attrs "$TMP/short1" --output "$TMP/s1.plens" -F 499 -g -e cpu-clock -- $burn
+r2=$?
+attrs "$TMP/short1b" --output "$TMP/s1b.plens" -gF499 -ecpu-clock -- $burn
+r3=$?
+if [ $r1$r2$r3 != 000 ]; then
+	bad="$bad [exit $r1 $r2 $r3: $(tail -n 1 "$TMP/short1.err")]"
+else
+	cmp -s "$TMP/long1" "$TMP/short1" || bad="$bad [-F -g -e: $(diff "$TMP/long1" "$TMP/short1" | head -3 | tr '\n' ' ')]"
+	cmp -s "$TMP/long1" "$TMP/short1b" || bad="$bad [-gF499 -ecpu-clock differs]"
+	# the sampling events (at 499 Hz; the probe's are not): fp stacks, not dwarf
+	hz=$(grep 'sample_freq=499' "$TMP/short1")
+	[ -n "$hz" ] && ! echo "$hz" | grep -qv 'PERF_SAMPLE_CALLCHAIN' &&
+		! echo "$hz" | grep -q 'PERF_SAMPLE_STACK_USER' || bad="$bad [-F 499 -g: not fp at 499 Hz]"
+fi
+attrs "$TMP/long2" --output "$TMP/l2.plens" --pid "$sleeper" --duration 0.2
+r1=$?
+attrs "$TMP/short2" --output "$TMP/s2.plens" -p "$sleeper" --duration 0.2
+r2=$?
+{ [ $r1$r2 = 00 ] && [ -s "$TMP/long2" ] && cmp -s "$TMP/long2" "$TMP/short2"; } ||
+	bad="$bad [-p: exit $r1 $r2 $(diff "$TMP/long2" "$TMP/short2" | head -3 | tr '\n' ' ')]"
+attrs "$TMP/long3" --output "$TMP/l3.plens" --all --duration 0.2
+r1=$?
+attrs "$TMP/short3" --output "$TMP/s3.plens" -a --duration 0.2
+r2=$?
+if [ $r1$r2 = 00 ]; then
+	{ [ -s "$TMP/long3" ] && cmp -s "$TMP/long3" "$TMP/short3"; } || bad="$bad [-a differs from --all]"
+elif grep -qiE 'paranoid|permission' "$TMP/long3.err" && why=$(pl_perf_refused); then
+	: # the whole system is refused to this user, for both spellings alike
+else
+	bad="$bad [-a/--all: exit $r1 $r2: $(tail -n 1 "$TMP/short3.err")]"
+fi
+err=$("$AGENT" -x 2>&1); rc=$?
+[ $rc = 2 ] && echo "$err" | grep -q "unknown option '-x'" || bad="$bad [-x: exit $rc: $err]"
+if [ -n "$bad" ]; then
+	fail agent_perf_letters "$bad"
+elif why=$(pl_perf_refused) && [ ! -s "$TMP/long1" ]; then
+	skip agent_perf_letters "$why"
+else
+	ok agent_perf_letters
 fi
