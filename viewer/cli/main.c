@@ -123,6 +123,8 @@ static void dump_top(void)
 			   "Print the version and the protocol");
 	pl_cli_dump_option("perflens", NULL, "connect", 0, "HOST[:PORT]", FALSE,
 			   "The desktop app: connect to the agent there");
+	for (size_t i = 0; i < G_N_ELEMENTS(environment); i++)
+		printf("env\t%s\t%s\n", environment[i].name, environment[i].help);
 	for (const PlCliCommand *c = pl_cli_commands; c->name; c++) {
 		char *argv[] = { (char *)c->name, (char *)"--dump-options", NULL };
 		run(find(c->name), 2, argv);

@@ -230,6 +230,14 @@ static void dump_options(const char *cmd)
 
 /* ─── parsing ────────────────────────────────────────────────────────── */
 
+/* The tables are read: the next command of this process notes its own. */
+static void forget_groups(void)
+{
+	for (guint i = 0; groups && i < groups->len; i++)
+		g_free(g_array_index(groups, Group, i).entries);
+	g_clear_pointer(&groups, g_array_unref);
+}
+
 gboolean pl_cli_parse(GOptionContext *ctx, int *argc, char ***argv, const char *cmd)
 {
 	/* help and the dump before parsing: a request for help never fails on
@@ -240,15 +248,18 @@ gboolean pl_cli_parse(GOptionContext *ctx, int *argc, char ***argv, const char *
 			break;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help") || g_str_has_prefix(a, "--help-")) {
 			print_help(cmd, a[1] == 'h' || !a[6] ? NULL : a + 7);
+			forget_groups();
 			help_shown = TRUE;
 			return FALSE;
 		}
 		if (!strcmp(a, "--dump-options")) {
 			dump_options(cmd);
+			forget_groups();
 			help_shown = TRUE;
 			return FALSE;
 		}
 	}
+	forget_groups();
 	g_option_context_set_help_enabled(ctx, FALSE);
 	g_autoptr(GError) error = NULL;
 	if (!g_option_context_parse(ctx, argc, argv, &error)) {
