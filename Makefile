@@ -154,14 +154,35 @@ bench: all agents
 dist: agents all
 	ci/dist.sh
 
+# Man pages and shell completions, written from the option tables the
+# programs parse with (man/gen.sh runs their --dump-options), so that they
+# cannot drift from them.  (A sanitizer build's leak check is no business
+# of the generator's.)
+MAN_STAMP := $(BUILD)/man/.stamp
+$(MAN_STAMP): man/gen.sh $(BUILD)/perflens $(BUILD)/perflens-agent
+	ASAN_OPTIONS=detect_leaks=0 man/gen.sh $(BUILD)/man $(BUILD)/perflens $(BUILD)/perflens-agent
+	@touch $@
+all: $(MAN_STAMP)
+
 PREFIX ?= /usr/local
 # perflens, and (ui-install, viewer/ui/ui.mk) the app's module in
 # PREFIX/lib/perflens/, the desktop file and the icon; the static agents
 # made by `make agents`, if any, in PREFIX/lib/perflens/agents/, where
-# perflens record ssh://… finds the one to copy to a board
+# perflens record ssh://… finds the one to copy to a board; the man pages
+# in PREFIX/share/man/man1, the completions where bash-completion and zsh
+# look for them
 install: all ui-install
 	install -Dm755 $(BUILD)/perflens-agent $(DESTDIR)$(PREFIX)/bin/perflens-agent
 	install -Dm755 $(BUILD)/perflens $(DESTDIR)$(PREFIX)/bin/perflens
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m644 $(BUILD)/man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -Dm644 $(BUILD)/man/bash/perflens \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/perflens
+	install -Dm644 $(BUILD)/man/bash/perflens-agent \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/perflens-agent
+	install -Dm644 $(BUILD)/man/zsh/_perflens $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_perflens
+	install -Dm644 $(BUILD)/man/zsh/_perflens-agent \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_perflens-agent
 	for a in dist/perflens-agent-*; do case $$a in *.tar.gz|*.md|*.map) continue ;; esac; \
 		[ -f "$$a" ] && install -Dm755 "$$a" $(DESTDIR)$(PREFIX)/lib/perflens/agents/$${a##*/}; \
 	done; true

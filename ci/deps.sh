@@ -14,6 +14,7 @@ pkgs=(
 	clang lld llvm libclang-rt-14-dev  # fuzzing, sanitizers, cross builds
 	valgrind
 	strace                         # the oracle of the slow-system-call tests (durations)
+	man-db groff-base              # man renders the installed man pages (cli-install test)
 	xvfb xauth xdotool imagemagick # UI tests and screenshots (xauth: xvfb-run needs it, a Recommends of xvfb that --no-install-recommends leaves out)
 	libprotobuf-c-dev              # pprof export
 	golang-go                      # `go tool pprof` reads our pprof in tests

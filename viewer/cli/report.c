@@ -660,7 +660,7 @@ int pl_cli_report(int argc, char **argv)
 		{ NULL }
 	};
 	g_autoptr(GOptionContext) ctx = g_option_context_new("FILE — summarize a recording");
-	g_option_context_add_main_entries(ctx, entries, NULL);
+	pl_cli_add_entries(ctx, entries);
 	g_option_context_add_group(ctx, pl_cli_sym_group(&a.sym));
 	g_option_context_add_group(ctx, pl_cli_filter_group(&a.flt));
 	int rc = PL_EXIT_BAD_INPUT;
