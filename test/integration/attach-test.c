@@ -218,9 +218,20 @@ static void many_threads_attach(void)
 			       "perf record -p %ld (not compared)\n",
 			       pt[0] - (double)w.start / 1e9, a, b);
 		} else {
-			printf("# over the %.2f s both sampled: the agent %ld, perf record -p %ld\n",
-			       hi - lo, a, b);
-			PL_CHECKF(a * 100 >= b * 95, "%ld samples, perf record -p %ld", a, b);
+			/* Each thread's two samplers (same period, each its own
+			 * timer phase) differ by at most one sample in any window:
+			 * the difference is a sum of NTHREADS independent terms in
+			 * [-1, 1], of standard deviation at most sqrt(NTHREADS).
+			 * The agent may fall short of perf by 4 of those (K of
+			 * test/tools/sampling.sh), not by a fixed 5 %, which 300
+			 * threads' phases alone approach on a loaded machine; a
+			 * ring that drops samples loses far more. */
+			printf("# over the %.2f s both sampled: the agent %ld, perf record -p %ld "
+			       "(allowed shortfall 4 x sqrt(%d))\n",
+			       hi - lo, a, b, NTHREADS);
+			PL_CHECKF(a >= b || (b - a) * (b - a) <= 16 * NTHREADS,
+				  "%ld samples, perf record -p %ld: short by more than 4 x sqrt(%d)", a, b,
+				  NTHREADS);
 		}
 	}
 
