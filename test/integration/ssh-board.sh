@@ -193,21 +193,21 @@ else
 	else
 		fail ssh_board_record "${samples:-no} samples, machine/kernel or copy not as expected: $(head -n 2 "$rep" | tr '\n' '|') $(head -n 1 "$T/rec1.log")"
 	fi
-	# hot_leaf in burn (named from the board's ELF): its share of burn's
-	# own user-space samples at least 60 % less 4 standard errors (P0 and
-	# K: boards.sh's hot_share, test/tools/sampling.sh); and the threads
-	# by name
+	# hot_leaf in burn (named from the board's ELF): its share of the
+	# user-space samples of burn's worker threads at least 60 % less 4
+	# standard errors (P0 and K: boards.sh's hot_share,
+	# test/tools/sampling.sh); and the threads by name
 	missing=
 	for n in burn-1 burn-2 sleeper; do
 		awk -v n="$n" '/^Threads:/ { t = 1; next } t && /^$/ { exit } t && $3 == n { f = 1 } END { exit !f }' "$rep" ||
 			missing="$missing $n"
 	done
-	hot_n=$(pl_user_samples "$B/tools/pl-dump" "$T/s1.plens" "$(pl_report_pid "$rep" burn-1)" "$(pl_report_event "$rep")")
-	if hot=$(pl_share_at_least "$(pl_report_self "$rep" hot_leaf burn)" "$hot_n" 0.60) && [ -z "$missing" ]; then
+	if hot=$(pl_threads_share "$B/tools/pl-dump" "$PERFLENS" "$T/s1.plens" "$rep" hot_leaf burn 0.60 \
+		burn-1,burn-2 --binary "$out/root/burn" --sysroot /usr/aarch64-linux-gnu) && [ -z "$missing" ]; then
 		ok ssh_board_symbols
-		echo "# hot_leaf in burn: $hot of burn's user-space samples"
+		echo "# hot_leaf in burn: $hot of burn-1's and burn-2's user-space samples"
 	else
-		fail ssh_board_symbols "hot_leaf in burn, of its user-space samples: $hot; threads missing: ${missing:-none}: $(grep -A4 '^Top functions' "$rep" | tail -n 3 | tr -s ' ' | tr '\n' '|')"
+		fail ssh_board_symbols "hot_leaf in burn, of burn-1's and burn-2's user-space samples: $hot; threads missing: ${missing:-none}: $(grep -A4 '^Top functions' "$rep" | tail -n 3 | tr -s ' ' | tr '\n' '|')"
 	fi
 fi
 gone_after "the first session"

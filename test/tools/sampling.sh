@@ -16,7 +16,8 @@
 #
 # and never a fixed percentage of everything sampled: what else a loaded
 # machine runs (the kernel's timer work, the agent, other jobs) is kept
-# out of N by counting only the workload's own samples (pl_user_samples).
+# out of N by counting only the workload's own samples (pl_user_samples,
+# pl_threads_share).
 #
 # K = 4 (PL_SHARE_K): for a true share of exactly P0 the chance that one
 # check fails by sampling alone is 3e-5 (one-sided normal tail), so the
@@ -44,20 +45,22 @@ pl_share_at_least() {
 	}'
 }
 
-# pl_user_samples PL-DUMP CAPTURE PID EVENT: how many samples of EVENT
-# (its name) the process PID took in user space, from the capture's raw
+# pl_user_samples PL-DUMP CAPTURE EVENT TID...: how many samples of EVENT
+# (its name) the threads TID took in user space, from the capture's raw
 # records (pl-dump), independent of symbolization: a sample whose call
 # chain begins with PERF_CONTEXT_KERNEL (ffffffffffffff80), or whose IP is
 # a 64-bit kernel address, was taken in the kernel.  This is the N of a
-# share among the workload's own user-space samples: the kernel's work per
-# tick and the other processes grow with the machine's load, the
-# workload's instruction mix does not.
+# share among a workload's own user-space samples: the kernel's work per
+# tick and the other processes grow with the machine's load, a thread's
+# own instruction mix does not.
 pl_user_samples() {
-	"$1" "$2" 2>/dev/null | awk -v pid="$3" -v ev="$4" '
+	local dump=$1 cap=$2 ev=$3
+	shift 3
+	"$dump" "$cap" 2>/dev/null | awk -v ev="$ev" -v tids=" $* " '
 		/^EVENT_DESC / && $0 ~ (" name=" ev " ") { i = $2; sub(/index=/, "", i); want[i] = 1 }
 		/^SAMPLE / {
-			e = $2; sub(/ev=/, "", e); p = $3; sub(/pid=/, "", p)
-			if (!(e in want) || p != pid) next
+			e = $2; sub(/ev=/, "", e); t = $4; sub(/tid=/, "", t)
+			if (!(e in want) || index(tids, " " t " ") == 0) next
 			ip = $0; sub(/.* ip=0x/, "", ip); sub(/ .*/, "", ip)
 			w = $0; sub(/.* stack=[^ ]*/, "", w); split(w, c, " ")
 			if (c[1] == "ffffffffffffff80" || (length(ip) == 16 && ip ~ /^ffff/)) next
@@ -66,13 +69,44 @@ pl_user_samples() {
 		END { print n + 0 }'
 }
 
+# pl_threads_share PL-DUMP PERFLENS CAPTURE REPORT FUNCTION MODULE P0
+# THREADS [REPORT ARGS...]: FUNCTION's (in MODULE) share of the user-space
+# samples of the threads named in THREADS (comma-separated names, looked
+# up in REPORT, a `perflens report` of CAPTURE), at least P0 less K
+# standard errors.  The count is the sum of FUNCTION's self samples in
+# `perflens report --tid T` of each thread (REPORT ARGS: --binary,
+# --sysroot...); N is pl_user_samples of the same threads.  Threads whose
+# code is one loop by construction (burn's burn-1 and burn-2: nothing but
+# worker_loop after a start of a few hundred instructions) give a share
+# that neither the machine's load nor the program's fixed start-up work
+# (the loader, creating threads: a larger part of a run the more a
+# loaded host starves it) nor a thread woken by the clock (the sleeper)
+# moves.  Prints pl_share_at_least's figures.
+pl_threads_share() {
+	local dump=$1 perflens=$2 cap=$3 rep=$4 fn=$5 mod=$6 p0=$7 names=$8 ev tids="" t c count=0
+	shift 8
+	ev=$(pl_report_event "$rep")
+	for t in ${names//,/ }; do tids="$tids $(pl_report_tid "$rep" "$t")"; done
+	if [ -z "$ev" ] || [ "$(echo $tids | wc -w)" != "$(echo ${names//,/ } | wc -w)" ]; then
+		echo "no Top functions table, or not every thread of $names in $rep"
+		return 1
+	fi
+	for t in $tids; do
+		c=$("$perflens" report "$cap" --tid "$t" --top 0 "$@" 2>/dev/null >"$rep.tid" &&
+			pl_report_self "$rep.tid" "$fn" "$mod")
+		count=$((count + ${c:-0}))
+	done
+	rm -f "$rep.tid"
+	pl_share_at_least "$count" "$(pl_user_samples "$dump" "$cap" "$ev" $tids)" "$p0"
+}
+
 # What pl_user_samples and pl_share_at_least need from a `perflens report`
 # text (REPORT, a file): the event its Top functions table counts, the
-# pid of the thread named THREAD, and the self samples of FUNCTION in
+# tid of the thread named THREAD, and the self samples of FUNCTION in
 # MODULE (empty when absent from the table).
 pl_report_event() { sed -n 's/^Top functions by self (\([^;]*\);.*/\1/p' "$1" | head -n 1; }
-pl_report_pid() {
-	awk -v n="$2" '/^Threads:/ { t = 1; next } t && /^$/ { exit } t && $3 == n { print $2; exit }' "$1"
+pl_report_tid() {
+	awk -v n="$2" '/^Threads:/ { t = 1; next } t && /^$/ { exit } t && $3 == n { print $1; exit }' "$1"
 }
 pl_report_self() {
 	awk -v f="$2" -v m="$3" '/^Top functions/ { t = 1; next } t && /^$/ { exit }

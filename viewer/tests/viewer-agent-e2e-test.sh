@@ -45,15 +45,13 @@ check_hot() { # name file
 		fail "$1" "top self function is '$first', not hot_leaf: $(echo "$out" | head -12 | tr '\n' '|')"
 		return 1
 	fi
-	# hot_leaf's share of burn's own user-space samples: at least 60 %
-	# less 4 standard errors (P0 and K: test/integration/boards.sh's
+	# hot_leaf's share of the user-space samples of burn's worker threads:
+	# at least 60 % less 4 standard errors (P0 and K: boards.sh's
 	# hot_share and test/tools/sampling.sh), not a share of everything
 	# sampled, which the kernel's work on a loaded machine dilutes
-	local ev wpid n msg
-	ev=$(pl_report_event "$TMP/$1.report") wpid=$(pl_report_pid "$TMP/$1.report" burn-1)
-	n=$(pl_user_samples "$DUMP" "$2" "${wpid:-none}" "${ev:-none}")
-	if ! msg=$(pl_share_at_least "$(pl_report_self "$TMP/$1.report" hot_leaf burn)" "$n" 0.60); then
-		fail "$1" "hot_leaf in burn, of its user-space samples: $msg"
+	local msg
+	if ! msg=$(pl_threads_share "$DUMP" "$PERFLENS" "$2" "$TMP/$1.report" hot_leaf burn 0.60 burn-1,burn-2); then
+		fail "$1" "hot_leaf in burn, of burn-1's and burn-2's user-space samples: $msg"
 		return 1
 	fi
 	if ! echo "$out" | grep -q 'burn-1'; then
