@@ -218,17 +218,57 @@ static void many_threads_attach(void)
 			       "perf record -p %ld (not compared)\n",
 			       pt[0] - (double)w.start / 1e9, a, b);
 		} else {
-			printf("# over the %.2f s both sampled: the agent %ld, perf record -p %ld\n",
-			       hi - lo, a, b);
-			PL_CHECKF(a * 100 >= b * 95, "%ld samples, perf record -p %ld", a, b);
+			/* Each thread's two samplers (same period, each its own
+			 * timer phase) differ by at most one sample in any window:
+			 * the difference is a sum of NTHREADS independent terms in
+			 * [-1, 1], of standard deviation at most sqrt(NTHREADS).
+			 * The agent may fall short of perf by 4 of those (K of
+			 * test/tools/sampling.sh), not by a fixed 5 %, which 300
+			 * threads' phases alone approach on a loaded machine; a
+			 * ring that drops samples loses far more. */
+			printf("# over the %.2f s both sampled: the agent %ld, perf record -p %ld "
+			       "(allowed shortfall 4 x sqrt(%d))\n",
+			       hi - lo, a, b, NTHREADS);
+			PL_CHECKF(a >= b || (b - a) * (b - a) <= 16 * NTHREADS,
+				  "%ld samples, perf record -p %ld: short by more than 4 x sqrt(%d)", a, b,
+				  NTHREADS);
 		}
 	}
 
 	PL_CHECKF(access(perflens, X_OK) == 0, "%s not built (make)", perflens);
-	char *rargv[] = { perflens, "report", cap, "--fail-if=[unknown]>0%",
-			  "--fail-if=spin_leaf<90%", NULL };
+	char *rargv[] = { perflens, "report", cap, "--fail-if=[unknown]>0%", "--top=5", NULL };
 	st = pl_run_capture(rargv, text, sizeof(text), 120000);
 	PL_CHECKF(st == 0, "perflens report exit %d:\n%s", st, text);
+	/* spin_leaf's share of the samples, all of them in the threads' user
+	 * space (user stacks: the events exclude the kernel, so no kernel
+	 * work of a loaded machine is among them): at least P0 less K
+	 * standard errors of the sample count (test/tools/sampling.sh, K =
+	 * 4).  P0 = 0.97 by construction (test/workloads/threads.c): a call
+	 * of spin_leaf is 1000 iterations of a multiply-add (4 operations
+	 * with the loop's compare and branch), spin_loop's own part of it
+	 * about 6 (the flag, the call, the return): 99.8 %; 0.97 leaves 2.8
+	 * points for operations of unequal cost and the threads' start. */
+	long hot = -1;
+	const char *row = strstr(text, "\nTop functions");
+	for (row = row ? strchr(row + 1, '\n') : NULL; row && row[1] && row[1] != '\n';
+	     row = strchr(row + 1, '\n')) {
+		double self, total;
+		long n;
+		char fn[64];
+		if (sscanf(row + 1, " %lf%% %lf%% %ld %63s", &self, &total, &n, fn) == 4 &&
+		    !strcmp(fn, "spin_leaf"))
+			hot = n;
+	}
+	const double p0 = 0.97, k = 4;
+	double s = w.all > 0 ? (double)hot / (double)w.all : 0;
+	/* s >= p0 - k sqrt(p0 (1 - p0) / n), squared (no libm here) */
+	PL_CHECKF(w.all >= 30 && hot >= 0 &&
+			  (s >= p0 || (p0 - s) * (p0 - s) * (double)w.all <= k * k * p0 * (1 - p0)),
+		  "spin_leaf %ld of %ld samples (%.1f %%): under 97 %% less 4 standard errors of "
+		  "%ld samples:\n%s",
+		  hot, w.all, 100 * s, w.all, text);
+	printf("# spin_leaf: %ld of %ld samples (%.1f %%; floor 97 %% less 4 standard errors)\n", hot,
+	       w.all, 100 * s);
 }
 
 /* A hard limit too low for every thread: the agent says what to do. */

@@ -403,7 +403,11 @@ static void test_agent_killed_while_recording(void)
 	close(p[0]);
 	if (st < 0)
 		pl_kill(v);
-	PL_CHECKF(st >= 0 && took < 3000, "viewer noticed after %llu ms", (unsigned long long)took);
+	/* noticed from the connection's end, not by its own --timeout (10 s,
+	 * above) nor the --duration: only the end of the stream can stop it
+	 * sooner, however slowly a loaded machine schedules the viewer */
+	PL_CHECKF(st >= 0 && took < 10000, "viewer noticed after %llu ms (its --timeout is 10 s)",
+		  (unsigned long long)took);
 	/* it says so, keeps what arrived, and exits 2: the recording is
 	 * incomplete, which a script must see */
 	PL_CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 2 &&

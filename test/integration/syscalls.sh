@@ -24,8 +24,11 @@
 #       slow_sleep(), the call site.
 #   slow_calls_vs_strace     the same run under `strace -ff -T -e
 #       clock_nanosleep`: its 20 calls of 5 ms on the main thread, in
-#       order, each hold ours (strace's interval encloses the kernel's) and
-#       the median difference is within 1 ms.
+#       order, each hold ours (strace's interval encloses the kernel's);
+#       and each of ours lies between the 5 ms the program asked for and
+#       what the program's own clock measured around the call (its EXPECT
+#       file): bounds from the call itself, not a latency a loaded
+#       machine can exceed.
 #   slow_calls_report        report --syscalls: the table by system call
 #       (clock_nanosleep 20 calls), the call sites (slow_sleep), the
 #       histogram (20 in all), the slowest calls with their stacks, and the
@@ -215,20 +218,30 @@ else
 		"$CAP.tp" >"$TMP/ours.d"
 	# strace times each call from its tracer's wake-ups around the kernel's
 	# entry and exit, so its interval holds ours: ours may not exceed it
-	# (50 us for the clocks), and the differences (the tracer's latency,
-	# milliseconds on a loaded machine) must have a median within 1 ms
-	res=$(paste "$TMP/strace.d" "$TMP/ours.d" | python3 -c '
+	# (50 us for the clocks).  How far strace's interval exceeds ours is
+	# the tracer's latency, milliseconds on a loaded machine: no bound
+	# there.  Ours is bounded by the call itself instead: clock_nanosleep
+	# sleeps at least the 5 ms asked (the kernel's promise, on
+	# CLOCK_MONOTONIC, the agent's clock too), and the program's own
+	# CLOCK_MONOTONIC readings around the call enclose the kernel's entry
+	# and exit (EXPECT's "slow TID NS" lines, in call order)
+	awk '$1 == "slow" { print $3 / 1e9 }' "$TMP/sexp" >"$TMP/prog.d"
+	res=$(paste "$TMP/strace.d" "$TMP/ours.d" "$TMP/prog.d" | python3 -c '
 import sys, statistics
-p = [tuple(map(float, l.split())) for l in sys.stdin if len(l.split()) == 2]
-d = [s - o for s, o in p]
-print(len(p), min(d) if d else 0, statistics.median(d) if d else 9, max(d) if d else 9)')
+p = [tuple(map(float, l.split())) for l in sys.stdin if len(l.split()) == 3]
+d = [s - o for s, o, g in p]
+low = [o for s, o, g in p if o < 0.005]
+high = [(o, g) for s, o, g in p if o > g]
+print(len(p), min(d) if d else 0, statistics.median(d) if d else 9, max(d) if d else 9, len(low), len(high),
+      ("%.6f" % min(o for s, o, g in p)) if p else "-", ("%.6f" % max(o - g for s, o, g in p)) if p else "-")')
 	set -- $res
-	ns=$(wc -l <"$TMP/strace.d") no=$(wc -l <"$TMP/ours.d")
-	if [ "$ns" = 20 ] && [ "$no" = 20 ] && python3 -c "import sys; sys.exit(not ($2 >= -5e-5 and $3 <= 0.001))"; then
+	ns=$(wc -l <"$TMP/strace.d") no=$(wc -l <"$TMP/ours.d") np=$(wc -l <"$TMP/prog.d")
+	if [ "$ns" = 20 ] && [ "$no" = 20 ] && [ "$np" = 20 ] && [ "$1" = 20 ] && [ "$5" = 0 ] && [ "$6" = 0 ] &&
+		python3 -c "import sys; sys.exit(not $2 >= -5e-5)"; then
 		ok slow_calls_vs_strace
-		echo "# strace -T: 20 calls of 5 ms on the same run, ours 20; strace - ours: min $2 s, median $3 s, max $4 s"
+		echo "# strace -T: 20 calls of 5 ms on the same run, ours 20; strace - ours: min $2 s, median $3 s, max $4 s; ours from $7 s, at most the program's own measure + $8 s"
 	else
-		fail slow_calls_vs_strace "strace saw $ns 5 ms calls, we $no; strace - ours: min $2 s, median $3 s, max $4 s"
+		fail slow_calls_vs_strace "strace saw $ns 5 ms calls, we $no, the program $np; strace - ours: min $2 s (want >= -50 us), median $3 s, max $4 s; $5 of ours under the 5 ms asked (shortest $7 s), $6 longer than the program measured around the call (by up to $8 s)"
 	fi
 	"$PERFLENS" report --syscalls "$CAP" >"$TMP/rep.txt" 2>&1
 	want_rows=0

@@ -13,7 +13,8 @@
 #     missing on one side counts 0 there);
 #   - the share of samples rooted at a thread start (_start,
 #     __libc_start_main, clone, start_thread, ret_from_fork, ...) must not
-#     be more than TOL points below perf's;
+#     be more than TOL points below perf's, or three standard errors of
+#     the difference of the two samplings when that is more;
 #   - a --pid or --all session lasts its --duration, within 2 s.
 #
 # Both profilers record the very same run at the same time: --pid and
@@ -351,11 +352,18 @@ run_case() {
 	or=$(awk '{ printf "%.1f", $1 ? 100 * $2 / $1 : 0 }' <<<"$oroots")
 	# PerfLens must reach a thread start at least as often as perf; more
 	# often is no error (through JIT code, perf's dwarf unwinder stops at
-	# the first frame without CFI, PerfLens goes on by frame pointers)
-	local deeper=
-	if awk -v a="$pr" -v b="$or" -v t="$tol" 'BEGIN { exit !(a - b > t) }'; then
-		why="${why:+$why; }rooted at a thread start: perf $pr% ours $or%"
-	elif awk -v a="$pr" -v b="$or" -v t="$tol" 'BEGIN { exit !(b - a > t) }'; then
+	# the first frame without CFI, PerfLens goes on by frame pointers).
+	# Both shares are samplings of the same run: the allowance is TOL
+	# points or three standard errors of the difference, when larger, as
+	# for the self shares (oracle_compare): 100 sqrt(p (1 - p) (1/N_PERF
+	# + 1/N_OURS)), p the two shares' mean
+	local deeper= rtol
+	rtol=$(awk -v a="$pr" -v b="$or" -v t="$tol" -v n1="${proots%% *}" -v n2="${oroots%% *}" 'BEGIN {
+		p = (a + b) / 200; se3 = (n1 > 0 && n2 > 0) ? 300 * sqrt(p * (1 - p) * (1 / n1 + 1 / n2)) : 0
+		printf "%.2f", se3 > t ? se3 : t }')
+	if awk -v a="$pr" -v b="$or" -v t="$rtol" 'BEGIN { exit !(a - b > t) }'; then
+		why="${why:+$why; }rooted at a thread start: perf $pr% ours $or% (allowed $rtol points)"
+	elif awk -v a="$pr" -v b="$or" -v t="$rtol" 'BEGIN { exit !(b - a > t) }'; then
 		deeper=" (PerfLens deeper)"
 	fi
 	# an attached session lasts its --duration (give or take 2 s)
@@ -404,7 +412,7 @@ done
 	echo "same self share within $tol points (or three standard errors of sampling, when larger: 6.6 points for"
 	echo "a 60 % symbol in 2 x 1000 samples, 2.3 in 2 x 8000), and the share of samples whose outermost frame is a thread"
 	echo "start (_start, __libc_start_main, __libc_start_call_main, clone, clone3, start_thread,"
-	echo "ret_from_fork) is not more than $tol points below perf's (above is no error: \"PerfLens deeper\"),"
+	echo "ret_from_fork) is not more than $tol points (or three standard errors, when larger) below perf's (above is no error: \"PerfLens deeper\"),"
 	echo "and a --pid or --all session lasts its --duration within 2 s.  Names: case = PROGRAM-CALLGRAPH-TARGET-STACKS"
 	echo "(test/realworld/cases.txt).  Shares are perf / PerfLens, in percent."
 	echo

@@ -96,10 +96,11 @@ static void print(const struct pl_msg *m)
 		       m->u.chunk.offset, m->u.chunk.len, m->u.chunk.total, S(m->u.chunk.name));
 		break;
 	case PL_MSG_SESSION:
-		printf("%s id=%u target=%u pid=%u callgraph=%u stack=%u freq=%u cmd=%.*s\n", n,
-		       m->u.session.session_id, m->u.session.target, m->u.session.pid,
+		printf("%s id=%u target=%u pid=%u callgraph=%u stack=%u freq=%u start=%" PRIu64
+		       " cmd=%.*s\n",
+		       n, m->u.session.session_id, m->u.session.target, m->u.session.pid,
 		       m->u.session.callgraph, m->u.session.stack_size, m->u.session.frequency,
-		       S(m->u.session.command));
+		       m->u.session.start_ns, S(m->u.session.command));
 		break;
 	case PL_MSG_PROBE_EVENT:
 		printf("%s name=%.*s pmu=%.*s type=%u config=%" PRIu64 " status=%d flags=0x%x msg=%.*s\n",
