@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "pl-cli.h"
-#include "pl-session-export.h"
+#include "pl-export-self-contained.h"
 
 static const char usage[] =
 	"Usage: perflens COMMAND [ARGS]\n"

@@ -5,7 +5,7 @@
 
 #include "pl-cli.h"
 #include "pl-function-names.h"
-#include "pl-session-export.h"
+#include "pl-export-self-contained.h"
 #include "report.h"
 #include "pl-inverted.h"
 
