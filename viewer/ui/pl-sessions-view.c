@@ -579,8 +579,9 @@ static void on_export(GtkButton *b, PlSessionsView *self)
 	g_ptr_array_add(labels, NULL);
 	gtk_file_chooser_add_choice(GTK_FILE_CHOOSER(fc), "format", "Format",
 				    (const char **)ids->pdata, (const char **)labels->pdata);
-	gtk_file_chooser_set_choice(GTK_FILE_CHOOSER(fc), "format", "pprof");
-	g_autofree char *name = g_strconcat(it->info->name, ".pb.gz", NULL);
+	const PlExporter *first = pl_export_find("pprof"); /* what most tools read */
+	gtk_file_chooser_set_choice(GTK_FILE_CHOOSER(fc), "format", first->name);
+	g_autofree char *name = g_strconcat(it->info->name, first->suffix, NULL);
 	gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(fc), name);
 	G_GNUC_END_IGNORE_DEPRECATIONS
 	g_signal_connect(fc, "response", G_CALLBACK(on_export_response), self);
