@@ -18,8 +18,7 @@ VIEWER_LIBS := $(shell pkg-config --libs $(VIEWER_PKGS)) $(ZSTD_LIBS) -lpthread 
 $(BUILD)/viewer/%.o: ALL_CFLAGS += $(VIEWER_CFLAGS)
 
 VIEWER_IO_OBJS := $(BUILD)/viewer/io/pl-capture.o $(BUILD)/viewer/io/pl-session-writer.o \
-	$(BUILD)/viewer/io/pl-client.o $(BUILD)/viewer/io/pl-loader.o $(BUILD)/viewer/io/pl-ssh.o \
-	$(BUILD)/viewer/io/pl-session-export.o
+	$(BUILD)/viewer/io/pl-client.o $(BUILD)/viewer/io/pl-loader.o $(BUILD)/viewer/io/pl-ssh.o
 VIEWER_MODEL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/model/*.c))
 
 # system call names of the boards' architectures, from the kernel's headers
@@ -35,7 +34,15 @@ VIEWER_LIBS += $(SYMBOLS_LIBS)
 VIEWER_FMT_OBJS := $(FORMATS_OBJS) $(FORMATS_EXPORT_OBJS) $(BUILD)/viewer/io/pl-capture-perf.o
 VIEWER_LIBS += $(FORMATS_LIBS)
 
-VIEWER_LIB_OBJS := $(VIEWER_IO_OBJS) $(VIEWER_MODEL_OBJS) $(VIEWER_SYM_OBJS) $(VIEWER_FMT_OBJS)
+# ─── viewer/core: the headless layer between io/ and ui/+cli/ ───────────
+# The app's export of a saved session.  Its own variable, so that other
+# files of viewer/core join the build beside it.
+VIEWER_CORE_EXPORT_OBJS := $(BUILD)/viewer/core/pl-saved-session-export.o
+VIEWER_CFLAGS += -Iviewer/core
+# ─────────────────────────────────────────────────────────────────────────
+
+VIEWER_LIB_OBJS := $(VIEWER_IO_OBJS) $(VIEWER_MODEL_OBJS) $(VIEWER_SYM_OBJS) $(VIEWER_FMT_OBJS) \
+	$(VIEWER_CORE_EXPORT_OBJS)
 VIEWER_CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/cli/*.c))
 
 $(BUILD)/libplviewer.a: $(VIEWER_LIB_OBJS)
@@ -54,6 +61,7 @@ $(BUILD)/viewer/cli/%.o: ALL_CFLAGS += -Iviewer/ui -I$(BUILD)/viewer
 # (viewer/cli/app.c) instead of crashing in it.
 PL_ABI_HEADERS := $(sort $(wildcard common/*.h viewer/io/*.h viewer/model/*.h \
 	viewer/symbols/*.h viewer/formats/*.h)) viewer/ui/pl-ui.h
+PL_ABI_HEADERS += $(VIEWER_CORE_EXPORT_OBJS:$(BUILD)/%.o=%.h)
 $(BUILD)/viewer/pl-abi.h: $(PL_ABI_HEADERS) viewer/viewer.mk
 	@mkdir -p $(dir $@)
 	printf '#define PL_VIEWER_ABI "%s"\n' "$$(cat $(PL_ABI_HEADERS) | sha256sum | cut -c1-16)" >$@

@@ -1,82 +1,21 @@
-/* export.c — perflens export: the recording in other tools' formats. */
-#include <errno.h>
+/* export.c — perflens export: the recording in other tools' formats.  The
+ * formats and their writing are the table's (viewer/formats/pl-export-
+ * table.h), which the app's Export uses too; here are the options. */
 #include <stdio.h>
-#include <string.h>
 
 #include "pl-cli.h"
-#include "perf-data-writer.h"
-#include "pl-export.h"
-#include "pl-session-export.h"
+#include "pl-export-table.h"
 
-typedef struct {
-	PlPerfDataWriter *w;
-	GError *error;
-} PerfOut;
-
-static gboolean perf_out_msg(const struct pl_msg *m, gpointer data)
+/* What a self-contained export embedded, and what it could not. */
+static void print_self_contained(const char *out, const PlSelfContainedStats *st)
 {
-	PerfOut *o = data;
-	return pl_perf_data_writer_add(o->w, m, &o->error);
-}
-
-/* The messages go to the writer as they are in the capture: perf report
- * sorts by time itself, and symbolizes from the build-ids and paths. */
-static int export_perf_data(const char *in, const char *out)
-{
-	g_autoptr(GError) error = NULL;
-	if (!out)
-		return pl_cli_fail("export --format perf-data needs -o FILE");
-	PerfOut o = { pl_perf_data_writer_new(out, &error), NULL };
-	if (!o.w)
-		return pl_cli_fail("%s", error->message);
-	PlCaptureInfo info;
-	gboolean ok = pl_capture_load(in, perf_out_msg, &o, &info, &error);
-	if (!ok && o.error) {
-		pl_cli_fail("cannot write %s: %s", out, o.error->message);
-		g_clear_error(&o.error);
-		pl_perf_data_writer_free(o.w);
-		return PL_EXIT_BAD_INPUT;
-	}
-	if (!ok) {
-		pl_perf_data_writer_free(o.w);
-		return pl_cli_fail("%s", error->message);
-	}
-	g_autofree char *note = pl_capture_info_dup_note(&info);
-	if (note)
-		fprintf(stderr, "perflens: note: %s: %s\n", in, note);
-	ok = pl_perf_data_writer_finish(o.w, &error);
-	pl_perf_data_writer_free(o.w);
-	if (!ok)
-		return pl_cli_fail("cannot write %s: %s", out, error->message);
-	return PL_EXIT_OK;
-}
-
-/* A self-contained session: the load symbolizes with the options given,
- * as report would, and everything it resolved goes into the file. */
-static int export_symbolized(const char *in, const char *out, const PlCliSymArgs *sym, gint top)
-{
-	if (!out)
-		return pl_cli_fail("export --format plens-symbolized needs -o FILE.plens");
-	if (top < 0 || top > 1000)
-		return pl_cli_fail("--hot %d: give 0 to 1000 functions", top);
-	PlSymOptions o;
-	if (!pl_cli_sym_options(sym, &o))
-		return PL_EXIT_BAD_INPUT;
-	PlLoadParams lp = { .options = &o };
-	PlSessionExportStats st;
-	g_autoptr(GError) error = NULL;
-	gboolean ok = pl_session_export_symbolized(in, out, &lp, (guint)top, &st, &error);
-	pl_cli_sym_options_clear(&o);
-	if (!ok)
-		return pl_cli_fail("%s", error->message);
 	fprintf(stderr,
 		"perflens: %s: self-contained: %u addresses, %u DWARF stacks, %u modules, "
 		"%u source files, %u disassembled functions (table %" G_GSIZE_FORMAT " bytes)%s\n",
-		out, st.frames, st.unwinds, st.modules, st.sources, st.disasm, st.table_bytes,
-		st.skipped_sources ? "; some hot functions' sources were not found here "
-				     "(give --source-dir) or are over 1 MiB"
-				   : "");
-	return PL_EXIT_OK;
+		out, st->frames, st->unwinds, st->modules, st->sources, st->disasm, st->table_bytes,
+		st->skipped_sources ? "; some hot functions' sources were not found here "
+				      "(give --source-dir) or are over 1 MiB"
+				    : "");
 }
 
 static const char *const formats_help =
@@ -115,9 +54,12 @@ int pl_cli_export(int argc, char **argv)
 	int rc = PL_EXIT_BAD_INPUT;
 	g_autoptr(PlProfile) p = NULL;
 	g_autoptr(PlStackFilter) sf = NULL;
-	FILE *out = NULL;
-	g_autoptr(PlAggregate) agg = NULL;
 	g_autoptr(GError) error = NULL;
+	PlSymOptions so;
+	gboolean have_so = FALSE;
+	PlLoadParams lp = { 0 };
+	PlCaptureInfo info = { 0 };
+	PlSelfContainedStats st = { 0 };
 
 	if (!pl_cli_parse(ctx, &argc, &argv, "export"))
 		goto done;
@@ -125,75 +67,61 @@ int pl_cli_export(int argc, char **argv)
 		pl_cli_fail("export needs exactly one FILE (run perflens export --help)");
 		goto done;
 	}
-	if (format && !strcmp(format, "perf-data")) {
-		rc = export_perf_data(argv[1], output);
+	const PlExporter *e = pl_export_find(format);
+	if (!e) {
+		g_autofree char *names = pl_export_dup_names();
+		pl_cli_fail("export: give --format %s", names);
 		goto done;
 	}
-	if (format && !strcmp(format, "plens-symbolized")) {
-		rc = export_symbolized(argv[1], output, &sym, top);
+	if ((e->needs & PL_EXPORT_NEEDS_FILE) && !output) {
+		pl_cli_fail("export --format %s needs -o %s", e->name, e->out_hint);
 		goto done;
 	}
-	static const char *const known[] = { "collapsed", "pprof", "svg", "speedscope" };
-	gboolean ok_format = FALSE;
-	for (guint i = 0; format && i < G_N_ELEMENTS(known); i++)
-		ok_format |= !strcmp(format, known[i]);
-	if (!ok_format) {
-		pl_cli_fail("export: give --format collapsed, pprof, svg, speedscope, perf-data or "
-			    "plens-symbolized");
-		goto done;
-	}
-	if (!strcmp(format, "pprof") && !output) {
-		pl_cli_fail("export --format pprof needs -o FILE.pb.gz (it is gzipped binary)");
-		goto done;
-	}
-	gboolean bad_filter;
-	sf = pl_cli_stack_filter(&flt, &bad_filter);
-	if (bad_filter)
-		goto done;
-	PlCaptureInfo info;
-	p = pl_cli_load(argv[1], &sym, &info);
-	if (!p)
-		goto done;
-	guint32 event;
-	if (!pl_cli_event(p, event_name, argv[1], &event))
-		goto done;
-	PlFilter f = { (guint32)MAX(tid, 0), event, 0, 0 };
-	if (!strcmp(format, "pprof")) {
-		agg = pl_profile_aggregate_filtered(p, &f, sf);
-		if (!pl_export_pprof(agg, output, &error)) {
-			pl_cli_fail("cannot write %s: %s", output, error->message);
+	PlExportInput x = { .in = argv[1], .title = title, .by_weight = weight, .info = &info };
+	if (e->needs & PL_EXPORT_NEEDS_SYMBOLS) {
+		/* the load symbolizes with the options given, as report would */
+		if (top < 0 || top > 1000) {
+			pl_cli_fail("--hot %d: give 0 to 1000 functions", top);
 			goto done;
 		}
-		rc = PL_EXIT_OK;
+		if (!pl_cli_sym_options(&sym, &so))
+			goto done;
+		have_so = TRUE;
+		lp.options = &so;
+		x.load = &lp;
+		x.top = (guint)top;
+		x.stats = &st;
+	}
+	if (e->needs & PL_EXPORT_NEEDS_PROFILE) {
+		gboolean bad_filter;
+		sf = pl_cli_stack_filter(&flt, &bad_filter);
+		if (bad_filter)
+			goto done;
+		p = pl_cli_load(argv[1], &sym, &info);
+		if (!p)
+			goto done;
+		guint32 event;
+		if (!pl_cli_event(p, event_name, argv[1], &event))
+			goto done;
+		x.profile = p;
+		x.filter = (PlFilter){ (guint32)MAX(tid, 0), event, 0, 0 };
+		x.stack_filter = sf;
+	}
+	if (!pl_export_write(e, &x, output, &error)) {
+		pl_cli_fail("%s", error->message);
 		goto done;
 	}
-	out = output ? fopen(output, "w") : stdout;
-	if (!out) {
-		pl_cli_fail("cannot create %s: %s", output, g_strerror(errno));
-		goto done;
+	if (e->needs & PL_EXPORT_NEEDS_CAPTURE) {
+		g_autofree char *note = pl_capture_info_dup_note(&info);
+		if (note)
+			fprintf(stderr, "perflens: note: %s: %s\n", argv[1], note);
 	}
-	gboolean ok = FALSE;
-	if (!strcmp(format, "speedscope")) {
-		g_autofree char *base = g_path_get_basename(argv[1]);
-		ok = pl_export_speedscope(p, &f, sf, out, base, &error);
-	} else {
-		agg = pl_profile_aggregate_filtered(p, &f, sf);
-		if (!strcmp(format, "svg")) {
-			g_autofree char *base = g_path_get_basename(argv[1]);
-			ok = pl_export_svg(agg, out, title ? title : base, weight, &error);
-		} else {
-			ok = pl_export_collapsed(agg, out, weight, &error);
-		}
-	}
-	if (!ok) {
-		pl_cli_fail("cannot write %s: %s", output ? output : "stdout",
-			    error ? error->message : "?");
-		goto done;
-	}
+	if (e->needs & PL_EXPORT_NEEDS_SYMBOLS)
+		print_self_contained(output, &st);
 	rc = PL_EXIT_OK;
 done:
-	if (out && out != stdout)
-		fclose(out);
+	if (have_so)
+		pl_cli_sym_options_clear(&so);
 	pl_cli_sym_args_clear(&sym);
 	pl_cli_filter_args_clear(&flt);
 	g_free(format);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pl-cli.h"
+#include "pl-export-self-contained.h"
 #include "version.h"
 
 static const char usage[] =

@@ -7,7 +7,7 @@
 #include "pl-cli-expr.h"
 #include "pl-expr.h"
 #include "pl-function-names.h"
-#include "pl-session-export.h"
+#include "pl-export-self-contained.h"
 #include "report.h"
 #include "pl-inverted.h"
 #include "pl-tracepoint.h"

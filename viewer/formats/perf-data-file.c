@@ -13,6 +13,11 @@
 
 #include "perf-data-private.h"
 
+/* The error domain lives with the lowest part of the reader, the one that
+ * raises the first errors, so that the header, the record decoder and the
+ * reader itself all call down into this file and never back up. */
+G_DEFINE_QUARK(pl-perf-data-error-quark, pl_perf_data_error)
+
 gboolean pd_corrupt(GError **error, const char *path, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;

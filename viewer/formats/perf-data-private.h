@@ -2,9 +2,12 @@
  * bounds-checked cursor, the parsed header (attrs, ids, build-ids, feature
  * values), the mapped file and the Reader state.  Not installed; included by
  * perf-data-{file,header,records,reader}.c only, never by another header.
+ * Calls point one way: the reader calls the three others, the records call
+ * the header and the file, the header calls the file, the file none of them.
  *
  *   perf-data-file.c     the file as bytes: read_at(), the data section
- *                        mapped (or streamed through a window), SIGBUS guard
+ *                        mapped (or streamed through a window), SIGBUS guard,
+ *                        and the error domain (PL_PERF_DATA_ERROR)
  *   perf-data-header.c   file header, attrs and ids, the feature table, and
  *                        the HELLO/SESSION/EVENT_DESC/BUILD_ID messages
  *   perf-data-records.c  one kernel record → one struct pl_msg (pure: no I/O)

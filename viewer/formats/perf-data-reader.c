@@ -11,8 +11,6 @@
 
 #include "perf-data-private.h"
 
-G_DEFINE_QUARK(pl-perf-data-error-quark, pl_perf_data_error)
-
 static gboolean handle_compressed(Reader *r, const uint8_t *rec, size_t size, uint16_t type,
 				  uint64_t off, GError **error);
 

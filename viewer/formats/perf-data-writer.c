@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +38,7 @@ struct _PlPerfDataWriter {
 	char *path;
 	FILE *f;
 	gboolean failed, finished;
+	gboolean regular; /* path is a regular file: an unfinished one is removed */
 	uint64_t data_size;
 	PlPerfDataWriterStats st;
 
@@ -129,6 +131,10 @@ PlPerfDataWriter *pl_perf_data_writer_new(const char *path, GError **error)
 	PlPerfDataWriter *w = g_new0(PlPerfDataWriter, 1);
 	w->path = g_strdup(path);
 	w->f = f;
+	/* only a file this writer made is removed when it fails: "-o /dev/null"
+	 * must not take the device with it */
+	struct stat st;
+	w->regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	w->events = g_array_new(FALSE, TRUE, sizeof(WEvent));
 	w->build_ids = g_ptr_array_new();
@@ -154,7 +160,7 @@ void pl_perf_data_writer_free(PlPerfDataWriter *w)
 		return;
 	if (w->f) {
 		fclose(w->f);
-		if (!w->finished)
+		if (!w->finished && w->regular)
 			unlink(w->path);
 	}
 	for (guint i = 0; i < w->events->len; i++)
@@ -740,12 +746,17 @@ gboolean pl_perf_data_writer_finish(PlPerfDataWriter *w, GError **error)
 		return fail_io(w, error);
 	if (!put(w, h, sizeof(h), error))
 		return FALSE;
-	if (fclose(w->f) != 0) {
-		w->f = NULL;
-		unlink(w->path);
+	/* on the disk before it is called written (a special file has no sync) */
+	if (fflush(w->f) != 0 || (w->regular && fsync(fileno(w->f)) != 0))
 		return fail_io(w, error);
-	}
+	FILE *f = w->f;
 	w->f = NULL;
+	if (fclose(f) != 0) {
+		fail_io(w, error);
+		if (w->regular)
+			unlink(w->path);
+		return FALSE;
+	}
 	w->finished = TRUE;
 	return TRUE;
 }

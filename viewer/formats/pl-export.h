@@ -8,6 +8,11 @@
  *               a <title> on every frame for the exact figures)
  *   speedscope  speedscope's JSON file format: one "sampled" profile per
  *               thread, frames shared
+ *   perf-data   the capture's messages as a perf.data for perf report
+ *
+ * Which of them a caller may choose, and how each is written, is the table
+ * (pl-export-table.h); the self-contained session is its own file
+ * (pl-export-self-contained.h).
  *
  * They all read an aggregate (pl_profile_aggregate, or _filtered with a
  * stack filter: the exports then show the rewritten stacks; pprof then has
@@ -18,9 +23,10 @@
 #ifndef PL_EXPORT_H
 #define PL_EXPORT_H
 
-#include <glib.h>
+#include <gio/gio.h>
 #include <stdio.h>
 
+#include "pl-capture.h"
 #include "pl-profile.h"
 #include "pl-stack-filter.h"
 
@@ -39,6 +45,15 @@ gboolean pl_export_svg(PlAggregate *agg, FILE *out, const char *title, gboolean 
  * event's unit (nanoseconds for cpu-clock and off-CPU), name: the file's. */
 gboolean pl_export_speedscope(PlProfile *p, const PlFilter *filter, const PlStackFilter *sf,
 			      FILE *out, const char *name, GError **error);
+
+/* The recording at in, read again message by message as it is in the
+ * capture (perf report sorts by time itself and symbolizes from the
+ * build-ids and paths), written to path as a perf.data.  cancel (may be
+ * NULL) is checked every 4096 messages; info (may be NULL) is the
+ * capture's.  A capture damaged anywhere is refused, as every export does:
+ * FALSE with the reader's error, and no file is left. */
+gboolean pl_export_perf_data(const char *in, const char *path, GCancellable *cancel,
+			     PlCaptureInfo *info, GError **error);
 
 G_END_DECLS
 

@@ -1,13 +1,9 @@
-/* pl-symbols.c — PlSymbols: mappings, file chunks, symbolization (an
- * address of an ELF as frames: pl-sym-frames.c), coverage.
+/* pl-symbols.c — PlSymbols: mappings, file chunks, symbolization (the
+ * sources and their order are pl-symbolizer.c's; a self-contained export
+ * records every answer here), coverage.
  *
- * Symbolization goes through one Dwfl per ELF file with the file reported
- * at bias 0, so that an address is looked up as "pc - load bias" and the
- * answer (inline frames, source lines, demangled names) is cached per
- * (PlElf, rel_addr) for every process that maps the file, failed lookups
- * included.  Unwinding uses per-process Dwfls (pl-unwind.c); a process's
- * mappings and their load biases are pl-proc.c's, finding the files
- * pl-elf-locator.c's.
+ * Unwinding uses per-process Dwfls (pl-unwind.c); a process's mappings and
+ * their load biases are pl-proc.c's, finding the files pl-elf-locator.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,8 +22,9 @@
 #include "pl-ldmap.h"
 #include "pl-proc.h"
 #include "pl-sym-embed.h"
-#include "pl-sym-frames.h"
 #include "pl-sym-table.h"
+#include "pl-symbolizer-elf.h"
+#include "pl-symbolizer.h"
 #include "pl-symbols-types.h"
 #include "pl-text-syms.h"
 #include "pl-unwind.h"
@@ -39,11 +36,6 @@
 #define MSG_CHUNK_KERNEL_NOTES 6u
 
 #define PL_SYM_MAX_VDSO (8u << 20)         /* a vDSO image is a few pages */
-
-typedef struct {
-	guint n;
-	PlFrameInfo frames[]; /* rel_addr holds the looked-up address */
-} PlCachedFrames;
 
 /* ======================================================================
  * Lifecycle
@@ -401,173 +393,17 @@ void pl_symbols_set_kernel_build_id(PlSymbols *self, const guint8 *id, gsize len
 	self->vmlinux_ok = FALSE;
 }
 
-static const PlTextSyms *text_table(PlSymbols *self, PlTextFile *f, guint32 pid)
-{
-	pl_text_file_join(f, self);
-	if (f->dirty && f->text) {
-		g_clear_pointer(&f->table, pl_text_syms_free);
-		if (f == &self->kallsyms) {
-			f->table = pl_text_syms_parse_kallsyms(self, (const char *)f->text->data,
-							       f->text->len);
-		} else {
-			g_autofree char *mod = g_strdup_printf("perf-%u.map", pid);
-			f->table = pl_text_syms_parse_perf_map(self, (const char *)f->text->data,
-							       f->text->len, mod);
-		}
-		f->dirty = FALSE;
-	}
-	return f->table;
-}
-
 /* ======================================================================
- * Symbolization of one ELF address
+ * Symbolization (the sources and their order: pl-symbolizer.c)
  * ====================================================================== */
-
-/* A debuginfod fetch gave elf other files: what was read from the old
- * ones goes (answers from no file included). */
-static void elf_forget_files(PlElf *elf)
-{
-	elf->files_changed = FALSE;
-	g_clear_pointer(&elf->sym_table, pl_sym_table_free); /* names borrowed from the Dwfl */
-	g_clear_pointer(&elf->real_syms, g_array_unref);
-	if (elf->inline_tables)
-		g_hash_table_remove_all(elf->inline_tables);
-	if (elf->cache)
-		g_hash_table_remove_all(elf->cache);
-	g_clear_pointer(&elf->dwfl, dwfl_end);
-	elf->mod = NULL;
-	elf->dwfl_failed = FALSE;
-	elf->sym_table_tried = FALSE;
-}
-
-/* Located, and its symbolization Dwfl open. */
-static gboolean elf_ready(PlSymbols *self, PlElf *elf)
-{
-	if (elf->files_changed)
-		elf_forget_files(elf);
-	if (!pl_elf_prepare(self, elf))
-		return FALSE;
-	if (elf->mod)
-		return TRUE;
-	if (elf->dwfl_failed)
-		return FALSE;
-	elf->dwfl = dwfl_begin(&pl_sym_dwfl_callbacks);
-	if (elf->dwfl) {
-		dwfl_report_begin(elf->dwfl);
-		elf->mod = pl_elf_report(elf->dwfl, elf, 0);
-		dwfl_report_end(elf->dwfl, NULL, NULL);
-	}
-	if (!elf->mod) {
-		elf->dwfl_failed = TRUE;
-		if (!elf->problem)
-			elf->problem = g_strdup_printf("%s: libdw cannot read %s: %s", elf->name,
-						       elf->local_path, dwfl_errmsg(-1));
-		return FALSE;
-	}
-	return TRUE;
-}
-
-static guint resolve_elf(PlSymbols *self, PlElf *elf, guint64 lookup, guint64 rel,
-			 PlFrameInfo *out, guint max)
-{
-	PlCachedFrames *c = g_hash_table_lookup(elf->cache, &lookup);
-	if (!c) {
-		PlFrameInfo tmp[PL_SYM_MAX_INLINE + 1];
-		guint n = pl_sym_frames(self, elf, lookup, tmp, G_N_ELEMENTS(tmp));
-		c = g_malloc(sizeof(*c) + n * sizeof(PlFrameInfo));
-		c->n = n;
-		memcpy(c->frames, tmp, n * sizeof(PlFrameInfo));
-		g_hash_table_insert(elf->cache, g_memdup2(&lookup, sizeof(lookup)), c);
-	}
-	guint n = MIN(c->n, max);
-	memcpy(out, c->frames, n * sizeof(PlFrameInfo));
-	for (guint i = 0; i < n; i++)
-		out[i].rel_addr = rel;
-	return n;
-}
-
-static guint resolve_here(PlSymbols *self, guint32 pid, guint64 pc, gboolean is_return_address,
-			  PlFrameInfo *out, guint max)
-{
-	guint64 lookup_pc = is_return_address && pc ? pc - 1 : pc;
-	PlProc *proc = pl_proc_get(self, pid, FALSE);
-	const PlMapping *m = pl_proc_mapping_at(proc, lookup_pc);
-	out[0] = (PlFrameInfo){ .rel_addr = pc };
-
-	if (m && m->elf) {
-		PlElf *elf = m->elf;
-		elf->samples++;
-		/* only sampled modules are fetched, when first symbolized */
-		pl_debuginfod_fetch(self, elf, PL_FETCH_SYMBOLS);
-		guint64 bias;
-		if (elf_ready(self, elf) && pl_mapping_bias(proc, m, &bias))
-			return resolve_elf(self, elf, lookup_pc - bias, pc - bias, out, max);
-		out[0].module = pl_sym_intern(self, elf->name);
-		out[0].rel_addr = pc - m->start + m->pgoff;
-		return 1;
-	}
-	if (!m && self->opts.vmlinux) {
-		/* the board's vmlinux, where it covers the address (not modules) */
-		guint64 off = 0;
-		const PlTextSyms *t = self->kallsyms.text ? text_table(self, &self->kallsyms, 0)
-							  : NULL;
-		PlElf *k = pl_vmlinux_get(self, t, &off);
-		if (k && pl_vmlinux_covers(self, lookup_pc - off) && elf_ready(self, k)) {
-			self->kernel_samples++;
-			k->samples++;
-			return resolve_elf(self, k, lookup_pc - off, pc - off, out, max);
-		}
-	}
-	if (!m && self->kallsyms.text) {
-		const PlTextSyms *t = text_table(self, &self->kallsyms, 0);
-		const PlTextSym *s = pl_text_syms_lookup(t, lookup_pc);
-		if (s) {
-			self->kernel_samples++;
-			out[0].function = pl_text_sym_name(self, t, s);
-			out[0].module = pl_text_sym_module(t, s);
-			return 1;
-		}
-	}
-	if (proc && proc->perf_map.text) {
-		const PlTextSyms *t = text_table(self, &proc->perf_map, pid);
-		const PlTextSym *s = pl_text_syms_lookup(t, lookup_pc);
-		if (s) {
-			out[0].function = pl_text_sym_name(self, t, s);
-			out[0].module = pl_text_sym_module(t, s);
-			return 1;
-		}
-	}
-	self->unknown_samples++;
-	if (m) {
-		g_autofree char *b = g_path_get_basename(m->name);
-		out[0].module = pl_sym_intern(self, *m->name ? b : "[anon]");
-		out[0].rel_addr = pc - m->start + m->pgoff;
-	} else {
-		out[0].module = pl_sym_intern(self, "[unknown]");
-	}
-	return 1;
-}
 
 guint pl_symbols_resolve(PlSymbols *self, guint32 pid, guint64 pc, gboolean is_return_address,
 			 PlFrameInfo *out, guint max)
 {
 	if (max == 0)
 		return 0;
-	if (self->embedded) {
-		/* a self-contained session: its table or nothing, never a file */
-		guint n = pl_sym_embed_get_frames(self->embedded, pid, pc, is_return_address, out,
-						  max);
-		if (n == 0) {
-			out[0] = (PlFrameInfo){ .module = pl_sym_intern(self, "[unknown]"),
-						.rel_addr = pc };
-			n = 1;
-		}
-		if (self->record) /* an export of an export */
-			pl_sym_embed_put_frames(self->record, pid, pc, is_return_address, out, n);
-		return n;
-	}
-	guint n = resolve_here(self, pid, pc, is_return_address, out, max);
-	if (self->record)
+	guint n = pl_symbolizer_resolve(self, pid, pc, is_return_address, out, max);
+	if (self->record) /* a self-contained export (of an export, too) */
 		pl_sym_embed_put_frames(self->record, pid, pc, is_return_address, out, n);
 	return n;
 }
@@ -705,7 +541,7 @@ GPtrArray *pl_symbols_coverage(PlSymbols *self)
 	GPtrArray *rows = g_ptr_array_new_with_free_func((GDestroyNotify)pl_module_report_free);
 	for (guint i = 0; i < self->elf_order->len; i++) {
 		PlElf *e = g_ptr_array_index(self->elf_order, i);
-		elf_ready(self, e);
+		pl_elf_ready(self, e);
 		PlModuleReport *r = g_new0(PlModuleReport, 1);
 		r->module = g_strdup(e->board_path);
 		r->local_path = g_strdup(e->local_path);
@@ -727,7 +563,7 @@ GPtrArray *pl_symbols_coverage(PlSymbols *self)
 	}
 	if (self->kernel_seen) {
 		PlModuleReport *r = g_new0(PlModuleReport, 1);
-		const PlTextSyms *t = self->kallsyms.text ? text_table(self, &self->kallsyms, 0)
+		const PlTextSyms *t = self->kallsyms.text ? pl_text_file_table(self, &self->kallsyms, 0)
 							  : NULL;
 		r->module = g_strdup("[kernel.kallsyms]");
 		r->samples = self->kernel_samples;

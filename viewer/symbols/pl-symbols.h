@@ -138,7 +138,8 @@ typedef struct {
  * is_return_address: pc is a return address (look up pc-1).  Returns the
  * number of frames written (≥ 1 when max ≥ 1: an unknown address still
  * gives a frame with function NULL and the module if any).  Cached by
- * (module build-id or path, rel_addr). */
+ * (module build-id or path, rel_addr).  The sources asked and their order:
+ * pl-symbolizer.h. */
 guint pl_symbols_resolve(PlSymbols *self, guint32 pid, guint64 pc, gboolean is_return_address,
 			 PlFrameInfo *out, guint max);
 

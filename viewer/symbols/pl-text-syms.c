@@ -439,3 +439,21 @@ const PlTextSym *pl_text_syms_lookup(const PlTextSyms *t, guint64 addr)
 	/* the last kernel symbol: no end known; accept a generous page range */
 	return addr - s->addr < (1u << 20) ? s : NULL;
 }
+
+const PlTextSyms *pl_text_file_table(PlSymbols *self, PlTextFile *f, guint32 pid)
+{
+	pl_text_file_join(f, self);
+	if (f->dirty && f->text) {
+		g_clear_pointer(&f->table, pl_text_syms_free);
+		if (f == &self->kallsyms) {
+			f->table = pl_text_syms_parse_kallsyms(self, (const char *)f->text->data,
+							       f->text->len);
+		} else {
+			g_autofree char *mod = g_strdup_printf("perf-%u.map", pid);
+			f->table = pl_text_syms_parse_perf_map(self, (const char *)f->text->data,
+							       f->text->len, mod);
+		}
+		f->dirty = FALSE;
+	}
+	return f->table;
+}

@@ -51,5 +51,9 @@ void pl_text_file_parse_async(PlTextFile *f);
 /* The same, the text first read from fd (size bytes; owned, closed). */
 void pl_text_file_load_async(PlTextFile *f, int fd, gsize size);
 void pl_text_file_join(PlTextFile *f, PlSymbols *self);
+/* f's table, joined and parsed again when its text changed: self's
+ * kallsyms, or the perf map of pid (its module "perf-PID.map").  NULL when
+ * f has no text. */
+const PlTextSyms *pl_text_file_table(PlSymbols *self, PlTextFile *f, guint32 pid);
 
 #endif

@@ -16,7 +16,7 @@
 
 #include "block.h"
 #include "pl-loader.h"
-#include "pl-session-export.h"
+#include "pl-export-self-contained.h"
 #include "pl-sym-embed.h"
 
 #define PC_HOT 0x401234u

@@ -3,7 +3,9 @@
 
 #include <string.h>
 
-#include "pl-sessions-export.h"
+#include "pl-export-table.h"
+#include "pl-saved-session-export.h"
+#include "pl-target-settings.h"
 
 /* ─── rows ───────────────────────────────────────────────────────────── */
 
@@ -357,7 +359,9 @@ static void export_thread(GTask *task, gpointer src, gpointer data, GCancellable
 {
 	ExportJob *j = data;
 	GError *error = NULL;
-	if (pl_session_export(j->in, j->format, j->out, cancel, &error))
+	PlLoadParams lp; /* symbolized with the board's settings, as the app opens it */
+	pl_target_load_params(&lp, cancel);
+	if (pl_saved_session_export(j->in, j->format, j->out, &lp, &error))
 		g_task_return_boolean(task, TRUE);
 	else
 		g_task_return_error(task, error);
@@ -545,9 +549,8 @@ static void on_export_response(GtkNativeDialog *d, int response, PlSessionsView 
 		G_GNUC_END_IGNORE_DEPRECATIONS
 		g_autofree char *path = g_file_get_path(f);
 		/* the suffix typed wins over the choice left at its default */
-		const char *format = path ? pl_session_export_format_for(path) : NULL;
-		if (!format)
-			format = choice ? choice : "pprof";
+		const PlExporter *e = path ? pl_export_for_path(path) : NULL;
+		const char *format = e ? e->name : choice ? choice : "pprof";
 		if (path)
 			pl_sessions_view_export(self, gtk_single_selection_get_selected(self->sel),
 						format, path);
@@ -565,11 +568,20 @@ static void on_export(GtkButton *b, PlSessionsView *self)
 	GtkFileChooserNative *fc = gtk_file_chooser_native_new(
 		"Export session", GTK_IS_WINDOW(root) ? GTK_WINDOW(root) : NULL,
 		GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "_Cancel");
+	/* the formats of the export table, in its order */
+	g_autoptr(GPtrArray) ids = g_ptr_array_new();
+	g_autoptr(GPtrArray) labels = g_ptr_array_new();
+	for (guint i = 0; i < pl_export_n_formats(); i++) {
+		g_ptr_array_add(ids, (gpointer)pl_export_nth(i)->name);
+		g_ptr_array_add(labels, (gpointer)pl_export_nth(i)->label);
+	}
+	g_ptr_array_add(ids, NULL);
+	g_ptr_array_add(labels, NULL);
 	gtk_file_chooser_add_choice(GTK_FILE_CHOOSER(fc), "format", "Format",
-				    (const char **)pl_session_export_formats,
-				    (const char **)pl_session_export_labels);
-	gtk_file_chooser_set_choice(GTK_FILE_CHOOSER(fc), "format", "pprof");
-	g_autofree char *name = g_strconcat(it->info->name, ".pb.gz", NULL);
+				    (const char **)ids->pdata, (const char **)labels->pdata);
+	const PlExporter *first = pl_export_find("pprof"); /* what most tools read */
+	gtk_file_chooser_set_choice(GTK_FILE_CHOOSER(fc), "format", first->name);
+	g_autofree char *name = g_strconcat(it->info->name, first->suffix, NULL);
 	gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(fc), name);
 	G_GNUC_END_IGNORE_DEPRECATIONS
 	g_signal_connect(fc, "response", G_CALLBACK(on_export_response), self);

@@ -21,7 +21,7 @@
 #include "pl-functions-page.h"
 #include "pl-live-controller.h"
 #include "pl-profile-loader.h"
-#include "pl-session-export.h"
+#include "pl-export-self-contained.h"
 #include "pl-target-dialog.h"
 #include "pl-sessions-index.h"
 #include "pl-pair-button.h"

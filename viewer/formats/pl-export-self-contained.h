@@ -1,4 +1,4 @@
-/* pl-session-export.h — a self-contained session: a capture with its
+/* pl-export-self-contained.h — a self-contained session: a capture with its
  * symbolization resolved here and embedded, so that it opens with every
  * name where none of its binaries, debug files or sources are
  * (`perflens export --format plens-symbolized`, the app's Export →
@@ -18,8 +18,8 @@
  * Blocking (loads the whole session twice, runs objdump); any thread.
  * No GTK.
  */
-#ifndef PL_SESSION_EXPORT_H
-#define PL_SESSION_EXPORT_H
+#ifndef PL_EXPORT_SELF_CONTAINED_H
+#define PL_EXPORT_SELF_CONTAINED_H
 
 #include <glib.h>
 
@@ -31,7 +31,7 @@ G_BEGIN_DECLS
 /* The viewer's version, as the table records it (common/version.h). */
 #define PL_VIEWER_VERSION PL_VERSION
 
-#define PL_SESSION_EXPORT_TOP 20u /* hottest functions by self and by total */
+#define PL_SELF_CONTAINED_TOP 20u /* hottest functions by self and by total */
 
 typedef struct {
 	guint frames;    /* addresses with their frames */
@@ -42,16 +42,16 @@ typedef struct {
 	guint skipped_sources; /* hot functions' files not embedded: not found here or over the bound */
 	gsize table_bytes;     /* the table, before the capture's compression */
 	guint64 messages;
-} PlSessionExportStats;
+} PlSelfContainedStats;
 
 /* Writes the self-contained session of in to out.  params: the symbol
  * options (as for pl_load_file; its record must be NULL); top: hottest
  * functions whose source and disassembly are embedded (by self and by
- * total each; 0: PL_SESSION_EXPORT_TOP).  stats may be NULL.  FALSE with
+ * total each; 0: PL_SELF_CONTAINED_TOP).  stats may be NULL.  FALSE with
  * *error (what failed, what to do) when in cannot be loaded or out cannot
  * be written; out is then left as it was. */
-gboolean pl_session_export_symbolized(const char *in, const char *out, const PlLoadParams *params,
-				      guint top, PlSessionExportStats *stats, GError **error);
+gboolean pl_export_self_contained(const char *in, const char *out, const PlLoadParams *params,
+				      guint top, PlSelfContainedStats *stats, GError **error);
 
 /* Where and when the open profile's embedded table was made, as one line
  * ("symbolized on HOST at 2026-11-30 14:02 UTC by PerfLens 0.1, from

@@ -1,4 +1,4 @@
-/* pl-session-export.c — self-contained sessions (pl-session-export.h). */
+/* pl-export-self-contained.c — self-contained sessions (pl-export-self-contained.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -10,12 +10,12 @@
 #include "block.h"
 #include "pl-capture.h"
 #include "pl-disasm.h"
-#include "pl-session-export.h"
+#include "pl-export-self-contained.h"
 #include "pl-sym-embed.h"
 
 /* ─── what goes into the table besides the answers ──────────────────── */
 
-static void add_source(PlProfile *p, PlSymEmbed *t, const char *file, PlSessionExportStats *st)
+static void add_source(PlProfile *p, PlSymEmbed *t, const char *file, PlSelfContainedStats *st)
 {
 	if (!file || pl_sym_embed_get_source(t, file, NULL))
 		return;
@@ -32,7 +32,7 @@ static void add_source(PlProfile *p, PlSymEmbed *t, const char *file, PlSessionE
 
 /* Sources and objdump listings of the hottest functions (by self, then by
  * total: the first top of each), made while the files are here. */
-static void add_hot_functions(PlProfile *p, PlSymEmbed *t, guint top, PlSessionExportStats *st)
+static void add_hot_functions(PlProfile *p, PlSymEmbed *t, guint top, PlSelfContainedStats *st)
 {
 	PlFilter all = PL_FILTER_ALL;
 	g_autoptr(PlAggregate) agg = pl_profile_aggregate(p, &all);
@@ -233,10 +233,10 @@ static gboolean write_capture(const char *in, const char *tmp_path, int fd, GByt
 
 /* ─── the whole ──────────────────────────────────────────────────────── */
 
-gboolean pl_session_export_symbolized(const char *in, const char *out, const PlLoadParams *params,
-				      guint top, PlSessionExportStats *stats, GError **error)
+gboolean pl_export_self_contained(const char *in, const char *out, const PlLoadParams *params,
+				      guint top, PlSelfContainedStats *stats, GError **error)
 {
-	PlSessionExportStats own;
+	PlSelfContainedStats own;
 	if (!stats)
 		stats = &own;
 	memset(stats, 0, sizeof *stats);
@@ -264,7 +264,7 @@ gboolean pl_session_export_symbolized(const char *in, const char *out, const PlL
 	if (!old)
 		add_modules(p, t);
 	pl_symbols_set_record(pl_profile_get_symbols(p), t);
-	add_hot_functions(p, t, top ? top : PL_SESSION_EXPORT_TOP, stats);
+	add_hot_functions(p, t, top ? top : PL_SELF_CONTAINED_TOP, stats);
 	pl_symbols_set_record(pl_profile_get_symbols(p), NULL);
 	g_autoptr(GBytes) table = pl_sym_embed_serialize(t);
 	stats->frames = pl_sym_embed_n_frames(t);
