@@ -1,7 +1,6 @@
 /* pl-connect-view.c — connect, choose, control (see the header). */
 #include "pl-connect-view.h"
 
-#include <glib-unix.h>
 #include <string.h>
 
 #include "pl-agent-connect.h"
