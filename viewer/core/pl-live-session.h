@@ -65,8 +65,8 @@ const PlAgentInfo *pl_live_session_get_agent(PlLiveSession *self);
 /* The agent's address, kept after a disconnect (NULL before a client). */
 const char *pl_live_session_get_peer(PlLiveSession *self);
 
-/* Sends a command (m's request id is set); its id, or 0 with "problem"
- * emitted when not connected or the send failed. */
+/* Sends a command (m's request id is set); its id, or 0: not connected,
+ * or the send failed ("problem" says why). */
 guint32 pl_live_session_send(PlLiveSession *self, struct pl_msg *m);
 /* Asks for the board's processes ("process", then "listed"); FALSE when a
  * list is already being received or the send failed. */
