@@ -4,6 +4,7 @@
 #   make check      install what is missing, build, run every test
 #   make check-fresh   make check of HEAD in a fresh Debian 12 root (root)
 #   make demo       install what is missing, build, profile a sample workload
+#   make clickhouse start a ClickHouse server for the fleet store (loopback)
 #   make agents     static musl agents for the five targets (dist/)
 #   make fuzz       long fuzzing runs;  make bench   benchmarks
 #
@@ -34,7 +35,7 @@ UNIT_TESTS := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/*-te
 TOOLS := $(BUILD)/tools/pl-dump
 WORKLOADS := $(patsubst test/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test/workloads/*.c))
 
-.PHONY: all check check-fresh check-deps demo agents dist fuzz bench clean install reliability
+.PHONY: all check check-fresh check-deps demo agents dist fuzz bench clean install reliability clickhouse clickhouse-stop
 all: $(BUILD)/perflens-agent $(UNIT_TESTS) $(WORKLOADS) $(TOOLS) viewer
 
 $(BUILD)/%.o: %.c
@@ -122,6 +123,17 @@ check-fresh:
 demo: check-deps all
 	ci/demo.sh $(BUILD)
 
+# A ClickHouse server for the fleet store, as a user process on loopback
+# (ci/clickhouse/): data under $(BUILD)/clickhouse, ports found free, the
+# password in $(BUILD)/clickhouse/credentials (0600); CLICKHOUSE_SERVERS=2
+# starts two shards of one cluster.  `make clickhouse-stop` stops them.
+CLICKHOUSE_SERVERS ?= 1
+clickhouse: check-deps
+	ci/clickhouse/server.sh start $(BUILD)/clickhouse $(CLICKHOUSE_SERVERS)
+	@cat $(BUILD)/clickhouse/env
+clickhouse-stop:
+	ci/clickhouse/server.sh stop $(BUILD)/clickhouse
+
 agents:
 	ci/agents.sh
 
@@ -142,14 +154,35 @@ bench: all agents
 dist: agents all
 	ci/dist.sh
 
+# Man pages and shell completions, written from the option tables the
+# programs parse with (man/gen.sh runs their --dump-options), so that they
+# cannot drift from them.  (A sanitizer build's leak check is no business
+# of the generator's.)
+MAN_STAMP := $(BUILD)/man/.stamp
+$(MAN_STAMP): man/gen.sh $(BUILD)/perflens $(BUILD)/perflens-agent
+	ASAN_OPTIONS=detect_leaks=0 man/gen.sh $(BUILD)/man $(BUILD)/perflens $(BUILD)/perflens-agent
+	@touch $@
+all: $(MAN_STAMP)
+
 PREFIX ?= /usr/local
 # perflens, and (ui-install, viewer/ui/ui.mk) the app's module in
 # PREFIX/lib/perflens/, the desktop file and the icon; the static agents
 # made by `make agents`, if any, in PREFIX/lib/perflens/agents/, where
-# perflens record ssh://… finds the one to copy to a board
+# perflens record ssh://… finds the one to copy to a board; the man pages
+# in PREFIX/share/man/man1, the completions where bash-completion and zsh
+# look for them
 install: all ui-install
 	install -Dm755 $(BUILD)/perflens-agent $(DESTDIR)$(PREFIX)/bin/perflens-agent
 	install -Dm755 $(BUILD)/perflens $(DESTDIR)$(PREFIX)/bin/perflens
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m644 $(BUILD)/man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -Dm644 $(BUILD)/man/bash/perflens \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/perflens
+	install -Dm644 $(BUILD)/man/bash/perflens-agent \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/perflens-agent
+	install -Dm644 $(BUILD)/man/zsh/_perflens $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_perflens
+	install -Dm644 $(BUILD)/man/zsh/_perflens-agent \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_perflens-agent
 	for a in dist/perflens-agent-*; do case $$a in *.tar.gz|*.md|*.map) continue ;; esac; \
 		[ -f "$$a" ] && install -Dm755 "$$a" $(DESTDIR)$(PREFIX)/lib/perflens/agents/$${a##*/}; \
 	done; true

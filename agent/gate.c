@@ -33,7 +33,7 @@ void pla_gate_init(struct pla_gate *g, const char *token)
 	 * viewer needs to authenticate, nothing about the board. */
 	struct pl_msg m = { .type = PL_MSG_HELLO };
 	m.u.hello.protocol_version = PL_PROTOCOL_VERSION;
-	m.u.hello.agent_version = pl_str_c(PLA_VERSION);
+	m.u.hello.agent_version = pl_str_c(PL_VERSION);
 	m.u.hello.flags = PL_HELLO_PARTIAL | (token ? PL_HELLO_AUTH_REQUIRED : 0);
 	pl_stream_header_put(g->hello, PL_STREAM_FROM_AGENT);
 	uint8_t *b = g->hello + PL_STREAM_HEADER_SIZE;

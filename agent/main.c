@@ -17,60 +17,6 @@
 #include "util.h"
 #include "version.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: perflens-agent [MODE] [OPTIONS] [-- COMMAND ARGS...]\n"
-		"\n"
-		"Modes (default --listen):\n"
-		"  --listen              wait for a viewer on TCP (port 9999)\n"
-		"  --port N              listening port\n"
-		"  --bind ADDR           listen on this address only (e.g. 127.0.0.1)\n"
-		"  --server HOST[:PORT]  dial out to a waiting viewer; reconnect with backoff\n"
-		"  --output FILE|-       record headless into a capture file (.plens)\n"
-		"  --stdio               serve the viewer on stdin/stdout (run by ssh; no token)\n"
-		"  --probe               print what this board allows and exit\n"
-		"\n"
-		"What to record (for --output; a viewer chooses its own):\n"
-		"  --pid N               attach to a running process (all its threads)\n"
-		"  --all                 the whole system\n"
-		"  -- COMMAND ARGS       start COMMAND and profile it from exec, children too\n"
-		"  --frequency HZ        samples per second per thread (default 99)\n"
-		"  --event SPEC          cycles, cpu-clock, task-clock, page-faults, ...,\n"
-		"                        rNNNN, pmu/config=0xNN/; add :freq=HZ or :period=N;\n"
-		"                        repeatable (default: cycles, else cpu-clock)\n"
-		"                        SUBSYS:NAME: a tracepoint, every hit with its fields\n"
-		"                        u:/PATH:SYMBOL[+OFF], k:SYMBOL[+OFF]: a uprobe or\n"
-		"                        kprobe (perf PMUs), every hit with its stack\n"
-		"  --markers             the program's writes to tracefs trace_marker\n"
-		"                        (include/perflens-marker.h; = --event markers)\n"
-		"  --syscalls LIST       time system calls (read,fsync,... or numbers, or all);\n"
-		"  --slower-than DUR     send those taking DUR or more (default 1ms)\n"
-		"  --callgraph MODE      fp, dwarf, lbr, none or auto (default auto)\n"
-		"  --stack-size BYTES    user stack copied per sample in dwarf mode (8192)\n"
-		"  --stacks WHICH        user, kernel or both (default user)\n"
-		"  --duration SECONDS    stop after this long\n"
-		"  --no-offcpu           no context switches (no off-CPU stacks, no timeline)\n"
-		"  --no-counters         no perf-stat style counters\n"
-		"\n"
-		"Access:\n"
-		"  --token TOKEN         viewers must present this token\n"
-		"  --token-file FILE     read the token from FILE\n"
-		"  --write-token FILE    write the token to FILE (new, mode 0600)\n"
-		"  (default: a random token, written to $XDG_RUNTIME_DIR or $HOME\n"
-		"  /perflens-agent-PORT.token; never printed)\n"
-		"  --no-auth             accept any viewer (trusted networks only)\n"
-		"  --allow-exec          with --no-auth, let viewers start programs\n"
-		"\n"
-		"Tuning:\n"
-		"  --ring-pages N        kernel ring pages per CPU (power of two; default sized\n"
-		"                        from the frequency and stack size)\n"
-		"  --zstd-level N        stream compression level (default 1)\n"
-		"  --nice N              the agent's priority (default -5 when permitted)\n"
-		"\n"
-		"  --version, --help\n");
-}
-
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -109,43 +55,74 @@ int main(int argc, char **argv)
 {
 	enum {
 		O_LISTEN = 256, O_PORT, O_BIND, O_SERVER, O_OUTPUT, O_PROBE, O_PID, O_ALL, O_FREQ,
-		O_EVENT, O_CG, O_STACK, O_STACKS, O_DURATION, O_TOKEN, O_TOKEN_FILE, O_NOAUTH,
-		O_NOOFF, O_NOCNT, O_VERSION, O_HELP, O_LEVEL, O_WRITE_TOKEN, O_RING, O_NICE, O_FLUSH,
-		O_ALLOW_EXEC, O_STDIO, O_MARKERS, O_SYSCALLS, O_SLOWER,
+		O_EVENT, O_CG, O_CG_FP, O_STACK, O_STACKS, O_DURATION, O_TOKEN, O_TOKEN_FILE,
+		O_NOAUTH, O_NOOFF, O_NOCNT, O_VERSION, O_HELP, O_LEVEL, O_WRITE_TOKEN, O_RING,
+		O_NICE, O_FLUSH, O_ALLOW_EXEC, O_STDIO, O_MARKERS, O_SYSCALLS, O_SLOWER, O_DUMP,
 	};
+	/* The parser's table and the help's (args.h); the letters are perf
+	 * record's for the same options. */
 	static const struct pla_opt opts[] = {
-		{ "listen", 0, O_LISTEN },
-		{ "port", 1, O_PORT },
-		{ "bind", 1, O_BIND },
-		{ "server", 1, O_SERVER },
-		{ "output", 1, O_OUTPUT },
-		{ "probe", 0, O_PROBE },
-		{ "pid", 1, O_PID },
-		{ "all", 0, O_ALL },
-		{ "frequency", 1, O_FREQ },
-		{ "event", 1, O_EVENT },
-		{ "callgraph", 1, O_CG },
-		{ "stack-size", 1, O_STACK },
-		{ "stacks", 1, O_STACKS },
-		{ "duration", 1, O_DURATION },
-		{ "token", 1, O_TOKEN },
-		{ "token-file", 1, O_TOKEN_FILE },
-		{ "no-auth", 0, O_NOAUTH },
-		{ "allow-exec", 0, O_ALLOW_EXEC },
-		{ "no-offcpu", 0, O_NOOFF },
-		{ "no-counters", 0, O_NOCNT },
-		{ "zstd-level", 1, O_LEVEL },
-		{ "write-token", 1, O_WRITE_TOKEN },
-		{ "ring-pages", 1, O_RING },
-		{ "nice", 1, O_NICE },
-		{ "flush-ms", 1, O_FLUSH },
-		{ "stdio", 0, O_STDIO },
-		{ "markers", 0, O_MARKERS },
-		{ "syscalls", 1, O_SYSCALLS },
-		{ "slower-than", 1, O_SLOWER },
-		{ "version", 0, O_VERSION },
-		{ "help", 0, O_HELP },
-		{ 0, 0, 0 },
+		{ "Usage: perflens-agent [MODE] [OPTIONS] [-- COMMAND ARGS...]", 0, 0, 0, 0, 0 },
+		{ "", 0, 0, 0, 0, 0 },
+		{ "Modes (default --listen):", 0, 0, 0, 0, 0 },
+		{ "listen", 0, O_LISTEN, 0, NULL, "wait for a viewer on TCP (port 9999)" },
+		{ "port", 1, O_PORT, 0, "N", "listening port (0: any free one, logged)" },
+		{ "bind", 1, O_BIND, 0, "ADDR", "listen on this address only (e.g. 127.0.0.1)" },
+		{ "server", 1, O_SERVER, 0, "HOST[:PORT]",
+		  "dial out to a waiting viewer; reconnect with backoff" },
+		{ "output", 1, O_OUTPUT, 0, "FILE|-", "record headless into a capture file (.plens)" },
+		{ "stdio", 0, O_STDIO, 0, NULL, "serve the viewer on stdin/stdout (run by ssh)" },
+		{ "probe", 0, O_PROBE, 0, NULL, "print what this board allows and exit" },
+		{ "", 0, 0, 0, 0, 0 },
+		{ "What to record (for --output; a viewer chooses its own):", 0, 0, 0, 0, 0 },
+		{ "pid", 1, O_PID, 'p', "N", "attach to a running process (all its threads)" },
+		{ "all", 0, O_ALL, 'a', NULL, "the whole system" },
+		{ "  -- COMMAND ARGS         start COMMAND and profile it from exec, children too",
+		  0, 0, 0, 0, 0 },
+		{ "frequency", 1, O_FREQ, 'F', "HZ", "samples per second per thread (default 99)" },
+		{ "event", 1, O_EVENT, 'e', "SPEC",
+		  "cycles, cpu-clock, task-clock, page-faults, ...,\n"
+		  "rNNNN, pmu/config=0xNN/; add :freq=HZ or :period=N;\n"
+		  "repeatable (default: cycles, else cpu-clock);\n"
+		  "SUBSYS:NAME: a tracepoint, every hit with its fields;\n"
+		  "u:/PATH:SYMBOL[+OFF], k:SYMBOL[+OFF]: a uprobe or\n"
+		  "kprobe (perf PMUs), every hit with its stack" },
+		{ "markers", 0, O_MARKERS, 0, NULL,
+		  "the program's writes to tracefs trace_marker\n"
+		  "(include/perflens-marker.h; = --event markers)" },
+		{ "syscalls", 1, O_SYSCALLS, 0, "LIST",
+		  "time system calls (read,fsync,... or numbers, or all)" },
+		{ "slower-than", 1, O_SLOWER, 0, "DUR", "send those taking DUR or more (default 1ms)" },
+		{ "callgraph", 1, O_CG, 0, "MODE", "fp, dwarf, lbr, none or auto (default auto)" },
+		{ "", 0, O_CG_FP, 'g', NULL, "frame-pointer call graphs (= --callgraph fp)" },
+		{ "stack-size", 1, O_STACK, 0, "BYTES",
+		  "user stack copied per sample in dwarf mode (8192)" },
+		{ "stacks", 1, O_STACKS, 0, "WHICH", "user, kernel or both (default user)" },
+		{ "duration", 1, O_DURATION, 0, "SECONDS", "stop after this long" },
+		{ "no-offcpu", 0, O_NOOFF, 0, NULL,
+		  "no context switches (no off-CPU stacks, no timeline)" },
+		{ "no-counters", 0, O_NOCNT, 0, NULL, "no perf-stat style counters" },
+		{ "", 0, 0, 0, 0, 0 },
+		{ "Access (a generated token goes to $XDG_RUNTIME_DIR, else $HOME,", 0, 0, 0, 0, 0 },
+		{ "/perflens-agent-PORT.token; it is never printed):", 0, 0, 0, 0, 0 },
+		{ "token", 1, O_TOKEN, 0, "TOKEN", "viewers must present this token" },
+		{ "token-file", 1, O_TOKEN_FILE, 0, "FILE", "read the token from FILE" },
+		{ "write-token", 1, O_WRITE_TOKEN, 0, "FILE", "write the token to FILE (new, mode 0600)" },
+		{ "no-auth", 0, O_NOAUTH, 0, NULL, "accept any viewer (trusted networks only)" },
+		{ "allow-exec", 0, O_ALLOW_EXEC, 0, NULL, "with --no-auth, let viewers start programs" },
+		{ "", 0, 0, 0, 0, 0 },
+		{ "Tuning:", 0, 0, 0, 0, 0 },
+		{ "ring-pages", 1, O_RING, 0, "N",
+		  "kernel ring pages per CPU (power of two; default\n"
+		  "sized from the frequency and stack size)" },
+		{ "zstd-level", 1, O_LEVEL, 0, "N", "stream compression level (default 1)" },
+		{ "nice", 1, O_NICE, 0, "N", "the agent's priority (default -5 when permitted)" },
+		{ "flush-ms", 1, O_FLUSH, 0, "MS", NULL },
+		{ "", 0, 0, 0, 0, 0 },
+		{ "version", 0, O_VERSION, 'V', NULL, "print the version and the protocol" },
+		{ "help", 0, O_HELP, 'h', NULL, "this help (man perflens-agent: the manual)" },
+		{ "dump-options", 0, O_DUMP, 0, NULL, NULL },
+		{ 0, 0, 0, 0, 0, 0 },
 	};
 	static struct pla_options o;
 	unsigned long v;
@@ -233,6 +210,9 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			o.collect.nevents++;
+			break;
+		case O_CG_FP:
+			o.callgraph_requested = PL_CG_FP;
 			break;
 		case O_CG:
 			if (!strcmp(arg, "fp"))
@@ -341,11 +321,14 @@ int main(int argc, char **argv)
 			break;
 		case O_VERSION:
 		case 'V':
-			printf("perflens-agent %s (protocol %u)\n", PLA_VERSION, PL_PROTOCOL_VERSION);
+			printf(PL_VERSION_LINE, "perflens-agent", PL_PROTOCOL_VERSION);
 			return 0;
 		case O_HELP:
 		case 'h':
-			usage(stdout);
+			pla_args_help(stdout, opts);
+			return 0;
+		case O_DUMP:
+			pla_args_dump(stdout, "perflens-agent", opts);
 			return 0;
 		default:
 			fprintf(stderr, "perflens-agent: %s (see perflens-agent --help)\n", args.err);

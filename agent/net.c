@@ -86,6 +86,17 @@ int pla_net_listen(const char *bind_addr, int port, char *err, size_t errlen)
 	return fd;
 }
 
+int pla_net_local_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0)
+		return -errno;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
 int pla_net_accept(int lfd, char *peer, size_t peerlen)
 {
 	struct sockaddr_storage ss;

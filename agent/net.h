@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 int pla_net_listen(const char *bind_addr, int port, char *err, size_t errlen);
+/* The port a listening socket is bound to (what --port 0 got), or -errno. */
+int pla_net_local_port(int fd);
 /* Accepts one connection (non-blocking fd).  peer gets "addr:port". */
 int pla_net_accept(int lfd, char *peer, size_t peerlen);
 /* Connects to host:port, waiting at most timeout_ms. */

@@ -83,7 +83,7 @@ static void send_hello(struct agent *a, uint32_t extra_flags)
 	m->type = PL_MSG_HELLO;
 	m->u.hello = (struct pl_msg_hello){
 		.protocol_version = PL_PROTOCOL_VERSION,
-		.agent_version = pl_str_c(PLA_VERSION),
+		.agent_version = pl_str_c(PL_VERSION),
 		.machine = pl_str_c(u.machine),
 		.e_machine = PLA_E_MACHINE,
 		.byte_order = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? PL_BIG_ENDIAN : PL_LITTLE_ENDIAN,
@@ -512,8 +512,10 @@ int pla_session_run(struct pla_options *o)
 			fprintf(stderr, "perflens-agent: %s\n", err);
 			return 1;
 		}
+		/* the port really bound: --port 0 lets the kernel choose */
+		int port = pla_net_local_port(lfd);
 		fprintf(stderr, "perflens-agent: listening on %s:%d\n",
-			o->bind_addr ? o->bind_addr : "*", o->port);
+			o->bind_addr ? o->bind_addr : "*", port > 0 ? port : o->port);
 	} else if (o->mode == PLA_MODE_STDIO) {
 		/* The viewer is at the other end of stdin and stdout, and SSH
 		 * has authenticated it: the controller at once, with the

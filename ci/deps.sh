@@ -14,6 +14,7 @@ pkgs=(
 	clang lld llvm libclang-rt-14-dev  # fuzzing, sanitizers, cross builds
 	valgrind
 	strace                         # the oracle of the slow-system-call tests (durations)
+	man-db groff-base              # man renders the installed man pages (cli-install test)
 	xvfb xauth xdotool imagemagick # UI tests and screenshots (xauth: xvfb-run needs it, a Recommends of xvfb that --no-install-recommends leaves out)
 	libprotobuf-c-dev              # pprof export
 	golang-go                      # `go tool pprof` reads our pprof in tests
@@ -22,6 +23,9 @@ pkgs=(
 	openssh-server openssh-client  # ssh:// tests: a private sshd on loopback (started by the test, never the system service) and the ssh client the viewer runs
 	libdebuginfod-dev              # debuginfod.h: the viewer fetches debug files of sampled modules (libdw's client, libdebuginfod)
 	debuginfod                     # the real server the debuginfod test starts on loopback (its systemd unit is not enabled by the test)
+	clickhouse-server              # the fleet store: started by the tests and `make clickhouse` as a user process on loopback (ci/clickhouse/), never the system service
+	libcurl4-openssl-dev curl      # the fleet store's HTTP client (libcurl); curl: ci/clickhouse/server.sh's readiness check, the unauthenticated-request test
+	bzip2                          # a real program the fleet store's test records
 )
 
 # Everything the whole run needs is installed here, before any build or

@@ -7,7 +7,7 @@
 # Run through `make dist` (which builds the agents and the viewer first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-version=$(sed -n 's/^#define PLA_VERSION "\(.*\)"/\1/p' agent/version.h | head -n1)
+version=$(sed -n 's/^#define PL_VERSION "\(.*\)"/\1/p' common/version.h | head -n1)
 build=${BUILD:-build}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

@@ -17,6 +17,8 @@
 #   fuzz-ehabi      viewer/symbols/pl-ehabi.h: ARM ELF tables and the opcode
 #                   interpreter
 #   fuzz-mapfile    viewer/symbols/pl-ldmap.h: GNU ld map files
+#   fuzz-expr       viewer/model/pl-expr.h: --fail-if gates (round trip through
+#                   their canonical form), filter rules, transforms, --pair
 
 # Include it after BUILD is set; it must never become the default goal.
 BUILD ?= build
@@ -57,7 +59,8 @@ FUZZ_VIEWER_OBJS := $(call fuzz_objs,viewer/io/pl-capture.c $(wildcard viewer/mo
 	$(FUZZ_SYM_SRCS) $(FUZZ_FMT_SRCS))
 
 FUZZ_TARGETS := $(FUZZ_DIR)/fuzz-wire $(FUZZ_DIR)/fuzz-commands $(FUZZ_DIR)/fuzz-capture \
-	$(FUZZ_DIR)/fuzz-perfdata $(FUZZ_DIR)/fuzz-ehabi $(FUZZ_DIR)/fuzz-mapfile
+	$(FUZZ_DIR)/fuzz-perfdata $(FUZZ_DIR)/fuzz-ehabi $(FUZZ_DIR)/fuzz-mapfile \
+	$(FUZZ_DIR)/fuzz-expr
 FUZZ_TOOLS := $(FUZZ_DIR)/plens-seed
 
 # the system-call names are generated from the kernel headers (viewer.mk)
@@ -93,6 +96,11 @@ $(FUZZ_DIR)/fuzz-ehabi: $(FUZZ_OBJDIR)/fuzz/fuzz-ehabi.o \
 
 $(FUZZ_DIR)/fuzz-mapfile: $(FUZZ_OBJDIR)/fuzz/fuzz-mapfile.o \
 		$(call fuzz_objs,$(wildcard viewer/symbols/*.c)) $(FUZZ_COMMON_OBJS)
+	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(FUZZ_VIEWER_LIBS)
+
+# The expression readers and the model they feed (stack filters, transforms,
+# marker pairs).
+$(FUZZ_DIR)/fuzz-expr: $(FUZZ_OBJDIR)/fuzz/fuzz-expr.o $(FUZZ_VIEWER_OBJS) $(FUZZ_COMMON_OBJS)
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(FUZZ_VIEWER_LIBS)
 
 # Seed maker (fuzz/plens-seed.c): re-blocks real captures into small raw

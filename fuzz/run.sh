@@ -26,7 +26,7 @@ BUILD=${BUILD:-build}
 mode=${1:-check}
 long_seconds=${2:-300}
 check_seconds=${FUZZ_CHECK_SECONDS:-30}
-targets=${FUZZ_TARGETS:-"wire commands capture perfdata mapfile ehabi"}
+targets=${FUZZ_TARGETS:-"wire commands capture perfdata mapfile ehabi expr"}
 
 # A sanitizer report or a broken invariant is a crash: libFuzzer saves the
 # input.  Leaks count (hostile input must not leak the viewer's memory).
@@ -38,6 +38,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 max_len() {
 	case $1 in
 	commands) echo 70000 ;;
+	expr) echo 4096 ;;
 	*) echo 65536 ;;
 	esac
 }
@@ -55,6 +56,7 @@ check_runs() {
 	perfdata) echo 8000 ;;
 	mapfile) echo 20000 ;;
 	ehabi) echo 300000 ;;
+	expr) echo 200000 ;;
 	*) echo 10000 ;;
 	esac
 }
@@ -236,9 +238,74 @@ C
 	du -sh "$c"
 }
 
+# Expression seeds (fuzz-expr.c): the first byte picks the reader ('0' a
+# gate, '4'+KIND a filter rule, '5'+KIND a transform, '6' a pair, '7' a
+# regex); every example of docs/expressions.md and the refusals the tests
+# check, one seed a line.
+expr_seeds() {
+	local c=fuzz/corpus/expr n=0 line
+	rm -rf "$c" && mkdir -p "$c"
+	while IFS= read -r line; do
+		n=$((n + 1))
+		printf '%s' "$line" >"$c/$(printf '%03d' $n)"
+	done <<'SEEDS'
+0hot_leaf>5%
+0total:main<=90%
+0unwound<99%
+0self:unwound<1%
+0hot_leaf>=75%
+0total:compute_mid<100%
+0no_such_fn<1%
+0[unknown]>=2%
+0helper (a.c)>5%
+0helper (x/util.c)>1.5%
+0std::vector<int>::push_back>5%
+0<impl Foo as Bar>::baz<3%
+0operator<<>1%
+0operator>>=2%
+0"operator>">1%
+0"JS:foo \"x\" \\ y"<=0.25%
+0 hot_leaf > 5 % 
+0hot_leaf>>1%
+0foo:hot_leaf>1%
+0nosuchfn>5%
+0hot_leaf>500%
+0hot_leaf>-1%
+0hot_leaf>1e2
+0hot_leaf
+0>5%
+0vector<int>5%
+0"unterminated>1%
+0hot_leaf>5%%
+0007.50>00.500%
+40^helper$
+41helper (cut)
+42^libc
+43ld-linux (cut)
+44^std::(.*)=\1
+44x(=y
+40(
+40a[b (cut)
+44^(x)=\9\
+51main;run;work
+52main;;x
+50^helper \(a\.c\)$
+57
+50*x
+6^frame start;^frame end
+6step [0-9]*[02468]$;step [0-9]*[13579]$
+6ab
+6a(;b
+7alloc|free
+7x{2,1}
+SEEDS
+	echo "$n expression seeds in $c"
+}
+
 case $mode in
 seeds)
 	make_seeds
+	expr_seeds
 	;;
 check)
 	# ci/deps.sh installs clang and libFuzzer: their absence is a failure
@@ -281,7 +348,7 @@ long)
 		echo
 		echo "| target | seconds | executions | coverage (edges) | corpus | oom/timeout/crash | new crashes | artifacts / note | run at (UTC) |"
 		echo "|---|---|---|---|---|---|---|---|---|"
-		for t in wire commands capture perfdata mapfile ehabi; do
+		for t in wire commands capture perfdata mapfile ehabi expr; do
 			[ -f "$rowdir/$t" ] && cat "$rowdir/$t"
 		done
 		echo

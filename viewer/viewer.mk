@@ -80,12 +80,15 @@ $(VIEWER_C_TESTS): $(BUILD)/test/%: viewer/tests/%.c $(BUILD)/libplviewer.a $(BU
 		-o $@ $(filter %.c,$^) $(filter %.o,$^) $(BUILD)/libplviewer.a $(BUILD)/libplcommon.a \
 		$(VIEWER_LIBS)
 # the loader test compares the command line's entry (pl_cli_load) with the app's
-$(BUILD)/test/viewer-loader-test: $(BUILD)/viewer/cli/pl-cli-common.o
+$(BUILD)/test/viewer-loader-test: $(BUILD)/viewer/cli/pl-cli-common.o $(BUILD)/viewer/cli/pl-cli-expr.o \
+	$(BUILD)/viewer/cli/pl-cli-options.o
 
 $(VIEWER_SH_TESTS): $(BUILD)/test/%: viewer/tests/%.sh
 	@mkdir -p $(dir $@)
 	cp $< $@
 	chmod +x $@
+
+include viewer/fleet/fleet.mk
 
 # The tests use the workloads and the binary itself.
 viewer:: $(BUILD)/perflens $(VIEWER_C_TESTS) $(VIEWER_SH_TESTS) $(WORKLOADS)

@@ -597,7 +597,14 @@ board() {
 
 	# `perflens ps` connects while the guest still boots: until the agent
 	# listens, the forwarded port accepts and then closes (or stalls) the
-	# connection, and the client must retry on that EOF (BOARDS.md).
+	# connection, and the client must retry on that EOF (BOARDS.md).  Before
+	# QEMU forwards the port, a connection is refused, which is final: wait
+	# for the forward first.
+	local fwd
+	for fwd in $(seq 300); do
+		(exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null && break
+		sleep 0.1
+	done
 	"$perflens" ps "127.0.0.1:$port" --token "$token" --timeout 120 >"$out/ps-during-boot.log" 2>&1 &
 	local pspid=$! waited=0
 	until grep -q 'listening on' "$console" 2>/dev/null; do

@@ -47,7 +47,20 @@ static pid_t start_listener(int port, char *const extra[])
 	for (int i = 0; extra && extra[i] && n < 19; i++)
 		argv[n++] = extra[i];
 	argv[n] = NULL;
-	return pl_spawn(argv, log);
+	pid_t pid = pl_spawn(argv, log);
+	/* a viewer's refused connection is final: return once it listens */
+	char text[4096];
+	for (int i = 0; i < 200; i++) {
+		FILE *f = fopen(log, "r");
+		size_t got = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+		text[got] = 0;
+		if (f)
+			fclose(f);
+		if (strstr(text, "listening on"))
+			break;
+		usleep(50000);
+	}
+	return pid;
 }
 
 /* The log of the listener on port (start_listener), as text. */

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # tracepoints.sh — tracepoints on the real kernel (issue 19), perf as the
 # oracle:
-#   wakeup_fields_match_perf  `perf record -k CLOCK_MONOTONIC -e
-#       sched:sched_wakeup` runs the agent, which records the same
-#       tracepoint on the workload it starts (marks, 4 threads: futex and
-#       timer wakeups); every hit perf saw in the workload's threads must be
-#       in `perflens report --tracepoints` with the same decoded fields
-#       (comm, pid, prio, target_cpu) and thread, and nothing else: the two
-#       multisets are compared exactly.
+#   wakeup_fields_match_perf  the agent records sched:sched_wakeup on the
+#       workload it starts (marks, 4 threads: futex and timer wakeups);
+#       every hit an oracle saw in the workload's threads must be in
+#       `perflens report --tracepoints` with the same decoded fields (comm,
+#       pid, prio, target_cpu) and thread, and nothing else: the two
+#       multisets are compared exactly.  The oracle is `perf record -e
+#       sched:sched_wakeup` of the same run where perf decodes it, else the
+#       kernel's own text of the same run (a tracefs instance);
+#       PL_TRACEPOINT_ORACLE=perf|ftrace picks one (see below).
 #   format_sent_once          the capture holds the tracepoint's tracefs
 #       format exactly once, byte for byte as the kernel's.
 #   bad_tracepoint_refused    --event sched:no_such_event exits 2 with a
@@ -61,7 +63,52 @@ if [ -z "$fmt" ]; then
 	[ -n "$fmt" ] || { for n in $ALL; do skip "$n" "[no-kernel-feature:tracefs] no sched/sched_wakeup in tracefs"; done; exit 0; }
 fi
 
-# ─── one run, two recorders ─────────────────────────────────────────────
+# ─── one run, the agent and its oracles ─────────────────────────────────
+# Two oracles can watch the agent's run, each decoding the same event
+# without PerfLens's code:
+#   perf    `perf record` of the run, decoded by `perf script` (libtraceevent);
+#   ftrace  a private tracefs instance with the event enabled for the run's
+#           tasks: the kernel prints each hit's fields itself, from the same
+#           print fmt as the format file.
+# perf decodes no tracepoint sample when the kernel is much newer than it
+# (Debian 12's perf 6.1 under a 6.18 kernel prints only "'trace' not valid
+# for unknown events"), so the case uses perf where it decodes and ftrace
+# otherwise, and says which.  PL_TRACEPOINT_ORACLE=ftrace (or perf) runs
+# the case with that oracle alone, so that each can be exercised on a
+# machine where both work.
+oracle=${PL_TRACEPOINT_ORACLE:-auto}
+case $oracle in auto | perf | ftrace) ;; *)
+	fail wakeup_fields_match_perf "PL_TRACEPOINT_ORACLE=$oracle: want auto, perf or ftrace"
+	oracle=auto ;;
+esac
+tfs=${fmt%/events/*}
+inst=$tfs/instances/pl-wake-$$
+ftrace_off() {
+	[ -d "$inst" ] || return 0
+	echo 0 >"$inst/tracing_on"
+	for e in sched_wakeup sched_process_fork sched_process_exec sched_process_exit; do
+		echo 0 >"$inst/events/sched/$e/enable"
+	done
+	rmdir "$inst"
+}
+trap 'ftrace_off 2>/dev/null; pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+# The instance records every CPU's hits, whoever runs (ftrace's own pid
+# filter, set_event_pid, misses and adds the odd wakeup around its per-CPU
+# switch bookkeeping); forks, execs and exits are recorded so that the
+# workload's threads can be told from the agent that forked it.
+ftrace_err=
+if [ "$oracle" != perf ]; then
+	if ! mkdir "$inst" 2>"$TMP/ftrace.err"; then
+		ftrace_err="no tracefs instance: $(head -c 200 "$TMP/ftrace.err")"
+	elif ! { echo 0 >"$inst/tracing_on" && echo 8192 >"$inst/buffer_size_kb" &&
+		echo 1 >"$inst/events/sched/sched_wakeup/enable" &&
+		echo 1 >"$inst/events/sched/sched_process_fork/enable" &&
+		echo 1 >"$inst/events/sched/sched_process_exec/enable" &&
+		echo 1 >"$inst/events/sched/sched_process_exit/enable" &&
+		echo 1 >"$inst/tracing_on"; } 2>"$TMP/ftrace.err"; then
+		ftrace_err="tracefs refused the instance's settings: $(head -c 200 "$TMP/ftrace.err")"
+	fi
+fi
 # --buildid-mmap: the agent asks for build-ids in its mmap events, and the
 # kernel (6.1's perf_event_mmap_output) leaves that flag set in the mmap
 # record it then writes for perf too, over maj/min/ino.  perf 6.1 reads such
@@ -69,33 +116,97 @@ fi
 # smashes its stack: perf script died on every run in CI.  With build-ids
 # asked for by perf as well, every record it gets is true.
 CAP=$TMP/wake.plens
-perf record -q --buildid-mmap -k CLOCK_MONOTONIC -e sched:sched_wakeup -o "$TMP/perf.data" -- \
-	"$AGENT" --output "$CAP" --event sched:sched_wakeup --callgraph fp -- \
-	"$MARKS" "$TMP/expect" 4 20 >"$TMP/run.log" 2>&1
+set -- "$AGENT" --output "$CAP" --event sched:sched_wakeup --callgraph fp -- "$MARKS" "$TMP/expect" 4 20
+[ "$oracle" = ftrace ] ||
+	set -- perf record -q --buildid-mmap -k CLOCK_MONOTONIC -e sched:sched_wakeup -o "$TMP/perf.data" -- "$@"
+"$@" >"$TMP/run.log" 2>&1
 rec=$?
-perf script -i "$TMP/perf.data" -F comm,pid,tid,time,event,trace >"$TMP/perf.script" 2>"$TMP/perf.err"
+if [ -d "$inst" ]; then
+	echo 0 >"$inst/tracing_on"
+	cat "$inst/trace" >"$TMP/ftrace.txt"
+	# a full buffer overwrites the oldest hits: such a trace is no oracle
+	overrun=$(awk '/^overrun:/ { n += $2 } END { print n + 0 }' "$inst"/per_cpu/cpu*/stats)
+	[ "$overrun" = 0 ] || ftrace_err="the tracefs buffer overran ($overrun events lost)"
+	ftrace_off
+fi
 if [ $rec != 0 ]; then
 	for n in wakeup_fields_match_perf format_sent_once; do
-		fail "$n" "perf + agent run failed: $(tail -2 "$TMP/run.log" | tr '\n' ' ')"
+		fail "$n" "the agent's run failed: $(tail -2 "$TMP/run.log" | tr '\n' ' ')"
 	done
 else
 	pid=$(awk '$1 == "pid" { print $2 }' "$TMP/expect")
-	awk -v pid="$pid" '{
-			# until its exec completes the child is still the agent
-			# (comm perflens-agent): the inherited perf events see it
-			# (sched_exec wakes a migration thread); those of the agent
-			# start at exec (enable_on_exec), as they should
-			split($2, pt, "/"); if (pt[1] != pid || $1 == "perflens-agent") next
-			t = $3; sub(":", "", t)
-			c = ""; p = ""; pr = ""; cpu = ""
-			for (i = 4; i <= NF; i++) {
-				if ($i ~ /^comm=/) c = substr($i, 6)
-				else if ($i ~ /^pid=/) p = substr($i, 5)
-				else if ($i ~ /^prio=/) pr = substr($i, 6)
-				else if ($i ~ /^target_cpu=/) cpu = substr($i, 12) + 0
-			}
-			printf "%s %s %s %s %s %s\n", pt[2], c, p, pr, cpu, t
-		}' "$TMP/perf.script" | sort >"$TMP/perf.txt"
+	# each oracle's hits by the workload: "tid comm pid prio target_cpu"
+	np=0 perf_err="not run (PL_TRACEPOINT_ORACLE=$oracle)"
+	if [ "$oracle" != ftrace ]; then
+		perf script -i "$TMP/perf.data" -F comm,pid,tid,time,event,trace >"$TMP/perf.script" 2>"$TMP/perf.err"
+		awk -v pid="$pid" '{
+				# until its exec completes the child is still the agent
+				# (comm perflens-agent): the inherited perf events see it
+				# (sched_exec wakes a migration thread); those of the agent
+				# start at exec (enable_on_exec), as they should
+				split($2, pt, "/"); if (pt[1] != pid || $1 == "perflens-agent") next
+				c = ""; p = ""; pr = ""; cpu = ""
+				for (i = 4; i <= NF; i++) {
+					if ($i ~ /^comm=/) c = substr($i, 6)
+					else if ($i ~ /^pid=/) p = substr($i, 5)
+					else if ($i ~ /^prio=/) pr = substr($i, 6)
+					else if ($i ~ /^target_cpu=/) cpu = substr($i, 12) + 0
+				}
+				printf "%s %s %s %s %s\n", pt[2], c, p, pr, cpu
+			}' "$TMP/perf.script" | sort >"$TMP/perf.txt"
+		np=$(wc -l <"$TMP/perf.txt")
+		perf_err="perf $(perf --version 2>/dev/null | awk '{ print $3 }') decoded $np hits: $(tail -2 "$TMP/perf.err" | tr '\n' ' ')"
+	fi
+	nft=0
+	if [ -z "$ftrace_err" ] && [ -s "$TMP/ftrace.txt" ]; then
+		# A line: "  COMM-TID  [CPU] FLAGS  SECS: EVENT: FIELDS".  The
+		# workload's tasks are its pid from its exec on and every task it
+		# forks after that; hits before the exec are the agent's child.
+		# Two kinds of hit are optional, neither testing any decoding:
+		# wakeups of a perf ring's reader (this agent, perf, any other
+		# profiler running: the kernel wakes a reader from perf's own
+		# irq work, perf_pending_irq, on whatever task is current, and
+		# perf records no tracepoint hit there, which ftrace does), and
+		# a thread's hits after its sched_process_exit (whether perf
+		# still sees them depends on where the kernel tears a task's
+		# events down: 6.18 does it before exit_mm wakes the joiner).
+		# Each line is "R ..." (required) or "O ..." (optional).
+		awk -v pid="$pid" '
+			/^#/ { next }
+			{
+				if (!match($0, /-[0-9]+ +(\([ 0-9-]+\) +)?\[[0-9]+\]/)) next
+				hdr = substr($0, RSTART + 1, RLENGTH - 1); split(hdr, h, " "); tid = h[1]
+				rest = substr($0, RSTART + RLENGTH)
+				if (!match(rest, / (sched_wakeup|sched_process_fork|sched_process_exec|sched_process_exit): /)) next
+				ev = substr(rest, RSTART + 1, RLENGTH - 3); n = split(substr(rest, RSTART + RLENGTH), f, " ")
+				delete kv
+				for (i = 1; i <= n; i++) if ((j = index(f[i], "=")) > 0) kv[substr(f[i], 1, j - 1)] = substr(f[i], j + 1)
+				if (ev == "sched_process_exec") { if (kv["pid"] == pid) live[pid] = 1; next }
+				if (ev == "sched_process_fork") {
+					if (kv["child_pid"] == pid) agent = kv["pid"]
+					if (kv["pid"] in live) live[kv["child_pid"]] = 1
+					next
+				}
+				if (ev == "sched_process_exit") { if (tid in live) gone[tid] = 1; next }
+				if (!(tid in live)) next
+				printf "%s %s %s %s %s %s\n", (kv["pid"] == agent || kv["comm"] == "perflens-agent" || kv["comm"] == "perf" || tid in gone) ? "O" : "R",
+					tid, kv["comm"], kv["pid"], kv["prio"], kv["target_cpu"] + 0
+			}' "$TMP/ftrace.txt" >"$TMP/ftrace.hits"
+		sed -n 's/^R //p' "$TMP/ftrace.hits" | sort >"$TMP/ftrace5.txt"
+		sed -n 's/^O //p' "$TMP/ftrace.hits" | sort >"$TMP/ftrace-optional.txt"
+		nft=$(wc -l <"$TMP/ftrace5.txt")
+		[ "$nft" -ge 10 ] || ftrace_err="ftrace saw only $nft wakeups by the workload"
+	elif [ -z "$ftrace_err" ]; then
+		ftrace_err=${inst:+not run (PL_TRACEPOINT_ORACLE=$oracle)}
+	fi
+	# the oracle: perf where it decoded the run, else ftrace
+	if [ "$oracle" != ftrace ] && [ "$np" -ge 10 ]; then
+		used=perf want=$TMP/perf.txt nw=$np optional=
+	elif [ "$oracle" != perf ] && [ -z "$ftrace_err" ]; then
+		used=ftrace want=$TMP/ftrace5.txt nw=$nft optional=$TMP/ftrace-optional.txt
+	else
+		used=
+	fi
 	"$PERFLENS" report --tracepoints "$CAP" >"$TMP/report.txt" 2>&1
 	awk '$4 == "sched:sched_wakeup" {
 			c = ""; p = ""; pr = ""; cpu = ""
@@ -107,16 +218,28 @@ else
 			}
 			printf "%s %s %s %s %s\n", $2, c, p, pr, cpu
 		}' "$TMP/report.txt" | sort >"$TMP/ours.txt"
-	cut -d' ' -f1-5 "$TMP/perf.txt" | sort >"$TMP/perf5.txt"
-	np=$(wc -l <"$TMP/perf5.txt") no=$(wc -l <"$TMP/ours.txt")
-	if [ "$np" -lt 10 ]; then
-		fail wakeup_fields_match_perf "perf saw only $np wakeups by the workload (pid $pid): no oracle; $(cat "$TMP/run.log" "$TMP/perf.err" | tail -3 | tr '\n' ' ')"
-	elif ! d=$(diff "$TMP/perf5.txt" "$TMP/ours.txt"); then
+	no=$(wc -l <"$TMP/ours.txt")
+	if [ -z "$used" ]; then
+		fail wakeup_fields_match_perf "no oracle for the workload's wakeups (pid $pid): perf: $perf_err; ftrace: $ftrace_err"
+	elif ! d=$(python3 - "$want" "$TMP/ours.txt" ${optional:+"$optional"} 2>"$TMP/cmp.err" <<'PY'
+# every required hit recorded, and nothing else but optional ones
+import sys
+from collections import Counter
+want, ours = (Counter(open(f).read().splitlines()) for f in sys.argv[1:3])
+opt = Counter(open(sys.argv[3]).read().splitlines()) if len(sys.argv) > 3 else Counter()
+missing, extra = want - ours, (ours - want) - opt
+for l in sorted(missing.elements()): print('<', l)
+for l in sorted(extra.elements()): print('>', l)
+print(sum(((ours - want) & opt).values()), 'of', sum(opt.values()), file=sys.stderr)
+sys.exit(1 if missing or extra else 0)
+PY
+	); then
 		lost=$("$PERFLENS" report "$CAP" 2>&1 | grep -m1 -i 'lost' | sed 's/^ *//')
-		fail wakeup_fields_match_perf "perf $np hits, ours $no (${lost:-no loss line}); differences: $(echo "$d" | head -6 | tr '\n' ' ')"
+		fail wakeup_fields_match_perf "$used $nw hits, ours $no (${lost:-no loss line}); missing (<) or not the oracle's (>): $(echo "$d" | head -6 | tr '\n' ' ')"
 	else
 		ok wakeup_fields_match_perf
-		echo "# sched_wakeup: $np hits by the workload's $(cut -d' ' -f1 "$TMP/ours.txt" | sort -u | wc -l) threads, fields identical to perf script's"
+		echo "# sched_wakeup: oracle $used; $nw hits by the workload's $(cut -d' ' -f1 "$TMP/ours.txt" | sort -u | wc -l) threads, fields identical to the oracle's"
+		[ "$used" = perf ] || echo "# perf was not the oracle: $perf_err; optional hits (a perf reader woken, or after a thread's exit) recorded: $(cat "$TMP/cmp.err")"
 	fi
 	# the format, once, as tracefs has it
 	"$DUMP" "$CAP" >"$TMP/dump.txt" 2>&1

@@ -36,6 +36,12 @@ check valgrind-output-dwarf-kernel "$tmp/dw.log" $?
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "${vg[@]}" "$agent" --listen --bind 127.0.0.1 --port "$port" --token vg 2>"$tmp/ls.log" &
 ag=$!
+# a refused connection is final for the viewer: wait until the agent,
+# slow under valgrind, listens
+for _ in $(seq 600); do
+	grep -q 'listening on' "$tmp/ls.log" 2>/dev/null && break
+	sleep 0.1
+done
 ok=1
 "$viewer" ps "127.0.0.1:$port" --token vg --timeout 30 >"$tmp/ps.out" 2>&1 || ok=0
 "$viewer" record "127.0.0.1:$port" --token vg --command "$burn 1 1" --timeout 30 \

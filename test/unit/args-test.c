@@ -7,11 +7,15 @@
 #include "pl-test.h"
 #include "args.h"
 
-enum { O_TOKEN = 256, O_TOKEN_FILE, O_PORT, O_LISTEN, O_NO_AUTH, O_NO_OFFCPU };
+enum { O_TOKEN = 256, O_TOKEN_FILE, O_PORT, O_LISTEN, O_NO_AUTH, O_NO_OFFCPU, O_FREQ, O_ALL, O_FP };
 static const struct pla_opt opts[] = {
-	{ "token", 1, O_TOKEN },	  { "token-file", 1, O_TOKEN_FILE }, { "port", 1, O_PORT },
-	{ "listen", 0, O_LISTEN },	  { "no-auth", 0, O_NO_AUTH },	   { "no-offcpu", 0, O_NO_OFFCPU },
-	{ 0, 0, 0 },
+	{ "token", 1, O_TOKEN, 0, 0, 0 },	  { "token-file", 1, O_TOKEN_FILE, 0, 0, 0 },
+	{ "port", 1, O_PORT, 0, 0, 0 },	  { "listen", 0, O_LISTEN, 0, 0, 0 },
+	{ "no-auth", 0, O_NO_AUTH, 0, 0, 0 }, { "no-offcpu", 0, O_NO_OFFCPU, 0, 0, 0 },
+	{ "A heading of the help", 0, 0, 0, 0, 0 },
+	{ "frequency", 1, O_FREQ, 'F', 0, 0 }, { "all", 0, O_ALL, 'a', 0, 0 },
+	{ "", 0, O_FP, 'g', 0, 0 },
+	{ 0, 0, 0, 0, 0, 0 },
 };
 
 /* Reads words (NULL-terminated) and writes "id[=value] …|next" or "err:…". */
@@ -63,6 +67,21 @@ static void end_of_options(void)
 	EXPECT("|1", NULL);
 }
 
+/* perf's letters: a value attached or in the next word, letters bundled */
+static void short_options(void)
+{
+	EXPECT("262=99 |3", "-F", "99");
+	EXPECT("262=99 |2", "-F99");
+	EXPECT("263 264 |2", "-ag");
+	EXPECT("264 263 262=9 |2", "-gaF9");
+	EXPECT("263 259 |3", "-a", "--listen");
+	EXPECT("263 |2", "-a", "burn", "-F", "9"); /* the command's own options stay its */
+	EXPECT("err:option '-F' needs a value", "-F");
+	EXPECT("263 err:unknown option '-x'", "-ax"); /* after the letters before it */
+	EXPECT("err:unknown option '--A'", "--A"); /* a line of the help is no option */
+	EXPECT("err:ambiguous option '--'", "--=1"); /* not the letter-only one */
+}
+
 static void refusals(void)
 {
 	EXPECT("err:unknown option '--tokn'", "--tokn=SECRET");
@@ -78,4 +97,5 @@ static void refusals(void)
 	PL_CHECKF(!strstr(got, "hunter2"), "%s", got);
 }
 
-PL_TEST_MAIN(PL_CASE(values), PL_CASE(end_of_options), PL_CASE(refusals))
+PL_TEST_MAIN(PL_CASE(values), PL_CASE(end_of_options), PL_CASE(short_options),
+	     PL_CASE(refusals))

@@ -40,7 +40,7 @@ int pl_cli_diff(int argc, char **argv)
 	};
 	g_autoptr(GOptionContext) ctx =
 		g_option_context_new("A B — compare two recordings (shares of each one's total)");
-	g_option_context_add_main_entries(ctx, entries, NULL);
+	pl_cli_add_entries(ctx, entries);
 	g_option_context_add_group(ctx, pl_cli_sym_group(&sym));
 	g_option_context_add_group(ctx, pl_cli_filter_group(&flt));
 	int rc = PL_EXIT_BAD_INPUT;

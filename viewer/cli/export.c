@@ -109,7 +109,7 @@ int pl_cli_export(int argc, char **argv)
 		{ NULL }
 	};
 	g_autoptr(GOptionContext) ctx = g_option_context_new("FILE — convert a recording");
-	g_option_context_add_main_entries(ctx, entries, NULL);
+	pl_cli_add_entries(ctx, entries);
 	g_option_context_add_group(ctx, pl_cli_sym_group(&sym));
 	g_option_context_add_group(ctx, pl_cli_filter_group(&flt));
 	int rc = PL_EXIT_BAD_INPUT;

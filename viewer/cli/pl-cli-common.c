@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "pl-cli.h"
+#include "pl-cli-expr.h"
 #include "pl-ldmap.h"
 #include "pl-loader.h"
 #include "pl-ssh.h"
@@ -44,16 +45,6 @@ PlClient *pl_cli_connect(const char *target, const char *remote_dir, gboolean qu
 	return pl_client_connect(target, timeout_ms, error);
 }
 
-gboolean pl_cli_parse(GOptionContext *ctx, int *argc, char ***argv, const char *cmd)
-{
-	g_autoptr(GError) error = NULL;
-	if (!g_option_context_parse(ctx, argc, argv, &error)) {
-		pl_cli_fail("%s: %s (run perflens %s --help)", cmd, error->message, cmd);
-		return FALSE;
-	}
-	return TRUE;
-}
-
 GOptionGroup *pl_cli_sym_group(PlCliSymArgs *a)
 {
 	const GOptionEntry entries[] = {
@@ -90,10 +81,8 @@ GOptionGroup *pl_cli_sym_group(PlCliSymArgs *a)
 		  "(space-separated; default $DEBUGINFOD_URLS; \"\" for none)", "URLS" },
 		{ NULL }
 	};
-	GOptionGroup *g = g_option_group_new("symbols", "Symbol options:",
-					     "Show symbol options", NULL, NULL);
-	g_option_group_add_entries(g, entries);
-	return g;
+	return pl_cli_note_group("symbols", "Symbol options:", "Show symbol options", entries,
+				 NULL);
 }
 
 void pl_cli_sym_args_clear(PlCliSymArgs *a)
@@ -123,7 +112,7 @@ static gboolean transform_option(const char *name, const char *value, gpointer d
 		return TRUE;
 	g_autoptr(GError) e = NULL;
 	if (!pl_transforms_push(a->transforms, kind, value, &e))
-		a->transform_error = g_strdup_printf("%s: %s", name, e->message);
+		a->transform_error = pl_cli_expr_dup_message(name, value ? value : "", e);
 	return TRUE; /* reported by pl_cli_stack_filter, like a bad rule */
 }
 
@@ -173,15 +162,14 @@ GOptionGroup *pl_cli_filter_group(PlCliFilterArgs *a)
 		  "[RE]" },
 		{ NULL }
 	};
-	GOptionGroup *g = g_option_group_new(
+	return pl_cli_note_group(
 		"filters",
 		"Stack filters (rename, deny, allow; repeatable), then call-tree transforms "
 		"(--merge … --collapse-direct-recursion, in the order given).  RE matches a "
 		"function's name, or its label where the name is shared; one of several "
-		"functions of a name is also written as the report prints it, 'helper (a.c)':",
-		"Show stack filter options", a, NULL);
-	g_option_group_add_entries(g, entries);
-	return g;
+		"functions of a name is also written as the report prints it, 'helper (a.c)'; "
+		"a pattern that does not compile is refused with its column (docs/expressions.md):",
+		"Show stack filter options", entries, a);
 }
 
 void pl_cli_filter_args_clear(PlCliFilterArgs *a)
@@ -214,13 +202,13 @@ PlStackFilter *pl_cli_stack_filter(const PlCliFilterArgs *a, gboolean *failed)
 		for (char **s = lists[i].v; s && *s; s++) {
 			g_autoptr(GError) error = NULL;
 			if (!pl_stack_filter_add(sf, lists[i].kind, *s, &error)) {
-				pl_cli_fail("%s: %s", lists[i].opt, error->message);
+				pl_cli_fail_expr(lists[i].opt, *s, error);
 				*failed = TRUE;
 				return NULL;
 			}
 		}
 	if (a->transform_error) {
-		pl_cli_fail("%s", a->transform_error);
+		pl_cli_fail_expr_message(a->transform_error);
 		*failed = TRUE;
 		return NULL;
 	}
@@ -344,6 +332,20 @@ PlProfile *pl_cli_load(const char *path, const PlCliSymArgs *a, PlCaptureInfo *i
 	pl_cli_sym_options_clear(&o);
 	if (!p) {
 		pl_cli_fail("%s", error->message);
+		return NULL;
+	}
+	/* A torn capture with nothing before the tear (a stub of a file, a
+	 * recording killed before its first sample) holds no recording: "the
+	 * rest is intact" would hide that, and a report of 0 samples would
+	 * pass a gate. */
+	if (info->kind == PL_FILE_PLENS && info->ignored_bytes &&
+	    (info->blocks == 0 || pl_profile_get_stats(p)->samples == 0)) {
+		pl_cli_fail("%s holds no samples: it ends after %" G_GUINT64_FORMAT " complete "
+			    "block%s and %" G_GUINT64_FORMAT " bytes of a torn one, so the "
+			    "recording was cut before its first sample; copy the whole file "
+			    "again, or record again",
+			    path, info->blocks, info->blocks == 1 ? "" : "s", info->ignored_bytes);
+		pl_profile_free(p);
 		return NULL;
 	}
 	pl_profile_set_short_names(p, a->short_names);

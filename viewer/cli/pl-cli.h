@@ -84,7 +84,30 @@ void pl_cli_sym_options_clear(PlSymOptions *o);
 
 /* "perflens: " + message on stderr; returns PL_EXIT_BAD_INPUT. */
 int pl_cli_fail(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
-/* Parses options; on error prints it with a pointer to --help. */
+
+/* The subcommands, for the top-level help, each command's --help and the
+ * man pages (pl-cli-options.c); NULL name ends it. */
+typedef struct {
+	const char *name, *synopsis, *summary;
+} PlCliCommand;
+extern const PlCliCommand pl_cli_commands[];
+
+/* A command's own options: added to ctx and noted for --help and
+ * --dump-options (instead of g_option_context_add_main_entries). */
+void pl_cli_add_entries(GOptionContext *ctx, const GOptionEntry *entries);
+/* A group of options (--help-NAME), noted likewise; data as for
+ * g_option_group_new. */
+GOptionGroup *pl_cli_note_group(const char *name, const char *title, const char *help_title,
+				const GOptionEntry *entries, gpointer data);
+/* Parses options.  FALSE when the command must not go on: an error
+ * (printed, with a pointer to --help), or --help / --dump-options, which
+ * print what was asked and make pl_cli_help_was_shown() TRUE (main.c then
+ * exits 0).  The tables printed are those noted above. */
 gboolean pl_cli_parse(GOptionContext *ctx, int *argc, char ***argv, const char *cmd);
+gboolean pl_cli_help_was_shown(void);
+/* Lines of --dump-options (format in pl-cli-options.c). */
+void pl_cli_dump_command(const PlCliCommand *c);
+void pl_cli_dump_option(const char *cmd, const char *group, const char *long_name,
+			char short_name, const char *arg, gboolean hidden, const char *help);
 
 #endif

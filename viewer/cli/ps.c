@@ -53,7 +53,7 @@ int pl_cli_ps(int argc, char **argv)
 		{ NULL }
 	};
 	g_autoptr(GOptionContext) ctx = g_option_context_new("HOST[:PORT]|ssh://[USER@]HOST[:PORT] — list the board's processes");
-	g_option_context_add_main_entries(ctx, entries, NULL);
+	pl_cli_add_entries(ctx, entries);
 	int rc = PL_EXIT_BAD_INPUT;
 	g_autoptr(GError) error = NULL;
 	g_autoptr(PlClient) client = NULL;

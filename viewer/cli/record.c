@@ -147,7 +147,7 @@ int pl_cli_record(int argc, char **argv)
 	g_autoptr(GOptionContext) ctx =
 		g_option_context_new("HOST[:PORT]|ssh://[USER@]HOST[:PORT] — profile live through a "
 				     "perflens-agent");
-	g_option_context_add_main_entries(ctx, entries, NULL);
+	pl_cli_add_entries(ctx, entries);
 	int rc = PL_EXIT_BAD_INPUT;
 	g_autoptr(PlClient) client = NULL;
 	g_autoptr(PlSessionWriter) writer = NULL;

@@ -5,6 +5,7 @@
 
 #include "pl-cli.h"
 #include "pl-tracepoint.h"
+#include "pl-cli-expr.h"
 #include "report.h"
 
 static const char *thread_label(PlProfile *p, guint32 tid)
@@ -40,7 +41,7 @@ gboolean pl_report_print_markers(PlProfile *p, char **pairs)
 		GRegex *b, *e;
 		g_autoptr(GError) error = NULL;
 		if (!pl_markers_parse_pair(pairs[i], &b, &e, &error)) {
-			pl_cli_fail("--pair: %s", error->message);
+			pl_cli_fail_expr("--pair", pairs[i], error);
 			return FALSE;
 		}
 		paired += pl_markers_add_pairs(m, p, b, e, pairs[i]);

@@ -4,10 +4,13 @@
 #include <string.h>
 
 #include "pl-cli.h"
+#include "pl-cli-expr.h"
+#include "pl-expr.h"
 #include "pl-function-names.h"
 #include "pl-session-export.h"
 #include "report.h"
 #include "pl-inverted.h"
+#include "pl-tracepoint.h"
 
 typedef struct {
 	PlCliSymArgs sym;
@@ -35,83 +38,98 @@ static const char *thread_name(PlProfile *p, guint32 tid)
 
 /* ─── --fail-if ──────────────────────────────────────────────────────── */
 
+/* A gate (viewer/model/pl-expr.h) and what it measured. */
 typedef struct {
-	gboolean total; /* compare total%, else self% */
-	gboolean unwound; /* 'unwound<99%': the rooted share of stacks */
-	char *sym;
-	char op[3]; /* ">", ">=", "<", "<=" */
-	double value;
-	const char *expr; /* as given */
-	gsize sym_at, sym_end; /* where in expr the function's name is */
-	double share; /* the function's, once found in the report */
+	PlGate g;
+	const char *expr;  /* as given */
+	gboolean absent;   /* no function of that name has samples here */
+	double share;      /* the function's, once found in the report */
 } FailIf;
-
-/* "[self:|total:]SYM(>|>=|<|<=)NUM[%]": the operator is the last < or >,
- * so names with template brackets still parse. */
-static gboolean fail_if_parse(const char *s, FailIf *f)
-{
-	memset(f, 0, sizeof(*f));
-	f->expr = s;
-	gboolean prefixed = g_str_has_prefix(s, "total:") || g_str_has_prefix(s, "self:");
-	if (g_str_has_prefix(s, "total:")) {
-		f->total = TRUE;
-		s += 6;
-	} else if (g_str_has_prefix(s, "self:")) {
-		s += 5;
-	}
-	const char *op = NULL;
-	for (const char *p = s; *p; p++)
-		if (*p == '<' || *p == '>')
-			op = p;
-	if (!op || op == s)
-		return FALSE;
-	gsize oplen = op[1] == '=' ? 2 : 1;
-	memcpy(f->op, op, oplen);
-	char *end;
-	const char *num = op + oplen;
-	f->value = g_ascii_strtod(num, &end);
-	if (end == num || (*end && strcmp(end, "%") != 0) || f->value < 0)
-		return FALSE;
-	f->sym = g_strstrip(g_strndup(s, (gsize)(op - s)));
-	f->sym_at = (gsize)(s - f->expr);
-	f->sym_end = (gsize)(op - f->expr);
-	/* a function named unwound is still 'self:unwound<…' */
-	f->unwound = !prefixed && !strcmp(f->sym, "unwound");
-	return *f->sym != 0;
-}
 
 /* The share of the function f names in the report: the functions of that
  * name and defining file (inline copies and modules together).  A bare
  * name that several defining files share is refused (FALSE, said why):
  * a gate must measure the same function on every run, and which of them
  * is the hotter may change from one run to the next; the message gives
- * the spellings the report prints, which always name one. */
+ * the spellings the report prints, which always name one.  A name with no
+ * samples here is marked absent: the gate then fails the run (a gate that
+ * measures nothing must never pass), except for a placeholder such as
+ * [unknown], which a good recording lacks. */
 static gboolean fail_if_resolve(FailIf *f, PlFunctionNames *names, PlAggregate *agg)
 {
-	g_autoptr(GPtrArray) m = pl_function_names_find(names, f->sym);
+	const PlGate *g = &f->g;
+	g_autoptr(GPtrArray) m = pl_function_names_find(names, g->name);
 	if (m->len > 1) {
 		const PlFunctionMatch *first = m->pdata[0];
 		g_autofree char *list = pl_function_matches_dup_list(m);
 		pl_cli_fail("--fail-if '%s': %u functions are named %s in this report (%s): name "
 			    "one as the report does, e.g. --fail-if '%.*s%s%s'",
-			    f->expr, m->len, f->sym, list, (int)f->sym_at, f->expr, first->spelling,
-			    f->expr + f->sym_end);
+			    f->expr, m->len, g->name, list, (int)g->name_at, f->expr,
+			    first->spelling, f->expr + g->name_end);
 		return FALSE;
 	}
 	const PlFunctionMatch *one = m->len ? m->pdata[0] : NULL;
-	f->share = one ? pct(f->total ? one->total.weight : one->self.weight, agg->all.weight) : 0;
+	gboolean total = g->measure == PL_GATE_TOTAL;
+	f->absent = !one && !pl_gate_name_is_placeholder(g->name);
+	f->share = one ? pct(total ? one->total.weight : one->self.weight, agg->all.weight) : 0;
 	return TRUE;
 }
 
-static gboolean fail_if_holds(const FailIf *f, double v)
+/* The gates, read before the recording is loaded: a gate that cannot be
+ * read is refused at once (exit 2), with a caret where reading stopped. */
+static gboolean fail_if_parse_all(char **exprs, GArray *checks)
 {
-	if (!strcmp(f->op, ">"))
-		return v > f->value;
-	if (!strcmp(f->op, ">="))
-		return v >= f->value;
-	if (!strcmp(f->op, "<"))
-		return v < f->value;
-	return v <= f->value;
+	for (char **e = exprs; e && *e; e++) {
+		FailIf fi = { .expr = *e };
+		g_autoptr(GError) error = NULL;
+		if (!pl_gate_parse(*e, &fi.g, &error)) {
+			pl_cli_fail_expr("cannot parse --fail-if", *e, error);
+			return FALSE;
+		}
+		g_array_append_val(checks, fi);
+	}
+	return TRUE;
+}
+
+/* Says why each gate that holds fails the run; PL_EXIT_CHECK if one does. */
+static int fail_if_judge(PlProfile *p, GArray *checks, const char *path)
+{
+	int rc = PL_EXIT_OK;
+	for (guint i = 0; i < checks->len; i++) {
+		const FailIf *fi = &g_array_index(checks, FailIf, i);
+		const PlGate *g = &fi->g;
+		const char *op = pl_gate_op_name(g->op);
+		fflush(stdout);
+		if (g->measure == PL_GATE_UNWOUND && !pl_profile_get_stats(p)->unwind_user_samples) {
+			fprintf(stderr,
+				"perflens: --fail-if '%s': no sample in %s has user frames, so "
+				"the unwound share cannot be measured and the gate fails\n",
+				fi->expr, path);
+		} else if (g->measure == PL_GATE_UNWOUND) {
+			double v = pl_profile_get_unwound_share(p);
+			if (!pl_gate_holds(g, v))
+				continue;
+			fprintf(stderr,
+				"perflens: --fail-if: %.2f%% of stacks are unwound to the "
+				"start of their program or thread (%s %s%%); see \"Where "
+				"stacks stop short\" in the report\n",
+				v, op, g->value_text);
+		} else if (fi->absent) {
+			fprintf(stderr,
+				"perflens: --fail-if '%s': no function named %s has samples in %s, "
+				"so this gate cannot be measured and fails: "
+				"check the name against the report's Top functions\n",
+				fi->expr, g->name, path);
+		} else {
+			if (!pl_gate_holds(g, fi->share))
+				continue;
+			fprintf(stderr, "perflens: --fail-if: %s %s is %.2f%% (%s %s%%)\n", g->name,
+				g->measure == PL_GATE_TOTAL ? "total" : "self", fi->share, op,
+				g->value_text);
+		}
+		rc = PL_EXIT_CHECK;
+	}
+	return rc;
 }
 
 /* ─── sections ───────────────────────────────────────────────────────── */
@@ -591,10 +609,14 @@ int pl_cli_report(int argc, char **argv)
 		{ "event", 0, 0, G_OPTION_ARG_STRING, &a.event,
 		  "Sampled event to report (default: the one with most samples)", "NAME" },
 		{ "fail-if", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.fail_if,
-		  "Exit 1 when a function's share crosses a limit: 'SYM>5%', "
-		  "'total:SYM>=40%', 'SYM<1%' (repeatable); a name that functions of "
-		  "several source files share is refused: name one as the report does, "
-		  "'helper (a.c)>5%'",
+		  "Exit 1 when a share crosses a limit: '[self:|total:]FUNCTION OP N%' or "
+		  "'unwound OP N%', OP one of > >= < <=, N from 0 to 100 (repeatable): "
+		  "'hot_leaf>5%', 'total:main<=90%', 'unwound<99%'; a function with no "
+		  "samples in the report fails the gate (exit 1, said on stderr), except a "
+		  "placeholder such as [unknown], and so does unwound without user frames; a name several source files share is "
+		  "refused: name one as the report does, 'helper (a.c)>5%'; quote a name "
+		  "the grammar cannot read bare, '\"operator>\">1%' (docs/expressions.md); "
+		  "an expression that does not read is refused (exit 2, caret at the column)",
 		  "EXPR" },
 		{ "lines", 0, 0, G_OPTION_ARG_NONE, &a.lines, "Also list hot source lines", NULL },
 		{ "invert", 0, 0, G_OPTION_ARG_NONE, &a.invert,
@@ -606,7 +628,8 @@ int pl_cli_report(int argc, char **argv)
 		  "time, thread and stack, and the begin/end intervals with durations",
 		  NULL },
 		{ "pair", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.pairs,
-		  "With --markers: also the intervals from an event matching BEGIN_RE to the "
+		  "With --markers (refused without): also the intervals from an event matching "
+		  "BEGIN_RE to the "
 		  "next one matching END_RE on the same thread (markers by text, tracepoints "
 		  "by 'EVENT fields'; repeatable)",
 		  "'BEGIN_RE;END_RE'" },
@@ -637,7 +660,7 @@ int pl_cli_report(int argc, char **argv)
 		{ NULL }
 	};
 	g_autoptr(GOptionContext) ctx = g_option_context_new("FILE — summarize a recording");
-	g_option_context_add_main_entries(ctx, entries, NULL);
+	pl_cli_add_entries(ctx, entries);
 	g_option_context_add_group(ctx, pl_cli_sym_group(&a.sym));
 	g_option_context_add_group(ctx, pl_cli_filter_group(&a.flt));
 	int rc = PL_EXIT_BAD_INPUT;
@@ -665,15 +688,21 @@ int pl_cli_report(int argc, char **argv)
 		pl_cli_fail("--tid, --top, --from, --to take positive numbers (and --to > --from)");
 		goto out;
 	}
-	for (char **f = a.fail_if; f && *f; f++) {
-		FailIf fi;
-		if (!fail_if_parse(*f, &fi)) {
-			pl_cli_fail("cannot parse --fail-if '%s': write it like 'hot_leaf>5%%' or "
-				    "'total:main<90%%'",
-				    *f);
+	if (!fail_if_parse_all(a.fail_if, checks))
+		goto out;
+	if (a.pairs && !a.markers) {
+		pl_cli_fail("--pair adds intervals to --markers: add --markers (or drop --pair)");
+		goto out;
+	}
+	for (char **pr = a.pairs; pr && *pr; pr++) {
+		GRegex *b, *e;
+		g_autoptr(GError) error = NULL;
+		if (!pl_markers_parse_pair(*pr, &b, &e, &error)) {
+			pl_cli_fail_expr("--pair", *pr, error);
 			goto out;
 		}
-		g_array_append_val(checks, fi);
+		g_regex_unref(b);
+		g_regex_unref(e);
 	}
 
 	gboolean bad_filter;
@@ -717,7 +746,7 @@ int pl_cli_report(int argc, char **argv)
 	names = pl_function_names_new(p, agg);
 	for (guint i = 0; i < checks->len; i++) {
 		FailIf *fi = &g_array_index(checks, FailIf, i);
-		if (!fi->unwound && !fail_if_resolve(fi, names, agg))
+		if (fi->g.measure != PL_GATE_UNWOUND && !fail_if_resolve(fi, names, agg))
 			goto out;
 	}
 
@@ -743,34 +772,10 @@ int pl_cli_report(int argc, char **argv)
 	print_unwind_stops(p, a.top);
 	print_losses(p);
 
-	rc = PL_EXIT_OK;
-	for (guint i = 0; i < checks->len; i++) {
-		const FailIf *fi = &g_array_index(checks, FailIf, i);
-		double v = 0;
-		if (fi->unwound) {
-			v = pl_profile_get_unwound_share(p);
-			if (fail_if_holds(fi, v)) {
-				fflush(stdout);
-				fprintf(stderr,
-					"perflens: --fail-if: %.2f%% of stacks are unwound to the "
-					"start of their program or thread (%s %g%%); see \"Where "
-					"stacks stop short\" in the report\n",
-					v, fi->op, fi->value);
-				rc = PL_EXIT_CHECK;
-			}
-			continue;
-		}
-		v = fi->share;
-		if (fail_if_holds(fi, v)) {
-			fflush(stdout);
-			fprintf(stderr, "perflens: --fail-if: %s %s is %.2f%% (%s %g%%)\n", fi->sym,
-				fi->total ? "total" : "self", v, fi->op, fi->value);
-			rc = PL_EXIT_CHECK;
-		}
-	}
+	rc = fail_if_judge(p, checks, argv[1]);
 out:
 	for (guint i = 0; i < checks->len; i++)
-		g_free(g_array_index(checks, FailIf, i).sym);
+		pl_gate_clear(&g_array_index(checks, FailIf, i).g);
 	pl_cli_sym_args_clear(&a.sym);
 	pl_cli_filter_args_clear(&a.flt);
 	g_free(a.sort);

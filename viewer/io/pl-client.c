@@ -209,9 +209,11 @@ static gboolean handshake(PlClient *self, guint timeout_ms, GError **error)
 }
 
 /* One attempt: connect and read HELLO.  *retry is set when trying again
- * may help: nothing listens yet (an agent still probing the board), or the
+ * may help: the board is not reachable yet (a network coming up), or the
  * connection was closed before HELLO (a forwarded port that accepts before
- * the guest listens, BOARDS.md). */
+ * the guest listens, BOARDS.md).  A refused connection is final: the host
+ * answered that nothing listens on the port, and waiting out the timeout
+ * would only delay the same answer. */
 static PlClient *connect_once(const char *host, const char *port, gint64 deadline,
 			      guint timeout_ms, gboolean *retry, GError **error)
 {
@@ -257,11 +259,17 @@ static PlClient *connect_once(const char *host, const char *port, gint64 deadlin
 	g_autofree char *peer = g_strdup_printf(strchr(host, ':') ? "[%s]:%s" : "%s:%s", host,
 						port);
 	if (fd < 0) {
-		*retry = last_errno == ECONNREFUSED;
-		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(last_errno),
-			    "cannot connect to %s: %s — is perflens-agent running there with "
-			    "--listen (and the port open)?",
-			    peer, g_strerror(last_errno));
+		*retry = last_errno == EHOSTUNREACH || last_errno == ENETUNREACH;
+		if (last_errno == ECONNREFUSED)
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED,
+				    "cannot connect to %s: nothing listens on that port (start "
+				    "perflens-agent --listen there, or give the port it listens on)",
+				    peer);
+		else
+			g_set_error(error, G_IO_ERROR, g_io_error_from_errno(last_errno),
+				    "cannot connect to %s: %s (is perflens-agent running there with "
+				    "--listen, and the port open?)",
+				    peer, g_strerror(last_errno));
 		return NULL;
 	}
 	/* back to blocking: poll() gives the timeouts */
@@ -292,7 +300,7 @@ PlClient *pl_client_connect(const char *host_port, guint timeout_ms, GError **er
 		PlClient *self = connect_once(host, port, deadline, timeout_ms, &retry, &local);
 		if (self)
 			return self;
-		/* refused or hung up before HELLO: the agent may be starting */
+		/* unreachable or hung up before HELLO: the board may be starting */
 		int left = ms_left(deadline); /* -1: no deadline */
 		if (!retry || (left >= 0 && left < 250)) {
 			g_propagate_error(error, local);
@@ -765,10 +773,19 @@ gboolean pl_client_authenticate(PlClient *self, const char *token, guint timeout
 		g_propagate_error(error, local);
 		return FALSE;
 	}
-	g_set_error(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-		    "the agent at %s rejected the token (%s): check --token against the "
-		    "agent's --token",
-		    self->peer, local->message);
+	/* The agent's own reason names its options, not the viewer's: the
+	 * sentence is ours, and a refusal for another cause keeps its words. */
+	if (g_error_matches(local, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+			    "the agent at %s rejected the token: give --token or "
+			    "$PERFLENS_TOKEN the token the agent was started with or wrote "
+			    "to its token file",
+			    self->peer);
+	else
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+			    "the agent at %s did not accept the token: %s", self->peer,
+			    self->reply_message && *self->reply_message ? self->reply_message
+									: local->message);
 	g_error_free(local);
 	return FALSE;
 }

@@ -24,12 +24,12 @@
 #include <glib.h>
 
 #include "pl-loader.h"
+#include "version.h"
 
 G_BEGIN_DECLS
 
-/* The viewer's version, as `perflens --version` prints it and the table
- * records it. */
-#define PL_VIEWER_VERSION "0.1"
+/* The viewer's version, as the table records it (common/version.h). */
+#define PL_VIEWER_VERSION PL_VERSION
 
 #define PL_SESSION_EXPORT_TOP 20u /* hottest functions by self and by total */
 

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "pl-expr.h"
 #include "pl-function-names.h"
 #include "pl-profile-private.h"
 
@@ -59,9 +60,9 @@ gboolean pl_stack_filter_add(PlStackFilter *self, PlRuleKind kind, const char *s
 	g_strchomp(pattern);
 	if (g_str_has_suffix(pattern, "(cut)")) {
 		if (kind == PL_RULE_RENAME) {
-			g_set_error(error, G_REGEX_ERROR, G_REGEX_ERROR_COMPILE,
-				    "'%s': (cut) applies to allow and deny rules, not renames",
-				    spec);
+			pl_expr_set_error(error, strlen(pattern) - 5,
+					  "(cut) applies to allow and deny rules, not renames: "
+					  "write REGEX=REPLACEMENT, e.g. '^std::(.*)=\\1'");
 			return FALSE;
 		}
 		r.cut = TRUE;
@@ -70,29 +71,24 @@ gboolean pl_stack_filter_add(PlStackFilter *self, PlRuleKind kind, const char *s
 	}
 	if (kind == PL_RULE_RENAME) {
 		char *eq = strrchr(pattern, '=');
-		if (!eq || eq == pattern) {
-			g_set_error(error, G_REGEX_ERROR, G_REGEX_ERROR_COMPILE,
-				    "rename '%s': write it as REGEX=REPLACEMENT", spec);
+		if (!eq) {
+			pl_expr_set_error(error, strlen(pattern),
+					  "a rename needs '=' and the new name: write "
+					  "REGEX=REPLACEMENT, e.g. '^std::(.*)=\\1'");
 			return FALSE;
 		}
 		*eq = 0;
 		r.replacement = g_strdup(eq + 1);
-		if (!g_regex_check_replacement(r.replacement, NULL, error)) {
+		if (!g_regex_check_replacement(r.replacement, NULL, NULL)) {
+			pl_expr_set_error(error, (gsize)(eq + 1 - pattern),
+					  "not a valid replacement: \\1 … \\9 name the regex's "
+					  "groups, \\\\ is a backslash; e.g. '^std::(.*)=\\1'");
 			g_free(r.replacement);
 			return FALSE;
 		}
 	}
-	if (!*pattern) {
-		g_set_error(error, G_REGEX_ERROR, G_REGEX_ERROR_COMPILE,
-			    "'%s': empty regular expression", spec);
-		g_free(r.replacement);
-		return FALSE;
-	}
-	g_autoptr(GError) e = NULL;
-	r.re = g_regex_new(pattern, G_REGEX_OPTIMIZE, 0, &e);
+	r.re = pl_expr_regex_new(pattern, 0, error);
 	if (!r.re) {
-		g_set_error(error, G_REGEX_ERROR, G_REGEX_ERROR_COMPILE,
-			    "bad regular expression '%s': %s", pattern, e->message);
 		g_free(r.replacement);
 		return FALSE;
 	}

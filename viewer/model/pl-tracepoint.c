@@ -2,6 +2,7 @@
  * and the markers with their begin/end intervals (pl-tracepoint.h).  The
  * profile's storage of the events is in pl-profile-samples.c. */
 #include "pl-tracepoint.h"
+#include "pl-expr.h"
 
 #include <string.h>
 
@@ -476,14 +477,15 @@ gboolean pl_markers_parse_pair(const char *spec, GRegex **begin, GRegex **end, G
 	*begin = *end = NULL;
 	const char *semi = strchr(spec, ';');
 	if (!semi || semi == spec || !semi[1]) {
-		g_set_error(error, G_REGEX_ERROR, G_REGEX_ERROR_COMPILE,
-			    "'%s' is not BEGIN_REGEX;END_REGEX (two regexes split by ';')", spec);
+		pl_expr_set_error(error, !semi ? strlen(spec) : semi == spec ? 0 : strlen(spec),
+				  "not BEGIN_REGEX;END_REGEX: two regexes split by ';', e.g. "
+				  "'^frame start;^frame end'");
 		return FALSE;
 	}
 	g_autofree char *b = g_strndup(spec, (gsize)(semi - spec));
-	*begin = g_regex_new(b, G_REGEX_OPTIMIZE, 0, error);
+	*begin = pl_expr_regex_new(b, 0, error);
 	if (*begin)
-		*end = g_regex_new(semi + 1, G_REGEX_OPTIMIZE, 0, error);
+		*end = pl_expr_regex_new(semi + 1, (gsize)(semi + 1 - spec), error);
 	if (!*end) {
 		g_clear_pointer(begin, g_regex_unref);
 		return FALSE;

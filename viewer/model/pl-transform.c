@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "pl-expr.h"
 #include "pl-function-names.h"
 #include "pl-profile-private.h"
 
@@ -96,41 +97,43 @@ gboolean pl_transforms_push(PlTransforms *self, PlTransformKind kind, const char
 			    GError **error)
 {
 	if ((guint)kind >= PL_TX_N_KINDS) {
-		g_set_error(error, G_REGEX_ERROR, G_REGEX_ERROR_COMPILE, "no such transform");
+		pl_expr_set_error(error, 0, "no such transform");
 		return FALSE;
 	}
 	if (arg && !*arg && kinds[kind].arg_optional)
 		arg = NULL;
 	if (!arg && !kinds[kind].arg_optional) {
-		g_set_error(error, G_REGEX_ERROR, G_REGEX_ERROR_COMPILE,
-			    "%s needs an argument", kinds[kind].name);
+		pl_expr_set_error(error, 0, "%s needs an argument", kinds[kind].name);
 		return FALSE;
 	}
-	if (arg && (!*arg || strchr(arg, '\n'))) {
-		g_set_error(error, G_REGEX_ERROR, G_REGEX_ERROR_COMPILE,
-			    "%s: '%s' is empty or spans lines", kinds[kind].name, arg);
+	if (arg && !*arg) {
+		pl_expr_set_error(error, 0, "%s: the argument is empty", kinds[kind].name);
+		return FALSE;
+	}
+	if (arg && strchr(arg, '\n')) {
+		pl_expr_set_error(error, (gsize)(strchr(arg, '\n') - arg),
+				  "%s: an argument cannot span lines", kinds[kind].name);
 		return FALSE;
 	}
 	Transform t = { kind, g_strdup(arg), NULL, NULL, 0 };
 	if (kind == PL_TX_FOCUS_SUBTREE) {
 		t.path = g_strsplit(arg, ";", -1);
 		t.n_path = g_strv_length(t.path);
-		for (guint i = 0; i < t.n_path; i++)
+		gsize at = 0;
+		for (guint i = 0; i < t.n_path; i++) {
+			gsize len = strlen(t.path[i]);
 			if (!*g_strstrip(t.path[i])) {
-				g_set_error(error, G_REGEX_ERROR, G_REGEX_ERROR_COMPILE,
-					    "focus-subtree '%s': write the call path as "
-					    "'outer;inner;…' with no empty function",
-					    arg);
+				pl_expr_set_error(error, at,
+						  "focus-subtree: no function here: write the call "
+						  "path as 'outer;inner;…', e.g. 'main;run;work'");
 				transform_clear(&t);
 				return FALSE;
 			}
+			at += len + 1;
+		}
 	} else if (arg) {
-		g_autoptr(GError) e = NULL;
-		t.re = g_regex_new(arg, G_REGEX_OPTIMIZE, 0, &e);
+		t.re = pl_expr_regex_new(arg, 0, error);
 		if (!t.re) {
-			g_set_error(error, G_REGEX_ERROR, G_REGEX_ERROR_COMPILE,
-				    "%s: bad regular expression '%s': %s", kinds[kind].name, arg,
-				    e->message);
 			transform_clear(&t);
 			return FALSE;
 		}

@@ -12,6 +12,7 @@
 #              is printed plain;
 #   --fail-if  a bare 'helper' is refused (exit 2, one line naming both
 #              spellings); 'helper (a.c)', the full path and total: measure one;
+#              'helper (c.c)' (no such helper) fails the gate, saying so;
 #   --source, --function, --annotate   'helper (b.c)' is b.c's; a bare helper
 #              is the one with more samples, with a note on stderr;
 #   exports    collapsed, svg and speedscope name both apart; pprof keeps them
@@ -111,9 +112,10 @@ r1=$(fi_rc "$A>$mid%"); grep -qF "$A self is $a_self%" "$TMP/fi2.err"; m1=$?
 r2=$(fi_rc "$BB>$mid%")
 r3=$(fi_rc "helper ($B_FILE)<$mid%")
 r4=$(fi_rc "total:$BB<$mid%")
-r5=$(fi_rc "helper (c.c)>0%")
-if [ "$r1 $m1 $r2 $r3 $r4 $r5" = "1 0 0 1 1 0" ]; then ok fail_if_spellings
-else fail fail_if_spellings "exits (want 1 0 0 1 1 0): $r1 $m1 $r2 $r3 $r4 $r5 (a.c $a_self%, b.c $b_self%, limit $mid%)"; fi
+# no helper of c.c: the gate measures nothing, so it fails and says why
+r5=$(fi_rc "helper (c.c)>0%"); grep -qF "no function named helper (c.c) has samples" "$TMP/fi2.err"; m5=$?
+if [ "$r1 $m1 $r2 $r3 $r4 $r5 $m5" = "1 0 0 1 1 1 0" ]; then ok fail_if_spellings
+else fail fail_if_spellings "exits (want 1 0 0 1 1 1 0): $r1 $m1 $r2 $r3 $r4 $r5 $m5 (a.c $a_self%, b.c $b_self%, limit $mid%)"; fi
 
 # ─── --source, --function, --annotate ──────────────────────────────────
 "$PERFLENS" report "$CAP" --event cpu-clock --top 1 --source "$BB" >"$TMP/srcb.txt" 2>"$TMP/srcb.err"

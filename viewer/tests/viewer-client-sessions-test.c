@@ -52,6 +52,25 @@ static int free_port(void)
 	return ntohs(a.sin_port);
 }
 
+/* Whether something accepts connections on loopback port within 10 s (the
+ * agent probes the board before it listens; a refused connection is final
+ * for pl_client_connect). */
+static gboolean wait_listening(int port)
+{
+	for (int i = 0; i < 200; i++) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		int rc = fd >= 0 ? connect(fd, (struct sockaddr *)&a, sizeof a) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (rc == 0)
+			return TRUE;
+		g_usleep(50 * 1000);
+	}
+	return FALSE;
+}
+
 static GPid agent_pid;
 static void stop_agent(void)
 {
@@ -94,7 +113,7 @@ static void test_every_session_file_has_hello(void)
 		  "%s", error->message);
 	pl_test_after_case = stop_agent;
 	g_autofree char *addr = g_strdup_printf("127.0.0.1:%d", port);
-	/* the agent may still be starting: pl_client_connect retries */
+	PL_CHECKF(wait_listening(port), "the agent does not listen on %d", port);
 	g_autoptr(PlClient) cl = pl_client_connect(addr, 5000, &error);
 	PL_CHECKF(cl, "%s", error->message);
 	PL_CHECKF(pl_client_authenticate(cl, "t0ken", 5000, &error), "%s", error->message);

@@ -165,7 +165,10 @@ if [ "$(rep "$TMP/rec.folded")" = 0 ] && [ "$(rep "$TMP/norec.folded")" -gt 0 ] 
    [ "$(sum "$TMP/rec.folded")" = "$(sum "$TMP/norec.folded")" ]; then ok filter_collapse_recursion
 else bad filter_collapse_recursion "repeats $(rep "$TMP/rec.folded") (before $(rep "$TMP/norec.folded")), sums $(sum "$TMP/rec.folded")/$(sum "$TMP/norec.folded")"; fi
 "$PERFLENS" report "$CAP" --deny '(' >/dev/null 2>"$TMP/re.err"; rc=$?
-if [ $rc = 2 ] && [ "$(wc -l <"$TMP/re.err")" = 1 ] && grep -q -- '--deny' "$TMP/re.err"; then ok filter_bad_regex
+# two lines: the refusal, then a caret under the column PCRE stopped at
+# (the end of "perflens: --deny '(")
+if [ $rc = 2 ] && [ "$(wc -l <"$TMP/re.err")" = 2 ] && grep -q -- '--deny' "$TMP/re.err" &&
+   [ "$(sed -n 2p "$TMP/re.err")" = "$(printf '%*s^' 19 '')" ]; then ok filter_bad_regex
 else bad filter_bad_regex "exit $rc: $(cat "$TMP/re.err")"; fi
 
 # call-tree transforms (pl-transform.h; exact trees in viewer-model-transform-test)
@@ -247,7 +250,9 @@ inv_first=$(awk '/^Inverted call tree/ {getline; getline; print $3; exit}' "$TMP
 if [ -n "$top_self" ] && [ "$top_self" = "$inv_first" ]; then ok report_invert
 else bad report_invert "top self '$top_self', first inverted root '$inv_first'"; fi
 "$PERFLENS" report "$CAP" --focus-subtree 'main;;x' >/dev/null 2>"$TMP/tx.err"; rc=$?
-if [ $rc = 2 ] && [ "$(wc -l <"$TMP/tx.err")" = 1 ] && grep -q -- '--focus-subtree' "$TMP/tx.err"; then ok transform_bad_path
+# the caret under the empty function: "perflens: --focus-subtree 'main;" is 32 columns
+if [ $rc = 2 ] && [ "$(wc -l <"$TMP/tx.err")" = 2 ] && grep -q -- '--focus-subtree' "$TMP/tx.err" &&
+   [ "$(sed -n 2p "$TMP/tx.err")" = "$(printf '%*s^' 32 '')" ]; then ok transform_bad_path
 else bad transform_bad_path "exit $rc: $(cat "$TMP/tx.err")"; fi
 
 # ─── how far stacks were unwound (pl-unwind-quality.c) ─────────────────

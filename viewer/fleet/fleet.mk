@@ -1,0 +1,21 @@
+# viewer/fleet/fleet.mk — the fleet store: ClickHouse over HTTP (libcurl),
+# its schema, blocks of samples and the spool.  Headless (GLib, no GTK).
+# Included by viewer/viewer.mk.  Not yet linked into perflens: the collector
+# and `perflens fleet` that will use it link $(FLEET_OBJS) and $(FLEET_LIBS).
+#
+# libcurl is the maintained HTTP client the fleet store talks to
+# ClickHouse's HTTP interface with (keep-alive, auth, timeouts, TLS for a
+# remote store), rather than an HTTP stack of our own.
+FLEET_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/fleet/*.c))
+FLEET_LIBS := $(shell pkg-config --libs libcurl)
+
+$(BUILD)/viewer/fleet/%.o: ALL_CFLAGS += -Iviewer/fleet $(shell pkg-config --cflags libcurl)
+
+# its test links the objects (the viewer-*-test rule passes .o prerequisites on)
+$(BUILD)/test/viewer-fleet-store-test: $(FLEET_OBJS)
+$(BUILD)/test/viewer-fleet-store-test: private VIEWER_CFLAGS += -Iviewer/fleet
+$(BUILD)/test/viewer-fleet-store-test: private VIEWER_LIBS += $(FLEET_LIBS)
+
+viewer:: $(FLEET_OBJS)
+
+-include $(FLEET_OBJS:.o=.d)

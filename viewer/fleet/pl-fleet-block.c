@@ -1,0 +1,185 @@
+/* pl-fleet-block.c — see pl-fleet-block.h.  RowBinary is ClickHouse's
+ * plain binary row format: integers little-endian, strings and arrays a
+ * LEB128 length then the bytes or elements, DateTime a UInt32 of seconds. */
+#include "pl-fleet-block.h"
+
+#include <string.h>
+
+static void put_u16(GByteArray *b, guint16 v)
+{
+	guint8 x[2] = { v, v >> 8 };
+	g_byte_array_append(b, x, 2);
+}
+
+static void put_u32(GByteArray *b, guint32 v)
+{
+	guint8 x[4] = { v, v >> 8, v >> 16, v >> 24 };
+	g_byte_array_append(b, x, 4);
+}
+
+static void put_u64(GByteArray *b, guint64 v)
+{
+	put_u32(b, (guint32)v);
+	put_u32(b, (guint32)(v >> 32));
+}
+
+static void put_len(GByteArray *b, guint64 n)
+{
+	do {
+		guint8 x = n & 0x7f;
+		n >>= 7;
+		if (n)
+			x |= 0x80;
+		g_byte_array_append(b, &x, 1);
+	} while (n);
+}
+
+static void put_str(GByteArray *b, const char *s)
+{
+	gsize n = strlen(s);
+	put_len(b, n);
+	g_byte_array_append(b, (const guint8 *)s, (guint)n);
+}
+
+guint64 pl_fleet_stack_hash(const char *const *frames, guint n)
+{
+	/* FNV-1a 64 over the labels, each ended by a 0 byte so that frame
+	 * boundaries count: at 64 bits a fleet's millions of stacks collide
+	 * with a chance below 10^-6 */
+	guint64 h = 0xcbf29ce484222325ull;
+	for (guint i = 0; i < n; i++) {
+		for (const guint8 *p = (const guint8 *)frames[i];; p++) {
+			h ^= *p;
+			h *= 0x100000001b3ull;
+			if (!*p)
+				break;
+		}
+	}
+	return h;
+}
+
+void pl_fleet_block_free(PlFleetBlock *b)
+{
+	if (!b)
+		return;
+	g_free(b->session);
+	g_free(b->event);
+	if (b->samples)
+		g_byte_array_unref(b->samples);
+	if (b->stacks)
+		g_byte_array_unref(b->stacks);
+	g_free(b);
+}
+
+typedef struct {
+	PlProfile *profile;
+	GHashTable *by_address; /* address stack (PlSample.stack) + 1 -> its hash (in defined) */
+	GHashTable *defined;    /* guint64* hashes already defined in a block (owned) */
+} Stacks;
+
+/* The hash of an address stack, defining it in block b when it is new.
+ * Address stacks that differ only where the names do not (two return
+ * addresses in one function) share one stored stack. */
+static guint64 stack_of(Stacks *st, guint32 stack, PlFleetBlock *b)
+{
+	guint64 *known = g_hash_table_lookup(st->by_address, GUINT_TO_POINTER(stack + 1));
+	if (known)
+		return *known;
+	g_autoptr(GArray) funcs = pl_profile_dup_stack_functions(st->profile, stack, 0);
+	g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
+	for (guint i = 0; i < funcs->len; i++) {
+		guint32 id = g_array_index(funcs, guint32, i);
+		const PlFunction *f = pl_profile_get_function(st->profile, id);
+		g_ptr_array_add(labels, g_strdup_printf("%s %s", pl_profile_get_function_label(st->profile, id),
+							f && f->module ? f->module : "[unknown]"));
+	}
+	guint64 h = pl_fleet_stack_hash((const char *const *)labels->pdata, labels->len);
+	gpointer key = NULL;
+	if (!g_hash_table_lookup_extended(st->defined, &h, &key, NULL)) {
+		key = g_memdup2(&h, sizeof h);
+		g_hash_table_add(st->defined, key);
+		put_u64(b->stacks, h);
+		put_len(b->stacks, labels->len);
+		for (guint i = 0; i < labels->len; i++)
+			put_str(b->stacks, labels->pdata[i]);
+		b->n_stacks++;
+	}
+	g_hash_table_insert(st->by_address, GUINT_TO_POINTER(stack + 1), key);
+	return h;
+}
+
+static PlFleetBlock *block_new(const char *session, guint32 number, const char *event)
+{
+	PlFleetBlock *b = g_new0(PlFleetBlock, 1);
+	b->session = g_strdup(session);
+	b->number = number;
+	b->event = g_strdup(event);
+	b->samples = g_byte_array_new();
+	b->stacks = g_byte_array_new();
+	return b;
+}
+
+/* YYYYMM of a time: a block stays in one month, one partition. */
+static guint month_of(gint64 secs)
+{
+	g_autoptr(GDateTime) t = g_date_time_new_from_unix_utc(secs);
+	return t ? (guint)(g_date_time_get_year(t) * 100 + g_date_time_get_month(t)) : 0;
+}
+
+GPtrArray *pl_fleet_blocks_from_profile(PlProfile *profile, const char *session,
+					const char *const *labels, gint64 wall_offset_ns,
+					guint max_rows, guint32 first_block)
+{
+	GPtrArray *blocks = g_ptr_array_new_with_free_func((GDestroyNotify)pl_fleet_block_free);
+	guint32 main_event = pl_profile_get_main_event(profile);
+	const PlEvent *ev = main_event == PL_NO_ID ? NULL : pl_profile_lookup_event(profile, main_event);
+	const char *event = ev && ev->name ? ev->name : "cpu-clock";
+	g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) values = g_ptr_array_new_with_free_func(g_free);
+	for (guint i = 0; labels && labels[i]; i++) {
+		const char *eq = strchr(labels[i], '=');
+		g_ptr_array_add(keys, eq ? g_strndup(labels[i], (gsize)(eq - labels[i])) : g_strdup(labels[i]));
+		g_ptr_array_add(values, g_strdup(eq ? eq + 1 : ""));
+	}
+	Stacks st = { profile, g_hash_table_new(NULL, NULL),
+		      g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL) };
+	guint n = 0;
+	const PlSample *s = pl_profile_get_samples(profile, &n);
+	PlFleetBlock *b = NULL;
+	guint month = 0;
+	for (guint i = 0; i < n; i++) {
+		if (main_event != PL_NO_ID && pl_profile_get_stack_event(profile, s[i].stack) != main_event)
+			continue;
+		gint64 wall = (gint64)s[i].time + wall_offset_ns;
+		gint64 secs = wall / 1000000000;
+		guint m = month_of(secs);
+		if (!b || b->n_samples >= max_rows || m != month) {
+			b = block_new(session, first_block + blocks->len, event);
+			g_ptr_array_add(blocks, b);
+			month = m;
+		}
+		guint64 h = stack_of(&st, s[i].stack, b);
+		const PlThread *t = pl_profile_lookup_thread(profile, s[i].tid);
+		put_u32(b->samples, (guint32)secs);
+		put_u32(b->samples, (guint32)(wall % 1000000000));
+		put_str(b->samples, session);
+		put_u32(b->samples, b->number);
+		put_str(b->samples, event);
+		put_len(b->samples, keys->len);
+		for (guint k = 0; k < keys->len; k++)
+			put_str(b->samples, keys->pdata[k]);
+		put_len(b->samples, values->len);
+		for (guint k = 0; k < values->len; k++)
+			put_str(b->samples, values->pdata[k]);
+		put_u32(b->samples, t ? t->pid : 0);
+		put_u32(b->samples, s[i].tid);
+		put_u16(b->samples, 0); /* the profile keeps no CPU per sample */
+		put_u64(b->samples, h);
+		put_u64(b->samples, s[i].weight);
+		b->n_samples++;
+		b->value += s[i].weight;
+	}
+	g_hash_table_destroy(st.by_address); /* its values are defined's keys */
+	g_hash_table_destroy(st.defined);
+	return blocks;
+}
