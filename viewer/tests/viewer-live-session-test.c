@@ -33,6 +33,25 @@ static int free_port(void)
 	return ntohs(a.sin_port);
 }
 
+/* Whether something accepts connections on loopback port within 10 s (the
+ * agent probes the board before it listens; a refused connection is final
+ * for pl_client_connect). */
+static gboolean wait_listening(int port)
+{
+	for (int i = 0; i < 200; i++) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		int rc = fd >= 0 ? connect(fd, (struct sockaddr *)&a, sizeof a) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (rc == 0)
+			return TRUE;
+		g_usleep(50 * 1000);
+	}
+	return FALSE;
+}
+
 static GPid agents[2];
 static void stop_agents(void)
 {
@@ -62,8 +81,12 @@ static PlClient *agent_client(guint i, GError **error)
 				   G_SPAWN_STDERR_TO_DEV_NULL,
 			   NULL, NULL, &agents[i], error))
 		return NULL;
+	if (!wait_listening(port)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "the agent does not listen on %d",
+			    port);
+		return NULL;
+	}
 	g_autofree char *addr = g_strdup_printf("127.0.0.1:%d", port);
-	/* the agent may still be starting: pl_client_connect retries */
 	PlClient *cl = pl_client_connect(addr, 5000, error);
 	if (cl && !pl_client_authenticate(cl, "t0ken", 5000, error))
 		g_clear_pointer(&cl, pl_client_free);
