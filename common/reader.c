@@ -72,6 +72,12 @@ int pl_reader_feed(struct pl_reader *r, const void *p, size_t n)
 	return 0;
 }
 
+void pl_reader_set_block_hook(struct pl_reader *r, pl_reader_block_fn fn, void *data)
+{
+	r->on_block = fn;
+	r->on_block_data = data;
+}
+
 size_t pl_reader_pending(const struct pl_reader *r)
 {
 	return r->len - r->consumed;
@@ -135,6 +141,8 @@ static int next_block(struct pl_reader *r)
 	r->bytes += r->block_len;
 	r->blocks++;
 	r->have_prev_time = 0; /* time deltas restart in every block */
+	if (r->on_block)
+		r->on_block(r->block, r->block_len, r->on_block_data);
 	pl_cur_init(&r->frames, raw, raw_len);
 	return 1;
 }

@@ -27,6 +27,15 @@
 #include "msg.h"
 #include "wire.h"
 
+/* Called with a block's stored bytes (header and payload, as read) once the
+ * block has passed its checks and been decompressed, before any of its
+ * frames is returned; also for blocks that yield no message (STACK
+ * definitions, frames of unknown type, the tail of a zstd frame), which
+ * later blocks depend on.  A copy of the stream made from these calls is a
+ * valid capture up to the last good block.  The bytes are valid only during
+ * the call. */
+typedef void (*pl_reader_block_fn)(const uint8_t *block, size_t len, void *data);
+
 struct pl_reader {
 	uint8_t *buf; /* undecoded input */
 	size_t len, cap, max_cap;
@@ -37,6 +46,8 @@ struct pl_reader {
 	struct pl_cursor frames; /* the current block's remaining frames */
 	const uint8_t *block;    /* the current block's bytes as stored (header + payload) */
 	size_t block_len;
+	pl_reader_block_fn on_block; /* NULL: none */
+	void *on_block_data;
 	int err;
 	char errmsg[160];
 	uint64_t blocks;         /* complete blocks read */
@@ -61,6 +72,9 @@ int pl_reader_init(struct pl_reader *r, size_t max_block);
 void pl_reader_free(struct pl_reader *r);
 /* Appends bytes.  Returns 0 or -ENOMEM. */
 int pl_reader_feed(struct pl_reader *r, const void *p, size_t n);
+/* Sets (fn NULL: clears) the per-block hook, for the blocks loaded from now
+ * on. */
+void pl_reader_set_block_hook(struct pl_reader *r, pl_reader_block_fn fn, void *data);
 /* 1: *m holds a message; 0: need more bytes; < 0: stream error (see
  * pl_reader_error()). */
 int pl_reader_next(struct pl_reader *r, struct pl_msg *m);

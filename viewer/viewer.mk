@@ -1,5 +1,7 @@
 # viewer/viewer.mk — the viewer: io (captures, live client, session
-# writer, loader), model, command line, tests.  Included by the top
+# writer, loader), model, core (the headless application layer under the
+# command line and the app: live session, load job, sessions index, target
+# settings, view state), command line, tests.  Included by the top
 # Makefile; everything hangs off the double-colon target `viewer::`.
 #
 # viewer/symbols and viewer/formats are separate modules with their own .mk
@@ -12,7 +14,7 @@ include viewer/symbols/symbols.mk
 
 VIEWER_PKGS := glib-2.0 gio-2.0 libdw libelf
 VIEWER_CFLAGS := $(shell pkg-config --cflags $(VIEWER_PKGS)) \
-	-Iviewer/io -Iviewer/model -Iviewer/symbols -Iviewer/formats
+	-Iviewer/io -Iviewer/model -Iviewer/symbols -Iviewer/formats -Iviewer/core
 VIEWER_LIBS := $(shell pkg-config --libs $(VIEWER_PKGS)) $(ZSTD_LIBS) -lpthread -lm
 
 $(BUILD)/viewer/%.o: ALL_CFLAGS += $(VIEWER_CFLAGS)
@@ -20,6 +22,8 @@ $(BUILD)/viewer/%.o: ALL_CFLAGS += $(VIEWER_CFLAGS)
 VIEWER_IO_OBJS := $(BUILD)/viewer/io/pl-capture.o $(BUILD)/viewer/io/pl-session-writer.o \
 	$(BUILD)/viewer/io/pl-client.o $(BUILD)/viewer/io/pl-loader.o $(BUILD)/viewer/io/pl-ssh.o
 VIEWER_MODEL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/model/*.c))
+# no GTK here (GLib, GIO): what cli/ and the app module share
+VIEWER_CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/core/*.c))
 
 # system call names of the boards' architectures, from the kernel's headers
 $(BUILD)/viewer/pl-syscall-names.h: viewer/model/gen-syscall-names.sh
@@ -34,15 +38,8 @@ VIEWER_LIBS += $(SYMBOLS_LIBS)
 VIEWER_FMT_OBJS := $(FORMATS_OBJS) $(FORMATS_EXPORT_OBJS) $(BUILD)/viewer/io/pl-capture-perf.o
 VIEWER_LIBS += $(FORMATS_LIBS)
 
-# ─── viewer/core: the headless layer between io/ and ui/+cli/ ───────────
-# The app's export of a saved session.  Its own variable, so that other
-# files of viewer/core join the build beside it.
-VIEWER_CORE_EXPORT_OBJS := $(BUILD)/viewer/core/pl-saved-session-export.o
-VIEWER_CFLAGS += -Iviewer/core
-# ─────────────────────────────────────────────────────────────────────────
-
 VIEWER_LIB_OBJS := $(VIEWER_IO_OBJS) $(VIEWER_MODEL_OBJS) $(VIEWER_SYM_OBJS) $(VIEWER_FMT_OBJS) \
-	$(VIEWER_CORE_EXPORT_OBJS)
+	$(VIEWER_CORE_OBJS)
 VIEWER_CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/cli/*.c))
 
 $(BUILD)/libplviewer.a: $(VIEWER_LIB_OBJS)
@@ -60,8 +57,7 @@ $(BUILD)/viewer/cli/%.o: ALL_CFLAGS += -Iviewer/ui -I$(BUILD)/viewer
 # both (pl-abi.h), lets perflens refuse a module from another build
 # (viewer/cli/app.c) instead of crashing in it.
 PL_ABI_HEADERS := $(sort $(wildcard common/*.h viewer/io/*.h viewer/model/*.h \
-	viewer/symbols/*.h viewer/formats/*.h)) viewer/ui/pl-ui.h
-PL_ABI_HEADERS += $(VIEWER_CORE_EXPORT_OBJS:$(BUILD)/%.o=%.h)
+	viewer/symbols/*.h viewer/formats/*.h viewer/core/*.h)) viewer/ui/pl-ui.h
 $(BUILD)/viewer/pl-abi.h: $(PL_ABI_HEADERS) viewer/viewer.mk
 	@mkdir -p $(dir $@)
 	printf '#define PL_VIEWER_ABI "%s"\n' "$$(cat $(PL_ABI_HEADERS) | sha256sum | cut -c1-16)" >$@

@@ -1,6 +1,9 @@
 /* record.c — perflens record: profile live through an agent, saving the
- * session as it streams. */
+ * session as it streams.  The recording is a PlLiveSession
+ * (viewer/core/pl-live-session.h), the very object the app's connect form
+ * drives; this file is its command line: options, progress, Ctrl-C. */
 #include <errno.h>
+#include <glib-unix.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,43 +11,74 @@
 
 #include "pl-cli.h"
 #include "pl-client.h"
+#include "pl-live-session.h"
 #include "pl-ssh.h"
 #include "pl-syscalls.h"
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	interrupted = 1;
-}
-
+/* While the recording runs: what ends it from this side. */
 typedef struct {
-	guint64 samples, lost;
+	PlLiveSession *session;
+	GCancellable *give_up; /* the agent did not end the session after STOP */
+	GError *stop_error;    /* STOP could not be sent */
+	gboolean stopping;
+	guint stop_timer;
 	gboolean quiet;
-} RecordStats;
+} Recording;
 
-static gboolean on_msg(const struct pl_msg *m, gpointer data)
+static void on_message(PlLiveSession *session, gconstpointer msg, Recording *r)
 {
-	RecordStats *s = data;
+	const struct pl_msg *m = msg;
 	switch (m->type) {
-	case PL_MSG_SAMPLE:
-		s->samples++;
-		break;
-	case PL_MSG_LOST:
-		s->lost += m->u.lost.count;
-		break;
 	case PL_MSG_LOG:
-		if (!s->quiet)
+		if (!r->quiet)
 			fprintf(stderr, "perflens: agent: %.*s\n", (int)m->u.log.message.len,
 				m->u.log.message.p);
 		break;
 	case PL_MSG_END:
-		if (!s->quiet && m->u.end.message.len)
+		if (!r->quiet && m->u.end.message.len)
 			fprintf(stderr, "perflens: session ended: %.*s\n",
 				(int)m->u.end.message.len, m->u.end.message.p);
 		break;
 	}
-	return TRUE;
+}
+
+static gboolean on_stop_timeout(gpointer data)
+{
+	Recording *r = data;
+	r->stop_timer = 0;
+	fprintf(stderr, "perflens: the agent did not end the session after STOP; closing\n");
+	g_cancellable_cancel(r->give_up);
+	return G_SOURCE_REMOVE;
+}
+
+/* Ctrl-C, SIGTERM, or the backstop deadline: STOP, and 5 s for END. */
+static gboolean on_stop(gpointer data)
+{
+	Recording *r = data;
+	if (r->stopping)
+		return G_SOURCE_CONTINUE;
+	r->stopping = TRUE;
+	if (!pl_live_session_stop(r->session, &r->stop_error)) {
+		g_cancellable_cancel(r->give_up);
+		return G_SOURCE_CONTINUE;
+	}
+	r->stop_timer = g_timeout_add_seconds(5, on_stop_timeout, r);
+	return G_SOURCE_CONTINUE;
+}
+
+static gboolean on_deadline(gpointer data)
+{
+	on_stop(data);
+	return G_SOURCE_REMOVE;
+}
+
+static gboolean on_progress(gpointer data)
+{
+	Recording *r = data;
+	fprintf(stderr, "\r  %" G_GUINT64_FORMAT " samples, %" G_GUINT64_FORMAT " KiB",
+		pl_live_session_get_samples(r->session),
+		pl_live_session_get_bytes(r->session) / 1024);
+	return G_SOURCE_CONTINUE;
 }
 
 static guint8 parse_callgraph(const char *s)
@@ -117,16 +151,19 @@ int pl_cli_record(int argc, char **argv)
 	int rc = PL_EXIT_BAD_INPUT;
 	g_autoptr(PlClient) client = NULL;
 	g_autoptr(PlSessionWriter) writer = NULL;
+	g_autoptr(PlLiveSession) session = NULL;
+	g_autoptr(GCancellable) give_up = g_cancellable_new();
 	g_autoptr(GError) error = NULL;
 	g_auto(GStrv) cmd_argv = NULL;
-	RecordStats stats = { 0, 0, quiet };
+	Recording rec = { .give_up = give_up };
+	guint sources[4] = { 0 };
 	g_autofree char *path = NULL;
 	g_autofree char *advice = NULL; /* pl_ssh_perf_advice */
 	g_autofree char *sys_spec = NULL; /* "slow-syscalls:DUR:NR,…" */
 
 	if (!pl_cli_parse(ctx, &argc, &argv, "record"))
 		goto out;
-	stats.quiet = quiet;
+	rec.quiet = quiet;
 	if ((listen == NULL) == (argc != 2)) {
 		pl_cli_fail("record needs HOST[:PORT], ssh://[USER@]HOST[:PORT] or --listen PORT "
 			    "(run perflens record --help)");
@@ -224,15 +261,10 @@ int pl_cli_record(int argc, char **argv)
 		goto out;
 	}
 	path = g_strdup(pl_session_writer_get_path(writer));
-	pl_client_set_handler(client, on_msg, &stats);
-	if (!pl_client_set_writer(client, writer, &error)) {
-		pl_cli_fail("%s", error->message);
-		goto out;
-	}
-	if (!pl_ssh_note_session(client, writer, &error)) {
-		pl_cli_fail("%s", error->message);
-		goto out;
-	}
+	/* from here on the session holds the client and the recording */
+	session = rec.session = pl_live_session_new();
+	g_signal_connect(session, "message", G_CALLBACK(on_message), &rec);
+	pl_live_session_set_client(session, g_steal_pointer(&client));
 
 	struct pl_msg *m = g_new0(struct pl_msg, 1);
 	m->type = PL_MSG_START;
@@ -253,83 +285,74 @@ int pl_cli_record(int argc, char **argv)
 	s->stacks = PL_STACKS_BOTH;
 	s->duration_ms = (guint32)(duration * 1000);
 	s->flags = (switches ? PL_START_SWITCH_STACKS : 0) | (counters ? PL_START_COUNTERS : 0);
-	gboolean started = pl_client_request(client, m, timeout_ms, &error);
+	gboolean started = pl_live_session_start(session, m, g_steal_pointer(&writer), &error) &&
+			   pl_live_session_wait_started(session, timeout_ms, &error);
 	g_free(m);
 	if (!started) {
 		g_clear_pointer(&advice, g_free);
 		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
-			advice = pl_ssh_perf_advice(client, -EACCES, all);
+			advice = pl_ssh_perf_advice(pl_live_session_get_client(session), -EACCES,
+						    all);
 		pl_cli_fail("%s", advice ? advice : error->message);
 		goto out;
 	}
 	if (!quiet)
 		fprintf(stderr, "perflens: recording to %s (Ctrl-C to stop)\n", path);
 
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	sources[0] = g_unix_signal_add(SIGINT, on_stop, &rec);
+	sources[1] = g_unix_signal_add(SIGTERM, on_stop, &rec);
 	/* The agent ends the session itself (duration, target exit); our
 	 * deadline is a backstop in case it does not. */
-	gint64 deadline = duration > 0 ? g_get_monotonic_time() +
-						 (gint64)((duration + 15) * G_USEC_PER_SEC)
-				       : G_MAXINT64;
-	gboolean stopping = FALSE;
-	gint64 stop_deadline = 0;
+	if (duration > 0)
+		sources[2] = g_timeout_add((guint)((duration + 15) * 1000), on_deadline, &rec);
 	gboolean progress = !quiet && isatty(2);
-	gint64 next_progress = g_get_monotonic_time() + G_USEC_PER_SEC;
-	while (!pl_client_got_end(client)) {
-		if (progress && g_get_monotonic_time() >= next_progress) {
-			next_progress += G_USEC_PER_SEC;
-			fprintf(stderr, "\r  %" G_GUINT64_FORMAT " samples, %" G_GUINT64_FORMAT " KiB",
-				stats.samples, pl_session_writer_get_bytes(writer) / 1024);
-		}
-		if (!stopping && (interrupted || g_get_monotonic_time() > deadline)) {
-			struct pl_msg stop = { .type = PL_MSG_STOP };
-			if (!pl_client_send(client, &stop, &error))
-				break;
-			stopping = TRUE;
-			stop_deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
-		}
-		if (stopping && g_get_monotonic_time() > stop_deadline) {
-			fprintf(stderr, "perflens: the agent did not end the session after STOP; "
-					"closing\n");
-			break;
-		}
-		if (!pl_client_poll(client, 200, &error))
-			break;
+	if (progress)
+		sources[3] = g_timeout_add_seconds(1, on_progress, &rec);
+	gboolean ended = pl_live_session_wait(session, give_up, &error);
+	if (rec.stop_error) {
+		g_clear_error(&error);
+		g_propagate_error(&error, g_steal_pointer(&rec.stop_error));
+	} else if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+		g_clear_error(&error); /* gave up waiting for END after STOP */
 	}
-	if (!pl_client_got_end(client) && error &&
-	    !g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CLOSED)) {
+	if (!ended && error && !g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CLOSED)) {
 		pl_cli_fail("%s (the session so far is saved in %s)", error->message, path);
 		goto out;
 	}
 	/* the agent vanished (killed, board reset, network cut): what arrived is
 	 * on disk, but the recording is incomplete, which a script must see */
-	gboolean cut_short = !pl_client_got_end(client) && error;
+	gboolean cut_short = !ended && error;
 	if (cut_short)
 		fprintf(stderr, "perflens: %s before the session ended; what arrived is saved\n",
 			error->message);
 	g_clear_error(&error);
 	if (progress)
 		fputc('\n', stderr);
-	struct pl_msg bye = { .type = PL_MSG_BYE };
-	pl_client_send(client, &bye, NULL);
-	if (!pl_session_writer_close(writer, &error)) {
-		pl_cli_fail("%s", error->message);
+	/* BYE, and the file closed if the agent never ended the recording */
+	pl_live_session_disconnect(session, NULL);
+	if (pl_live_session_get_save_error(session)) {
+		pl_cli_fail("%s", pl_live_session_get_save_error(session));
 		goto out;
 	}
 	if (!quiet) {
 		fprintf(stderr,
 			"perflens: saved %" G_GUINT64_FORMAT " samples (%" G_GUINT64_FORMAT
 			" bytes) to %s\n",
-			stats.samples, pl_session_writer_get_bytes(writer), path);
-		if (stats.lost)
+			pl_live_session_get_samples(session), pl_live_session_get_bytes(session),
+			path);
+		if (pl_live_session_get_lost(session))
 			fprintf(stderr, "perflens: %" G_GUINT64_FORMAT " samples were lost\n",
-				stats.lost);
+				pl_live_session_get_lost(session));
 		fprintf(stderr, "perflens: next: perflens report %s\n", path);
 	}
 	rc = cut_short ? PL_EXIT_BAD_INPUT : PL_EXIT_OK;
 out:
+	for (guint i = 0; i < G_N_ELEMENTS(sources); i++)
+		if (sources[i])
+			g_source_remove(sources[i]);
+	if (rec.stop_timer)
+		g_source_remove(rec.stop_timer);
+	g_clear_error(&rec.stop_error);
 	g_free(token);
 	g_free(command);
 	g_free(output);

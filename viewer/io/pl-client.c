@@ -1,6 +1,6 @@
 /* pl-client.c — the viewer's end of a live agent connection: connect or
- * accept, handshake, commands and replies, the received stream, and the tap
- * that saves its blocks (contract in pl-client.h). */
+ * accept, handshake, commands and replies, the received stream, and the saving
+ * of its blocks (contract in pl-client.h). */
 #include "pl-client.h"
 
 #include <errno.h>
@@ -27,14 +27,9 @@ struct _PlClient {
 	gboolean have_hello;
 	gboolean got_end;
 	guint64 bytes_in;
-	/* Saving: a tap splits the received bytes into blocks itself (header
-	 * caps and CRC checked) so that every block is saved, also those the
-	 * reader consumes without returning a message (STACK definitions,
-	 * frames of unknown type), which later blocks depend on. */
-	GByteArray *tap;
-	guint32 tap_header_left; /* stream header bytes still to skip */
-	gboolean tap_have_header;
-	gboolean tap_failed;
+	/* Saving: the reader hands over every block it loads (save_block),
+	 * also those it consumes without returning a message (STACK
+	 * definitions, frames of unknown type), which later blocks depend on. */
 	GByteArray *early; /* blocks received before a writer was attached */
 	gboolean early_saved; /* early (HELLO among it) went into a session file */
 	PlSessionWriter *writer;
@@ -109,6 +104,8 @@ static int ms_left(gint64 deadline)
 	return left < 0 ? 0 : (int)MIN(left, G_MAXINT);
 }
 
+static void save_block(const uint8_t *b, size_t n, void *data);
+
 static PlClient *client_new(int fd, char *peer, GError **error)
 {
 	PlClient *self = g_new0(PlClient, 1);
@@ -116,7 +113,6 @@ static PlClient *client_new(int fd, char *peer, GError **error)
 	self->peer = peer;
 	self->next_id = 1;
 	self->early = g_byte_array_new();
-	self->tap = g_byte_array_new();
 	self->msg = g_new0(struct pl_msg, 1);
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -126,6 +122,7 @@ static PlClient *client_new(int fd, char *peer, GError **error)
 		pl_client_free(self);
 		return NULL;
 	}
+	pl_reader_set_block_hook(&self->reader, save_block, self);
 	return self;
 }
 
@@ -448,8 +445,6 @@ void pl_client_free(PlClient *self)
 	g_free(self->refusal);
 	if (self->early)
 		g_byte_array_unref(self->early);
-	if (self->tap)
-		g_byte_array_unref(self->tap);
 	g_clear_error(&self->write_error);
 	g_free(self);
 }
@@ -544,8 +539,13 @@ gboolean pl_client_set_writer(PlClient *self, PlSessionWriter *writer, GError **
 
 /* ─── receiving ──────────────────────────────────────────────────────── */
 
-static void save_block(PlClient *self, const guint8 *b, gsize n)
+/* The reader's block hook: a block is saved before any of its messages is
+ * dispatched, so a handler that closes the file on END finds END's block in
+ * it.  A bad block ends the stream before it is saved: the file ends with
+ * the last good block. */
+static void save_block(const uint8_t *b, size_t n, void *data)
 {
+	PlClient *self = data;
 	if (!self->writer) {
 		/* HELLO and the probe: small, kept until a writer is attached */
 		if (self->early->len < 16u << 20)
@@ -554,57 +554,6 @@ static void save_block(PlClient *self, const guint8 *b, gsize n)
 	}
 	if (!self->write_error)
 		pl_session_writer_append(self->writer, b, n, &self->write_error);
-}
-
-/* Cuts complete, verified blocks off the front of the tap and saves them.
- * A bad block stops the tap for good: the reader fails on the same bytes
- * and the connection is closed, so the file ends with the last good block. */
-static void tap_feed(PlClient *self, const guint8 *p, gsize n)
-{
-	if (self->tap_failed)
-		return;
-	g_byte_array_append(self->tap, p, (guint)n);
-	for (;;) {
-		const guint8 *d = self->tap->data;
-		gsize avail = self->tap->len;
-		if (!self->tap_have_header) {
-			struct pl_stream_header h;
-			char why[160];
-			if (avail < PL_STREAM_HEADER_SIZE)
-				return;
-			if (pl_stream_header_parse(d, avail, &h, why, sizeof(why)) < 0) {
-				self->tap_failed = TRUE;
-				return;
-			}
-			self->tap_have_header = TRUE;
-			self->tap_header_left = h.header_size;
-		}
-		if (self->tap_header_left) {
-			guint32 k = (guint32)MIN(avail, self->tap_header_left);
-			g_byte_array_remove_range(self->tap, 0, k);
-			self->tap_header_left -= k;
-			if (self->tap_header_left)
-				return;
-			continue;
-		}
-		struct pl_block_header bh;
-		char why[160];
-		if (avail < PL_BLOCK_HEADER_SIZE)
-			return;
-		if (pl_block_header_parse(d, avail, &bh, why, sizeof(why)) < 0) {
-			self->tap_failed = TRUE;
-			return;
-		}
-		gsize total = PL_BLOCK_HEADER_SIZE + (gsize)bh.stored_len;
-		if (avail < total)
-			return;
-		if (pl_crc32(0, d + PL_BLOCK_HEADER_SIZE, bh.stored_len) != bh.crc32) {
-			self->tap_failed = TRUE;
-			return;
-		}
-		save_block(self, d, total);
-		g_byte_array_remove_range(self->tap, 0, (guint)total);
-	}
 }
 
 static void dispatch(PlClient *self, const struct pl_msg *m)
@@ -690,7 +639,6 @@ gboolean pl_client_poll(PlClient *self, guint timeout_ms, GError **error)
 		return FALSE;
 	}
 	self->bytes_in += (guint64)n;
-	tap_feed(self, buf, (gsize)n);
 	if (pl_reader_feed(&self->reader, buf, (size_t)n) < 0) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s",
 			    pl_reader_error(&self->reader));

@@ -31,12 +31,11 @@ G_BEGIN_DECLS
 
 enum { AF_RETURN = 1, AF_KERNEL = 2, AF_ROOT = 4 };
 
-/* A message held back for reordering, re-encoded with the wire encoder
- * (compact, and it owns copies of what the original borrowed). */
+/* A message held back for reordering: a compact copy of the decoded
+ * message that owns what the original borrowed (pl-profile-ingest.c). */
 typedef struct {
 	guint64 time, seq;
-	guint8 *frame;
-	guint32 len;
+	guint8 *msg;
 } Pending;
 
 typedef struct {
@@ -98,7 +97,6 @@ struct _PlProfile {
 	GArray *heap; /* Pending, a binary min-heap on (time, seq) */
 	guint64 seq;
 	guint64 max_time;
-	guint8 *scratch; /* one encoded frame */
 	struct pl_msg *decoded;
 	guint64 pcs[PL_MAX_CALLCHAIN + 8];
 	guint8 pc_flags[PL_MAX_CALLCHAIN + 8];

@@ -95,7 +95,6 @@ PlProfile *pl_profile_new(const PlSymOptions *opts)
 	self->loss_marks = g_array_new(FALSE, FALSE, sizeof(PlLossMark));
 	self->stats.log = g_ptr_array_new_with_free_func(g_free);
 	self->heap = g_array_new(FALSE, FALSE, sizeof(Pending));
-	self->scratch = g_malloc(PL_FRAME_HEADER_SIZE + PL_FRAME_MAX);
 	self->decoded = g_new0(struct pl_msg, 1);
 	return self;
 }
@@ -105,9 +104,8 @@ void pl_profile_free(PlProfile *self)
 	if (!self)
 		return;
 	for (guint i = 0; i < self->heap->len; i++)
-		g_free(g_array_index(self->heap, Pending, i).frame);
+		g_free(g_array_index(self->heap, Pending, i).msg);
 	g_array_free(self->heap, TRUE);
-	g_free(self->scratch);
 	g_free(self->decoded);
 	g_clear_pointer(&self->syms, pl_symbols_free);
 	g_free(self->opts.sysroot);

@@ -1,13 +1,10 @@
 /* pl-connect-view.c — connect, choose, control (see the header). */
 #include "pl-connect-view.h"
 
-#include <glib-unix.h>
 #include <string.h>
 
-#include "block.h"
-#include "pl-agent-client.h"
+#include "pl-agent-connect.h"
 #include "pl-connect-options.h"
-#include "pl-live-recording.h"
 #include "pl-proc-item.h"
 #include "pl-ssh.h"
 #include "pl-symbol-check.h"
@@ -39,22 +36,14 @@ struct _PlConnectView {
 	PlConnectOptions *options; /* the Record form */
 	GtkWidget *start_btn, *pause_btn, *resume_btn, *stop_btn;
 
-	PlClient *client;
-	guint watch;
+	/* the connection and its recordings: the form binds to it */
+	PlLiveSession *session;
 	guint timeout_ms;
-	PlAgentInfo agent; /* copied strings */
-	char *peer;
 	char *probe_summary;
 	GPtrArray *pending_procs; /* PlProcItem* */
-	guint32 list_req, start_req, pause_req, stop_req;
-	PlLiveRecording *live; /* the session's file, while one is recorded */
-	gboolean recording, connecting;
-	gboolean start_all; /* the pending START is for the whole board */
-	guint64 samples;
+	gboolean connecting;
+	gboolean ended_by_disconnect; /* "session-ended" waits for the disconnect */
 	char *last_error;
-
-	PlMsgFunc sink;
-	gpointer sink_data;
 };
 
 G_DEFINE_FINAL_TYPE(PlConnectView, pl_connect_view, GTK_TYPE_WIDGET)
@@ -87,16 +76,25 @@ static char *pstr(struct pl_str s)
 	return g_strndup(s.p, s.len);
 }
 
+static const PlAgentInfo *agent_info(PlConnectView *self)
+{
+	static const PlAgentInfo none;
+	const PlAgentInfo *a = pl_live_session_get_agent(self->session);
+	return a ? a : &none;
+}
+
 /* ─── board facts ────────────────────────────────────────────────────── */
 
 static void update_facts(PlConnectView *self)
 {
-	const PlAgentInfo *a = &self->agent;
-	g_autofree char *text = pl_agent_client_describe(a, self->peer, self->probe_summary);
+	const PlAgentInfo *a = agent_info(self);
+	PlClient *client = pl_live_session_get_client(self->session);
+	g_autofree char *text = pl_agent_describe(a, pl_live_session_get_peer(self->session),
+						  self->probe_summary);
 	/* over SSH as a user perf_event_paranoid refuses: what to do, before
 	 * Start is even tried (pl_ssh_perf_advice) */
-	g_autofree char *advice = self->client && !(a->flags & PL_HELLO_PERF_AVAILABLE)
-					  ? pl_ssh_perf_advice(self->client, a->perf_errno, FALSE)
+	g_autofree char *advice = client && !(a->flags & PL_HELLO_PERF_AVAILABLE)
+					  ? pl_ssh_perf_advice(client, a->perf_errno, FALSE)
 					  : NULL;
 	if (advice) {
 		g_autofree char *e = g_markup_escape_text(advice, -1);
@@ -118,7 +116,8 @@ static void last_session_done(GObject *src, GAsyncResult *res, gpointer data)
 	g_autoptr(PlSessionInfo) in = pl_symbol_check_finish(res);
 	PlConnectView *self = PL_CONNECT_VIEW(src);
 	gboolean warning;
-	g_autofree char *text = pl_symbol_check_describe(self->client ? in : NULL, &warning);
+	g_autofree char *text = pl_symbol_check_describe(
+		pl_live_session_is_connected(self->session) ? in : NULL, &warning);
 	gtk_label_set_text(self->symbols_note, text);
 	if (warning)
 		gtk_widget_add_css_class(GTK_WIDGET(self->symbols_note), "pl-warning");
@@ -129,9 +128,9 @@ static void last_session_done(GObject *src, GAsyncResult *res, gpointer data)
 static void show_last_session_symbols(PlConnectView *self)
 {
 	gtk_label_set_text(self->symbols_note, "");
-	if (!self->agent.hostname)
+	if (!agent_info(self)->hostname)
 		return;
-	pl_symbol_check_async(self->agent.hostname, self, last_session_done, NULL);
+	pl_symbol_check_async(agent_info(self)->hostname, self, last_session_done, NULL);
 }
 
 const char *pl_connect_view_get_symbols_note(PlConnectView *self)
@@ -154,33 +153,13 @@ static void on_filter_changed(GtkSearchEntry *e, PlConnectView *self)
 	gtk_filter_changed(GTK_FILTER(self->proc_filter), GTK_FILTER_CHANGE_DIFFERENT);
 }
 
-/* ─── the stream ─────────────────────────────────────────────────────── */
+/* ─── the live session ───────────────────────────────────────────────── */
 
-/* The session's file, closed: its path (g_free), or NULL when none.  A
- * failed fsync or close is shown (the file may miss its end). */
-static char *end_recording_full(PlConnectView *self, char **save_error)
-{
-	g_autoptr(GError) error = NULL;
-	char *path = self->live ? pl_live_recording_finish(self->live, &error) : NULL;
-	self->live = NULL;
-	if (error)
-		show_error(self, error->message);
-	if (save_error)
-		*save_error = error ? g_strdup(error->message) : NULL;
-	return path;
-}
-
-static char *end_recording(PlConnectView *self)
-{
-	return end_recording_full(self, NULL);
-}
-
-static void disconnect(PlConnectView *self, const char *why);
 static void fill_recent(PlConnectView *self);
 
-static gboolean on_msg(const struct pl_msg *m, gpointer data)
+static void on_message(PlLiveSession *session, gconstpointer data, PlConnectView *self)
 {
-	PlConnectView *self = data;
+	const struct pl_msg *m = data;
 	switch (m->type) {
 	case PL_MSG_PROBE_EVENT: {
 		g_autofree char *name = pstr(m->u.probe_event.name);
@@ -203,135 +182,88 @@ static gboolean on_msg(const struct pl_msg *m, gpointer data)
 		update_facts(self);
 		break;
 	}
-	case PL_MSG_PROC:
-		if (m->u.proc.request_id == self->list_req) {
-			g_ptr_array_add(self->pending_procs, pl_proc_item_new(&m->u.proc));
-		}
-		break;
-	case PL_MSG_REPLY: {
-		const struct pl_msg_reply *r = &m->u.reply;
-		g_autofree char *msg = pstr(r->message);
-		if (r->request_id == self->list_req) {
-			g_list_store_splice(self->procs, 0,
-					    g_list_model_get_n_items(G_LIST_MODEL(self->procs)),
-					    self->pending_procs->pdata, self->pending_procs->len);
-			g_ptr_array_set_size(self->pending_procs, 0);
-			self->list_req = 0;
-			set_status(self, "%u processes on the board",
-				   g_list_model_get_n_items(G_LIST_MODEL(self->procs)));
-		} else if (r->request_id == self->start_req) {
-			self->start_req = 0;
-			if (r->status < 0) {
-				self->recording = FALSE;
-				g_autofree char *advice =
-					pl_ssh_perf_advice(self->client, r->status, self->start_all);
-				g_autofree char *e =
-					g_strdup_printf("Start refused: %s", advice ? advice : msg);
-				show_error(self, e);
-				set_status(self, "Not recording: the board refused Start");
-				/* nothing was recorded: no empty session in the list */
-				if (self->live)
-					pl_live_recording_discard(self->live);
-				self->live = NULL;
-				/* the window made a fresh profile at "session-starting" */
-				g_signal_emit(self, signals[SIG_ENDED], 0, e);
-			} else {
-				show_error(self, NULL);
-				set_status(self, "Recording (%s) — saved as it streams to %s", msg,
-					   pl_live_recording_get_path(self->live));
-				g_signal_emit(self, signals[SIG_STARTED], 0,
-					      pl_live_recording_get_path(self->live));
-			}
-		} else if (r->status < 0) {
-			g_autofree char *e = g_strdup_printf("The agent refused: %s", msg);
-			show_error(self, e);
-		}
-		update_sensitivity(self);
-		break;
 	}
-	case PL_MSG_SAMPLE:
-		self->samples++;
-		break;
-	case PL_MSG_END: {
-		g_autofree char *msg = pstr(m->u.end.message);
-		if (self->sink && self->recording)
-			self->sink(m, self->sink_data);
-		self->recording = FALSE;
-		g_autofree char *path = end_recording(self);
+}
+
+static void on_process(PlLiveSession *session, gconstpointer proc, PlConnectView *self)
+{
+	g_ptr_array_add(self->pending_procs, pl_proc_item_new(proc));
+}
+
+static void on_listed(PlLiveSession *session, guint n, PlConnectView *self)
+{
+	g_list_store_splice(self->procs, 0, g_list_model_get_n_items(G_LIST_MODEL(self->procs)),
+			    self->pending_procs->pdata, self->pending_procs->len);
+	g_ptr_array_set_size(self->pending_procs, 0);
+	set_status(self, "%u processes on the board",
+		   g_list_model_get_n_items(G_LIST_MODEL(self->procs)));
+	update_sensitivity(self);
+}
+
+static void on_problem(PlLiveSession *session, const char *message, PlConnectView *self)
+{
+	show_error(self, message);
+}
+
+static void on_starting(PlLiveSession *session, PlConnectView *self)
+{
+	g_signal_emit(self, signals[SIG_STARTING], 0);
+}
+
+static void on_started(PlLiveSession *session, const char *path, PlConnectView *self)
+{
+	show_error(self, NULL);
+	set_status(self, "Recording (%s) — saved as it streams to %s",
+		   pl_live_session_get_start_reply(session), path);
+	g_signal_emit(self, signals[SIG_STARTED], 0, path);
+	update_sensitivity(self);
+}
+
+static void on_ended(PlLiveSession *session, const char *why, PlConnectView *self)
+{
+	if (!pl_live_session_is_connected(session)) {
+		/* the connection was lost: said with the disconnect */
+		self->ended_by_disconnect = TRUE;
+		return;
+	}
+	if (pl_live_session_got_end(session)) {
+		const char *path = pl_live_session_get_path(session);
 		set_status(self, "Session ended%s%s — %" G_GUINT64_FORMAT " samples saved in %s",
-			   *msg ? ": " : "", msg, self->samples, path ? path : "?");
-		g_signal_emit(self, signals[SIG_ENDED], 0, msg);
-		update_sensitivity(self);
-		return TRUE;
+			   why && *why ? ": " : "", why ? why : "",
+			   pl_live_session_get_samples(session), path ? path : "?");
+	} else {
+		/* START refused; the window made a fresh profile at
+		 * "session-starting" */
+		show_error(self, why);
+		set_status(self, "Not recording: the board refused Start");
 	}
-	}
-	if (self->sink && self->recording)
-		self->sink(m, self->sink_data);
-	return TRUE;
+	g_signal_emit(self, signals[SIG_ENDED], 0, why);
+	update_sensitivity(self);
 }
 
-static gboolean on_readable(gint fd, GIOCondition cond, gpointer data)
+static void on_disconnected(PlLiveSession *session, const char *why, const char *saved,
+			    PlConnectView *self)
 {
-	PlConnectView *self = data;
-	g_autoptr(GError) error = NULL;
-	if (!pl_client_poll(self->client, 0, &error)) {
-		self->watch = 0;
-		disconnect(self, error ? error->message : "the agent closed the connection");
-		return G_SOURCE_REMOVE;
-	}
-	return G_SOURCE_CONTINUE;
-}
-
-static guint32 send_simple(PlConnectView *self, guint16 type)
-{
-	if (!self->client)
-		return 0;
-	struct pl_msg m = { .type = type };
-	g_autoptr(GError) error = NULL;
-	guint32 id = pl_client_send(self->client, &m, &error);
-	if (!id)
-		show_error(self, error->message);
-	return id;
-}
-
-static void agent_info_clear(PlAgentInfo *a)
-{
-	g_free(a->agent_version);
-	g_free(a->machine);
-	g_free(a->kernel_release);
-	g_free(a->hostname);
-	memset(a, 0, sizeof *a);
-}
-
-static void disconnect(PlConnectView *self, const char *why)
-{
-	if (self->watch)
-		g_source_remove(self->watch);
-	self->watch = 0;
-	gboolean was = self->client != NULL;
-	if (self->client) {
-		struct pl_msg bye = { .type = PL_MSG_BYE };
-		pl_client_send(self->client, &bye, NULL);
-	}
-	g_autofree char *save_error = NULL;
-	/* before the client it is attached to */
-	g_autofree char *path = end_recording_full(self, &save_error);
-	g_clear_pointer(&self->client, pl_client_free);
-	gboolean was_recording = self->recording;
-	self->recording = FALSE;
+	const char *save_error = saved ? pl_live_session_get_save_error(session) : NULL;
 	if (why) {
 		g_autofree char *s =
 			save_error ? g_strdup_printf("%s; %s", why, save_error)
-			: path	   ? g_strdup_printf("%s (what arrived is saved in %s)", why, path)
+			: saved	   ? g_strdup_printf("%s (what arrived is saved in %s)", why, saved)
 				   : g_strdup(why);
 		show_error(self, s);
 	}
 	gtk_widget_set_visible(self->board_page, FALSE);
 	update_sensitivity(self);
-	if (was_recording)
+	if (self->ended_by_disconnect) {
+		self->ended_by_disconnect = FALSE;
 		g_signal_emit(self, signals[SIG_ENDED], 0, why);
-	if (was)
-		g_signal_emit(self, signals[SIG_DISCONNECTED], 0, why);
+	}
+	g_signal_emit(self, signals[SIG_DISCONNECTED], 0, why);
+}
+
+static void disconnect(PlConnectView *self, const char *why)
+{
+	pl_live_session_disconnect(self->session, why);
 }
 
 /* ─── connecting ─────────────────────────────────────────────────────── */
@@ -340,7 +272,7 @@ static void connect_done(GObject *src, GAsyncResult *res, gpointer data)
 {
 	PlConnectView *self = PL_CONNECT_VIEW(src);
 	g_autofree char *msg = NULL;
-	PlClient *client = pl_agent_client_connect_finish(res, &msg);
+	PlClient *client = pl_agent_connect_finish(res, &msg);
 	self->connecting = FALSE;
 	gtk_spinner_stop(self->spinner);
 	if (!client) {
@@ -349,33 +281,25 @@ static void connect_done(GObject *src, GAsyncResult *res, gpointer data)
 		update_sensitivity(self);
 		return;
 	}
-	self->client = client;
-	agent_info_clear(&self->agent);
-	const PlAgentInfo *a = pl_client_get_agent(client);
-	self->agent = *a;
-	self->agent.agent_version = g_strdup(a->agent_version);
-	self->agent.machine = g_strdup(a->machine);
-	self->agent.kernel_release = g_strdup(a->kernel_release);
-	self->agent.hostname = g_strdup(a->hostname);
-	g_free(self->peer);
-	self->peer = g_strdup(pl_client_get_peer(client));
-	if (!pl_agent_client_connect_is_listen(res)) {
-		pl_ui_recent_add(pl_agent_client_connect_get_target(res));
+	pl_live_session_set_client(self->session, client);
+	if (!pl_agent_connect_is_listen(res)) {
+		pl_ui_recent_add(pl_agent_connect_get_target(res));
 		fill_recent(self);
 	}
 	show_error(self, NULL);
-	pl_client_set_handler(client, on_msg, self);
-	self->watch = g_unix_fd_add(pl_client_get_fd(client), G_IO_IN | G_IO_HUP | G_IO_ERR,
-				    on_readable, self);
 	update_facts(self);
 	show_last_session_symbols(self);
 	gtk_widget_set_visible(self->board_page, TRUE);
-	set_status(self, "Connected to %s — listing processes…", self->peer);
-	self->list_req = send_simple(self, PL_MSG_LIST);
-	/* the probe frames may have been read with HELLO before our handler
-	 * was set: ask again so the facts are complete */
-	if (pl_connect_options_get_n_probe_events(self->options) == 0)
-		send_simple(self, PL_MSG_PROBE);
+	set_status(self, "Connected to %s — listing processes…",
+		   pl_live_session_get_peer(self->session));
+	g_ptr_array_set_size(self->pending_procs, 0);
+	pl_live_session_list(self->session);
+	/* the probe frames may have been read with HELLO before the session
+	 * listened: ask again so the facts are complete */
+	if (pl_connect_options_get_n_probe_events(self->options) == 0) {
+		struct pl_msg probe = { .type = PL_MSG_PROBE };
+		pl_live_session_send(self->session, &probe);
+	}
 	update_sensitivity(self);
 	g_signal_emit(self, signals[SIG_CONNECTED], 0);
 }
@@ -385,7 +309,7 @@ static void begin_connect(PlConnectView *self, const char *target, const char *t
 {
 	if (self->connecting)
 		return;
-	if (self->client)
+	if (pl_live_session_is_connected(self->session))
 		disconnect(self, NULL);
 	self->connecting = TRUE;
 	show_error(self, NULL);
@@ -393,8 +317,7 @@ static void begin_connect(PlConnectView *self, const char *target, const char *t
 				: "Connecting to %s…",
 		   target);
 	gtk_spinner_start(self->spinner);
-	pl_agent_client_connect_async(target, token, listen, self->timeout_ms, self, connect_done,
-				      NULL);
+	pl_agent_connect_async(target, token, listen, self->timeout_ms, self, connect_done, NULL);
 	update_sensitivity(self);
 }
 
@@ -468,57 +391,47 @@ static void fill_recent(PlConnectView *self)
 
 static void update_sensitivity(PlConnectView *self)
 {
-	gboolean c = self->client != NULL;
+	gboolean c = pl_live_session_is_connected(self->session);
+	gboolean recording = pl_live_session_is_recording(self->session);
 	gtk_widget_set_sensitive(self->connect_btn, !self->connecting);
 	gtk_widget_set_sensitive(self->listen_btn, !self->connecting);
 	gtk_widget_set_visible(self->disconnect_btn, c);
-	gtk_widget_set_sensitive(self->start_btn, c && !self->recording && !self->start_req);
-	gtk_widget_set_sensitive(self->pause_btn, c && self->recording);
-	gtk_widget_set_sensitive(self->resume_btn, c && self->recording);
-	gtk_widget_set_sensitive(self->stop_btn, c && self->recording);
+	gtk_widget_set_sensitive(self->start_btn,
+				 c && !recording && !pl_live_session_is_starting(self->session));
+	gtk_widget_set_sensitive(self->pause_btn, c && recording);
+	gtk_widget_set_sensitive(self->resume_btn, c && recording);
+	gtk_widget_set_sensitive(self->stop_btn, c && recording);
 	if (c == FALSE)
 		fill_recent(self);
 }
 
 void pl_connect_view_start(PlConnectView *self)
 {
-	if (!self->client || self->recording)
+	if (!pl_live_session_is_connected(self->session) ||
+	    pl_live_session_is_recording(self->session))
 		return;
-	struct pl_msg *m = g_new0(struct pl_msg, 1);
+	g_autofree struct pl_msg *m = g_new0(struct pl_msg, 1);
 	m->type = PL_MSG_START;
-	struct pl_msg_start *s = &m->u.start;
 	g_autoptr(GError) error = NULL;
 	g_autofree char *what = NULL;
+	const PlAgentInfo *a = agent_info(self);
 	PlProcItem *p = gtk_single_selection_get_selected_item(self->proc_sel);
-	if (!pl_connect_options_fill_start(self->options, &self->agent, p, s, &what, &error)) {
+	if (!pl_connect_options_fill_start(self->options, a, p, &m->u.start, &what, &error)) {
 		show_error(self, error->message);
-		g_free(m);
 		return;
 	}
-	g_autofree char *label = g_strdup_printf(
-		"%s-%s", self->agent.hostname ? self->agent.hostname : "board", what);
-	self->live = pl_live_recording_new(label, &error);
-	if (!self->live) {
+	g_autofree char *label = g_strdup_printf("%s-%s", a->hostname ? a->hostname : "board", what);
+	g_autofree char *path = pl_session_default_path(label);
+	PlSessionWriter *writer = pl_session_writer_new_unique(path, &error);
+	if (!writer) {
 		g_autofree char *e = g_strdup_printf("Cannot save the session: %s", error->message);
 		show_error(self, e);
-		g_free(m);
 		return;
 	}
-	self->samples = 0;
-	g_signal_emit(self, signals[SIG_STARTING], 0);
-	/* every session file of this connection starts with HELLO (pl-client) */
-	if (!pl_live_recording_attach(self->live, self->client, &error)) {
-		show_error(self, error->message);
-		g_free(end_recording(self));
-		g_free(m);
-		return;
-	}
-	self->recording = TRUE;
-	self->start_all = s->target == PL_TARGET_ALL;
-	self->start_req = pl_client_send(self->client, m, &error);
-	g_free(m);
-	if (!self->start_req) {
-		disconnect(self, error->message);
+	if (!pl_live_session_start(self->session, m, writer, &error)) {
+		/* a failed send disconnected, and said so */
+		if (pl_live_session_is_connected(self->session))
+			show_error(self, error->message);
 		return;
 	}
 	set_status(self, "Starting…");
@@ -527,23 +440,23 @@ void pl_connect_view_start(PlConnectView *self)
 
 void pl_connect_view_pause(PlConnectView *self, gboolean pause)
 {
-	if (self->recording && send_simple(self, pause ? PL_MSG_PAUSE : PL_MSG_RESUME))
+	if (pl_live_session_pause(self->session, pause))
 		set_status(self, pause ? "Paused — saved so far in %s" : "Recording — saving to %s",
-			   pl_live_recording_get_path(self->live));
+			   pl_live_session_get_path(self->session));
 }
 
 void pl_connect_view_stop(PlConnectView *self)
 {
-	if (self->recording)
-		self->stop_req = send_simple(self, PL_MSG_STOP);
+	g_autoptr(GError) error = NULL;
+	if (pl_live_session_is_recording(self->session) &&
+	    !pl_live_session_stop(self->session, &error))
+		show_error(self, error->message);
 }
 
 void pl_connect_view_refresh(PlConnectView *self)
 {
-	if (self->client && !self->list_req) {
+	if (pl_live_session_is_connected(self->session) && pl_live_session_list(self->session))
 		g_ptr_array_set_size(self->pending_procs, 0);
-		self->list_req = send_simple(self, PL_MSG_LIST);
-	}
 }
 
 static void on_start(GtkButton *b, PlConnectView *self) { pl_connect_view_start(self); }
@@ -554,15 +467,12 @@ static void on_refresh(GtkButton *b, PlConnectView *self) { pl_connect_view_refr
 
 static void on_freq_changed(PlConnectOptions *o, guint hz, PlConnectView *self)
 {
-	if (!self->recording || !self->client)
+	if (!pl_live_session_is_recording(self->session))
 		return;
-	struct pl_msg *m = g_new0(struct pl_msg, 1);
+	g_autofree struct pl_msg *m = g_new0(struct pl_msg, 1);
 	m->type = PL_MSG_CONFIGURE;
 	m->u.configure.frequency = hz;
-	g_autoptr(GError) error = NULL;
-	if (!pl_client_send(self->client, m, &error))
-		show_error(self, error->message);
-	g_free(m);
+	pl_live_session_send(self->session, m);
 }
 
 /* ─── public ─────────────────────────────────────────────────────────── */
@@ -577,10 +487,9 @@ void pl_connect_view_set_timeout(PlConnectView *self, guint ms)
 	self->timeout_ms = ms ? ms : TIMEOUT_MS;
 }
 
-void pl_connect_view_set_sink(PlConnectView *self, PlMsgFunc func, gpointer data)
+PlLiveSession *pl_connect_view_get_session(PlConnectView *self)
 {
-	self->sink = func;
-	self->sink_data = data;
+	return self->session;
 }
 
 void pl_connect_view_connect(PlConnectView *self, const char *target, const char *token)
@@ -597,8 +506,14 @@ void pl_connect_view_connect(PlConnectView *self, const char *target, const char
 	on_connect_clicked(NULL, self);
 }
 
-gboolean pl_connect_view_is_connected(PlConnectView *self) { return self->client != NULL; }
-gboolean pl_connect_view_is_recording(PlConnectView *self) { return self->recording; }
+gboolean pl_connect_view_is_connected(PlConnectView *self)
+{
+	return pl_live_session_is_connected(self->session);
+}
+gboolean pl_connect_view_is_recording(PlConnectView *self)
+{
+	return pl_live_session_is_recording(self->session);
+}
 const char *pl_connect_view_get_error(PlConnectView *self) { return self->last_error; }
 const char *pl_connect_view_get_probe_notes(PlConnectView *self)
 {
@@ -614,12 +529,12 @@ const char *pl_connect_view_get_status(PlConnectView *self)
 }
 const PlAgentInfo *pl_connect_view_get_agent(PlConnectView *self)
 {
-	return self->client ? &self->agent : NULL;
+	return pl_live_session_get_agent(self->session);
 }
 
 const char *pl_connect_view_get_peer(PlConnectView *self)
 {
-	return self->peer;
+	return pl_live_session_get_peer(self->session);
 }
 
 void pl_connect_view_set_filter(PlConnectView *self, const char *text)
@@ -664,27 +579,25 @@ void pl_connect_view_set_frequency(PlConnectView *self, guint hz)
 
 const char *pl_connect_view_get_session_path(PlConnectView *self)
 {
-	return self->live ? pl_live_recording_get_path(self->live) : NULL;
+	return pl_live_session_is_recording(self->session) ? pl_live_session_get_path(self->session)
+							    : NULL;
 }
 
 guint64 pl_connect_view_get_samples(PlConnectView *self)
 {
-	return self->samples;
+	return pl_live_session_get_samples(self->session);
 }
 
 static void pl_connect_view_dispose(GObject *obj)
 {
 	PlConnectView *self = PL_CONNECT_VIEW(obj);
-	if (self->watch)
-		g_source_remove(self->watch);
-	self->watch = 0;
-	g_free(end_recording(self));
-	g_clear_pointer(&self->client, pl_client_free);
+	if (self->session) {
+		g_signal_handlers_disconnect_by_data(self->session, self);
+		g_clear_object(&self->session); /* closes a recording's file */
+	}
 	g_clear_pointer(&self->scroll, gtk_widget_unparent);
 	g_clear_object(&self->procs);
 	g_clear_pointer(&self->pending_procs, g_ptr_array_unref);
-	agent_info_clear(&self->agent);
-	g_clear_pointer(&self->peer, g_free);
 	g_clear_pointer(&self->probe_summary, g_free);
 	g_clear_pointer(&self->filter_text, g_free);
 	g_clear_pointer(&self->last_error, g_free);
@@ -712,8 +625,9 @@ static void pl_connect_view_class_init(PlConnectViewClass *klass)
 
 static void on_symbols_clicked(GtkButton *b, PlConnectView *self)
 {
-	if (self->client && self->agent.hostname)
-		g_signal_emit(self, signals[SIG_EDIT_SYMBOLS], 0, self->agent.hostname);
+	const char *host = agent_info(self)->hostname;
+	if (pl_live_session_is_connected(self->session) && host)
+		g_signal_emit(self, signals[SIG_EDIT_SYMBOLS], 0, host);
 }
 
 static GtkWidget *heading(const char *text)
@@ -739,6 +653,15 @@ static void pl_connect_view_init(PlConnectView *self)
 {
 	self->timeout_ms = TIMEOUT_MS;
 	self->pending_procs = g_ptr_array_new_with_free_func(g_object_unref);
+	self->session = pl_live_session_new();
+	g_signal_connect(self->session, "message", G_CALLBACK(on_message), self);
+	g_signal_connect(self->session, "process", G_CALLBACK(on_process), self);
+	g_signal_connect(self->session, "listed", G_CALLBACK(on_listed), self);
+	g_signal_connect(self->session, "problem", G_CALLBACK(on_problem), self);
+	g_signal_connect(self->session, "starting", G_CALLBACK(on_starting), self);
+	g_signal_connect(self->session, "started", G_CALLBACK(on_started), self);
+	g_signal_connect(self->session, "ended", G_CALLBACK(on_ended), self);
+	g_signal_connect(self->session, "disconnected", G_CALLBACK(on_disconnected), self);
 
 	GtkWidget *outer = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 24);
 	gtk_widget_set_margin_start(outer, 24);

@@ -1,11 +1,12 @@
 /* pl-connect-view.h — connect to a board, choose what to record, control
  * the live session.
  *
- * Owns the PlClient (connected in a worker thread, pl-agent-client.h, so
- * the window never waits on the network) and the PlLiveRecording
- * (pl-live-recording.h) that saves every live session as it streams.  While connected, the client's socket is watched
- * from the main loop and every received message is passed to the sink the
- * window set (the window's PlProfile ingests it).
+ * The form binds to a PlLiveSession (viewer/core/pl-live-session.h), which
+ * holds the connection, the requests and the recording with its file: the
+ * view connects in a worker thread (pl-agent-connect.h, so the window never
+ * waits on the network), hands the client to the session, and shows what
+ * the session says.  The window's live controller listens to the same
+ * session for the recorded messages (its PlProfile ingests them).
  *
  * Signals: "connected", "disconnected" (string: why, or NULL),
  * "session-starting" (just before START is sent: the window makes a fresh
@@ -20,6 +21,7 @@
 
 #include "pl-capture.h"
 #include "pl-client.h"
+#include "pl-live-session.h"
 
 G_BEGIN_DECLS
 
@@ -27,7 +29,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(PlConnectView, pl_connect_view, PL, CONNECT_VIEW, GtkWidget)
 
 GtkWidget *pl_connect_view_new(void);
-void pl_connect_view_set_sink(PlConnectView *self, PlMsgFunc func, gpointer data);
+/* The live session the view binds to (borrowed; one for the view's life). */
+PlLiveSession *pl_connect_view_get_session(PlConnectView *self);
 
 /* How long a connect may take, retries of a refused connection included
  * (default 8 s; 0 restores it). */

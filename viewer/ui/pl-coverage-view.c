@@ -154,7 +154,7 @@ static void col_bind(GtkSignalListItemFactory *f, GtkListItem *li, gpointer col)
 		break;
 	}
 	case C_ADVICE: {
-		g_autofree char *a = r->problem ? pl_ui_advice(r->problem) : NULL;
+		g_autofree char *a = r->problem ? pl_target_settings_advice(r->problem) : NULL;
 		/* the file is fine, but stacks stop in it: say why */
 		const char *why = !a && it->stopped_pct >= 1.0 ? pl_unwind_stop_describe(it->stop)
 							      : NULL;

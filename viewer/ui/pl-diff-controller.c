@@ -5,13 +5,13 @@
 
 #include <gtk/gtk.h>
 
-#include "pl-profile-loader.h"
+#include "pl-load-job.h"
 
 struct _PlDiffController {
 	GObject parent_instance;
 
 	PlDiffView *diff;
-	PlProfileLoader *loader;
+	PlLoadJob *loader;
 	PlProfile *base; /* borrowed: the window's profile */
 	PlViewState *state; /* the transforms both sides are shaped by */
 	/* the diff: the open profile is the base, this one the other */
@@ -55,10 +55,10 @@ void pl_diff_controller_clear(PlDiffController *self)
 	show_diff_page(self, FALSE);
 }
 
-static void diff_load_done(PlProfileLoader *loader, const char *path, PlDiffController *self)
+static void diff_load_done(PlLoadJob *loader, const char *path, PlDiffController *self)
 {
-	const GError *error = pl_profile_loader_get_error(loader);
-	PlProfile *p = pl_profile_loader_take_profile(loader);
+	const GError *error = pl_load_job_get_error(loader);
+	PlProfile *p = pl_load_job_take_profile(loader);
 	self->diff_loading = FALSE;
 	g_clear_pointer(&self->diff_error, g_free);
 	if (!p || !self->base) {
@@ -91,7 +91,7 @@ gboolean pl_diff_controller_compare(PlDiffController *self, const char *path)
 	self->diff_loading = TRUE;
 	g_autofree char *msg = g_strdup_printf("Loading %s to compare…", path);
 	status(self, msg);
-	pl_profile_loader_load(self->loader, path);
+	pl_load_job_load(self->loader, path);
 	return TRUE;
 }
 
@@ -127,7 +127,7 @@ static void pl_diff_controller_init(PlDiffController *self)
 	self->diff = PL_DIFF_VIEW(g_object_ref_sink(pl_diff_view_new()));
 	/* no tab until a diff is shown (a stack page is as visible as its child) */
 	gtk_widget_set_visible(GTK_WIDGET(self->diff), FALSE);
-	self->loader = pl_profile_loader_new();
+	self->loader = pl_load_job_new();
 	g_signal_connect(self->loader, "finished", G_CALLBACK(diff_load_done), self);
 }
 
@@ -136,7 +136,7 @@ static void pl_diff_controller_dispose(GObject *obj)
 	PlDiffController *self = PL_DIFF_CONTROLLER(obj);
 	if (self->loader) {
 		g_signal_handlers_disconnect_by_data(self->loader, self);
-		pl_profile_loader_cancel(self->loader);
+		pl_load_job_cancel(self->loader);
 		g_clear_object(&self->loader);
 	}
 	if (self->state)

@@ -4,7 +4,7 @@
  *
  * Owns the PlDiffView (the window places it in its views stack as the page
  * "diff", which has a tab only while a diff is shown), the other profile
- * and its loader (PlProfileLoader, no progress shown).  The base is
+ * and its loader (PlLoadJob, no progress shown).  The base is
  * borrowed: the window sets it whenever its profile changes, and clears
  * the diff before it frees the base.
  *
@@ -17,7 +17,7 @@
 #ifndef PL_DIFF_CONTROLLER_H
 #define PL_DIFF_CONTROLLER_H
 
-#include <glib-object.h>
+#include <gtk/gtk.h>
 
 #include "pl-diff-view.h"
 #include "pl-profile.h"

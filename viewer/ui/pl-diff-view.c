@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "pl-diff.h"
-#include "pl-flame-layout.h"
+#include "pl-flame-draw.h"
 #include "pl-function-names.h"
 
 #define ROW_H 22.0

@@ -3,6 +3,7 @@
 
 #include <cairo-svg.h>
 
+#include "pl-flame-draw.h"
 #include "pl-inverted.h"
 #include "pl-ui-util.h"
 

@@ -118,13 +118,13 @@ static void bind_label(GtkSignalListItemFactory *f, GtkListItem *li, gpointer co
 		gtk_widget_set_tooltip_text(GTK_WIDGET(l), it->name);
 		return;
 	case COL_SELF:
-		s = it->self.weight ? pl_ui_format_weight(p, it->self.weight) : g_strdup("–");
+		s = it->self.weight ? pl_window_format_weight(p, it->self.weight) : g_strdup("–");
 		break;
 	case COL_SELF_PCT:
 		s = it->self.weight ? pl_ui_format_pct(it->self.weight, it->all) : g_strdup("–");
 		break;
 	case COL_TOTAL:
-		s = pl_ui_format_weight(p, it->total.weight);
+		s = pl_window_format_weight(p, it->total.weight);
 		break;
 	case COL_TOTAL_PCT:
 		s = pl_ui_format_pct(it->total.weight, it->all);

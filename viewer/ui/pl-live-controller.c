@@ -26,14 +26,13 @@ G_DEFINE_FINAL_TYPE(PlLiveController, pl_live_controller, G_TYPE_OBJECT)
 enum { SIG_NEW_PROFILE, SIG_STARTED, SIG_ENDED, SIG_REFRESH, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-static gboolean live_sink(const struct pl_msg *m, gpointer data)
+/* socket → client → live session → here → the model */
+static void on_recorded(PlLiveSession *session, gconstpointer m, PlLiveController *self)
 {
-	PlLiveController *self = data;
 	if (!self->profile)
-		return TRUE;
+		return;
 	pl_profile_ingest(m, self->profile);
 	self->dirty = TRUE;
-	return TRUE;
 }
 
 void pl_live_controller_refreshed(PlLiveController *self)
@@ -145,7 +144,8 @@ PlLiveController *pl_live_controller_new(PlConnectView *connect)
 {
 	PlLiveController *self = g_object_new(PL_TYPE_LIVE_CONTROLLER, NULL);
 	self->connect = g_object_ref(connect);
-	pl_connect_view_set_sink(connect, live_sink, self);
+	g_signal_connect(pl_connect_view_get_session(connect), "recorded", G_CALLBACK(on_recorded),
+			 self);
 	g_signal_connect(connect, "session-starting", G_CALLBACK(on_session_starting), self);
 	g_signal_connect(connect, "session-started", G_CALLBACK(on_session_started), self);
 	g_signal_connect(connect, "session-ended", G_CALLBACK(on_session_ended), self);
@@ -195,7 +195,8 @@ static void pl_live_controller_dispose(GObject *obj)
 		g_source_remove(self->refresh_id);
 	self->refresh_id = 0;
 	if (self->connect) {
-		pl_connect_view_set_sink(self->connect, NULL, NULL);
+		g_signal_handlers_disconnect_by_data(pl_connect_view_get_session(self->connect),
+						     self);
 		g_signal_handlers_disconnect_by_data(self->connect, self);
 		g_clear_object(&self->connect);
 	}

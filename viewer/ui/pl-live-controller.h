@@ -2,8 +2,8 @@
  * stream into the window's profile, the once-a-second refresh, and the live
  * bar (what is recording, Pause, Stop).
  *
- * Made for the window's PlConnectView (referenced), whose sink it becomes:
- * every message of a running session is ingested into the profile the
+ * Made for the window's PlConnectView (referenced), whose live session it
+ * listens to: every message of a running session is ingested into the profile the
  * window shows (borrowed, set with pl_live_controller_set_profile whenever
  * the window's profile changes), and the window is asked to refresh once a
  * second when something arrived.  The live bar is a widget the window

@@ -746,7 +746,7 @@ static char *thread_details(PlThreadTimeline *self, PlThread *t)
 					  "(context switches)</span>\n",
 				       t->on_cpu_ns / 1e9, t->off_cpu_ns / 1e9);
 	const PlEvent *e = ev != PL_NO_ID ? pl_profile_lookup_event(p, ev) : NULL;
-	if (pl_ui_weight_is_time(p))
+	if (pl_window_weight_is_time(p))
 		g_string_append_printf(s, "Sampled on CPU: %.3f s  <span alpha='70%%'>(%" G_GUINT64_FORMAT
 					  " %s samples)</span>\n",
 				       weight / 1e9, count, e && e->name ? e->name : "");

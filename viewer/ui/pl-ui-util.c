@@ -6,35 +6,6 @@
 
 /* ─── numbers ────────────────────────────────────────────────────────── */
 
-gboolean pl_ui_weight_is_time(PlProfile *p)
-{
-	if (!p)
-		return TRUE;
-	const PlEvent *e = pl_profile_lookup_event(p, pl_profile_get_main_event(p));
-	if (!e || !e->name)
-		return TRUE;
-	return e->role == PL_ROLE_SWITCH || strstr(e->name, "clock") != NULL;
-}
-
-char *pl_ui_format_weight(PlProfile *p, guint64 w)
-{
-	if (pl_ui_weight_is_time(p)) {
-		double s = (double)w / 1e9;
-		if (s >= 1)
-			return g_strdup_printf("%.2f s", s);
-		if (s >= 1e-3)
-			return g_strdup_printf("%.1f ms", s * 1e3);
-		return g_strdup_printf("%.0f µs", s * 1e6);
-	}
-	if (w >= 1000000000)
-		return g_strdup_printf("%.2f G", (double)w / 1e9);
-	if (w >= 1000000)
-		return g_strdup_printf("%.1f M", (double)w / 1e6);
-	if (w >= 10000)
-		return g_strdup_printf("%.1f k", (double)w / 1e3);
-	return g_strdup_printf("%" G_GUINT64_FORMAT, w);
-}
-
 char *pl_ui_format_pct(guint64 part, guint64 whole)
 {
 	if (!whole)
@@ -47,14 +18,14 @@ char *pl_ui_node_tooltip(PlProfile *p, guint32 node, guint32 func, guint64 self,
 {
 	GString *s = g_string_new(NULL);
 	if (!p || func == PL_NO_ID || func >= pl_profile_get_n_functions(p)) {
-		g_autofree char *t = pl_ui_format_weight(p, total);
+		g_autofree char *t = pl_window_format_weight(p, total);
 		g_string_append_printf(s, "<b>all</b>\nTotal: %s", t);
 		return g_string_free(s, FALSE);
 	}
 	const PlFunction *f = pl_profile_get_function(p, func);
 	g_autofree char *name = g_markup_escape_text(pl_function_names_label(p, func), -1);
 	g_autofree char *mod = g_markup_escape_text(f->module ? f->module : "?", -1);
-	g_autofree char *ts = pl_ui_format_weight(p, self), *tt = pl_ui_format_weight(p, total);
+	g_autofree char *ts = pl_window_format_weight(p, self), *tt = pl_window_format_weight(p, total);
 	g_autofree char *ps = pl_ui_format_pct(self, all), *pt = pl_ui_format_pct(total, all);
 	g_string_append_printf(s, "<b>%s</b>%s\n", name, f->inlined ? " <i>(inlined)</i>" : "");
 	g_string_append_printf(s, "Total: %s  (%s)\nSelf: %s  (%s)\nModule: %s", tt, pt, ts, ps,
@@ -182,34 +153,6 @@ void pl_ui_heat_rgba(double share, gboolean dark, GdkRGBA *out)
 	/* sqrt: a 5% line must still be visible next to a 60% one */
 	double a = share > 0 ? 0.12 + 0.7 * sqrt(share) : 0;
 	*out = (GdkRGBA){ 0.95, dark ? 0.35 : 0.30, 0.10, (float)a };
-}
-
-/* The core's advice names the command line's options; here they are the
- * fields of the board's symbol settings. */
-char *pl_ui_advice(const char *problem)
-{
-	static const char *const map[][2] = {
-		{ "pass the file with --binary", "add the file to Binaries" },
-		{ "with --binary", "in Binaries" },
-		{ "set --sysroot", "set Sysroot" },
-		{ "--sysroot", "Sysroot" },
-		{ "--binary", "Binaries" },
-		{ "--debug-dir", "Debug dirs" },
-		{ "--source-dir", "Source dirs" },
-		{ "--path-map", "Path maps" },
-		{ "--map", "Map file" },
-	};
-	char *s = g_strdup(problem);
-	for (guint i = 0; i < G_N_ELEMENTS(map); i++) {
-		char *at;
-		while ((at = strstr(s, map[i][0]))) {
-			*at = 0;
-			char *n = g_strconcat(s, map[i][1], at + strlen(map[i][0]), NULL);
-			g_free(s);
-			s = n;
-		}
-	}
-	return s;
 }
 
 double pl_ui_nice_step(double span)

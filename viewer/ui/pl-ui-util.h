@@ -9,13 +9,11 @@
 
 #include "pl-function-names.h" /* every view names functions as reports do */
 #include "pl-profile.h"
+#include "pl-target-settings.h" /* pl_target_settings_advice */
+#include "pl-window-text.h"     /* pl_window_format_weight */
 
 G_BEGIN_DECLS
 
-/* "12.3 ms", "1.20 s" for time weights; "12.3 M" for counts. */
-char *pl_ui_format_weight(PlProfile *p, guint64 w);
-/* The weight unit of the profile's main event is nanoseconds. */
-gboolean pl_ui_weight_is_time(PlProfile *p);
 char *pl_ui_format_pct(guint64 part, guint64 whole);
 
 /* Pango markup for a call-tree node or a function (node may be 0 for the
@@ -49,10 +47,6 @@ gboolean pl_ui_save_png(GtkWidget *widget, const char *path, GError **error);
 GStrv pl_ui_recent_load(void);
 void pl_ui_recent_add(const char *target);
 
-/* The core's advice (PlModuleReport.problem) names perflens report's
- * options; this names the fields of the board's symbol settings instead.
- * Owned by the caller. */
-char *pl_ui_advice(const char *problem);
 
 /* Chart axes: a round step (1, 2 or 5 × 10^k) giving about 8 ticks over span. */
 double pl_ui_nice_step(double span);

@@ -1,6 +1,6 @@
 /* pl-window.c — the main window (see the header): its pages and their
  * layout, the actions, the filter and status lines, and the wiring of the
- * flame page (pl-flame-page.c), the file loader (pl-profile-loader.c), the
+ * flame page (pl-flame-page.c), the file loader (pl-load-job.c), the
  * live session (pl-live-controller.c) and the diff (pl-diff-controller.c)
  * to the views.
  */
@@ -20,7 +20,7 @@
 #include "pl-frame-menu.h"
 #include "pl-functions-page.h"
 #include "pl-live-controller.h"
-#include "pl-profile-loader.h"
+#include "pl-load-job.h"
 #include "pl-export-self-contained.h"
 #include "pl-target-dialog.h"
 #include "pl-sessions-index.h"
@@ -68,7 +68,7 @@ struct _PlWindow {
 	char *path; /* the file shown, or the live session's file */
 	char *load_error;
 	gboolean resym_pending; /* settings changed while live: reload when it ends */
-	PlProfileLoader *loader;
+	PlLoadJob *loader;
 	PlLiveController *live;
 	PlDiffController *diff; /* the Diff page and the other profile */
 	PlViewState *state;     /* the call-tree transforms, kept with the session */
@@ -246,12 +246,12 @@ static void set_profile(PlWindow *self, PlProfile *p, const char *path)
 	gtk_widget_set_visible(GTK_WIDGET(self->origin), line != NULL);
 }
 
-/* ─── loading a file (pl-profile-loader.c) ───────────────────────────── */
+/* ─── loading a file (pl-load-job.c) ───────────────────────────── */
 
-static void load_done(PlProfileLoader *loader, const char *path, PlWindow *self)
+static void load_done(PlLoadJob *loader, const char *path, PlWindow *self)
 {
-	const GError *error = pl_profile_loader_get_error(loader);
-	PlProfile *p = pl_profile_loader_take_profile(loader);
+	const GError *error = pl_load_job_get_error(loader);
+	PlProfile *p = pl_load_job_take_profile(loader);
 	g_clear_pointer(&self->load_error, g_free);
 	if (!p && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
 		gtk_stack_set_visible_child_name(self->main_stack, self->profile ? "profile" : "empty");
@@ -270,20 +270,20 @@ static void load_done(PlProfileLoader *loader, const char *path, PlWindow *self)
 	set_profile(self, p, path);
 }
 
-static void on_load_progress(PlProfileLoader *loader, PlWindow *self)
+static void on_load_progress(PlLoadJob *loader, PlWindow *self)
 {
-	const char *path = pl_profile_loader_get_path(loader);
-	g_autofree char *fetch = pl_profile_loader_dup_fetch_status(loader);
+	const char *path = pl_load_job_get_path(loader);
+	g_autofree char *fetch = pl_load_job_dup_fetch_status(loader);
 	g_autofree char *msg = g_strdup_printf("Loading %s… %" G_GSIZE_FORMAT " records read%s%s",
 					       path ? path : "",
-					       pl_profile_loader_get_progress(loader),
+					       pl_load_job_get_progress(loader),
 					       fetch ? "\n" : "", fetch ? fetch : "");
 	gtk_label_set_text(self->loading_label, msg);
 }
 
 static void on_cancel_load(GtkButton *b, PlWindow *self)
 {
-	pl_profile_loader_cancel(self->loader);
+	pl_load_job_cancel(self->loader);
 }
 
 void pl_window_open_file(PlWindow *self, const char *path)
@@ -292,7 +292,7 @@ void pl_window_open_file(PlWindow *self, const char *path)
 	g_autofree char *msg = g_strdup_printf("Loading %s…", path);
 	gtk_label_set_text(self->loading_label, msg);
 	gtk_stack_set_visible_child_name(self->main_stack, "loading");
-	pl_profile_loader_load(self->loader, path);
+	pl_load_job_load(self->loader, path);
 }
 
 /* ─── live (pl-live-controller.c) ────────────────────────────────────── */
@@ -568,7 +568,7 @@ void pl_window_resymbolize(PlWindow *self)
 						 "re-symbolized with them when it ends");
 		return;
 	}
-	if (self->path && !pl_profile_loader_is_loading(self->loader))
+	if (self->path && !pl_load_job_is_loading(self->loader))
 		pl_window_open_file(self, self->path);
 }
 
@@ -665,7 +665,7 @@ void pl_window_show_view(PlWindow *self, const char *name)
 
 gboolean pl_window_is_loading(PlWindow *self)
 {
-	return pl_profile_loader_is_loading(self->loader);
+	return pl_load_job_is_loading(self->loader);
 }
 const char *pl_window_get_load_error(PlWindow *self) { return self->load_error; }
 PlProfile *pl_window_get_profile(PlWindow *self) { return self->profile; }
@@ -685,7 +685,7 @@ static void pl_window_dispose(GObject *obj)
 	if (self->loader) {
 		/* a running load ends in its worker, unseen */
 		g_signal_handlers_disconnect_by_data(self->loader, self);
-		pl_profile_loader_cancel(self->loader);
+		pl_load_job_cancel(self->loader);
 		g_clear_object(&self->loader);
 	}
 	if (self->live) {
@@ -792,7 +792,7 @@ static void pl_window_init(PlWindow *self)
 	gtk_window_set_icon_name(GTK_WINDOW(self), "org.perflens.Viewer");
 	g_action_map_add_action_entries(G_ACTION_MAP(self), win_actions, G_N_ELEMENTS(win_actions),
 					self);
-	self->loader = pl_profile_loader_new();
+	self->loader = pl_load_job_new();
 	g_signal_connect(self->loader, "finished", G_CALLBACK(load_done), self);
 	g_signal_connect(self->loader, "progress", G_CALLBACK(on_load_progress), self);
 

@@ -16,7 +16,7 @@ ifeq ($(shell pkg-config --exists gtk4 && echo yes),yes)
 UI_SRCS := $(wildcard viewer/ui/pl-*.c)
 UI_OBJS := $(UI_SRCS:%.c=$(BUILD)/%.o)
 UI_CFLAGS := $(shell pkg-config --cflags gtk4) -Iviewer/io -Iviewer/model \
-	-Iviewer/symbols -Iviewer/formats -Iviewer/ui
+	-Iviewer/symbols -Iviewer/formats -Iviewer/core -Iviewer/ui
 UI_LIBS := $(shell pkg-config --libs gtk4) -lm
 
 # -fPIC: the objects go into a shared object (and also link into the views
@@ -41,14 +41,15 @@ UI_C_TESTS := $(patsubst viewer/ui/tests/%.c,$(BUILD)/test/%,$(filter-out \
 	viewer/ui/tests/viewer-ui-views-test.c,$(wildcard viewer/ui/tests/viewer-ui-*-test.c)))
 UI_SH_TESTS := $(patsubst viewer/ui/tests/%.sh,$(BUILD)/test/%,$(wildcard viewer/ui/tests/viewer-ui-*-test.sh))
 
-# The layout test links the layout code alone, the sessions index test the
-# index and the view state with the viewer library: no display needed.
-$(UI_C_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.c $(BUILD)/viewer/ui/pl-flame-layout.o
+# The layout test links the layout (viewer/core) and its drawing alone, the
+# sessions index test the viewer library (the index and the view state are
+# in viewer/core): no display needed.
+$(UI_C_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.c $(BUILD)/viewer/core/pl-flame-layout.o \
+		$(BUILD)/viewer/ui/pl-flame-draw.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(UI_CFLAGS) -Itest -MF $@.d $(LDFLAGS) -o $@ $(filter %.c %.o,$^) \
 		$(filter %.a,$^) $(UI_LIBS) $(if $(filter %.a,$^),$(VIEWER_LIBS))
-$(BUILD)/test/viewer-ui-sessions-index-test: $(BUILD)/viewer/ui/pl-sessions-index.o \
-	$(BUILD)/viewer/ui/pl-view-state.o $(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
+$(BUILD)/test/viewer-ui-sessions-index-test: $(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
 
 # The scripted driver (viewer/ui/tests/pl-ui-script.h): a module the app
 # loads when PERFLENS_UI_TEST_MODULE names it (viewer/ui/pl-ui-test-hook.h).
@@ -71,10 +72,10 @@ $(UI_SH_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.sh | $(BUILD)/perflens $(BUIL
 	cp $< $@
 	chmod +x $@
 
-# The board's debuginfod setting, headless: pl-target-settings.c and the
-# window's loader, pl-profile-loader.c (no GTK), with the viewer library.
-$(BUILD)/test/viewer-ui-target-debuginfod-test: $(BUILD)/viewer/ui/pl-target-settings.o \
-	$(BUILD)/viewer/ui/pl-profile-loader.o $(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
+# The board's debuginfod setting, headless: viewer/core's
+# pl-target-settings.c and the window's load job, pl-load-job.c, in the
+# viewer library.
+$(BUILD)/test/viewer-ui-target-debuginfod-test: $(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
 
 # The views test program needs a display: viewer-ui-views-test.sh records
 # its captures and runs it under Xvfb (so it is not named *-test itself).

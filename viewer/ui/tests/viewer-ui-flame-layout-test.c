@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pl-flame-layout.h"
+#include "pl-flame-draw.h"
 
 static int failures;
 

@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "pl-profile-loader.h"
+#include "pl-load-job.h"
 #include "pl-target-settings.h"
 #include "pl-test.h"
 
@@ -59,19 +59,19 @@ static gboolean quit_loop(gpointer loop)
 	return G_SOURCE_REMOVE;
 }
 
-static void on_progress(PlProfileLoader *l, Seen *s)
+static void on_progress(PlLoadJob *l, Seen *s)
 {
-	g_autofree char *st = pl_profile_loader_dup_fetch_status(l);
+	g_autofree char *st = pl_load_job_dup_fetch_status(l);
 	s->ticks++;
 	if (!s->status && st && strstr(st, s->url)) {
 		s->status = g_strdup(st);
-		pl_profile_loader_cancel(l); /* the loading page's Cancel */
+		pl_load_job_cancel(l); /* the loading page's Cancel */
 	}
 }
 
-static void on_finished(PlProfileLoader *l, const char *path, Seen *s)
+static void on_finished(PlLoadJob *l, const char *path, Seen *s)
 {
-	PlProfile *p = pl_profile_loader_take_profile(l);
+	PlProfile *p = pl_load_job_take_profile(l);
 	if (p)
 		pl_profile_free(p);
 	s->finished = TRUE;
@@ -133,17 +133,17 @@ static void board_setting_and_cancel(void)
 	/* The app's loader (what the window's loading page shows every 250 ms),
 	 * the same file opened again after that cancel: the fetch is asked
 	 * again and named, module and server, while it waits, with no bytes
-	 * yet; the page's Cancel (pl_profile_loader_cancel) ends it. */
+	 * yet; the page's Cancel (pl_load_job_cancel) ends it. */
 	g_autofree char *url = g_strdup_printf("127.0.0.1:%u", ntohs(sa.sin_port));
 	/* the same cache: the cancelled query above must not be remembered
 	 * as "on no server" (libdebuginfod would not ask again for 10 min) */
-	g_autoptr(PlProfileLoader) loader = pl_profile_loader_new();
+	g_autoptr(PlLoadJob) loader = pl_load_job_new();
 	Seen seen = { url, NULL, FALSE, g_main_loop_new(NULL, FALSE), 0 };
 	g_signal_connect(loader, "progress", G_CALLBACK(on_progress), &seen);
 	g_signal_connect(loader, "finished", G_CALLBACK(on_finished), &seen);
 	guint guard = g_timeout_add_seconds(20, quit_loop, seen.loop);
 	t0 = g_get_monotonic_time();
-	pl_profile_loader_load(loader, rec);
+	pl_load_job_load(loader, rec);
 	g_main_loop_run(seen.loop);
 	secs = (double)(g_get_monotonic_time() - t0) / 1e6;
 	if (seen.finished)

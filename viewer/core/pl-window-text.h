@@ -1,6 +1,7 @@
 /* pl-window-text.h — the window's two lines of words about what is shown
  * (pl-window-text.c): the filter line above the timeline and the status
- * line at the bottom.  No widgets: text only, for the window to set.
+ * line at the bottom, and the weights every view writes.  No widgets: text
+ * only, for the window and its views to set.
  */
 #ifndef PL_WINDOW_TEXT_H
 #define PL_WINDOW_TEXT_H
@@ -8,6 +9,11 @@
 #include "pl-profile.h"
 
 G_BEGIN_DECLS
+
+/* "12.3 ms", "1.20 s" for time weights; "12.3 M" for counts. */
+char *pl_window_format_weight(PlProfile *p, guint64 w);
+/* The weight unit of the profile's main event is nanoseconds. */
+gboolean pl_window_weight_is_time(PlProfile *p);
 
 /* What the filter selects: "Thread NAME (TID), A s – B s (D s)" (either
  * part alone), NULL when it selects everything.  Times are from the

@@ -2,7 +2,40 @@
  * pl-window-text.h). */
 #include "pl-window-text.h"
 
-#include "pl-ui-util.h"
+#include <string.h>
+
+/* ─── weights ────────────────────────────────────────────────────────── */
+
+gboolean pl_window_weight_is_time(PlProfile *p)
+{
+	if (!p)
+		return TRUE;
+	const PlEvent *e = pl_profile_lookup_event(p, pl_profile_get_main_event(p));
+	if (!e || !e->name)
+		return TRUE;
+	return e->role == PL_ROLE_SWITCH || strstr(e->name, "clock") != NULL;
+}
+
+char *pl_window_format_weight(PlProfile *p, guint64 w)
+{
+	if (pl_window_weight_is_time(p)) {
+		double s = (double)w / 1e9;
+		if (s >= 1)
+			return g_strdup_printf("%.2f s", s);
+		if (s >= 1e-3)
+			return g_strdup_printf("%.1f ms", s * 1e3);
+		return g_strdup_printf("%.0f µs", s * 1e6);
+	}
+	if (w >= 1000000000)
+		return g_strdup_printf("%.2f G", (double)w / 1e9);
+	if (w >= 1000000)
+		return g_strdup_printf("%.1f M", (double)w / 1e6);
+	if (w >= 10000)
+		return g_strdup_printf("%.1f k", (double)w / 1e3);
+	return g_strdup_printf("%" G_GUINT64_FORMAT, w);
+}
+
+/* ─── lines ──────────────────────────────────────────────────────────── */
 
 char *pl_window_selection_text(PlProfile *profile, const PlFilter *filter)
 {
@@ -40,7 +73,7 @@ char *pl_window_status_text(PlProfile *profile, const PlAggregate *agg, const ch
 	for (guint i = 0; i < G_N_ELEMENTS(st->lost); i++)
 		lost += st->lost[i];
 	double dur = st->last_time > st->first_time ? (st->last_time - st->first_time) / 1e9 : 0;
-	g_autofree char *sel = agg ? pl_ui_format_weight(profile, agg->all.weight) : g_strdup("");
+	g_autofree char *sel = agg ? pl_window_format_weight(profile, agg->all.weight) : g_strdup("");
 	/* the views show one event (the sampled one, or off-CPU time): its
 	 * name, or the session's total of every event reads as a mismatch */
 	const PlEvent *ev = agg ? pl_profile_lookup_event(profile, agg->filter.event) : NULL;

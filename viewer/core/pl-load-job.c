@@ -1,13 +1,13 @@
-/* pl-profile-loader.c — a file loading in a worker for the window (see
- * pl-profile-loader.h): the task, its progress ticks and its cancellation.
+/* pl-load-job.c — a file loading in a worker for the window (see
+ * pl-load-job.h): the task, its progress ticks and its cancellation.
  */
-#include "pl-profile-loader.h"
+#include "pl-load-job.h"
 
 #include <gio/gio.h>
 
 #include "pl-target-settings.h"
 
-struct _PlProfileLoader {
+struct _PlLoadJob {
 	GObject parent_instance;
 
 	gboolean loading;
@@ -26,12 +26,12 @@ struct _PlProfileLoader {
 	GError *error;
 };
 
-G_DEFINE_FINAL_TYPE(PlProfileLoader, pl_profile_loader, G_TYPE_OBJECT)
+G_DEFINE_FINAL_TYPE(PlLoadJob, pl_load_job, G_TYPE_OBJECT)
 
 enum { SIG_PROGRESS, SIG_FINISHED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-static void set_fetch_status(PlProfileLoader *self, char *text)
+static void set_fetch_status(PlLoadJob *self, char *text)
 {
 	g_mutex_lock(&self->fetch_lock);
 	g_free(self->fetch_status);
@@ -43,7 +43,7 @@ static void set_fetch_status(PlProfileLoader *self, char *text)
  * its progress; the load's cancel ends the fetch (pl-loader.c). */
 static gboolean on_fetch(const PlFetchProgress *f, gpointer data)
 {
-	PlProfileLoader *self = data;
+	PlLoadJob *self = data;
 	if (f->finished) {
 		set_fetch_status(self, f->message ? g_strdup_printf("debuginfod: %s", f->message)
 						  : NULL);
@@ -60,7 +60,7 @@ static gboolean on_fetch(const PlFetchProgress *f, gpointer data)
 
 static void load_thread(GTask *task, gpointer src, gpointer data, GCancellable *cancel)
 {
-	PlProfileLoader *self = src;
+	PlLoadJob *self = src;
 	const char *path = data;
 	GError *error = NULL;
 	PlProfile *p = pl_target_load_file_watched(path, cancel, &self->load_progress, on_fetch,
@@ -73,7 +73,7 @@ static void load_thread(GTask *task, gpointer src, gpointer data, GCancellable *
 
 static void load_done(GObject *src, GAsyncResult *res, gpointer data)
 {
-	PlProfileLoader *self = PL_PROFILE_LOADER(src);
+	PlLoadJob *self = PL_LOAD_JOB(src);
 	const char *path = g_task_get_task_data(G_TASK(res));
 	GError *error = NULL;
 	PlProfile *p = g_task_propagate_pointer(G_TASK(res), &error);
@@ -88,7 +88,7 @@ static void load_done(GObject *src, GAsyncResult *res, gpointer data)
 
 static gboolean on_load_tick(gpointer data)
 {
-	PlProfileLoader *self = data;
+	PlLoadJob *self = data;
 	if (!self->loading) {
 		self->load_tick = 0;
 		return G_SOURCE_REMOVE;
@@ -97,16 +97,16 @@ static gboolean on_load_tick(gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
-void pl_profile_loader_cancel(PlProfileLoader *self)
+void pl_load_job_cancel(PlLoadJob *self)
 {
 	if (self->load_cancel)
 		g_cancellable_cancel(self->load_cancel);
 }
 
-void pl_profile_loader_load(PlProfileLoader *self, const char *path)
+void pl_load_job_load(PlLoadJob *self, const char *path)
 {
 	if (self->loading)
-		pl_profile_loader_cancel(self);
+		pl_load_job_cancel(self);
 	self->loading = TRUE;
 	g_free(self->loading_path);
 	self->loading_path = g_strdup(path);
@@ -121,27 +121,27 @@ void pl_profile_loader_load(PlProfileLoader *self, const char *path)
 	g_object_unref(task);
 }
 
-PlProfileLoader *pl_profile_loader_new(void)
+PlLoadJob *pl_load_job_new(void)
 {
-	return g_object_new(PL_TYPE_PROFILE_LOADER, NULL);
+	return g_object_new(PL_TYPE_LOAD_JOB, NULL);
 }
 
-gboolean pl_profile_loader_is_loading(PlProfileLoader *self) { return self->loading; }
-const char *pl_profile_loader_get_path(PlProfileLoader *self) { return self->loading_path; }
+gboolean pl_load_job_is_loading(PlLoadJob *self) { return self->loading; }
+const char *pl_load_job_get_path(PlLoadJob *self) { return self->loading_path; }
 
-gsize pl_profile_loader_get_progress(PlProfileLoader *self)
+gsize pl_load_job_get_progress(PlLoadJob *self)
 {
 	return __atomic_load_n(&self->load_progress, __ATOMIC_RELAXED);
 }
 
-PlProfile *pl_profile_loader_take_profile(PlProfileLoader *self)
+PlProfile *pl_load_job_take_profile(PlLoadJob *self)
 {
 	return g_steal_pointer(&self->profile);
 }
 
-const GError *pl_profile_loader_get_error(PlProfileLoader *self) { return self->error; }
+const GError *pl_load_job_get_error(PlLoadJob *self) { return self->error; }
 
-char *pl_profile_loader_dup_fetch_status(PlProfileLoader *self)
+char *pl_load_job_dup_fetch_status(PlLoadJob *self)
 {
 	g_mutex_lock(&self->fetch_lock);
 	char *s = g_strdup(self->fetch_status);
@@ -149,23 +149,23 @@ char *pl_profile_loader_dup_fetch_status(PlProfileLoader *self)
 	return s;
 }
 
-static void pl_profile_loader_init(PlProfileLoader *self)
+static void pl_load_job_init(PlLoadJob *self)
 {
 	g_mutex_init(&self->fetch_lock);
 }
 
 /* after the worker: a running load holds a ref on the loader */
-static void pl_profile_loader_finalize(GObject *obj)
+static void pl_load_job_finalize(GObject *obj)
 {
-	PlProfileLoader *self = PL_PROFILE_LOADER(obj);
+	PlLoadJob *self = PL_LOAD_JOB(obj);
 	g_free(self->fetch_status);
 	g_mutex_clear(&self->fetch_lock);
-	G_OBJECT_CLASS(pl_profile_loader_parent_class)->finalize(obj);
+	G_OBJECT_CLASS(pl_load_job_parent_class)->finalize(obj);
 }
 
-static void pl_profile_loader_dispose(GObject *obj)
+static void pl_load_job_dispose(GObject *obj)
 {
-	PlProfileLoader *self = PL_PROFILE_LOADER(obj);
+	PlLoadJob *self = PL_LOAD_JOB(obj);
 	if (self->load_tick)
 		g_source_remove(self->load_tick);
 	self->load_tick = 0;
@@ -173,13 +173,13 @@ static void pl_profile_loader_dispose(GObject *obj)
 	if (self->load_cancel)
 		g_cancellable_cancel(self->load_cancel);
 	g_clear_object(&self->load_cancel);
-	G_OBJECT_CLASS(pl_profile_loader_parent_class)->dispose(obj);
+	G_OBJECT_CLASS(pl_load_job_parent_class)->dispose(obj);
 }
 
-static void pl_profile_loader_class_init(PlProfileLoaderClass *klass)
+static void pl_load_job_class_init(PlLoadJobClass *klass)
 {
-	G_OBJECT_CLASS(klass)->dispose = pl_profile_loader_dispose;
-	G_OBJECT_CLASS(klass)->finalize = pl_profile_loader_finalize;
+	G_OBJECT_CLASS(klass)->dispose = pl_load_job_dispose;
+	G_OBJECT_CLASS(klass)->finalize = pl_load_job_finalize;
 	GType t = G_TYPE_FROM_CLASS(klass);
 	signals[SIG_PROGRESS] = g_signal_new("progress", t, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
 					     G_TYPE_NONE, 0);

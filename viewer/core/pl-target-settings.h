@@ -71,6 +71,11 @@ PlProfile *pl_target_load_file_watched(const char *path, GCancellable *cancel, g
 				       PlFetchProgressFunc fetch, gpointer fetch_data,
 				       GError **error);
 
+/* The core's advice (PlModuleReport.problem) names perflens report's
+ * options; this names the fields of the board's symbol settings instead.
+ * Owned by the caller. */
+char *pl_target_settings_advice(const char *problem);
+
 G_END_DECLS
 
 #endif

@@ -1,8 +1,8 @@
-/* pl-agent-client.c — connecting to an agent in a worker thread, and the
+/* pl-agent-connect.c — connecting to an agent in a worker thread, and the
  * connect errors and the board's facts in the app's words (see
- * pl-agent-client.h).
+ * pl-agent-connect.h).
  */
-#include "pl-agent-client.h"
+#include "pl-agent-connect.h"
 
 #include <string.h>
 
@@ -129,7 +129,7 @@ static char *gui_connect_error(const GError *e, const ConnectJob *j)
 	return g_strdup_printf("Cannot connect to %s: %s", j->target, m);
 }
 
-void pl_agent_client_connect_async(const char *target, const char *token, gboolean listen,
+void pl_agent_connect_async(const char *target, const char *token, gboolean listen,
 				   guint timeout_ms, gpointer source_object,
 				   GAsyncReadyCallback callback, gpointer user_data)
 {
@@ -144,7 +144,7 @@ void pl_agent_client_connect_async(const char *target, const char *token, gboole
 	g_object_unref(task);
 }
 
-PlClient *pl_agent_client_connect_finish(GAsyncResult *res, char **message)
+PlClient *pl_agent_connect_finish(GAsyncResult *res, char **message)
 {
 	GTask *task = G_TASK(res);
 	g_autoptr(GError) error = NULL;
@@ -153,19 +153,19 @@ PlClient *pl_agent_client_connect_finish(GAsyncResult *res, char **message)
 	return client;
 }
 
-const char *pl_agent_client_connect_get_target(GAsyncResult *res)
+const char *pl_agent_connect_get_target(GAsyncResult *res)
 {
 	return ((const ConnectJob *)g_task_get_task_data(G_TASK(res)))->target;
 }
 
-gboolean pl_agent_client_connect_is_listen(GAsyncResult *res)
+gboolean pl_agent_connect_is_listen(GAsyncResult *res)
 {
 	return ((const ConnectJob *)g_task_get_task_data(G_TASK(res)))->listen;
 }
 
 /* ─── the board's facts ──────────────────────────────────────────────── */
 
-char *pl_agent_client_describe(const PlAgentInfo *a, const char *peer, const char *probe_summary)
+char *pl_agent_describe(const PlAgentInfo *a, const char *peer, const char *probe_summary)
 {
 	GString *s = g_string_new(NULL);
 	g_autofree char *host = g_markup_escape_text(a->hostname ? a->hostname : "?", -1);

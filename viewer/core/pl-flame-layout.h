@@ -1,4 +1,4 @@
-/* pl-flame-layout.h — flame graph geometry and drawing, without GTK.
+/* pl-flame-layout.h — flame graph geometry: rectangles, rows, hit-testing.
  *
  * The layout turns a weighted call tree into a flat array of rectangles
  * sorted by (depth, x), with the index of each depth's first rectangle, so
@@ -6,10 +6,9 @@
  * on plain arrays copied out of the profile (PlFlameTree), so it can run in
  * a worker thread while the profile keeps ingesting on the main thread.
  *
- * Drawing (pl_flame_draw) goes to any cairo context: the widget records it
- * once per size/data change, the SVG export draws to an SVG surface, the
- * benchmark to an image surface.  Labels and colours come from the caller
- * (PlFlameStyle) and are read only while drawing.
+ * Drawing is viewer/ui/pl-flame-draw.h's, from the layout and a
+ * PlFlameStyle (labels and colours from the caller, read only while
+ * drawing).
  *
  * Ownership: pl_flame_tree_new() copies nothing it is given later; a tree
  * and a layout are immutable once built and may be read from any thread.
@@ -17,7 +16,6 @@
 #ifndef PL_FLAME_LAYOUT_H
 #define PL_FLAME_LAYOUT_H
 
-#include <cairo.h>
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -75,10 +73,6 @@ typedef struct {
 	const char *font; /* Pango font description, e.g. "Sans 9" */
 } PlFlameStyle;
 
-/* Draws the layout into a width × height area at (0, 0).  Rows beyond the
- * height are clipped by the caller. */
-void pl_flame_draw(cairo_t *cr, const PlFlameLayout *l, const PlFlameStyle *s, double width,
-		   double height);
 /* The height needed for every row. */
 double pl_flame_layout_height(const PlFlameLayout *l, double row_h);
 /* The row's y for depth (depends on icicle and total height). */

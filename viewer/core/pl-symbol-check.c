@@ -4,7 +4,7 @@
  */
 #include "pl-symbol-check.h"
 
-#include "pl-ui-util.h"
+#include "pl-target-settings.h"
 
 static void last_session_thread(GTask *task, gpointer src, gpointer data, GCancellable *c)
 {
@@ -42,7 +42,7 @@ char *pl_symbol_check_describe(const PlSessionInfo *in, gboolean *warning)
 				"shows what is found as soon as recording starts.");
 	g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local(in->date);
 	g_autofree char *when = dt ? g_date_time_format(dt, "%Y-%m-%d %H:%M") : g_strdup("?");
-	g_autofree char *advice = in->symbol_advice ? pl_ui_advice(in->symbol_advice) : NULL;
+	g_autofree char *advice = in->symbol_advice ? pl_target_settings_advice(in->symbol_advice) : NULL;
 	if (in->symbol_problems > 0) {
 		*warning = TRUE;
 		return g_strdup_printf("⚠ Symbols: in the last session from this board (%s), %d of "

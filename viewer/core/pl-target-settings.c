@@ -248,3 +248,29 @@ PlProfile *pl_target_load_file_watched(const char *path, GCancellable *cancel, g
 			    .keep_partial = TRUE };
 	return pl_load_file(path, &lp, NULL, NULL, error);
 }
+
+char *pl_target_settings_advice(const char *problem)
+{
+	static const char *const map[][2] = {
+		{ "pass the file with --binary", "add the file to Binaries" },
+		{ "with --binary", "in Binaries" },
+		{ "set --sysroot", "set Sysroot" },
+		{ "--sysroot", "Sysroot" },
+		{ "--binary", "Binaries" },
+		{ "--debug-dir", "Debug dirs" },
+		{ "--source-dir", "Source dirs" },
+		{ "--path-map", "Path maps" },
+		{ "--map", "Map file" },
+	};
+	char *s = g_strdup(problem);
+	for (guint i = 0; i < G_N_ELEMENTS(map); i++) {
+		char *at;
+		while ((at = strstr(s, map[i][0]))) {
+			*at = 0;
+			char *n = g_strconcat(s, map[i][1], at + strlen(map[i][0]), NULL);
+			g_free(s);
+			s = n;
+		}
+	}
+	return s;
+}

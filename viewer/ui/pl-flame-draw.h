@@ -1,0 +1,24 @@
+/* pl-flame-draw.h — a flame graph layout (viewer/core/pl-flame-layout.h)
+ * drawn with cairo and Pango.
+ *
+ * Goes to any cairo context: the widget records it once per size/data
+ * change, a benchmark draws to an image surface.  The layout and the style
+ * are only read.
+ */
+#ifndef PL_FLAME_DRAW_H
+#define PL_FLAME_DRAW_H
+
+#include <cairo.h>
+
+#include "pl-flame-layout.h"
+
+G_BEGIN_DECLS
+
+/* Draws the layout into a width × height area at (0, 0).  Rows beyond the
+ * height are clipped by the caller. */
+void pl_flame_draw(cairo_t *cr, const PlFlameLayout *l, const PlFlameStyle *s, double width,
+		   double height);
+
+G_END_DECLS
+
+#endif
