@@ -91,11 +91,6 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 		pla_read_int_file("/sys/bus/event_source/devices/cpu/caps/branches", &depth);
 		c->lbr_depth = depth > 0 && depth <= 1024 ? (uint32_t)depth : 0;
 	}
-	/* creation samples: the user stack only (the kernel part is always
-	 * the same clone syscall path) */
-	c->create_sample_type =
-		(c->sample_type & ~(uint64_t)PERF_SAMPLE_CALLCHAIN) |
-		PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 
 	/* the threads to open events on */
 	tids = calloc(MAX_THREADS, sizeof(*tids));
@@ -138,7 +133,7 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	if (c->cfg.callgraph == PL_CG_LBR) {
 		int any = 0;
 		for (uint32_t e = 0; e < c->nevents; e++)
-			any |= c->lbr[e];
+			any |= (c->event_sample_type[e] & PERF_SAMPLE_BRANCH_STACK) != 0;
 		if (!any)
 			c->cfg.callgraph = PL_CG_FP;
 	}
@@ -187,7 +182,7 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	pla_stream_msg(out, m);
 	pla_send_event_descs(c, out, 0);
 	if (c->note[0])
-		pla_log_msg(c, out, PL_LOG_WARN, c->note);
+		pla_stream_log(out, &c->msg, PL_LOG_WARN, c->note);
 	if ((rc = out->dead) < 0)
 		goto write_failed;
 
@@ -267,7 +262,8 @@ static uint64_t rec_time(const struct perf_event_header *h)
 int pla_collect_drain(struct pla_collector *c, struct pla_stream *out)
 {
 	const struct perf_event_header *head[PLA_MAX_CPUS];
-	int n = 0;
+	int n = 0, cpu = 0;
+	uint64_t malformed = 0;
 	uint64_t until = c->sys && c->sys->mono ? pla_now_ns() : UINT64_MAX;
 	for (int i = 0; i < c->nrings; i++)
 		head[i] = pla_ring_start(&c->rings[i]) ? pla_ring_next(&c->rings[i]) : NULL;
@@ -283,14 +279,24 @@ int pla_collect_drain(struct pla_collector *c, struct pla_stream *out)
 		}
 		if (best < 0 || out->dead || at > until)
 			break; /* the rest is for a later drain, or none */
-		pla_on_record(c, out, head[best]); /* a malformed record is skipped */
+		if (pla_on_record(c, out, head[best]) == -EBADMSG) {
+			malformed++; /* skipped, and told as a loss */
+			cpu = c->rings[best].cpu;
+		}
 		n++;
 		head[best] = pla_ring_next(&c->rings[best]);
 	}
 	for (int i = 0; i < c->nrings; i++) {
 		if (head[i]) /* not taken: read again next time */
-			c->rings[i].tail -= head[i]->size;
+			pla_ring_unread(&c->rings[i], head[i]);
 		pla_ring_end(&c->rings[i]);
+	}
+	if (malformed && !out->dead) {
+		c->malformed += malformed;
+		c->msg.type = PL_MSG_LOST;
+		c->msg.u.lost = (struct pl_msg_lost){ PL_LOST_MALFORMED, (uint32_t)cpu, pla_now_ns(),
+						      malformed };
+		pla_stream_msg(out, &c->msg); /* a failure: out->dead */
 	}
 	return out->dead ? out->dead : n;
 }

@@ -106,16 +106,8 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 	m->type = PL_MSG_SAMPLE;
 	s->event = event_of(c, rd64(&r));
 	uint8_t role = c->desc[s->event].role;
-	uint64_t type = role == PL_ROLE_CREATE ? c->create_sample_type : c->sample_type;
+	uint64_t type = c->event_sample_type[s->event]; /* as opened (events.c) */
 	int sys = c->sys && s->event == c->sys->event;
-	if (sys)
-		type = PLA_SYS_SAMPLE_TYPE;
-	if (role == PL_ROLE_TRACEPOINT)
-		type |= PERF_SAMPLE_RAW; /* events.c */
-	if (c->marker[s->event])
-		type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	if (c->lbr[s->event])
-		type |= PERF_SAMPLE_BRANCH_STACK; /* events.c: hardware ones only */
 	s->ip = rd64(&r);
 	s->pid = rd32(&r);
 	s->tid = rd32(&r);
