@@ -262,8 +262,7 @@ static uint64_t rec_time(const struct perf_event_header *h)
 int pla_collect_drain(struct pla_collector *c, struct pla_stream *out)
 {
 	const struct perf_event_header *head[PLA_MAX_CPUS];
-	int n = 0, cpu = 0;
-	uint64_t malformed = 0;
+	int n = 0;
 	uint64_t until = c->sys && c->sys->mono ? pla_now_ns() : UINT64_MAX;
 	for (int i = 0; i < c->nrings; i++)
 		head[i] = pla_ring_start(&c->rings[i]) ? pla_ring_next(&c->rings[i]) : NULL;
@@ -279,10 +278,7 @@ int pla_collect_drain(struct pla_collector *c, struct pla_stream *out)
 		}
 		if (best < 0 || out->dead || at > until)
 			break; /* the rest is for a later drain, or none */
-		if (pla_on_record(c, out, head[best]) == -EBADMSG) {
-			malformed++; /* skipped, and told as a loss */
-			cpu = c->rings[best].cpu;
-		}
+		pla_on_record(c, out, head[best]); /* a malformed one: counted, a LOST */
 		n++;
 		head[best] = pla_ring_next(&c->rings[best]);
 	}
@@ -290,13 +286,6 @@ int pla_collect_drain(struct pla_collector *c, struct pla_stream *out)
 		if (head[i]) /* not taken: read again next time */
 			pla_ring_unread(&c->rings[i], head[i]);
 		pla_ring_end(&c->rings[i]);
-	}
-	if (malformed && !out->dead) {
-		c->malformed += malformed;
-		c->msg.type = PL_MSG_LOST;
-		c->msg.u.lost = (struct pl_msg_lost){ PL_LOST_MALFORMED, (uint32_t)cpu, pla_now_ns(),
-						      malformed };
-		pla_stream_msg(out, &c->msg); /* a failure: out->dead */
 	}
 	return out->dead ? out->dead : n;
 }

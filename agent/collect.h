@@ -103,9 +103,9 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 /* Adds pollfds for the rings (POLLIN); returns how many were added. */
 int pla_collect_pollfds(struct pla_collector *c, struct pollfd *p, int max);
 /* Drains every ring into out.  A record that cannot be parsed is
- * skipped and counted (c->malformed), and the drain's count goes out as a
- * LOST frame of kind PL_LOST_MALFORMED.  Returns records drained, or the
- * stream's -errno when it died (a failed write). */
+ * skipped, counted (c->malformed) and told as a LOST frame of kind
+ * PL_LOST_MALFORMED.  Returns records drained, or the stream's -errno
+ * when it died (a failed write). */
 int pla_collect_drain(struct pla_collector *c, struct pla_stream *out);
 /* Periodic work: counters, target liveness.  Returns 1 when the session
  * is over (target exited or duration reached): *reason is enum

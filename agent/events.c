@@ -143,10 +143,11 @@ static void drop_fds(struct pla_collector *c, size_t from)
  * thread on any CPU (cpu -1), a CPU count fewer descriptors.  When the
  * first opens fail, the failure is the event's (unsupported, refused):
  * repeating it for every thread would only cost time; running out of
- * descriptors is an error whenever it happens. */
+ * descriptors is an error whenever it happens.  filter (or NULL): the
+ * kernel filter every fd gets. */
 static int open_everywhere(struct pla_collector *c, struct perf_event_attr *attr, uint32_t event,
 			   const pid_t *tids, int ntids, int sampled, int allow_sw, int *fell_back,
-			   char *err, size_t errlen)
+			   const char *filter, char *err, size_t errlen)
 {
 	int opened = 0, last_err = 0;
 	size_t before = c->nfds;
@@ -172,6 +173,12 @@ static int open_everywhere(struct pla_collector *c, struct perf_event_attr *attr
 				return rc;
 			}
 			opened++;
+			if (filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0) {
+				rc = -errno;
+				snprintf(err, errlen, "cannot filter %s on '%s': %s",
+					 c->names[event], filter, strerror(errno));
+				return rc;
+			}
 			if (!sampled)
 				continue;
 			uint64_t id;
@@ -223,16 +230,6 @@ static int out_of_fds(int rc)
 	return rc == -EMFILE || rc == -ENFILE;
 }
 
-/* A kernel filter on the fds opened from index `from` on ("": none).
- * Returns 0 or -errno. */
-static int set_filter(struct pla_collector *c, size_t from, const char *filter)
-{
-	for (size_t f = from; filter[0] && f < c->nfds; f++)
-		if (ioctl(c->fds[f].fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0)
-			return -errno;
-	return 0;
-}
-
 /* The slow-call event (syscalls.c): raw_syscalls:sys_enter and sys_exit
  * opened as one event, both filtered on the calls asked for.  Returns 0,
  * or -errno with a sentence in err. */
@@ -243,12 +240,10 @@ static int open_syscalls(struct pla_collector *c, const struct pla_event_spec *s
 	char filter[PLA_SYS_FILTER];
 	int rc = pla_sys_prepare(c, s, a, filter, sizeof(filter));
 	for (int pass = 0; pass < 2 && rc >= 0; pass++) {
-		size_t first = c->nfds;
 		if (pass)
 			pla_sys_exit_attr(s, a);
-		rc = open_everywhere(c, a, c->nevents, tids, ntids, 1, 0, NULL, err, errlen);
-		if (rc >= 0 && (rc = set_filter(c, first, filter)) < 0)
-			snprintf(err, errlen, "cannot filter on '%s': %s", s->target, strerror(-rc));
+		rc = open_everywhere(c, a, c->nevents, tids, ntids, 1, 0, NULL,
+				     filter[0] ? filter : NULL, err, errlen);
 	}
 	if (rc < 0)
 		return rc;
@@ -347,7 +342,6 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 			c->event_sample_type[c->nevents++] = a.sample_type;
 			continue;
 		}
-		size_t first_fd = c->nfds;
 		int fell_back = 0;
 		describe(c, c->nevents, role, &a, s->name);
 		/* A probe PMU reads its path or symbol (config1: a pointer into
@@ -364,8 +358,8 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 			a.disabled = c->paused;
 		}
 		int rc = open_everywhere(c, &a, c->nevents, s->probe ? &everyone : tids,
-					 s->probe ? 1 : ntids, 1, !s->tracepoint, &fell_back, err,
-					 errlen);
+					 s->probe ? 1 : ntids, 1, !s->tracepoint, &fell_back,
+					 s->marker ? PL_MARKER_FILTER : NULL, err, errlen);
 		if (rc < 0 && s->probe == 'k' && rc != -EACCES && rc != -EPERM && !out_of_fds(rc))
 			snprintf(err, errlen, "cannot record %s: %s: no probeable kernel function %s",
 				 s->name, strerror(-rc), s->target);
@@ -375,11 +369,6 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 			snprintf(err, errlen, "cannot record %s: %s", s->name,
 				 pla_perf_explain(-EACCES, 2));
 			return -EACCES;
-		}
-		if (s->marker && (rc = set_filter(c, first_fd, PL_MARKER_FILTER)) < 0) {
-			snprintf(err, errlen, "cannot filter %s for markers: %s",
-				 PL_MARKER_TRACEPOINT, strerror(-rc));
-			return rc;
 		}
 		c->marker[c->nevents] = s->marker;
 		describe(c, c->nevents, role, &a, fell_back ? "cpu-clock" : s->name);
@@ -400,7 +389,8 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 		a.exclude_callchain_kernel = c->cfg.stacks == PL_STACKS_USER;
 		a.sample_period = 1;
 		describe(c, c->nevents, PL_ROLE_SWITCH, &a, "context-switches");
-		int rc = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, err, errlen);
+		int rc = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, NULL, err,
+					 errlen);
 		if (out_of_fds(rc))
 			return rc;
 		if (rc > 0)
@@ -442,7 +432,8 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 			a.sample_stack_user = c->cfg.stack_size ? c->cfg.stack_size : 4096;
 			a.sample_period = 1;
 			describe(c, c->nevents, PL_ROLE_CREATE, &a, "sched:sched_process_fork");
-			n = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, why, sizeof(why));
+			n = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, NULL, why,
+					    sizeof(why));
 			if (out_of_fds(n)) {
 				snprintf(err, errlen, "%s", why);
 				return n;
@@ -477,7 +468,8 @@ int pla_open_counters(struct pla_collector *c, const pid_t *tids, int ntids, cha
 		size_t before = c->nfds;
 		describe(c, c->nevents, PL_ROLE_COUNTED, &a, counter_names[i]);
 		int fb = 0;
-		int rc = open_everywhere(c, &a, c->nevents, tids, ntids, 0, 0, &fb, err, errlen);
+		int rc = open_everywhere(c, &a, c->nevents, tids, ntids, 0, 0, &fb, NULL, err,
+					 errlen);
 		if (out_of_fds(rc))
 			return rc;
 		if (rc <= 0 || fb) {

@@ -195,8 +195,8 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 	return rc;
 }
 
-int pla_on_record(struct pla_collector *c, struct pla_stream *out,
-		  const struct perf_event_header *h)
+static int on_record(struct pla_collector *c, struct pla_stream *out,
+		     const struct perf_event_header *h)
 {
 	struct rec r = { (const uint8_t *)(h + 1), (const uint8_t *)h + h->size, 0 };
 	struct pl_msg *m = &c->msg;
@@ -333,4 +333,19 @@ int pla_on_record(struct pla_collector *c, struct pla_stream *out,
 	}
 	}
 	return 0; /* other records: nothing the viewer uses */
+}
+
+int pla_on_record(struct pla_collector *c, struct pla_stream *out,
+		  const struct perf_event_header *h)
+{
+	int rc = on_record(c, out, h);
+	if (rc == -EBADMSG) {
+		/* skipped, and told as a loss: none of its fields is trusted,
+		 * so its time is when it was read and its CPU unknown (0) */
+		c->malformed++;
+		c->msg.type = PL_MSG_LOST;
+		c->msg.u.lost = (struct pl_msg_lost){ PL_LOST_MALFORMED, 0, pla_now_ns(), 1 };
+		pla_stream_msg(out, &c->msg); /* a failure: out->dead */
+	}
+	return rc;
 }

@@ -257,7 +257,7 @@ static void test_no_user_callchain(void)
 	expect_chain(want, 5);
 }
 
-/* Counts larger than the record: refused (-EBADMSG, nothing sent), and
+/* Counts larger than the record: refused (-EBADMSG, no sample sent), and
  * nothing read past the record — counts that would wrap a 64-bit size
  * (2^61 x 24 and 2^61 x 8 are 0 mod 2^64) included. */
 static void test_counts_larger_than_the_record(void)
