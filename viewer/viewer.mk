@@ -17,7 +17,8 @@ VIEWER_LIBS := $(shell pkg-config --libs $(VIEWER_PKGS)) $(ZSTD_LIBS) -lpthread 
 
 $(BUILD)/viewer/%.o: ALL_CFLAGS += $(VIEWER_CFLAGS)
 
-VIEWER_IO_OBJS := $(BUILD)/viewer/io/pl-capture.o $(BUILD)/viewer/io/pl-session-writer.o \
+VIEWER_IO_OBJS := $(BUILD)/viewer/io/pl-capture.o $(BUILD)/viewer/io/pl-capture-error.o \
+	$(BUILD)/viewer/io/pl-session-writer.o \
 	$(BUILD)/viewer/io/pl-client.o $(BUILD)/viewer/io/pl-loader.o $(BUILD)/viewer/io/pl-ssh.o \
 	$(BUILD)/viewer/io/pl-session-export.o
 VIEWER_MODEL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/model/*.c))
