@@ -48,8 +48,8 @@ int pla_send_perf_map(struct pla_collector *c, struct pla_stream *out);
 
 /* One kernel record from a ring → its message, sent to out.  Returns
  * pla_stream_msg's, 0 for a record the viewer does not use, -EBADMSG for a
- * malformed one, which is counted (c->malformed) and sent as a LOST of
- * kind PL_LOST_MALFORMED instead. */
+ * malformed one, which is sent as a LOST of kind PL_LOST_MALFORMED
+ * (count 1) instead. */
 int pla_on_record(struct pla_collector *c, struct pla_stream *out,
 		  const struct perf_event_header *h);
 

@@ -131,10 +131,10 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	/* SESSION says what is in force: no event with an LBR (software
 	 * events, no LBR here: the note says why) is an fp session */
 	if (c->cfg.callgraph == PL_CG_LBR) {
-		int any = 0;
+		uint64_t any = 0;
 		for (uint32_t e = 0; e < c->nevents; e++)
-			any |= (c->event_sample_type[e] & PERF_SAMPLE_BRANCH_STACK) != 0;
-		if (!any)
+			any |= c->event_sample_type[e];
+		if (!(any & PERF_SAMPLE_BRANCH_STACK))
 			c->cfg.callgraph = PL_CG_FP;
 	}
 	/* counting events for the perf-stat style counters */
@@ -278,7 +278,7 @@ int pla_collect_drain(struct pla_collector *c, struct pla_stream *out)
 		}
 		if (best < 0 || out->dead || at > until)
 			break; /* the rest is for a later drain, or none */
-		pla_on_record(c, out, head[best]); /* a malformed one: counted, a LOST */
+		pla_on_record(c, out, head[best]); /* a malformed one: a LOST */
 		n++;
 		head[best] = pla_ring_next(&c->rings[best]);
 	}

@@ -77,9 +77,6 @@ struct pla_collector {
 	struct pla_ring rings[PLA_MAX_CPUS];
 	int nrings;
 	uint64_t sample_type; /* the sampled events', before each event's own additions */
-	/* each event's sample_type as the kernel took it at open (events.c),
-	 * which is how its samples are laid out (records.c) */
-	uint64_t event_sample_type[PL_MAX_EVENTS + 1 + PL_MAX_COUNTERS];
 	uint64_t regs_mask;
 	uint32_t lbr_depth; /* LBR mode: the LBR's depth (0: unknown) */
 	/* markers (msg.h, PL_MARKER_TRACEPOINT): events whose samples carry
@@ -93,9 +90,13 @@ struct pla_collector {
 	uint64_t vdso_lo, vdso_len;
 	/* statistics */
 	uint64_t samples, lost, throttled;
-	uint64_t malformed; /* records that could not be parsed (LOST, PL_LOST_MALFORMED) */
 	char note[512]; /* fallbacks taken, for the user */
 	struct pl_msg msg; /* scratch: one message being built (8 KiB callchain) */
+	/* each event's sample_type as the kernel took it at open (events.c),
+	 * which is how its samples are laid out (records.c); last, so that
+	 * the fields above keep the short offsets the static agent's ARM
+	 * code reaches in one instruction */
+	uint64_t event_sample_type[PL_MAX_EVENTS + 1 + PL_MAX_COUNTERS];
 };
 
 int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *cfg,
@@ -103,8 +104,8 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 /* Adds pollfds for the rings (POLLIN); returns how many were added. */
 int pla_collect_pollfds(struct pla_collector *c, struct pollfd *p, int max);
 /* Drains every ring into out.  A record that cannot be parsed is
- * skipped, counted (c->malformed) and told as a LOST frame of kind
- * PL_LOST_MALFORMED.  Returns records drained, or the stream's -errno
+ * skipped and told as a LOST frame of kind PL_LOST_MALFORMED (count 1),
+ * which the viewer adds to its losses.  Returns records drained, or the stream's -errno
  * when it died (a failed write). */
 int pla_collect_drain(struct pla_collector *c, struct pla_stream *out);
 /* Periodic work: counters, target liveness.  Returns 1 when the session

@@ -342,7 +342,6 @@ int pla_on_record(struct pla_collector *c, struct pla_stream *out,
 	if (rc == -EBADMSG) {
 		/* skipped, and told as a loss: none of its fields is trusted,
 		 * so its time is when it was read and its CPU unknown (0) */
-		c->malformed++;
 		c->msg.type = PL_MSG_LOST;
 		c->msg.u.lost = (struct pl_msg_lost){ PL_LOST_MALFORMED, 0, pla_now_ns(), 1 };
 		pla_stream_msg(out, &c->msg); /* a failure: out->dead */
