@@ -3,9 +3,11 @@
  * those files only.
  *
  * Calls go one way: collect.c (the orchestration) calls events.c,
- * proc-snapshot.c, records.c and spawn.c (spawn.h); records.c calls
- * proc-snapshot.c for the held vDSO image; none calls back into
- * collect.c.  Errors are -errno, as in collect.h; every function that
+ * proc-snapshot.c, records.c and spawn.c (spawn.h); events.c calls
+ * syscalls.c to prepare the slow-call event it opens; records.c calls
+ * proc-snapshot.c for the held vDSO image and syscalls.c for the
+ * slow-call samples; none calls back into collect.c, and syscalls.c
+ * calls none of them.  Errors are -errno, as in collect.h; every function that
  * builds a message overwrites c->msg.
  */
 #ifndef PLA_COLLECT_PRIVATE_H
@@ -30,12 +32,6 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 		     size_t errlen);
 int pla_open_counters(struct pla_collector *c, const pid_t *tids, int ntids, char *err,
 		      size_t errlen);
-/* Opens attr on every thread (tids) and CPU, as `perf record -p` does
- * (events.c): a sampled event into the CPUs' rings.  Returns how many
- * opened, or -errno with a sentence in err. */
-int pla_open_everywhere(struct pla_collector *c, struct perf_event_attr *attr, uint32_t event,
-			const pid_t *tids, int ntids, int sampled, int allow_sw, int *fell_back,
-			char *err, size_t errlen);
 /* EVENT_DESC frames for the events from index `from` on. */
 int pla_send_event_descs(struct pla_collector *c, struct pla_stream *out, uint32_t from);
 
@@ -47,25 +43,19 @@ void pla_snapshot_before(struct pla_collector *c, const struct pla_collect_confi
 int pla_send_vdso(struct pla_collector *c, struct pla_stream *out, pid_t pid, uint64_t addr);
 /* /tmp/perf-PID.map of the target, when there is one. */
 int pla_send_perf_map(struct pla_collector *c, struct pla_stream *out);
-int pla_log_msg(struct pla_collector *c, struct pla_stream *out, uint8_t level,
-		const char *text);
 
 /* ─── records.c ────────────────────────────────────────────────────────── */
 
 /* One kernel record from a ring → its message, sent to out.  Returns
  * pla_stream_msg's, 0 for a record the viewer does not use, -EBADMSG for a
- * malformed one. */
+ * malformed one, which is sent as a LOST of kind PL_LOST_MALFORMED
+ * (count 1) instead. */
 int pla_on_record(struct pla_collector *c, struct pla_stream *out,
 		  const struct perf_event_header *h);
 
 /* ─── syscalls.c ───────────────────────────────────────────────────────── */
 
 #define PLA_SYS_FRAMES 64 /* call-chain entries kept per waiting entry */
-/* raw_syscalls samples, whatever the session's mode (syscalls.c) */
-#define PLA_SYS_SAMPLE_TYPE                                                                   \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |          \
-	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
-
 /* The slow-call state of a session; its slot table follows it. */
 struct pla_sys {
 	uint32_t event; /* the "slow-syscalls" event index: enters and exits */
@@ -75,11 +65,18 @@ struct pla_sys {
 	uint64_t timed, slow, full, unfinished, unmatched;
 };
 
-/* Opens raw_syscalls:sys_enter (s->config) and sys_exit (s->config1) as
- * event c->nevents, filtered on the numbers of s->target; attr is the
- * session's, rewritten.  Returns 0 or -errno with a sentence in err. */
-int pla_sys_open(struct pla_collector *c, const struct pla_event_spec *s,
-		 struct perf_event_attr *a, const pid_t *tids, int ntids, char *err, size_t errlen);
+/* Room for the kernel filter of a --syscalls list ("id == N || ..."). */
+#define PLA_SYS_FILTER (PLA_SYS_LIST * 4 + 16)
+/* Prepares the slow-call state of event c->nevents (c->sys) for s:
+ * where the tracepoints' fields lie, the kernel filter on the numbers of
+ * s->target (into filter: "" for every call), and attr a, the session's,
+ * rewritten for raw_syscalls:sys_enter (s->config).  events.c opens it.
+ * Returns 0 or -ENOMEM. */
+int pla_sys_prepare(struct pla_collector *c, const struct pla_event_spec *s,
+		    struct perf_event_attr *a, char *filter, size_t len);
+/* Rewrites a, as pla_sys_prepare left it, for raw_syscalls:sys_exit
+ * (s->config1). */
+void pla_sys_exit_attr(const struct pla_event_spec *s, struct perf_event_attr *a);
 /* A raw_syscalls sample parsed into c->msg: an entry is kept, an exit
  * pairs with it and, when the call took the threshold or more, c->msg
  * becomes the slow call's SAMPLE and is sent.  Returns pla_stream_msg's

@@ -91,11 +91,6 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 		pla_read_int_file("/sys/bus/event_source/devices/cpu/caps/branches", &depth);
 		c->lbr_depth = depth > 0 && depth <= 1024 ? (uint32_t)depth : 0;
 	}
-	/* creation samples: the user stack only (the kernel part is always
-	 * the same clone syscall path) */
-	c->create_sample_type =
-		(c->sample_type & ~(uint64_t)PERF_SAMPLE_CALLCHAIN) |
-		PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 
 	/* the threads to open events on */
 	tids = calloc(MAX_THREADS, sizeof(*tids));
@@ -136,10 +131,10 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	/* SESSION says what is in force: no event with an LBR (software
 	 * events, no LBR here: the note says why) is an fp session */
 	if (c->cfg.callgraph == PL_CG_LBR) {
-		int any = 0;
+		uint64_t any = 0;
 		for (uint32_t e = 0; e < c->nevents; e++)
-			any |= c->lbr[e];
-		if (!any)
+			any |= c->event_sample_type[e];
+		if (!(any & PERF_SAMPLE_BRANCH_STACK))
 			c->cfg.callgraph = PL_CG_FP;
 	}
 	/* counting events for the perf-stat style counters */
@@ -187,7 +182,7 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	pla_stream_msg(out, m);
 	pla_send_event_descs(c, out, 0);
 	if (c->note[0])
-		pla_log_msg(c, out, PL_LOG_WARN, c->note);
+		pla_stream_log(out, &c->msg, PL_LOG_WARN, c->note);
 	if ((rc = out->dead) < 0)
 		goto write_failed;
 
@@ -283,13 +278,13 @@ int pla_collect_drain(struct pla_collector *c, struct pla_stream *out)
 		}
 		if (best < 0 || out->dead || at > until)
 			break; /* the rest is for a later drain, or none */
-		pla_on_record(c, out, head[best]); /* a malformed record is skipped */
+		pla_on_record(c, out, head[best]); /* a malformed one: a LOST */
 		n++;
 		head[best] = pla_ring_next(&c->rings[best]);
 	}
 	for (int i = 0; i < c->nrings; i++) {
 		if (head[i]) /* not taken: read again next time */
-			c->rings[i].tail -= head[i]->size;
+			pla_ring_unread(&c->rings[i], head[i]);
 		pla_ring_end(&c->rings[i]);
 	}
 	return out->dead ? out->dead : n;

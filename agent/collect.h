@@ -76,13 +76,9 @@ struct pla_collector {
 	size_t nids, ids_cap;
 	struct pla_ring rings[PLA_MAX_CPUS];
 	int nrings;
-	uint64_t sample_type;
-	uint64_t create_sample_type; /* PL_ROLE_CREATE: always registers + stack copy */
+	uint64_t sample_type; /* the sampled events', before each event's own additions */
 	uint64_t regs_mask;
-	/* LBR mode: events whose samples carry the branch stack (hardware
-	 * ones; events.c), and the LBR's depth (0: unknown) */
-	uint8_t lbr[PL_MAX_EVENTS + 1 + PL_MAX_COUNTERS];
-	uint32_t lbr_depth;
+	uint32_t lbr_depth; /* LBR mode: the LBR's depth (0: unknown) */
 	/* markers (msg.h, PL_MARKER_TRACEPOINT): events whose samples carry
 	 * registers and a stack copy of marker_stack bytes */
 	uint8_t marker[PL_MAX_EVENTS + 1 + PL_MAX_COUNTERS];
@@ -96,14 +92,21 @@ struct pla_collector {
 	uint64_t samples, lost, throttled;
 	char note[512]; /* fallbacks taken, for the user */
 	struct pl_msg msg; /* scratch: one message being built (8 KiB callchain) */
+	/* each event's sample_type as the kernel took it at open (events.c),
+	 * which is how its samples are laid out (records.c); last, so that
+	 * the fields above keep the short offsets the static agent's ARM
+	 * code reaches in one instruction */
+	uint64_t event_sample_type[PL_MAX_EVENTS + 1 + PL_MAX_COUNTERS];
 };
 
 int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *cfg,
 		      struct pla_stream *out, char *err, size_t errlen);
 /* Adds pollfds for the rings (POLLIN); returns how many were added. */
 int pla_collect_pollfds(struct pla_collector *c, struct pollfd *p, int max);
-/* Drains every ring into out.  Returns records drained, or the stream's
- * -errno when it died (a failed write). */
+/* Drains every ring into out.  A record that cannot be parsed is
+ * skipped and told as a LOST frame of kind PL_LOST_MALFORMED (count 1),
+ * which the viewer adds to its losses.  Returns records drained, or the stream's -errno
+ * when it died (a failed write). */
 int pla_collect_drain(struct pla_collector *c, struct pla_stream *out);
 /* Periodic work: counters, target liveness.  Returns 1 when the session
  * is over (target exited or duration reached): *reason is enum

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "procfs.h"
 #include "util.h"
 
 #define MAX_FDS 65536
@@ -142,10 +143,11 @@ static void drop_fds(struct pla_collector *c, size_t from)
  * thread on any CPU (cpu -1), a CPU count fewer descriptors.  When the
  * first opens fail, the failure is the event's (unsupported, refused):
  * repeating it for every thread would only cost time; running out of
- * descriptors is an error whenever it happens. */
-int pla_open_everywhere(struct pla_collector *c, struct perf_event_attr *attr, uint32_t event,
-			const pid_t *tids, int ntids, int sampled, int allow_sw, int *fell_back,
-			char *err, size_t errlen)
+ * descriptors is an error whenever it happens.  filter (or NULL): the
+ * kernel filter every fd gets. */
+static int open_everywhere(struct pla_collector *c, struct perf_event_attr *attr, uint32_t event,
+			   const pid_t *tids, int ntids, int sampled, int allow_sw, int *fell_back,
+			   const char *filter, char *err, size_t errlen)
 {
 	int opened = 0, last_err = 0;
 	size_t before = c->nfds;
@@ -171,6 +173,12 @@ int pla_open_everywhere(struct pla_collector *c, struct perf_event_attr *attr, u
 				return rc;
 			}
 			opened++;
+			if (filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0) {
+				rc = -errno;
+				snprintf(err, errlen, "cannot filter %s on '%s': %s",
+					 c->names[event], filter, strerror(errno));
+				return rc;
+			}
 			if (!sampled)
 				continue;
 			uint64_t id;
@@ -220,6 +228,28 @@ done:
 static int out_of_fds(int rc)
 {
 	return rc == -EMFILE || rc == -ENFILE;
+}
+
+/* The slow-call event (syscalls.c): raw_syscalls:sys_enter and sys_exit
+ * opened as one event, both filtered on the calls asked for.  Returns 0,
+ * or -errno with a sentence in err. */
+static int open_syscalls(struct pla_collector *c, const struct pla_event_spec *s,
+			 struct perf_event_attr *a, const pid_t *tids, int ntids, char *err,
+			 size_t errlen)
+{
+	char filter[PLA_SYS_FILTER];
+	int rc = pla_sys_prepare(c, s, a, filter, sizeof(filter));
+	for (int pass = 0; pass < 2 && rc >= 0; pass++) {
+		if (pass)
+			pla_sys_exit_attr(s, a);
+		rc = open_everywhere(c, a, c->nevents, tids, ntids, 1, 0, NULL,
+				     filter[0] ? filter : NULL, err, errlen);
+	}
+	if (rc < 0)
+		return rc;
+	a->config = s->config;
+	c->sys->mono = a->use_clockid; /* cleared where the kernel refused it */
+	return 0;
 }
 
 static void describe(struct pla_collector *c, uint32_t idx, uint8_t role,
@@ -283,9 +313,10 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 		}
 		uint8_t role = PL_ROLE_SAMPLED;
 		if (s->tracepoint) {
-			/* issue 19: every hit (period 1 unless asked) with its raw
-			 * payload; it fires in kernel mode, so exclude_kernel would
-			 * silence it, as for the creation sampler below */
+			/* every hit (period 1 unless asked), with its raw payload
+			 * for the viewer to decode by the format; it fires in
+			 * kernel mode, so exclude_kernel would silence it, as for
+			 * the creation sampler below */
 			role = PL_ROLE_TRACEPOINT;
 			a.exclude_kernel = 0;
 			a.sample_type |= PERF_SAMPLE_RAW;
@@ -300,7 +331,7 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 		}
 		if (s->syscalls) { /* two tracepoints paired into one event */
 			describe(c, c->nevents, role, &a, s->name);
-			int rc = pla_sys_open(c, s, &a, tids, ntids, err, errlen);
+			int rc = open_syscalls(c, s, &a, tids, ntids, err, errlen);
 			if (rc == 0 && a.exclude_kernel)
 				rc = -EACCES;
 			if (rc == -EACCES)
@@ -308,10 +339,9 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 					 pla_perf_explain(-EACCES, 2));
 			if (rc < 0)
 				return rc;
-			c->nevents++;
+			c->event_sample_type[c->nevents++] = a.sample_type;
 			continue;
 		}
-		size_t first_fd = c->nfds;
 		int fell_back = 0;
 		describe(c, c->nevents, role, &a, s->name);
 		/* A probe PMU reads its path or symbol (config1: a pointer into
@@ -327,9 +357,9 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 			a.inherit = a.enable_on_exec = 0;
 			a.disabled = c->paused;
 		}
-		int rc = pla_open_everywhere(c, &a, c->nevents, s->probe ? &everyone : tids,
-					 s->probe ? 1 : ntids, 1, !s->tracepoint, &fell_back, err,
-					 errlen);
+		int rc = open_everywhere(c, &a, c->nevents, s->probe ? &everyone : tids,
+					 s->probe ? 1 : ntids, 1, !s->tracepoint, &fell_back,
+					 s->marker ? PL_MARKER_FILTER : NULL, err, errlen);
 		if (rc < 0 && s->probe == 'k' && rc != -EACCES && rc != -EPERM && !out_of_fds(rc))
 			snprintf(err, errlen, "cannot record %s: %s: no probeable kernel function %s",
 				 s->name, strerror(-rc), s->target);
@@ -340,17 +370,10 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 				 pla_perf_explain(-EACCES, 2));
 			return -EACCES;
 		}
-		for (size_t f = first_fd; s->marker && f < c->nfds; f++)
-			if (ioctl(c->fds[f].fd, PERF_EVENT_IOC_SET_FILTER, PL_MARKER_FILTER) < 0) {
-				rc = -errno;
-				snprintf(err, errlen, "cannot filter %s for markers: %s",
-					 PL_MARKER_TRACEPOINT, strerror(errno));
-				return rc;
-			}
 		c->marker[c->nevents] = s->marker;
 		describe(c, c->nevents, role, &a, fell_back ? "cpu-clock" : s->name);
-		c->lbr[c->nevents] = (a.sample_type & PERF_SAMPLE_BRANCH_STACK) != 0;
-		c->nevents++;
+		/* as opened: the fallback may have dropped the branch stack */
+		c->event_sample_type[c->nevents++] = a.sample_type;
 	}
 	/* the off-CPU sampler: a sample with a stack at every switch-out */
 	if ((c->cfg.flags & PL_START_SWITCH_STACKS) &&
@@ -366,10 +389,12 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 		a.exclude_callchain_kernel = c->cfg.stacks == PL_STACKS_USER;
 		a.sample_period = 1;
 		describe(c, c->nevents, PL_ROLE_SWITCH, &a, "context-switches");
-		int rc = pla_open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, err, errlen);
+		int rc = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, NULL, err,
+					 errlen);
 		if (out_of_fds(rc))
 			return rc;
-		c->nevents += rc > 0;
+		if (rc > 0)
+			c->event_sample_type[c->nevents++] = a.sample_type;
 		if (rc < 0) { /* the session goes on without: the reason is kept */
 			size_t n = strlen(c->note);
 			snprintf(c->note + n, sizeof(c->note) - n, "%sNo off-CPU stacks: %s.",
@@ -398,13 +423,17 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 			a.exclude_kernel = 0;
 			/* clone() runs in libc, which has no frame pointers: an fp
 			 * chain from there is garbage, so these samples always carry
-			 * registers and a stack copy for the viewer to unwind */
-			a.sample_type = c->create_sample_type;
+			 * registers and a stack copy for the viewer to unwind; the
+			 * user stack only (the kernel part is always the same clone
+			 * syscall path) */
+			a.sample_type = (c->sample_type & ~(uint64_t)PERF_SAMPLE_CALLCHAIN) |
+					PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 			a.sample_regs_user = c->regs_mask;
 			a.sample_stack_user = c->cfg.stack_size ? c->cfg.stack_size : 4096;
 			a.sample_period = 1;
 			describe(c, c->nevents, PL_ROLE_CREATE, &a, "sched:sched_process_fork");
-			n = pla_open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, why, sizeof(why));
+			n = open_everywhere(c, &a, c->nevents, tids, ntids, 1, 0, NULL, NULL, why,
+					    sizeof(why));
 			if (out_of_fds(n)) {
 				snprintf(err, errlen, "%s", why);
 				return n;
@@ -416,7 +445,7 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 			}
 		}
 		if (n > 0)
-			c->nevents++;
+			c->event_sample_type[c->nevents++] = a.sample_type;
 		else
 			snprintf(c->note + strlen(c->note), sizeof(c->note) - strlen(c->note),
 				 "%s" PL_NOTE_NO_CREATE "%s.", c->note[0] ? " " : "", why);
@@ -439,7 +468,8 @@ int pla_open_counters(struct pla_collector *c, const pid_t *tids, int ntids, cha
 		size_t before = c->nfds;
 		describe(c, c->nevents, PL_ROLE_COUNTED, &a, counter_names[i]);
 		int fb = 0;
-		int rc = pla_open_everywhere(c, &a, c->nevents, tids, ntids, 0, 0, &fb, err, errlen);
+		int rc = open_everywhere(c, &a, c->nevents, tids, ntids, 0, 0, &fb, NULL, err,
+					 errlen);
 		if (out_of_fds(rc))
 			return rc;
 		if (rc <= 0 || fb) {
@@ -472,7 +502,7 @@ static int send_trace_format(struct pla_collector *c, struct pla_stream *out, ui
 		char why[160];
 		snprintf(why, sizeof(why), "cannot read the format of %s: %s: its fields will not be "
 			 "decoded", c->names[i], strerror((int)-n));
-		rc = pla_log_msg(c, out, PL_LOG_WARN, why);
+		rc = pla_stream_log(out, &c->msg, PL_LOG_WARN, why);
 	} else {
 		struct pl_msg *m = &c->msg;
 		m->type = PL_MSG_FILE_CHUNK;

@@ -12,6 +12,7 @@
 
 #include "elf-sym.h"
 #include "msg.h"
+#include "procfs.h"
 #include "util.h"
 
 struct named {
@@ -98,7 +99,7 @@ static int parse_modifiers(char *mods, struct pla_event_spec *e, char *err, size
 	return 0;
 }
 
-/* "SUBSYS:NAME[:period=N]" (issue 19): a tracepoint when what follows the
+/* "SUBSYS:NAME[:period=N]": a tracepoint when what follows the
  * first ':' is a name, not a modifier.  Returns 0 when spec is not one;
  * 1 when it is, with out->tracepoint set, or clear and err filled when it
  * cannot be used. */
@@ -152,7 +153,7 @@ static int tracepoint_spec(char *buf, struct pla_event_spec *out, char *err, siz
 	return 1;
 }
 
-/* "u:PATH:SYM[+OFF][%return]" and "k:SYM[+OFF][%return]" (issue 19): the
+/* "u:PATH:SYM[+OFF][%return]" and "k:SYM[+OFF][%return]": the
  * uprobe and kprobe PMUs of perf_event_open, so nothing is written to
  * tracefs.  A uprobe's place is a file offset: the symbol is looked up in
  * the board's own file.  "%return" probes the function's return: the
@@ -232,9 +233,56 @@ int64_t pla_parse_duration(const char *s)
 	return -1;
 }
 
-/* "slow-syscalls:DUR[:LIST]" (issue 19): raw_syscalls:sys_enter/sys_exit
+/* The common calls by name, for `perflens-agent --syscalls` typed on the
+ * board; the viewer sends numbers (it has every architecture's whole
+ * table), and any number is taken here.  Packed as one string and one
+ * array: no pointers, which a static-pie pays a relocation each for.  On
+ * 32-bit ARM libc calls the _time64 variants: both numbers answer to the
+ * name. */
+#if !defined(SYS_clock_nanosleep) && defined(SYS_clock_nanosleep_time32)
+#define SYS_clock_nanosleep SYS_clock_nanosleep_time32 /* musl's name on 32-bit */
+#endif
+#ifdef SYS_open
+#define OPT1(X) X(open, SYS_open) X(poll, SYS_poll) X(epoll_wait, SYS_epoll_wait)
+#else
+#define OPT1(X)
+#endif
+#if defined(SYS_clock_nanosleep_time64) && SYS_clock_nanosleep_time64 != SYS_clock_nanosleep
+#define OPT2(X)                                                                                \
+	X(clock_nanosleep, SYS_clock_nanosleep_time64) X(futex, SYS_futex_time64)              \
+	X(ppoll, SYS_ppoll_time64)
+#else
+#define OPT2(X)
+#endif
+#define CALLS(X)                                                                               \
+	X(read, SYS_read) X(write, SYS_write) X(readv, SYS_readv) X(writev, SYS_writev)        \
+	X(pread64, SYS_pread64) X(pwrite64, SYS_pwrite64) X(openat, SYS_openat)                \
+	X(close, SYS_close) X(fsync, SYS_fsync) X(fdatasync, SYS_fdatasync)                    \
+	X(ioctl, SYS_ioctl) X(ppoll, SYS_ppoll) X(epoll_pwait, SYS_epoll_pwait)                \
+	X(nanosleep, SYS_nanosleep) X(clock_nanosleep, SYS_clock_nanosleep)                    \
+	X(futex, SYS_futex) X(connect, SYS_connect) X(accept4, SYS_accept4)                    \
+	X(recvfrom, SYS_recvfrom) X(sendto, SYS_sendto) X(wait4, SYS_wait4) OPT1(X) OPT2(X)
+#define NAME(n, nr) #n "\0"
+#define NUMBER(n, nr) nr,
+static const char call_names[] = CALLS(NAME);
+static const uint16_t call_numbers[] = { CALLS(NUMBER) };
+
+static int syscall_numbers(const char *name, char *out, size_t len)
+{
+	int n = 0;
+	const char *p = call_names;
+	for (size_t i = 0; i < sizeof(call_numbers) / sizeof(call_numbers[0]); i++, p += strlen(p) + 1)
+		if (!strcmp(p, name)) {
+			size_t used = strlen(out);
+			snprintf(out + used, len - used, "%s%u", used ? "," : "", call_numbers[i]);
+			n++;
+		}
+	return n;
+}
+
+/* "slow-syscalls:DUR[:LIST]": raw_syscalls:sys_enter/sys_exit
  * paired here (syscalls.c).  LIST holds numbers, or the names this agent
- * knows (pla_syscall_numbers); none: every call. */
+ * knows (syscall_numbers); none: every call. */
 static int syscalls_spec(char *buf, struct pla_event_spec *out, char *err, size_t errlen)
 {
 	char *list = strchr(buf + 14, ':'), why[256];
@@ -249,7 +297,7 @@ static int syscalls_spec(char *buf, struct pla_event_spec *out, char *err, size_
 		size_t used = strlen(out->target);
 		if (*tok >= '0' && *tok <= '9' && strspn(tok, "0123456789") == strlen(tok)) {
 			snprintf(out->target + used, PLA_SYS_LIST - used, "%s%s", used ? "," : "", tok);
-		} else if (strcmp(tok, "all") && !pla_syscall_numbers(tok, out->target, PLA_SYS_LIST)) {
+		} else if (strcmp(tok, "all") && !syscall_numbers(tok, out->target, PLA_SYS_LIST)) {
 			snprintf(err, errlen, "system call '%s' unknown here: give its number", tok);
 			return -EINVAL;
 		} else if (!strcmp(tok, "all")) {
@@ -288,7 +336,7 @@ int pla_event_parse(const char *spec, struct pla_event_spec *out, char *err, siz
 	}
 	snprintf(buf, sizeof(buf), "%s", spec);
 	if (!strcmp(buf, "markers")) {
-		/* issue 19: the kernel never gives ftrace:print (trace_marker)
+		/* the kernel never gives ftrace:print (trace_marker)
 		 * to perf_event_open; perflens-marker.h writes each line with a
 		 * writev whose signature the viewer checks (msg.h) */
 		char tp[] = PL_MARKER_TRACEPOINT;
@@ -491,28 +539,6 @@ const char *pla_perf_explain(int err, int paranoid)
 		return "the PMU is busy (another profiler holds it)";
 	}
 	return "perf_event_open failed";
-}
-
-int pla_read_int_file(const char *path, long *out)
-{
-	char buf[32];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	/* a PMU format file says "config:N": the number after the colon */
-	char *end, *p = strchr(buf, ':');
-	p = p ? p + 1 : buf;
-	errno = 0;
-	long v = (long)pla_strtou64(p, &end, 10);
-	if (errno || end == p)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 const char *pla_errno_name(int err)

@@ -46,10 +46,6 @@ extern const size_t pla_named_event_count;
 
 /* "1ms", "250us", "2s", "500000ns", "3" (ms) → ns; -1 when not one. */
 int64_t pla_parse_duration(const char *s);
-/* Appends the numbers of system call `name` on this architecture to out
- * (comma-separated); returns how many (0: a name this agent does not
- * know: the viewer's tables know them all).  syscalls.c. */
-int pla_syscall_numbers(const char *name, char *out, size_t len);
 #define PLA_SYS_LIST 190 /* room for the numbers in pla_event_spec.target */
 
 /* Raw syscall; returns fd or -errno. */
@@ -85,8 +81,5 @@ long pla_tracepoint_id(const char *event, char *why, size_t whylen);
  * length, or -errno (-E2BIG: larger than buf). */
 long pla_tracepoint_format(const char *event, char *buf, size_t len);
 
-/* /proc/sys/kernel/perf_event_* readers (and a PMU format file's
- * "config:N": the number after a colon); -1 when unreadable. */
-int pla_read_int_file(const char *path, long *out);
 
 #endif

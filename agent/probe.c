@@ -15,6 +15,7 @@
 #include "arch.h"
 #include "lbr.h"
 #include "perf.h"
+#include "procfs.h"
 #include "ring.h"
 
 /* A child that burns CPU under a few frames, for the call-graph test. */

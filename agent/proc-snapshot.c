@@ -1,8 +1,8 @@
 /* proc-snapshot.c — what existed before the events, and the files the
  * viewer needs to name addresses: threads' names and code mappings from
  * /proc (with build-ids), the vDSO image (held back until a sample touches
- * it when that is safe), kallsyms and modules, the perf map of JIT code,
- * and LOG lines; all of them the first messages of a session or its last. */
+ * it when that is safe), kallsyms and modules, the perf map of JIT code;
+ * all of them the first messages of a session or its last. */
 #include "collect-private.h"
 
 #include <fcntl.h>
@@ -167,15 +167,6 @@ static int kallsyms_keep(const char *line)
 	return sp && (sp[1] == 't' || sp[1] == 'T' || sp[1] == 'w' || sp[1] == 'W');
 }
 
-int pla_log_msg(struct pla_collector *c, struct pla_stream *out, uint8_t level,
-		const char *text)
-{
-	struct pl_msg *m = &c->msg;
-	m->type = PL_MSG_LOG;
-	m->u.log = (struct pl_msg_log){ level, pl_str_c(text) };
-	return pla_stream_msg(out, m);
-}
-
 int pla_send_perf_map(struct pla_collector *c, struct pla_stream *out)
 {
 	pid_t pid = c->child ? c->child : c->cfg.pid;
@@ -232,7 +223,7 @@ void pla_snapshot_before(struct pla_collector *c, const struct pla_collect_confi
 			send_chunk(c, out, PL_CHUNK_KERNEL_NOTES, 0, 0, "/sys/kernel/notes", notes,
 				   (size_t)n, 0, (uint64_t)n);
 		if (kptr >= 2 || (kptr == 1 && geteuid() != 0))
-			pla_log_msg(c, out, PL_LOG_WARN,
+			pla_stream_log(out, &c->msg, PL_LOG_WARN,
 				"kptr_restrict hides kernel addresses in /proc/kallsyms: kernel "
 				"frames stay unnamed (sysctl kernel.kptr_restrict=0, or run as root)");
 	}

@@ -413,3 +413,25 @@ void pla_self_usage(uint64_t *cpu_ns, uint64_t *rss_kb)
 			*rss_kb = pla_strtou64(p + 6, NULL, 10);
 	}
 }
+
+int pla_read_int_file(const char *path, long *out)
+{
+	char buf[32];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* a PMU format file says "config:N": the number after the colon */
+	char *end, *p = strchr(buf, ':');
+	p = p ? p + 1 : buf;
+	errno = 0;
+	long v = (long)pla_strtou64(p, &end, 10);
+	if (errno || end == p)
+		return -1;
+	*out = v;
+	return 0;
+}

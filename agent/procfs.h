@@ -44,4 +44,9 @@ void pla_health_read(struct pla_health_state *st, struct pl_msg_health *h);
 /* The agent's own CPU time (ns) and RSS (kB). */
 void pla_self_usage(uint64_t *cpu_ns, uint64_t *rss_kb);
 
+/* A number in a /proc or /sys file (/proc/sys/kernel/perf_event_*, a
+ * PMU caps file; a PMU format file's "config:N": the number after the
+ * colon).  Returns 0, or -1 when unreadable. */
+int pla_read_int_file(const char *path, long *out);
+
 #endif

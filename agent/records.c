@@ -106,16 +106,8 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 	m->type = PL_MSG_SAMPLE;
 	s->event = event_of(c, rd64(&r));
 	uint8_t role = c->desc[s->event].role;
-	uint64_t type = role == PL_ROLE_CREATE ? c->create_sample_type : c->sample_type;
+	uint64_t type = c->event_sample_type[s->event]; /* as opened (events.c) */
 	int sys = c->sys && s->event == c->sys->event;
-	if (sys)
-		type = PLA_SYS_SAMPLE_TYPE;
-	if (role == PL_ROLE_TRACEPOINT)
-		type |= PERF_SAMPLE_RAW; /* events.c */
-	if (c->marker[s->event])
-		type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	if (c->lbr[s->event])
-		type |= PERF_SAMPLE_BRANCH_STACK; /* events.c: hardware ones only */
 	s->ip = rd64(&r);
 	s->pid = rd32(&r);
 	s->tid = rd32(&r);
@@ -203,8 +195,8 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 	return rc;
 }
 
-int pla_on_record(struct pla_collector *c, struct pla_stream *out,
-		  const struct perf_event_header *h)
+static int on_record(struct pla_collector *c, struct pla_stream *out,
+		     const struct perf_event_header *h)
 {
 	struct rec r = { (const uint8_t *)(h + 1), (const uint8_t *)h + h->size, 0 };
 	struct pl_msg *m = &c->msg;
@@ -341,4 +333,18 @@ int pla_on_record(struct pla_collector *c, struct pla_stream *out,
 	}
 	}
 	return 0; /* other records: nothing the viewer uses */
+}
+
+int pla_on_record(struct pla_collector *c, struct pla_stream *out,
+		  const struct perf_event_header *h)
+{
+	int rc = on_record(c, out, h);
+	if (rc == -EBADMSG) {
+		/* skipped, and told as a loss: none of its fields is trusted,
+		 * so its time is when it was read and its CPU unknown (0) */
+		c->msg.type = PL_MSG_LOST;
+		c->msg.u.lost = (struct pl_msg_lost){ PL_LOST_MALFORMED, 0, pla_now_ns(), 1 };
+		pla_stream_msg(out, &c->msg); /* a failure: out->dead */
+	}
+	return rc;
 }

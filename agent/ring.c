@@ -97,6 +97,11 @@ const struct perf_event_header *pla_ring_next(struct pla_ring *r)
 	return h;
 }
 
+void pla_ring_unread(struct pla_ring *r, const struct perf_event_header *h)
+{
+	r->tail -= h->size;
+}
+
 void pla_ring_end(struct pla_ring *r)
 {
 	store_tail(r->base, r->tail);

@@ -34,6 +34,9 @@ size_t pla_ring_start(struct pla_ring *r);
 /* Next record of this pass, or NULL when the pass is done.  The pointer is
  * valid until the next call. */
 const struct perf_event_header *pla_ring_next(struct pla_ring *r);
+/* Leaves h, the record pla_ring_next returned last, in the ring: the
+ * next call returns it again, or, after pla_ring_end, the next pass. */
+void pla_ring_unread(struct pla_ring *r, const struct perf_event_header *h);
 /* Ends the pass: hands the space back to the kernel. */
 void pla_ring_end(struct pla_ring *r);
 

@@ -28,8 +28,8 @@
 /* A block closes at FLUSH_MS_MIN if it holds PLA_FLUSH_SAMPLES samples or
  * PLA_FLUSH_BYTES (stream.h), else at FLUSH_MS_MAX; --flush-ms N closes
  * every block at N ms.  Each block costs ≈ 50 bytes (its header, and the
- * zstd flush that makes it decodable on arrival): at 99 Hz that was a
- * fifth of the stream with sparse blocks closing at 500 ms.  At 750 ms
+ * zstd flush that makes it decodable on arrival): at 99 Hz, sparse
+ * blocks closing at 500 ms would be a fifth of the stream.  At 750 ms
  * the sample-to-viewer latency stays within its goal (p99 ≤ 1 s; see
  * docs/PERFORMANCE.md), and busy streams still close every 100 ms. */
 #define FLUSH_MS_MIN 100

@@ -539,3 +539,10 @@ int pla_stream_drain(struct pla_stream *s, int timeout_ms)
 	}
 	return rc;
 }
+
+int pla_stream_log(struct pla_stream *s, struct pl_msg *m, uint8_t level, const char *text)
+{
+	m->type = PL_MSG_LOG;
+	m->u.log = (struct pl_msg_log){ level, pl_str_c(text) };
+	return pla_stream_msg(s, m);
+}

@@ -109,6 +109,9 @@ void pla_stream_detach(struct pla_stream *s);
  * drops whole blocks and reports them (LOST); a file never drops: its
  * writes block. */
 int pla_stream_msg(struct pla_stream *s, struct pl_msg *m);
+/* A LOG line for the user (level: enum pl_log_level), built in m (the
+ * caller's scratch message, overwritten).  Returns pla_stream_msg's. */
+int pla_stream_log(struct pla_stream *s, struct pl_msg *m, uint8_t level, const char *text);
 /* Forgets what a reader joining here could not know: the interned stacks,
  * and the zstd history (the next block starts a new frame).  At a new
  * session, a new peer, after a dropped block and after END. */

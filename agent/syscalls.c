@@ -1,5 +1,5 @@
-/* syscalls.c — slow system calls (issue 19, `--syscalls LIST
- * --slower-than DUR`): raw_syscalls:sys_enter and sys_exit, paired per
+/* syscalls.c — slow system calls (`--syscalls LIST --slower-than
+ * DUR`): raw_syscalls:sys_enter and sys_exit, paired per
  * thread on the board, and only the calls over the threshold sent, as
  * SAMPLEs of one TRACEPOINT event "slow-syscalls" whose payload is
  * msg.h's struct pl_slow_syscall and whose stack is the call chain at
@@ -20,67 +20,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
 
 #include "util.h"
 
 #define SLOTS 512 /* threads inside a call at the same time */
+/* raw_syscalls samples, whatever the session's mode */
+#define PLA_SYS_SAMPLE_TYPE                                                                   \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |          \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
 
 struct slot {
 	uint32_t tid, pid, nframes, cpu;
 	uint64_t time, nr, args[6];
 	uint64_t frames[PLA_SYS_FRAMES];
 };
-
-/* ─── names ────────────────────────────────────────────────────────────── */
-
-/* The common calls by name, for `perflens-agent --syscalls` typed on the
- * board; the viewer sends numbers (it has every architecture's whole
- * table), and any number is taken here.  Packed as one string and one
- * array: no pointers, which a static-pie pays a relocation each for.  On
- * 32-bit ARM libc calls the _time64 variants: both numbers answer to the
- * name. */
-#if !defined(SYS_clock_nanosleep) && defined(SYS_clock_nanosleep_time32)
-#define SYS_clock_nanosleep SYS_clock_nanosleep_time32 /* musl's name on 32-bit */
-#endif
-#ifdef SYS_open
-#define OPT1(X) X(open, SYS_open) X(poll, SYS_poll) X(epoll_wait, SYS_epoll_wait)
-#else
-#define OPT1(X)
-#endif
-#if defined(SYS_clock_nanosleep_time64) && SYS_clock_nanosleep_time64 != SYS_clock_nanosleep
-#define OPT2(X)                                                                                \
-	X(clock_nanosleep, SYS_clock_nanosleep_time64) X(futex, SYS_futex_time64)              \
-	X(ppoll, SYS_ppoll_time64)
-#else
-#define OPT2(X)
-#endif
-#define CALLS(X)                                                                               \
-	X(read, SYS_read) X(write, SYS_write) X(readv, SYS_readv) X(writev, SYS_writev)        \
-	X(pread64, SYS_pread64) X(pwrite64, SYS_pwrite64) X(openat, SYS_openat)                \
-	X(close, SYS_close) X(fsync, SYS_fsync) X(fdatasync, SYS_fdatasync)                    \
-	X(ioctl, SYS_ioctl) X(ppoll, SYS_ppoll) X(epoll_pwait, SYS_epoll_pwait)                \
-	X(nanosleep, SYS_nanosleep) X(clock_nanosleep, SYS_clock_nanosleep)                    \
-	X(futex, SYS_futex) X(connect, SYS_connect) X(accept4, SYS_accept4)                    \
-	X(recvfrom, SYS_recvfrom) X(sendto, SYS_sendto) X(wait4, SYS_wait4) OPT1(X) OPT2(X)
-#define NAME(n, nr) #n "\0"
-#define NUMBER(n, nr) nr,
-static const char call_names[] = CALLS(NAME);
-static const uint16_t call_numbers[] = { CALLS(NUMBER) };
-
-int pla_syscall_numbers(const char *name, char *out, size_t len)
-{
-	int n = 0;
-	const char *p = call_names;
-	for (size_t i = 0; i < sizeof(call_numbers) / sizeof(call_numbers[0]); i++, p += strlen(p) + 1)
-		if (!strcmp(p, name)) {
-			size_t used = strlen(out);
-			snprintf(out + used, len - used, "%s%u", used ? "," : "", call_numbers[i]);
-			n++;
-		}
-	return n;
-}
 
 /* ─── opening ──────────────────────────────────────────────────────────── */
 
@@ -92,8 +45,8 @@ static unsigned field_at(const char *fmt, const char *field, const char *what, u
 	return p ? (unsigned)pla_strtou64(p + strlen(what), NULL, 10) : dflt;
 }
 
-int pla_sys_open(struct pla_collector *c, const struct pla_event_spec *s,
-		 struct perf_event_attr *a, const pid_t *tids, int ntids, char *err, size_t errlen)
+int pla_sys_prepare(struct pla_collector *c, const struct pla_event_spec *s,
+		    struct perf_event_attr *a, char *filter, size_t len)
 {
 	struct pla_sys *y = calloc(1, sizeof(*y) + SLOTS * sizeof(struct slot));
 	if (!y)
@@ -122,42 +75,29 @@ int pla_sys_open(struct pla_collector *c, const struct pla_event_spec *s,
 		y->ret_off = field_at(fmt, " ret;", "offset:", y->ret_off);
 
 	/* the kernel drops the calls not asked for: "id == 0 || id == 1" */
-	char filter[PLA_SYS_LIST * 4 + 16] = "";
+	filter[0] = 0;
 	for (const char *p = s->target; *p;) {
 		size_t n = strcspn(p, ",");
-		snprintf(filter + strlen(filter), sizeof(filter) - strlen(filter), "%sid == %.*s",
+		snprintf(filter + strlen(filter), len - strlen(filter), "%sid == %.*s",
 			 filter[0] ? " || " : "", (int)n, p);
 		p += n + (p[n] == ',');
 	}
 	/* a fixed layout whatever the session's mode: the user stack at entry
 	 * is the kernel's call chain (a stack copy per waiting thread would
-	 * cost the session's stack size per slot); exits carry no chain */
+	 * cost the session's stack size per slot) */
 	a->sample_type = PLA_SYS_SAMPLE_TYPE;
 	a->sample_regs_user = 0;
 	a->sample_stack_user = 0;
 	a->exclude_kernel = 0;
 	a->exclude_callchain_user = c->cfg.stacks == PL_STACKS_KERNEL;
 	a->exclude_callchain_kernel = c->cfg.stacks == PL_STACKS_USER;
-	for (int pass = 0; pass < 2; pass++) {
-		size_t first = c->nfds;
-		if (pass) {
-			a->config = s->config1;
-			a->exclude_callchain_user = a->exclude_callchain_kernel = 1;
-		}
-		int rc = pla_open_everywhere(c, a, c->nevents, tids, ntids, 1, 0, NULL, err, errlen);
-		if (rc < 0)
-			return rc;
-		for (size_t f = first; filter[0] && f < c->nfds; f++)
-			if (ioctl(c->fds[f].fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0) {
-				rc = -errno;
-				snprintf(err, errlen, "cannot filter on '%s': %s", s->target,
-					 strerror(errno));
-				return rc;
-			}
-	}
-	a->config = s->config;
-	y->mono = a->use_clockid; /* cleared where the kernel refused it */
 	return 0;
+}
+
+void pla_sys_exit_attr(const struct pla_event_spec *s, struct perf_event_attr *a)
+{
+	a->config = s->config1;
+	a->exclude_callchain_user = a->exclude_callchain_kernel = 1; /* exits carry no chain */
 }
 
 /* ─── pairing ──────────────────────────────────────────────────────────── */
@@ -290,5 +230,5 @@ int pla_sys_note(struct pla_collector *c, struct pla_stream *out)
 		 "(table full), no exit %llu, no entry %llu.", (unsigned long long)y->timed,
 		 (unsigned long long)y->slow, (unsigned long long)y->full,
 		 (unsigned long long)y->unfinished, (unsigned long long)y->unmatched);
-	return pla_log_msg(c, out, y->full ? PL_LOG_WARN : PL_LOG_INFO, text);
+	return pla_stream_log(out, &c->msg, y->full ? PL_LOG_WARN : PL_LOG_INFO, text);
 }

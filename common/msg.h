@@ -211,7 +211,7 @@ enum pl_event_role {
 	PL_ROLE_COUNTED = 1,
 	PL_ROLE_SWITCH = 2,
 	PL_ROLE_CREATE = 3,
-	PL_ROLE_TRACEPOINT = 4, /* issue 19: see PL_CHUNK_TRACE_FORMAT */
+	PL_ROLE_TRACEPOINT = 4, /* see "tracepoints" below */
 };
 /* When the agent cannot record thread creations, the LOG note it sends
  * after SESSION contains this sentence start, then the reason up to ". ". */
@@ -259,7 +259,7 @@ struct pl_msg_sample {
 	uint32_t stack_size;        /* bytes really copied (dyn_size), ≤ requested */
 	uint32_t stack_requested;   /* the session's stack size: equal → maybe truncated */
 	const uint8_t *stack;       /* borrowed */
-	/* issue 19: PERF_SAMPLE_RAW of a tracepoint sample (role TRACEPOINT),
+	/* PERF_SAMPLE_RAW of a tracepoint sample (role TRACEPOINT),
 	 * as the kernel laid it out (board byte order); sent last and only
 	 * when non-empty, so earlier captures decode with raw_size 0 */
 	uint32_t raw_size;
@@ -409,6 +409,7 @@ enum pl_lost_kind {
 	PL_LOST_SAMPLES = 2,      /* PERF_RECORD_LOST_SAMPLES */
 	PL_LOST_BACKPRESSURE = 3, /* the agent dropped encoded data: network too slow */
 	PL_LOST_OVERSIZE = 4,     /* a record too large to encode */
+	PL_LOST_MALFORMED = 5,    /* a kernel record the agent could not parse */
 };
 struct pl_msg_lost {
 	uint8_t kind;
@@ -466,7 +467,7 @@ enum pl_chunk_kind {
 	PL_CHUNK_PERF_MAP = 2, /* /tmp/perf-PID.map text */
 	PL_CHUNK_KALLSYMS = 3, /* /proc/kallsyms text (text symbols only) */
 	PL_CHUNK_MODULES = 4,  /* /proc/modules text */
-	PL_CHUNK_TRACE_FORMAT = 5, /* issue 19: see below */
+	PL_CHUNK_TRACE_FORMAT = 5, /* a tracepoint's format: see "tracepoints" below */
 	PL_CHUNK_KERNEL_NOTES = 6, /* /sys/kernel/notes (ELF notes: the kernel's build-id),
 				    * one chunk, with kernel stacks */
 	/* A self-contained session (viewer only: `perflens export --format
@@ -604,7 +605,7 @@ static inline struct pl_str pl_str_c(const char *s)
 	return r;
 }
 
-/* ─── issue 19: tracepoints ─────────────────────────────────────────── */
+/* ─── tracepoints ─────────────────────────────────────────────────────── */
 
 /* TRACEPOINT (role 4): `--event SUBSYS:NAME`, sample_period 1; each
  * SAMPLE carries its stack as the session's call-graph mode gives it and

@@ -55,7 +55,8 @@ FUZZ_FORMATS_OBJS := $(call fuzz_objs,$(PERFDATA_READER_SRCS))
 # perf.data reader.
 FUZZ_SYM_SRCS := $(wildcard viewer/symbols/*.c)
 FUZZ_FMT_SRCS := $(PERFDATA_READER_SRCS) viewer/io/pl-capture-perf.c
-FUZZ_VIEWER_OBJS := $(call fuzz_objs,viewer/io/pl-capture.c $(wildcard viewer/model/*.c) \
+FUZZ_VIEWER_OBJS := $(call fuzz_objs,viewer/io/pl-capture.c viewer/io/pl-capture-error.c \
+	$(wildcard viewer/model/*.c) \
 	$(FUZZ_SYM_SRCS) $(FUZZ_FMT_SRCS))
 
 FUZZ_TARGETS := $(FUZZ_DIR)/fuzz-wire $(FUZZ_DIR)/fuzz-commands $(FUZZ_DIR)/fuzz-capture \

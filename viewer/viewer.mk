@@ -19,8 +19,9 @@ VIEWER_LIBS := $(shell pkg-config --libs $(VIEWER_PKGS)) $(ZSTD_LIBS) -lpthread 
 
 $(BUILD)/viewer/%.o: ALL_CFLAGS += $(VIEWER_CFLAGS)
 
-VIEWER_IO_OBJS := $(BUILD)/viewer/io/pl-capture.o $(BUILD)/viewer/io/pl-session-writer.o \
-	$(BUILD)/viewer/io/pl-client.o $(BUILD)/viewer/io/pl-loader.o $(BUILD)/viewer/io/pl-ssh.o
+VIEWER_IO_OBJS := $(BUILD)/viewer/io/pl-capture.o $(BUILD)/viewer/io/pl-capture-error.o \
+	$(BUILD)/viewer/io/pl-session-writer.o $(BUILD)/viewer/io/pl-client.o \
+	$(BUILD)/viewer/io/pl-loader.o $(BUILD)/viewer/io/pl-ssh.o
 VIEWER_MODEL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/model/*.c))
 # no GTK here (GLib, GIO): what cli/ and the app module share
 VIEWER_CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/core/*.c))

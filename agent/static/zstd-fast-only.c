@@ -6,11 +6,11 @@
  * agent whose budget is 160 KB, the double-fast one (zstd_double_fast.c)
  * 5.4 KB more.  The agent only ever compresses with the fast strategy:
  * common/block.c pins ZSTD_c_strategy when built with PL_ZSTD_FAST_ONLY.
- * (dfast went when probes and slow system calls needed the room: on a 3 s
- * system-wide fp capture, zstd -3 with dfast gave 212,527 bytes and fast
- * 224,935 (+5.8 %); on a dwarf capture of burn 96,084 and 95,572.  The
- * default level, 1, was fast already.)  Linked before libzstd.a, these definitions keep
- * the archive members holding the real finders out of the link.  They are
+ * (Double-fast is not worth its room: on a 3 s system-wide fp capture,
+ * zstd -3 with dfast gives 212,527 bytes and fast 224,935 (+5.8 %); on a
+ * dwarf capture of burn 96,084 and 95,572; and the default level, 1, is
+ * fast anyway.)  Linked before libzstd.a, these definitions keep the
+ * archive members holding the real finders out of the link.  They are
  * unreachable; if zstd ever called one, continuing would corrupt the
  * stream, so they abort.
  *

@@ -16,6 +16,14 @@
 #                            the .c that provides it, but the shared types
 #                            (pl-symbols-types.h): no such catch-all header
 #                            comes back.
+#   product_objects_acyclic  the same graph of calls over every object of
+#                            the product — agent/, common/, and viewer's
+#                            io/, model/, symbols/, formats/, core/, cli/
+#                            and ui/ (when built) — together: no files call
+#                            each other in a circle, within a directory or
+#                            across two (which would also be a layer
+#                            calling up).  Objects whose .c is gone (a
+#                            stale build directory) are left out.
 # A cycle is printed with its members.  Run by hand:
 #   PL_BUILD=build bash test/integration/include-cycles.sh
 set -u
@@ -23,7 +31,8 @@ export LC_ALL=C # sort and join agree on the order
 top=${PL_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PL_BUILD:-$top/build}
 . "$top/test/pl-test.sh"
-pl_plan include_graph_acyclic symbols_objects_acyclic symbols_header_per_file
+pl_plan include_graph_acyclic symbols_objects_acyclic symbols_header_per_file \
+	product_objects_acyclic
 trap 'pl_unreported' EXIT
 failed=0 # the exit status, for a run by hand
 bad() { fail "$@"; failed=1; }
@@ -69,19 +78,26 @@ else
 fi
 echo "# $n include edges"
 
+# Prints the edges "USER DEFINER" of the objects given as "NAME PATH"
+# lines on stdin: USER uses a function or variable that DEFINER defines.
+calls() {
+	local objs name o
+	objs=$(cat)
+	defs=$(printf '%s\n' "$objs" | while read -r name o; do
+		nm -g --defined-only "$o" | awk -v f="$name" 'NF == 3 { print $3, f }'
+	done | sort)
+	printf '%s\n' "$objs" | while read -r name o; do
+		nm -u "$o" | awk '{ print $NF }' | sort -u | join - <(echo "$defs") |
+			awk -v f="$name" '$2 != f { print f, $2 }'
+	done | sort -u
+}
+
 # ─── objects of viewer/symbols (nm) ──────────────────────────────────────
 objs=$(ls "$build"/viewer/symbols/*.o 2>/dev/null)
 if [ -z "$objs" ]; then
 	bad symbols_objects_acyclic "no objects in $build/viewer/symbols (make)"
 else
-	defs=$(for o in $objs; do
-		nm -g --defined-only "$o" | awk -v f="$(basename "$o" .o)" 'NF == 3 { print $3, f }'
-	done | sort)
-	uses=$(for o in $objs; do
-		f=$(basename "$o" .o)
-		nm -u "$o" | awk '{ print $NF }' | sort -u | join - <(echo "$defs") |
-			awk -v f="$f" '$2 != f { print f, $2 }'
-	done | sort -u)
+	uses=$(for o in $objs; do echo "$(basename "$o" .o) $o"; done | calls)
 	loop=$(printf '%s\n' "$uses" | cycles)
 	if [ -z "$uses" ]; then
 		bad symbols_objects_acyclic "no object of $build/viewer/symbols uses another: nm failed?"
@@ -91,6 +107,31 @@ else
 		ok symbols_objects_acyclic
 	fi
 	printf '%s\n' "$uses" | awk '{ a[$1] = a[$1] " " $2 } END { for (f in a) print "# " f " ->" a[f] }' | sort
+fi
+
+# ─── every object of the product (nm) ────────────────────────────────────
+dirs="agent common viewer/io viewer/model viewer/symbols viewer/formats viewer/core viewer/cli viewer/ui"
+objs=$(for d in $dirs; do
+	for o in "$build/$d"/*.o; do
+		[ -f "$o" ] || continue
+		n=$d/$(basename "$o" .o)
+		[ -f "$n.c" ] && echo "$n $o"
+	done
+done)
+n=$(printf '%s\n' "$objs" | grep -c .)
+if [ "$n" -lt 100 ]; then
+	bad product_objects_acyclic "only $n objects of agent/ common/ viewer/ in $build (make)"
+else
+	uses=$(printf '%s\n' "$objs" | calls)
+	loop=$(printf '%s\n' "$uses" | cycles)
+	if [ -z "$uses" ]; then
+		bad product_objects_acyclic "no object of the product uses another: nm failed?"
+	elif [ -n "$loop" ]; then
+		bad product_objects_acyclic "files call each other in a circle (which uses a symbol the next defines: nm): $loop"
+	else
+		ok product_objects_acyclic
+	fi
+	echo "# $n objects, $(printf '%s\n' "$uses" | grep -c .) edges between them"
 fi
 
 # ─── one header per file ─────────────────────────────────────────────────

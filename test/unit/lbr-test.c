@@ -110,7 +110,8 @@ static void collector_init(uint32_t depth)
 	col.nevents = 2;
 	col.desc[0].role = PL_ROLE_SAMPLED;
 	col.desc[1].role = PL_ROLE_SWITCH;
-	col.lbr[0] = 1;
+	col.event_sample_type[0] = col.sample_type | PERF_SAMPLE_BRANCH_STACK;
+	col.event_sample_type[1] = col.sample_type;
 	col.lbr_depth = depth;
 	static struct pla_id_map ids[2] = { { ID_CYCLES, 0 }, { ID_SWITCH, 1 } };
 	col.ids = ids;
@@ -256,7 +257,7 @@ static void test_no_user_callchain(void)
 	expect_chain(want, 5);
 }
 
-/* Counts larger than the record: refused (-EBADMSG, nothing sent), and
+/* Counts larger than the record: refused (-EBADMSG, no sample sent), and
  * nothing read past the record — counts that would wrap a 64-bit size
  * (2^61 x 24 and 2^61 x 8 are 0 mod 2^64) included. */
 static void test_counts_larger_than_the_record(void)

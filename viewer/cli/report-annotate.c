@@ -67,8 +67,8 @@ int pl_report_print_annotate(PlProfile *p, PlAggregate *agg, PlFunctionNames *na
 		if (!d->is_insn)
 			printf("  %15s %s\n", "", d->text);
 		else if (an->total[i].samples)
-			printf("  %6.2f%% %6.2f%% %s\n", pct(an->self[i].weight, agg->all.weight),
-			       pct(an->total[i].weight, agg->all.weight), d->text);
+			printf("  %6.2f%% %6.2f%% %s\n", pl_percent(an->self[i].weight, agg->all.weight),
+			       pl_percent(an->total[i].weight, agg->all.weight), d->text);
 		else
 			printf("  %7s %7s %s\n", "", "", d->text);
 	}
@@ -150,8 +150,8 @@ void pl_report_print_source(PlProfile *p, PlAggregate *agg, PlFunctionNames *nam
 			const PlLocation *loc = pl_profile_get_location(p, r->id);
 			if (loc->file == file || !strcmp(loc->file, file))
 				if (loc->line >= first && loc->line <= last)
-					printf("  %6.2f%% %6.2f%% %5u\n", pct(r->self.weight, agg->all.weight),
-					       pct(r->total.weight, agg->all.weight), loc->line);
+					printf("  %6.2f%% %6.2f%% %5u\n", pl_percent(r->self.weight, agg->all.weight),
+					       pl_percent(r->total.weight, agg->all.weight), loc->line);
 		}
 		return;
 	}
@@ -163,8 +163,8 @@ void pl_report_print_source(PlProfile *p, PlAggregate *agg, PlFunctionNames *nam
 		PlCount self, total;
 		line_counts(p, agg, file, i, &self, &total);
 		if (total.samples)
-			printf("  %6.2f%% %6.2f%% %5u  %s\n", pct(self.weight, agg->all.weight),
-			       pct(total.weight, agg->all.weight), i, lines[i - 1]);
+			printf("  %6.2f%% %6.2f%% %5u  %s\n", pl_percent(self.weight, agg->all.weight),
+			       pl_percent(total.weight, agg->all.weight), i, lines[i - 1]);
 		else
 			printf("  %7s %7s %5u  %s\n", "", "", i, lines[i - 1]);
 	}

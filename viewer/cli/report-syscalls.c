@@ -25,13 +25,6 @@ static gint cmp_u64(gconstpointer a, gconstpointer b)
 	return x < y ? -1 : x > y;
 }
 
-/* nearest-rank percentile of sorted v[0..n) */
-static guint64 nth_pct(const guint64 *v, guint n, guint q)
-{
-	guint r = (q * n + 99) / 100;
-	return v[r ? r - 1 : 0];
-}
-
 /* "outer;…;inner" for a stack, callers first (flamegraph.pl's folded) */
 static char *folded(PlProfile *p, PlFunctionNames *fn, guint32 stack)
 {
@@ -143,7 +136,7 @@ void pl_report_print_syscalls(PlProfile *p, guint top)
 		}
 		const guint64 *x = (const guint64 *)(gpointer)d->data;
 		printf("  %-24s %7u %11.3f %10.3f %10.3f %10.3f\n", r->name, r->count, r->total / 1e6,
-		       x[d->len - 1] / 1e6, nth_pct(x, d->len, 50) / 1e6, nth_pct(x, d->len, 99) / 1e6);
+		       x[d->len - 1] / 1e6, pl_percentile(x, d->len, 50) / 1e6, pl_percentile(x, d->len, 99) / 1e6);
 	}
 
 	/* by call site: folded stacks of the time blocked */

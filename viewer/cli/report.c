@@ -71,7 +71,7 @@ static gboolean fail_if_resolve(FailIf *f, PlFunctionNames *names, PlAggregate *
 	const PlFunctionMatch *one = m->len ? m->pdata[0] : NULL;
 	gboolean total = g->measure == PL_GATE_TOTAL;
 	f->absent = !one && !pl_gate_name_is_placeholder(g->name);
-	f->share = one ? pct(total ? one->total.weight : one->self.weight, agg->all.weight) : 0;
+	f->share = one ? pl_percent(total ? one->total.weight : one->self.weight, agg->all.weight) : 0;
 	return TRUE;
 }
 
@@ -213,7 +213,7 @@ static void print_functions(PlProfile *p, PlAggregate *agg, PlFunctionNames *nam
 		const PlRow *r = &g_array_index(rows, PlRow, i);
 		const PlFunction *f = pl_profile_get_function(p, r->id);
 		printf("  %6.2f%% %6.2f%% %9" G_GUINT64_FORMAT "  %-40s %s%s\n",
-		       pct(r->self.weight, agg->all.weight), pct(r->total.weight, agg->all.weight),
+		       pl_percent(r->self.weight, agg->all.weight), pl_percent(r->total.weight, agg->all.weight),
 		       r->self.samples, pl_function_names_get(names, r->id), f->module,
 		       f->inlined ? " (inlined)" : "");
 	}
@@ -227,14 +227,14 @@ static void print_inverted_node(PlProfile *p, PlAggregate *agg, PlFunctionNames 
 	const PlInvertedNode *n = pl_inverted_get_node(inv, id);
 	const PlFunction *f = pl_profile_get_function(p, n->func);
 	printf("  %6.2f%% %9" G_GUINT64_FORMAT "  %*s%s  %s\n",
-	       pct(n->count.weight, agg->all.weight), n->count.samples, (int)(depth * 2), "",
+	       pl_percent(n->count.weight, agg->all.weight), n->count.samples, (int)(depth * 2), "",
 	       pl_function_names_get(names, n->func), f->module);
 	if (depth >= 12)
 		return;
 	g_autoptr(GArray) kids = pl_inverted_dup_children(inv, id);
 	for (guint i = 0; i < kids->len; i++) {
 		guint32 k = g_array_index(kids, guint32, i);
-		if (pct(pl_inverted_get_node(inv, k)->count.weight, agg->all.weight) < 1.0)
+		if (pl_percent(pl_inverted_get_node(inv, k)->count.weight, agg->all.weight) < 1.0)
 			break;
 		print_inverted_node(p, agg, names, inv, k, depth + 1);
 	}
@@ -270,12 +270,12 @@ static void print_relatives(PlProfile *p, PlAggregate *agg, PlFunctionNames *nam
 	g_autoptr(GArray) down = pl_aggregate_callees(agg, f);
 	for (guint i = 0; i < up->len; i++) {
 		const PlRow *r = &g_array_index(up, PlRow, i);
-		printf("  caller %6.2f%%  %s\n", pct(r->total.weight, agg->all.weight),
+		printf("  caller %6.2f%%  %s\n", pl_percent(r->total.weight, agg->all.weight),
 		       pl_function_names_get(names, r->id));
 	}
 	for (guint i = 0; i < down->len; i++) {
 		const PlRow *r = &g_array_index(down, PlRow, i);
-		printf("  callee %6.2f%%  %s\n", pct(r->total.weight, agg->all.weight),
+		printf("  callee %6.2f%%  %s\n", pl_percent(r->total.weight, agg->all.weight),
 		       pl_function_names_get(names, r->id));
 	}
 }
@@ -292,8 +292,8 @@ static void print_lines(PlProfile *p, PlAggregate *agg, int top)
 	for (guint i = 0; i < rows->len && (top <= 0 || (int)i < top); i++) {
 		const PlRow *r = &g_array_index(rows, PlRow, i);
 		const PlLocation *l = pl_profile_get_location(p, r->id);
-		printf("  %6.2f%% %6.2f%%  %s:%u\n", pct(r->self.weight, agg->all.weight),
-		       pct(r->total.weight, agg->all.weight), l->file, l->line);
+		printf("  %6.2f%% %6.2f%%  %s:%u\n", pl_percent(r->self.weight, agg->all.weight),
+		       pl_percent(r->total.weight, agg->all.weight), l->file, l->line);
 	}
 }
 
@@ -332,7 +332,7 @@ static void print_threads(PlProfile *p, PlAggregate *agg, int top)
 		const PlCount *c = g_hash_table_lookup(agg->threads, GUINT_TO_POINTER(tid));
 		printf("  %8u %8u  %-16s %9" G_GUINT64_FORMAT " %6.2f%%", tid, t->pid,
 		       t->name ? t->name : "?", c ? c->samples : 0,
-		       pct(c ? c->weight : 0, agg->all.weight));
+		       pl_percent(c ? c->weight : 0, agg->all.weight));
 		if (st->switches)
 			printf(" %11.1f %11.1f", t->on_cpu_ns / 1e6, t->off_cpu_ns / 1e6);
 		printf("%s\n", t->exited ? "  (exited)" : "");
@@ -357,7 +357,7 @@ static void print_off_cpu(PlProfile *p, const PlFilter *base, const PlStackFilte
 		g_autoptr(GArray) rows = pl_aggregate_functions(agg, FALSE);
 		for (guint k = 0; k < rows->len && (top <= 0 || (int)k < top); k++) {
 			const PlRow *r = &g_array_index(rows, PlRow, k);
-			printf("  %6.2f%% %10.1f ms  %s\n", pct(r->self.weight, agg->all.weight),
+			printf("  %6.2f%% %10.1f ms  %s\n", pl_percent(r->self.weight, agg->all.weight),
 			       r->self.weight / 1e6, pl_function_names_get(names, r->id));
 		}
 	}
@@ -534,7 +534,7 @@ static void print_unwind_stops(PlProfile *p, int top)
 	for (guint i = 0; i < rows->len && (top <= 0 || (int)i < top); i++) {
 		const PlUnwindModule *r = &g_array_index(rows, PlUnwindModule, i);
 		printf("  %6.2f%% %9" G_GUINT64_FORMAT "  %s: %s\n",
-		       pct(r->stopped, st->unwind_user_samples), r->stopped, r->module,
+		       pl_percent(r->stopped, st->unwind_user_samples), r->stopped, r->module,
 		       pl_unwind_stop_describe(r->main_stop));
 		for (guint s = 0; s < PL_N_STOPS; s++)
 			if (s != r->main_stop && r->by_stop[s])
@@ -561,13 +561,17 @@ static void print_losses(PlProfile *p)
 		printf("  unwound to the start of their program or thread: %.2f%% of %" G_GUINT64_FORMAT
 		       " samples with user frames\n",
 		       pl_profile_get_unwound_share(p), st->unwind_user_samples);
+	/* malformed records only when there were some (precision 0 prints
+	 * nothing for a 0): the line of every other recording is unchanged */
 	if (lost)
 		printf("  LOST %" G_GUINT64_FORMAT ": kernel ring %" G_GUINT64_FORMAT
 		       ", samples %" G_GUINT64_FORMAT ", network backpressure %" G_GUINT64_FORMAT
-		       ", oversize %" G_GUINT64_FORMAT
+		       ", oversize %" G_GUINT64_FORMAT "%s%.0" G_GUINT64_FORMAT
 		       " — lower --frequency or raise the ring size if this matters\n",
 		       lost, st->lost[PL_LOST_RING], st->lost[PL_LOST_SAMPLES],
-		       st->lost[PL_LOST_BACKPRESSURE], st->lost[PL_LOST_OVERSIZE]);
+		       st->lost[PL_LOST_BACKPRESSURE], st->lost[PL_LOST_OVERSIZE],
+		       st->lost[PL_LOST_MALFORMED] ? ", malformed " : "",
+		       st->lost[PL_LOST_MALFORMED]);
 	else
 		printf("  nothing lost\n");
 	if (st->throttled)

@@ -7,12 +7,8 @@
 #include <glib.h>
 
 #include "pl-function-names.h"
+#include "pl-percent.h"
 #include "pl-profile.h"
-
-static inline double pct(guint64 part, guint64 whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
 
 /* --annotate SYM: the same annotation the app's disassembly view shows
  * (pl_disasm_annotate), as text: the self/total columns, then objdump's

@@ -10,8 +10,6 @@
 #include "pl-capture-private.h"
 #include "reader.h"
 
-G_DEFINE_QUARK(pl-capture-error-quark, pl_capture_error)
-
 PlFileKind pl_capture_detect(const char *path)
 {
 	char magic[8];

@@ -338,6 +338,7 @@ const char *pl_function_names_label(PlProfile *p, guint32 func)
 	if (!p->shown_names || p->shown_n != n || p->shown_short != p->short_names) {
 		g_clear_pointer(&p->shown_names, pl_function_names_free);
 		p->shown_names = pl_function_names_new(p, NULL);
+		p->shown_names_free = (GDestroyNotify)pl_function_names_free;
 		p->shown_n = n;
 		p->shown_short = p->short_names;
 		if (!p->shown_labels)

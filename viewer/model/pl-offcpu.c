@@ -2,23 +2,13 @@
  * on/off-CPU intervals; see pl-profile.h. */
 #include <string.h>
 
+#include "pl-percent.h"
 #include "pl-profile.h"
 
 static int cmp_u64(gconstpointer a, gconstpointer b)
 {
 	guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
 	return x < y ? -1 : x > y;
-}
-
-/* nearest-rank percentile of a sorted array */
-static guint64 pct(const GArray *v, guint p)
-{
-	if (!v->len)
-		return 0;
-	gsize rank = ((gsize)v->len * p + 99) / 100;
-	if (rank == 0)
-		rank = 1;
-	return g_array_index(v, guint64, MIN(rank, v->len) - 1);
 }
 
 static void add_thread(const PlThread *t, guint64 t0, guint64 t1, PlSwitchStats *out,
@@ -58,8 +48,8 @@ void pl_profile_switch_stats(PlProfile *self, guint32 tid, guint64 t0, guint64 t
 			add_thread(threads->pdata[i], t0, t1, out, lat);
 	}
 	g_array_sort(lat, cmp_u64);
-	out->rq_p50 = pct(lat, 50);
-	out->rq_p90 = pct(lat, 90);
-	out->rq_p99 = pct(lat, 99);
+	out->rq_p50 = pl_percentile((const guint64 *)lat->data, lat->len, 50);
+	out->rq_p90 = pl_percentile((const guint64 *)lat->data, lat->len, 90);
+	out->rq_p99 = pl_percentile((const guint64 *)lat->data, lat->len, 99);
 	out->rq_max = lat->len ? g_array_index(lat, guint64, lat->len - 1) : 0;
 }

@@ -63,6 +63,8 @@ struct _PlProfile {
 	 * shown_n functions and shown_short, and per function its label
 	 * (lazily, in strings) */
 	struct _PlFunctionNames *shown_names;
+	GDestroyNotify shown_names_free; /* set with it: the profile frees it
+					  * without calling into its file */
 	GPtrArray *shown_labels;
 	guint shown_n;
 	gboolean shown_short;

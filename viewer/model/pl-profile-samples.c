@@ -261,7 +261,7 @@ static const guint8 *marker_text(PlProfile *self, const struct pl_msg_sample *s,
 	return s->stack + (iov[0] - sp_val);
 }
 
-/* A tracepoint hit (issue 19): kept with its stack and a copy of its
+/* A tracepoint hit: kept with its stack and a copy of its
  * payload, apart from the CPU samples; the fields are decoded when asked
  * (pl-tracepoint.c).  A marker keeps its text as payload. */
 static void ingest_trace(PlProfile *self, PlEvent *ev, const struct pl_msg_sample *s)

@@ -6,7 +6,6 @@
  * are in pl-profile-aggregate.c. */
 #include "pl-profile.h"
 #include "pl-profile-private.h"
-#include "pl-function-names.h"
 #include "pl-tracepoint.h"
 
 #include <string.h>
@@ -120,7 +119,8 @@ void pl_profile_free(PlProfile *self)
 	g_string_chunk_free(self->strings);
 	g_array_free(self->funcs, TRUE);
 	g_ptr_array_free(self->func_labels, TRUE);
-	g_clear_pointer(&self->shown_names, pl_function_names_free);
+	if (self->shown_names)
+		self->shown_names_free(self->shown_names);
 	g_clear_pointer(&self->shown_labels, g_ptr_array_unref);
 	g_array_free(self->nodes, TRUE);
 	g_array_free(self->last_child, TRUE);

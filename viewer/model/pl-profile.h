@@ -135,7 +135,7 @@ typedef struct {
 	guint64 dwarf_samples;
 	guint64 dwarf_truncated;   /* unwinding ran off the copied stack */
 	guint64 dwarf_failed;      /* nothing unwound: fell back to the IP */
-	guint64 lost[5];           /* by enum pl_lost_kind */
+	guint64 lost[6];           /* by enum pl_lost_kind */
 	guint64 throttled, unthrottled;
 	guint64 switches;
 	gboolean have_health;

@@ -1,4 +1,4 @@
-/* pl-syscalls.h — slow system calls (issue 19): the names of system call
+/* pl-syscalls.h — slow system calls: the names of system call
  * numbers for the boards' architectures, and the calls an agent sent
  * (`--syscalls`, msg.h struct pl_slow_syscall) decoded from a profile.
  * No GTK; pure functions over the profile's tracepoint events. */

@@ -1,0 +1,26 @@
+/* pl-percent.h — the two numbers every report and view prints of counts:
+ * a share in percent, and a percentile of sorted values.  Header only
+ * (static inline): no object of its own. */
+#ifndef PL_PERCENT_H
+#define PL_PERCENT_H
+
+#include <glib.h>
+
+/* part of whole, in percent; 0 when whole is 0 */
+static inline double pl_percent(guint64 part, guint64 whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* The nearest-rank p-th percentile (0..100) of sorted[0..n), as perf and
+ * the textbooks define it: the smallest value with at least p% of the
+ * values at or below it; 0 when n is 0. */
+static inline guint64 pl_percentile(const guint64 *sorted, gsize n, guint p)
+{
+	if (!n)
+		return 0;
+	gsize rank = (n * p + 99) / 100;
+	return sorted[MIN(MAX(rank, 1), n) - 1];
+}
+
+#endif
