@@ -81,7 +81,7 @@ $(VIEWER_C_TESTS): $(BUILD)/test/%: viewer/tests/%.c $(BUILD)/libplviewer.a $(BU
 		$(VIEWER_LIBS)
 # the loader test compares the command line's entry (pl_cli_load) with the app's
 $(BUILD)/test/viewer-loader-test: $(BUILD)/viewer/cli/pl-cli-common.o $(BUILD)/viewer/cli/pl-cli-expr.o \
-	$(BUILD)/viewer/cli/pl-cli-options.o
+	$(BUILD)/viewer/cli/pl-cli-options.o $(BUILD)/viewer/cli/pl-cli-fail.o
 
 $(VIEWER_SH_TESTS): $(BUILD)/test/%: viewer/tests/%.sh
 	@mkdir -p $(dir $@)

@@ -1,5 +1,5 @@
 /* pl-cli-common.c — what the subcommands share: loading, symbol options,
- * errors. */
+ * filters, connecting. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,20 +10,6 @@
 #include "pl-ldmap.h"
 #include "pl-loader.h"
 #include "pl-ssh.h"
-
-int pl_cli_fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	g_autofree char *msg = g_strdup_vprintf(fmt, ap);
-	va_end(ap);
-	/* one line: flatten anything multi-line that came from below */
-	for (char *p = msg; *p; p++)
-		if (*p == '\n')
-			*p = ' ';
-	fprintf(stderr, "perflens: %s\n", msg);
-	return PL_EXIT_BAD_INPUT;
-}
 
 static void ssh_note(const char *line, gpointer data)
 {

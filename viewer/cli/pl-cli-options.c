@@ -92,8 +92,9 @@ static void wrap(FILE *f, const char *text, int col, int indent)
 		const char *w = p;
 		while (*p && *p != ' ')
 			p++;
-		/* a quoted example ('helper (a.c)>5%') stays on one line */
-		if (*w == '\'' && (p - w < 2 || p[-1] != '\'') && strchr(p, '\'')) {
+		/* a quoted example ('helper (a.c)>5%') stays on one line; a word
+		 * that holds its closing quote ('unwound<99%';) is whole */
+		if (*w == '\'' && !memchr(w + 1, '\'', (size_t)(p - w - 1)) && strchr(p, '\'')) {
 			const char *q = strchr(p, '\'');
 			while (q[1] && q[1] != ' ')
 				q++;

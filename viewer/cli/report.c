@@ -617,8 +617,9 @@ int pl_cli_report(int argc, char **argv)
 		  "'unwound OP N%', OP one of > >= < <=, N from 0 to 100 (repeatable): "
 		  "'hot_leaf>5%', 'total:main<=90%', 'unwound<99%'; a function with no "
 		  "samples in the report fails the gate (exit 1, said on stderr), except a "
-		  "placeholder such as [unknown], and so does unwound without user frames; a name several source files share is "
-		  "refused: name one as the report does, 'helper (a.c)>5%'; quote a name "
+		  "placeholder such as [unknown], and so does unwound without user frames; "
+		  "a name several source files share is refused: name one as the report "
+		  "does, 'helper (a.c)>5%'; quote a name "
 		  "the grammar cannot read bare, '\"operator>\">1%' (docs/expressions.md); "
 		  "an expression that does not read is refused (exit 2, caret at the column)",
 		  "EXPR" },
