@@ -1,4 +1,4 @@
-/* report-syscalls.c — perflens report --syscalls (issue 19): the slow
+/* report-syscalls.c — perflens report --syscalls: the slow
  * system calls an agent timed (`--syscalls … --slower-than …`) by system
  * call, by call site (the stacks at entry, folded, weighed by the time
  * blocked), as a latency histogram, and the slowest with their stacks. */

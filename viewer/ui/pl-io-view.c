@@ -1,5 +1,6 @@
 /* pl-io-view.c — the I/O page (see the header). */
 #include "pl-io-view.h"
+#include "pl-percent.h"
 
 #include <string.h>
 
@@ -77,13 +78,6 @@ static gint row_cmp(gconstpointer a, gconstpointer b)
 	return strcmp(x->name, y->name);
 }
 
-/* nearest-rank percentile of sorted v[0..n), as report --syscalls */
-static guint64 pct(const guint64 *v, guint n, guint q)
-{
-	guint r = (q * n + 99) / 100;
-	return v[r ? r - 1 : 0];
-}
-
 static char *ms(guint64 ns)
 {
 	return g_strdup_printf("%.3f", (double)ns / 1e6);
@@ -117,8 +111,8 @@ static void compute_rows(PlIoView *self)
 		for (guint i = 0; i < d->len; i++)
 			r->row.total_ns += x[i];
 		r->row.max_ns = x[d->len - 1];
-		r->row.p50_ns = pct(x, d->len, 50);
-		r->row.p99_ns = pct(x, d->len, 99);
+		r->row.p50_ns = pl_percentile(x, d->len, 50);
+		r->row.p99_ns = pl_percentile(x, d->len, 99);
 		g_ptr_array_add(self->rows, r);
 	}
 	g_ptr_array_sort(self->rows, row_cmp);

@@ -1,4 +1,4 @@
-/* pl-io-view.h — the I/O page (issue 19): the slow system calls an agent
+/* pl-io-view.h — the I/O page: the slow system calls an agent
  * timed (`--syscalls LIST --slower-than DUR`, pl-syscalls.h) by system
  * call (count, total, max, p50, p99), a flame graph of the time blocked by
  * call site (the stacks at entry, weighed by duration: the flame graph

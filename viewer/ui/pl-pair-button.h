@@ -1,5 +1,5 @@
 /* pl-pair-button.h — "Pair events…": the user's own intervals on the
- * timeline (issue 19; hotspot #326, #346).  A menu button whose popover
+ * timeline (as hotspot users asked: #326, #346).  A menu button whose popover
  * takes a begin and an end regex; Add pairs every event of a thread that
  * matches the first with the next that matches the second
  * (pl_thread_timeline_add_pair), drawn as bars like begin/end markers, and a

@@ -35,7 +35,7 @@ struct _PlThreadTimeline {
 	gboolean dragging;
 	double drag_x0, drag_x1;
 	GtkWidget *popover;
-	/* issue 19: markers and tracepoint hits as ticks on their thread's
+	/* markers and tracepoint hits as ticks on their thread's
 	 * lane, begin/end intervals as bars under them */
 	PlMarkers *markers;
 	GPtrArray *pairs;        /* "BEGIN_RE;END_RE" the user paired (char *) */
@@ -237,7 +237,7 @@ static void draw_text(cairo_t *cr, PangoLayout *pl, const char *text, double x, 
 	pango_cairo_show_layout(cr, pl);
 }
 
-/* ─── markers and tracepoints (issue 19) ─────────────────────────────── */
+/* ─── markers and tracepoints ─────────────────────────────────────────── */
 
 #define TICK_SLACK_PX 4.0
 

@@ -42,7 +42,7 @@ char *pl_thread_timeline_dup_lane_label(PlThreadTimeline *self, guint i);
  * returns the popover (owned by the timeline), NULL when no lane. */
 char *pl_thread_timeline_dup_thread_details(PlThreadTimeline *self, guint32 tid);
 GtkWidget *pl_thread_timeline_show_thread_details(PlThreadTimeline *self, guint32 tid);
-/* Issue 19: markers and tracepoint hits are ticks on their thread's lane,
+/* Markers and tracepoint hits are ticks on their thread's lane,
  * begin/end intervals bars; hovering one shows what this returns for the
  * event of thread tid nearest time (within slack ns), else the innermost
  * interval around time; NULL when none.  Owned by the caller. */
