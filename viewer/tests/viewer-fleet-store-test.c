@@ -466,18 +466,27 @@ static void test_retry_not_doubled(void)
 	check_sessions(ch);
 }
 
-static void test_outage_spools_then_flushes(void)
+/* The burn recording as session, cut into about parts blocks, on a
+ * server whose schema is in place. */
+static GPtrArray *burn_blocks(PlClickhouse *ch, const char *session, const char *fw, guint parts)
 {
-	Servers *s = need_servers(&single, 1);
 	Recording *b = need_recording(&rec_burn, "burn.plens");
-	g_autoptr(PlClickhouse) ch = connect_to(s, 0);
 	g_autoptr(GError) error = NULL;
 	PL_CHECKF(pl_fleet_schema_apply(ch, NULL, &error), "%s", error ? error->message : "?");
 	guint64 total = 0;
 	g_autoptr(GHashTable) leaves = profile_leaves(b->profile, &total);
 	PL_CHECKF(total >= 100, "burn gave only %" G_GUINT64_FORMAT " samples", total);
-	g_autoptr(GPtrArray) blocks = blocks_of(b, "burn-outage", "fw=2.4.0", (guint)(total / 5), 0);
-	PL_CHECKF(blocks->len >= 5, "only %u blocks", blocks->len);
+	GPtrArray *blocks = blocks_of(b, session, fw, (guint)(total / parts), 0);
+	PL_CHECKF(blocks->len >= parts, "only %u blocks", blocks->len);
+	return blocks;
+}
+
+static void test_outage_spools_then_flushes(void)
+{
+	Servers *s = need_servers(&single, 1);
+	g_autoptr(PlClickhouse) ch = connect_to(s, 0);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) blocks = burn_blocks(ch, "burn-outage", "fw=2.4.0", 5);
 	g_autofree char *spool = vt_tmp("spool-outage");
 	{
 		g_autoptr(PlFleetStore) st = pl_fleet_store_new(ch, spool, 64u << 20, &error);
@@ -530,15 +539,9 @@ static void test_outage_spools_then_flushes(void)
 static void test_spool_bounded(void)
 {
 	Servers *s = need_servers(&single, 1);
-	Recording *b = need_recording(&rec_burn, "burn.plens");
 	g_autoptr(PlClickhouse) ch = connect_to(s, 0);
 	g_autoptr(GError) error = NULL;
-	PL_CHECKF(pl_fleet_schema_apply(ch, NULL, &error), "%s", error ? error->message : "?");
-	guint64 total = 0;
-	g_autoptr(GHashTable) leaves = profile_leaves(b->profile, &total);
-	PL_CHECKF(total >= 100, "burn gave only %" G_GUINT64_FORMAT " samples", total);
-	g_autoptr(GPtrArray) blocks = blocks_of(b, "burn-bounded", "fw=2.4.1", (guint)(total / 10), 0);
-	PL_CHECKF(blocks->len >= 10, "only %u blocks", blocks->len);
+	g_autoptr(GPtrArray) blocks = burn_blocks(ch, "burn-bounded", "fw=2.4.1", 10);
 	guint64 block_bytes = ((PlFleetBlock *)blocks->pdata[1])->samples->len;
 	g_autofree char *spool = vt_tmp("spool-bounded");
 	g_autoptr(PlFleetStore) st = pl_fleet_store_new(ch, spool, 3 * block_bytes + block_bytes / 2, &error);
