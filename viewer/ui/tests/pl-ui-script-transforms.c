@@ -273,14 +273,24 @@ PlUiStep pl_ui_script_transforms_step(PlWindow *w, char **argv, guint ticks, gbo
 		return PL_UI_STEP_DONE;
 	}
 	if (!strcmp(cmd, "expect-thread-samples")) {
-		/* expect-thread-samples PREFIX zero|some NAME: the timeline's count */
+		/* expect-thread-samples PREFIX zero|some|N NAME: the timeline's
+		 * count, none, some, or exactly N (what the command line counts
+		 * under the same transform) */
 		gint64 n = thread_samples(w, argn(argv, 1));
-		gboolean want_zero = !strcmp(argn(argv, 2), "zero");
-		printf("# timeline: %s* has %" G_GINT64_FORMAT " samples\n", argn(argv, 1), n);
+		const char *want = argn(argv, 2);
+		gboolean ok;
+		if (!strcmp(want, "zero"))
+			ok = n == 0;
+		else if (!strcmp(want, "some"))
+			ok = n > 0;
+		else
+			ok = n == g_ascii_strtoll(want, NULL, 10);
+		printf("# timeline: %s* has %" G_GINT64_FORMAT " samples (want %s)\n", argn(argv, 1),
+		       n, want);
 		fflush(stdout);
-		pl_ui_script_report(argn(argv, 3), n >= 0 && (n == 0) == want_zero,
-				    "the timeline counts %" G_GINT64_FORMAT " samples of %s*", n,
-				    argn(argv, 1));
+		pl_ui_script_report(argn(argv, 3), n >= 0 && ok,
+				    "the timeline counts %" G_GINT64_FORMAT " samples of %s*, want %s", n,
+				    argn(argv, 1), want);
 		return PL_UI_STEP_DONE;
 	}
 	if (!strcmp(cmd, "note-self") || !strcmp(cmd, "expect-self-grew")) {

@@ -118,6 +118,13 @@ else
 		fail view_file_stack "$VIEW holds: $(tr '\t\n' '>|' <"$VIEW")"
 fi
 
+# Dropping worker_loop leaves burn-1 the samples whose stack does not hold
+# it: a DWARF unwind cut short in a leaf, the thread's first instructions.
+# How many is the sampling's luck, so the oracle is the command line's count
+# for burn-1 under the same transform, not zero.
+drop_left=$("$APP" report "$CAP" --drop '^worker_loop$' 2>/dev/null |
+	awk '/^Threads:/ { t = 1; next } t && $3 == "burn-1" { print $4; exit }')
+[ -n "$drop_left" ] || drop_left="(the report lists no burn-1)"
 cat >"$TMP/reopen.script" <<EOF
 open $CAP
 expect-crumbs 2 reopen_restored
@@ -136,7 +143,7 @@ reset-crumbs
 expect-crumbs 0 reset_clears
 expect-thread-samples burn-1 some timeline_counts_all
 transform drop worker_loop
-expect-thread-samples burn-1 zero timeline_drop_counts
+expect-thread-samples burn-1 $drop_left timeline_drop_counts
 expect-chart worker_loop absent chart_drop
 expect-chart sort_step absent chart_drop_callee
 remove-crumb 0
