@@ -37,40 +37,6 @@ static gboolean see(const struct pl_msg *m, gpointer data)
 	return TRUE;
 }
 
-static int free_port(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof a;
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	close(fd);
-	return ntohs(a.sin_port);
-}
-
-/* Whether something accepts connections on loopback port within 10 s (the
- * agent probes the board before it listens; a refused connection is final
- * for pl_client_connect). */
-static gboolean wait_listening(int port)
-{
-	for (int i = 0; i < 200; i++) {
-		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-		int rc = fd >= 0 ? connect(fd, (struct sockaddr *)&a, sizeof a) : -1;
-		if (fd >= 0)
-			close(fd);
-		if (rc == 0)
-			return TRUE;
-		g_usleep(50 * 1000);
-	}
-	return FALSE;
-}
-
 static GPid agent_pid;
 static void stop_agent(void)
 {
@@ -100,7 +66,7 @@ static void test_every_session_file_has_hello(void)
 {
 	g_autofree char *agent = vt_agent();
 	PL_CHECKF(g_file_test(agent, G_FILE_TEST_IS_EXECUTABLE), "%s not built (make)", agent);
-	int port = free_port();
+	int port = vt_free_port();
 	PL_CHECK(port > 0);
 	g_autofree char *port_s = g_strdup_printf("%d", port);
 	char *argv[] = { agent, (char *)"--listen", (char *)"--bind", (char *)"127.0.0.1",
@@ -113,7 +79,7 @@ static void test_every_session_file_has_hello(void)
 		  "%s", error->message);
 	pl_test_after_case = stop_agent;
 	g_autofree char *addr = g_strdup_printf("127.0.0.1:%d", port);
-	PL_CHECKF(wait_listening(port), "the agent does not listen on %d", port);
+	PL_CHECKF(vt_wait_listening(port), "the agent does not listen on %d", port);
 	g_autoptr(PlClient) cl = pl_client_connect(addr, 5000, &error);
 	PL_CHECKF(cl, "%s", error->message);
 	PL_CHECKF(pl_client_authenticate(cl, "t0ken", 5000, &error), "%s", error->message);

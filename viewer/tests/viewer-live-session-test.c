@@ -18,40 +18,6 @@
 #include "pl-client.h"
 #include "pl-live-session.h"
 
-static int free_port(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof a;
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	close(fd);
-	return ntohs(a.sin_port);
-}
-
-/* Whether something accepts connections on loopback port within 10 s (the
- * agent probes the board before it listens; a refused connection is final
- * for pl_client_connect). */
-static gboolean wait_listening(int port)
-{
-	for (int i = 0; i < 200; i++) {
-		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-		int rc = fd >= 0 ? connect(fd, (struct sockaddr *)&a, sizeof a) : -1;
-		if (fd >= 0)
-			close(fd);
-		if (rc == 0)
-			return TRUE;
-		g_usleep(50 * 1000);
-	}
-	return FALSE;
-}
-
 static GPid agents[2];
 static void stop_agents(void)
 {
@@ -68,7 +34,7 @@ static void stop_agents(void)
 static PlClient *agent_client(guint i, GError **error)
 {
 	g_autofree char *agent = vt_agent();
-	int port = free_port();
+	int port = vt_free_port();
 	if (port <= 0) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "no free port");
 		return NULL;
@@ -81,7 +47,7 @@ static PlClient *agent_client(guint i, GError **error)
 				   G_SPAWN_STDERR_TO_DEV_NULL,
 			   NULL, NULL, &agents[i], error))
 		return NULL;
-	if (!wait_listening(port)) {
+	if (!vt_wait_listening(port)) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "the agent does not listen on %d",
 			    port);
 		return NULL;

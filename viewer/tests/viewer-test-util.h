@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -310,6 +313,43 @@ static inline int vt_perflens(char **out, char **err, const char *a1, ...)
 	else
 		g_free(e);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* ─── agents on loopback ─────────────────────────────────────────────── */
+
+/* A loopback port free now (the kernel's choice), or -1. */
+static inline int vt_free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+/* Whether something accepts connections on loopback port within 10 s (the
+ * agent probes the board before it listens; a refused connection is final
+ * for pl_client_connect). */
+static inline gboolean vt_wait_listening(int port)
+{
+	for (int i = 0; i < 200; i++) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		int rc = fd >= 0 ? connect(fd, (struct sockaddr *)&a, sizeof a) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (rc == 0)
+			return TRUE;
+		g_usleep(50 * 1000);
+	}
+	return FALSE;
 }
 
 #endif
