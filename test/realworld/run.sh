@@ -360,7 +360,7 @@ run_case() {
 	local deeper= rtol
 	rtol=$(awk -v a="$pr" -v b="$or" -v t="$tol" -v n1="${proots%% *}" -v n2="${oroots%% *}" 'BEGIN {
 		p = (a + b) / 200; se3 = (n1 > 0 && n2 > 0) ? 300 * sqrt(p * (1 - p) * (1 / n1 + 1 / n2)) : 0
-		printf "%.2f", se3 > t ? se3 : t }')
+		printf "%.2f", (se3 > t ? se3 : t) }')
 	if awk -v a="$pr" -v b="$or" -v t="$rtol" 'BEGIN { exit !(a - b > t) }'; then
 		why="${why:+$why; }rooted at a thread start: perf $pr% ours $or% (allowed $rtol points)"
 	elif awk -v a="$pr" -v b="$or" -v t="$rtol" 'BEGIN { exit !(b - a > t) }'; then
