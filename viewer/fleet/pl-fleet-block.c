@@ -119,11 +119,20 @@ static PlFleetBlock *block_new(const char *session, guint32 number, const char *
 	return b;
 }
 
-/* YYYYMM of a time: a block stays in one month, one partition. */
-static guint month_of(gint64 secs)
+/* The month holding secs, as [*start, *end) in seconds: a block stays in
+ * one month, one partition. */
+static void month_of(gint64 secs, gint64 *start, gint64 *end)
 {
 	g_autoptr(GDateTime) t = g_date_time_new_from_unix_utc(secs);
-	return t ? (guint)(g_date_time_get_year(t) * 100 + g_date_time_get_month(t)) : 0;
+	if (!t) {
+		*start = *end = secs; /* out of GLib's range: a block of its own */
+		return;
+	}
+	g_autoptr(GDateTime) first = g_date_time_new_utc(g_date_time_get_year(t),
+							g_date_time_get_month(t), 1, 0, 0, 0);
+	g_autoptr(GDateTime) next = g_date_time_add_months(first, 1);
+	*start = g_date_time_to_unix(first);
+	*end = g_date_time_to_unix(next);
 }
 
 GPtrArray *pl_fleet_blocks_from_profile(PlProfile *profile, const char *session,
@@ -146,17 +155,20 @@ GPtrArray *pl_fleet_blocks_from_profile(PlProfile *profile, const char *session,
 	guint n = 0;
 	const PlSample *s = pl_profile_get_samples(profile, &n);
 	PlFleetBlock *b = NULL;
-	guint month = 0;
+	/* the current block's month, looked up only when a sample leaves it
+	 * (not once per sample) */
+	gint64 month_start = 0, month_end = 0;
 	for (guint i = 0; i < n; i++) {
 		if (main_event != PL_NO_ID && pl_profile_get_stack_event(profile, s[i].stack) != main_event)
 			continue;
 		gint64 wall = (gint64)s[i].time + wall_offset_ns;
 		gint64 secs = wall / 1000000000;
-		guint m = month_of(secs);
-		if (!b || b->n_samples >= max_rows || m != month) {
+		gboolean new_month = secs < month_start || secs >= month_end;
+		if (new_month)
+			month_of(secs, &month_start, &month_end);
+		if (!b || b->n_samples >= max_rows || new_month) {
 			b = block_new(session, first_block + blocks->len, event);
 			g_ptr_array_add(blocks, b);
-			month = m;
 		}
 		guint64 h = stack_of(&st, s[i].stack, b);
 		const PlThread *t = pl_profile_lookup_thread(profile, s[i].tid);
