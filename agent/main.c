@@ -38,19 +38,6 @@ static int parse_uint(const char *opt, const char *s, unsigned long max, unsigne
 
 static char token_buf[PLA_TOKEN_MAX + 2];
 
-/* Where a generated token goes without --write-token: a private
- * directory of the user (never a shared one such as /tmp). */
-static const char *default_token_path(int port, char *buf, size_t len)
-{
-	const char *dir = getenv("XDG_RUNTIME_DIR");
-	if (!dir || !*dir)
-		dir = getenv("HOME");
-	if (!dir || !*dir)
-		return NULL;
-	snprintf(buf, len, "%s/perflens-agent-%d.token", dir, port);
-	return buf;
-}
-
 int main(int argc, char **argv)
 {
 	enum {
@@ -373,13 +360,18 @@ int main(int argc, char **argv)
 			 * never printed (logs are read by others, and kept) */
 			pla_token_random(token_buf);
 			o.token = token_buf;
+			int port = o.mode == PLA_MODE_SERVER ? o.server_port : o.port;
 			if (!write_token_path &&
-			    !(write_token_path = default_token_path(
-				      o.mode == PLA_MODE_SERVER ? o.server_port : o.port, path,
-				      sizeof(path)))) {
+			    !(write_token_path = pla_token_default_path(port, path, sizeof(path)))) {
 				fprintf(stderr, "perflens-agent: no XDG_RUNTIME_DIR or HOME for a generated "
 						"token: pass --token, --token-file or --write-token\n");
 				return 2;
+			}
+			/* --port 0: the file is named after the port the kernel
+			 * chooses, so it is written once the socket is bound */
+			if (o.mode == PLA_MODE_LISTEN && port == 0 && write_token_path == path) {
+				o.token_path_at_bind = 1;
+				write_token_path = NULL;
 			}
 		}
 		if (write_token_path && o.token) {

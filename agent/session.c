@@ -22,6 +22,7 @@
 #include "probe.h"
 #include "procfs.h"
 #include "reader.h"
+#include "token.h"
 #include "util.h"
 #include "version.h"
 
@@ -516,6 +517,19 @@ int pla_session_run(struct pla_options *o)
 		int port = pla_net_local_port(lfd);
 		fprintf(stderr, "perflens-agent: listening on %s:%d\n",
 			o->bind_addr ? o->bind_addr : "*", port > 0 ? port : o->port);
+		if (o->token_path_at_bind) {
+			char path[512];
+			if (port <= 0 || !pla_token_default_path(port, path, sizeof(path)) ||
+			    pla_token_write(path, o->token, err, sizeof(err)) < 0) {
+				fprintf(stderr, "perflens-agent: %s\n",
+					port <= 0 ? "cannot tell which port was bound for the token file"
+						  : err);
+				return 1;
+			}
+			fprintf(stderr, "perflens-agent: the token is in %s (mode 0600): give it "
+					"to the viewer\n",
+				path);
+		}
 	} else if (o->mode == PLA_MODE_STDIO) {
 		/* The viewer is at the other end of stdin and stdout, and SSH
 		 * has authenticated it: the controller at once, with the

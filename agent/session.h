@@ -23,6 +23,7 @@ struct pla_options {
 	const char *output; /* path or "-" */
 	const char *token;  /* NULL: no authentication (--no-auth) */
 	int allow_exec;     /* --allow-exec: with --no-auth, START may run a command */
+	int token_path_at_bind; /* write the generated token beside the port bound */
 	struct pla_collect_config collect; /* for --output: what to record */
 	const char *event_specs[PL_MAX_EVENTS];
 	int nevent_specs;
