@@ -13,7 +13,8 @@
  * thread ("spawned-N", 10 ms in the hot path) every MS ms from
  * spawn_worker() → start_one(), so that thread creations happen
  * while a profiler attached to a running burn records (thread-creation
- * stacks).  Without the flag nothing changes.
+ * stacks); it prints "spawned N" after the Nth has ended (its own count,
+ * which a test waits on).  Without the flag nothing changes.
  *
  * The emulated boards (test/boards/mkinitramfs.sh) cross-build this same
  * file with two switches:
@@ -186,8 +187,12 @@ __attribute__((noinline)) void spawn_worker(long every_ms)
 {
 	for (long n = 1; !stop; n++) {
 		pthread_t t = start_one(n);
-		if (t)
+		if (t) {
 			pthread_join(t, NULL);
+			/* the program's own count, for a test that waits on it */
+			printf("spawned %ld\n", n);
+			fflush(stdout);
+		}
 		struct timespec ts = { every_ms / 1000, (every_ms % 1000) * 1000000 };
 		nanosleep(&ts, NULL);
 	}
