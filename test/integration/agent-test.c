@@ -354,7 +354,7 @@ static void test_output_command_fp(void)
 	char file[300];
 	snprintf(file, sizeof(file), "%s/fp.plens", tmpdir);
 	char *argv[] = { agent, "--output", file, "--frequency", "999", "--callgraph", "fp", "--",
-			 burn, "1.5", "2", NULL };
+			 burn, "--cpu", "1.5", "2", NULL };
 	PL_CHECK(run_agent(argv, 20000) == 0);
 	static struct summary s;
 	summary_init(&s, burn);
@@ -400,7 +400,7 @@ static void test_output_command_dwarf(void)
 	char file[300];
 	snprintf(file, sizeof(file), "%s/dwarf.plens", tmpdir);
 	char *argv[] = { agent, "--output", file, "--frequency", "499", "--callgraph", "dwarf",
-			 "--stack-size", "8192", "--no-offcpu", "--", burn_nofp, "1", "1", NULL };
+			 "--stack-size", "8192", "--no-offcpu", "--", burn_nofp, "--cpu", "1", "1", NULL };
 	PL_CHECK(run_agent(argv, 20000) == 0);
 	static struct summary s;
 	summary_init(&s, burn_nofp);
@@ -431,7 +431,7 @@ static void lbr_run(const char *event, const char *mode, const char *why)
 	char file[300], err[200];
 	snprintf(file, sizeof(file), "%s/lbr-%s-%s.plens", tmpdir, event, mode);
 	char *argv[] = { agent, "--output", file, "--event", (char *)event, "--frequency", "999",
-			 "--callgraph", (char *)mode, "--no-counters", "--", burn, "1", "2", NULL };
+			 "--callgraph", (char *)mode, "--no-counters", "--", burn, "--cpu", "1", "2", NULL };
 	PL_CHECK(run_agent(argv, 20000) == 0);
 	static struct summary s;
 	summary_init(&s, burn);
@@ -487,7 +487,7 @@ static void test_several_events_with_their_own_rates(void)
 	snprintf(file, sizeof(file), "%s/events.plens", tmpdir);
 	char *argv[] = { agent, "--output", file, "--event", "cpu-clock:freq=999",
 			 "--event", "task-clock:period=5000000", "--event", "page-faults:period=1",
-			 "--no-offcpu", "--no-counters", "--callgraph", "fp", "--", burn, "1", "2", NULL };
+			 "--no-offcpu", "--no-counters", "--callgraph", "fp", "--", burn, "--cpu", "1", "2", NULL };
 	PL_CHECK(run_agent(argv, 20000) == 0);
 	static struct ev_counts e;
 	memset(&e, 0, sizeof(e));
@@ -503,7 +503,7 @@ static void test_several_events_with_their_own_rates(void)
 static void test_attach_to_running_pid(void)
 {
 	need_perf();
-	char *bargv[] = { burn, "2.5", "2", NULL };
+	char *bargv[] = { burn, "--cpu", "2.5", "2", NULL };
 	pid_t target = pl_spawn(bargv, "/dev/null");
 	usleep(300000); /* let it start its threads */
 	char file[300], pidarg[16];
