@@ -286,7 +286,9 @@ hot_share() {
 
 # end_workload PID: ends the detached workload PID of the --pid and --all
 # rows (it lives until then) and waits until `perflens ps` no longer lists
-# it, so that the next mode has the board's CPU to itself.  On the boards
+# it running, so that the next mode has the board's CPU to itself: gone,
+# or a zombie (no command line: it exited, and the big-endian boards'
+# /init, init.c, reaps only the agent).  On the boards
 # `/detach --kill PID` (a session of its own: the big-endian boards have
 # no `kill`), on this host kill(1).  Each look is one connection (the
 # clock check's).  The bound is generous: the SIGTERM ends it at once.
@@ -307,16 +309,16 @@ end_workload() {
 			return 1
 		fi
 	fi
-	for w in $(seq 1 60); do
+	for w in $(seq 1 20); do
 		host_starts+=("$(date +%s.%N)")
 		if "$perflens" ps "127.0.0.1:$port" --token "$token" --timeout 60 >"$out/$mode-ps-end.log" 2>&1 &&
-			! awk -v p="$p" '$1 == p { f = 1 } END { exit !f }' "$out/$mode-ps-end.log"; then
+			! awk -v p="$p" '$1 == p && NF >= 7 { f = 1 } END { exit !f }' "$out/$mode-ps-end.log"; then
 			workload_end="the workload (pid $p) lived until killed after the record, gone $w look(s) later"
 			return 0
 		fi
 		sleep 1
 	done
-	workload_end="the workload (pid $p) still listed by perflens ps 60 looks after the kill (see $out/$mode-ps-end.log)"
+	workload_end="the workload (pid $p) still running by perflens ps 20 looks after the kill (see $out/$mode-ps-end.log)"
 	return 1
 }
 
