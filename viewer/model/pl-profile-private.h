@@ -91,6 +91,9 @@ struct _PlProfile {
 	GHashTable *unwind_stops; /* module basename → guint64[PL_N_STOPS] (pl-unwind-quality.c) */
 	GArray *uq_top;      /* guint32 per call-tree node: its outermost function (pl-unwind-quality.c) */
 	GByteArray *uq_root; /* per function: 0 not known yet, 1 a stack's root, 2 not */
+	PlThread *last_thread; /* the last pl_profile_thread_get found */
+	PlEvent *last_event;   /* the last pl_profile_event_get found, for last_event_index */
+	guint32 last_event_index;
 	PlStackMemo *stack_memo; /* PL_STACK_MEMO_SIZE, made at the first sample */
 	GHashTable *perf_map_partial; /* pids whose perf map is still coming: resolved
 				       * again at the end (a torn capture) */

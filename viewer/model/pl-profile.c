@@ -217,7 +217,11 @@ PlProcess *pl_profile_process_get(PlProfile *self, guint32 pid)
 
 PlThread *pl_profile_thread_get(PlProfile *self, guint32 pid, guint32 tid)
 {
-	PlThread *t = g_hash_table_lookup(self->threads, GUINT_TO_POINTER(tid));
+	/* samples come in runs of one thread: the last one found is kept
+	 * (threads are never removed) */
+	PlThread *t = self->last_thread && self->last_thread->tid == tid
+			      ? self->last_thread
+			      : g_hash_table_lookup(self->threads, GUINT_TO_POINTER(tid));
 	if (!t) {
 		t = g_new0(PlThread, 1);
 		t->tid = tid;
@@ -231,13 +235,19 @@ PlThread *pl_profile_thread_get(PlProfile *self, guint32 pid, guint32 tid)
 	}
 	if (pid && !t->pid)
 		t->pid = pid;
+	self->last_thread = t;
 	return t;
 }
 
 PlEvent *pl_profile_event_get(PlProfile *self, guint32 index)
 {
+	if (self->last_event && self->last_event_index == index)
+		return self->last_event; /* events are never removed */
 	PlEvent *e = g_hash_table_lookup(self->events, GUINT_TO_POINTER(index));
-	if (!e) {
+	if (e) {
+		self->last_event = e;
+		self->last_event_index = index;
+	} else {
 		if (g_hash_table_size(self->events) >= 4096)
 			index = 4095; /* a corrupt stream cannot grow the table for ever */
 		e = g_hash_table_lookup(self->events, GUINT_TO_POINTER(index));
