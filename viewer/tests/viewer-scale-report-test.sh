@@ -4,14 +4,15 @@
 # frame pointers: some 10^5 samples, held and reordered in many runs)
 # equal those counted independently from the same file's export: the
 # collapsed stacks summed with awk (every sample once, its leaf frame its
-# self), and the Threads rows summed against the header's total.
+# self), the Threads rows summed against the header's total, and the
+# report of the file decoded on one thread.
 set -u
 B=${PL_BUILD:-build}
 PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
 . "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok viewer-scale-report: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 TMP=$(mktemp -d /tmp/plv-scale-XXXXXX)
 trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="total_equals_collapsed self_equals_collapsed threads_add_up"
+ALL="total_equals_collapsed self_equals_collapsed threads_add_up decode_thread_same"
 pl_plan $ALL
 
 for x in "$PERFLENS" "$AGENT" "$BURN"; do
@@ -55,6 +56,18 @@ if [ "$rows" -gt 3 ] && diff "$TMP/leaves" "$TMP/rows" >"$TMP/rows.diff"; then
 	ok self_equals_collapsed
 else
 	fail self_equals_collapsed "$rows rows; report vs collapsed leaves differ: $(head -4 "$TMP/rows.diff" | tr '\n' ' ')"
+fi
+
+# a capture this large is decoded on a second thread (pl-capture.h): the
+# report is the same, byte for byte, as one decoded on the caller's thread
+size=$(stat -c %s "$CAP")
+PERFLENS_NO_DECODE_THREAD=1 "$PERFLENS" report "$CAP" --top 0 >"$TMP/report1.txt" 2>&1
+if [ "$size" -lt 65536 ]; then
+	fail decode_thread_same "the capture is $size bytes, under the 64 KiB a second thread decodes"
+elif cmp -s "$TMP/report.txt" "$TMP/report1.txt"; then
+	ok decode_thread_same
+else
+	fail decode_thread_same "reports differ: $(diff "$TMP/report.txt" "$TMP/report1.txt" | head -3 | tr '\n' ' ')"
 fi
 
 # the Threads rows add up to the total
