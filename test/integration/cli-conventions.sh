@@ -207,9 +207,11 @@ fi
 attrs() { # OUT ARGS...: the sorted perf_event_open attributes of one run
 	local out=$1; shift
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-		strace -f -qq -e trace=perf_event_open -o "$out.raw" "$AGENT" "$@" >/dev/null 2>"$out.err"
+		strace -ff -qq -e trace=perf_event_open -o "$out.raw" "$AGENT" "$@" >/dev/null 2>"$out.err"
 	local rc=$?
-	sed -nE 's/^([0-9]+ +)?perf_event_open\(\{(.*)\}, .*/\2/p' "$out.raw" | sort -u >"$out"
+	# one file per thread (-ff): a call is never split into "<unfinished
+	# ...>" and "resumed" lines by another thread's, which would hide it
+	cat "$out.raw".* | sed -nE 's/^perf_event_open\(\{(.*)\}, .*/\1/p' | sort -u >"$out"
 	return $rc
 }
 sleep 30 & sleeper=$!

@@ -64,6 +64,8 @@ static const struct {
 	{ "PERFLENS_NO_UNWIND_AHEAD",
 	  "=1: unwind perf.data stacks in the model only, not ahead on other cores" },
 	{ "PERFLENS_DEBUG_AHEAD", "=1: print how many stacks were unwound ahead" },
+	{ "PERFLENS_NO_DECODE_THREAD",
+	  "=1: decode a .plens on the loading thread only, not ahead on a second core" },
 	{ "PERFLENS_THEME", "dark or light: the desktop app's colours, overriding the desktop's" },
 	{ "DISPLAY, WAYLAND_DISPLAY", "the display of the desktop app" },
 };
