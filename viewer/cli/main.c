@@ -98,7 +98,7 @@ static const struct {
 	CmdFunc run;
 } commands[] = {
 	{ "report", pl_cli_report }, { "export", pl_cli_export }, { "diff", pl_cli_diff },
-	{ "record", pl_cli_record }, { "ps", pl_cli_ps },
+	{ "record", pl_cli_record }, { "ps", pl_cli_ps }, { "collect", pl_cli_collect },
 };
 
 static CmdFunc find(const char *name)

@@ -31,6 +31,10 @@ const PlCliCommand pl_cli_commands[] = {
 	  "no token." },
 	{ "ps", "HOST[:PORT] | ssh://[USER@]HOST[:PORT] [OPTIONS]",
 	  "Lists the board's processes, to choose a --pid for record." },
+	{ "collect", "--listen [ADDR:]PORT --clickhouse URL --clickhouse-credentials FILE "
+		     "--token-file FILE [OPTIONS]",
+	  "Serves agents reporting to it (perflens-agent --server HOST:PORT --label KEY=VALUE) "
+	  "and stores their sessions in ClickHouse, spooling while it is down." },
 	{ NULL, NULL, NULL }
 };
 

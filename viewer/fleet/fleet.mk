@@ -1,7 +1,7 @@
 # viewer/fleet/fleet.mk — the fleet store: ClickHouse over HTTP (libcurl),
-# its schema, blocks of samples and the spool.  Headless (GLib, no GTK).
-# Included by viewer/viewer.mk.  Not yet linked into perflens: the collector
-# and `perflens fleet` that will use it link $(FLEET_OBJS) and $(FLEET_LIBS).
+# its schema, blocks of samples and the spool, and the collector.  Headless
+# (GLib, no GTK).  Included by viewer/viewer.mk; perflens (collect, fleet)
+# links $(FLEET_OBJS) and $(FLEET_LIBS).
 #
 # libcurl is the maintained HTTP client the fleet store talks to
 # ClickHouse's HTTP interface with (keep-alive, auth, timeouts, TLS for a
@@ -15,6 +15,10 @@ $(BUILD)/viewer/fleet/%.o: ALL_CFLAGS += -Iviewer/fleet $(shell pkg-config --cfl
 $(BUILD)/test/viewer-fleet-store-test: $(FLEET_OBJS)
 $(BUILD)/test/viewer-fleet-store-test: private VIEWER_CFLAGS += -Iviewer/fleet
 $(BUILD)/test/viewer-fleet-store-test: private VIEWER_LIBS += $(FLEET_LIBS)
+
+$(BUILD)/perflens: $(FLEET_OBJS)
+$(BUILD)/perflens: VIEWER_LIBS += $(FLEET_LIBS)
+$(BUILD)/viewer/cli/%.o: ALL_CFLAGS += -Iviewer/fleet
 
 viewer:: $(FLEET_OBJS)
 
