@@ -127,7 +127,15 @@ int pl_cli_collect(int argc, char **argv)
 		" stored (%" G_GUINT64_FORMAT " samples), %" G_GUINT64_FORMAT " failed\n",
 		st.agents_accepted, st.peers_refused, st.sessions_ended, st.sessions_stored,
 		st.samples_stored, st.sessions_failed);
-	rc = all_stored && !st.sessions_failed ? PL_EXIT_OK : PL_EXIT_BAD_INPUT;
+	const PlFleetStoreStats *ss = pl_fleet_collector_get_store_stats(col);
+	fprintf(stderr,
+		"perflens collect: ClickHouse: %" G_GUINT64_FORMAT " blocks inserted, %" G_GUINT64_FORMAT
+		" spooled while it could not take them, %" G_GUINT64_FORMAT
+		" found already stored, %" G_GUINT64_FORMAT " dropped (%" G_GUINT64_FORMAT
+		" samples lost)\n",
+		ss->blocks_inserted, ss->blocks_spooled, ss->blocks_already_stored, ss->blocks_dropped,
+		ss->samples_dropped);
+	rc = all_stored && !st.sessions_failed && !ss->blocks_dropped ? PL_EXIT_OK : PL_EXIT_BAD_INPUT;
 out:
 	pl_fleet_collector_free(col);
 	if (ch)

@@ -251,7 +251,13 @@ static gboolean on_arrival(gpointer data)
 	Agent *a = g_new0(Agent, 1);
 	a->c = c;
 	a->labels = x->labels;
-	a->name = safe_name(pl_client_get_agent(x->client)->hostname);
+	/* a session is named after its file: the board, and which of this
+	 * collector's agents it came from (boards may share a host name) */
+	g_autofree char *host = safe_name(pl_client_get_agent(x->client)->hostname);
+	g_mutex_lock(&c->lock);
+	guint64 nth = ++c->stats.agents_accepted;
+	g_mutex_unlock(&c->lock);
+	a->name = g_strdup_printf("%s-a%" G_GUINT64_FORMAT, host, nth);
 	a->ls = pl_live_session_new();
 	g_signal_connect(a->ls, "ended", G_CALLBACK(on_ended), a);
 	g_signal_connect(a->ls, "problem", G_CALLBACK(on_problem), a);
@@ -261,9 +267,6 @@ static gboolean on_arrival(gpointer data)
 		   pl_client_get_agent(x->client)->hostname, labels);
 	pl_live_session_set_client(a->ls, x->client);
 	c->agents = g_list_prepend(c->agents, a);
-	g_mutex_lock(&c->lock);
-	c->stats.agents_accepted++;
-	g_mutex_unlock(&c->lock);
 	g_free(x);
 	start_next(a);
 	return G_SOURCE_REMOVE;
@@ -501,4 +504,10 @@ void pl_fleet_collector_get_stats(PlFleetCollector *self, PlFleetCollectorStats 
 guint pl_fleet_collector_get_n_agents(PlFleetCollector *self)
 {
 	return g_list_length(self->agents);
+}
+
+const PlFleetStoreStats *pl_fleet_collector_get_store_stats(PlFleetCollector *self)
+{
+	g_return_val_if_fail(self->writer == NULL, NULL);
+	return pl_fleet_store_get_stats(self->store);
 }

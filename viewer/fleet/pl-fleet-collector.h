@@ -63,6 +63,9 @@ void pl_fleet_collector_free(PlFleetCollector *self);
 /* A copy of the counts (they change in the writer thread). */
 void pl_fleet_collector_get_stats(PlFleetCollector *self, PlFleetCollectorStats *out);
 guint pl_fleet_collector_get_n_agents(PlFleetCollector *self);
+/* The store's counts; only after pl_fleet_collector_shutdown (before it
+ * the writer thread changes them). */
+const PlFleetStoreStats *pl_fleet_collector_get_store_stats(PlFleetCollector *self);
 
 G_END_DECLS
 

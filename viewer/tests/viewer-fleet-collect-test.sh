@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# viewer-fleet-collect-test.sh — fleet reporting end to end: real agents
+# (perflens-agent --server … --label …) profiling real programs (the burn
+# workload, Debian's bzip2 and gzip) report to `perflens collect`, which
+# stores their sessions in Debian's real ClickHouse (18.16), started here on
+# loopback by ci/clickhouse/server.sh.  The oracle is `perflens report` of
+# the sessions the collector kept (--keep-sessions): the same data.
+#
+#   collect_counts_equal  4 agents, 2 s sessions, ClickHouse killed
+#       (SIGKILL) and restarted while they run: every kept session's count
+#       of its main event in ClickHouse equals its report's, no session is
+#       missing or extra, and some blocks went through the spool.
+#   fleet_report_matches  fleet report --where fw=2.3.1 --top 0: its total
+#       and every function's self samples equal the per-session reports of
+#       the burn sessions (fw=2.3.1) merged; --where fw=2.3.0 likewise for
+#       bzip2 and gzip; export's collapsed counts sum to the same total.
+#   unauthenticated_refused  a peer sending junk, a silent peer and an agent
+#       with a wrong token are refused: the collector counts them, accepted
+#       only the 4 agents, and stored nothing under the rogue's label.
+#   fleet_where_strict    bad --where / --since are refused with the
+#       character where reading stopped; nothing is asked.
+set -u
+B=${PL_BUILD:-build}
+TOP=${PL_TOP:-.}
+PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
+. "$TOP/test/pl-test.sh" || { echo "not ok viewer-fleet-collect: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
+TMP=$(mktemp -d /tmp/plv-fleet-XXXXXX)
+PIDS=()
+CH=$TMP/ch
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	"$TOP/ci/clickhouse/server.sh" stop "$CH" >/dev/null 2>&1
+	pl_unreported
+	[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+CASES="collect_counts_equal fleet_report_matches unauthenticated_refused fleet_where_strict"
+pl_plan $CASES
+missing=""
+for x in "$AGENT" "$PERFLENS" "$BURN"; do [ -x "$x" ] || missing="$x not built (make)"; done
+for x in bzip2 gzip python3 curl; do command -v $x >/dev/null || missing="$x is not installed (ci/deps.sh)"; done
+[ -z "$missing" ] || pl_fail_all "$missing"
+if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
+
+"$TOP/ci/clickhouse/server.sh" start "$CH" 1 >"$TMP/ch.log" 2>&1 ||
+	pl_fail_all "ClickHouse did not start: $(tail -c 300 "$TMP/ch.log")"
+. "$CH/env"
+URL=$PL_CH_URLS CRED=$PL_CH_CREDENTIALS
+sql() { curl -sS --fail -u "$(cat "$CRED")" --data-binary "$1" "$URL/"; }
+
+head -c 24 /dev/urandom | base64 >"$TMP/token" && chmod 600 "$TMP/token"
+echo wrong-token >"$TMP/bad-token" && chmod 600 "$TMP/bad-token"
+# 4 MB of this machine's programs to compress
+cat /usr/bin/bash /usr/bin/python3 2>/dev/null | head -c 4000000 >"$TMP/input"
+
+"$PERFLENS" collect --listen 127.0.0.1:0 --clickhouse "$URL" --clickhouse-credentials "$CRED" \
+	--token-file "$TMP/token" --spool "$TMP/spool" --keep-sessions "$TMP/keep" 2>"$TMP/collect.log" &
+COLLECT=$!
+PIDS+=($COLLECT)
+PORT=
+for _ in $(seq 100); do
+	PORT=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$TMP/collect.log")
+	[ -n "$PORT" ] && break
+	sleep 0.1
+done
+[ -n "$PORT" ] || pl_fail_all "perflens collect did not listen: $(tail -c 300 "$TMP/collect.log")"
+
+agent() { # NAME FW BOARD COMMAND...
+	local name=$1 fw=$2 board=$3
+	shift 3
+	"$AGENT" --server "127.0.0.1:$PORT" --token-file "$TMP/token" --label "fw=$fw" \
+		--label "board=$board" --session-period 2 -F 499 -g -- "$@" >/dev/null 2>"$TMP/$name.log" &
+	PIDS+=($!)
+}
+agent burn1 2.3.1 vm-a "$BURN" 2 2
+agent burn2 2.3.1 vm-b "$BURN" 2 2
+agent bzip2 2.3.0 vm-c "$(command -v bzip2)" -9 -c "$TMP/input"
+agent gzip 2.3.0 vm-d "$(command -v gzip)" -9 -c "$TMP/input"
+# the unauthenticated: an agent with a wrong token, junk, a silent peer
+"$AGENT" --server "127.0.0.1:$PORT" --token-file "$TMP/bad-token" --label fw=rogue \
+	--session-period 2 -F 99 -- "$BURN" 1 1 >/dev/null 2>"$TMP/rogue.log" &
+ROGUE=$!
+PIDS+=($ROGUE)
+python3 -c 'import socket,sys,time
+j=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); j.sendall(b"GET / HTTP/1.0\r\n\r\n"*50)
+s=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); time.sleep(7)' "$PORT" 2>"$TMP/peers.log" &
+PIDS+=($!)
+
+sleep 4
+"$TOP/ci/clickhouse/server.sh" kill "$CH" 1 >>"$TMP/ch.log" 2>&1
+sleep 5
+"$TOP/ci/clickhouse/server.sh" restart "$CH" 1 >>"$TMP/ch.log" 2>&1 ||
+	pl_fail_all "ClickHouse did not restart: $(tail -c 300 "$TMP/ch.log")"
+sleep 4
+kill -TERM $COLLECT
+rc=0
+wait $COLLECT || rc=$?
+for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+PIDS=()
+
+# ─── collect_counts_equal ─────────────────────────────────────────────
+main_count() { # FILE → "EVENT COUNT" of its main event (the report's first)
+	"$PERFLENS" report --top 0 "$1" >"$1.report" 2>"$1.err" || return 1
+	sed -n 's/.*samples by event: \([^ ]*\) \([0-9]*\).*/\1 \2/p' "$1.report" | head -1
+}
+c=collect_counts_equal
+summary=$(grep 'blocks inserted' "$TMP/collect.log")
+spooled=$(echo "$summary" | sed -n 's/.*inserted, \([0-9]*\) spooled.*/\1/p')
+stored=$(sql "SELECT session, event, count() FROM perflens_samples GROUP BY session, event ORDER BY session FORMAT TabSeparated")
+nfiles=$(ls "$TMP"/keep/*.plens 2>/dev/null | wc -l)
+bad=""
+for f in "$TMP"/keep/*.plens; do
+	[ -e "$f" ] || break
+	s=$(basename "$f" .plens)
+	want=$(main_count "$f") || { bad="perflens report $f failed: $(head -c 200 "$f.err")"; break; }
+	got=$(echo "$stored" | awk -F'\t' -v s="$s" '$1 == s { print $2 " " $3 }')
+	# a session without samples of its main event has no rows
+	[ -z "$got" ] && [ "${want#* }" = 0 ] && continue
+	[ "$got" = "$want" ] || { bad="session $s: ClickHouse has '$got', its report '$want'"; break; }
+done
+nsessions=$(echo "$stored" | grep -c .)
+if [ $rc -ne 0 ]; then
+	fail $c "perflens collect exited $rc: $(tail -c 400 "$TMP/collect.log")"
+elif [ "$nfiles" -lt 8 ]; then
+	fail $c "only $nfiles sessions kept (4 agents, 2 s sessions, 13 s): $(tail -c 300 "$TMP/collect.log")"
+elif [ -n "$bad" ]; then
+	fail $c "$bad"
+elif [ "$nsessions" -gt "$nfiles" ]; then
+	fail $c "$nsessions sessions in ClickHouse, $nfiles kept"
+elif [ -z "$spooled" ] || [ "$spooled" -eq 0 ]; then
+	fail $c "ClickHouse was down 5 s yet no block went through the spool: $summary"
+else
+	ok $c
+	echo "# $nfiles sessions, $nsessions with samples, counts equal; $summary" >&2
+fi
+
+# ─── fleet_report_matches ─────────────────────────────────────────────
+c=fleet_report_matches
+merge() { # PATTERN: the Top-functions rows of the reports of sessions of that program, summed
+	python3 - "$1" "$TMP"/keep/*.plens.report <<'PY'
+import re, sys
+prog, files = sys.argv[1], sys.argv[2:]
+row = re.compile(r'^\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+(.*?)\s{2,}(\S+)')
+tot, rows = 0, {}
+for f in files:
+	text = open(f).read()
+	if not re.search(r'\b(%s)\b' % prog, text):
+		continue
+	m = re.search(r'samples by event: \S+ (\d+)', text)
+	tot += int(m.group(1)) if m else 0
+	top = text.split('Top functions by self', 1)
+	if len(top) < 2:
+		continue
+	for line in top[1].split('\n')[2:]:
+		if not line.strip():
+			break
+		r = row.match(line)
+		if r and int(r.group(1)):
+			k = r.group(2) + ' ' + r.group(3)
+			rows[k] = rows.get(k, 0) + int(r.group(1))
+print('total', tot)
+for k in sorted(rows):
+	print(rows[k], k)
+PY
+}
+fleet_rows() { # WHERE
+	"$PERFLENS" fleet report --clickhouse "$URL" --clickhouse-credentials "$CRED" --where "$1" \
+		--since 1h --top 0 >"$TMP/fleet.out" 2>"$TMP/fleet.err" || return 1
+	python3 - "$TMP/fleet.out" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+row = re.compile(r'^\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+(.*?)\s{2,}(\S+)')
+print('total', re.search(r'Fleet: (\d+) samples', text).group(1))
+rows = {}
+for line in text.split('Top functions by self', 1)[1].split('\n')[2:]:
+	r = row.match(line)
+	if r and int(r.group(1)):
+		rows[r.group(2) + ' ' + r.group(3)] = int(r.group(1))
+for k in sorted(rows):
+	print(rows[k], k)
+PY
+}
+bad=""
+for pair in "2.3.1:burn" "2.3.0:bzip2|gzip"; do
+	fw=${pair%%:*} prog=${pair#*:}
+	merge "$prog" >"$TMP/want.$fw"
+	fleet_rows "fw=$fw" >"$TMP/got.$fw" || { bad="fleet report failed: $(head -c 300 "$TMP/fleet.err")"; break; }
+	if ! diff -q "$TMP/want.$fw" "$TMP/got.$fw" >/dev/null; then
+		bad="fw=$fw: fleet report and the merged session reports differ: $(diff "$TMP/want.$fw" "$TMP/got.$fw" | head -6 | tr '\n' '|')"
+		break
+	fi
+done
+if [ -z "$bad" ]; then
+	"$PERFLENS" fleet export --clickhouse "$URL" --clickhouse-credentials "$CRED" --where fw=2.3.1 \
+		-o "$TMP/fleet.collapsed" 2>"$TMP/export.err" || bad="fleet export failed: $(head -c 300 "$TMP/export.err")"
+	sum=$(awk '{ s += $NF } END { print s + 0 }' "$TMP/fleet.collapsed" 2>/dev/null)
+	want=$(sed -n 's/^total //p' "$TMP/want.2.3.1")
+	[ -n "$bad" ] || [ "$sum" = "$want" ] || bad="export's collapsed counts sum to $sum, the reports to $want"
+fi
+[ -z "$bad" ] && [ "$(sed -n 's/^total //p' "$TMP/want.2.3.1")" -gt 0 ] || bad=${bad:-"no burn samples at all"}
+if [ -n "$bad" ]; then fail $c "$bad"; else ok $c; fi
+
+# ─── unauthenticated_refused ──────────────────────────────────────────
+c=unauthenticated_refused
+refused=$(sed -n 's/.*agents, \([0-9]*\) peers refused.*/\1/p' "$TMP/collect.log")
+agents=$(sed -n 's/.*: \([0-9]*\) agents, .*/\1/p' "$TMP/collect.log")
+rogue=$(sql "SELECT count() FROM perflens_samples WHERE labels.value[indexOf(labels.key, 'fw')] = 'rogue'")
+if [ "$agents" != 4 ]; then
+	fail $c "the collector accepted '$agents' agents, not the 4 with the token: $(grep -E 'reports|refused' "$TMP/collect.log" | head -8 | tr '\n' '|')"
+elif [ -z "$refused" ] || [ "$refused" -lt 3 ]; then
+	fail $c "'$refused' peers refused, not the 3 (or more: the rogue agent retries) without the token: $(grep refused "$TMP/collect.log" | head -5 | tr '\n' '|')"
+elif [ "$rogue" != 0 ]; then
+	fail $c "$rogue samples stored under the rogue agent's label"
+elif ! grep -q 'refused 127.0.0.1:[0-9]*: wrong token' "$TMP/collect.log"; then
+	fail $c "the wrong token was not what the collector said: $(grep refused "$TMP/collect.log" | head -3 | tr '\n' '|')"
+else
+	ok $c
+fi
+
+# ─── fleet_where_strict ───────────────────────────────────────────────
+c=fleet_where_strict
+bad=""
+for w in "fw=2.3.1,,board=x:10" "fw:3" "=x:1" "fw=:4" "fw=1,fw=2:6" "fw!x:3"; do
+	arg=${w%:*} at=${w##*:}
+	if out=$("$PERFLENS" fleet report --clickhouse "$URL" --clickhouse-credentials "$CRED" --where "$arg" 2>&1); then
+		bad="--where '$arg' was accepted"
+		break
+	fi
+	echo "$out" | grep -q "at character $at:" || { bad="--where '$arg': '$out' (wanted character $at)"; break; }
+done
+for s in "2x:2" "h:1" "0h:2" "5m3:3"; do
+	[ -n "$bad" ] && break
+	arg=${s%:*} at=${s##*:}
+	if out=$("$PERFLENS" fleet report --clickhouse "$URL" --clickhouse-credentials "$CRED" --since "$arg" 2>&1); then
+		bad="--since '$arg' was accepted"
+	elif ! echo "$out" | grep -q "at character $at:"; then
+		bad="--since '$arg': '$out' (wanted character $at)"
+	fi
+done
+if [ -n "$bad" ]; then fail $c "$bad"; else ok $c; fi
