@@ -11,6 +11,7 @@
 #include "pl-clickhouse.h"
 #include "pl-expr.h"
 #include "pl-fleet-query.h"
+#include "pl-fleet-schema.h"
 
 typedef struct {
 	char *name;   /* "function" */
@@ -204,7 +205,7 @@ static int export_collapsed(GPtrArray *stacks, const char *output)
 int pl_cli_fleet(int argc, char **argv)
 {
 	char *url = NULL, *credentials = NULL, *where = NULL, *against = NULL, *since = NULL;
-	char *event = NULL, *format = NULL, *output = NULL;
+	char *event = NULL, *format = NULL, *output = NULL, *cluster = NULL;
 	gint top = 20;
 	const GOptionEntry entries[] = {
 		{ "clickhouse", 0, 0, G_OPTION_ARG_STRING, &url,
@@ -219,6 +220,9 @@ int pl_cli_fleet(int argc, char **argv)
 		{ "since", 0, 0, G_OPTION_ARG_STRING, &since,
 		  "Only the last DURATION (90s, 30m, 2h, 7d; default: all)", "DURATION" },
 		{ "event", 0, 0, G_OPTION_ARG_STRING, &event, "Only samples of this event", "NAME" },
+		{ "cluster", 0, 0, G_OPTION_ARG_STRING, &cluster,
+		  "schema: Distributed tables over this cluster (run it on every server of it)",
+		  "NAME" },
 		{ "top", 0, 0, G_OPTION_ARG_INT, &top, "Rows per table (default 20, 0: all)", "N" },
 		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "export: collapsed (the default)",
 		  "FORMAT" },
@@ -227,7 +231,8 @@ int pl_cli_fleet(int argc, char **argv)
 		{ NULL }
 	};
 	g_autoptr(GOptionContext) ctx = g_option_context_new(
-		"report|diff|export — ask the fleet's ClickHouse (what perflens collect stored)");
+		"report|diff|export|schema — ask the fleet's ClickHouse (what perflens collect "
+		"stored), or make its tables");
 	pl_cli_add_entries(ctx, entries);
 	int rc = PL_EXIT_BAD_INPUT;
 	g_autoptr(GError) error = NULL;
@@ -240,8 +245,9 @@ int pl_cli_fleet(int argc, char **argv)
 	if (!pl_cli_parse(ctx, &argc, &argv, "fleet"))
 		goto out;
 	action = argc == 2 ? argv[1] : NULL;
-	if (!action || (strcmp(action, "report") && strcmp(action, "diff") && strcmp(action, "export"))) {
-		pl_cli_fail("fleet needs report, diff or export (perflens fleet --help)");
+	if (!action || (strcmp(action, "report") && strcmp(action, "diff") && strcmp(action, "export") &&
+			strcmp(action, "schema"))) {
+		pl_cli_fail("fleet needs report, diff, export or schema (perflens fleet --help)");
 		goto out;
 	}
 	if (!url || !credentials) {
@@ -275,6 +281,19 @@ int pl_cli_fleet(int argc, char **argv)
 		pl_cli_fail("fleet: %s", error->message);
 		goto out;
 	}
+	if (!strcmp(action, "schema")) {
+		if (!pl_fleet_schema_apply(ch, cluster, &error)) {
+			pl_cli_fail("fleet schema: %s", error->message);
+			goto out;
+		}
+		rc = PL_EXIT_OK;
+		goto out;
+	}
+	if (cluster) {
+		pl_cli_fail("fleet: --cluster goes with schema (queries use the same tables in "
+			    "both layouts)");
+		goto out;
+	}
 	if (!(sa = ask(ch, where, since_s, event, &ta, "--where")))
 		goto out;
 	if (against && !(sb = ask(ch, against, since_s, event, &tb, "--against")))
@@ -294,5 +313,6 @@ out:
 	g_free(event);
 	g_free(format);
 	g_free(output);
+	g_free(cluster);
 	return rc;
 }

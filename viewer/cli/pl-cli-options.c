@@ -35,10 +35,11 @@ const PlCliCommand pl_cli_commands[] = {
 		     "--token-file FILE [OPTIONS]",
 	  "Serves agents reporting to it (perflens-agent --server HOST:PORT --label KEY=VALUE) "
 	  "and stores their sessions in ClickHouse, spooling while it is down." },
-	{ "fleet", "report|diff|export --clickhouse URL --clickhouse-credentials FILE "
+	{ "fleet", "report|diff|export|schema --clickhouse URL --clickhouse-credentials FILE "
 		   "[--where LABELS] [OPTIONS]",
 	  "Asks the fleet's ClickHouse: the top functions of the samples whose labels match, "
-	  "the diff of two label sets, or their collapsed stacks." },
+	  "the diff of two label sets, or their collapsed stacks; schema makes its tables "
+	  "(on every server of a cluster)." },
 	{ NULL, NULL, NULL }
 };
 

@@ -447,6 +447,9 @@ gboolean pl_fleet_collector_shutdown(PlFleetCollector *self, guint timeout_ms)
 	if (self->stopping)
 		return TRUE;
 	self->stopping = TRUE;
+	if (self->flush_timer)
+		g_source_remove(self->flush_timer);
+	self->flush_timer = 0;
 	if (self->service)
 		g_socket_service_stop(self->service);
 	g_thread_pool_free(self->handshakes, FALSE, TRUE);

@@ -19,6 +19,14 @@
 #       only the 4 agents, and stored nothing under the rogue's label.
 #   fleet_where_strict    bad --where / --since are refused with the
 #       character where reading stopped; nothing is asked.
+#   fleet_sharded_equals_single  two servers as two shards (fleet schema
+#       --cluster on each, Distributed tables), the stored rows copied in
+#       through the Distributed tables: fleet report --where fw=2.3.1 and
+#       fw=2.3.0 asked through either server print what the single server
+#       printed, and both shards hold some of the sessions.
+#
+# PL_FLEET_AGENTS (default 4, a multiple of 4) and PL_FLEET_SECONDS (default
+# 13) scale the run: `make fleet-long` runs 20 agents for 60 s.
 set -u
 B=${PL_BUILD:-build}
 TOP=${PL_TOP:-.}
@@ -26,16 +34,18 @@ PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
 . "$TOP/test/pl-test.sh" || { echo "not ok viewer-fleet-collect: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 TMP=$(mktemp -d /tmp/plv-fleet-XXXXXX)
 PIDS=()
-CH=$TMP/ch
+CH=$TMP/ch CH2=$TMP/ch2
 cleanup() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	"$TOP/ci/clickhouse/server.sh" stop "$CH" >/dev/null 2>&1
+	"$TOP/ci/clickhouse/server.sh" stop "$CH2" >/dev/null 2>&1
 	pl_unreported
 	[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
 
-CASES="collect_counts_equal fleet_report_matches unauthenticated_refused fleet_where_strict"
+CASES="collect_counts_equal fleet_report_matches unauthenticated_refused fleet_where_strict fleet_sharded_equals_single"
+NAGENTS=${PL_FLEET_AGENTS:-4} SECONDS_RUN=${PL_FLEET_SECONDS:-13}
 pl_plan $CASES
 missing=""
 for x in "$AGENT" "$PERFLENS" "$BURN"; do [ -x "$x" ] || missing="$x not built (make)"; done
@@ -73,10 +83,12 @@ agent() { # NAME FW BOARD COMMAND...
 		--label "board=$board" --session-period 2 -F 499 -g -- "$@" >/dev/null 2>"$TMP/$name.log" &
 	PIDS+=($!)
 }
-agent burn1 2.3.1 vm-a "$BURN" 2 2
-agent burn2 2.3.1 vm-b "$BURN" 2 2
-agent bzip2 2.3.0 vm-c "$(command -v bzip2)" -9 -c "$TMP/input"
-agent gzip 2.3.0 vm-d "$(command -v gzip)" -9 -c "$TMP/input"
+for ((i = 0; i < NAGENTS; i += 4)); do
+	agent burn1-$i 2.3.1 vm-a$i "$BURN" 2 2
+	agent burn2-$i 2.3.1 vm-b$i "$BURN" 2 2
+	agent bzip2-$i 2.3.0 vm-c$i "$(command -v bzip2)" -9 -c "$TMP/input"
+	agent gzip-$i 2.3.0 vm-d$i "$(command -v gzip)" -9 -c "$TMP/input"
+done
 # the unauthenticated: an agent with a wrong token, junk, a silent peer
 "$AGENT" --server "127.0.0.1:$PORT" --token-file "$TMP/bad-token" --label fw=rogue \
 	--session-period 2 -F 99 -- "$BURN" 1 1 >/dev/null 2>"$TMP/rogue.log" &
@@ -87,12 +99,13 @@ j=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); j.sendall(b"GET / HT
 s=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); time.sleep(7)' "$PORT" 2>"$TMP/peers.log" &
 PIDS+=($!)
 
-sleep 4
+third=$((SECONDS_RUN / 3))
+sleep $third
 "$TOP/ci/clickhouse/server.sh" kill "$CH" 1 >>"$TMP/ch.log" 2>&1
-sleep 5
+sleep $((SECONDS_RUN - 2 * third))
 "$TOP/ci/clickhouse/server.sh" restart "$CH" 1 >>"$TMP/ch.log" 2>&1 ||
 	pl_fail_all "ClickHouse did not restart: $(tail -c 300 "$TMP/ch.log")"
-sleep 4
+sleep $third
 kill -TERM $COLLECT
 rc=0
 wait $COLLECT || rc=$?
@@ -122,8 +135,8 @@ done
 nsessions=$(echo "$stored" | grep -c .)
 if [ $rc -ne 0 ]; then
 	fail $c "perflens collect exited $rc: $(tail -c 400 "$TMP/collect.log")"
-elif [ "$nfiles" -lt 8 ]; then
-	fail $c "only $nfiles sessions kept (4 agents, 2 s sessions, 13 s): $(tail -c 300 "$TMP/collect.log")"
+elif [ "$nfiles" -lt $((NAGENTS * 2)) ]; then
+	fail $c "only $nfiles sessions kept ($NAGENTS agents, 2 s sessions, $SECONDS_RUN s): $(tail -c 300 "$TMP/collect.log")"
 elif [ -n "$bad" ]; then
 	fail $c "$bad"
 elif [ "$nsessions" -gt "$nfiles" ]; then
@@ -206,8 +219,8 @@ c=unauthenticated_refused
 refused=$(sed -n 's/.*agents, \([0-9]*\) peers refused.*/\1/p' "$TMP/collect.log")
 agents=$(sed -n 's/.*: \([0-9]*\) agents, .*/\1/p' "$TMP/collect.log")
 rogue=$(sql "SELECT count() FROM perflens_samples WHERE labels.value[indexOf(labels.key, 'fw')] = 'rogue'")
-if [ "$agents" != 4 ]; then
-	fail $c "the collector accepted '$agents' agents, not the 4 with the token: $(grep -E 'reports|refused' "$TMP/collect.log" | head -8 | tr '\n' '|')"
+if [ "$agents" != "$NAGENTS" ]; then
+	fail $c "the collector accepted '$agents' agents, not the $NAGENTS with the token: $(grep -E 'reports|refused' "$TMP/collect.log" | head -8 | tr '\n' '|')"
 elif [ -z "$refused" ] || [ "$refused" -lt 3 ]; then
 	fail $c "'$refused' peers refused, not the 3 (or more: the rogue agent retries) without the token: $(grep refused "$TMP/collect.log" | head -5 | tr '\n' '|')"
 elif [ "$rogue" != 0 ]; then
@@ -238,4 +251,41 @@ for s in "2x:2" "h:1" "0h:2" "5m3:3"; do
 		bad="--since '$arg': '$out' (wanted character $at)"
 	fi
 done
+if [ -n "$bad" ]; then fail $c "$bad"; else ok $c; fi
+
+# ─── fleet_sharded_equals_single ──────────────────────────────────────
+c=fleet_sharded_equals_single
+bad=""
+if ! "$TOP/ci/clickhouse/server.sh" start "$CH2" 2 >"$TMP/ch2.log" 2>&1; then
+	bad="two ClickHouse servers did not start: $(tail -c 300 "$TMP/ch2.log")"
+else
+	read -r U1 U2 <<<"$(. "$CH2/env"; echo "$PL_CH_URLS")"
+	CRED2=$CH2/credentials CLUSTER=$(. "$CH2/env"; echo "$PL_CH_CLUSTER")
+	for u in "$U1" "$U2"; do
+		[ -n "$bad" ] && break
+		"$PERFLENS" fleet schema --clickhouse "$u" --clickhouse-credentials "$CRED2" \
+			--cluster "$CLUSTER" 2>"$TMP/schema.err" || bad="fleet schema on $u: $(head -c 300 "$TMP/schema.err")"
+	done
+	for t in perflens_samples perflens_stacks; do
+		[ -n "$bad" ] && break
+		curl -sS --fail -u "$(cat "$CRED")" --data-binary "SELECT * FROM $t FORMAT Native" "$URL/" >"$TMP/$t.native" &&
+			curl -sS --fail -u "$(cat "$CRED2")" --data-binary @"$TMP/$t.native" \
+				"$U1/?insert_distributed_sync=1&query=INSERT%20INTO%20$t%20FORMAT%20Native" ||
+			bad="copying $t into the shards failed"
+	done
+	for fw in 2.3.1 2.3.0; do
+		[ -n "$bad" ] && break
+		"$PERFLENS" fleet report --clickhouse "$URL" --clickhouse-credentials "$CRED" --where "fw=$fw" --top 0 >"$TMP/one.$fw" 2>&1
+		for u in "$U1" "$U2"; do
+			"$PERFLENS" fleet report --clickhouse "$u" --clickhouse-credentials "$CRED2" --where "fw=$fw" --top 0 >"$TMP/two.$fw" 2>&1
+			cmp -s "$TMP/one.$fw" "$TMP/two.$fw" ||
+				{ bad="fw=$fw through $u: $(diff "$TMP/one.$fw" "$TMP/two.$fw" | head -6 | tr '\n' '|')"; break; }
+		done
+	done
+	if [ -z "$bad" ]; then
+		n1=$(curl -sS -u "$(cat "$CRED2")" --data-binary "SELECT uniqExact(session) FROM perflens_samples_local" "$U1/")
+		n2=$(curl -sS -u "$(cat "$CRED2")" --data-binary "SELECT uniqExact(session) FROM perflens_samples_local" "$U2/")
+		[ "${n1:-0}" -gt 0 ] && [ "${n2:-0}" -gt 0 ] || bad="the shards hold '$n1' and '$n2' sessions: one is empty"
+	fi
+fi
 if [ -n "$bad" ]; then fail $c "$bad"; else ok $c; fi
