@@ -23,3 +23,10 @@ $(BUILD)/viewer/cli/%.o: ALL_CFLAGS += -Iviewer/fleet
 viewer:: $(FLEET_OBJS)
 
 -include $(FLEET_OBJS:.o=.d)
+
+# 20 agents for 60 s into one collector (viewer-fleet-collect-test scaled):
+# too long for make check.
+.PHONY: fleet-long
+fleet-long: all
+	PL_BUILD=$(BUILD) PL_TOP=$(CURDIR) PL_FLEET_AGENTS=20 PL_FLEET_SECONDS=60 \
+		nice -n 10 $(BUILD)/test/viewer-fleet-collect-test
