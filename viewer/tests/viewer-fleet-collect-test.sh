@@ -19,6 +19,9 @@
 #       only the 4 agents, and stored nothing under the rogue's label.
 #   fleet_where_strict    bad --where / --since are refused with the
 #       character where reading stopped; nothing is asked.
+#   agent_labels_strict   the agent refuses a label that is not KEY=VALUE,
+#       a bad labels file line (named), and --label without --server, a
+#       token or a target, before it dials anything.
 #   fleet_sharded_equals_single  two servers as two shards (fleet schema
 #       --cluster on each, Distributed tables), the stored rows copied in
 #       through the Distributed tables: fleet report --where fw=2.3.1 and
@@ -44,7 +47,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-CASES="collect_counts_equal fleet_report_matches unauthenticated_refused fleet_where_strict fleet_sharded_equals_single"
+CASES="collect_counts_equal fleet_report_matches unauthenticated_refused fleet_where_strict agent_labels_strict fleet_sharded_equals_single"
 NAGENTS=${PL_FLEET_AGENTS:-4} SECONDS_RUN=${PL_FLEET_SECONDS:-13}
 pl_plan $CASES
 missing=""
@@ -249,6 +252,33 @@ for s in "2x:2" "h:1" "0h:2" "5m3:3"; do
 		bad="--since '$arg' was accepted"
 	elif ! echo "$out" | grep -q "at character $at:"; then
 		bad="--since '$arg': '$out' (wanted character $at)"
+	fi
+done
+if [ -n "$bad" ]; then fail $c "$bad"; else ok $c; fi
+
+# ─── agent_labels_strict ──────────────────────────────────────────────
+c=agent_labels_strict
+bad=""
+printf 'fw=2.3.1\n# a comment\n\nboard imx8mp\n' >"$TMP/labels"
+tries=(
+	"--server 127.0.0.1:1 --token-file $TMP/token --label fw --all|a label is KEY=VALUE"
+	"--server 127.0.0.1:1 --token-file $TMP/token --label =x --all|a label is KEY=VALUE"
+	"--server 127.0.0.1:1 --token-file $TMP/token --label f/w=1 --all|a label is KEY=VALUE"
+	"--server 127.0.0.1:1 --token-file $TMP/token --labels-file $TMP/labels --all|$TMP/labels line 4"
+	"--server 127.0.0.1:1 --token-file $TMP/token --labels-file $TMP/none --all|cannot read the labels file"
+	"--listen --token-file $TMP/token --label fw=1 --all|it needs --server"
+	"--server 127.0.0.1:1 --label fw=1 --all|--token-file"
+	"--server 127.0.0.1:1 --token-file $TMP/token --label fw=1|--pid N, --all or -- COMMAND"
+	"--server 127.0.0.1:1 --token-file $TMP/token --label fw=1 --session-period 0.5 --all|--session-period needs seconds"
+)
+for t in "${tries[@]}"; do
+	args=${t%%|*} want=${t#*|}
+	# shellcheck disable=SC2086
+	out=$(timeout 10 "$AGENT" $args 2>&1)
+	st=$?
+	if [ $st -ne 2 ] || ! grep -qF -- "$want" <<<"$out"; then
+		bad="perflens-agent $args: exit $st, '$(head -c 200 <<<"$out")' (wanted exit 2 and '$want')"
+		break
 	fi
 done
 if [ -n "$bad" ]; then fail $c "$bad"; else ok $c; fi
