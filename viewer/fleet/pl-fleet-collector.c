@@ -48,8 +48,65 @@ typedef struct {
 	char *path; /* NULL: flush the spool only */
 	char *session;
 	char **labels;
-	gboolean keep;
 } StoreJob;
+
+/* A session's labels beside its file while it is not stored yet
+ * (NAME.labels, one a line): a collector killed before storing it finds
+ * both at its next start. */
+static char *labels_path(const char *session_path)
+{
+	return g_strdup_printf("%s.labels", session_path);
+}
+
+static gboolean write_labels(const char *session_path, char **labels, GError **error)
+{
+	g_autofree char *path = labels_path(session_path);
+	g_autofree char *text = g_strjoinv("\n", labels);
+	return g_file_set_contents_full(path, text, -1,
+					G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+					0600, error);
+}
+
+static char **read_labels(const char *session_path)
+{
+	g_autofree char *path = labels_path(session_path);
+	g_autofree char *text = NULL;
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return NULL;
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	GPtrArray *out = g_ptr_array_new();
+	for (guint i = 0; lines[i]; i++)
+		if (*lines[i])
+			g_ptr_array_add(out, g_strdup(lines[i]));
+	g_ptr_array_add(out, NULL);
+	return (char **)g_ptr_array_free(out, FALSE);
+}
+
+/* Stored: the file goes to keep_dir, or away; its labels go. */
+static gboolean retire(PlFleetCollector *c, const char *path, GError **error)
+{
+	g_autofree char *lp = labels_path(path);
+	if (c->keep_dir) {
+		g_autofree char *base = g_path_get_basename(path);
+		g_autofree char *dest = g_build_filename(c->keep_dir, base, NULL);
+		g_autoptr(GFile) from = g_file_new_for_path(path);
+		g_autoptr(GFile) to = g_file_new_for_path(dest);
+		if (!g_file_move(from, to, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, error))
+			return FALSE;
+	} else if (unlink(path) < 0) {
+		int e = errno;
+		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "cannot remove %s: %s", path,
+			    g_strerror(e));
+		return FALSE;
+	}
+	if (unlink(lp) < 0 && errno != ENOENT) {
+		int e = errno;
+		g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "cannot remove %s: %s", lp,
+			    g_strerror(e));
+		return FALSE;
+	}
+	return TRUE;
+}
 
 static void store_job_free(StoreJob *j)
 {
@@ -112,8 +169,9 @@ static void writer_run(gpointer data, gpointer user_data)
 	if (!ok)
 		g_printerr("perflens collect: session %s was not stored: %s (the file stays: %s)\n",
 			   j->session, error ? error->message : "?", j->path);
-	else if (!j->keep && unlink(j->path) < 0)
-		g_printerr("perflens collect: cannot remove %s: %s\n", j->path, g_strerror(errno));
+	else if (!retire(c, j->path, &error))
+		g_printerr("perflens collect: session %s is stored, but %s\n", j->session,
+			   error->message);
 	store_job_free(j);
 }
 
@@ -170,7 +228,6 @@ static void on_ended(PlLiveSession *ls, const char *why, Agent *a)
 			base[strlen(base) - 6] = 0;
 		j->session = g_strdup(base);
 		j->labels = g_strdupv(a->labels);
-		j->keep = c->keep_dir != NULL;
 		g_thread_pool_push(c->writer, j, NULL);
 	} else if (pl_live_session_get_save_error(ls)) {
 		g_printerr("perflens collect: %s\n", pl_live_session_get_save_error(ls));
@@ -206,8 +263,10 @@ static void start_next(Agent *a)
 	g_autoptr(GDateTime) now = g_date_time_new_now_utc();
 	g_autofree char *stamp = g_date_time_format(now, "%Y%m%dT%H%M%S");
 	g_autofree char *file = g_strdup_printf("%s-%s-%04u.plens", a->name, stamp, a->seq++);
-	g_autofree char *path = g_build_filename(c->keep_dir ? c->keep_dir : c->work_dir, file, NULL);
+	g_autofree char *path = g_build_filename(c->work_dir, file, NULL);
 	PlSessionWriter *w = pl_session_writer_new_unique(path, &error);
+	if (w && !write_labels(pl_session_writer_get_path(w), a->labels, &error))
+		g_clear_pointer(&w, pl_session_writer_free);
 	if (!w) {
 		g_printerr("perflens collect: %s\n", error->message);
 		pl_live_session_disconnect(a->ls, "cannot save its session");
@@ -362,6 +421,39 @@ static gboolean on_incoming(GSocketService *service, GSocketConnection *conn, GO
 
 /* ─── the collector ──────────────────────────────────────────────────── */
 
+/* Sessions an earlier run did not store (killed while they were being
+ * recorded or stored): stored now, in name order.  Blocks it stored
+ * already are found stored, not counted twice. */
+static gint by_name(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void recover(PlFleetCollector *c)
+{
+	g_autoptr(GDir) d = g_dir_open(c->work_dir, 0, NULL);
+	const char *name;
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	while (d && (name = g_dir_read_name(d)))
+		if (g_str_has_suffix(name, ".plens"))
+			g_ptr_array_add(names, g_strdup(name));
+	g_ptr_array_sort(names, by_name);
+	for (guint i = 0; i < names->len; i++) {
+		const char *n = names->pdata[i];
+		StoreJob *j = g_new0(StoreJob, 1);
+		j->path = g_build_filename(c->work_dir, n, NULL);
+		j->session = g_strndup(n, strlen(n) - 6);
+		j->labels = read_labels(j->path);
+		if (!j->labels) {
+			g_printerr("perflens collect: %s has no labels file beside it: stored without "
+				   "labels\n", j->path);
+			j->labels = g_new0(char *, 1);
+		}
+		g_printerr("perflens collect: storing %s, left by an earlier run\n", j->path);
+		g_thread_pool_push(c->writer, j, NULL);
+	}
+}
+
 PlFleetCollector *pl_fleet_collector_new(const char *token, PlFleetStore *store,
 					 const char *keep_dir, const char *work_dir,
 					 GError **error)
@@ -385,6 +477,7 @@ PlFleetCollector *pl_fleet_collector_new(const char *token, PlFleetStore *store,
 	c->handshakes = g_thread_pool_new(handshake_run, c, HANDSHAKE_THREADS, FALSE, NULL);
 	c->writer = g_thread_pool_new(writer_run, c, 1, FALSE, NULL);
 	c->flush_timer = g_timeout_add_seconds(FLUSH_PERIOD_S, on_flush_timer, c);
+	recover(c);
 	return c;
 }
 

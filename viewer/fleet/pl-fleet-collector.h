@@ -17,8 +17,11 @@
  * viewer's symbolizer) in one writer thread, cut into blocks
  * (pl-fleet-block) named after the file, and put into the store
  * (pl-fleet-store: exactly once, spooled while ClickHouse is down, the
- * spool flushed every few seconds).  The file is kept in keep_dir, or
- * deleted once its blocks are stored or spooled.
+ * spool flushed every few seconds).  A session is written in work_dir with
+ * its labels beside it (NAME.labels) and, once its blocks are stored or
+ * spooled, moved to keep_dir or deleted; a collector that starts finds
+ * there what a killed one had not stored, and stores it (blocks stored
+ * already are found so, not counted twice).
  *
  * Use from the thread whose thread-default GMainContext runs it.
  */
@@ -44,8 +47,8 @@ typedef struct _PlFleetCollector PlFleetCollector;
 
 /* token: what agents must present (and what the collector answers with).
  * store: taken; used only from the writer thread from here on.  keep_dir:
- * where session files go and stay (NULL: work_dir, deleted once stored).
- * work_dir is created (0700) if missing. */
+ * where stored sessions' files stay (NULL: deleted once stored).  Both
+ * are created (0700) if missing. */
 PlFleetCollector *pl_fleet_collector_new(const char *token, PlFleetStore *store,
 					 const char *keep_dir, const char *work_dir,
 					 GError **error);

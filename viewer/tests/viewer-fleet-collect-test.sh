@@ -6,10 +6,13 @@
 # loopback by ci/clickhouse/server.sh.  The oracle is `perflens report` of
 # the sessions the collector kept (--keep-sessions): the same data.
 #
-#   collect_counts_equal  4 agents, 2 s sessions, ClickHouse killed
-#       (SIGKILL) and restarted while they run: every kept session's count
-#       of its main event in ClickHouse equals its report's, no session is
-#       missing or extra, and some blocks went through the spool.
+#   collect_counts_equal  4 agents, 2 s sessions; the collector killed
+#       (SIGKILL) and started again on the same port and spool, then
+#       ClickHouse killed and restarted, while they run: the agents come
+#       back, the sessions the killed collector left are stored by the new
+#       one, every kept session's count of its main event in ClickHouse
+#       equals its report's, no session is missing or extra, and some
+#       blocks went through the spool.
 #   fleet_report_matches  fleet report --where fw=2.3.1 --top 0: its total
 #       and every function's self samples equal the per-session reports of
 #       the burn sessions (fw=2.3.1) merged; --where fw=2.3.0 likewise for
@@ -29,7 +32,7 @@
 #       printed, and both shards hold some of the sessions.
 #
 # PL_FLEET_AGENTS (default 4, a multiple of 4) and PL_FLEET_SECONDS (default
-# 13) scale the run: `make fleet-long` runs 20 agents for 60 s.
+# 16) scale the run: `make fleet-long` runs 20 agents for 60 s.
 set -u
 B=${PL_BUILD:-build}
 TOP=${PL_TOP:-.}
@@ -48,7 +51,7 @@ cleanup() {
 trap cleanup EXIT
 
 CASES="collect_counts_equal fleet_report_matches unauthenticated_refused fleet_where_strict agent_labels_strict fleet_sharded_equals_single"
-NAGENTS=${PL_FLEET_AGENTS:-4} SECONDS_RUN=${PL_FLEET_SECONDS:-13}
+NAGENTS=${PL_FLEET_AGENTS:-4} SECONDS_RUN=${PL_FLEET_SECONDS:-16}
 pl_plan $CASES
 missing=""
 for x in "$AGENT" "$PERFLENS" "$BURN"; do [ -x "$x" ] || missing="$x not built (make)"; done
@@ -67,17 +70,20 @@ echo wrong-token >"$TMP/bad-token" && chmod 600 "$TMP/bad-token"
 # 4 MB of this machine's programs to compress
 cat /usr/bin/bash /usr/bin/python3 2>/dev/null | head -c 4000000 >"$TMP/input"
 
-"$PERFLENS" collect --listen 127.0.0.1:0 --clickhouse "$URL" --clickhouse-credentials "$CRED" \
-	--token-file "$TMP/token" --spool "$TMP/spool" --keep-sessions "$TMP/keep" 2>"$TMP/collect.log" &
-COLLECT=$!
-PIDS+=($COLLECT)
-PORT=
-for _ in $(seq 100); do
-	PORT=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$TMP/collect.log")
-	[ -n "$PORT" ] && break
-	sleep 0.1
-done
-[ -n "$PORT" ] || pl_fail_all "perflens collect did not listen: $(tail -c 300 "$TMP/collect.log")"
+collector() { # PORT LOG
+	"$PERFLENS" collect --listen "127.0.0.1:$1" --clickhouse "$URL" --clickhouse-credentials "$CRED" \
+		--token-file "$TMP/token" --spool "$TMP/spool" --keep-sessions "$TMP/keep" 2>"$2" &
+	COLLECT=$!
+	PIDS+=($COLLECT)
+	PORT=
+	for _ in $(seq 100); do
+		PORT=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$2")
+		[ -n "$PORT" ] && break
+		sleep 0.1
+	done
+	[ -n "$PORT" ] || pl_fail_all "perflens collect did not listen: $(tail -c 300 "$2")"
+}
+collector 0 "$TMP/collect1.log"
 
 agent() { # NAME FW BOARD COMMAND...
 	local name=$1 fw=$2 board=$3
@@ -102,13 +108,17 @@ j=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); j.sendall(b"GET / HT
 s=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); time.sleep(7)' "$PORT" 2>"$TMP/peers.log" &
 PIDS+=($!)
 
-third=$((SECONDS_RUN / 3))
-sleep $third
+quarter=$((SECONDS_RUN / 4))
+sleep $quarter
+kill -KILL $COLLECT
+wait $COLLECT 2>/dev/null
+collector "$PORT" "$TMP/collect.log"
+sleep $quarter
 "$TOP/ci/clickhouse/server.sh" kill "$CH" 1 >>"$TMP/ch.log" 2>&1
-sleep $((SECONDS_RUN - 2 * third))
+sleep $((SECONDS_RUN - 3 * quarter))
 "$TOP/ci/clickhouse/server.sh" restart "$CH" 1 >>"$TMP/ch.log" 2>&1 ||
 	pl_fail_all "ClickHouse did not restart: $(tail -c 300 "$TMP/ch.log")"
-sleep $third
+sleep $quarter
 kill -TERM $COLLECT
 rc=0
 wait $COLLECT || rc=$?
@@ -144,6 +154,8 @@ elif [ -n "$bad" ]; then
 	fail $c "$bad"
 elif [ "$nsessions" -gt "$nfiles" ]; then
 	fail $c "$nsessions sessions in ClickHouse, $nfiles kept"
+elif ! grep -q 'left by an earlier run' "$TMP/collect.log"; then
+	fail $c "the restarted collector stored nothing the killed one left: $(head -c 300 "$TMP/collect.log")"
 elif [ -z "$spooled" ] || [ "$spooled" -eq 0 ]; then
 	fail $c "ClickHouse was down 5 s yet no block went through the spool: $summary"
 else
@@ -219,7 +231,8 @@ if [ -n "$bad" ]; then fail $c "$bad"; else ok $c; fi
 
 # ─── unauthenticated_refused ──────────────────────────────────────────
 c=unauthenticated_refused
-refused=$(sed -n 's/.*agents, \([0-9]*\) peers refused.*/\1/p' "$TMP/collect.log")
+# refusals of both collectors (the first was killed: no closing line)
+refused=$(cat "$TMP/collect1.log" "$TMP/collect.log" | grep -c 'refused 127.0.0.1')
 agents=$(sed -n 's/.*: \([0-9]*\) agents, .*/\1/p' "$TMP/collect.log")
 rogue=$(sql "SELECT count() FROM perflens_samples WHERE labels.value[indexOf(labels.key, 'fw')] = 'rogue'")
 if [ "$agents" != "$NAGENTS" ]; then
@@ -228,7 +241,7 @@ elif [ -z "$refused" ] || [ "$refused" -lt 3 ]; then
 	fail $c "'$refused' peers refused, not the 3 (or more: the rogue agent retries) without the token: $(grep refused "$TMP/collect.log" | head -5 | tr '\n' '|')"
 elif [ "$rogue" != 0 ]; then
 	fail $c "$rogue samples stored under the rogue agent's label"
-elif ! grep -q 'refused 127.0.0.1:[0-9]*: wrong token' "$TMP/collect.log"; then
+elif ! cat "$TMP/collect1.log" "$TMP/collect.log" | grep -q 'refused 127.0.0.1:[0-9]*: wrong token'; then
 	fail $c "the wrong token was not what the collector said: $(grep refused "$TMP/collect.log" | head -3 | tr '\n' '|')"
 else
 	ok $c
