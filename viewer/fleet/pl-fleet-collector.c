@@ -494,6 +494,9 @@ gboolean pl_fleet_collector_listen(PlFleetCollector *self, const char *spec, gui
 		return FALSE;
 	}
 	self->service = g_socket_service_new();
+	/* a site's agents come back together after a restart: GLib's default
+	 * backlog (10) would leave the rest timing out in connect() */
+	g_socket_listener_set_backlog(G_SOCKET_LISTENER(self->service), 256);
 	g_signal_connect(self->service, "incoming", G_CALLBACK(on_incoming), self);
 	guint16 got = 0;
 	if (colon && colon != spec) {
