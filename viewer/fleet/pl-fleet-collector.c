@@ -39,8 +39,13 @@ typedef struct {
 	char **labels;
 	char *name; /* file-name safe host name */
 	guint seq;
+	guint next; /* the source that starts the next session, 0: none */
 	gboolean gone;
 } Agent;
+
+/* An agent that refused START (perf not allowed there, a bad command
+ * line) is asked again after this long, not in a loop. */
+#define REFUSED_RETRY_S 10
 
 /* ─── the writer thread ──────────────────────────────────────────────── */
 
@@ -189,6 +194,8 @@ static void start_next(Agent *a);
 
 static void agent_free(Agent *a)
 {
+	if (a->next)
+		g_source_remove(a->next);
 	if (a->ls) {
 		g_signal_handlers_disconnect_by_data(a->ls, a);
 		g_object_unref(a->ls);
@@ -201,6 +208,7 @@ static void agent_free(Agent *a)
 static gboolean start_next_idle(gpointer data)
 {
 	Agent *a = data;
+	a->next = 0;
 	if (!a->gone && !a->c->stopping && pl_live_session_is_connected(a->ls) &&
 	    !pl_live_session_is_recording(a->ls))
 		start_next(a);
@@ -235,8 +243,12 @@ static void on_ended(PlLiveSession *ls, const char *why, Agent *a)
 	if (why && *why && !a->gone)
 		g_printerr("perflens collect: %s: session ended: %s\n",
 			   pl_live_session_get_peer(ls), why);
-	if (!a->gone && !c->stopping)
-		g_idle_add_full(G_PRIORITY_DEFAULT, start_next_idle, a, NULL);
+	if (!a->gone && !c->stopping && !a->next) {
+		if (path)
+			a->next = g_idle_add_full(G_PRIORITY_DEFAULT, start_next_idle, a, NULL);
+		else /* START refused: the file is gone, the reason said above */
+			a->next = g_timeout_add_seconds(REFUSED_RETRY_S, start_next_idle, a);
+	}
 }
 
 static void on_problem(PlLiveSession *ls, const char *message, Agent *a)
