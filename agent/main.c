@@ -45,6 +45,7 @@ int main(int argc, char **argv)
 		O_EVENT, O_CG, O_CG_FP, O_STACK, O_STACKS, O_DURATION, O_TOKEN, O_TOKEN_FILE,
 		O_NOAUTH, O_NOOFF, O_NOCNT, O_VERSION, O_HELP, O_LEVEL, O_WRITE_TOKEN, O_RING,
 		O_NICE, O_FLUSH, O_ALLOW_EXEC, O_STDIO, O_MARKERS, O_SYSCALLS, O_SLOWER, O_DUMP,
+		O_LABEL, O_LABELS_FILE, O_PERIOD,
 	};
 	/* The parser's table and the help's (args.h); the letters are perf
 	 * record's for the same options. */
@@ -90,6 +91,14 @@ int main(int argc, char **argv)
 		  "no context switches (no off-CPU stacks, no timeline)" },
 		{ "no-counters", 0, O_NOCNT, 0, NULL, "no perf-stat style counters" },
 		{ "", 0, 0, 0, 0, 0 },
+		{ "Fleet reporting (--server to a perflens collect; needs a token):", 0, 0, 0, 0, 0 },
+		{ "label", 1, O_LABEL, 0, "KEY=VALUE",
+		  "report to a collector, samples labelled so\n"
+		  "(fw=2.3.1, board=imx8mp, device=SN123); repeatable" },
+		{ "labels-file", 1, O_LABELS_FILE, 0, "FILE", "labels from FILE, one KEY=VALUE a line" },
+		{ "session-period", 1, O_PERIOD, 0, "SECONDS",
+		  "record in sessions this long (default 60)" },
+		{ "", 0, 0, 0, 0, 0 },
 		{ "Access (a generated token goes to $XDG_RUNTIME_DIR, else $HOME,", 0, 0, 0, 0, 0 },
 		{ "/perflens-agent-PORT.token; it is never printed):", 0, 0, 0, 0, 0 },
 		{ "token", 1, O_TOKEN, 0, "TOKEN", "viewers must present this token" },
@@ -112,6 +121,8 @@ int main(int argc, char **argv)
 		{ 0, 0, 0, 0, 0, 0 },
 	};
 	static struct pla_options o;
+	static struct pla_uplink uplink; /* (zero: .bss, not 4 KiB of the file) */
+	int reporting = 0;
 	unsigned long v;
 	int probe_only = 0, no_auth = 0;
 	const char *write_token_path = NULL;
@@ -121,6 +132,7 @@ int main(int argc, char **argv)
 
 	o.mode = PLA_MODE_LISTEN;
 	o.port = 9999;
+	uplink.period_ms = PLA_UPLINK_PERIOD_MS;
 	o.zstd_level = 1;
 	o.callgraph_requested = PL_CG_AUTO;
 	o.collect.frequency = 99;
@@ -306,6 +318,27 @@ int main(int argc, char **argv)
 				return 2;
 			o.zstd_level = (int)v;
 			break;
+		case O_LABEL:
+		case O_LABELS_FILE:
+			reporting = 1;
+			if ((c == O_LABEL ? pla_uplink_add_label(&uplink, arg, strlen(arg), "--label", err,
+								 sizeof(err))
+					  : pla_uplink_read_labels(&uplink, arg, err, sizeof(err))) < 0) {
+				fprintf(stderr, "perflens-agent: %s\n", err);
+				return 2;
+			}
+			break;
+		case O_PERIOD: {
+			const char *q = arg;
+			uint64_t ms;
+			if (pla_scan_fixed(&q, 1000, &ms) < 0 || *q || ms < 1000 || ms > 86400000) {
+				fprintf(stderr, "perflens-agent: --session-period needs seconds from 1 to "
+						"86400, not '%s'\n", arg);
+				return 2;
+			}
+			uplink.period_ms = (uint32_t)ms;
+			break;
+		}
 		case O_VERSION:
 		case 'V':
 			printf(PL_VERSION_LINE, "perflens-agent", PL_PROTOCOL_VERSION);
@@ -347,6 +380,15 @@ int main(int argc, char **argv)
 	if (o.mode == PLA_MODE_OUTPUT && !o.collect.target) {
 		fprintf(stderr, "perflens-agent: --output needs --pid N, --all or -- COMMAND\n");
 		return 2;
+	}
+	if (reporting) {
+		if (o.mode != PLA_MODE_SERVER || !o.collect.target || !o.token) {
+			fprintf(stderr, "perflens-agent: --label reports to a collector: it needs "
+					"--server HOST[:PORT], --token-file FILE (the collector's) and "
+					"--pid N, --all or -- COMMAND\n");
+			return 2;
+		}
+		o.uplink = &uplink;
 	}
 	if (o.mode < PLA_MODE_OUTPUT) { /* viewers on the network need a token */
 		char path[512];

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "collect.h"
+#include "uplink.h"
 
 /* The modes that take viewers come before PLA_MODE_OUTPUT; --stdio's one
  * viewer is the other end of stdin and stdout (ssh runs the agent), which
@@ -31,6 +32,8 @@ struct pla_options {
 	int zstd_level;
 	uint32_t flush_ms; /* 0: the default */
 	int verbose;
+	/* --server with --label: reporting to a collector (uplink.h), else NULL */
+	const struct pla_uplink *uplink;
 };
 
 /* Runs until the output session ends (output mode) or a signal (others).

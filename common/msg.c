@@ -217,6 +217,12 @@ static const struct field configure_f[] = {
 	ARR(F_STRS, pl_msg_configure, nevents, events, PL_MAX_EVENTS),
 };
 
+/* fleet reporting */
+static const struct field report_f[] = {
+	STR(pl_msg_report, token), ARR(F_STRS, pl_msg_report, nlabels, labels, PL_MAX_LABELS),
+	FLD(F_U32, pl_msg_report, session_period_ms),
+};
+
 #define MSG(t, n, f) { t, n, f, sizeof(f) / sizeof(f[0]) }
 static const struct msg_desc descs[] = {
 	MSG(PL_MSG_HELLO, "HELLO", hello_f),
@@ -252,6 +258,8 @@ static const struct msg_desc descs[] = {
 	MSG(PL_MSG_CONFIGURE, "CONFIGURE", configure_f),
 	MSG(PL_MSG_STOP, "STOP", request_f),
 	MSG(PL_MSG_BYE, "BYE", request_f),
+	/* fleet reporting */
+	MSG(PL_MSG_REPORT, "REPORT", report_f),
 };
 #define NDESCS (sizeof(descs) / sizeof(descs[0]))
 
@@ -264,6 +272,8 @@ const uint16_t pl_msg_types[] = {
 	PL_MSG_LOG,	PL_MSG_STACK,	PL_MSG_SAMPLE_BATCH, PL_MSG_STACK_DELTA, PL_MSG_AUTH,	    PL_MSG_LIST,	    PL_MSG_PROBE,
 	PL_MSG_START,	PL_MSG_PAUSE,	    PL_MSG_RESUME,	    PL_MSG_CONFIGURE,
 	PL_MSG_STOP,	PL_MSG_BYE,
+	/* fleet reporting */
+	PL_MSG_REPORT,
 };
 const size_t pl_msg_type_count = sizeof(pl_msg_types) / sizeof(pl_msg_types[0]);
 _Static_assert(sizeof(pl_msg_types) / sizeof(pl_msg_types[0]) == NDESCS,

@@ -100,7 +100,8 @@ static const struct {
 	CmdFunc run;
 } commands[] = {
 	{ "report", pl_cli_report }, { "export", pl_cli_export }, { "diff", pl_cli_diff },
-	{ "record", pl_cli_record }, { "ps", pl_cli_ps },
+	{ "record", pl_cli_record }, { "ps", pl_cli_ps }, { "collect", pl_cli_collect },
+	{ "fleet", pl_cli_fleet },
 };
 
 static CmdFunc find(const char *name)
