@@ -10,7 +10,6 @@
 
 #include <string.h>
 
-#include "pl-capture.h"
 #include "pl-counters-view.h"
 #include "pl-coverage-view.h"
 #include "pl-diff-controller.h"
@@ -28,7 +27,6 @@
 #include "pl-profile-session.h"
 #include "pl-window-text.h"
 #include "pl-transform-bar.h"
-#include "pl-ui-util.h"
 #include "pl-view-state.h"
 
 struct _PlWindow {
@@ -37,7 +35,6 @@ struct _PlWindow {
 	/* from the template */
 	GtkStack *main_stack; /* "empty", "loading", "connect", "sessions", "profile" */
 	GtkStack *views;
-	GtkWidget *switcher;
 	GtkWidget *back_btn; /* to the session, from the connect or sessions page */
 	GtkWidget *diff_btn;
 	GtkLabel *empty_hint;
@@ -705,7 +702,6 @@ static void pl_window_class_init(PlWindowClass *klass)
 #define CHILD(name) gtk_widget_class_bind_template_child(wc, PlWindow, name)
 	CHILD(main_stack);
 	CHILD(views);
-	CHILD(switcher);
 	CHILD(back_btn);
 	CHILD(diff_btn);
 	CHILD(empty_hint);
