@@ -166,7 +166,8 @@ static void test_live_and_file(void)
 {
 	pl_test_after_case = stop_agents;
 	g_autoptr(GError) error = NULL;
-	g_setenv("XDG_CONFIG_HOME", vt_tmp("config"), TRUE); /* no symbol settings of the host's */
+	g_autofree char *config = vt_tmp("config");
+	g_setenv("XDG_CONFIG_HOME", config, TRUE); /* no symbol settings of the host's */
 	g_autoptr(PlClient) c0 = agent_client(0, &error);
 	PL_CHECKF(c0, "agent 0: %s", error->message);
 	g_autoptr(PlClient) c1 = agent_client(1, &error);
