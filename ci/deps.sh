@@ -10,6 +10,7 @@ pkgs=(
 	libdw-dev libelf-dev           # symbolization and unwinding (viewer)
 	libglib2.0-dev                 # viewer core
 	libgtk-4-dev                   # viewer UI
+	libglib2.0-dev-bin             # glib-compile-resources: the UI's .ui templates into the module
 	linux-perf                     # the oracle in tests
 	clang lld llvm libclang-rt-14-dev  # fuzzing, sanitizers, cross builds
 	valgrind

@@ -22,6 +22,7 @@ static void probe_event_free(gpointer p)
 
 struct _PlConnectOptions {
 	GtkWidget parent_instance;
+	/* from the template (pl-connect-options.ui) */
 	GtkWidget *grid;
 	GtkEntry *command;
 	GtkCheckButton *whole;
@@ -224,6 +225,7 @@ static void pl_connect_options_dispose(GObject *obj)
 {
 	PlConnectOptions *self = PL_CONNECT_OPTIONS(obj);
 	g_clear_pointer(&self->grid, gtk_widget_unparent);
+	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_CONNECT_OPTIONS);
 	g_clear_pointer(&self->probe_events, g_ptr_array_unref);
 	g_clear_pointer(&self->argv, g_strfreev);
 	g_clear_pointer(&self->sys_spec, g_free);
@@ -233,71 +235,30 @@ static void pl_connect_options_dispose(GObject *obj)
 static void pl_connect_options_class_init(PlConnectOptionsClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = pl_connect_options_dispose;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+	GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+	gtk_widget_class_set_layout_manager_type(wc, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_template_from_resource(wc, "/org/perflens/Viewer/pl-connect-options.ui");
+#define CHILD(name) gtk_widget_class_bind_template_child(wc, PlConnectOptions, name)
+	CHILD(grid);
+	CHILD(command);
+	CHILD(whole);
+	CHILD(event);
+	CHILD(event_list);
+	CHILD(callgraph);
+	CHILD(freq);
+	CHILD(stack);
+	CHILD(syscalls);
+	CHILD(slower);
+	CHILD(probe_notes);
+#undef CHILD
+	gtk_widget_class_bind_template_callback(wc, on_freq_changed);
 	signals[SIG_FREQUENCY_CHANGED] =
 		g_signal_new("frequency-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
 			     NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT);
 }
 
-static GtkWidget *field(GtkGrid *g, int row, const char *label, GtkWidget *w)
-{
-	GtkWidget *l = gtk_label_new(label);
-	gtk_label_set_xalign(GTK_LABEL(l), 1);
-	gtk_widget_add_css_class(l, "dim-label");
-	gtk_grid_attach(g, l, 0, row, 1, 1);
-	gtk_grid_attach(g, w, 1, row, 1, 1);
-	return w;
-}
-
 static void pl_connect_options_init(PlConnectOptions *self)
 {
 	self->probe_events = g_ptr_array_new_with_free_func(probe_event_free);
-	GtkGrid *o = GTK_GRID(gtk_grid_new());
-	gtk_grid_set_row_spacing(o, 6);
-	gtk_grid_set_column_spacing(o, 8);
-	self->command = GTK_ENTRY(field(o, 0, "Or start a command", gtk_entry_new()));
-	gtk_entry_set_placeholder_text(self->command, "/usr/bin/app --arg (instead of a process)");
-	gtk_widget_set_hexpand(GTK_WIDGET(self->command), TRUE);
-	self->whole = GTK_CHECK_BUTTON(gtk_check_button_new_with_label("Whole board (every process)"));
-	gtk_grid_attach(o, GTK_WIDGET(self->whole), 1, 1, 1, 1);
-	self->event_list = gtk_string_list_new((const char *[]){ "default (the probe's choice)", NULL });
-	self->event = GTK_DROP_DOWN(field(o, 2, "Event", gtk_drop_down_new(G_LIST_MODEL(self->event_list), NULL)));
-	self->callgraph = GTK_DROP_DOWN(field(
-		o, 3, "Call graph",
-		gtk_drop_down_new_from_strings((const char *[]){ "auto (what the probe found best)",
-								 "frame pointers", "DWARF (stack copy)",
-								 "LBR (not verified on hardware)",
-								 "none", NULL })));
-	GtkWidget *fs = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-	self->freq = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(1, 100000, 1));
-	gtk_spin_button_set_value(self->freq, 999);
-	g_signal_connect(self->freq, "value-changed", G_CALLBACK(on_freq_changed), self);
-	gtk_box_append(GTK_BOX(fs), GTK_WIDGET(self->freq));
-	gtk_box_append(GTK_BOX(fs), gtk_label_new("Hz     Stack copy (DWARF)"));
-	self->stack = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(0, 65528, 8));
-	gtk_spin_button_set_value(self->stack, 8192);
-	gtk_box_append(GTK_BOX(fs), GTK_WIDGET(self->stack));
-	gtk_box_append(GTK_BOX(fs), gtk_label_new("bytes"));
-	field(o, 4, "Frequency", fs);
-	GtkWidget *ss = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-	self->syscalls = GTK_ENTRY(gtk_entry_new());
-	gtk_entry_set_placeholder_text(self->syscalls, "read,write,fsync,ioctl (or all; empty: off)");
-	gtk_widget_set_hexpand(GTK_WIDGET(self->syscalls), TRUE);
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->syscalls),
-				    "Time these system calls on the board and keep those slower "
-				    "than the threshold, with their stacks (the I/O page)");
-	gtk_box_append(GTK_BOX(ss), GTK_WIDGET(self->syscalls));
-	gtk_box_append(GTK_BOX(ss), gtk_label_new("slower than"));
-	self->slower = GTK_ENTRY(gtk_entry_new());
-	gtk_editable_set_text(GTK_EDITABLE(self->slower), "1ms");
-	gtk_editable_set_width_chars(GTK_EDITABLE(self->slower), 7);
-	gtk_box_append(GTK_BOX(ss), GTK_WIDGET(self->slower));
-	field(o, 5, "Slow system calls", ss);
-	self->probe_notes = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->probe_notes, 0);
-	gtk_label_set_wrap(self->probe_notes, TRUE);
-	gtk_widget_add_css_class(GTK_WIDGET(self->probe_notes), "dim-label");
-	gtk_grid_attach(o, GTK_WIDGET(self->probe_notes), 1, 6, 1, 1);
-	self->grid = GTK_WIDGET(o);
-	gtk_widget_set_parent(self->grid, GTK_WIDGET(self));
+	gtk_widget_init_template(GTK_WIDGET(self));
 }

@@ -7,7 +7,7 @@
  * The form turns itself into a START message (pl_connect_options_fill_start);
  * it keeps the strings the message borrows until the next fill.  It never
  * talks to the agent: the Connect view (pl-connect-view.h) feeds it the
- * probe's events and sends what it fills.
+ * probe's events and sends what it fills.  Layout in pl-connect-options.ui.
  *
  * Signal: "frequency-changed" (guint: Hz), when the user changes the
  * frequency (the view sends CONFIGURE while recording).

@@ -17,7 +17,7 @@
 struct _PlConnectView {
 	GtkWidget parent_instance;
 	GtkWidget *scroll;
-	/* connect form */
+	/* connect form (pl-connect-view.ui) */
 	GtkEntry *host, *token;
 	GtkSpinButton *port;
 	GtkWidget *connect_btn, *listen_btn, *disconnect_btn;
@@ -31,7 +31,8 @@ struct _PlConnectView {
 	GListStore *procs;
 	GtkFilterListModel *filtered;
 	GtkCustomFilter *proc_filter;
-	GtkSingleSelection *proc_sel;
+	GtkSingleSelection *proc_sel; /* the column view's model */
+	GtkColumnView *proc_view;
 	char *filter_text;
 	PlConnectOptions *options; /* the Record form */
 	GtkWidget *start_btn, *pause_btn, *resume_btn, *stop_btn;
@@ -232,8 +233,8 @@ static void on_ended(PlLiveSession *session, const char *why, PlConnectView *sel
 			   why && *why ? ": " : "", why ? why : "",
 			   pl_live_session_get_samples(session), path ? path : "?");
 	} else {
-		/* START refused; the window made a fresh profile at
-		 * "session-starting" */
+		/* START refused (the window's profile session made a fresh
+		 * profile at "starting") */
 		show_error(self, why);
 		set_status(self, "Not recording: the board refused Start");
 	}
@@ -344,6 +345,12 @@ static void on_listen_clicked(GtkButton *b, PlConnectView *self)
 {
 	g_autofree char *t = g_strdup_printf("%d", gtk_spin_button_get_value_as_int(self->port));
 	begin_connect(self, t, gtk_editable_get_text(GTK_EDITABLE(self->token)), TRUE);
+}
+
+/* Enter in the host or token field connects, as the button does */
+static void on_entry_activate(GtkEntry *e, PlConnectView *self)
+{
+	on_connect_clicked(NULL, self);
 }
 
 static void on_disconnect_clicked(GtkButton *b, PlConnectView *self)
@@ -596,6 +603,7 @@ static void pl_connect_view_dispose(GObject *obj)
 		g_clear_object(&self->session); /* closes a recording's file */
 	}
 	g_clear_pointer(&self->scroll, gtk_widget_unparent);
+	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_CONNECT_VIEW);
 	g_clear_object(&self->procs);
 	g_clear_pointer(&self->pending_procs, g_ptr_array_unref);
 	g_clear_pointer(&self->probe_summary, g_free);
@@ -604,10 +612,52 @@ static void pl_connect_view_dispose(GObject *obj)
 	G_OBJECT_CLASS(pl_connect_view_parent_class)->dispose(obj);
 }
 
+static void on_symbols_clicked(GtkButton *b, PlConnectView *self);
+
 static void pl_connect_view_class_init(PlConnectViewClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = pl_connect_view_dispose;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+	GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+	gtk_widget_class_set_layout_manager_type(wc, GTK_TYPE_BIN_LAYOUT);
+	g_type_ensure(PL_TYPE_CONNECT_OPTIONS);
+	gtk_widget_class_set_template_from_resource(wc, "/org/perflens/Viewer/pl-connect-view.ui");
+#define CHILD(name) gtk_widget_class_bind_template_child(wc, PlConnectView, name)
+	CHILD(scroll);
+	CHILD(host);
+	CHILD(token);
+	CHILD(port);
+	CHILD(connect_btn);
+	CHILD(listen_btn);
+	CHILD(disconnect_btn);
+	CHILD(error);
+	CHILD(status);
+	CHILD(recent_box);
+	CHILD(spinner);
+	CHILD(board_page);
+	CHILD(facts);
+	CHILD(symbols_note);
+	CHILD(filter);
+	CHILD(proc_view);
+	CHILD(options);
+	CHILD(start_btn);
+	CHILD(pause_btn);
+	CHILD(resume_btn);
+	CHILD(stop_btn);
+#undef CHILD
+#define CALLBACK(name) gtk_widget_class_bind_template_callback(wc, name)
+	CALLBACK(on_entry_activate);
+	CALLBACK(on_connect_clicked);
+	CALLBACK(on_listen_clicked);
+	CALLBACK(on_disconnect_clicked);
+	CALLBACK(on_symbols_clicked);
+	CALLBACK(on_filter_changed);
+	CALLBACK(on_refresh);
+	CALLBACK(on_freq_changed);
+	CALLBACK(on_start);
+	CALLBACK(on_pause);
+	CALLBACK(on_resume);
+	CALLBACK(on_stop);
+#undef CALLBACK
 	GType t = G_TYPE_FROM_CLASS(klass);
 	signals[SIG_CONNECTED] = g_signal_new("connected", t, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
 					      NULL, G_TYPE_NONE, 0);
@@ -630,29 +680,11 @@ static void on_symbols_clicked(GtkButton *b, PlConnectView *self)
 		g_signal_emit(self, signals[SIG_EDIT_SYMBOLS], 0, host);
 }
 
-static GtkWidget *heading(const char *text)
-{
-	GtkWidget *l = gtk_label_new(text);
-	gtk_label_set_xalign(GTK_LABEL(l), 0);
-	gtk_widget_add_css_class(l, "title-4");
-	gtk_widget_set_margin_top(l, 6);
-	return l;
-}
-
-static GtkWidget *field(GtkGrid *g, int row, const char *label, GtkWidget *w)
-{
-	GtkWidget *l = gtk_label_new(label);
-	gtk_label_set_xalign(GTK_LABEL(l), 1);
-	gtk_widget_add_css_class(l, "dim-label");
-	gtk_grid_attach(g, l, 0, row, 1, 1);
-	gtk_grid_attach(g, w, 1, row, 1, 1);
-	return w;
-}
-
 static void pl_connect_view_init(PlConnectView *self)
 {
 	self->timeout_ms = TIMEOUT_MS;
 	self->pending_procs = g_ptr_array_new_with_free_func(g_object_unref);
+	gtk_widget_init_template(GTK_WIDGET(self));
 	self->session = pl_live_session_new();
 	g_signal_connect(self->session, "message", G_CALLBACK(on_message), self);
 	g_signal_connect(self->session, "process", G_CALLBACK(on_process), self);
@@ -663,107 +695,7 @@ static void pl_connect_view_init(PlConnectView *self)
 	g_signal_connect(self->session, "ended", G_CALLBACK(on_ended), self);
 	g_signal_connect(self->session, "disconnected", G_CALLBACK(on_disconnected), self);
 
-	GtkWidget *outer = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 24);
-	gtk_widget_set_margin_start(outer, 24);
-	gtk_widget_set_margin_end(outer, 24);
-	gtk_widget_set_margin_top(outer, 16);
-	gtk_widget_set_margin_bottom(outer, 16);
-
-	/* left: the connect form */
-	GtkWidget *left = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
-	gtk_widget_set_size_request(left, 420, -1);
-	/* alone (not connected yet) the form keeps its width at the left */
-	gtk_widget_set_halign(left, GTK_ALIGN_START);
-	gtk_box_append(GTK_BOX(left), heading("Connect to a board"));
-	GtkGrid *g = GTK_GRID(gtk_grid_new());
-	gtk_grid_set_row_spacing(g, 6);
-	gtk_grid_set_column_spacing(g, 8);
-	self->host = GTK_ENTRY(field(g, 0, "Host", gtk_entry_new()));
-	gtk_entry_set_placeholder_text(self->host, "192.168.1.20, or ssh://user@board");
-	gtk_widget_set_hexpand(GTK_WIDGET(self->host), TRUE);
-	self->port = GTK_SPIN_BUTTON(field(g, 1, "Port", gtk_spin_button_new_with_range(1, 65535, 1)));
 	gtk_spin_button_set_value(self->port, PL_DEFAULT_PORT);
-	self->token = GTK_ENTRY(field(g, 2, "Token", gtk_entry_new()));
-	gtk_entry_set_visibility(self->token, FALSE);
-	gtk_entry_set_placeholder_text(self->token, "the agent's --token, or its token file");
-	gtk_box_append(GTK_BOX(left), GTK_WIDGET(g));
-	GtkWidget *btns = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	self->connect_btn = gtk_button_new_with_label("Connect");
-	gtk_widget_add_css_class(self->connect_btn, "suggested-action");
-	g_signal_connect(self->connect_btn, "clicked", G_CALLBACK(on_connect_clicked), self);
-	g_signal_connect_swapped(self->host, "activate", G_CALLBACK(on_connect_clicked), self);
-	g_signal_connect_swapped(self->token, "activate", G_CALLBACK(on_connect_clicked), self);
-	self->listen_btn = gtk_button_new_with_label("Wait for agents");
-	gtk_widget_set_tooltip_text(self->listen_btn,
-				    "Listen on the port for an agent started with --server HOST:PORT");
-	g_signal_connect(self->listen_btn, "clicked", G_CALLBACK(on_listen_clicked), self);
-	self->disconnect_btn = gtk_button_new_with_label("Disconnect");
-	g_signal_connect(self->disconnect_btn, "clicked", G_CALLBACK(on_disconnect_clicked), self);
-	self->spinner = GTK_SPINNER(gtk_spinner_new());
-	gtk_box_append(GTK_BOX(btns), self->connect_btn);
-	gtk_box_append(GTK_BOX(btns), self->listen_btn);
-	gtk_box_append(GTK_BOX(btns), self->disconnect_btn);
-	gtk_box_append(GTK_BOX(btns), GTK_WIDGET(self->spinner));
-	gtk_box_append(GTK_BOX(left), btns);
-	self->error = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_wrap(self->error, TRUE);
-	gtk_label_set_xalign(self->error, 0);
-	gtk_label_set_selectable(self->error, TRUE);
-	gtk_widget_add_css_class(GTK_WIDGET(self->error), "error");
-	gtk_widget_set_visible(GTK_WIDGET(self->error), FALSE);
-	gtk_box_append(GTK_BOX(left), GTK_WIDGET(self->error));
-	self->status = GTK_LABEL(gtk_label_new("Not connected"));
-	gtk_label_set_wrap(self->status, TRUE);
-	gtk_label_set_xalign(self->status, 0);
-	gtk_label_set_selectable(self->status, TRUE);
-	gtk_box_append(GTK_BOX(left), GTK_WIDGET(self->status));
-	gtk_box_append(GTK_BOX(left), heading("Recent boards"));
-	self->recent_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-	gtk_box_append(GTK_BOX(left), self->recent_box);
-	gtk_box_append(GTK_BOX(outer), left);
-
-	/* right: the board, its processes, what to record */
-	GtkWidget *right = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
-	gtk_widget_set_hexpand(right, TRUE);
-	self->board_page = right;
-	GtkWidget *bhead = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	GtkWidget *bh = heading("Board");
-	gtk_widget_set_hexpand(bh, TRUE);
-	gtk_box_append(GTK_BOX(bhead), bh);
-	GtkWidget *symb = gtk_button_new_with_label("Symbol settings…");
-	gtk_widget_set_tooltip_text(symb, "Toolchain prefix, sysroot, binaries, debug and source "
-					  "dirs, path maps, map file for this board: set them before "
-					  "recording");
-	gtk_widget_set_valign(symb, GTK_ALIGN_END);
-	g_signal_connect(symb, "clicked", G_CALLBACK(on_symbols_clicked), self);
-	gtk_box_append(GTK_BOX(bhead), symb);
-	gtk_box_append(GTK_BOX(right), bhead);
-	self->facts = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->facts, 0);
-	gtk_label_set_wrap(self->facts, TRUE);
-	gtk_label_set_selectable(self->facts, TRUE);
-	gtk_box_append(GTK_BOX(right), GTK_WIDGET(self->facts));
-	self->symbols_note = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->symbols_note, 0);
-	gtk_label_set_wrap(self->symbols_note, TRUE);
-	gtk_label_set_selectable(self->symbols_note, TRUE);
-	gtk_box_append(GTK_BOX(right), GTK_WIDGET(self->symbols_note));
-
-	GtkWidget *phead = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	GtkWidget *ph = heading("Processes");
-	gtk_widget_set_hexpand(ph, TRUE);
-	gtk_box_append(GTK_BOX(phead), ph);
-	self->filter = GTK_SEARCH_ENTRY(gtk_search_entry_new());
-	gtk_widget_set_size_request(GTK_WIDGET(self->filter), 220, -1);
-	g_object_set(self->filter, "placeholder-text", "Filter by name or pid", NULL);
-	g_signal_connect(self->filter, "search-changed", G_CALLBACK(on_filter_changed), self);
-	gtk_box_append(GTK_BOX(phead), GTK_WIDGET(self->filter));
-	GtkWidget *refresh = gtk_button_new_from_icon_name("view-refresh-symbolic");
-	gtk_widget_set_tooltip_text(refresh, "List the processes again");
-	g_signal_connect(refresh, "clicked", G_CALLBACK(on_refresh), self);
-	gtk_box_append(GTK_BOX(phead), refresh);
-	gtk_box_append(GTK_BOX(right), phead);
-
 	self->procs = g_list_store_new(PL_TYPE_PROC_ITEM);
 	self->proc_filter = gtk_custom_filter_new(proc_visible, self, NULL);
 	self->filtered = gtk_filter_list_model_new(G_LIST_MODEL(g_object_ref(self->procs)),
@@ -771,40 +703,8 @@ static void pl_connect_view_init(PlConnectView *self)
 	self->proc_sel = gtk_single_selection_new(G_LIST_MODEL(self->filtered));
 	gtk_single_selection_set_autoselect(self->proc_sel, FALSE);
 	gtk_single_selection_set_can_unselect(self->proc_sel, TRUE);
-	GtkColumnView *pv = GTK_COLUMN_VIEW(gtk_column_view_new(GTK_SELECTION_MODEL(self->proc_sel)));
-	pl_proc_item_add_columns(pv);
-	GtkWidget *psw = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(psw), GTK_WIDGET(pv));
-	gtk_widget_set_vexpand(psw, TRUE);
-	gtk_widget_set_size_request(psw, -1, 220);
-	gtk_box_append(GTK_BOX(right), psw);
-
-	gtk_box_append(GTK_BOX(right), heading("Record"));
-	self->options = PL_CONNECT_OPTIONS(pl_connect_options_new());
-	g_signal_connect(self->options, "frequency-changed", G_CALLBACK(on_freq_changed), self);
-	gtk_box_append(GTK_BOX(right), GTK_WIDGET(self->options));
-
-	GtkWidget *ctl = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	self->start_btn = gtk_button_new_with_label("Start recording");
-	gtk_widget_add_css_class(self->start_btn, "suggested-action");
-	self->pause_btn = gtk_button_new_with_label("Pause");
-	self->resume_btn = gtk_button_new_with_label("Resume");
-	self->stop_btn = gtk_button_new_with_label("Stop");
-	gtk_widget_add_css_class(self->stop_btn, "destructive-action");
-	g_signal_connect(self->start_btn, "clicked", G_CALLBACK(on_start), self);
-	g_signal_connect(self->pause_btn, "clicked", G_CALLBACK(on_pause), self);
-	g_signal_connect(self->resume_btn, "clicked", G_CALLBACK(on_resume), self);
-	g_signal_connect(self->stop_btn, "clicked", G_CALLBACK(on_stop), self);
-	gtk_box_append(GTK_BOX(ctl), self->start_btn);
-	gtk_box_append(GTK_BOX(ctl), self->pause_btn);
-	gtk_box_append(GTK_BOX(ctl), self->resume_btn);
-	gtk_box_append(GTK_BOX(ctl), self->stop_btn);
-	gtk_box_append(GTK_BOX(right), ctl);
-	gtk_box_append(GTK_BOX(outer), right);
-	gtk_widget_set_visible(right, FALSE);
-
-	self->scroll = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroll), outer);
-	gtk_widget_set_parent(self->scroll, GTK_WIDGET(self));
+	gtk_column_view_set_model(self->proc_view, GTK_SELECTION_MODEL(self->proc_sel));
+	g_object_unref(self->proc_sel); /* the view's now */
+	pl_proc_item_add_columns(self->proc_view);
 	update_sensitivity(self);
 }

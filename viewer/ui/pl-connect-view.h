@@ -5,14 +5,15 @@
  * holds the connection, the requests and the recording with its file: the
  * view connects in a worker thread (pl-agent-connect.h, so the window never
  * waits on the network), hands the client to the session, and shows what
- * the session says.  The window's live controller listens to the same
- * session for the recorded messages (its PlProfile ingests them).
+ * the session says.  The window's PlProfileSession follows the same live
+ * session: it makes the recording's profile and ingests its messages.
+ * Layout in pl-connect-view.ui.
  *
  * Signals: "connected", "disconnected" (string: why, or NULL),
- * "session-starting" (just before START is sent: the window makes a fresh
- * profile), "session-started" (string: the file it is saved to),
- * "session-ended" (string: the agent's reason), "edit-symbols" (string: the
- * board's hostname, the key of its symbol settings).
+ * "session-starting" (just before START is sent), "session-started"
+ * (string: the file it is saved to), "session-ended" (string: the agent's
+ * reason), "edit-symbols" (string: the board's hostname, the key of its
+ * symbol settings).
  */
 #ifndef PL_CONNECT_VIEW_H
 #define PL_CONNECT_VIEW_H

@@ -283,3 +283,21 @@ static void pl_counters_view_init(PlCountersView *self)
 	gtk_box_append(GTK_BOX(self->box), sw);
 	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
 }
+
+/* ─── the session (pl-profile-session.h) ─────────────────────────────── */
+
+static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlCountersView *self)
+{
+	pl_counters_view_set_profile(self, pl_profile_session_get_profile(s));
+}
+
+static void on_session_updated(PlProfileSession *s, PlCountersView *self)
+{
+	on_session_profile(s, NULL, self);
+}
+
+void pl_counters_view_set_session(PlCountersView *self, PlProfileSession *session)
+{
+	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
+	g_signal_connect_object(session, "updated", G_CALLBACK(on_session_updated), self, 0);
+}

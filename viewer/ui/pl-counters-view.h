@@ -13,6 +13,8 @@
 
 #include <gtk/gtk.h>
 
+#include "pl-profile-session.h"
+
 #include "pl-profile.h"
 
 G_BEGIN_DECLS
@@ -25,6 +27,10 @@ void pl_counters_view_set_profile(PlCountersView *self, PlProfile *profile);
 /* Charts drawn and chart i's title (NULL past the end), for tests. */
 guint pl_counters_view_get_n_series(PlCountersView *self);
 const char *pl_counters_view_get_series_name(PlCountersView *self, guint i);
+
+/* Follows session (its profile, aggregate and filter; the handlers end
+ * with the widget): a new profile or one that grew. */
+void pl_counters_view_set_session(PlCountersView *self, PlProfileSession *session);
 
 G_END_DECLS
 

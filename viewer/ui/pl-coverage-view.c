@@ -398,3 +398,21 @@ static void pl_coverage_view_init(PlCoverageView *self)
 	gtk_widget_set_vexpand(sw, TRUE);
 	gtk_box_append(GTK_BOX(self->box), sw);
 }
+
+/* ─── the session (pl-profile-session.h) ─────────────────────────────── */
+
+static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlCoverageView *self)
+{
+	pl_coverage_view_set_profile(self, pl_profile_session_get_profile(s));
+}
+
+static void on_session_updated(PlProfileSession *s, PlCoverageView *self)
+{
+	on_session_profile(s, NULL, self);
+}
+
+void pl_coverage_view_set_session(PlCoverageView *self, PlProfileSession *session)
+{
+	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
+	g_signal_connect_object(session, "updated", G_CALLBACK(on_session_updated), self, 0);
+}

@@ -19,6 +19,8 @@
 
 #include <gtk/gtk.h>
 
+#include "pl-profile-session.h"
+
 #include "pl-profile.h"
 
 G_BEGIN_DECLS
@@ -40,6 +42,10 @@ const char *pl_coverage_view_get_first_advice(PlCoverageView *self);
  * there is no such row. */
 gboolean pl_coverage_view_lookup(PlCoverageView *self, const char *name, gboolean *good,
 				 const char **advice);
+
+/* Follows session (its profile, aggregate and filter; the handlers end
+ * with the widget): a new profile or one that grew. */
+void pl_coverage_view_set_session(PlCoverageView *self, PlProfileSession *session);
 
 G_END_DECLS
 

@@ -112,9 +112,13 @@ void pl_diff_controller_set_view_state(PlDiffController *self, PlViewState *stat
 	on_transforms_changed(state, self);
 }
 
-PlDiffController *pl_diff_controller_new(void)
+PlDiffController *pl_diff_controller_new(PlDiffView *view)
 {
-	return g_object_new(PL_TYPE_DIFF_CONTROLLER, NULL);
+	PlDiffController *self = g_object_new(PL_TYPE_DIFF_CONTROLLER, NULL);
+	self->diff = g_object_ref_sink(view);
+	/* no tab until a diff is shown (a stack page is as visible as its child) */
+	gtk_widget_set_visible(GTK_WIDGET(self->diff), FALSE);
+	return self;
 }
 
 PlDiffView *pl_diff_controller_get_view(PlDiffController *self) { return self->diff; }
@@ -124,9 +128,6 @@ const char *pl_diff_controller_get_error(PlDiffController *self) { return self->
 
 static void pl_diff_controller_init(PlDiffController *self)
 {
-	self->diff = PL_DIFF_VIEW(g_object_ref_sink(pl_diff_view_new()));
-	/* no tab until a diff is shown (a stack page is as visible as its child) */
-	gtk_widget_set_visible(GTK_WIDGET(self->diff), FALSE);
 	self->loader = pl_load_job_new();
 	g_signal_connect(self->loader, "finished", G_CALLBACK(diff_load_done), self);
 }

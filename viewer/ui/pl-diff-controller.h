@@ -2,8 +2,9 @@
  * base, another saved session loaded to compare with it, and the Diff page
  * that shows the two.
  *
- * Owns the PlDiffView (the window places it in its views stack as the page
- * "diff", which has a tab only while a diff is shown), the other profile
+ * Drives the PlDiffView it is made for (the window's views stack holds it
+ * as the page "diff", which has a tab only while a diff is shown; a
+ * reference is kept), owns the other profile
  * and its loader (PlLoadJob, no progress shown).  The base is
  * borrowed: the window sets it whenever its profile changes, and clears
  * the diff before it frees the base.
@@ -28,7 +29,7 @@ G_BEGIN_DECLS
 #define PL_TYPE_DIFF_CONTROLLER (pl_diff_controller_get_type())
 G_DECLARE_FINAL_TYPE(PlDiffController, pl_diff_controller, PL, DIFF_CONTROLLER, GObject)
 
-PlDiffController *pl_diff_controller_new(void);
+PlDiffController *pl_diff_controller_new(PlDiffView *view);
 /* The Diff page (borrowed). */
 PlDiffView *pl_diff_controller_get_view(PlDiffController *self);
 /* The base, the window's profile (borrowed; NULL: none open). */

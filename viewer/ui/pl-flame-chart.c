@@ -284,3 +284,23 @@ static void pl_flame_chart_init(PlFlameChart *self)
 	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(click));
 	gtk_widget_set_hexpand(GTK_WIDGET(self), TRUE);
 }
+
+/* ─── the session (pl-profile-session.h) ─────────────────────────────── */
+
+static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlFlameChart *self)
+{
+	pl_flame_chart_set_data(self, NULL, NULL, NULL);
+}
+
+static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlFlameChart *self)
+{
+	PlFilter f = pl_profile_session_get_filter(s);
+	pl_flame_chart_set_data(self, pl_profile_session_get_profile(s), &f, pl_profile_session_get_aggregate(s));
+}
+
+void pl_flame_chart_set_session(PlFlameChart *self, PlProfileSession *session)
+{
+	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
+	g_signal_connect_object(session, "notify::aggregate", G_CALLBACK(on_session_aggregate), self,
+				0);
+}

@@ -18,6 +18,8 @@
 
 #include <gtk/gtk.h>
 
+#include "pl-profile-session.h"
+
 #include "pl-profile.h"
 
 G_BEGIN_DECLS
@@ -32,6 +34,10 @@ void pl_flame_chart_set_data(PlFlameChart *self, PlProfile *profile, const PlFil
 guint pl_flame_chart_count_spans(PlFlameChart *self, guint32 func);
 /* The span's node at (x, y), PL_NO_ID when none. */
 guint32 pl_flame_chart_node_at(PlFlameChart *self, double x, double y);
+
+/* Follows session (its profile, aggregate and filter; the handlers end
+ * with the widget): a new profile, and every new aggregate (the filter, the transforms). */
+void pl_flame_chart_set_session(PlFlameChart *self, PlProfileSession *session);
 
 G_END_DECLS
 

@@ -656,3 +656,22 @@ static void pl_flame_graph_init(PlFlameGraph *self)
 	gtk_widget_set_hexpand(GTK_WIDGET(self), TRUE);
 	gtk_widget_set_vexpand(GTK_WIDGET(self), TRUE);
 }
+
+/* ─── the session (pl-profile-session.h) ─────────────────────────────── */
+
+static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlFlameGraph *self)
+{
+	pl_flame_graph_set_data(self, NULL, NULL);
+}
+
+static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlFlameGraph *self)
+{
+	pl_flame_graph_set_data(self, pl_profile_session_get_profile(s), pl_profile_session_get_aggregate(s));
+}
+
+void pl_flame_graph_set_session(PlFlameGraph *self, PlProfileSession *session)
+{
+	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
+	g_signal_connect_object(session, "notify::aggregate", G_CALLBACK(on_session_aggregate), self,
+				0);
+}

@@ -24,6 +24,8 @@
 
 #include <gtk/gtk.h>
 
+#include "pl-profile-session.h"
+
 #include "pl-flame-layout.h"
 #include "pl-profile.h"
 
@@ -66,6 +68,10 @@ gboolean pl_flame_graph_get_node_center(PlFlameGraph *self, guint32 node, double
 /* Writes the current view as SVG (width px wide). */
 gboolean pl_flame_graph_export_svg(PlFlameGraph *self, const char *path, double width,
 				   GError **error);
+
+/* Follows session (its profile, aggregate and filter; the handlers end
+ * with the widget): a new profile, and every new aggregate (the filter, the transforms). */
+void pl_flame_graph_set_session(PlFlameGraph *self, PlProfileSession *session);
 
 G_END_DECLS
 

@@ -1,9 +1,8 @@
 /* pl-flame-page.c — the Flame graph page (see pl-flame-page.h): its
- * toolbar, breadcrumbs and search line around the graph.
+ * toolbar, breadcrumbs and search line around the graph (laid out in
+ * pl-flame-page.ui).
  */
 #include "pl-flame-page.h"
-
-#include "pl-ui-util.h"
 
 struct _PlFlamePage {
 	GtkBox parent_instance;
@@ -139,71 +138,41 @@ void pl_flame_page_set_message(PlFlamePage *self, const char *text)
 
 static void pl_flame_page_init(PlFlamePage *self)
 {
-	GtkBox *box = GTK_BOX(self);
-	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	gtk_widget_set_margin_start(bar, 6);
-	gtk_widget_set_margin_end(bar, 6);
-	gtk_widget_set_margin_top(bar, 4);
-	gtk_widget_set_margin_bottom(bar, 4);
-	self->crumbs = GTK_BOX(gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0));
-	GtkWidget *cs = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(cs), GTK_POLICY_EXTERNAL,
-				       GTK_POLICY_NEVER);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(cs), GTK_WIDGET(self->crumbs));
-	gtk_widget_set_hexpand(cs, TRUE);
-	gtk_box_append(GTK_BOX(bar), cs);
-	self->match = GTK_LABEL(gtk_label_new(NULL));
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->match));
-	self->search = GTK_SEARCH_ENTRY(gtk_search_entry_new());
-	g_object_set(self->search, "placeholder-text", "Search (regex)  Ctrl+F", NULL);
-	gtk_widget_set_size_request(GTK_WIDGET(self->search), 240, -1);
-	g_signal_connect(self->search, "search-changed", G_CALLBACK(on_search_changed), self);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->search));
-	self->offcpu = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label("Off-CPU"));
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->offcpu),
-				    "Where threads waited (context-switch stacks weighted by the "
-				    "time off CPU) instead of where they ran");
-	g_signal_connect(self->offcpu, "toggled", G_CALLBACK(on_offcpu), self);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->offcpu));
-	self->short_names = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label("Short names"));
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->short_names),
-				    "Fold C++ template arguments and parameter lists in every view: "
-				    "std::vector<…>::push_back(…)");
-	g_signal_connect(self->short_names, "toggled", G_CALLBACK(on_short_names), self);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->short_names));
-	self->icicle = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label("Icicle"));
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->icicle), "Root at the top");
-	g_signal_connect(self->icicle, "toggled", G_CALLBACK(on_icicle), self);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->icicle));
-	self->inverted = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label("Inverted"));
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->inverted),
-				    "Bottom-up: the functions where time was spent at the root, "
-				    "their callers above");
-	g_signal_connect(self->inverted, "toggled", G_CALLBACK(on_inverted), self);
-	gtk_box_append(GTK_BOX(bar), GTK_WIDGET(self->inverted));
-	GtkWidget *reset = gtk_button_new_with_label("Reset zoom");
-	gtk_widget_set_tooltip_text(reset, "Show everything again (Escape zooms out one level)");
-	g_signal_connect(reset, "clicked", G_CALLBACK(on_reset), self);
-	gtk_box_append(GTK_BOX(bar), reset);
-	GtkWidget *svg = gtk_button_new_with_label("Export SVG");
-	gtk_actionable_set_action_name(GTK_ACTIONABLE(svg), "win.export-svg");
-	gtk_box_append(GTK_BOX(bar), svg);
-	gtk_box_append(box, bar);
-	self->flame = PL_FLAME_GRAPH(pl_flame_graph_new());
-	g_signal_connect(self->flame, "zoom-changed", G_CALLBACK(on_zoom_changed), self);
-	g_signal_connect(self->flame, "search-changed", G_CALLBACK(on_matches), self);
-	gtk_box_append(box, pl_ui_scrolled(GTK_WIDGET(self->flame), FALSE));
-	GtkWidget *hint = gtk_label_new("Click a frame to zoom · right click: its source and the "
-					"call-tree transforms (merge, focus, drop, collapse) · hover "
-					"for details");
-	gtk_widget_add_css_class(hint, "dim-label");
-	gtk_label_set_xalign(GTK_LABEL(hint), 0);
-	gtk_widget_set_margin_start(hint, 8);
-	gtk_box_append(box, hint);
+	gtk_widget_init_template(GTK_WIDGET(self));
+}
+
+static void pl_flame_page_dispose(GObject *obj)
+{
+	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_FLAME_PAGE);
+	G_OBJECT_CLASS(pl_flame_page_parent_class)->dispose(obj);
 }
 
 static void pl_flame_page_class_init(PlFlamePageClass *klass)
 {
+	G_OBJECT_CLASS(klass)->dispose = pl_flame_page_dispose;
+	GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+	g_type_ensure(PL_TYPE_FLAME_GRAPH);
+	gtk_widget_class_set_template_from_resource(wc, "/org/perflens/Viewer/pl-flame-page.ui");
+#define CHILD(name) gtk_widget_class_bind_template_child(wc, PlFlamePage, name)
+	CHILD(flame);
+	CHILD(crumbs);
+	CHILD(search);
+	CHILD(match);
+	CHILD(icicle);
+	CHILD(offcpu);
+	CHILD(inverted);
+	CHILD(short_names);
+#undef CHILD
+#define CALLBACK(name) gtk_widget_class_bind_template_callback(wc, name)
+	CALLBACK(on_search_changed);
+	CALLBACK(on_offcpu);
+	CALLBACK(on_short_names);
+	CALLBACK(on_icicle);
+	CALLBACK(on_inverted);
+	CALLBACK(on_reset);
+	CALLBACK(on_zoom_changed);
+	CALLBACK(on_matches);
+#undef CALLBACK
 	signals[SIG_OFFCPU] = g_signal_new("offcpu-toggled", G_TYPE_FROM_CLASS(klass),
 					   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1,
 					   G_TYPE_BOOLEAN);

@@ -458,3 +458,22 @@ static void pl_function_table_init(PlFunctionTable *self)
 	gtk_widget_set_vexpand(GTK_WIDGET(self), TRUE);
 	update_relatives(self);
 }
+
+/* ─── the session (pl-profile-session.h) ─────────────────────────────── */
+
+static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlFunctionTable *self)
+{
+	pl_function_table_set_data(self, NULL, NULL);
+}
+
+static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlFunctionTable *self)
+{
+	pl_function_table_set_data(self, pl_profile_session_get_profile(s), pl_profile_session_get_aggregate(s));
+}
+
+void pl_function_table_set_session(PlFunctionTable *self, PlProfileSession *session)
+{
+	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
+	g_signal_connect_object(session, "notify::aggregate", G_CALLBACK(on_session_aggregate), self,
+				0);
+}

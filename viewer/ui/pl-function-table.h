@@ -18,6 +18,8 @@
 
 #include <gtk/gtk.h>
 
+#include "pl-profile-session.h"
+
 #include "pl-profile.h"
 
 G_BEGIN_DECLS
@@ -43,6 +45,10 @@ guint32 pl_function_table_get_selected(PlFunctionTable *self);
 /* Rows shown in the callers / callees lists (for scripts and tests). */
 guint pl_function_table_get_n_callers(PlFunctionTable *self);
 guint pl_function_table_get_n_callees(PlFunctionTable *self);
+
+/* Follows session (its profile, aggregate and filter; the handlers end
+ * with the widget): a new profile, and every new aggregate (the filter, the transforms). */
+void pl_function_table_set_session(PlFunctionTable *self, PlProfileSession *session);
 
 G_END_DECLS
 

@@ -392,3 +392,29 @@ static void pl_health_view_init(PlHealthView *self)
 	gtk_box_append(GTK_BOX(self->box), sw);
 	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
 }
+
+/* ─── the session (pl-profile-session.h) ─────────────────────────────── */
+
+static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlHealthView *self)
+{
+	pl_health_view_set_profile(self, pl_profile_session_get_profile(s));
+}
+
+static void on_session_updated(PlProfileSession *s, PlHealthView *self)
+{
+	on_session_profile(s, NULL, self);
+}
+
+static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlHealthView *self)
+{
+	PlFilter f = pl_profile_session_get_filter(s);
+	pl_health_view_set_range(self, f.t0, f.t1);
+}
+
+void pl_health_view_set_session(PlHealthView *self, PlProfileSession *session)
+{
+	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
+	g_signal_connect_object(session, "updated", G_CALLBACK(on_session_updated), self, 0);
+	g_signal_connect_object(session, "notify::aggregate", G_CALLBACK(on_session_aggregate), self,
+				0);
+}

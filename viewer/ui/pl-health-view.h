@@ -13,6 +13,8 @@
 
 #include <gtk/gtk.h>
 
+#include "pl-profile-session.h"
+
 #include "pl-profile.h"
 
 G_BEGIN_DECLS
@@ -32,6 +34,10 @@ guint pl_health_view_get_n_series(PlHealthView *self);
 const char *pl_health_view_get_series_name(PlHealthView *self, guint i);
 double pl_health_view_get_series_last(PlHealthView *self, guint i);
 double pl_health_view_get_series_peak(PlHealthView *self, guint i);
+
+/* Follows session (its profile, aggregate and filter; the handlers end
+ * with the widget): a new profile or one that grew, and every new aggregate (the filter, the transforms). */
+void pl_health_view_set_session(PlHealthView *self, PlProfileSession *session);
 
 G_END_DECLS
 

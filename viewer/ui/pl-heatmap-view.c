@@ -318,3 +318,26 @@ static void pl_heatmap_view_init(PlHeatmapView *self)
 	gtk_box_append(GTK_BOX(self->box), sw);
 	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
 }
+
+/* ─── the session (pl-profile-session.h) ─────────────────────────────── */
+
+static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlHeatmapView *self)
+{
+	pl_heatmap_view_set_profile(self, NULL, 0, PL_NO_ID, NULL);
+}
+
+static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlHeatmapView *self)
+{
+	PlFilter f = pl_profile_session_get_filter(s);
+	PlAggregate *agg = pl_profile_session_get_aggregate(s);
+	pl_heatmap_view_set_profile(self, pl_profile_session_get_profile(s), f.tid, f.event,
+				    agg ? agg->node_map : NULL);
+	pl_heatmap_view_set_range(self, f.t0, f.t1);
+}
+
+void pl_heatmap_view_set_session(PlHeatmapView *self, PlProfileSession *session)
+{
+	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
+	g_signal_connect_object(session, "notify::aggregate", G_CALLBACK(on_session_aggregate), self,
+				0);
+}

@@ -15,6 +15,8 @@
 
 #include <gtk/gtk.h>
 
+#include "pl-profile-session.h"
+
 #include "pl-heatmap.h"
 #include "pl-profile.h"
 
@@ -37,6 +39,10 @@ const PlHeatmap *pl_heatmap_view_get_heatmap(PlHeatmapView *self);
 /* Selects from cell a to cell b as a drag does (emits "range-selected"). */
 void pl_heatmap_view_select(PlHeatmapView *self, guint col_a, guint row_a, guint col_b,
 			    guint row_b);
+
+/* Follows session (its profile, aggregate and filter; the handlers end
+ * with the widget): a new profile, and every new aggregate (the filter, the transforms). */
+void pl_heatmap_view_set_session(PlHeatmapView *self, PlProfileSession *session);
 
 G_END_DECLS
 

@@ -624,3 +624,31 @@ static void pl_io_view_init(PlIoView *self)
 	gtk_widget_set_vexpand(vp, TRUE);
 	gtk_box_append(box, vp);
 }
+
+/* ─── the session (pl-profile-session.h) ─────────────────────────────── */
+
+static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlIoView *self)
+{
+	pl_io_view_set_profile(self, pl_profile_session_get_profile(s));
+}
+
+static void on_session_updated(PlProfileSession *s, PlIoView *self)
+{
+	on_session_profile(s, NULL, self);
+}
+
+static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlIoView *self)
+{
+	/* the page picks its own event: the thread and the range only */
+	PlFilter f = pl_profile_session_get_filter(s);
+	f.event = PL_NO_ID;
+	pl_io_view_set_filter(self, &f);
+}
+
+void pl_io_view_set_session(PlIoView *self, PlProfileSession *session)
+{
+	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
+	g_signal_connect_object(session, "updated", G_CALLBACK(on_session_updated), self, 0);
+	g_signal_connect_object(session, "notify::aggregate", G_CALLBACK(on_session_aggregate), self,
+				0);
+}

@@ -26,6 +26,8 @@
 
 #include <gtk/gtk.h>
 
+#include "pl-profile-session.h"
+
 #include "pl-flame-graph.h"
 #include "pl-syscalls.h"
 
@@ -63,6 +65,10 @@ const PlSlowCall *pl_io_view_get_slowest(PlIoView *self, guint i);
 void pl_io_view_activate_slowest(PlIoView *self, guint i);
 /* The stack shown for the call clicked last ("" before). */
 const char *pl_io_view_get_stack_text(PlIoView *self);
+
+/* Follows session (its profile, aggregate and filter; the handlers end
+ * with the widget): a new profile or one that grew, and every new aggregate (the filter, the transforms). */
+void pl_io_view_set_session(PlIoView *self, PlProfileSession *session);
 
 G_END_DECLS
 

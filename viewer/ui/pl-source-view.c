@@ -962,3 +962,22 @@ GtkWidget *pl_source_view_new(void)
 {
 	return g_object_new(PL_TYPE_SOURCE_VIEW, NULL);
 }
+
+/* ─── the session (pl-profile-session.h) ─────────────────────────────── */
+
+static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlSourceView *self)
+{
+	pl_source_view_set_data(self, NULL, NULL);
+}
+
+static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlSourceView *self)
+{
+	pl_source_view_set_data(self, pl_profile_session_get_profile(s), pl_profile_session_get_aggregate(s));
+}
+
+void pl_source_view_set_session(PlSourceView *self, PlProfileSession *session)
+{
+	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
+	g_signal_connect_object(session, "notify::aggregate", G_CALLBACK(on_session_aggregate), self,
+				0);
+}

@@ -20,6 +20,8 @@
 
 #include <gtk/gtk.h>
 
+#include "pl-profile-session.h"
+
 #include "pl-disasm.h"
 #include "pl-profile.h"
 
@@ -78,6 +80,10 @@ guint64 pl_source_view_get_hot_address(PlSourceView *self);
 const PlAnnotation *pl_source_view_get_annotation(PlSourceView *self);
 /* Why the disassembly could not be shown, NULL when it is. */
 const char *pl_source_view_get_disassembly_error(PlSourceView *self);
+
+/* Follows session (its profile, aggregate and filter; the handlers end
+ * with the widget): a new profile, and every new aggregate (the filter, the transforms). */
+void pl_source_view_set_session(PlSourceView *self, PlProfileSession *session);
 
 G_END_DECLS
 

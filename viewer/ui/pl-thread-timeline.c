@@ -937,3 +937,30 @@ static void pl_thread_timeline_init(PlThreadTimeline *self)
 	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(rc));
 	gtk_widget_set_hexpand(GTK_WIDGET(self), TRUE);
 }
+
+/* ─── the session (pl-profile-session.h) ─────────────────────────────── */
+
+static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlThreadTimeline *self)
+{
+	pl_thread_timeline_set_profile(self, pl_profile_session_get_profile(s));
+}
+
+static void on_session_updated(PlProfileSession *s, PlThreadTimeline *self)
+{
+	on_session_profile(s, NULL, self);
+}
+
+static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlThreadTimeline *self)
+{
+	PlFilter f = pl_profile_session_get_filter(s);
+	pl_thread_timeline_set_aggregate(self, pl_profile_session_get_aggregate(s));
+	pl_thread_timeline_set_filter(self, f.tid, f.t0, f.t1);
+}
+
+void pl_thread_timeline_set_session(PlThreadTimeline *self, PlProfileSession *session)
+{
+	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
+	g_signal_connect_object(session, "updated", G_CALLBACK(on_session_updated), self, 0);
+	g_signal_connect_object(session, "notify::aggregate", G_CALLBACK(on_session_aggregate), self,
+				0);
+}

@@ -20,6 +20,8 @@
 
 #include <gtk/gtk.h>
 
+#include "pl-profile-session.h"
+
 #include "pl-profile.h"
 
 G_BEGIN_DECLS
@@ -67,6 +69,10 @@ gboolean pl_thread_timeline_get_bar_center(PlThreadTimeline *self, guint32 tid, 
 					   guint64 end, guint depth, double *x, double *y);
 /* Ticks (and bars) drawn by the last snapshot. */
 guint pl_thread_timeline_get_n_ticks(PlThreadTimeline *self, guint *n_bars);
+
+/* Follows session (its profile, aggregate and filter; the handlers end
+ * with the widget): a new profile or one that grew, and every new aggregate (the filter, the transforms). */
+void pl_thread_timeline_set_session(PlThreadTimeline *self, PlProfileSession *session);
 
 G_END_DECLS
 

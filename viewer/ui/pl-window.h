@@ -1,16 +1,19 @@
 /* pl-window.h — the main window: a session's views, or the connect view.
  *
- * Owns the current PlProfile and the aggregate every view shows, and the
- * filter (thread, time range, event) the timeline and toolbar set.  Views
- * borrow the profile; the window clears them before it frees one.  The
- * aggregate is made with the session's call-tree transforms (a
+ * What is open and selected lives in the window's PlProfileSession
+ * (viewer/core/pl-profile-session.h): the profile and the aggregate every
+ * view shows, the filter (thread, time range, event) the timeline and
+ * toolbar set, the search, and the session's call-tree transforms (a
  * PlViewState, kept beside the session file and read when it is opened
  * again), which the frame menu of every view adds to and the breadcrumbs
- * above the views remove from (win.transform, pl-frame-menu.h).
+ * above the views remove from (win.transform, pl-frame-menu.h).  The views
+ * follow the session's properties; the window only lays them out
+ * (pl-window.ui) and holds the actions.
  *
  * Opening a file loads it in a worker thread (cancellable, the window keeps
- * answering); a live session ingests on the main thread as the connect
- * view's socket delivers, and the views refresh once a second.
+ * answering); a live recording made with the connect view feeds the
+ * session's profile as the socket delivers, and the views refresh once a
+ * second.
  */
 #ifndef PL_WINDOW_H
 #define PL_WINDOW_H
@@ -28,6 +31,7 @@
 #include "pl-flame-graph.h"
 #include "pl-function-table.h"
 #include "pl-profile.h"
+#include "pl-profile-session.h"
 #include "pl-sessions-view.h"
 #include "pl-source-view.h"
 #include "pl-thread-timeline.h"
@@ -83,6 +87,8 @@ PlViewState *pl_window_get_view_state(PlWindow *self);
 PlTransformBar *pl_window_get_transform_bar(PlWindow *self);
 PlFlameChart *pl_window_get_flame_chart(PlWindow *self);
 GtkSearchEntry *pl_window_get_search_entry(PlWindow *self);
+/* What the window has open and selected (borrowed). */
+PlProfileSession *pl_window_get_session(PlWindow *self);
 /* Refreshes the views from the live profile now (normally once a second). */
 void pl_window_refresh(PlWindow *self);
 

@@ -14,10 +14,23 @@
 ifeq ($(shell pkg-config --exists gtk4 && echo yes),yes)
 
 UI_SRCS := $(wildcard viewer/ui/pl-*.c)
-UI_OBJS := $(UI_SRCS:%.c=$(BUILD)/%.o)
+UI_OBJS := $(UI_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/viewer/ui/pl-ui-resources.o
 UI_CFLAGS := $(shell pkg-config --cflags gtk4) -Iviewer/io -Iviewer/model \
 	-Iviewer/symbols -Iviewer/formats -Iviewer/core -Iviewer/ui
 UI_LIBS := $(shell pkg-config --libs gtk4) -lm
+
+# The composite widgets' layouts: GtkBuilder templates (viewer/ui/data/ui/
+# *.ui) compiled into the module as a GResource, which registers itself
+# when the module is loaded (glib-compile-resources, libglib2.0-dev-bin).
+UI_GRESOURCE := viewer/ui/data/ui/pl-ui.gresource.xml
+UI_TEMPLATES := $(wildcard viewer/ui/data/ui/*.ui)
+$(BUILD)/viewer/ui/pl-ui-resources.c: $(UI_GRESOURCE) $(UI_TEMPLATES) viewer/ui/ui.mk
+	@mkdir -p $(dir $@)
+	glib-compile-resources --sourcedir=viewer/ui/data/ui --generate-source --c-name pl_ui \
+		--target=$@ $(UI_GRESOURCE)
+# generated code: its accessor has no prototype
+$(BUILD)/viewer/ui/pl-ui-resources.o: $(BUILD)/viewer/ui/pl-ui-resources.c
+	$(CC) $(ALL_CFLAGS) $(UI_CFLAGS) -fPIC -Wno-missing-prototypes -c $< -o $@
 
 # -fPIC: the objects go into a shared object (and also link into the views
 # test program, which -fPIC does not hinder)
