@@ -131,9 +131,11 @@ for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 PIDS=()
 
 # ─── collect_counts_equal ─────────────────────────────────────────────
-main_count() { # FILE → "EVENT COUNT" of its main event (the report's first)
+main_count() { # FILE → "EVENT COUNT" of its main event, as the report heads its table
+	# ("Top functions by self (EVENT; % of N samples"): the store keeps the
+	# same event, the sampled one with the most samples
 	"$PERFLENS" report --top 0 "$1" >"$1.report" 2>"$1.err" || return 1
-	sed -n 's/.*samples by event: \([^ ]*\) \([0-9]*\).*/\1 \2/p' "$1.report" | head -1
+	sed -n 's/^Top functions by self (\([^;]*\); % of \([0-9]*\) samples.*/\1 \2/p' "$1.report" | head -1
 }
 c=collect_counts_equal
 summary=$(grep 'blocks inserted' "$TMP/collect.log")
@@ -146,8 +148,8 @@ for f in "$TMP"/keep/*.plens; do
 	s=$(basename "$f" .plens)
 	want=$(main_count "$f") || { bad="perflens report $f failed: $(head -c 200 "$f.err")"; break; }
 	got=$(echo "$stored" | awk -F'\t' -v s="$s" '$1 == s { print $2 " " $3 }')
-	# a session without samples of its main event has no rows
-	[ -z "$got" ] && [ "${want#* }" = 0 ] && continue
+	# a session without samples of a sampled event has no rows, nor a table
+	[ -z "$got" ] && [ -z "$want" ] && continue
 	[ "$got" = "$want" ] || { bad="session $s: ClickHouse has '$got', its report '$want'"; break; }
 done
 nsessions=$(echo "$stored" | grep -c .)
@@ -180,7 +182,7 @@ for f in files:
 	text = open(f).read()
 	if not re.search(r'\b(%s)\b' % prog, text):
 		continue
-	m = re.search(r'samples by event: \S+ (\d+)', text)
+	m = re.search(r'^Top functions by self \([^;]*; % of (\d+) samples', text, re.M)
 	tot += int(m.group(1)) if m else 0
 	top = text.split('Top functions by self', 1)
 	if len(top) < 2:

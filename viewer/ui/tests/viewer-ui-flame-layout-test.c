@@ -177,7 +177,13 @@ static double now_ms(void)
 	return g_get_monotonic_time() / 1000.0;
 }
 
-static void bench(guint n, const char *name, double budget_ms)
+/* A large tree laid out and drawn as the app does: the layout culls what
+ * is narrower than the minimum width (what keeps a frame cheap at any
+ * size), every rect kept is at least that wide, none deeper than the
+ * tree, and the drawing puts frames on the surface.  The times are
+ * printed as figures, never judged (a test asserts behaviour; bench/flame.sh
+ * measures speed). */
+static void bench(guint n, const char *name)
 {
 	g_autoptr(PlFlameTree) t = make_tree(n, 42);
 	char **labels = g_new(char *, n);
@@ -188,7 +194,7 @@ static void bench(guint n, const char *name, double budget_ms)
 	}
 	/* best of 5: the machine is shared */
 	double lay = 1e9, draw = 1e9;
-	guint rects = 0, rows = 0;
+	guint rects = 0, rows = 0, culled_wrong = 0;
 	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1600, 1000);
 	for (int k = 0; k < 5; k++) {
 		double a = now_ms();
@@ -205,15 +211,26 @@ static void bench(guint n, const char *name, double budget_ms)
 		draw = MIN(draw, c - b);
 		rects = l->n_rects;
 		rows = l->n_rows;
+		for (guint i = 0; i < l->n_rects; i++)
+			if (l->rects[i].w < 1e-5 || l->rects[i].depth > 62)
+				culled_wrong++;
 		pl_flame_layout_free(l);
 	}
+	/* frames drawn: the bottom row (the root, full width) is not blank */
+	const guint8 *px = cairo_image_surface_get_data(s);
+	int stride = cairo_image_surface_get_stride(s);
+	guint inked = 0;
+	for (int y = 0; y < 1000; y++)
+		for (int x = 0; x < 1600; x += 16)
+			inked += ((const guint32 *)(px + (gsize)y * (gsize)stride))[x] != 0;
 	cairo_surface_destroy(s);
 	printf("# %s: %u nodes, %u rects in %u rows: layout %.2f ms, draw (cairo, 1600x1000, "
 	       "labels) %.2f ms\n",
 	       name, n, rects, rows, lay, draw);
-	char why[128];
-	g_snprintf(why, sizeof why, "layout + draw %.1f ms, budget %.0f ms", lay + draw, budget_ms);
-	report(name, lay + draw < budget_ms, why);
+	char why[160];
+	g_snprintf(why, sizeof why, "%u rects, %u narrower than 1e-5 or too deep, %u rows, %u inked points",
+		   rects, culled_wrong, rows, inked);
+	report(name, rects > 0 && rects < n && culled_wrong == 0 && rows <= 63 && inked > 0, why);
 	for (guint i = 0; i < n; i++)
 		g_free(labels[i]);
 	g_free(labels);
@@ -225,9 +242,7 @@ int main(int argc, char **argv)
 	test_geometry();
 	test_hit();
 	test_zoom();
-	/* Budgets are generous (sanitizer builds, a shared machine): the
-	 * numbers printed above are the measurement; these catch a blow-up. */
-	bench(10000, "bench_10k_nodes", 500);
-	bench(100000, "bench_100k_nodes", 3000);
+	bench(10000, "bench_10k_nodes");
+	bench(100000, "bench_100k_nodes");
 	return failures ? 1 : 0;
 }
