@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "arch.h"
 #include "gate.h"
@@ -51,6 +52,7 @@ _Static_assert(2 * PLA_CHUNK_MAX <= BLOCK_RAW &&
 #define MAX_POLL (PLA_MAX_CPUS + 4 + PLA_GATE_SLOTS)
 
 volatile int pla_stop_requested;
+volatile int pla_snapshot_requested;
 
 struct agent {
 	struct pla_options *o;
@@ -58,6 +60,7 @@ struct agent {
 	struct pla_stream out;
 	struct pl_reader cmd;
 	struct pla_collector col;
+	struct pla_flight flight; /* --flight */
 	int active;      /* a collection runs */
 	int client;      /* socket of the controller (authenticated), -1 none */
 	struct pla_gate gate; /* connections not authenticated yet */
@@ -141,7 +144,7 @@ static int end_session(struct agent *a, uint8_t reason, const char *text)
 		return 0;
 	send_health(a);
 	a->active = 0;
-	return pla_collect_stop(&a->col, a->out.fd >= 0 ? &a->out : NULL, reason, text);
+	return pla_collect_stop(&a->col, pla_stream_open(&a->out) ? &a->out : NULL, reason, text);
 }
 
 struct list_ctx {
@@ -445,6 +448,23 @@ static void promote(struct agent *a, struct pla_pending *p)
 		handle_commands(a);
 }
 
+/* --flight: the command ended; a signal or a non-zero status is the exit
+ * trigger, told (TRIGGER) before the session's END. */
+static void flight_target_ended(struct agent *a, uint64_t now)
+{
+	char what[64];
+	int st = a->col.child_status;
+	if (!a->col.child || !a->col.child_reaped || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
+		return;
+	if (WIFEXITED(st))
+		snprintf(what, sizeof(what), "exit status %d", WEXITSTATUS(st));
+	else
+		snprintf(what, sizeof(what), "killed by signal %d", WTERMSIG(st));
+	char err[256];
+	if (pla_flight_fire(&a->flight, PL_TRIGGER_EXIT, now, what))
+		pla_flight_tick(&a->flight, &a->out, now, 0, err, sizeof(err));
+}
+
 /* The one agent, reachable from here to the end: an early return (main
  * exits at once) need not free it, and leak checkers agree. */
 static struct agent *volatile the_agent; /* (volatile: a store never read is kept) */
@@ -472,9 +492,17 @@ int pla_session_run(struct pla_options *o)
 	}
 	pla_health_read(&a->hs, &a->msg.u.health);
 
+	if (o->flight) {
+		if (pla_flight_init(&a->flight, o->flight, err, sizeof(err)) < 0) {
+			fprintf(stderr, "perflens-agent: %s\n", err);
+			return 1;
+		}
+		a->out.flight = &a->flight;
+	}
 	if (o->mode == PLA_MODE_OUTPUT) {
-		int fd = strcmp(o->output, "-") ? open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : 1;
-		if (fd < 0) {
+		int fd = o->flight ? -1
+			 : strcmp(o->output, "-") ? open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : 1;
+		if (fd < 0 && !o->flight) {
 			fprintf(stderr, "perflens-agent: cannot write %s: %s\n", o->output, strerror(errno));
 			return 1;
 		}
@@ -506,6 +534,11 @@ int pla_session_run(struct pla_options *o)
 		if (a->col.note[0])
 			fprintf(stderr, "perflens-agent: %s\n", a->col.note);
 		a->active = 1;
+		if (o->flight) {
+			struct pla_trigger_events ev;
+			pla_collect_trigger_events(&a->col, &ev);
+			pla_flight_go_live(&a->flight, &ev, &a->out, pla_now_ns());
+		}
 	} else if (o->mode == PLA_MODE_LISTEN) {
 		lfd = pla_net_listen(o->bind_addr, o->port, err, sizeof(err));
 		if (lfd < 0) {
@@ -623,6 +656,8 @@ int pla_session_run(struct pla_options *o)
 			pla_collect_drain(&a->col, &a->out);
 			uint8_t reason;
 			if (pla_collect_tick(&a->col, &a->out, now, &reason)) {
+				if (o->flight)
+					flight_target_ended(a, now);
 				werr = end_session(a, reason, reason == PL_END_TARGET_EXITED
 								      ? "target exited"
 								      : "duration reached");
@@ -630,7 +665,7 @@ int pla_session_run(struct pla_options *o)
 					break; /* a failed write is reported below */
 			}
 		}
-		if (a->out.fd >= 0) {
+		if (pla_stream_open(&a->out)) {
 			/* device health goes to any viewer, sampling or not */
 			if (now - a->last_health >= HEALTH_NS) {
 				a->last_health = now;
@@ -649,11 +684,29 @@ int pla_session_run(struct pla_options *o)
 		}
 		if (o->mode == PLA_MODE_SERVER && a->client < 0 && next_dial == 0)
 			next_dial = now;
+		if (o->flight && a->active) {
+			if (pla_snapshot_requested) {
+				pla_snapshot_requested = 0;
+				pla_flight_fire(&a->flight, PL_TRIGGER_SIGNAL, now, "SIGUSR1");
+			}
+			if (pla_flight_tick(&a->flight, &a->out, now, 0, err, sizeof(err)) < 0)
+				pla_log("%s", err);
+		}
 	}
 	if (a->active)
 		werr = end_session(a, PL_END_STOPPED,
 				   pla_stop_requested ? "agent interrupted" : "stopped");
-	if (o->mode == PLA_MODE_OUTPUT) {
+	if (o->flight) {
+		/* a window being recorded is saved with what there is */
+		if (pla_flight_tick(&a->flight, &a->out, pla_now_ns(), 1, err, sizeof(err)) < 0) {
+			fprintf(stderr, "perflens-agent: %s\n", err);
+			status = 1;
+		}
+		if (werr < 0)
+			status = 1;
+		pla_flight_free(&a->flight);
+		a->out.flight = NULL;
+	} else if (o->mode == PLA_MODE_OUTPUT) {
 		/* A capture is only as good as its last writes (END, counters,
 		 * perf maps): each is checked, up to the disk (fsync; pipes and
 		 * terminals have nothing to sync), and a failure is the exit

@@ -49,8 +49,13 @@ struct pla_stack_slot {
 	uint32_t gen; /* == batch_gen: defined in the pending batch's DEFS column */
 };
 
+struct pla_flight;
+
 struct pla_stream {
 	struct pl_block_enc enc;
+	/* --flight: finished blocks go to its ring instead of fd (flight.h),
+	 * and it sees every message first (its triggers) */
+	struct pla_flight *flight;
 	int fd;
 	int is_socket;
 	int dead; /* -errno of a failed write: the peer or disk is gone */
@@ -139,6 +144,12 @@ static inline int pla_stream_wants_write(const struct pla_stream *s)
 }
 /* Blocks (up to timeout_ms) until the queue is empty: before closing. */
 int pla_stream_drain(struct pla_stream *s, int timeout_ms);
+
+/* Whether messages go anywhere: a peer, a file or the flight recorder. */
+static inline int pla_stream_open(const struct pla_stream *s)
+{
+	return s->fd >= 0 || s->flight;
+}
 
 uint64_t pla_now_ns(void); /* CLOCK_MONOTONIC, the clock of every timestamp */
 

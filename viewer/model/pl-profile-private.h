@@ -95,6 +95,7 @@ struct _PlProfile {
 	PlProfileStats stats;
 	GArray *health;     /* struct pl_msg_health, in arrival order (capped) */
 	GArray *loss_marks; /* PlLossMark, in arrival order (capped) */
+	GArray *triggers;   /* PlTrigger, in arrival order (capped) */
 	/* reordering: see pl-profile-ingest.c */
 	GArray *heap; /* Pending, a binary min-heap on (time, seq) */
 	guint64 seq;
