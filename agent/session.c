@@ -704,6 +704,11 @@ int pla_session_run(struct pla_options *o)
 		}
 		if (werr < 0)
 			status = 1;
+		pla_log("flight recorder: %llu snapshot%s; %llu of the ring's blocks dropped as it "
+			"filled or aged (--flight-size %llu)",
+			(unsigned long long)a->flight.snapshots, a->flight.snapshots == 1 ? "" : "s",
+			(unsigned long long)a->flight.evicted_blocks,
+			(unsigned long long)a->flight.cap);
 		pla_flight_free(&a->flight);
 		a->out.flight = NULL;
 	} else if (o->mode == PLA_MODE_OUTPUT) {
