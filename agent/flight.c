@@ -106,9 +106,12 @@ int pla_flight_block(struct pla_flight *f, const uint8_t *p, size_t n)
 		if (f->pre_len + n > f->pre_cap) {
 			/* the session's start only (not the drain path) */
 			size_t cap = f->pre_cap * 2 + n;
-			uint8_t *q = cap <= PLA_FLIGHT_PREAMBLE_MAX ? realloc(f->pre, cap) : NULL;
+			/* (malloc and copy: realloc costs the static agent 1 KiB) */
+			uint8_t *q = cap <= PLA_FLIGHT_PREAMBLE_MAX ? malloc(cap) : NULL;
 			if (!q)
 				return -ENOMEM;
+			memcpy(q, f->pre, f->pre_len);
+			free(f->pre);
 			f->pre = q;
 			f->pre_cap = cap;
 		}
@@ -241,11 +244,6 @@ struct listed {
 	uint64_t size;
 };
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
 /* Deletes the oldest snapshots until one of `incoming` bytes fits the
  * caps.  Names sort by time (flight-SECONDS-N). */
 static void prune(struct pla_flight *f, uint64_t incoming)
@@ -272,12 +270,17 @@ static void prune(struct pla_flight *f, uint64_t incoming)
 		total += l[n++].size;
 	}
 	closedir(d);
-	qsort(l, n, sizeof(*l), by_name);
-	for (size_t i = 0; i < n && (n - i >= f->cfg->max_files || total + incoming > f->cfg->max_bytes);
-	     i++) {
-		snprintf(path, sizeof(path), "%s/%s", f->cfg->dir, l[i].name);
+	/* the oldest first, picked one at a time (qsort costs the static agent
+	 * 1.7 KiB; n is small) */
+	while (n && (n >= f->cfg->max_files || total + incoming > f->cfg->max_bytes)) {
+		size_t old = 0;
+		for (size_t i = 1; i < n; i++)
+			if (strcmp(l[i].name, l[old].name) < 0)
+				old = i;
+		snprintf(path, sizeof(path), "%s/%s", f->cfg->dir, l[old].name);
 		if (unlink(path) == 0)
-			total -= l[i].size;
+			total -= l[old].size;
+		l[old] = l[--n];
 	}
 }
 
@@ -372,7 +375,7 @@ static int write_snapshot(struct pla_flight *f, uint64_t now, char *err, size_t 
 	}
 	char tmp[4200], path[4200];
 	snprintf(tmp, sizeof(tmp), "%s/.flight-%d.tmp", f->cfg->dir, (int)getpid());
-	snprintf(path, sizeof(path), "%s/flight-%010llu-%u.plens", f->cfg->dir,
+	snprintf(path, sizeof(path), "%s/flight-%010llu-%04u.plens", f->cfg->dir,
 		 (unsigned long long)time(NULL), ++f->seq);
 	unlink(tmp); /* a previous run's, cut short */
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
