@@ -100,18 +100,16 @@ static void evict(struct pla_flight *f)
 	f->evicted_blocks++;
 }
 
-int pla_flight_block(struct pla_flight *f, const uint8_t *p, size_t n)
+static int on_block(void *ctx, const uint8_t *p, size_t n)
 {
+	struct pla_flight *f = ctx;
 	if (!f->live) {
 		if (f->pre_len + n > f->pre_cap) {
 			/* the session's start only (not the drain path) */
 			size_t cap = f->pre_cap * 2 + n;
-			/* (malloc and copy: realloc costs the static agent 1 KiB) */
-			uint8_t *q = cap <= PLA_FLIGHT_PREAMBLE_MAX ? malloc(cap) : NULL;
+			uint8_t *q = cap <= PLA_FLIGHT_PREAMBLE_MAX ? realloc(f->pre, cap) : NULL;
 			if (!q)
 				return -ENOMEM;
-			memcpy(q, f->pre, f->pre_len);
-			free(f->pre);
 			f->pre = q;
 			f->pre_cap = cap;
 		}
@@ -163,8 +161,9 @@ static int fired(struct pla_flight *f, const struct pla_firing *x, uint64_t now)
 	return 1;
 }
 
-void pla_flight_see(struct pla_flight *f, const struct pl_msg *m)
+static void on_msg(void *ctx, const struct pl_msg *m)
 {
+	struct pla_flight *f = ctx;
 	if (m->type == PL_MSG_END)
 		f->ended = 1;
 	if (!f->live)
@@ -194,6 +193,11 @@ void pla_flight_see(struct pla_flight *f, const struct pl_msg *m)
 		fired(f, &x, pla_now_ns());
 		return;
 	}
+}
+
+void pla_flight_tap(struct pla_flight *f, struct pla_stream_tap *t)
+{
+	*t = (struct pla_stream_tap){ on_block, on_msg, f };
 }
 
 int pla_flight_fire(struct pla_flight *f, uint8_t kind, uint64_t now, const char *detail)

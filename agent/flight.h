@@ -45,6 +45,7 @@
 #define PLA_FLIGHT_FILES_MAX 1000
 
 struct pla_stream;
+struct pla_stream_tap;
 
 struct pla_flight_config {
 	uint32_t keep_ms;    /* --flight SECONDS */
@@ -101,10 +102,9 @@ int pla_flight_init(struct pla_flight *f, const struct pla_flight_config *cfg, c
 		    size_t errlen);
 void pla_flight_free(struct pla_flight *f);
 
-/* The stream's hooks (stream.c): a finished block (or the stream header),
- * and every message before it is encoded. */
-int pla_flight_block(struct pla_flight *f, const uint8_t *p, size_t n);
-void pla_flight_see(struct pla_flight *f, const struct pl_msg *m);
+/* The stream's tap (stream.h) into f: its finished blocks (and the stream
+ * header) come to f, and f sees every message before it is encoded. */
+void pla_flight_tap(struct pla_flight *f, struct pla_stream_tap *t);
 
 /* The start is over (the session's first blocks are flushed): from here
  * on the ring.  ev: what the session's events are, for the triggers. */

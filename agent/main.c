@@ -208,11 +208,9 @@ int main(int argc, char **argv)
 	int nice_level = -5;
 	const char *syscalls = NULL, *slower = "1ms";
 	char err[256];
-	static struct pla_flight_config fl = {
-		.ring_bytes = 4u << 20, .before_ms = 10000, .after_ms = 2000,
-		.dir = "/var/tmp/perflens", .max_files = 10, .max_bytes = 256u << 20,
-		.gap_ms = 10000,
-	};
+	/* (defaults set below: an initialised table of triggers would be 1.5
+	 * KiB of .data in the static agent) */
+	static struct pla_flight_config fl;
 
 	o.mode = PLA_MODE_LISTEN;
 	o.port = 9999;
@@ -221,6 +219,13 @@ int main(int argc, char **argv)
 	o.collect.frequency = 99;
 	o.collect.stacks = PL_STACKS_USER;
 	o.collect.flags = PL_START_SWITCH_STACKS | PL_START_COUNTERS;
+	fl.ring_bytes = 4u << 20;
+	fl.before_ms = 10000;
+	fl.after_ms = 2000;
+	fl.dir = "/var/tmp/perflens";
+	fl.max_files = 10;
+	fl.max_bytes = 256u << 20;
+	fl.gap_ms = 10000;
 
 	struct pla_args args;
 	pla_args_init(&args, argc, argv);

@@ -61,6 +61,7 @@ struct agent {
 	struct pl_reader cmd;
 	struct pla_collector col;
 	struct pla_flight flight; /* --flight */
+	struct pla_stream_tap flight_tap;
 	int active;      /* a collection runs */
 	int client;      /* socket of the controller (authenticated), -1 none */
 	struct pla_gate gate; /* connections not authenticated yet */
@@ -362,6 +363,12 @@ static int on_command(struct agent *a, const struct pl_msg *m)
 	case PL_MSG_BYE:
 		reply(a, req, m->type, 0, "bye");
 		return -1;
+	case PL_MSG_SNAPSHOT:
+		/* the flight recorder (--flight) records headless, without viewers */
+		reply(a, req, m->type, -EOPNOTSUPP,
+		      "this agent is not a flight recorder: start it with --flight to save "
+		      "snapshots");
+		return 0;
 	}
 	return 0; /* an unknown command type of a newer viewer: ignored */
 }
@@ -497,7 +504,8 @@ int pla_session_run(struct pla_options *o)
 			fprintf(stderr, "perflens-agent: %s\n", err);
 			return 1;
 		}
-		a->out.flight = &a->flight;
+		pla_flight_tap(&a->flight, &a->flight_tap);
+		a->out.tap = &a->flight_tap;
 	}
 	if (o->mode == PLA_MODE_OUTPUT) {
 		int fd = o->flight ? -1
@@ -710,7 +718,7 @@ int pla_session_run(struct pla_options *o)
 			(unsigned long long)a->flight.evicted_blocks,
 			(unsigned long long)a->flight.cap);
 		pla_flight_free(&a->flight);
-		a->out.flight = NULL;
+		a->out.tap = NULL;
 	} else if (o->mode == PLA_MODE_OUTPUT) {
 		/* A capture is only as good as its last writes (END, counters,
 		 * perf maps): each is checked, up to the disk (fsync; pipes and

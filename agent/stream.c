@@ -1,6 +1,5 @@
 /* stream.c — outgoing stream with bounded queue; see stream.h. */
 #include "stream.h"
-#include "flight.h"
 #include "io.h"
 
 #include <errno.h>
@@ -92,8 +91,8 @@ static int emit(struct pla_stream *s, const uint8_t *p, size_t n)
 {
 	if (s->dead)
 		return s->dead;
-	if (s->flight) {
-		int rc = pla_flight_block(s->flight, p, n);
+	if (s->tap) {
+		int rc = s->tap->block(s->tap->ctx, p, n);
 		if (rc < 0)
 			return s->dead = rc;
 		s->bytes_sent += n;
@@ -504,8 +503,8 @@ int pla_stream_msg(struct pla_stream *s, struct pl_msg *m)
 		return s->dead;
 	if (!pla_stream_open(s))
 		return -ENOTCONN;
-	if (s->flight)
-		pla_flight_see(s->flight, m);
+	if (s->tap)
+		s->tap->see(s->tap->ctx, m);
 	if (s->pending_drop_report && m->type == PL_MSG_SAMPLE)
 		report_drops(s);
 	return put(s, m);
