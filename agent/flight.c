@@ -218,6 +218,31 @@ int pla_flight_fire(struct pla_flight *f, uint8_t kind, uint64_t now, const char
 	return f->live && fired(f, &x, now);
 }
 
+void pla_flight_cpu(struct pla_flight *f, uint32_t permille, uint64_t since, uint64_t now)
+{
+	for (uint32_t i = 0; i < f->cfg->ntriggers; i++) {
+		const struct pla_trigger *t = &f->cfg->triggers[i];
+		if (t->kind != PL_TRIGGER_CPU)
+			continue;
+		if (permille < t->permille) {
+			f->cpu_above[i] = 0;
+			continue;
+		}
+		if (!f->cpu_above[i])
+			f->cpu_above[i] = since;
+		if (now - f->cpu_above[i] < t->min_ns)
+			continue;
+		struct pla_firing x = { t->kind, now, "", "" };
+		memcpy(x.spec, t->spec, sizeof(x.spec));
+		snprintf(x.detail, sizeof(x.detail), "CPU %u.%u%% over the last second, %llu ms above "
+			 "%u%%", permille / 10, permille % 10,
+			 (unsigned long long)((now - f->cpu_above[i]) / MS), t->permille / 10);
+		f->cpu_above[i] = 0; /* held that long again before it fires again */
+		if (f->live)
+			fired(f, &x, now);
+	}
+}
+
 /* ─── keyframes ───────────────────────────────────────────────────────── */
 
 static void keyframe(struct pla_flight *f, struct pla_stream *out, uint64_t now)

@@ -87,6 +87,7 @@ struct pla_flight {
 	struct pla_firing unsent[4];
 	uint32_t nunsent;
 	uint64_t quiet_until; /* rate limit */
+	uint64_t cpu_above[PLA_MAX_TRIGGERS]; /* CPU: since when above, 0: not */
 	uint32_t suppressed;
 	int ended; /* the ring holds the session's END */
 	uint32_t seq;
@@ -115,6 +116,9 @@ void pla_flight_go_live(struct pla_flight *f, const struct pla_trigger_events *e
  * request always count, an exit only with --trigger exit.  Returns 1 when
  * it counts (and is not rate-limited). */
 int pla_flight_fire(struct pla_flight *f, uint8_t kind, uint64_t now, const char *detail);
+/* The CPU share over the interval [since, now) (‰ of one CPU for a
+ * process, of all CPUs for the board), for the cpu: triggers. */
+void pla_flight_cpu(struct pla_flight *f, uint32_t permille, uint64_t since, uint64_t now);
 /* Periodic work from the session's loop: keyframes, TRIGGER messages,
  * and writing a snapshot whose window has passed (or now, with
  * final set: the session ends).  Returns 0, or -errno when a snapshot

@@ -432,10 +432,10 @@ int main(int argc, char **argv)
 			int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20
 				    : *end == 'G' || *end == 'g' ? 30 : 0;
 			if (end == arg || (shift && end[1]) || (!shift && *end) || n > (1ull << 40) >> shift ||
-			    (n << shift) < (c == O_FLIGHT_SIZE ? 1u << 20 : 1u)) {
+			    (n << shift) < (c == O_FLIGHT_SIZE ? 256u << 10 : 1u)) {
 				fprintf(stderr, "perflens-agent: %s needs bytes (K, M, G)%s, not '%s'\n",
 					c == O_FLIGHT_SIZE ? "--flight-size" : "--snapshot-bytes",
-					c == O_FLIGHT_SIZE ? ", 1M or more" : "", arg);
+					c == O_FLIGHT_SIZE ? ", 256K or more" : "", arg);
 				return 2;
 			}
 			*(c == O_FLIGHT_SIZE ? &fl.ring_bytes : &fl.max_bytes) = n << shift;

@@ -62,6 +62,7 @@ struct agent {
 	struct pla_collector col;
 	struct pla_flight flight; /* --flight */
 	struct pla_stream_tap flight_tap;
+	uint64_t cpu_prev_ns, cpu_prev_at; /* cpu: triggers: the target's CPU time, when read */
 	int active;      /* a collection runs */
 	int client;      /* socket of the controller (authenticated), -1 none */
 	struct pla_gate gate; /* connections not authenticated yet */
@@ -455,6 +456,28 @@ static void promote(struct agent *a, struct pla_pending *p)
 		handle_commands(a);
 }
 
+/* --flight's cpu: triggers, each health period: the target's share of
+ * one CPU since the last period, or with --all the board's (HEALTH's). */
+static void flight_cpu(struct agent *a, uint64_t now)
+{
+	pid_t pid = a->col.child ? a->col.child : a->col.cfg.target == PL_TARGET_PID ? a->col.cfg.pid : 0;
+	uint64_t ns = 0, since = a->cpu_prev_at;
+	uint32_t permille;
+	if (!pid) {
+		permille = a->msg.u.health.cpu_busy_permille; /* send_health's, just read */
+	} else if (pla_proc_cpu_ns(pid, &ns) < 0) {
+		return;
+	} else {
+		permille = since && now > since && ns >= a->cpu_prev_ns
+				   ? (uint32_t)((ns - a->cpu_prev_ns) * 1000 / (now - since))
+				   : 0;
+		a->cpu_prev_ns = ns;
+	}
+	a->cpu_prev_at = now;
+	if (since)
+		pla_flight_cpu(&a->flight, permille, since, now);
+}
+
 /* --flight: the command ended; a signal or a non-zero status is the exit
  * trigger, told (TRIGGER) before the session's END. */
 static void flight_target_ended(struct agent *a, uint64_t now)
@@ -678,6 +701,8 @@ int pla_session_run(struct pla_options *o)
 			if (now - a->last_health >= HEALTH_NS) {
 				a->last_health = now;
 				send_health(a);
+				if (o->flight && a->active)
+					flight_cpu(a, now);
 			}
 			pla_stream_maybe_flush(&a->out, now,
 					       (uint64_t)(o->flush_ms ? o->flush_ms : FLUSH_MS_MIN) * 1000000ull,

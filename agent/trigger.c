@@ -7,6 +7,7 @@
 
 #include "arch.h"
 #include "perf.h"
+#include "util.h"
 
 /* ─── the small regex ────────────────────────────────────────────────── */
 
@@ -93,6 +94,18 @@ int pla_trigger_parse(const char *text, struct pla_trigger *t, char *err, size_t
 		t->kind = PL_TRIGGER_MARKER;
 		return 0;
 	}
+	if (IS("cpu")) {
+		/* SHARE%/DURATION */
+		char *end;
+		uint64_t pct = pla_strtou64(t->arg, &end, 10);
+		int64_t ns = end[0] == '%' && end[1] == '/' ? pla_parse_duration(end + 2) : -1;
+		if (end == t->arg || !pct || pct > 100000 || ns < 0)
+			goto bad;
+		t->kind = PL_TRIGGER_CPU;
+		t->permille = (uint32_t)pct * 10;
+		t->min_ns = (uint64_t)ns;
+		return 0;
+	}
 	if (IS("event")) {
 		t->kind = PL_TRIGGER_EVENT;
 		return 0;
@@ -130,7 +143,7 @@ int pla_trigger_parse(const char *text, struct pla_trigger *t, char *err, size_t
 bad:
 	snprintf(err, errlen,
 		 "--trigger '%s': use marker:REGEX, syscall:NAME>DURATION (fsync>50ms), "
-		 "event:NAME, exit or signal", text);
+		 "event:NAME, cpu:SHARE%%/DURATION (90%%/2s), exit or signal", text);
 	return -EINVAL;
 }
 

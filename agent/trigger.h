@@ -7,6 +7,10 @@
  *                          ("syscall:fsync>50ms"; NAME "any": every call
  *                          timed); the agent times those calls (--syscalls)
  *   event:NAME             any hit of the --event tracepoint or probe NAME
+ *   cpu:SHARE%/DURATION    the profiled process above SHARE % of one CPU
+ *                          (all its threads: 250% is two and a half) for
+ *                          DURATION, measured each second; with --all, the
+ *                          whole board above SHARE % of all its CPUs
  *   exit                   the command ends by a signal or a non-zero status
  *   signal                 SIGUSR1 to the agent
  *
@@ -34,7 +38,8 @@ struct pla_trigger {
 	const char *arg;          /* in spec: the regex, the event's name */
 	uint16_t nr[2];           /* SYSCALL: its numbers (0 with nnr 0: any) */
 	uint8_t nnr;
-	uint64_t min_ns;          /* SYSCALL: the threshold */
+	uint64_t min_ns;          /* SYSCALL: the threshold; CPU: how long */
+	uint32_t permille;        /* CPU: the share, ‰ */
 	char name[24];            /* SYSCALL: the call's name, for the detail */
 };
 

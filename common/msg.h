@@ -530,6 +530,7 @@ enum pl_trigger_kind {
 	PL_TRIGGER_SIGNAL = 4,
 	PL_TRIGGER_VIEWER = 5,
 	PL_TRIGGER_EVENT = 6, /* any hit of a tracepoint or probe */
+	PL_TRIGGER_CPU = 7,   /* a CPU share held for a time */
 };
 struct pl_msg_trigger {
 	uint8_t kind; /* enum pl_trigger_kind */

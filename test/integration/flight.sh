@@ -20,11 +20,21 @@
 #   syscall_trigger      --trigger 'syscall:clock_nanosleep>1s' on a run
 #       that sleeps 1.5 s: one snapshot, its trigger's duration between the
 #       1.5 s asked for and what the program measured around the sleep.
+#   event_trigger        -e u:GLITCH:burst_work --trigger
+#       event:u:GLITCH:burst_work (a uprobe, hit once): one snapshot, its
+#       trigger "a hit of" the probe, within the burst the program timed
+#       (its EXPECT file), burst_work in it.
+#   cpu_trigger          --trigger 'cpu:1%/1s' on a run that sleeps 3 s, then
+#       spins 3 s: one snapshot, fired during the spin at least 1 s after
+#       it began (the sleep held the share at 0; 1 %: the test machine is
+#       shared, a spin may get a few % of a CPU), its detail a share of at
+#       least 1 %.
 #   signal_and_caps      SIGUSR1 three times with --snapshot-count 2
 #       --trigger-gap 0: three saved (the agent's log), two left, the
 #       newest; each holds a "signal" trigger.
 #   rss_bounded          a 12 s dwarf recording (16 KiB stacks: the stream
-#       overfills a 1 MiB ring) with SIGUSR1 midway: the agent's VmRSS,
+#       overfills a 256 KiB ring, ~1 MiB in 12 s even when the shared test
+#       machine gives burn a small share) with SIGUSR1 midway: the agent's VmRSS,
 #       read from /proc every 0.2 s, stays within the ring + 8 MiB; the
 #       ring dropped blocks (so it was full); the snapshot decodes.
 #   bad_options          --before longer than --flight, an unknown trigger
@@ -37,7 +47,7 @@ PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} W=$B/workloads/glitch
 TMP=$(mktemp -d /tmp/pl-flight-XXXXXX)
 APID=
 trap '[ -z "$APID" ] || { kill "$APID" 2>/dev/null; wait "$APID" 2>/dev/null; }; pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="marker_window exit_trigger quiet_writes_nothing syscall_trigger signal_and_caps rss_bounded bad_options"
+ALL="marker_window exit_trigger quiet_writes_nothing syscall_trigger event_trigger cpu_trigger signal_and_caps rss_bounded bad_options"
 pl_plan $ALL
 for x in "$PERFLENS" "$AGENT" "$W" "$B/workloads/burn"; do
 	[ -x "$x" ] || { for n in $ALL; do fail "$n" "$x not built (make)"; done; exit 1; }
@@ -175,6 +185,57 @@ else
 	fi
 fi
 
+# ─── any hit of a probe ─────────────────────────────────────────────────
+S=$TMP/p
+WABS=$(cd "$(dirname "$W")" && pwd)/$(basename "$W")
+if [ ! -e /sys/bus/event_source/devices/uprobe/type ]; then
+	skip event_trigger "[no-kernel-feature:uprobe PMU] no /sys/bus/event_source/devices/uprobe"
+elif ! "$AGENT" --flight 10 -e "u:$WABS:burst_work" --trigger "event:u:$WABS:burst_work" --before 1 \
+	--after 0.5 --snapshot-dir "$S" -F 999 --callgraph fp -- "$W" "$TMP/p.expect" 500 300 >"$TMP/p.log" 2>&1; then
+	fail event_trigger "the agent failed: $(tail -3 "$TMP/p.log" | tr '\n' ' ')"
+else
+	n=$(snapshots "$S" | grep -c .)
+	f=$(snapshots "$S" | head -1)
+	"$PERFLENS" report "$f" >"$TMP/p.report" 2>&1
+	line=$(grep -m1 "trigger: event:u:.*burst_work fired" "$TMP/p.report")
+	clk=$(echo "$line" | sed -E 's/.*\(clock ([0-9.]+) s\).*/\1/')
+	b=$(value burst "$TMP/p.expect")
+	if [ "$n" != 1 ] || [ -z "$line" ]; then
+		fail event_trigger "$n snapshots; report: $(grep -m1 trigger "$TMP/p.report")"
+	elif ! echo "$line" | grep -q "a hit of u:"; then
+		fail event_trigger "the detail: $line"
+	elif ! echo "$b" | awk -v c="$clk" '{ exit !(c >= $1 / 1e9 - 0.001 && c <= $2 / 1e9) }'; then
+		fail event_trigger "fired at $clk s, outside the burst ($b ns)"
+	elif ! grep -q burst_work "$TMP/p.report"; then
+		fail event_trigger "burst_work is not in the snapshot"
+	else
+		ok event_trigger
+	fi
+fi
+
+# ─── a CPU share held ───────────────────────────────────────────────────
+S=$TMP/c
+if ! "$AGENT" --flight 10 --trigger 'cpu:1%/1s' --before 3 --after 0.5 --snapshot-dir "$S" \
+	-F 999 --callgraph fp -- "$W" "$TMP/c.expect" 3000 3000 0 0 >"$TMP/c.log" 2>&1; then
+	fail cpu_trigger "the agent failed: $(tail -3 "$TMP/c.log" | tr '\n' ' ')"
+else
+	n=$(snapshots "$S" | grep -c .)
+	f=$(snapshots "$S" | head -1)
+	"$PERFLENS" report "$f" >"$TMP/c.report" 2>&1
+	line=$(grep -m1 "trigger: cpu:1%/1s fired" "$TMP/c.report")
+	clk=$(echo "$line" | sed -E 's/.*\(clock ([0-9.]+) s\).*/\1/')
+	b=$(value burst "$TMP/c.expect")
+	if [ "$n" != 1 ] || [ -z "$line" ]; then
+		fail cpu_trigger "$n snapshots; report: $(grep -m1 trigger "$TMP/c.report")"
+	elif ! echo "$b" | awk -v c="$clk" '{ exit !(c >= $1 / 1e9 + 1 && c <= $2 / 1e9 + 1.1) }'; then
+		fail cpu_trigger "fired at $clk s, not in the spin's second second or later ($b ns)"
+	elif ! echo "$line" | grep -qE 'CPU [0-9]+\.[0-9]% over the last second'; then
+		fail cpu_trigger "the detail: $line"
+	else
+		ok cpu_trigger
+	fi
+fi
+
 # ─── SIGUSR1, and the directory's caps ──────────────────────────────────
 S=$TMP/u
 "$AGENT" --flight 10 --before 0.5 --after 0 --trigger-gap 0 --snapshot-count 2 --snapshot-dir "$S" \
@@ -204,8 +265,8 @@ done
 
 # ─── RSS bounded by the ring ────────────────────────────────────────────
 S=$TMP/r
-RING=$((1 << 20)) FIXED=$((8 << 20))
-"$AGENT" --flight 60 --flight-size 1M --snapshot-dir "$S" -F 999 --callgraph dwarf --stack-size 16384 \
+RING=$((256 << 10)) FIXED=$((8 << 20))
+"$AGENT" --flight 60 --flight-size 256K --snapshot-dir "$S" -F 999 --callgraph dwarf --stack-size 16384 \
 	-- "$B/workloads/burn" 12 2 >"$TMP/r.log" 2>&1 &
 APID=$!
 (sleep 6; kill -USR1 $APID) &
@@ -230,5 +291,5 @@ else
 	"$PERFLENS" report "$f" >"$TMP/r.report" 2>&1 && grep -q hot_leaf "$TMP/r.report" ||
 		why="$why the snapshot does not name hot_leaf: $(head -3 "$TMP/r.report" | tr '\n' ' ');"
 fi
-echo "# rss_bounded: VmRSS max $max KiB (ring 1024 KiB), $dropped blocks dropped" >&2
+echo "# rss_bounded: VmRSS max $max KiB (ring 256 KiB), $dropped blocks dropped" >&2
 [ -z "$why" ] && ok rss_bounded || fail rss_bounded "$why"
