@@ -169,8 +169,8 @@ int main(int argc, char **argv)
 		{ "flight-size", 1, O_FLIGHT_SIZE, 0, "BYTES", "the ring's size (default 4M; K, M, G)" },
 		{ "trigger", 1, O_TRIGGER, 0, "KIND:ARG",
 		  "marker:REGEX, syscall:NAME>DURATION, event:NAME,\n"
-		  "exit (a signal or non-zero status) or signal;\n"
-		  "repeatable" },
+		  "cpu:SHARE%/DURATION, exit (a signal or non-zero\n"
+		  "status) or signal; repeatable" },
 		{ "before", 1, O_BEFORE, 0, "SECONDS", "keep this much before a trigger (default 10)" },
 		{ "after", 1, O_AFTER, 0, "SECONDS", "record this much after it (default 2)" },
 		{ "snapshot-dir", 1, O_SNAP_DIR, 0, "DIR",

@@ -7,7 +7,7 @@
 #
 # 1. RSS and CPU: burn (2 worker threads) recorded at 999 Hz, fp, with
 #    --flight 60 --flight-size 4M for FLIGHT_SECONDS (default 600), SIGUSR1
-#    every 60 s; the agent's VmRSS read from /proc every second (max, and
+#    every 60 readings (a loaded machine reads slower than once a second); the agent's VmRSS read from /proc every second (max, and
 #    VmHWM at the end) and its CPU (utime+stime) per second of run.  Then
 #    the same workload with --output for OUTPUT_SECONDS (default 120): the
 #    CPU of a normal recording, for comparison.  The bound checked: VmRSS
@@ -98,7 +98,7 @@ span=$(head -1 "$tmp/g.report" | sed -E 's/.* over ([0-9.]+ s).*/\1/')
 	echo
 	echo "| run | seconds | agent CPU | max VmRSS | VmHWM |"
 	echo "|---|---|---|---|---|"
-	echo "| --flight 60 --flight-size 4M (SIGUSR1 every 60 s) | $fsecs | $fcpu % | $frss KiB | $fhwm KiB |"
+	echo "| --flight 60 --flight-size 4M (SIGUSR1 every 60 readings) | $fsecs | $fcpu % | $frss KiB | $fhwm KiB |"
 	echo "| --output (a normal recording) | $osecs | $ocpu % | $orss KiB | $ohwm KiB |"
 	echo
 	echo "Bound: VmRSS within the ring (4096 KiB) + 8 MiB: **$bound**.  $nsnap snapshots; $fsum."
