@@ -254,6 +254,7 @@ static void keyframe(struct pla_flight *f, struct pla_stream *out, uint64_t now)
 	f->next_key = 1;
 	f->key_time = now;
 	f->key_jpos = pl_w_len(&f->jw);
+	f->key_head = f->head;
 }
 
 void pla_flight_go_live(struct pla_flight *f, const struct pla_trigger_events *ev,
@@ -459,7 +460,7 @@ int pla_flight_tick(struct pla_flight *f, struct pla_stream *out, uint64_t now, 
 		pla_stream_msg(out, m);
 	}
 	f->nunsent = 0;
-	if (!final && now >= f->next_key_ns) {
+	if (!final && (now >= f->next_key_ns || f->head - f->key_head >= f->cap / 4)) {
 		keyframe(f, out, now);
 		f->next_key_ns = now + PLA_FLIGHT_KEY_MS * MS;
 	}

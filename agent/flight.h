@@ -12,7 +12,9 @@
  *             snapshot says so);
  *   ring      the compressed blocks, oldest dropped first when it is full
  *             or older than SECONDS.
- * Every keyframe (PLA_FLIGHT_KEY_MS) the stream forgets its interned
+ * Every keyframe (PLA_FLIGHT_KEY_MS, or sooner once a quarter of the
+ * ring was written since the last one, so that a busy stream cannot push
+ * every keyframe out of a small ring) the stream forgets its interned
  * stacks and restarts its zstd frame, so a block that follows a keyframe
  * decodes without any earlier one.  A snapshot is the preamble, the
  * journal up to the keyframe, the ring's blocks from the first keyframe
@@ -79,6 +81,7 @@ struct pla_flight {
 	uint64_t cap, head, tail; /* byte positions, growing; the ring holds [tail, head) */
 	int next_key;             /* the next block starts a keyframe */
 	uint64_t key_time, key_jpos, next_key_ns;
+	uint64_t key_head; /* head at the last keyframe */
 	struct pla_trigger_events ev;
 	/* the snapshot being recorded (pending), and firings not told yet */
 	int pending;
