@@ -151,7 +151,7 @@ reliability: all
 bench: all agents
 	bench/run-all.sh
 
-dist: agents all
+dist: agents all $(BUILD)/man/.stamp
 	ci/dist.sh
 
 # Man pages and shell completions, written from the option tables the

@@ -44,19 +44,6 @@ static int parse_uint(const char *opt, const char *s, unsigned long max, unsigne
 
 static char token_buf[PLA_TOKEN_MAX + 2];
 
-/* Where a generated token goes without --write-token: a private
- * directory of the user (never a shared one such as /tmp). */
-static const char *default_token_path(int port, char *buf, size_t len)
-{
-	const char *dir = getenv("XDG_RUNTIME_DIR");
-	if (!dir || !*dir)
-		dir = getenv("HOME");
-	if (!dir || !*dir)
-		return NULL;
-	snprintf(buf, len, "%s/perflens-agent-%d.token", dir, port);
-	return buf;
-}
-
 /* --flight's checks, and what its triggers need recorded: markers for
  * marker:, the calls of syscall: timed (unless --syscalls chose). */
 static int flight_setup(struct pla_options *o, struct pla_flight_config *fl,
@@ -117,6 +104,7 @@ int main(int argc, char **argv)
 		/* flight recorder */
 		O_FLIGHT = 400, O_FLIGHT_SIZE, O_TRIGGER, O_BEFORE, O_AFTER, O_SNAP_DIR, O_SNAP_COUNT,
 		O_SNAP_BYTES, O_TRIGGER_GAP,
+		O_LABEL, O_LABELS_FILE, O_PERIOD,
 	};
 	/* The parser's table and the help's (args.h); the letters are perf
 	 * record's for the same options. */
@@ -179,6 +167,13 @@ int main(int argc, char **argv)
 		{ "snapshot-bytes", 1, O_SNAP_BYTES, 0, "BYTES", "and at most BYTES of them (default 256M)" },
 		{ "trigger-gap", 1, O_TRIGGER_GAP, 0, "SECONDS",
 		  "ignore triggers this long after a snapshot (10)" },
+		{ "Fleet reporting (--server to a perflens collect; needs a token):", 0, 0, 0, 0, 0 },
+		{ "label", 1, O_LABEL, 0, "KEY=VALUE",
+		  "report to a collector, samples labelled so\n"
+		  "(fw=2.3.1, board=imx8mp, device=SN123); repeatable" },
+		{ "labels-file", 1, O_LABELS_FILE, 0, "FILE", "labels from FILE, one KEY=VALUE a line" },
+		{ "session-period", 1, O_PERIOD, 0, "SECONDS",
+		  "record in sessions this long (default 60)" },
 		{ "", 0, 0, 0, 0, 0 },
 		{ "Access (a generated token goes to $XDG_RUNTIME_DIR, else $HOME,", 0, 0, 0, 0, 0 },
 		{ "/perflens-agent-PORT.token; it is never printed):", 0, 0, 0, 0, 0 },
@@ -202,6 +197,8 @@ int main(int argc, char **argv)
 		{ 0, 0, 0, 0, 0, 0 },
 	};
 	static struct pla_options o;
+	static struct pla_uplink uplink; /* (zero: .bss, not 4 KiB of the file) */
+	int reporting = 0;
 	unsigned long v;
 	int probe_only = 0, no_auth = 0;
 	const char *write_token_path = NULL;
@@ -214,6 +211,7 @@ int main(int argc, char **argv)
 
 	o.mode = PLA_MODE_LISTEN;
 	o.port = 9999;
+	uplink.period_ms = PLA_UPLINK_PERIOD_MS;
 	o.zstd_level = 1;
 	o.callgraph_requested = PL_CG_AUTO;
 	o.collect.frequency = 99;
@@ -460,6 +458,27 @@ int main(int argc, char **argv)
 				return 2;
 			fl.max_files = (uint32_t)v;
 			break;
+		case O_LABEL:
+		case O_LABELS_FILE:
+			reporting = 1;
+			if ((c == O_LABEL ? pla_uplink_add_label(&uplink, arg, strlen(arg), "--label", err,
+								 sizeof(err))
+					  : pla_uplink_read_labels(&uplink, arg, err, sizeof(err))) < 0) {
+				fprintf(stderr, "perflens-agent: %s\n", err);
+				return 2;
+			}
+			break;
+		case O_PERIOD: {
+			const char *q = arg;
+			uint64_t ms;
+			if (pla_scan_fixed(&q, 1000, &ms) < 0 || *q || ms < 1000 || ms > 86400000) {
+				fprintf(stderr, "perflens-agent: --session-period needs seconds from 1 to "
+						"86400, not '%s'\n", arg);
+				return 2;
+			}
+			uplink.period_ms = (uint32_t)ms;
+			break;
+		}
 		case O_VERSION:
 		case 'V':
 			printf(PL_VERSION_LINE, "perflens-agent", PL_PROTOCOL_VERSION);
@@ -505,6 +524,15 @@ int main(int argc, char **argv)
 			o.flight ? "--flight" : "--output");
 		return 2;
 	}
+	if (reporting) {
+		if (o.mode != PLA_MODE_SERVER || !o.collect.target || !o.token) {
+			fprintf(stderr, "perflens-agent: --label reports to a collector: it needs "
+					"--server HOST[:PORT], --token-file FILE (the collector's) and "
+					"--pid N, --all or -- COMMAND\n");
+			return 2;
+		}
+		o.uplink = &uplink;
+	}
 	if (o.mode < PLA_MODE_OUTPUT) { /* viewers on the network need a token */
 		char path[512];
 		if (no_auth) {
@@ -517,13 +545,18 @@ int main(int argc, char **argv)
 			 * never printed (logs are read by others, and kept) */
 			pla_token_random(token_buf);
 			o.token = token_buf;
+			int port = o.mode == PLA_MODE_SERVER ? o.server_port : o.port;
 			if (!write_token_path &&
-			    !(write_token_path = default_token_path(
-				      o.mode == PLA_MODE_SERVER ? o.server_port : o.port, path,
-				      sizeof(path)))) {
+			    !(write_token_path = pla_token_default_path(port, path, sizeof(path)))) {
 				fprintf(stderr, "perflens-agent: no XDG_RUNTIME_DIR or HOME for a generated "
 						"token: pass --token, --token-file or --write-token\n");
 				return 2;
+			}
+			/* --port 0: the file is named after the port the kernel
+			 * chooses, so it is written once the socket is bound */
+			if (o.mode == PLA_MODE_LISTEN && port == 0 && write_token_path == path) {
+				o.token_path_at_bind = 1;
+				write_token_path = NULL;
 			}
 		}
 		if (write_token_path && o.token) {

@@ -23,6 +23,7 @@
 #include "probe.h"
 #include "procfs.h"
 #include "reader.h"
+#include "token.h"
 #include "util.h"
 #include "version.h"
 
@@ -305,7 +306,13 @@ static int on_command(struct agent *a, const struct pl_msg *m)
 			reply(a, req, m->type, a->probe.summary.perf_errno, a->probe.message);
 			return 0;
 		}
-		int rc = start_from_msg(a, &m->u.start, err, sizeof(err));
+		int rc = m->u.start.target == PL_TARGET_OWN && a->o->uplink
+			 ? pla_uplink_start(a->o->uplink, &a->o->collect,
+					    a->o->callgraph_requested == PL_CG_AUTO
+						    ? pla_probe_auto_callgraph(&a->probe)
+						    : a->o->callgraph_requested,
+					    &a->col, &a->out, err, sizeof(err))
+			 : start_from_msg(a, &m->u.start, err, sizeof(err));
 		if (rc < 0) {
 			reply(a, req, m->type, rc, err);
 			return 0;
@@ -580,6 +587,19 @@ int pla_session_run(struct pla_options *o)
 		int port = pla_net_local_port(lfd);
 		fprintf(stderr, "perflens-agent: listening on %s:%d\n",
 			o->bind_addr ? o->bind_addr : "*", port > 0 ? port : o->port);
+		if (o->token_path_at_bind) {
+			char path[512];
+			if (port <= 0 || !pla_token_default_path(port, path, sizeof(path)) ||
+			    pla_token_write(path, o->token, err, sizeof(err)) < 0) {
+				fprintf(stderr, "perflens-agent: %s\n",
+					port <= 0 ? "cannot tell which port was bound for the token file"
+						  : err);
+				return 1;
+			}
+			fprintf(stderr, "perflens-agent: the token is in %s (mode 0600): give it "
+					"to the viewer\n",
+				path);
+		}
 	} else if (o->mode == PLA_MODE_STDIO) {
 		/* The viewer is at the other end of stdin and stdout, and SSH
 		 * has authenticated it: the controller at once, with the
@@ -628,7 +648,10 @@ int pla_session_run(struct pla_options *o)
 				snprintf(peer, sizeof(peer), "%s:%d", o->server_host, o->server_port);
 				pla_backoff_reset(&bo);
 				/* it authenticates as an accepted viewer does */
-				pla_gate_add(&a->gate, fd, peer, now);
+				int slot = pla_gate_add(&a->gate, fd, peer, now);
+				/* a collector hears the token before it answers */
+				if (slot >= 0 && o->uplink && pla_uplink_greet(o->uplink, fd, o->token) < 0)
+					pla_log("could not send REPORT to %s", peer);
 				dialled = 1;
 			} else {
 				uint32_t ms = pla_backoff_next(&bo);

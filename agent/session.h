@@ -9,6 +9,7 @@
 
 #include "collect.h"
 #include "flight.h"
+#include "uplink.h"
 
 /* The modes that take viewers come before PLA_MODE_OUTPUT; --stdio's one
  * viewer is the other end of stdin and stdout (ssh runs the agent), which
@@ -24,6 +25,7 @@ struct pla_options {
 	const char *output; /* path or "-" */
 	const char *token;  /* NULL: no authentication (--no-auth) */
 	int allow_exec;     /* --allow-exec: with --no-auth, START may run a command */
+	int token_path_at_bind; /* write the generated token beside the port bound */
 	struct pla_collect_config collect; /* for --output: what to record */
 	const char *event_specs[PL_MAX_EVENTS];
 	int nevent_specs;
@@ -34,6 +36,8 @@ struct pla_options {
 	/* --flight: record headless into the flight recorder (mode OUTPUT
 	 * with no output file); NULL: off */
 	const struct pla_flight_config *flight;
+	/* --server with --label: reporting to a collector (uplink.h), else NULL */
+	const struct pla_uplink *uplink;
 };
 
 /* Runs until the output session ends (output mode) or a signal (others).

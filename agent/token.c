@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/random.h>
@@ -132,4 +133,15 @@ int pla_token_write(const char *path, const char *token, char *err, size_t errle
 		return -e;
 	}
 	return 0;
+}
+
+const char *pla_token_default_path(int port, char *buf, size_t len)
+{
+	const char *dir = getenv("XDG_RUNTIME_DIR");
+	if (!dir || !*dir)
+		dir = getenv("HOME");
+	if (!dir || !*dir)
+		return NULL;
+	snprintf(buf, len, "%s/perflens-agent-%d.token", dir, port);
+	return buf;
 }

@@ -27,4 +27,10 @@ void pla_chacha20_block(uint32_t out[16], const uint32_t in[16]);
  * O_EXCL | O_NOFOLLOW, so nobody else can have it open. */
 int pla_token_write(const char *path, const char *token, char *err, size_t errlen);
 
+/* Where a generated token goes without --write-token: a private
+ * directory of the user (never a shared one such as /tmp),
+ * $XDG_RUNTIME_DIR or $HOME, /perflens-agent-PORT.token.  NULL when the
+ * user has neither. */
+const char *pla_token_default_path(int port, char *buf, size_t len);
+
 #endif

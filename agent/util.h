@@ -1,5 +1,5 @@
 /* util.h — the few libc pieces the agent reimplements because musl's
- * general versions cost kilobytes of a 160 KiB static binary: number
+ * general versions cost kilobytes of a 192 KiB static binary: number
  * parsing (musl's strto* share a 1.6 KiB scanner), substring search (its
  * two-way strstr is 1.1 KiB) and sysconf (a 1 KiB table for three
  * values).  Each does only what the agent's callers need; the comments

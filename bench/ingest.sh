@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
 # bench/ingest.sh — the viewer's ingest throughput (decode, unwind,
-# symbolize, aggregate) against `perf report --stdio` on the same perf.data,
-# side by side.
+# symbolize, aggregate) against hotspot's parser (`hotspot-perfparser`,
+# Debian's hotspot) and `perf report --stdio` on the same perf.data, side
+# by side.
 #
 #   bench/ingest.sh [BUILD_DIR] [RUNS] [BIG_MB]
 #
 # A real multi-threaded program (zstd -T2 from bench/workloads/zstd.sh;
 # the burn workload when that cannot be built) is recorded by `perf record`
 # twice: -g with the frame-pointer build, --call-graph dwarf with the
-# distribution build.  On each file `perflens report` and `perf report
-# --stdio` run alternately RUNS times (default 5); medians of wall time,
-# CPU time and peak RSS (/usr/bin/time) give samples per second and the
-# ratio.
+# distribution build.  On each file `perflens report`, `hotspot-perfparser
+# --input FILE --output /dev/null` (the parser behind hotspot's window:
+# decode, unwind, symbolize, its own stream out) and `perf report --stdio`
+# run alternately RUNS times (default 5); medians of wall time, CPU time
+# and peak RSS (/usr/bin/time) give samples per second and the ratios.
+# hotspot-perfparser is Debian's (apt install hotspot), else
+# $HOTSPOT_PERFPARSER, else the binary of `apt-get download hotspot`
+# unpacked into the bench cache (it needs libqt5core5a and libqt5network5:
+# the script says so when they are missing); without it those columns
+# read n/a.
 # Then 60 s of fp samples (throughput rather than process start) and a
 # dwarf perf.data of about BIG_MB MiB (default 500), measured the same way:
 # time to the first report and peak memory.  Writes the Markdown table to
@@ -35,7 +42,33 @@ command -v perf >/dev/null || { echo "bench/ingest.sh: perf is not installed" >&
 [ -x /usr/bin/time ] || { echo "bench/ingest.sh: /usr/bin/time is missing (apt install time)" >&2; exit 2; }
 [ -x "$perflens" ] || { echo "bench/ingest.sh: $perflens not built (make)" >&2; exit 2; }
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "n/a"; else print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+# hotspot's parser: installed, given, or unpacked from Debian's package
+find_perfparser() {
+	local p=${HOTSPOT_PERFPARSER:-} d
+	[ -n "$p" ] && [ -x "$p" ] && { echo "$p"; return; }
+	for p in /usr/lib/*/libexec/hotspot-perfparser /usr/libexec/hotspot-perfparser; do
+		[ -x "$p" ] && { echo "$p"; return; }
+	done
+	d=$PERFLENS_BENCH_CACHE/hotspot
+	p=$(ls "$d"/x/usr/lib/*/libexec/hotspot-perfparser 2>/dev/null | head -1)
+	if [ -z "$p" ]; then
+		mkdir -p "$d"
+		(cd "$d" && apt-get download hotspot >/dev/null 2>&1 && dpkg-deb -x hotspot_*.deb x) || return 0
+		p=$(ls "$d"/x/usr/lib/*/libexec/hotspot-perfparser 2>/dev/null | head -1)
+	fi
+	[ -n "$p" ] || return 0
+	if ldd "$p" | grep -q "not found"; then
+		echo "bench/ingest.sh: $p needs $(ldd "$p" | awk '/not found/ {print $1}' | tr '\n' ' ')(apt install libqt5core5a libqt5network5); its columns read n/a" >&2
+		return 0
+	fi
+	echo "$p"
+}
+perfparser=$(find_perfparser)
+pp_version=n/a
+[ -n "$perfparser" ] && pp_version=$(dpkg-query -W -f '${Version}' hotspot 2>/dev/null ||
+	basename "$(ls "$PERFLENS_BENCH_CACHE"/hotspot/hotspot_*.deb 2>/dev/null | head -1)" .deb)
 
 # the workload: zstd, else burn
 if dir=$(PL_TC_QUIET=1 "$here/workloads/zstd.sh" 2>"$tmp/zstd.log" | tail -1) && [ -x "$dir/fp/zstd" ]; then
@@ -76,13 +109,14 @@ timed() {
 # (awk reads everything: an early exit would SIGPIPE perflens under pipefail)
 samples_of() { "$perflens" report "$1" --top 1 2>/dev/null | awk 'NR == 1 {n = $2} END {print n}'; }
 
-# One row: both tools on file f, alternating, RUNS times each; medians of
+# One row: the three tools on file f, alternating, RUNS times each; medians of
 # wall time, CPU time (user + system, all threads) and peak RSS.
 measure() { # label file
 	local label=$1 f=$2 n size t c m
 	n=$(samples_of "$f")
 	size=$(du -m "$f" | cut -f1)
 	: >"$tmp/pl.t"; : >"$tmp/pl.c"; : >"$tmp/pl.m"; : >"$tmp/pf.t"; : >"$tmp/pf.c"; : >"$tmp/pf.m"
+	: >"$tmp/pp.t"; : >"$tmp/pp.c"; : >"$tmp/pp.m"
 	if [ "${n:-0}" -lt 1000 ]; then
 		echo "bench/ingest.sh: $f holds only ${n:-0} samples: the workload did not run" >&2
 		exit 1
@@ -94,17 +128,27 @@ measure() { # label file
 	for ((i = 0; i < runs; i++)); do
 		read -r t c m < <(timed "$perflens" report "$f" --top 20)
 		echo "$t" >>"$tmp/pl.t"; echo "$c" >>"$tmp/pl.c"; echo "$m" >>"$tmp/pl.m"
+		if [ -n "$perfparser" ]; then
+			read -r t c m < <(timed "$perfparser" --input "$f" --output /dev/null)
+			echo "$t" >>"$tmp/pp.t"; echo "$c" >>"$tmp/pp.c"; echo "$m" >>"$tmp/pp.m"
+		fi
 		read -r t c m < <(timed perf report -i "$f" --stdio)
 		echo "$t" >>"$tmp/pf.t"; echo "$c" >>"$tmp/pf.c"; echo "$m" >>"$tmp/pf.m"
 	done
 	local plt plc plm pft pfc pfm
 	plt=$(median <"$tmp/pl.t"); plc=$(median <"$tmp/pl.c"); plm=$(median <"$tmp/pl.m")
 	pft=$(median <"$tmp/pf.t"); pfc=$(median <"$tmp/pf.c"); pfm=$(median <"$tmp/pf.m")
+	local ppt ppc ppm
+	ppt=$(median <"$tmp/pp.t"); ppc=$(median <"$tmp/pp.c"); ppm=$(median <"$tmp/pp.m")
+	local pp_cols
+	pp_cols=$(awk -v a="$plt" -v ac="$plc" -v t="$ppt" -v c="$ppc" -v m="$ppm" 'BEGIN {
+		if (t == "n/a") { print "n/a | n/a | n/a | n/a | n/a"; exit }
+		printf "%.3f | %.2f | %.0f | %.2fx | %.2fx", t, c, m / 1024, (a > 0 ? t / a : 0), (ac > 0 ? c / ac : 0) }')
 	awk -v n="$n" -v a="$plt" -v b="$pft" -v ac="$plc" -v bc="$pfc" -v am="$plm" -v bm="$pfm" \
-		-v label="$label" -v size="$size" -v cold="$cold" 'BEGIN {
+		-v label="$label" -v size="$size" -v cold="$cold" -v pp="$pp_cols" 'BEGIN {
 		ra = a > 0 ? n / a : 0; rb = b > 0 ? n / b : 0
-		printf "| %s | %d | %d | %.3f | %.2f | %.0f | %.0f | %.3f | %.2f | %.0f | %.2fx | %.0f | %.3f (%.2fx) |",
-			label, size, n, a, ac, ra, am / 1024, b, bc, rb, (rb > 0 ? ra / rb : 0), bm / 1024,
+		printf "| %s | %d | %d | %.3f | %.2f | %.0f | %.0f | %s | %.3f | %.2f | %.0f | %.2fx | %.0f | %.3f (%.2fx) |",
+			label, size, n, a, ac, ra, am / 1024, pp, b, bc, rb, (rb > 0 ? ra / rb : 0), bm / 1024,
 			cold, (cold > 0 ? b / cold : 0) }'
 }
 
@@ -134,7 +178,8 @@ row=$(measure "dwarf, $secs s" "$tmp/big.data")
 rows+=("$row")
 echo "dwarf big: ${row}" >&2
 read -r bt bc bm < <(awk -F'|' -v r="$row" 'BEGIN { split(r, f, "|"); print f[5] + 0, f[6] + 0, f[8] + 0 }')
-read -r pbt pbc pbm < <(awk -F'|' -v r="$row" 'BEGIN { split(r, f, "|"); print f[9] + 0, f[10] + 0, f[13] + 0 }')
+read -r pbt pbc pbm < <(awk -F'|' -v r="$row" 'BEGIN { split(r, f, "|"); print f[14] + 0, f[15] + 0, f[18] + 0 }')
+read -r hbt hbc hbm < <(awk -F'|' -v r="$row" 'BEGIN { split(r, f, "|"); print f[9] + 0, f[10] + 0, f[11] + 0 }')
 
 {
 	echo "<!-- written by bench/ingest.sh on $(date -u +%Y-%m-%d) ($(nproc) CPUs, $(uname -r)); runs=$runs -->"
@@ -150,8 +195,12 @@ read -r pbt pbc pbm < <(awk -F'|' -v r="$row" 'BEGIN { split(r, f, "|"); print f
 	echo "\$XDG_CACHE_HOME/perflens/debug and reused; the last column is the first, cold run of"
 	echo "each file (an empty cache), with its ratio to perf report's median."
 	echo
-	echo "| call graph | MiB | samples | perflens s | perflens CPU s | perflens samples/s | perflens peak MiB | perf report s | perf CPU s | perf report samples/s | ratio | perf peak MiB | perflens cold s (ratio) |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "hotspot-perfparser ($pp_version, Debian's hotspot package) runs as hotspot runs it on a file:"
+	echo "\`hotspot-perfparser --input FILE --output /dev/null\`; its ratios are its time over perflens's"
+	echo "(wall, and CPU), the goal of issue 27 being ≥ 5× on DWARF files and ≥ 10× on frame-pointer files."
+	echo
+	echo "| call graph | MiB | samples | perflens s | perflens CPU s | perflens samples/s | perflens peak MiB | perfparser s | perfparser CPU s | perfparser peak MiB | perfparser / perflens wall | perfparser / perflens CPU | perf report s | perf CPU s | perf report samples/s | ratio | perf peak MiB | perflens cold s (ratio) |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for r in "${rows[@]}"; do echo "$r"; done
 	echo
 	echo "Large dwarf perf.data ($big_size MiB, $bn samples, recorded for $secs s; medians of the row above):"
@@ -159,6 +208,7 @@ read -r pbt pbc pbm < <(awk -F'|' -v r="$row" 'BEGIN { split(r, f, "|"); print f
 	echo "| tool | time to first report (s) | CPU (s) | peak RSS (MiB) |"
 	echo "|---|---:|---:|---:|"
 	echo "| perflens report | $bt | $bc | $bm |"
+	echo "| hotspot-perfparser | $hbt | $hbc | $hbm |"
 	echo "| perf report --stdio | $pbt | $pbc | $pbm |"
 } >"$out_md"
 cat "$out_md"

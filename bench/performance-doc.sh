@@ -23,12 +23,12 @@ section() { # title file
 	echo "## Goals at a glance"
 	echo
 	echo "Each row below is copied by this script from the table it belongs to (last column: goal)."
-	for f in size overhead wire latency ingest flame; do
+	for f in size overhead wire latency ingest scale flame; do
 		[ -f "bench/results/$f.md" ] || continue
 		echo
 		echo "**$f** (bench/results/$f.md):"
 		echo
-		awk '/^\| *(target|Hz|call graph|nodes|tool)/ && !h { print; h = 1; next }
+		awk '/^\| *(target|Hz|call graph|nodes|tool|binary)/ && !h { print; h = 1; next }
 		     h && /^\|---/ { print; next }
 		     h && /^\|/ { print; next }
 		     h && !/^\|/ { exit }' "bench/results/$f.md"
@@ -42,6 +42,11 @@ section() { # title file
 	if [ -f bench/results/ingest-changes.md ]; then
 		echo
 		sed '1{/^# /d}' bench/results/ingest-changes.md
+	fi
+	section "5b. Loading a 10 M-sample session (main vs this tree)" bench/results/scale.md "bench/scale.sh"
+	if [ -f bench/results/scale-changes.md ]; then
+		echo
+		sed '1{/^# /d}' bench/results/scale-changes.md
 	fi
 	section "7. Flame graph layout and draw" bench/results/flame.md "build/test/viewer-ui-flame-layout-test"
 	section "Where the agent's CPU goes" bench/results/agent-profile.md "bench/agent-profile.sh"

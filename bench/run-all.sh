@@ -11,7 +11,7 @@
 #                with the per-field byte accounting of SAMPLE
 #   latency.md   sample-to-screen latency vs perf record | perf script
 #   agent-profile.md  perf's profile of the agent itself (fp and dwarf)
-# then, when present, bench/ingest.sh and bench/flame.sh (the viewer's
+# then, when present, bench/ingest.sh, bench/scale.sh and bench/flame.sh (the viewer's
 # benchmarks, owned by their authors) and bench/performance-doc.sh, which
 # assembles docs/PERFORMANCE.md from all the tables.
 #
@@ -42,6 +42,7 @@ run latency bench/latency.sh "$build" "$runs"
 run agent-profile bench/agent-profile.sh "$build"
 # the viewer's side, by their own scripts when present (same arguments)
 [ -x bench/ingest.sh ] && run ingest bench/ingest.sh "$build" "$runs"
+[ -x bench/scale.sh ] && run scale bench/scale.sh "$build" "$runs"
 [ -x bench/flame.sh ] && run flame bench/flame.sh "$build"
 [ -x bench/performance-doc.sh ] && run performance-doc bench/performance-doc.sh
 echo "bench: results in bench/results/: $(cd bench/results && echo *.md)" >&2

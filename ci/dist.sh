@@ -3,7 +3,8 @@
 #   perflens-agent-<version>-<arch>.tar.gz  the static agent, a README for the
 #                                            board, SHA256SUMS
 #   perflens-viewer-<version>-<host arch>.tar.gz  the viewer and its app module
-#                                            (perflens-ui.so), desktop file, icon
+#                                            (perflens-ui.so), desktop file, icon,
+#                                            README with docs/, man pages
 # Run through `make dist` (which builds the agents and the viewer first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,7 +66,19 @@ done
 for f in viewer/ui/data/*.desktop viewer/ui/data/*.svg viewer/ui/data/*.png; do
 	[ -f "$f" ] && cp "$f" "$d/"
 done
-cp README.md LICENSE "$d/"
-(cd "$d" && sha256sum * >SHA256SUMS)
+# README.md links into docs/ and DESIGN.md: they travel with it, so that
+# every link in the tarball opens; the man pages and completions too
+cp README.md LICENSE DESIGN.md "$d/"
+mkdir -p "$d/docs"
+cp -r docs/. "$d/docs/"
+mkdir -p "$d/man"
+cp -r "$build/man/man1" "$build/man/bash" "$build/man/zsh" "$d/man/"
+missing=$(cd "$d" && grep -o '](\(docs\|DESIGN\)[^)#]*' README.md | sed 's/^](//' |
+	while read -r f; do [ -e "$f" ] || echo "$f"; done)
+if [ -n "$missing" ]; then
+	echo "ci/dist.sh: README.md links to files the tarball lacks: $missing" >&2
+	exit 1
+fi
+(cd "$d" && find . -type f ! -name SHA256SUMS -printf '%P\n' | sort | xargs sha256sum >SHA256SUMS)
 tar -C "$stage" -czf "dist/perflens-viewer-$version-$(uname -m).tar.gz" "$(basename "$d")"
 echo "dist/perflens-viewer-$version-$(uname -m).tar.gz"

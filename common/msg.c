@@ -222,6 +222,11 @@ static const struct field trigger_f[] = {
 	FLD(F_U64, pl_msg_trigger, from), FLD(F_U64, pl_msg_trigger, to),
 	STR(pl_msg_trigger, spec), STR(pl_msg_trigger, detail),
 };
+/* fleet reporting */
+static const struct field report_f[] = {
+	STR(pl_msg_report, token), ARR(F_STRS, pl_msg_report, nlabels, labels, PL_MAX_LABELS),
+	FLD(F_U32, pl_msg_report, session_period_ms),
+};
 
 #define MSG(t, n, f) { t, n, f, sizeof(f) / sizeof(f[0]) }
 static const struct msg_desc descs[] = {
@@ -260,6 +265,8 @@ static const struct msg_desc descs[] = {
 	MSG(PL_MSG_BYE, "BYE", request_f),
 	MSG(PL_MSG_TRIGGER, "TRIGGER", trigger_f),
 	MSG(PL_MSG_SNAPSHOT, "SNAPSHOT", request_f),
+	/* fleet reporting */
+	MSG(PL_MSG_REPORT, "REPORT", report_f),
 };
 #define NDESCS (sizeof(descs) / sizeof(descs[0]))
 
@@ -273,6 +280,8 @@ const uint16_t pl_msg_types[] = {
 	PL_MSG_START,	PL_MSG_PAUSE,	    PL_MSG_RESUME,	    PL_MSG_CONFIGURE,
 	PL_MSG_STOP,	PL_MSG_BYE,
 	PL_MSG_TRIGGER, PL_MSG_SNAPSHOT,
+	/* fleet reporting */
+	PL_MSG_REPORT,
 };
 const size_t pl_msg_type_count = sizeof(pl_msg_types) / sizeof(pl_msg_types[0]);
 _Static_assert(sizeof(pl_msg_types) / sizeof(pl_msg_types[0]) == NDESCS,

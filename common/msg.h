@@ -83,6 +83,9 @@ enum pl_msg_type {
 	PL_MSG_BYE = 72,
 	/* flight recorder (viewer → agent) */
 	PL_MSG_SNAPSHOT = 73,
+
+	/* Fleet reporting (agent → collector), kept apart from the above. */
+	PL_MSG_REPORT = 96,
 };
 
 /* Every known type, in order; tests iterate it so that a new type without
@@ -94,7 +97,15 @@ const char *pl_msg_type_name(uint16_t type); /* "SAMPLE", or NULL if unknown */
 enum pl_byte_order { PL_LITTLE_ENDIAN = 1, PL_BIG_ENDIAN = 2 };
 enum pl_callgraph { PL_CG_NONE = 0, PL_CG_FP = 1, PL_CG_DWARF = 2, PL_CG_LBR = 3, PL_CG_AUTO = 4 };
 enum pl_stacks { PL_STACKS_USER = 1, PL_STACKS_KERNEL = 2, PL_STACKS_BOTH = 3 };
-enum pl_target { PL_TARGET_PID = 1, PL_TARGET_ALL = 2, PL_TARGET_COMMAND = 3 };
+enum pl_target {
+	PL_TARGET_PID = 1,
+	PL_TARGET_ALL = 2,
+	PL_TARGET_COMMAND = 3,
+	/* Fleet reporting: what the agent's own command line says (a START's
+	 * other fields are ignored); only an agent dialling a collector with
+	 * --label takes it. */
+	PL_TARGET_OWN = 4,
+};
 
 /* HELLO: first frame from the agent; PROBE_* frames follow it. */
 enum pl_hello_flags {
@@ -580,6 +591,25 @@ struct pl_msg_configure {
 	struct pl_str events[PL_MAX_EVENTS];
 };
 
+/* ─── fleet reporting ───────────────────────────────────────────────────
+ * REPORT: an agent started with --server and --label dials a collector
+ * (`perflens collect`) and sends this right after its greeting, before
+ * anything else: its token first (the collector checks it before it says
+ * a word, so a peer that merely connects learns nothing), then the labels
+ * its samples are stored under ("fw=2.3.1", "board=imx8mp") and how long
+ * each of its sessions runs.  The collector then authenticates as a viewer
+ * does (AUTH with the same token) and sends START with PL_TARGET_OWN: the
+ * agent records what its command line says, for session_period_ms, and
+ * the collector starts the next session when one ends. */
+#define PL_MAX_LABELS 32u
+#define PL_MAX_LABEL 256u
+struct pl_msg_report {
+	struct pl_str token;
+	uint32_t nlabels;
+	struct pl_str labels[PL_MAX_LABELS]; /* "KEY=VALUE" */
+	uint32_t session_period_ms;
+};
+
 struct pl_msg {
 	uint16_t type;
 	union {
@@ -612,6 +642,7 @@ struct pl_msg {
 		struct pl_msg_start start;
 		struct pl_msg_configure configure;
 		struct pl_msg_trigger trigger;
+		struct pl_msg_report report;
 	} u;
 };
 

@@ -3,7 +3,7 @@
  *
  * musl's vfprintf supports every conversion C has, long double included,
  * which on aarch64 drags in the soft-float binary128 routines: with them
- * it is ~11 KB of a 160 KiB agent that formats strings and integers only.
+ * it is ~11 KB of a 192 KiB agent that formats strings and integers only.
  * pla_vformat knows exactly what the agent's and common/'s format strings
  * use (test/unit/fmt-test.c scans them and fails on anything else):
  *

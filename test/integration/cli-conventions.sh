@@ -21,7 +21,7 @@ cleanup() {
 	pl_unreported
 }
 trap cleanup EXIT
-pl_plan port_zero_logged refused_at_once wrong_token_sentence unknown_option missing_file \
+pl_plan port_zero_logged port_zero_token_file refused_at_once wrong_token_sentence unknown_option missing_file \
 	capture_stub_refused capture_torn_kept version_format help_80_columns help_environment \
 	agent_perf_letters
 
@@ -49,6 +49,26 @@ if [ -n "$port" ] && [ "$port" != 0 ] && [ "$port" = "$held" ]; then
 else
 	fail port_zero_logged "logged '$port', the kernel holds '$held' for pid $apid: $(head -c 300 "$TMP/agent.log")"
 fi
+
+# ─── --port 0 with a generated token: its file named after the real port ─
+mkdir -p "$TMP/home"
+env -u XDG_RUNTIME_DIR HOME="$TMP/home" "$AGENT" --listen --bind 127.0.0.1 --port 0 \
+	>"$TMP/agent-gen.log" 2>&1 &
+gpid=$!
+PIDS+=("$gpid")
+gport=$(listened_port "$TMP/agent-gen.log")
+gheld=$(ss -Hltnp 2>/dev/null | grep "pid=$gpid," | awk '{print $4}' | sed 's/.*://' | head -n1)
+gfile="$TMP/home/perflens-agent-$gport.token"
+# the log names the file once the port is known, and only that file exists
+for _ in $(seq 100); do grep -q 'the token is in' "$TMP/agent-gen.log" && break; sleep 0.1; done
+if [ -n "$gport" ] && [ "$gport" = "$gheld" ] && [ -s "$gfile" ] &&
+	[ "$(stat -c %a "$gfile")" = 600 ] && [ ! -e "$TMP/home/perflens-agent-0.token" ] &&
+	grep -qF "the token is in $gfile" "$TMP/agent-gen.log"; then
+	ok port_zero_token_file
+else
+	fail port_zero_token_file "port '$gport' (kernel: '$gheld'); files: $(ls -l "$TMP/home" | tr '\n' ' '); log: $(head -c 300 "$TMP/agent-gen.log")"
+fi
+kill "$gpid" 2>/dev/null
 
 # ─── a refused connection: one connect(), one sentence, exit 2 ──────────
 # port 1 of loopback: nothing listens there (ss says so first)
@@ -187,9 +207,11 @@ fi
 attrs() { # OUT ARGS...: the sorted perf_event_open attributes of one run
 	local out=$1; shift
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-		strace -f -qq -e trace=perf_event_open -o "$out.raw" "$AGENT" "$@" >/dev/null 2>"$out.err"
+		strace -ff -qq -e trace=perf_event_open -o "$out.raw" "$AGENT" "$@" >/dev/null 2>"$out.err"
 	local rc=$?
-	sed -nE 's/^([0-9]+ +)?perf_event_open\(\{(.*)\}, .*/\2/p' "$out.raw" | sort -u >"$out"
+	# one file per thread (-ff): a call is never split into "<unfinished
+	# ...>" and "resumed" lines by another thread's, which would hide it
+	cat "$out.raw".* | sed -nE 's/^perf_event_open\(\{(.*)\}, .*/\1/p' | sort -u >"$out"
 	return $rc
 }
 sleep 30 & sleeper=$!

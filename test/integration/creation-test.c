@@ -6,6 +6,7 @@
  * reaches start_one(), and `perflens report` must not count these samples.
  *
  * PL_AGENT tests another agent binary (the static musl one). */
+#include <dirent.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <linux/perf_event.h>
@@ -167,28 +168,94 @@ static long report_samples(const char *capture)
 	return p ? strtol(p + 2, NULL, 10) : -3;
 }
 
+/* The last "spawned N" burn --spawn-every printed (its own count of the
+ * threads it created, each ended); 0 before the first. */
+static long spawned_count(const char *log)
+{
+	static char buf[1 << 20];
+	pl_slurp(log, buf, sizeof(buf));
+	long n = 0;
+	for (const char *p = buf; (p = strstr(p, "spawned ")); p += 8)
+		n = strtol(p + 8, NULL, 10);
+	return n;
+}
+
+/* How many perf events pid holds open (its /proc fd links). */
+static int perf_fds(pid_t pid)
+{
+	char dir[64], link[PATH_MAX], target[256];
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(dir);
+	int n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		snprintf(link, sizeof(link), "%s/%s", dir, e->d_name);
+		ssize_t l = readlink(link, target, sizeof(target) - 1);
+		if (l > 0 && (target[l] = 0, strstr(target, "perf_event")))
+			n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Waits until burn's own count (log) reaches want or pid (when > 0) dies;
+ * the bound is generous: on a loaded machine a creation every 20 ms may
+ * take ten times that. */
+static long wait_spawned(const char *log, long want, pid_t pid)
+{
+	uint64_t end = pl_ms_now() + 120000;
+	long n;
+	while ((n = spawned_count(log)) < want && pl_ms_now() < end &&
+	       (pid <= 0 || kill(pid, 0) == 0))
+		usleep(20000);
+	return n;
+}
+
 static void record_and_check(const char *mode)
 {
 	need_tracepoint();
 	static struct cap c; /* large */
 	memset(&c, 0, sizeof(c));
 	PL_CHECK(pl_sym_range(burn, "start_one", &c.lo, &c.hi));
-	char cap_path[300], log[300];
+	char cap_path[300], log[300], blog[300];
 	snprintf(cap_path, sizeof(cap_path), "%s/%s.plens", tmpdir, mode);
-	snprintf(log, sizeof(log), "%s/burn-%s.log", tmpdir, mode);
-	/* attached by pid to a process that runs already: every thread
-	 * creation recorded happens in the session, by the spawner thread */
-	char *bargv[] = { burn, "--spawn-every", "20", "8", "1", NULL };
-	pid_t b = pl_spawn(bargv, log);
-	usleep(300 * 1000);
+	snprintf(blog, sizeof(blog), "%s/burn-%s.log", tmpdir, mode);
+	/* attached by pid to a process that runs already (its first thread
+	 * made): every thread creation recorded happens in the session, by
+	 * the spawner thread.  It lives until killed below. */
+	char *bargv[] = { burn, "--spawn-every", "20", "3600", "1", NULL };
+	pid_t b = pl_spawn(bargv, blog);
+	PL_CHECKF(wait_spawned(blog, 1, b) >= 1, "burn --spawn-every made no thread (see %s)", blog);
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)b);
-	char *argv[] = { agent,	       "--output", cap_path, "--pid", pid, "--callgraph", (char *)mode,
-			 "--duration", "1.5",	 "--no-counters",   NULL };
+	char *argv[] = { agent,	 "--output",  cap_path, "--pid", pid, "--callgraph", (char *)mode,
+			 "--no-counters", NULL };
 	snprintf(log, sizeof(log), "%s/agent-%s.log", tmpdir, mode);
 	pid_t a = pl_spawn(argv, log);
-	int st = pl_wait(a, 20000);
+	/* The session runs until the program itself has counted 30 more
+	 * threads after the agent's events are all open (the count of its
+	 * perf events steady for 200 ms), however slowly a loaded machine
+	 * lets it make them; then the agent is interrupted. */
+	uint64_t end = pl_ms_now() + 60000;
+	int nfd = 0, steady = 0, st = -1;
+	while (steady < 10 && pl_ms_now() < end) {
+		if (waitpid(a, &st, WNOHANG) == a)
+			PL_CHECKF(0, "the agent exited (status %d) before its events were open: see %s",
+				  st, log);
+		int k = perf_fds(a);
+		steady = k > 0 && k == nfd ? steady + 1 : 0;
+		nfd = k;
+		usleep(20000);
+	}
+	PL_CHECKF(steady >= 10, "the agent opened no perf event, or kept opening them, for 60 s (%d "
+		  "open; see %s)", nfd, log);
+	long n0 = spawned_count(blog), n1 = wait_spawned(blog, n0 + 30, b);
+	kill(a, SIGINT);
+	st = pl_wait(a, 60000);
 	pl_kill(b);
+	PL_CHECKF(n1 >= n0 + 30, "burn counted %ld threads after the agent's events opened, not 30 "
+		  "(see %s)", n1 - n0, blog);
 	PL_CHECKF(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "agent exit status %d", st);
 
 	char err[256];
@@ -257,8 +324,9 @@ static void record_and_check(const char *mode)
 	if (forks_outside)
 		printf("# %s: %d of those forks came before the first or after the last creation "
 		       "sample\n", mode, forks_outside);
-	/* 1.5 s at one creation per ~20 ms */
-	PL_CHECKF(from_spawner >= 20, "%d creation samples by the spawner", from_spawner);
+	/* the program counted 30 creations while all the events were open */
+	PL_CHECKF(from_spawner >= 20, "%d creation samples by the spawner; burn counted %ld "
+		  "creations in the session", from_spawner, n1 - n0);
 	PL_CHECKF(paired >= from_spawner - 1 && paired >= spawner_forks - 1,
 		  "%d of %d creation samples paired, %d forks in their time", paired, from_spawner,
 		  spawner_forks);

@@ -24,8 +24,11 @@
 #       step_marks(), the function that called pl_mark().
 #   intervals_match_sleeps    the begin/end pairs: 40 round_tN intervals
 #       with their 40 sleep_tN intervals nested inside (depth 1), none
-#       unmatched, each sleep's duration within 2 ms of what the program
-#       measured around its clock_nanosleep (CLOCK_MONOTONIC).
+#       unmatched, each sleep's duration between what the program
+#       measured (CLOCK_MONOTONIC) around its clock_nanosleep alone and
+#       around the two marker writes with it (10 us either way for the
+#       two clocks' reads), not within a fixed time of either: a loaded
+#       machine may stop the thread between a clock read and a write.
 #   pair_intervals            `report --markers --pair 'step N even;step N
 #       odd'` (two regexes the user pairs): per thread, one interval from
 #       each "tN step 2j" marker to its "tN step 2j+1", 20 in all, each
@@ -282,7 +285,7 @@ want, slept = defaultdict(list), defaultdict(list)
 for l in open(sys.argv[1]):
     f = l.split()
     if f[0] == 'mark': want[f[1]].append(' '.join(f[2:]))
-    if f[0] == 'slept': slept[f[1]].append((f[2], int(f[4]) / 1e6))
+    if f[0] == 'slept': slept[f[1]].append((f[2], int(f[4]) / 1e6, int(f[5]) / 1e6))
 got, steps_ok, steps, times, ivs, unmatched, total = defaultdict(list), 0, 0, [], [], None, None
 sec, name_col = None, None
 for l in open(sys.argv[2]):
@@ -317,9 +320,10 @@ worst, bad = 0.0, []
 for tid, lst in slept.items():
     g = sleeps.get(tid, [])
     if len(g) != len(lst): bad.append('thread %s: %d sleeps, %d intervals' % (tid, len(lst), len(g))); continue
-    for (n1, ms), (n2, d, depth) in zip(lst, g):
+    for (n1, ms, outer), (n2, d, depth) in zip(lst, g):
         worst = max(worst, abs(ms - d))
-        if n1 != n2 or abs(ms - d) > 2.0 or depth != 1: bad.append('%s %s %.3f vs %.3f ms depth %d' % (tid, n1, ms, d, depth))
+        if n1 != n2 or not (ms - 0.01 <= d <= outer + 0.01) or depth != 1:
+            bad.append('%s %s %.3f ms recorded, not within %.3f to %.3f ms, depth %d' % (tid, n1, d, ms, outer, depth))
 nsl = sum(len(v) for v in slept.values())
 ok = not bad and len(rounds) == nsl and unmatched == 0 and all(r[3] == 0 for r in rounds)
 print('intervals', 'ok' if ok else 'bad', '%d sleeps, %d rounds, %s unmatched, worst |recorded - measured| %.3f ms; %s'

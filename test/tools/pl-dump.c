@@ -72,8 +72,8 @@ static void print(const struct pl_msg *m)
 		       m->u.reply.command, m->u.reply.status, S(m->u.reply.message));
 		break;
 	case PL_MSG_END:
-		printf("%s reason=%u status=%d msg=%.*s\n", n, m->u.end.reason, m->u.end.status,
-		       S(m->u.end.message));
+		printf("%s reason=%u status=%d time=%" PRIu64 " msg=%.*s\n", n, m->u.end.reason,
+		       m->u.end.status, m->u.end.time, S(m->u.end.message));
 		break;
 	case PL_MSG_LOG:
 		printf("%s level=%u %.*s\n", n, m->u.log.level, S(m->u.log.message));

@@ -31,14 +31,17 @@
 # close to independent draws, which the binomial error assumes.
 
 pl_share_k=${PL_SHARE_K:-4}
+# below this many samples a share is not judged (pl_share_at_least fails),
+# and a recording that gives fewer cannot be checked by share at all
+pl_min_samples=30
 
 # pl_share_at_least COUNT N P0 [K]: succeeds when COUNT/N is at least
 # P0 - K standard errors (P0 a fraction, 0 < P0 < 1); prints the figures
 # either way, for the ok/not ok line: "COUNT/N = S%, floor F% = P0% - K x SE%".
-# N below 30 fails: too few samples to judge a share.
+# N below pl_min_samples fails: too few samples to judge a share.
 pl_share_at_least() {
-	awk -v c="$1" -v n="$2" -v p="$3" -v k="${4:-$pl_share_k}" 'BEGIN {
-		if (n + 0 < 30) { printf "%s/%s samples: too few to judge a share", c, n; exit 1 }
+	awk -v c="$1" -v n="$2" -v p="$3" -v k="${4:-$pl_share_k}" -v min="$pl_min_samples" 'BEGIN {
+		if (n + 0 < min) { printf "%s/%s samples: too few to judge a share", c, n; exit 1 }
 		se = sqrt(p * (1 - p) / n); floor = p - k * se; s = c / n
 		printf "%d/%d = %.1f%%, floor %.1f%% = %g%% - %g x %.2f%%", c, n, 100 * s, 100 * floor, 100 * p, k, 100 * se
 		exit !(s >= floor)
@@ -111,4 +114,39 @@ pl_report_tid() {
 pl_report_self() {
 	awk -v f="$2" -v m="$3" '/^Top functions/ { t = 1; next } t && /^$/ { exit }
 		t && $4 == f && $5 == m { print $3; exit }' "$1"
+}
+
+# pl_rate_check PL-DUMP CAPTURE F: the kernel sampled at the frequency
+# asked, from the capture's raw records (F Hz; cpu-clock, whose period the
+# kernel fixes at 1e9/F ns): every cpu-clock sample carries that period, and no event gave more
+# samples than F per second of the session on the guest's own clock
+# (SESSION start to END, the agent's CLOCK_MONOTONIC) on each of its CPUs,
+# plus one per thread (a thread's first tick).  How many samples a fixed
+# time gives is no check: qemu's guest clock follows the host's while the
+# host deschedules the emulated CPU, and a timer that expires while it
+# does not run gives one sample, not one per period (main's own run under
+# check-fresh's load: 570 of the 3,440 ticks of a 3.44 s session); a
+# share is judged on at least pl_min_samples of them.  Prints what
+# it found; fails on a wrong period or too many samples.
+pl_rate_check() {
+	"$1" "$2" 2>/dev/null | awk -v f="$3" '
+		/^HELLO / { c = $0; sub(/.* cpus=/, "", c); sub(/ .*/, "", c); cpus = c + 0 }
+		/^SESSION / { t = $0; sub(/.* start=/, "", t); sub(/ .*/, "", t); st = t + 0 }
+		/^END / { t = $0; sub(/.* time=/, "", t); sub(/ .*/, "", t); en = t + 0 }
+		/^EVENT_DESC / && / name=cpu-clock / { i = $2; sub(/index=/, "", i); clk[i] = 1 }
+		/^SAMPLE / {
+			e = $2; sub(/ev=/, "", e); if (!(e in clk)) next
+			t = $4; sub(/tid=/, "", t); if (!(t in tids)) { tids[t] = 1; nt++ }
+			p = $0; sub(/.* period=/, "", p); sub(/ .*/, "", p)
+			n[e]++; if (p + 0 != want) { bad++; badp = p }
+		}
+		BEGIN { want = int(1e9 / f) }
+		END {
+			span = (en - st) / 1e9; max = f * span * (cpus ? cpus : 1) + nt
+			for (e in n) { tot += n[e]; if (n[e] > max) over = over " " e "=" n[e] }
+			printf "%d cpu-clock samples, period %d ns (%d Hz)", tot, want, f
+			if (bad) printf "; %d with period %s", bad, badp
+			printf "; at most %.0f in the session'\''s %.3f s on %d CPU(s)%s", max, span, cpus, over ? ": event(s)" over " more" : ""
+			exit !(tot > 0 && !bad && !over && st > 0 && en > st)
+		}'
 }

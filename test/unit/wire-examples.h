@@ -259,6 +259,13 @@ static inline int example(uint16_t type, struct pl_msg *m)
 	case PL_MSG_AUTH:
 		m->u.auth = (struct pl_msg_auth){ 1, pl_str_c("s3cret-token") };
 		return 1;
+	case PL_MSG_REPORT:
+		m->u.report.token = pl_str_c("s3cret-token");
+		m->u.report.nlabels = 2;
+		m->u.report.labels[0] = pl_str_c("fw=2.3.1");
+		m->u.report.labels[1] = pl_str_c("board=imx8mp");
+		m->u.report.session_period_ms = 60000;
+		return 1;
 	case PL_MSG_LIST:
 	case PL_MSG_PROBE:
 	case PL_MSG_PAUSE:
@@ -492,6 +499,13 @@ static inline void check_equal(const struct pl_msg *a, const struct pl_msg *b)
 	case PL_MSG_AUTH:
 		PL_CHECK(a->u.auth.request_id == b->u.auth.request_id);
 		PL_CHECK(str_eq(a->u.auth.token, b->u.auth.token));
+		return;
+	case PL_MSG_REPORT:
+		PL_CHECK(str_eq(a->u.report.token, b->u.report.token));
+		PL_CHECK(a->u.report.nlabels == b->u.report.nlabels);
+		for (uint32_t i = 0; i < a->u.report.nlabels; i++)
+			PL_CHECK(str_eq(a->u.report.labels[i], b->u.report.labels[i]));
+		PL_CHECK(a->u.report.session_period_ms == b->u.report.session_period_ms);
 		return;
 	case PL_MSG_LIST:
 	case PL_MSG_PROBE:

@@ -1,6 +1,6 @@
 /* burn.c — a multi-threaded workload with known hot functions.
  *
- *   burn [--spawn-every MS] [SECONDS] [THREADS]
+ *   burn [--cpu] [--spawn-every MS] [SECONDS] [THREADS]
  *
  * Threads are named (pthread_setname_np) "burn-N"; each spends most of its
  * time in hot_leaf() under a fixed call path main-or-thread_main →
@@ -13,7 +13,13 @@
  * thread ("spawned-N", 10 ms in the hot path) every MS ms from
  * spawn_worker() → start_one(), so that thread creations happen
  * while a profiler attached to a running burn records (thread-creation
- * stacks).  Without the flag nothing changes.
+ * stacks); it prints "spawned N" after the Nth has ended (its own count,
+ * which a test waits on).  Without the flag nothing changes.
+ *
+ * --cpu: SECONDS of CPU time, the process's (all its threads), not of the
+ * wall clock: a test that counts samples of cpu-clock (F per second of a
+ * thread's CPU time) gets the same work however loaded the machine is,
+ * which only stretches the run.
  *
  * The emulated boards (test/boards/mkinitramfs.sh) cross-build this same
  * file with two switches:
@@ -186,8 +192,12 @@ __attribute__((noinline)) void spawn_worker(long every_ms)
 {
 	for (long n = 1; !stop; n++) {
 		pthread_t t = start_one(n);
-		if (t)
+		if (t) {
 			pthread_join(t, NULL);
+			/* the program's own count, for a test that waits on it */
+			printf("spawned %ld\n", n);
+			fflush(stdout);
+		}
 		struct timespec ts = { every_ms / 1000, (every_ms % 1000) * 1000000 };
 		nanosleep(&ts, NULL);
 	}
@@ -201,9 +211,20 @@ static void *spawner_main(void *arg)
 	return NULL;
 }
 
+static int cpu_secs; /* --cpu: SECONDS are the process's CPU time */
+
 static void *timer_main(void *arg)
 {
 	double secs = *(double *)arg;
+	if (cpu_secs) {
+		struct timespec tick = { 0, 10 * 1000 * 1000 }, used;
+		do {
+			nanosleep(&tick, NULL);
+			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &used);
+		} while (used.tv_sec + used.tv_nsec / 1e9 < secs);
+		stop = 1;
+		return NULL;
+	}
 	struct timespec ts = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
 	nanosleep(&ts, NULL);
 	stop = 1;
@@ -213,6 +234,12 @@ static void *timer_main(void *arg)
 int main(int argc, char **argv)
 {
 	long spawn_ms = 0;
+	if (argc > 1 && !strcmp(argv[1], "--cpu")) {
+		cpu_secs = 1;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	if (argc > 2 && !strcmp(argv[1], "--spawn-every")) {
 		spawn_ms = atol(argv[2]);
 		if (spawn_ms < 1)

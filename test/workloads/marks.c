@@ -12,7 +12,12 @@
  * compare with what was recorded:
  *   pid PID
  *   mark TID TEXT
- *   slept TID NAME NOMINAL_NS MEASURED_NS   (begin write → end write) */
+ *   slept TID NAME NOMINAL_NS INNER_NS OUTER_NS
+ * INNER the sleep alone (after the begin marker's write returned, before
+ * the end marker's began), OUTER from before the begin marker's write to
+ * after the end marker's: the recorded interval lies between the two
+ * however long a loaded machine keeps the thread from running between
+ * a clock read and a write. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
@@ -59,6 +64,7 @@ __attribute__((noinline)) static void timed_sleep(int i, int k)
 	char name[32];
 	snprintf(name, sizeof(name), "sleep_t%d", i);
 	long ms = 3 + (i + k) % 4;
+	uint64_t outer0 = now_ns();
 	pl_mark_begin(name);
 	uint64_t t0 = now_ns();
 	struct timespec d = { 0, ms * 1000000L };
@@ -66,8 +72,9 @@ __attribute__((noinline)) static void timed_sleep(int i, int k)
 		;
 	uint64_t t1 = now_ns();
 	pl_mark_end(name);
-	record("slept %d %s %ld %llu\n", (int)gettid(), name, ms * 1000000L,
-	       (unsigned long long)(t1 - t0));
+	uint64_t outer1 = now_ns();
+	record("slept %d %s %ld %llu %llu\n", (int)gettid(), name, ms * 1000000L,
+	       (unsigned long long)(t1 - t0), (unsigned long long)(outer1 - outer0));
 }
 
 static void *run(void *arg)

@@ -64,6 +64,8 @@ static const struct {
 	{ "PERFLENS_NO_UNWIND_AHEAD",
 	  "=1: unwind perf.data stacks in the model only, not ahead on other cores" },
 	{ "PERFLENS_DEBUG_AHEAD", "=1: print how many stacks were unwound ahead" },
+	{ "PERFLENS_NO_DECODE_THREAD",
+	  "=1: decode a .plens on the loading thread only, not ahead on a second core" },
 	{ "PERFLENS_THEME", "dark or light: the desktop app's colours, overriding the desktop's" },
 	{ "DISPLAY, WAYLAND_DISPLAY", "the display of the desktop app" },
 };
@@ -98,7 +100,8 @@ static const struct {
 	CmdFunc run;
 } commands[] = {
 	{ "report", pl_cli_report }, { "export", pl_cli_export }, { "diff", pl_cli_diff },
-	{ "record", pl_cli_record }, { "ps", pl_cli_ps },
+	{ "record", pl_cli_record }, { "ps", pl_cli_ps }, { "collect", pl_cli_collect },
+	{ "fleet", pl_cli_fleet },
 };
 
 static CmdFunc find(const char *name)

@@ -320,20 +320,6 @@ PlProfile *pl_cli_load(const char *path, const PlCliSymArgs *a, PlCaptureInfo *i
 		pl_cli_fail("%s", error->message);
 		return NULL;
 	}
-	/* A torn capture with nothing before the tear (a stub of a file, a
-	 * recording killed before its first sample) holds no recording: "the
-	 * rest is intact" would hide that, and a report of 0 samples would
-	 * pass a gate. */
-	if (info->kind == PL_FILE_PLENS && info->ignored_bytes &&
-	    (info->blocks == 0 || pl_profile_get_stats(p)->samples == 0)) {
-		pl_cli_fail("%s holds no samples: it ends after %" G_GUINT64_FORMAT " complete "
-			    "block%s and %" G_GUINT64_FORMAT " bytes of a torn one, so the "
-			    "recording was cut before its first sample; copy the whole file "
-			    "again, or record again",
-			    path, info->blocks, info->blocks == 1 ? "" : "s", info->ignored_bytes);
-		pl_profile_free(p);
-		return NULL;
-	}
 	pl_profile_set_short_names(p, a->short_names);
 	g_autofree char *note = pl_capture_info_dup_note(info);
 	if (note)

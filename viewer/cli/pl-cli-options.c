@@ -31,6 +31,15 @@ const PlCliCommand pl_cli_commands[] = {
 	  "no token." },
 	{ "ps", "HOST[:PORT] | ssh://[USER@]HOST[:PORT] [OPTIONS]",
 	  "Lists the board's processes, to choose a --pid for record." },
+	{ "collect", "--listen [ADDR:]PORT --clickhouse URL --clickhouse-credentials FILE "
+		     "--token-file FILE [OPTIONS]",
+	  "Serves agents reporting to it (perflens-agent --server HOST:PORT --label KEY=VALUE) "
+	  "and stores their sessions in ClickHouse, spooling while it is down." },
+	{ "fleet", "report|diff|export|schema --clickhouse URL --clickhouse-credentials FILE "
+		   "[--where LABELS] [OPTIONS]",
+	  "Asks the fleet's ClickHouse: the top functions of the samples whose labels match, "
+	  "the diff of two label sets, or their collapsed stacks; schema makes its tables "
+	  "(on every server of a cluster)." },
 	{ NULL, NULL, NULL }
 };
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "pl-capture-private.h"
+#include "pl-msg-pack.h"
 #include "reader.h"
 
 PlFileKind pl_capture_detect(const char *path)
@@ -115,6 +116,155 @@ out:
 	return ok;
 }
 
+
+/* ─── .plens decoded on a second thread ──────────────────────────────── */
+
+/* A large capture is read and decoded (blocks, batches of samples, the
+ * stack dictionary: a third of a load) on a second thread while the
+ * caller's callback runs on its own: the decoder packs each message into
+ * a chunk (pl-msg-pack.h), the caller unpacks and delivers them in the
+ * same order.  A message that does not pack (the rare descriptions,
+ * files, logs) ends its chunk and is delivered as the decoder has it,
+ * the decoder waiting meanwhile.  A few chunks circulate: memory stays
+ * bounded however far the decoder could run ahead. */
+
+#define PIPE_MIN_BYTES (64u << 10) /* smaller files: no thread */
+#define PIPE_CHUNK (1u << 20)
+#define PIPE_CHUNKS 4
+
+typedef struct {
+	guint8 *data;
+	gsize len, cap;
+	const struct pl_msg *sync; /* delivered after the packed ones; the decoder waits */
+	gboolean last;
+} PipeChunk;
+
+typedef struct {
+	int fd;
+	const char *path;
+	GAsyncQueue *full, *free, *ack;
+	PipeChunk *cur;
+	gint stop; /* the caller stopped: the decoder stops too */
+	/* the decoder's result */
+	PlCaptureInfo info;
+	GError *error;
+	gboolean ok;
+} Pipe;
+
+static void pipe_send(Pipe *pp, gboolean last)
+{
+	pp->cur->last = last;
+	g_async_queue_push(pp->full, pp->cur);
+	pp->cur = last ? NULL : g_async_queue_pop(pp->free);
+	if (pp->cur) {
+		pp->cur->len = 0;
+		pp->cur->sync = NULL;
+		pp->cur->last = FALSE;
+	}
+}
+
+static gboolean pipe_put(const struct pl_msg *m, gpointer data)
+{
+	Pipe *pp = data;
+	if (g_atomic_int_get(&pp->stop))
+		return FALSE;
+	if (!pl_msg_packable(m->type)) {
+		pp->cur->sync = m;
+		pipe_send(pp, FALSE);
+		g_async_queue_pop(pp->ack); /* m borrows the reader until delivered */
+		return !g_atomic_int_get(&pp->stop);
+	}
+	gsize need = sizeof(gsize) + pl_msg_packed_size(m);
+	if (pp->cur->len && pp->cur->len + need > pp->cur->cap)
+		pipe_send(pp, FALSE);
+	if (need > pp->cur->cap) {
+		pp->cur->cap = need;
+		pp->cur->data = g_realloc(pp->cur->data, need);
+	}
+	guint8 *p = pp->cur->data + pp->cur->len;
+	memcpy(p, &need, sizeof(need));
+	pl_msg_pack(p + sizeof(gsize), m);
+	pp->cur->len += need;
+	return TRUE;
+}
+
+static gpointer pipe_decoder(gpointer data)
+{
+	Pipe *pp = data;
+	pp->cur = g_async_queue_pop(pp->free);
+	pp->ok = load_plens(pp->fd, pp->path, pipe_put, pp, &pp->info, &pp->error);
+	pipe_send(pp, TRUE);
+	return NULL;
+}
+
+static gboolean load_plens_threaded(int fd, const char *path, PlMsgFunc func, gpointer user_data,
+				    PlCaptureInfo *info, GError **error)
+{
+	Pipe pp = { .fd = fd, .path = path, .info = *info };
+	pp.full = g_async_queue_new();
+	pp.free = g_async_queue_new();
+	pp.ack = g_async_queue_new();
+	PipeChunk chunks[PIPE_CHUNKS];
+	for (guint i = 0; i < PIPE_CHUNKS; i++) {
+		chunks[i] = (PipeChunk){ g_malloc(PIPE_CHUNK), 0, PIPE_CHUNK, NULL, FALSE };
+		g_async_queue_push(pp.free, &chunks[i]);
+	}
+	struct pl_msg *m = g_new0(struct pl_msg, 1); /* ~75 KiB: not on the stack */
+	guint64 delivered = 0;
+	gboolean stopped = FALSE;
+	GThread *th = g_thread_new("pl-capture-decode", pipe_decoder, &pp);
+	for (;;) {
+		PipeChunk *c = g_async_queue_pop(pp.full);
+		for (gsize off = 0; off < c->len && !stopped;) {
+			gsize n;
+			memcpy(&n, c->data + off, sizeof(n));
+			pl_msg_unpack(c->data + off + sizeof(gsize), m);
+			off += n;
+			delivered++;
+			if (!func(m, user_data)) {
+				stopped = TRUE;
+				g_atomic_int_set(&pp.stop, 1);
+			}
+		}
+		if (c->sync) {
+			if (!stopped) {
+				delivered++;
+				if (!func(c->sync, user_data)) {
+					stopped = TRUE;
+					g_atomic_int_set(&pp.stop, 1);
+				}
+			}
+			c->sync = NULL;
+			g_async_queue_push(pp.ack, GINT_TO_POINTER(1));
+		}
+		gboolean last = c->last;
+		g_async_queue_push(pp.free, c);
+		if (last)
+			break;
+	}
+	g_thread_join(th);
+	*info = pp.info;
+	info->messages = delivered;
+	gboolean ok;
+	if (stopped) {
+		g_clear_error(&pp.error);
+		g_set_error(error, PL_CAPTURE_ERROR, PL_CAPTURE_ERROR_CANCELLED, "%s: loading stopped",
+			    path);
+		ok = FALSE;
+	} else {
+		ok = pp.ok;
+		if (!ok)
+			g_propagate_error(error, pp.error);
+	}
+	for (guint i = 0; i < PIPE_CHUNKS; i++)
+		g_free(chunks[i].data);
+	g_free(m);
+	g_async_queue_unref(pp.full);
+	g_async_queue_unref(pp.free);
+	g_async_queue_unref(pp.ack);
+	return ok;
+}
+
 gboolean pl_capture_load(const char *path, PlMsgFunc func, gpointer user_data,
 			 PlCaptureInfo *info, GError **error)
 {
@@ -146,7 +296,12 @@ gboolean pl_capture_load(const char *path, PlMsgFunc func, gpointer user_data,
 		ok = pl_capture_load_perf_data(fd, path, func, user_data, info, error);
 	} else if (n >= 0 && (n < (ssize_t)sizeof(magic) || memcmp(magic, PL_MAGIC, 8) == 0)) {
 		info->kind = PL_FILE_PLENS;
-		ok = load_plens(fd, path, func, user_data, info, error);
+		if (info->file_size >= PIPE_MIN_BYTES && g_get_num_processors() > 1 &&
+		    !g_getenv("PERFLENS_NO_DECODE_THREAD"))
+			ok = load_plens_threaded(fd, path, func, user_data, info, error);
+		else
+			ok = load_plens(fd, path, func, user_data, info, error);
+		info->kind = PL_FILE_PLENS;
 	} else if (n < 0) {
 		g_set_error(error, PL_CAPTURE_ERROR, PL_CAPTURE_ERROR_IO, "cannot read %s: %s",
 			    path, g_strerror(errno));

@@ -13,7 +13,10 @@
  * together with how much was read.
  *
  * Messages passed to the callback borrow the reader's buffers: copy what
- * must outlive the call.  No threads; no GTK.
+ * must outlive the call.  The callback runs on the caller's thread, in
+ * file order; a .plens of 64 KiB or more is decoded meanwhile on a second
+ * thread when there is a second CPU (PERFLENS_NO_DECODE_THREAD=1: never).
+ * No GTK.
  */
 #ifndef PL_CAPTURE_H
 #define PL_CAPTURE_H

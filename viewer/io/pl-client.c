@@ -46,7 +46,11 @@ struct _PlClient {
 	gpointer transport;
 	PlClientExplainFunc explain;
 	GDestroyNotify free_transport;
+	/* fleet reporting: what an agent dialling a collector said first */
+	PlAgentReport *report;
 };
+
+static void report_free(PlAgentReport *r);
 
 static char *str_dup(struct pl_str s)
 {
@@ -443,6 +447,7 @@ void pl_client_free(PlClient *self)
 	g_free(self->agent.hostname);
 	g_free(self->reply_message);
 	g_free(self->refusal);
+	report_free(self->report);
 	if (self->early)
 		g_byte_array_unref(self->early);
 	g_clear_error(&self->write_error);
@@ -556,6 +561,41 @@ static void save_block(const uint8_t *b, size_t n, void *data)
 		pl_session_writer_append(self->writer, b, n, &self->write_error);
 }
 
+/* ─── fleet reporting ────────────────────────────────────────────────── */
+
+static void report_free(PlAgentReport *r)
+{
+	if (!r)
+		return;
+	if (r->token)
+		explicit_bzero(r->token, strlen(r->token));
+	g_free(r->token);
+	g_strfreev(r->labels);
+	g_free(r);
+}
+
+/* The first REPORT only, before HELLO's full form: it is the agent's
+ * introduction, not something a session may change.  Its block holds the
+ * token, so it never goes into a session file. */
+static void keep_report(PlClient *self, const struct pl_msg_report *r)
+{
+	if (self->report || self->writer || self->early_saved)
+		return;
+	g_byte_array_set_size(self->early, 0);
+	PlAgentReport *k = g_new0(PlAgentReport, 1);
+	k->token = str_dup(r->token);
+	k->labels = g_new0(char *, r->nlabels + 1);
+	for (guint32 i = 0; i < r->nlabels; i++)
+		k->labels[i] = str_dup(r->labels[i]);
+	k->session_period_ms = r->session_period_ms;
+	self->report = k;
+}
+
+const PlAgentReport *pl_client_get_report(PlClient *self)
+{
+	return self->report;
+}
+
 static void dispatch(PlClient *self, const struct pl_msg *m)
 {
 	switch (m->type) {
@@ -599,6 +639,9 @@ static void dispatch(PlClient *self, const struct pl_msg *m)
 		break;
 	case PL_MSG_END:
 		self->got_end = TRUE;
+		break;
+	case PL_MSG_REPORT:
+		keep_report(self, &m->u.report);
 		break;
 	}
 	if (self->handler)

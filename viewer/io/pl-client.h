@@ -108,6 +108,18 @@ gboolean pl_client_poll(PlClient *self, guint timeout_ms, GError **error);
 guint64 pl_client_get_bytes_received(PlClient *self);
 gboolean pl_client_got_end(PlClient *self); /* END received */
 
+/* Fleet reporting (an agent started with --label dialling `perflens
+ * collect`): the REPORT it sent right after its greeting, copied, or NULL
+ * when none came (yet).  The token is the agent's proof, for the
+ * collector to check before it answers; the REPORT's block is never saved
+ * into a session file. */
+typedef struct {
+	char *token;
+	char **labels; /* "KEY=VALUE", NULL-terminated */
+	guint32 session_period_ms;
+} PlAgentReport;
+const PlAgentReport *pl_client_get_report(PlClient *self);
+
 G_END_DECLS
 
 #endif

@@ -403,6 +403,21 @@ PlProfile *pl_load_file(const char *path, const PlLoadParams *params, PlCaptureI
 	feed_local_perf_maps(&l);
 	g_clear_pointer(&l.perf_maps, g_hash_table_unref);
 	stop_ahead(&l, stats);
+	/* A torn capture with nothing before the tear (a stub of a file, a
+	 * recording killed before its first sample) holds no recording: "the
+	 * rest is intact" would hide that, a report of 0 samples would pass a
+	 * gate, and the app would show an empty window as if it were one. */
+	if (info->kind == PL_FILE_PLENS && info->ignored_bytes &&
+	    (info->blocks == 0 || pl_profile_get_stats(l.p)->samples == 0)) {
+		g_set_error(error, PL_CAPTURE_ERROR, PL_CAPTURE_ERROR_CORRUPT,
+			    "%s holds no samples: it ends after %" G_GUINT64_FORMAT " complete "
+			    "block%s and %" G_GUINT64_FORMAT " bytes of a torn one, so the "
+			    "recording was cut before its first sample; copy the whole file "
+			    "again, or record again",
+			    path, info->blocks, info->blocks == 1 ? "" : "s", info->ignored_bytes);
+		g_clear_pointer(&l.p, pl_profile_free);
+		return NULL;
+	}
 	if (l.fetch_hooked) /* the Loader ends here: the options' own again */
 		pl_symbols_set_fetch_progress(pl_profile_get_symbols(l.p), l.fetch_fn, l.fetch_data);
 	if (stats)

@@ -6,6 +6,7 @@
  * pl-profile-samples.c, MMAP to pl-modules.c and the symbolizer. */
 #include "pl-profile.h"
 #include "pl-profile-private.h"
+#include "pl-reorder.h"
 #include "pl-tracepoint.h"
 
 #include <string.h>
@@ -373,181 +374,13 @@ static void ingest_now(PlProfile *self, const struct pl_msg *m)
 	}
 }
 
-static gboolean pending_before(const Pending *a, const Pending *b)
-{
-	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
-}
-
-static void heap_push(GArray *h, const Pending *p)
-{
-	g_array_append_val(h, *p);
-	Pending *v = (Pending *)h->data;
-	for (guint i = h->len - 1; i > 0;) {
-		guint up = (i - 1) / 2;
-		if (!pending_before(&v[i], &v[up]))
-			break;
-		Pending t = v[i];
-		v[i] = v[up];
-		v[up] = t;
-		i = up;
-	}
-}
-
-static Pending heap_pop(GArray *h)
-{
-	Pending *v = (Pending *)h->data;
-	Pending top = v[0];
-	v[0] = v[h->len - 1];
-	g_array_set_size(h, h->len - 1);
-	v = (Pending *)h->data;
-	for (guint i = 0;;) {
-		guint l = 2 * i + 1, r = l + 1, m = i;
-		if (l < h->len && pending_before(&v[l], &v[m]))
-			m = l;
-		if (r < h->len && pending_before(&v[r], &v[m]))
-			m = r;
-		if (m == i)
-			break;
-		Pending t = v[i];
-		v[i] = v[m];
-		v[m] = t;
-		i = m;
-	}
-	return top;
-}
-
-/* ─── held messages ──────────────────────────────────────────────────── */
-
-/* A message held for reordering is kept as it was decoded, compacted: the
- * struct's fixed arrays cut to their lengths and what it borrowed (names,
- * the copied stack, a raw payload) copied behind it, in one allocation.
- * Nothing is encoded or decoded again, so holding cannot fail. */
-
-typedef struct {
-	guint8 *p;
-} Pack;
-
-static void put(Pack *k, const void *src, gsize n)
-{
-	if (n)
-		memcpy(k->p, src, n);
-	k->p += n;
-}
-
-static const guint8 *get(const guint8 *p, void *dst, gsize n)
-{
-	if (n)
-		memcpy(dst, p, n);
-	return p + n;
-}
-
-/* A sample's fixed part around its arrays: [0, callchain), [regs_abi,
- * regs), [stack_size, end). */
-#define SAMPLE_HEAD offsetof(struct pl_msg_sample, callchain)
-#define SAMPLE_MID_AT offsetof(struct pl_msg_sample, regs_abi)
-#define SAMPLE_MID (offsetof(struct pl_msg_sample, regs) - SAMPLE_MID_AT)
-#define SAMPLE_TAIL_AT offsetof(struct pl_msg_sample, stack_size)
-#define SAMPLE_TAIL (sizeof(struct pl_msg_sample) - SAMPLE_TAIL_AT)
-
-static guint8 *hold_msg(const struct pl_msg *m)
-{
-	gsize n = sizeof(m->type);
-	switch (m->type) {
-	case PL_MSG_SAMPLE: {
-		const struct pl_msg_sample *s = &m->u.sample;
-		n += SAMPLE_HEAD + s->nr_callchain * sizeof(guint64) + SAMPLE_MID +
-		     s->nr_regs * sizeof(guint64) + SAMPLE_TAIL + s->stack_size + s->raw_size;
-		break;
-	}
-	case PL_MSG_MMAP:
-		n += sizeof(m->u.mmap) + m->u.mmap.filename.len;
-		break;
-	case PL_MSG_COMM:
-		n += sizeof(m->u.comm) + m->u.comm.comm.len;
-		break;
-	case PL_MSG_TASK:
-		n += sizeof(m->u.task);
-		break;
-	default: /* SWITCH, the last with a time (msg_time) */
-		n += sizeof(m->u.sw);
-		break;
-	}
-	guint8 *held = g_malloc(n);
-	Pack k = { held };
-	put(&k, &m->type, sizeof(m->type));
-	switch (m->type) {
-	case PL_MSG_SAMPLE: {
-		const struct pl_msg_sample *s = &m->u.sample;
-		put(&k, s, SAMPLE_HEAD);
-		put(&k, s->callchain, s->nr_callchain * sizeof(guint64));
-		put(&k, (const guint8 *)s + SAMPLE_MID_AT, SAMPLE_MID);
-		put(&k, s->regs, s->nr_regs * sizeof(guint64));
-		put(&k, (const guint8 *)s + SAMPLE_TAIL_AT, SAMPLE_TAIL);
-		put(&k, s->stack, s->stack_size);
-		put(&k, s->raw, s->raw_size);
-		break;
-	}
-	case PL_MSG_MMAP:
-		put(&k, &m->u.mmap, sizeof(m->u.mmap));
-		put(&k, m->u.mmap.filename.p, m->u.mmap.filename.len);
-		break;
-	case PL_MSG_COMM:
-		put(&k, &m->u.comm, sizeof(m->u.comm));
-		put(&k, m->u.comm.comm.p, m->u.comm.comm.len);
-		break;
-	case PL_MSG_TASK:
-		put(&k, &m->u.task, sizeof(m->u.task));
-		break;
-	default:
-		put(&k, &m->u.sw, sizeof(m->u.sw));
-		break;
-	}
-	return held;
-}
-
-/* The held message back in *m, borrowing from held (keep it until *m is
- * done with). */
-static void unhold_msg(const guint8 *held, struct pl_msg *m)
-{
-	const guint8 *p = get(held, &m->type, sizeof(m->type));
-	switch (m->type) {
-	case PL_MSG_SAMPLE: {
-		struct pl_msg_sample *s = &m->u.sample;
-		p = get(p, s, SAMPLE_HEAD);
-		p = get(p, s->callchain, s->nr_callchain * sizeof(guint64));
-		p = get(p, (guint8 *)s + SAMPLE_MID_AT, SAMPLE_MID);
-		p = get(p, s->regs, s->nr_regs * sizeof(guint64));
-		p = get(p, (guint8 *)s + SAMPLE_TAIL_AT, SAMPLE_TAIL);
-		s->stack = s->stack_size ? p : NULL;
-		p += s->stack_size;
-		s->raw = s->raw_size ? p : NULL;
-		break;
-	}
-	case PL_MSG_MMAP:
-		p = get(p, &m->u.mmap, sizeof(m->u.mmap));
-		m->u.mmap.filename.p = (const char *)p;
-		break;
-	case PL_MSG_COMM:
-		p = get(p, &m->u.comm, sizeof(m->u.comm));
-		m->u.comm.comm.p = (const char *)p;
-		break;
-	case PL_MSG_TASK:
-		get(p, &m->u.task, sizeof(m->u.task));
-		break;
-	default:
-		get(p, &m->u.sw, sizeof(m->u.sw));
-		break;
-	}
-}
-
 /* Ingests held messages with time < limit (all with G_MAXUINT64). */
 static void release(PlProfile *self, guint64 limit)
 {
-	while (self->heap->len && g_array_index(self->heap, Pending, 0).time < limit) {
-		Pending p = heap_pop(self->heap);
-		unhold_msg(p.msg, self->decoded);
+	guint64 t;
+	while (pl_reorder_peek_time(self->reorder, &t) && t < limit) {
+		pl_reorder_pop(self->reorder, self->decoded);
 		ingest_now(self, self->decoded);
-		g_free(p.msg);
 	}
 }
 
@@ -577,14 +410,15 @@ gboolean pl_profile_ingest(const struct pl_msg *m, gpointer profile)
 		ingest_now(self, m);
 		return TRUE;
 	}
-	Pending p = { t, self->seq++, hold_msg(m) };
-	heap_push(self->heap, &p);
+	pl_reorder_push(self->reorder, t, m);
 	if (t > self->max_time)
 		self->max_time = t;
 	if (self->max_time > REORDER_WINDOW_NS)
 		release(self, self->max_time - REORDER_WINDOW_NS);
 	/* a stream whose clock stands still must not hold everything */
-	while (self->heap->len > REORDER_MAX_HELD)
-		release(self, g_array_index(self->heap, Pending, 0).time + 1);
+	guint64 first;
+	while (pl_reorder_len(self->reorder) > REORDER_MAX_HELD &&
+	       pl_reorder_peek_time(self->reorder, &first))
+		release(self, first + 1);
 	return TRUE;
 }

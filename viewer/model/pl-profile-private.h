@@ -7,7 +7,7 @@
  *   pl-profile.c            the object: new/free, symbolizer, stats;
  *                           processes, threads, events (found or created by
  *                           id) and the accessors of what it keeps
- *   pl-profile-ingest.c     messages in: reorder window, dispatch, COMM /
+ *   pl-profile-ingest.c     messages in: reorder window (pl-reorder.c), dispatch, COMM /
  *                           TASK / SWITCH, counters, losses, finish
  *   pl-profile-samples.c    SAMPLE: a sample's stack (callchain, DWARF
  *                           unwind) and the timeline; creation samples
@@ -31,13 +31,6 @@ G_BEGIN_DECLS
 
 enum { AF_RETURN = 1, AF_KERNEL = 2, AF_ROOT = 4 };
 
-/* A message held back for reordering: a compact copy of the decoded
- * message that owns what the original borrowed (pl-profile-ingest.c). */
-typedef struct {
-	guint64 time, seq;
-	guint8 *msg;
-} Pending;
-
 typedef struct {
 	guint32 parent;
 	guint32 fnode;     /* call-tree node of the innermost frame of this address */
@@ -47,6 +40,13 @@ typedef struct {
 	guint64 pc;        /* the address (a root: the pid) */
 	guint8 flags;      /* AF_* */
 } AddrNode;
+
+/* A stack seen before: its hash and address-trie leaf (pl-profile-samples.c). */
+typedef struct {
+	guint64 hash;
+	guint32 leaf;
+} PlStackMemo;
+#define PL_STACK_MEMO_SIZE (1u << 16)
 
 struct _PlProfile {
 	PlSymOptions opts;
@@ -89,6 +89,12 @@ struct _PlProfile {
 	GHashTable *counters;  /* event index → GArray<PlCounterPoint> */
 	GHashTable *forks;     /* parent tid → ForkMark: its latest child without a stack */
 	GHashTable *unwind_stops; /* module basename → guint64[PL_N_STOPS] (pl-unwind-quality.c) */
+	GArray *uq_top;      /* guint32 per call-tree node: its outermost function (pl-unwind-quality.c) */
+	GByteArray *uq_root; /* per function: 0 not known yet, 1 a stack's root, 2 not */
+	PlThread *last_thread; /* the last pl_profile_thread_get found */
+	PlEvent *last_event;   /* the last pl_profile_event_get found, for last_event_index */
+	guint32 last_event_index;
+	PlStackMemo *stack_memo; /* PL_STACK_MEMO_SIZE, made at the first sample */
 	GHashTable *perf_map_partial; /* pids whose perf map is still coming: resolved
 				       * again at the end (a torn capture) */
 	GPtrArray *sorted_threads, *sorted_processes, *sorted_events;
@@ -97,8 +103,7 @@ struct _PlProfile {
 	GArray *loss_marks; /* PlLossMark, in arrival order (capped) */
 	GArray *triggers;   /* PlTrigger, in arrival order (capped) */
 	/* reordering: see pl-profile-ingest.c */
-	GArray *heap; /* Pending, a binary min-heap on (time, seq) */
-	guint64 seq;
+	struct _PlReorder *reorder;
 	guint64 max_time;
 	struct pl_msg *decoded;
 	guint64 pcs[PL_MAX_CALLCHAIN + 8];

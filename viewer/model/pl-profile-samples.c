@@ -126,6 +126,62 @@ static guint unwind_past_syscall(PlProfile *self, const struct pl_msg_sample *s,
 	return n ? n + 1 : 0;
 }
 
+/* ─── stacks seen before ─────────────────────────────────────────────── */
+
+/* Most samples repeat a stack seen before: the address trie would find
+ * every one of its nodes again, one lookup per frame.  A direct-mapped
+ * cache from a hash of the whole stack to its leaf skips that; the leaf is
+ * taken only when the trie path up from it is exactly this stack (address
+ * and flags of every frame, then the root of this event and pid), so a
+ * collision or an evicted entry costs the walk down the trie, never a
+ * different answer.  Trie nodes never change address, flags or parent
+ * (a perf map renames their functions, not them). */
+static guint64 stack_hash(PlProfile *self, guint32 event, guint32 pid, guint n)
+{
+	guint64 h = ((guint64)event << 32 | pid) * 0x9e3779b97f4a7c15ull ^ n;
+	for (guint i = 0; i < n; i++) {
+		h ^= self->pcs[i] + ((guint64)self->pc_flags[i] << 59);
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+static gboolean stack_memo_find(PlProfile *self, guint64 h, guint32 event, guint32 pid, guint n,
+				guint32 *leaf, guint32 *outer)
+{
+	if (!self->stack_memo || event >= G_MAXUINT16)
+		return FALSE;
+	const PlStackMemo *e = &self->stack_memo[h & (PL_STACK_MEMO_SIZE - 1)];
+	if (e->hash != h || e->leaf == PL_NO_ID)
+		return FALSE;
+	const AddrNode *a = (const AddrNode *)(void *)self->addrs->data;
+	guint32 x = e->leaf, last = PL_NO_ID;
+	for (guint i = 0; i < n; i++) {
+		if (x == PL_NO_ID || (a[x].flags & AF_ROOT) || a[x].pc != self->pcs[i] ||
+		    a[x].flags != self->pc_flags[i])
+			return FALSE;
+		last = x;
+		x = a[x].parent;
+	}
+	if (x == PL_NO_ID || !(a[x].flags & AF_ROOT) || a[x].pc != pid || a[x].event != event)
+		return FALSE;
+	*leaf = e->leaf;
+	*outer = last;
+	return TRUE;
+}
+
+static void stack_memo_put(PlProfile *self, guint64 h, guint32 event, guint32 leaf)
+{
+	if (event >= G_MAXUINT16) /* the trie keeps 16 bits of it */
+		return;
+	if (!self->stack_memo) {
+		self->stack_memo = g_new(PlStackMemo, PL_STACK_MEMO_SIZE);
+		memset(self->stack_memo, 0xff, PL_STACK_MEMO_SIZE * sizeof(PlStackMemo));
+	}
+	self->stack_memo[h & (PL_STACK_MEMO_SIZE - 1)] = (PlStackMemo){ h, leaf };
+}
+
 /* Interns the sample's stack; returns its address-trie leaf.  st gets the
  * stack statistics (a scratch copy for samples that must not count). */
 static guint32 sample_stack(PlProfile *self, const struct pl_msg_sample *s, PlProfileStats *st)
@@ -176,14 +232,21 @@ static guint32 sample_stack(PlProfile *self, const struct pl_msg_sample *s, PlPr
 	} else if (n == 1) {
 		st->samples_no_stack++;
 	}
-	guint32 node = pl_profile_addr_root(self, s->event, s->pid), outer = PL_NO_ID;
+	guint32 node, outer = PL_NO_ID;
 	gboolean user = FALSE;
-	for (guint i = n; i-- > 0;) {
-		node = pl_profile_addr_intern(self, node, s->pid, self->pcs[i], self->pc_flags[i]);
-		if (outer == PL_NO_ID)
-			outer = node;
-		user |= !(self->pc_flags[i] & AF_KERNEL);
+	guint64 h = stack_hash(self, s->event, s->pid, n);
+	if (!stack_memo_find(self, h, s->event, s->pid, n, &node, &outer)) {
+		node = pl_profile_addr_root(self, s->event, s->pid);
+		for (guint i = n; i-- > 0;) {
+			node = pl_profile_addr_intern(self, node, s->pid, self->pcs[i],
+						      self->pc_flags[i]);
+			if (outer == PL_NO_ID)
+				outer = node;
+		}
+		stack_memo_put(self, h, s->event, node);
 	}
+	for (guint i = 0; i < n; i++)
+		user |= !(self->pc_flags[i] & AF_KERNEL);
 	if (st == &self->stats) /* a CPU sample, not a thread's creation */
 		pl_profile_note_unwind(self, outer, n, user, walk);
 	return node;

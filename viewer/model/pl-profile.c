@@ -6,6 +6,7 @@
  * are in pl-profile-aggregate.c. */
 #include "pl-profile.h"
 #include "pl-profile-private.h"
+#include "pl-reorder.h"
 #include "pl-tracepoint.h"
 
 #include <string.h>
@@ -94,7 +95,9 @@ PlProfile *pl_profile_new(const PlSymOptions *opts)
 	self->loss_marks = g_array_new(FALSE, FALSE, sizeof(PlLossMark));
 	self->triggers = g_array_new(FALSE, FALSE, sizeof(PlTrigger));
 	self->stats.log = g_ptr_array_new_with_free_func(g_free);
-	self->heap = g_array_new(FALSE, FALSE, sizeof(Pending));
+	self->reorder = pl_reorder_new();
+	self->uq_top = g_array_new(FALSE, FALSE, sizeof(guint32));
+	self->uq_root = g_byte_array_new();
 	self->decoded = g_new0(struct pl_msg, 1);
 	return self;
 }
@@ -103,9 +106,10 @@ void pl_profile_free(PlProfile *self)
 {
 	if (!self)
 		return;
-	for (guint i = 0; i < self->heap->len; i++)
-		g_free(g_array_index(self->heap, Pending, i).msg);
-	g_array_free(self->heap, TRUE);
+	pl_reorder_free(self->reorder);
+	g_array_free(self->uq_top, TRUE);
+	g_byte_array_free(self->uq_root, TRUE);
+	g_free(self->stack_memo);
 	g_free(self->decoded);
 	g_clear_pointer(&self->syms, pl_symbols_free);
 	g_free(self->opts.sysroot);
@@ -219,7 +223,11 @@ PlProcess *pl_profile_process_get(PlProfile *self, guint32 pid)
 
 PlThread *pl_profile_thread_get(PlProfile *self, guint32 pid, guint32 tid)
 {
-	PlThread *t = g_hash_table_lookup(self->threads, GUINT_TO_POINTER(tid));
+	/* samples come in runs of one thread: the last one found is kept
+	 * (threads are never removed) */
+	PlThread *t = self->last_thread && self->last_thread->tid == tid
+			      ? self->last_thread
+			      : g_hash_table_lookup(self->threads, GUINT_TO_POINTER(tid));
 	if (!t) {
 		t = g_new0(PlThread, 1);
 		t->tid = tid;
@@ -233,13 +241,19 @@ PlThread *pl_profile_thread_get(PlProfile *self, guint32 pid, guint32 tid)
 	}
 	if (pid && !t->pid)
 		t->pid = pid;
+	self->last_thread = t;
 	return t;
 }
 
 PlEvent *pl_profile_event_get(PlProfile *self, guint32 index)
 {
+	if (self->last_event && self->last_event_index == index)
+		return self->last_event; /* events are never removed */
 	PlEvent *e = g_hash_table_lookup(self->events, GUINT_TO_POINTER(index));
-	if (!e) {
+	if (e) {
+		self->last_event = e;
+		self->last_event_index = index;
+	} else {
 		if (g_hash_table_size(self->events) >= 4096)
 			index = 4095; /* a corrupt stream cannot grow the table for ever */
 		e = g_hash_table_lookup(self->events, GUINT_TO_POINTER(index));

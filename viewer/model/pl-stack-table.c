@@ -235,6 +235,7 @@ void pl_profile_set_short_names(PlProfile *self, gboolean on)
 	/* every label is made again, named functions' too */
 	for (guint i = 0; i < self->func_labels->len; i++)
 		self->func_labels->pdata[i] = NULL;
+	g_byte_array_set_size(self->uq_root, 0); /* roots are judged by label */
 }
 
 gboolean pl_profile_get_short_names(PlProfile *self)

@@ -29,15 +29,16 @@ static gboolean is_root(const char *label)
 	return FALSE;
 }
 
-void pl_profile_note_unwind(PlProfile *self, guint32 outer, guint n, gboolean user, UqWalk walk)
+#define UQ_UNKNOWN (PL_NO_ID - 1) /* no function id gets this large */
+
+/* The function of the outermost node above call-tree node `node`
+ * (PL_NO_ID for the root), remembered per node. */
+static guint32 outer_function(PlProfile *self, guint32 node)
 {
-	if (!user || outer == PL_NO_ID)
-		return;
-	PlProfileStats *st = &self->stats;
-	st->unwind_user_samples++;
-	/* the outermost function: the call-tree node of the outermost
-	 * address, climbed past the frames inlined into it */
-	guint32 node = g_array_index(self->addrs, AddrNode, outer).fnode;
+	GArray *c = self->uq_top;
+	if (node < c->len && g_array_index(c, guint32, node) != UQ_UNKNOWN)
+		return g_array_index(c, guint32, node);
+	guint32 start = node;
 	while (node != 0 && node != PL_NO_ID) {
 		const PlNode *nd = pl_profile_get_node(self, node);
 		if (nd->parent == 0 || nd->parent == PL_NO_ID)
@@ -45,8 +46,45 @@ void pl_profile_note_unwind(PlProfile *self, guint32 outer, guint n, gboolean us
 		node = nd->parent;
 	}
 	guint32 f = node ? pl_profile_get_node(self, node)->func : PL_NO_ID;
-	const char *label = f != PL_NO_ID ? pl_profile_get_function_label(self, f) : "";
-	if (walk == UQ_DWARF_DONE || is_root(label)) {
+	if (start == PL_NO_ID)
+		return f;
+	if (c->len <= start) {
+		guint old = c->len;
+		g_array_set_size(c, start + 1);
+		for (guint i = old; i <= start; i++)
+			g_array_index(c, guint32, i) = UQ_UNKNOWN;
+	}
+	g_array_index(c, guint32, start) = f;
+	return f;
+}
+
+void pl_profile_note_unwind(PlProfile *self, guint32 outer, guint n, gboolean user, UqWalk walk)
+{
+	if (!user || outer == PL_NO_ID)
+		return;
+	PlProfileStats *st = &self->stats;
+	st->unwind_user_samples++;
+	/* the outermost function: the call-tree node of the outermost
+	 * address, climbed past the frames inlined into it; nodes never
+	 * change, so the climb is remembered per node, and whether a function
+	 * is a root per function (its label, until short names are toggled) */
+	guint32 node = g_array_index(self->addrs, AddrNode, outer).fnode;
+	guint32 f = outer_function(self, node);
+	gboolean rooted;
+	if (f == PL_NO_ID) {
+		rooted = is_root("");
+	} else {
+		if (self->uq_root->len <= f) {
+			guint old = self->uq_root->len;
+			g_byte_array_set_size(self->uq_root, f + 1);
+			memset(self->uq_root->data + old, 0, f + 1 - old);
+		}
+		guint8 *r = &self->uq_root->data[f];
+		if (!*r)
+			*r = is_root(pl_profile_get_function_label(self, f)) ? 1 : 2;
+		rooted = *r == 1;
+	}
+	if (walk == UQ_DWARF_DONE || rooted) {
 		st->unwind_rooted++;
 		return;
 	}

@@ -186,6 +186,51 @@ static void test_missing_file(void)
 		  error ? error->message : "no error");
 }
 
+/* What the app's window is given for a stub of a capture (the first 100
+ * bytes of a real recording of burn by the agent): no profile and an
+ * error that says the recording holds no samples, never an empty window
+ * as if it were a profile; the same file cut 3 bytes short of its end
+ * still loads, with its samples. */
+static void test_capture_stub(void)
+{
+	g_autofree char *agent = vt_agent();
+	g_autofree char *burn = vt_build_path("workloads/burn");
+	PL_CHECKF(g_file_test(agent, G_FILE_TEST_IS_EXECUTABLE), "%s not built (make)", agent);
+	PL_CHECKF(g_file_test(burn, G_FILE_TEST_IS_EXECUTABLE), "%s not built (make)", burn);
+	pl_need_kernel_perf();
+	g_autofree char *cap = vt_tmp("real.plens");
+	char *argv[] = { agent, (char *)"--output", cap, (char *)"--frequency", (char *)"499",
+			 (char *)"--", burn, (char *)"0.5", (char *)"1", NULL };
+	g_autofree char *err = NULL;
+	int status = 0;
+	gboolean ran = g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
+				    &err, &status, NULL);
+	PL_CHECKF(ran && g_spawn_check_wait_status(status, NULL), "the agent could not record: %s",
+		  err ? err : "");
+	g_autofree char *bytes = NULL;
+	gsize len = 0;
+	PL_CHECK(g_file_get_contents(cap, &bytes, &len, NULL) && len > 200);
+	g_autofree char *stub = vt_tmp("stub.plens");
+	g_autofree char *torn = vt_tmp("torn.plens");
+	PL_CHECK(g_file_set_contents(stub, bytes, 100, NULL));
+	PL_CHECK(g_file_set_contents(torn, bytes, (gssize)len - 3, NULL));
+
+	PlLoadParams lp = { .keep_partial = TRUE };
+	g_autoptr(GError) error = NULL;
+	PlProfile *p = pl_load_file(stub, &lp, NULL, NULL, &error);
+	PL_CHECK(p == NULL);
+	PL_CHECKF(g_error_matches(error, PL_CAPTURE_ERROR, PL_CAPTURE_ERROR_CORRUPT) &&
+			  strstr(error->message, "holds no samples") &&
+			  strstr(error->message, "record again"),
+		  "%s", error ? error->message : "no error");
+
+	g_autoptr(GError) error2 = NULL;
+	g_autoptr(PlProfile) q = pl_load_file(torn, &lp, NULL, NULL, &error2);
+	PL_CHECKF(q, "%s", error2 ? error2->message : "no profile");
+	PL_CHECK(pl_profile_get_stats(q)->samples > 0);
+}
+
 PL_TEST_MAIN({ "loader_app_path_gives_the_cli_report", test_app_path_gives_the_cli_report },
 	     { "loader_cancelled_load", test_cancelled_load },
-	     { "loader_missing_file", test_missing_file })
+	     { "loader_missing_file", test_missing_file },
+	     { "loader_capture_stub", test_capture_stub })

@@ -322,28 +322,40 @@ static void test_two_events_and_switches(void)
 	collect_free(&c);
 }
 
-/* Read+decode rate on the dwarf recording (the heaviest per byte), warm
- * cache.  The bar is the requirement: 500 MB in well under 60 s, i.e.
- * > 20 MB/s even in the sanitizer build; the figure is printed. */
-static void test_read_rate(void)
+/* Reading is repeatable: the dwarf recording (the heaviest per byte) read
+ * three times gives the same records and the same samples to the sink
+ * each time, the cache warm or not.  The read rate is printed as a
+ * figure, never judged here (a test asserts behaviour; bench/ingest.sh
+ * measures speed side by side with hotspot-perfparser and perf). */
+static void test_read_repeatable(void)
 {
 	const char *path = recording(&rec_dwarf);
-	guint64 n = 0;
+	guint64 first_records = 0, first_n = 0;
+	double secs = 0;
 	PlPerfDataStats st;
-	g_autoptr(GError) error = NULL;
-	gint64 t0 = g_get_monotonic_time();
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i++) {
+		guint64 n = 0;
+		g_autoptr(GError) error = NULL;
+		gint64 t0 = g_get_monotonic_time();
 		PL_CHECKF(pl_perf_data_read(path, NULL, null_sink, &n, &st, &error), "%s",
 			  error->message);
-	double secs = (double)(g_get_monotonic_time() - t0) / 1e6;
-	double rate = 3.0 * (double)st.file_size / 1e6 / (secs > 0 ? secs : 1e-9);
-	printf("# read rate %.0f MB/s (%" G_GUINT64_FORMAT " records x3 in %.3f s)\n", rate,
-	       st.records, secs);
-	PL_CHECKF(rate > 20, "%.1f MB/s", rate);
+		secs += (double)(g_get_monotonic_time() - t0) / 1e6;
+		if (i == 0) {
+			first_records = st.records;
+			first_n = n;
+			PL_CHECK(first_records > 0 && first_n > 0);
+		}
+		PL_CHECKF(st.records == first_records && n == first_n,
+			  "read %d: %" G_GUINT64_FORMAT " records, %" G_GUINT64_FORMAT
+			  " to the sink; read 1: %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT,
+			  i + 1, st.records, n, first_records, first_n);
+	}
+	printf("# read rate %.0f MB/s (%" G_GUINT64_FORMAT " records x3 in %.3f s)\n",
+	       3.0 * (double)st.file_size / 1e6 / (secs > 0 ? secs : 1e-9), st.records, secs);
 }
 
 PL_TEST_MAIN(PL_CASE(test_fp_header), PL_CASE(test_fp_samples_match_perf_script),
 	     PL_CASE(test_fp_build_ids_match_perf), PL_CASE(test_fp_callchains_match_perf_script),
-	     PL_CASE(test_dwarf_regs_and_stacks), PL_CASE(test_reorder_same_content), PL_CASE(test_read_rate),
+	     PL_CASE(test_dwarf_regs_and_stacks), PL_CASE(test_reorder_same_content), PL_CASE(test_read_repeatable),
 	     PL_CASE(test_pipe_mode), PL_CASE(test_compressed),
 	     PL_CASE(test_two_events_and_switches), PL_CASE(test_stray_build_id_flag_beside_agent))

@@ -1,0 +1,318 @@
+/* fleet.c — perflens fleet report|diff|export: questions to the fleet's
+ * ClickHouse (what perflens collect stored), answered as report, diff and
+ * export answer them for files.  The queries are pl-fleet-query's; this
+ * file reads the options and prints. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pl-cli.h"
+#include "pl-clickhouse.h"
+#include "pl-expr.h"
+#include "pl-fleet-query.h"
+#include "pl-fleet-schema.h"
+
+typedef struct {
+	char *name;   /* "function" */
+	char *module; /* "module" */
+	guint64 self, total;
+} Func;
+
+static void func_free(gpointer p)
+{
+	Func *f = p;
+	g_free(f->name);
+	g_free(f->module);
+	g_free(f);
+}
+
+/* "function module" (the store's frame label) → the function's row. */
+static Func *func_of(GHashTable *h, const char *label)
+{
+	Func *f = g_hash_table_lookup(h, label);
+	if (f)
+		return f;
+	f = g_new0(Func, 1);
+	const char *sp = strrchr(label, ' ');
+	f->name = sp ? g_strndup(label, (gsize)(sp - label)) : g_strdup(label);
+	f->module = g_strdup(sp ? sp + 1 : "[unknown]");
+	g_hash_table_insert(h, g_strdup(label), f);
+	return f;
+}
+
+/* Self and total (each function once per stack) per function. */
+static GHashTable *functions_of(GPtrArray *stacks)
+{
+	GHashTable *h = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, func_free);
+	g_autoptr(GHashTable) seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (guint i = 0; i < stacks->len; i++) {
+		const PlFleetStack *s = stacks->pdata[i];
+		if (!s->frames[0])
+			continue;
+		func_of(h, s->frames[0])->self += s->count;
+		g_hash_table_remove_all(seen);
+		for (guint k = 0; s->frames[k]; k++) {
+			Func *f = func_of(h, s->frames[k]);
+			if (g_hash_table_add(seen, f))
+				f->total += s->count;
+		}
+	}
+	return h;
+}
+
+static gint by_self(gconstpointer a, gconstpointer b)
+{
+	const Func *x = *(Func *const *)a, *y = *(Func *const *)b;
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static double pct(guint64 n, guint64 total)
+{
+	return total ? 100.0 * (double)n / (double)total : 0;
+}
+
+static GPtrArray *ask(PlClickhouse *ch, const char *where, guint64 since, const char *event,
+		      guint64 *total, const char *opt)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) matches = NULL;
+	if (where && !(matches = pl_fleet_where_parse(where, &error))) {
+		pl_cli_fail("fleet: %s '%s': at character %d: %s", opt, where, error->code + 1,
+			    error->message);
+		return NULL;
+	}
+	g_autofree char *sql = pl_fleet_where_sql(matches, since, event);
+	GPtrArray *stacks = pl_fleet_query_stacks(ch, sql, total, &error);
+	if (!stacks)
+		pl_cli_fail("fleet: %s", error->message);
+	return stacks;
+}
+
+static int report(GPtrArray *stacks, guint64 total, const char *where, guint top)
+{
+	g_autoptr(GHashTable) h = functions_of(stacks);
+	g_autoptr(GPtrArray) rows = g_ptr_array_new();
+	GHashTableIter it;
+	gpointer v;
+	g_hash_table_iter_init(&it, h);
+	while (g_hash_table_iter_next(&it, NULL, &v))
+		g_ptr_array_add(rows, v);
+	g_ptr_array_sort(rows, by_self);
+	printf("Fleet: %" G_GUINT64_FORMAT " samples%s%s\n\n", total, where ? " where " : "",
+	       where ? where : "");
+	printf("Top functions by self:\n    Self    Total   Samples  Function\n");
+	for (guint i = 0; i < rows->len && (!top || i < top); i++) {
+		const Func *f = rows->pdata[i];
+		printf("  %6.2f%%  %6.2f%%  %8" G_GUINT64_FORMAT "  %s  %s\n", pct(f->self, total),
+		       pct(f->total, total), f->self, f->name, f->module);
+	}
+	return PL_EXIT_OK;
+}
+
+typedef struct {
+	const Func *a, *b;
+	double ds, dt;
+} Change;
+
+static gint by_change(gconstpointer x, gconstpointer y)
+{
+	const Change *a = x, *b = y;
+	double u = fabs(a->ds), v = fabs(b->ds);
+	if (u != v)
+		return u < v ? 1 : -1;
+	u = fabs(a->dt), v = fabs(b->dt);
+	if (u != v)
+		return u < v ? 1 : -1;
+	return strcmp((a->a ? a->a : a->b)->name, (b->a ? b->a : b->b)->name);
+}
+
+static int diff(GPtrArray *sa, guint64 ta, GPtrArray *sb, guint64 tb, const char *wa,
+		const char *wb, guint top)
+{
+	g_autoptr(GHashTable) ha = functions_of(sa);
+	g_autoptr(GHashTable) hb = functions_of(sb);
+	g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(Change));
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, ha);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		Change c = { v, g_hash_table_lookup(hb, k), 0, 0 };
+		g_array_append_val(rows, c);
+	}
+	g_hash_table_iter_init(&it, hb);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		if (!g_hash_table_contains(ha, k)) {
+			Change c = { NULL, v, 0, 0 };
+			g_array_append_val(rows, c);
+		}
+	for (guint i = 0; i < rows->len; i++) {
+		Change *c = &g_array_index(rows, Change, i);
+		c->ds = pct(c->b ? c->b->self : 0, tb) - pct(c->a ? c->a->self : 0, ta);
+		c->dt = pct(c->b ? c->b->total : 0, tb) - pct(c->a ? c->a->total : 0, ta);
+	}
+	g_array_sort(rows, by_change);
+	printf("A: where %s (%" G_GUINT64_FORMAT " samples)\nB: where %s (%" G_GUINT64_FORMAT
+	       " samples)\n",
+	       wa, ta, wb, tb);
+	printf("Shares are of each side's own total; \xce\x94 = B \xe2\x88\x92 A in percentage "
+	       "points.\n\nFunctions by change of self share:\n");
+	printf("    Self A   Self B       \xce\x94    Total A  Total B       \xce\x94  Function\n");
+	for (guint i = 0; i < rows->len && (!top || i < top); i++) {
+		const Change *c = &g_array_index(rows, Change, i);
+		const Func *f = c->a ? c->a : c->b;
+		printf("   %6.2f%%  %6.2f%%  %+6.2f    %6.2f%%  %6.2f%%  %+6.2f  %s [%s]%s\n",
+		       pct(c->a ? c->a->self : 0, ta), pct(c->b ? c->b->self : 0, tb), c->ds,
+		       pct(c->a ? c->a->total : 0, ta), pct(c->b ? c->b->total : 0, tb), c->dt,
+		       f->name, f->module, !c->a ? " (new)" : !c->b ? " (gone)" : "");
+	}
+	return PL_EXIT_OK;
+}
+
+/* Collapsed stacks (flamegraph.pl): outermost first, ';' between. */
+static int export_collapsed(GPtrArray *stacks, const char *output)
+{
+	FILE *f = output && strcmp(output, "-") ? fopen(output, "w") : stdout;
+	if (!f) {
+		pl_cli_fail("fleet export: cannot write %s: %s", output, g_strerror(errno));
+		return PL_EXIT_BAD_INPUT;
+	}
+	for (guint i = 0; i < stacks->len; i++) {
+		const PlFleetStack *s = stacks->pdata[i];
+		guint n = g_strv_length(s->frames);
+		for (guint k = n; k-- > 0;) {
+			const char *sp = strrchr(s->frames[k], ' ');
+			fprintf(f, "%.*s%s", sp ? (int)(sp - s->frames[k]) : (int)strlen(s->frames[k]),
+				s->frames[k], k ? ";" : "");
+		}
+		fprintf(f, "%s%" G_GUINT64_FORMAT "\n", n ? " " : "[no stack] ", s->count);
+	}
+	gboolean ok = !ferror(f) && fflush(f) == 0;
+	if (f != stdout && fclose(f) != 0)
+		ok = FALSE;
+	if (!ok) {
+		pl_cli_fail("fleet export: writing %s failed: %s", output ? output : "stdout",
+			    g_strerror(errno));
+		return PL_EXIT_BAD_INPUT;
+	}
+	return PL_EXIT_OK;
+}
+
+int pl_cli_fleet(int argc, char **argv)
+{
+	char *url = NULL, *credentials = NULL, *where = NULL, *against = NULL, *since = NULL;
+	char *event = NULL, *format = NULL, *output = NULL, *cluster = NULL;
+	gint top = 20;
+	const GOptionEntry entries[] = {
+		{ "clickhouse", 0, 0, G_OPTION_ARG_STRING, &url,
+		  "The fleet's ClickHouse server (its HTTP interface)", "http://HOST:PORT" },
+		{ "clickhouse-credentials", 0, 0, G_OPTION_ARG_FILENAME, &credentials,
+		  "A file of one line USER:PASSWORD, readable by its owner only", "FILE" },
+		{ "where", 0, 0, G_OPTION_ARG_STRING, &where,
+		  "The samples whose labels match (KEY=VALUE or KEY!=VALUE, comma-separated); "
+		  "diff: side A", "LABELS" },
+		{ "against", 0, 0, G_OPTION_ARG_STRING, &against,
+		  "diff: side B, as --where", "LABELS" },
+		{ "since", 0, 0, G_OPTION_ARG_STRING, &since,
+		  "Only the last DURATION (90s, 30m, 2h, 7d; default: all)", "DURATION" },
+		{ "event", 0, 0, G_OPTION_ARG_STRING, &event, "Only samples of this event", "NAME" },
+		{ "cluster", 0, 0, G_OPTION_ARG_STRING, &cluster,
+		  "schema: Distributed tables over this cluster (run it on every server of it)",
+		  "NAME" },
+		{ "top", 0, 0, G_OPTION_ARG_INT, &top, "Rows per table (default 20, 0: all)", "N" },
+		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "export: collapsed (the default)",
+		  "FORMAT" },
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "export: to FILE (default stdout)",
+		  "FILE" },
+		{ NULL }
+	};
+	g_autoptr(GOptionContext) ctx = g_option_context_new(
+		"report|diff|export|schema — ask the fleet's ClickHouse (what perflens collect "
+		"stored), or make its tables");
+	pl_cli_add_entries(ctx, entries);
+	int rc = PL_EXIT_BAD_INPUT;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(PlClickhouse) ch = NULL;
+	g_autoptr(GPtrArray) sa = NULL;
+	g_autoptr(GPtrArray) sb = NULL;
+	guint64 since_s = 0, ta = 0, tb = 0;
+	const char *action = NULL;
+
+	if (!pl_cli_parse(ctx, &argc, &argv, "fleet"))
+		goto out;
+	action = argc == 2 ? argv[1] : NULL;
+	if (!action || (strcmp(action, "report") && strcmp(action, "diff") && strcmp(action, "export") &&
+			strcmp(action, "schema"))) {
+		pl_cli_fail("fleet needs report, diff, export or schema (perflens fleet --help)");
+		goto out;
+	}
+	if (!url || !credentials) {
+		pl_cli_fail("fleet needs --clickhouse URL and --clickhouse-credentials FILE");
+		goto out;
+	}
+	if (!strcmp(action, "diff") != (against != NULL) || (!strcmp(action, "diff") && !where)) {
+		pl_cli_fail("fleet: diff compares --where A with --against B (and only diff takes "
+			    "--against)");
+		goto out;
+	}
+	if ((format || output) && strcmp(action, "export")) {
+		pl_cli_fail("fleet: --format and --output go with export");
+		goto out;
+	}
+	if (format && strcmp(format, "collapsed")) {
+		pl_cli_fail("fleet export: --format is collapsed (pprof and svg from the fleet are "
+			    "not written yet)");
+		goto out;
+	}
+	if (top < 0) {
+		pl_cli_fail("fleet: --top takes 0 or more");
+		goto out;
+	}
+	if (since && !pl_fleet_since_parse(since, &since_s, &error)) {
+		pl_cli_fail("fleet: --since '%s': at character %d: %s", since, error->code + 1,
+			    error->message);
+		goto out;
+	}
+	if (!(ch = pl_clickhouse_new(url, credentials, &error))) {
+		pl_cli_fail("fleet: %s", error->message);
+		goto out;
+	}
+	if (!strcmp(action, "schema")) {
+		if (!pl_fleet_schema_apply(ch, cluster, &error)) {
+			pl_cli_fail("fleet schema: %s", error->message);
+			goto out;
+		}
+		rc = PL_EXIT_OK;
+		goto out;
+	}
+	if (cluster) {
+		pl_cli_fail("fleet: --cluster goes with schema (queries use the same tables in "
+			    "both layouts)");
+		goto out;
+	}
+	if (!(sa = ask(ch, where, since_s, event, &ta, "--where")))
+		goto out;
+	if (against && !(sb = ask(ch, against, since_s, event, &tb, "--against")))
+		goto out;
+	if (!strcmp(action, "report"))
+		rc = report(sa, ta, where, (guint)top);
+	else if (!strcmp(action, "diff"))
+		rc = diff(sa, ta, sb, tb, where, against, (guint)top);
+	else
+		rc = export_collapsed(sa, output);
+out:
+	g_free(url);
+	g_free(credentials);
+	g_free(where);
+	g_free(against);
+	g_free(since);
+	g_free(event);
+	g_free(format);
+	g_free(output);
+	g_free(cluster);
+	return rc;
+}
