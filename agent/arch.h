@@ -1,5 +1,5 @@
 /* arch.h — per-architecture facts the agent needs: which user registers to
- * sample for DWARF unwinding (perf's sample_regs_user bits, from
+ * sample for DWARF unwinding (and which of them is the stack pointer) (perf's sample_regs_user bits, from
  * arch/<arch>/include/uapi/asm/perf_regs.h) and the ELF machine number. */
 #ifndef PLA_ARCH_H
 #define PLA_ARCH_H
@@ -12,15 +12,19 @@
  * the kernel refuses for 64-bit tasks. */
 #define PLA_REGS_USER_MASK 0xff0fffull
 #define PLA_E_MACHINE EM_X86_64
+#define PLA_SP_REG 7 /* perf's PERF_REG_X86_SP */
 #elif defined(__aarch64__)
 #define PLA_REGS_USER_MASK ((1ull << 33) - 1) /* x0..x30, sp, pc */
 #define PLA_E_MACHINE EM_AARCH64
+#define PLA_SP_REG 31
 #elif defined(__arm__)
 #define PLA_REGS_USER_MASK 0xffffull /* r0..r15 */
 #define PLA_E_MACHINE EM_ARM
+#define PLA_SP_REG 13
 #elif defined(__i386__)
 #define PLA_REGS_USER_MASK 0x1ffull /* ax bx cx dx si di bp sp ip */
 #define PLA_E_MACHINE EM_386
+#define PLA_SP_REG 7
 #else
 #error "add this architecture's perf register mask to agent/arch.h"
 #endif

@@ -441,7 +441,7 @@ int pla_collect_set_frequency(struct pla_collector *c, uint32_t freq)
 int pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t reason,
 		     const char *message)
 {
-	int rc = 0, live = out && out->fd >= 0;
+	int rc = 0, live = out && pla_stream_open(out);
 	/* Counters first; then sampling ends as the events close, and the
 	 * rings, still mapped, are drained.  (A DISABLE before the close
 	 * would double the IPIs to busy CPUs, one per thread, CPU and event.) */
@@ -495,4 +495,19 @@ int pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t re
 	c->ids = NULL;
 	c->nfds = c->fds_cap = c->nids = 0;
 	return rc < 0 ? rc : 0;
+}
+
+void pla_collect_trigger_events(const struct pla_collector *c, struct pla_trigger_events *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->marker = ev->syscall = -1;
+	ev->regs_mask = c->regs_mask;
+	for (uint32_t e = 0; e < c->nevents && e < PL_MAX_EVENTS + 1; e++) {
+		if (c->marker[e])
+			ev->marker = (int32_t)e;
+		ev->names[e] = c->names[e];
+		ev->nnames = e + 1;
+	}
+	if (c->sys)
+		ev->syscall = (int32_t)c->sys->event;
 }

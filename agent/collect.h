@@ -20,6 +20,7 @@
 #include "perf.h"
 #include "ring.h"
 #include "stream.h"
+#include "trigger.h"
 
 #define PLA_MAX_CPUS 256
 
@@ -125,6 +126,9 @@ int pla_collect_set_events(struct pla_collector *c, const struct pla_event_spec 
  * failed (a file capture is then incomplete). */
 int pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t reason,
 		     const char *message);
+
+/* The session's events as the flight recorder's triggers need them. */
+void pla_collect_trigger_events(const struct pla_collector *c, struct pla_trigger_events *ev);
 
 /* The kernel's sample frequency cap, and ring sizing helper (exposed for tests). */
 uint32_t pla_ring_pages_for(uint8_t callgraph, uint32_t stack_size, uint32_t freq);

@@ -23,6 +23,12 @@ static void on_signal(int sig)
 	pla_stop_requested = 1;
 }
 
+static void on_usr1(int sig)
+{
+	(void)sig;
+	pla_snapshot_requested = 1;
+}
+
 static int parse_uint(const char *opt, const char *s, unsigned long max, unsigned long *out)
 {
 	char *end;
@@ -38,6 +44,56 @@ static int parse_uint(const char *opt, const char *s, unsigned long max, unsigne
 
 static char token_buf[PLA_TOKEN_MAX + 2];
 
+/* --flight's checks, and what its triggers need recorded: markers for
+ * marker:, the calls of syscall: timed (unless --syscalls chose). */
+static int flight_setup(struct pla_options *o, struct pla_flight_config *fl,
+			const char **syscalls, const char **slower)
+{
+	static char list[160], dur[32];
+	int markers = 0;
+	uint64_t min_ns = UINT64_MAX;
+	if (o->mode == PLA_MODE_OUTPUT) {
+		fprintf(stderr, "perflens-agent: --flight writes snapshots, not --output: "
+				"choose one\n");
+		return -1;
+	}
+	o->mode = PLA_MODE_OUTPUT; /* headless, into the ring */
+	if (fl->before_ms > fl->keep_ms) {
+		fprintf(stderr, "perflens-agent: --before is longer than --flight keeps\n");
+		return -1;
+	}
+	for (uint32_t e = 0; e < o->collect.nevents; e++)
+		markers |= o->collect.events[e].marker;
+	for (uint32_t i = 0; i < fl->ntriggers; i++) {
+		const struct pla_trigger *t = &fl->triggers[i];
+		if (t->kind == PL_TRIGGER_MARKER && !markers) {
+			char err[256];
+			if (o->collect.nevents == PL_MAX_EVENTS ||
+			    pla_event_parse("markers", &o->collect.events[o->collect.nevents], err,
+					    sizeof(err)) < 0) {
+				fprintf(stderr, "perflens-agent: marker trigger: %s\n",
+					o->collect.nevents == PL_MAX_EVENTS ? "too many events" : err);
+				return -1;
+			}
+			o->collect.nevents++;
+			markers = 1;
+		}
+		if (t->kind == PL_TRIGGER_SYSCALL && !*syscalls) {
+			size_t used = strlen(list);
+			snprintf(list + used, sizeof(list) - used, "%s%s", used ? "," : "",
+				 strcmp(t->name, "any") ? t->name : "all");
+			if (t->min_ns < min_ns)
+				min_ns = t->min_ns;
+		}
+	}
+	if (list[0]) {
+		snprintf(dur, sizeof(dur), "%lluus", (unsigned long long)(min_ns / 1000));
+		*syscalls = list;
+		*slower = dur;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	enum {
@@ -45,6 +101,9 @@ int main(int argc, char **argv)
 		O_EVENT, O_CG, O_CG_FP, O_STACK, O_STACKS, O_DURATION, O_TOKEN, O_TOKEN_FILE,
 		O_NOAUTH, O_NOOFF, O_NOCNT, O_VERSION, O_HELP, O_LEVEL, O_WRITE_TOKEN, O_RING,
 		O_NICE, O_FLUSH, O_ALLOW_EXEC, O_STDIO, O_MARKERS, O_SYSCALLS, O_SLOWER, O_DUMP,
+		/* flight recorder */
+		O_FLIGHT = 400, O_FLIGHT_SIZE, O_TRIGGER, O_BEFORE, O_AFTER, O_SNAP_DIR, O_SNAP_COUNT,
+		O_SNAP_BYTES, O_TRIGGER_GAP,
 		O_LABEL, O_LABELS_FILE, O_PERIOD,
 	};
 	/* The parser's table and the help's (args.h); the letters are perf
@@ -91,6 +150,23 @@ int main(int argc, char **argv)
 		  "no context switches (no off-CPU stacks, no timeline)" },
 		{ "no-counters", 0, O_NOCNT, 0, NULL, "no perf-stat style counters" },
 		{ "", 0, 0, 0, 0, 0 },
+		{ "Flight recorder (headless; a trigger saves a window around it):", 0, 0, 0, 0, 0 },
+		{ "flight", 1, O_FLIGHT, 0, "SECONDS",
+		  "keep the last SECONDS in RAM, compressed; nothing\n"
+		  "is written until a trigger fires (SIGUSR1 saves too)" },
+		{ "flight-size", 1, O_FLIGHT_SIZE, 0, "BYTES", "the ring's size (default 4M; K, M, G)" },
+		{ "trigger", 1, O_TRIGGER, 0, "KIND:ARG",
+		  "marker:REGEX, syscall:NAME>DURATION, event:NAME,\n"
+		  "cpu:SHARE%/DURATION, exit (a signal or non-zero\n"
+		  "status) or signal; repeatable" },
+		{ "before", 1, O_BEFORE, 0, "SECONDS", "keep this much before a trigger (default 10)" },
+		{ "after", 1, O_AFTER, 0, "SECONDS", "record this much after it (default 2)" },
+		{ "snapshot-dir", 1, O_SNAP_DIR, 0, "DIR",
+		  "where snapshots go (default /var/tmp/perflens)" },
+		{ "snapshot-count", 1, O_SNAP_COUNT, 0, "N", "keep at most N snapshots (default 10)" },
+		{ "snapshot-bytes", 1, O_SNAP_BYTES, 0, "BYTES", "and at most BYTES of them (default 256M)" },
+		{ "trigger-gap", 1, O_TRIGGER_GAP, 0, "SECONDS",
+		  "ignore triggers this long after a snapshot (10)" },
 		{ "Fleet reporting (--server to a perflens collect; needs a token):", 0, 0, 0, 0, 0 },
 		{ "label", 1, O_LABEL, 0, "KEY=VALUE",
 		  "report to a collector, samples labelled so\n"
@@ -129,6 +205,9 @@ int main(int argc, char **argv)
 	int nice_level = -5;
 	const char *syscalls = NULL, *slower = "1ms";
 	char err[256];
+	/* (defaults set below: an initialised table of triggers would be 1.5
+	 * KiB of .data in the static agent) */
+	static struct pla_flight_config fl;
 
 	o.mode = PLA_MODE_LISTEN;
 	o.port = 9999;
@@ -138,6 +217,13 @@ int main(int argc, char **argv)
 	o.collect.frequency = 99;
 	o.collect.stacks = PL_STACKS_USER;
 	o.collect.flags = PL_START_SWITCH_STACKS | PL_START_COUNTERS;
+	fl.ring_bytes = 4u << 20;
+	fl.before_ms = 10000;
+	fl.after_ms = 2000;
+	fl.dir = "/var/tmp/perflens";
+	fl.max_files = 10;
+	fl.max_bytes = 256u << 20;
+	fl.gap_ms = 10000;
 
 	struct pla_args args;
 	pla_args_init(&args, argc, argv);
@@ -318,6 +404,60 @@ int main(int argc, char **argv)
 				return 2;
 			o.zstd_level = (int)v;
 			break;
+		case O_FLIGHT:
+		case O_BEFORE:
+		case O_AFTER:
+		case O_TRIGGER_GAP: {
+			const char *q = arg;
+			uint64_t ms;
+			if (pla_scan_fixed(&q, 1000, &ms) < 0 || *q || ms > 86400000 ||
+			    (c == O_FLIGHT && ms == 0)) {
+				fprintf(stderr, "perflens-agent: %s needs seconds (e.g. 10 or 2.5), not '%s'\n",
+					c == O_FLIGHT ? "--flight" : c == O_BEFORE ? "--before"
+					: c == O_AFTER ? "--after" : "--trigger-gap", arg);
+				return 2;
+			}
+			*(c == O_FLIGHT ? &fl.keep_ms : c == O_BEFORE ? &fl.before_ms
+			  : c == O_AFTER ? &fl.after_ms : &fl.gap_ms) = (uint32_t)ms;
+			if (c == O_FLIGHT)
+				o.flight = &fl;
+			break;
+		}
+		case O_FLIGHT_SIZE:
+		case O_SNAP_BYTES: {
+			char *end;
+			uint64_t n = pla_strtou64(arg, &end, 10);
+			int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20
+				    : *end == 'G' || *end == 'g' ? 30 : 0;
+			if (end == arg || (shift && end[1]) || (!shift && *end) || n > (1ull << 40) >> shift ||
+			    (n << shift) < (c == O_FLIGHT_SIZE ? 256u << 10 : 1u)) {
+				fprintf(stderr, "perflens-agent: %s needs bytes (K, M, G)%s, not '%s'\n",
+					c == O_FLIGHT_SIZE ? "--flight-size" : "--snapshot-bytes",
+					c == O_FLIGHT_SIZE ? ", 256K or more" : "", arg);
+				return 2;
+			}
+			*(c == O_FLIGHT_SIZE ? &fl.ring_bytes : &fl.max_bytes) = n << shift;
+			break;
+		}
+		case O_TRIGGER:
+			if (fl.ntriggers == PLA_MAX_TRIGGERS) {
+				fprintf(stderr, "perflens-agent: at most %u --trigger\n", PLA_MAX_TRIGGERS);
+				return 2;
+			}
+			if (pla_trigger_parse(arg, &fl.triggers[fl.ntriggers], err, sizeof(err)) < 0) {
+				fprintf(stderr, "perflens-agent: %s\n", err);
+				return 2;
+			}
+			fl.ntriggers++;
+			break;
+		case O_SNAP_DIR:
+			fl.dir = arg;
+			break;
+		case O_SNAP_COUNT:
+			if (parse_uint("--snapshot-count", arg, PLA_FLIGHT_FILES_MAX / 2, &v) < 0 || !v)
+				return 2;
+			fl.max_files = (uint32_t)v;
+			break;
 		case O_LABEL:
 		case O_LABELS_FILE:
 			reporting = 1;
@@ -355,6 +495,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (o.flight && flight_setup(&o, &fl, &syscalls, &slower) < 0)
+		return 2;
 	if (syscalls) {
 		char spec[256];
 		snprintf(spec, sizeof(spec), "slow-syscalls:%s:%s", slower, syscalls);
@@ -378,7 +520,8 @@ int main(int argc, char **argv)
 		return p.summary.perf_errno ? 1 : 0;
 	}
 	if (o.mode == PLA_MODE_OUTPUT && !o.collect.target) {
-		fprintf(stderr, "perflens-agent: --output needs --pid N, --all or -- COMMAND\n");
+		fprintf(stderr, "perflens-agent: %s needs --pid N, --all or -- COMMAND\n",
+			o.flight ? "--flight" : "--output");
 		return 2;
 	}
 	if (reporting) {
@@ -438,6 +581,10 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (o.flight) {
+		struct sigaction su = { .sa_handler = on_usr1 };
+		sigaction(SIGUSR1, &su, NULL);
+	}
 	signal(SIGPIPE, SIG_IGN);
 	return pla_session_run(&o);
 }

@@ -267,7 +267,7 @@ int64_t pla_parse_duration(const char *s)
 static const char call_names[] = CALLS(NAME);
 static const uint16_t call_numbers[] = { CALLS(NUMBER) };
 
-static int syscall_numbers(const char *name, char *out, size_t len)
+int pla_syscall_numbers(const char *name, char *out, size_t len)
 {
 	int n = 0;
 	const char *p = call_names;
@@ -297,7 +297,7 @@ static int syscalls_spec(char *buf, struct pla_event_spec *out, char *err, size_
 		size_t used = strlen(out->target);
 		if (*tok >= '0' && *tok <= '9' && strspn(tok, "0123456789") == strlen(tok)) {
 			snprintf(out->target + used, PLA_SYS_LIST - used, "%s%s", used ? "," : "", tok);
-		} else if (strcmp(tok, "all") && !syscall_numbers(tok, out->target, PLA_SYS_LIST)) {
+		} else if (strcmp(tok, "all") && !pla_syscall_numbers(tok, out->target, PLA_SYS_LIST)) {
 			snprintf(err, errlen, "system call '%s' unknown here: give its number", tok);
 			return -EINVAL;
 		} else if (!strcmp(tok, "all")) {

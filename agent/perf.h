@@ -47,6 +47,10 @@ extern const size_t pla_named_event_count;
 /* "1ms", "250us", "2s", "500000ns", "3" (ms) → ns; -1 when not one. */
 int64_t pla_parse_duration(const char *s);
 #define PLA_SYS_LIST 190 /* room for the numbers in pla_event_spec.target */
+/* Appends the numbers of system call `name` (one, or two where a _time64
+ * variant answers to it too) to out, comma-separated; returns how many (0:
+ * a name this agent does not know). */
+int pla_syscall_numbers(const char *name, char *out, size_t len);
 
 /* Raw syscall; returns fd or -errno. */
 int pla_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,

@@ -414,6 +414,27 @@ void pla_self_usage(uint64_t *cpu_ns, uint64_t *rss_kb)
 	}
 }
 
+int pla_proc_cpu_ns(pid_t pid, uint64_t *ns)
+{
+	char path[48], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return -ESRCH;
+	/* "pid (comm) state ppid ...": comm may hold spaces and parentheses;
+	 * utime and stime are fields 14 and 15, the 12th and 13th after ")" */
+	const char *q = strrchr(buf, ')');
+	if (!q)
+		return -EINVAL;
+	q++;
+	pla_skip_fields(&q, 11);
+	uint64_t ut = 0, st = 0;
+	if (pla_scan_u64(&q, 10, &ut) < 0 || pla_scan_u64(&q, 10, &st) < 0)
+		return -EINVAL;
+	/* clock ticks are USER_HZ, 100 on every architecture the agent builds for */
+	*ns = (ut + st) * 10000000ull;
+	return 0;
+}
+
 int pla_read_int_file(const char *path, long *out)
 {
 	char buf[32];

@@ -43,6 +43,9 @@ struct pla_health_state {
 void pla_health_read(struct pla_health_state *st, struct pl_msg_health *h);
 /* The agent's own CPU time (ns) and RSS (kB). */
 void pla_self_usage(uint64_t *cpu_ns, uint64_t *rss_kb);
+/* CPU time (user + system, all threads) of process pid so far, in ns.
+ * Returns 0 or -errno. */
+int pla_proc_cpu_ns(pid_t pid, uint64_t *ns);
 
 /* A number in a /proc or /sys file (/proc/sys/kernel/perf_event_*, a
  * PMU caps file; a PMU format file's "config:N": the number after the

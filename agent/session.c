@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "arch.h"
 #include "gate.h"
@@ -52,6 +53,7 @@ _Static_assert(2 * PLA_CHUNK_MAX <= BLOCK_RAW &&
 #define MAX_POLL (PLA_MAX_CPUS + 4 + PLA_GATE_SLOTS)
 
 volatile int pla_stop_requested;
+volatile int pla_snapshot_requested;
 
 struct agent {
 	struct pla_options *o;
@@ -59,6 +61,9 @@ struct agent {
 	struct pla_stream out;
 	struct pl_reader cmd;
 	struct pla_collector col;
+	struct pla_flight flight; /* --flight */
+	struct pla_stream_tap flight_tap;
+	uint64_t cpu_prev_ns, cpu_prev_at; /* cpu: triggers: the target's CPU time, when read */
 	int active;      /* a collection runs */
 	int client;      /* socket of the controller (authenticated), -1 none */
 	struct pla_gate gate; /* connections not authenticated yet */
@@ -142,7 +147,7 @@ static int end_session(struct agent *a, uint8_t reason, const char *text)
 		return 0;
 	send_health(a);
 	a->active = 0;
-	return pla_collect_stop(&a->col, a->out.fd >= 0 ? &a->out : NULL, reason, text);
+	return pla_collect_stop(&a->col, pla_stream_open(&a->out) ? &a->out : NULL, reason, text);
 }
 
 struct list_ctx {
@@ -366,6 +371,12 @@ static int on_command(struct agent *a, const struct pl_msg *m)
 	case PL_MSG_BYE:
 		reply(a, req, m->type, 0, "bye");
 		return -1;
+	case PL_MSG_SNAPSHOT:
+		/* the flight recorder (--flight) records headless, without viewers */
+		reply(a, req, m->type, -EOPNOTSUPP,
+		      "this agent is not a flight recorder: start it with --flight to save "
+		      "snapshots");
+		return 0;
 	}
 	return 0; /* an unknown command type of a newer viewer: ignored */
 }
@@ -452,6 +463,45 @@ static void promote(struct agent *a, struct pla_pending *p)
 		handle_commands(a);
 }
 
+/* --flight's cpu: triggers, each health period: the target's share of
+ * one CPU since the last period, or with --all the board's (HEALTH's). */
+static void flight_cpu(struct agent *a, uint64_t now)
+{
+	pid_t pid = a->col.child ? a->col.child : a->col.cfg.target == PL_TARGET_PID ? a->col.cfg.pid : 0;
+	uint64_t ns = 0, since = a->cpu_prev_at;
+	uint32_t permille;
+	if (!pid) {
+		permille = a->msg.u.health.cpu_busy_permille; /* send_health's, just read */
+	} else if (pla_proc_cpu_ns(pid, &ns) < 0) {
+		return;
+	} else {
+		permille = since && now > since && ns >= a->cpu_prev_ns
+				   ? (uint32_t)((ns - a->cpu_prev_ns) * 1000 / (now - since))
+				   : 0;
+		a->cpu_prev_ns = ns;
+	}
+	a->cpu_prev_at = now;
+	if (since)
+		pla_flight_cpu(&a->flight, permille, since, now);
+}
+
+/* --flight: the command ended; a signal or a non-zero status is the exit
+ * trigger, told (TRIGGER) before the session's END. */
+static void flight_target_ended(struct agent *a, uint64_t now)
+{
+	char what[64];
+	int st = a->col.child_status;
+	if (!a->col.child || !a->col.child_reaped || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
+		return;
+	if (WIFEXITED(st))
+		snprintf(what, sizeof(what), "exit status %d", WEXITSTATUS(st));
+	else
+		snprintf(what, sizeof(what), "killed by signal %d", WTERMSIG(st));
+	char err[256];
+	if (pla_flight_fire(&a->flight, PL_TRIGGER_EXIT, now, what))
+		pla_flight_tick(&a->flight, &a->out, now, 0, err, sizeof(err));
+}
+
 /* The one agent, reachable from here to the end: an early return (main
  * exits at once) need not free it, and leak checkers agree. */
 static struct agent *volatile the_agent; /* (volatile: a store never read is kept) */
@@ -479,9 +529,18 @@ int pla_session_run(struct pla_options *o)
 	}
 	pla_health_read(&a->hs, &a->msg.u.health);
 
+	if (o->flight) {
+		if (pla_flight_init(&a->flight, o->flight, err, sizeof(err)) < 0) {
+			fprintf(stderr, "perflens-agent: %s\n", err);
+			return 1;
+		}
+		pla_flight_tap(&a->flight, &a->flight_tap);
+		a->out.tap = &a->flight_tap;
+	}
 	if (o->mode == PLA_MODE_OUTPUT) {
-		int fd = strcmp(o->output, "-") ? open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : 1;
-		if (fd < 0) {
+		int fd = o->flight ? -1
+			 : strcmp(o->output, "-") ? open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : 1;
+		if (fd < 0 && !o->flight) {
 			fprintf(stderr, "perflens-agent: cannot write %s: %s\n", o->output, strerror(errno));
 			return 1;
 		}
@@ -513,6 +572,11 @@ int pla_session_run(struct pla_options *o)
 		if (a->col.note[0])
 			fprintf(stderr, "perflens-agent: %s\n", a->col.note);
 		a->active = 1;
+		if (o->flight) {
+			struct pla_trigger_events ev;
+			pla_collect_trigger_events(&a->col, &ev);
+			pla_flight_go_live(&a->flight, &ev, &a->out, pla_now_ns());
+		}
 	} else if (o->mode == PLA_MODE_LISTEN) {
 		lfd = pla_net_listen(o->bind_addr, o->port, err, sizeof(err));
 		if (lfd < 0) {
@@ -646,6 +710,8 @@ int pla_session_run(struct pla_options *o)
 			pla_collect_drain(&a->col, &a->out);
 			uint8_t reason;
 			if (pla_collect_tick(&a->col, &a->out, now, &reason)) {
+				if (o->flight)
+					flight_target_ended(a, now);
 				werr = end_session(a, reason, reason == PL_END_TARGET_EXITED
 								      ? "target exited"
 								      : "duration reached");
@@ -653,11 +719,13 @@ int pla_session_run(struct pla_options *o)
 					break; /* a failed write is reported below */
 			}
 		}
-		if (a->out.fd >= 0) {
+		if (pla_stream_open(&a->out)) {
 			/* device health goes to any viewer, sampling or not */
 			if (now - a->last_health >= HEALTH_NS) {
 				a->last_health = now;
 				send_health(a);
+				if (o->flight && a->active)
+					flight_cpu(a, now);
 			}
 			pla_stream_maybe_flush(&a->out, now,
 					       (uint64_t)(o->flush_ms ? o->flush_ms : FLUSH_MS_MIN) * 1000000ull,
@@ -672,11 +740,34 @@ int pla_session_run(struct pla_options *o)
 		}
 		if (o->mode == PLA_MODE_SERVER && a->client < 0 && next_dial == 0)
 			next_dial = now;
+		if (o->flight && a->active) {
+			if (pla_snapshot_requested) {
+				pla_snapshot_requested = 0;
+				pla_flight_fire(&a->flight, PL_TRIGGER_SIGNAL, now, "SIGUSR1");
+			}
+			if (pla_flight_tick(&a->flight, &a->out, now, 0, err, sizeof(err)) < 0)
+				pla_log("%s", err);
+		}
 	}
 	if (a->active)
 		werr = end_session(a, PL_END_STOPPED,
 				   pla_stop_requested ? "agent interrupted" : "stopped");
-	if (o->mode == PLA_MODE_OUTPUT) {
+	if (o->flight) {
+		/* a window being recorded is saved with what there is */
+		if (pla_flight_tick(&a->flight, &a->out, pla_now_ns(), 1, err, sizeof(err)) < 0) {
+			fprintf(stderr, "perflens-agent: %s\n", err);
+			status = 1;
+		}
+		if (werr < 0)
+			status = 1;
+		pla_log("flight recorder: %llu snapshot%s; %llu of the ring's blocks dropped as it "
+			"filled or aged (--flight-size %llu)",
+			(unsigned long long)a->flight.snapshots, a->flight.snapshots == 1 ? "" : "s",
+			(unsigned long long)a->flight.evicted_blocks,
+			(unsigned long long)a->flight.cap);
+		pla_flight_free(&a->flight);
+		a->out.tap = NULL;
+	} else if (o->mode == PLA_MODE_OUTPUT) {
 		/* A capture is only as good as its last writes (END, counters,
 		 * perf maps): each is checked, up to the disk (fsync; pipes and
 		 * terminals have nothing to sync), and a failure is the exit

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "collect.h"
+#include "flight.h"
 #include "uplink.h"
 
 /* The modes that take viewers come before PLA_MODE_OUTPUT; --stdio's one
@@ -32,6 +33,9 @@ struct pla_options {
 	int zstd_level;
 	uint32_t flush_ms; /* 0: the default */
 	int verbose;
+	/* --flight: record headless into the flight recorder (mode OUTPUT
+	 * with no output file); NULL: off */
+	const struct pla_flight_config *flight;
 	/* --server with --label: reporting to a collector (uplink.h), else NULL */
 	const struct pla_uplink *uplink;
 };
@@ -41,5 +45,7 @@ struct pla_options {
 int pla_session_run(struct pla_options *o);
 /* Set from a signal handler: stop gracefully. */
 extern volatile int pla_stop_requested;
+/* Set from SIGUSR1's handler: the flight recorder saves a snapshot. */
+extern volatile int pla_snapshot_requested;
 
 #endif

@@ -91,6 +91,13 @@ static int emit(struct pla_stream *s, const uint8_t *p, size_t n)
 {
 	if (s->dead)
 		return s->dead;
+	if (s->tap) {
+		int rc = s->tap->block(s->tap->ctx, p, n);
+		if (rc < 0)
+			return s->dead = rc;
+		s->bytes_sent += n;
+		return 0;
+	}
 	if (!s->is_socket) {
 		int rc = pl_write_all(s->fd, p, n);
 		if (rc < 0)
@@ -494,8 +501,10 @@ int pla_stream_msg(struct pla_stream *s, struct pl_msg *m)
 {
 	if (s->dead)
 		return s->dead;
-	if (s->fd < 0)
+	if (!pla_stream_open(s))
 		return -ENOTCONN;
+	if (s->tap)
+		s->tap->see(s->tap->ctx, m);
 	if (s->pending_drop_report && m->type == PL_MSG_SAMPLE)
 		report_drops(s);
 	return put(s, m);
@@ -521,7 +530,7 @@ int pla_stream_pump(struct pla_stream *s)
 		s->bytes_sent += (uint64_t)w;
 	}
 	/* the network caught up: tell the viewer what it missed, now */
-	if (s->pending_drop_report && s->fd >= 0) {
+	if (s->pending_drop_report && pla_stream_open(s)) {
 		report_drops(s);
 		return pla_stream_flush(s);
 	}

@@ -49,8 +49,19 @@ struct pla_stack_slot {
 	uint32_t gen; /* == batch_gen: defined in the pending batch's DEFS column */
 };
 
+/* Where a stream's blocks go instead of fd (the flight recorder's ring,
+ * flight.h), and who sees every message before it is encoded (its
+ * triggers).  Called on the drain path: neither may allocate.  block
+ * returns 0 or -errno (the stream is then dead). */
+struct pla_stream_tap {
+	int (*block)(void *ctx, const uint8_t *p, size_t n);
+	void (*see)(void *ctx, const struct pl_msg *m);
+	void *ctx;
+};
+
 struct pla_stream {
 	struct pl_block_enc enc;
+	const struct pla_stream_tap *tap; /* NULL: blocks go to fd */
 	int fd;
 	int is_socket;
 	int dead; /* -errno of a failed write: the peer or disk is gone */
@@ -139,6 +150,12 @@ static inline int pla_stream_wants_write(const struct pla_stream *s)
 }
 /* Blocks (up to timeout_ms) until the queue is empty: before closing. */
 int pla_stream_drain(struct pla_stream *s, int timeout_ms);
+
+/* Whether messages go anywhere: a peer, a file or a tap. */
+static inline int pla_stream_open(const struct pla_stream *s)
+{
+	return s->fd >= 0 || s->tap;
+}
 
 uint64_t pla_now_ns(void); /* CLOCK_MONOTONIC, the clock of every timestamp */
 

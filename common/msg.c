@@ -217,6 +217,11 @@ static const struct field configure_f[] = {
 	ARR(F_STRS, pl_msg_configure, nevents, events, PL_MAX_EVENTS),
 };
 
+static const struct field trigger_f[] = {
+	FLD(F_U8, pl_msg_trigger, kind), FLD(F_U64, pl_msg_trigger, time),
+	FLD(F_U64, pl_msg_trigger, from), FLD(F_U64, pl_msg_trigger, to),
+	STR(pl_msg_trigger, spec), STR(pl_msg_trigger, detail),
+};
 /* fleet reporting */
 static const struct field report_f[] = {
 	STR(pl_msg_report, token), ARR(F_STRS, pl_msg_report, nlabels, labels, PL_MAX_LABELS),
@@ -258,6 +263,8 @@ static const struct msg_desc descs[] = {
 	MSG(PL_MSG_CONFIGURE, "CONFIGURE", configure_f),
 	MSG(PL_MSG_STOP, "STOP", request_f),
 	MSG(PL_MSG_BYE, "BYE", request_f),
+	MSG(PL_MSG_TRIGGER, "TRIGGER", trigger_f),
+	MSG(PL_MSG_SNAPSHOT, "SNAPSHOT", request_f),
 	/* fleet reporting */
 	MSG(PL_MSG_REPORT, "REPORT", report_f),
 };
@@ -272,6 +279,7 @@ const uint16_t pl_msg_types[] = {
 	PL_MSG_LOG,	PL_MSG_STACK,	PL_MSG_SAMPLE_BATCH, PL_MSG_STACK_DELTA, PL_MSG_AUTH,	    PL_MSG_LIST,	    PL_MSG_PROBE,
 	PL_MSG_START,	PL_MSG_PAUSE,	    PL_MSG_RESUME,	    PL_MSG_CONFIGURE,
 	PL_MSG_STOP,	PL_MSG_BYE,
+	PL_MSG_TRIGGER, PL_MSG_SNAPSHOT,
 	/* fleet reporting */
 	PL_MSG_REPORT,
 };

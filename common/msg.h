@@ -69,6 +69,8 @@ enum pl_msg_type {
 	PL_MSG_STACK = 29,
 	PL_MSG_SAMPLE_BATCH = 30,
 	PL_MSG_STACK_DELTA = 31,
+	/* flight recorder (agent → viewer) */
+	PL_MSG_TRIGGER = 32,
 	/* viewer → agent */
 	PL_MSG_AUTH = 64,
 	PL_MSG_LIST = 65,
@@ -79,6 +81,8 @@ enum pl_msg_type {
 	PL_MSG_CONFIGURE = 70,
 	PL_MSG_STOP = 71,
 	PL_MSG_BYE = 72,
+	/* flight recorder (viewer → agent) */
+	PL_MSG_SNAPSHOT = 73,
 
 	/* Fleet reporting (agent → collector), kept apart from the above. */
 	PL_MSG_REPORT = 96,
@@ -522,6 +526,31 @@ struct pl_msg_log {
 	struct pl_str message;
 };
 
+/* ─── flight recorder ──────────────────────────────────────────────────── */
+
+/* TRIGGER: a flight recorder snapshot (agent/flight.h) fired here.  The
+ * capture holds [from, to] of the ring (CLOCK_MONOTONIC ns, as samples);
+ * spec is the trigger as the user wrote it ("marker:glitch"), detail what
+ * matched (the marker's text, "fsync 73 ms", "exit status 3").  A
+ * snapshot holds one TRIGGER per firing it covers, the first the one that
+ * opened it.  SNAPSHOT (viewer → agent, a request id only): save now. */
+enum pl_trigger_kind {
+	PL_TRIGGER_MARKER = 1,
+	PL_TRIGGER_SYSCALL = 2,
+	PL_TRIGGER_EXIT = 3,
+	PL_TRIGGER_SIGNAL = 4,
+	PL_TRIGGER_VIEWER = 5,
+	PL_TRIGGER_EVENT = 6, /* any hit of a tracepoint or probe */
+	PL_TRIGGER_CPU = 7,   /* a CPU share held for a time */
+};
+struct pl_msg_trigger {
+	uint8_t kind; /* enum pl_trigger_kind */
+	uint64_t time;
+	uint64_t from, to;
+	struct pl_str spec;
+	struct pl_str detail;
+};
+
 struct pl_msg_auth {
 	uint32_t request_id;
 	struct pl_str token;
@@ -609,9 +638,10 @@ struct pl_msg {
 		struct pl_msg_end end;
 		struct pl_msg_log log;
 		struct pl_msg_auth auth;
-		struct pl_msg_request request; /* LIST PROBE PAUSE RESUME STOP BYE */
+		struct pl_msg_request request; /* LIST PROBE PAUSE RESUME STOP BYE SNAPSHOT */
 		struct pl_msg_start start;
 		struct pl_msg_configure configure;
+		struct pl_msg_trigger trigger;
 		struct pl_msg_report report;
 	} u;
 };

@@ -272,7 +272,13 @@ static inline int example(uint16_t type, struct pl_msg *m)
 	case PL_MSG_RESUME:
 	case PL_MSG_STOP:
 	case PL_MSG_BYE:
+	case PL_MSG_SNAPSHOT:
 		m->u.request.request_id = 4000000000u;
+		return 1;
+	case PL_MSG_TRIGGER:
+		m->u.trigger = (struct pl_msg_trigger){ PL_TRIGGER_MARKER, 5000000000ull, 3000000000ull,
+							6000000000ull, pl_str_c("marker:gl.tch"),
+							pl_str_c("glitch at frame 7") };
 		return 1;
 	case PL_MSG_START: {
 		struct pl_msg_start *s = &m->u.start;
@@ -507,7 +513,14 @@ static inline void check_equal(const struct pl_msg *a, const struct pl_msg *b)
 	case PL_MSG_RESUME:
 	case PL_MSG_STOP:
 	case PL_MSG_BYE:
+	case PL_MSG_SNAPSHOT:
 		PL_CHECK(a->u.request.request_id == b->u.request.request_id);
+		return;
+	case PL_MSG_TRIGGER:
+		PL_CHECK(a->u.trigger.kind == b->u.trigger.kind && a->u.trigger.time == b->u.trigger.time);
+		PL_CHECK(a->u.trigger.from == b->u.trigger.from && a->u.trigger.to == b->u.trigger.to);
+		PL_CHECK(str_eq(a->u.trigger.spec, b->u.trigger.spec));
+		PL_CHECK(str_eq(a->u.trigger.detail, b->u.trigger.detail));
 		return;
 	case PL_MSG_START: {
 		const struct pl_msg_start *x = &a->u.start, *y = &b->u.start;

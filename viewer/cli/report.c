@@ -186,6 +186,15 @@ static void print_header(PlProfile *p, const char *path, const PlCaptureInfo *in
 		}
 		printf("\n");
 	}
+	guint ntrig;
+	const PlTrigger *trig = pl_profile_get_triggers(p, &ntrig);
+	for (guint i = 0; i < ntrig; i++) {
+		const PlTrigger *t = &trig[i];
+		double rel = ((double)t->time - (double)st->first_time) / 1e9;
+		printf("  trigger: %s fired at %.3f s (clock %.6f s): %s; window %.3f s before, "
+		       "%.3f s after\n", t->spec, rel, t->time / 1e9, t->detail && *t->detail ? t->detail : "-",
+		       (t->time - t->from) / 1e9, (t->to - t->time) / 1e9);
+	}
 	if (agg->filter.tid)
 		printf("  thread filter: %u (%s)\n", agg->filter.tid,
 		       thread_name(p, agg->filter.tid));

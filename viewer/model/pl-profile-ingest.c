@@ -343,6 +343,16 @@ static void ingest_now(PlProfile *self, const struct pl_msg *m)
 		st->end_message = str_dup(m->u.end.message);
 		pl_profile_see_time(self, m->u.end.time);
 		break;
+	case PL_MSG_TRIGGER:
+		/* a snapshot tells each firing once: a few at most */
+		if (self->triggers->len < 256) {
+			PlTrigger t = { m->u.trigger.time, m->u.trigger.from, m->u.trigger.to,
+					m->u.trigger.kind, str_dup(m->u.trigger.spec),
+					str_dup(m->u.trigger.detail) };
+			g_array_append_val(self->triggers, t);
+			pl_profile_see_time(self, t.time);
+		}
+		break;
 	case PL_MSG_LOG: {
 		note(self, "agent: %.*s", (int)m->u.log.message.len, m->u.log.message.p);
 		/* the agent's reason for recording no thread creations */

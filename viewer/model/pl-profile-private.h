@@ -101,6 +101,7 @@ struct _PlProfile {
 	PlProfileStats stats;
 	GArray *health;     /* struct pl_msg_health, in arrival order (capped) */
 	GArray *loss_marks; /* PlLossMark, in arrival order (capped) */
+	GArray *triggers;   /* PlTrigger, in arrival order (capped) */
 	/* reordering: see pl-profile-ingest.c */
 	struct _PlReorder *reorder;
 	guint64 max_time;

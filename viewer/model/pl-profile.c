@@ -93,6 +93,7 @@ PlProfile *pl_profile_new(const PlSymOptions *opts)
 	self->unwind_stops = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
 	self->health = g_array_new(FALSE, FALSE, sizeof(struct pl_msg_health));
 	self->loss_marks = g_array_new(FALSE, FALSE, sizeof(PlLossMark));
+	self->triggers = g_array_new(FALSE, FALSE, sizeof(PlTrigger));
 	self->stats.log = g_ptr_array_new_with_free_func(g_free);
 	self->reorder = pl_reorder_new();
 	self->uq_top = g_array_new(FALSE, FALSE, sizeof(guint32));
@@ -137,6 +138,11 @@ void pl_profile_free(PlProfile *self)
 	g_hash_table_destroy(self->trace_formats);
 	g_array_free(self->health, TRUE);
 	g_array_free(self->loss_marks, TRUE);
+	for (guint i = 0; i < self->triggers->len; i++) {
+		g_free(g_array_index(self->triggers, PlTrigger, i).spec);
+		g_free(g_array_index(self->triggers, PlTrigger, i).detail);
+	}
+	g_array_free(self->triggers, TRUE);
 	g_hash_table_destroy(self->module_names);
 	g_hash_table_destroy(self->unwind_stops);
 	g_ptr_array_unref(self->modules);
@@ -378,6 +384,12 @@ const struct pl_msg_health *pl_profile_get_health_series(PlProfile *self, guint 
 {
 	*n = self->health->len;
 	return (const struct pl_msg_health *)(void *)self->health->data;
+}
+
+const PlTrigger *pl_profile_get_triggers(PlProfile *self, guint *n)
+{
+	*n = self->triggers->len;
+	return (const PlTrigger *)(void *)self->triggers->data;
 }
 
 const PlLossMark *pl_profile_get_loss_marks(PlProfile *self, guint *n)

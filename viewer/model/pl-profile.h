@@ -380,6 +380,16 @@ typedef struct {
 } PlLossMark;
 const PlLossMark *pl_profile_get_loss_marks(PlProfile *self, guint *n);
 
+/* A flight recorder trigger (msg.h, TRIGGER) that fired in the capture:
+ * what fired, when, and the window the snapshot was asked to hold
+ * (profile times, ns).  Strings are owned by the profile. */
+typedef struct {
+	guint64 time, from, to;
+	guint8 kind; /* enum pl_trigger_kind */
+	char *spec, *detail;
+} PlTrigger;
+const PlTrigger *pl_profile_get_triggers(PlProfile *self, guint *n);
+
 /* ─── unwinding quality (pl-unwind-quality.c) ────────────────────────── */
 
 /* Why a sample's stack stops short of the program's or a thread's start,

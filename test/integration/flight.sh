@@ -1,0 +1,296 @@
+#!/usr/bin/env bash
+# flight.sh — the flight recorder (agent --flight, issue 28) on the real
+# kernel, with test/workloads/glitch (quiet, then a burst in burst_work()
+# and the marker "glitch now"; its EXPECT file gives the times):
+#   marker_window        --flight 20 --trigger marker:glitch --before 2
+#       --after 1 on a run that spins in warmup_spin(), marks "startup",
+#       sleeps 3 s, bursts 300 ms: exactly one snapshot (mode 0600, no
+#       temporary file left); report names the trigger and the marker's
+#       text; the snapshot holds the marker "glitch now" and not "startup",
+#       no warmup_spin, and no record earlier than (trigger - 2 s) less
+#       the drain's delay (0.25 s); burst_work is its top phase function,
+#       as it is for perf recording the same run (-k CLOCK_MONOTONIC;
+#       --buildid-mmap, as in tracepoints.sh: perf 6.1 misreads the mmap
+#       records of a run whose agent asks for build-ids) within the same
+#       window; every frame named (no hex address among the functions).
+#   exit_trigger         --trigger exit on a run that exits 3: a snapshot
+#       whose trigger says "exit status 3" and that ends "target exited".
+#   quiet_writes_nothing --trigger exit on a run that exits 0, and a marker
+#       trigger whose regex matches no marker: no file at all.
+#   syscall_trigger      --trigger 'syscall:clock_nanosleep>1s' on a run
+#       that sleeps 1.5 s: one snapshot, its trigger's duration between the
+#       1.5 s asked for and what the program measured around the sleep.
+#   event_trigger        -e u:GLITCH:burst_work --trigger
+#       event:u:GLITCH:burst_work (a uprobe, hit once): one snapshot, its
+#       trigger "a hit of" the probe, within the burst the program timed
+#       (its EXPECT file), burst_work in it.
+#   cpu_trigger          --trigger 'cpu:1%/1s' on a run that sleeps 3 s, then
+#       spins 3 s: one snapshot, fired during the spin (or within the
+#       reading after it), not in the sleep, which held the share at 0 (the
+#       share is read once a second: a reading that covers the spin's start
+#       counts whole; 1 %: the test machine is shared, a spin may get a few
+#       % of a CPU), its detail a share read over the last second.
+#   signal_and_caps      SIGUSR1 three times with --snapshot-count 2
+#       --trigger-gap 0: three saved (the agent's log), two left, the
+#       newest; each holds a "signal" trigger.
+#   rss_bounded          a 12 s dwarf recording (16 KiB stacks: the stream
+#       overfills a 256 KiB ring, ~1 MiB in 12 s even when the shared test
+#       machine gives burn a small share) with SIGUSR1 midway: the agent's VmRSS,
+#       read from /proc every 0.2 s, stays within the ring + 8 MiB; the
+#       ring dropped blocks (so it was full); the snapshot decodes.
+#   bad_options          --before longer than --flight, an unknown trigger
+#       kind, --flight with --output: exit 2 with a sentence each.
+# PL_AGENT: the agent under test (else the build's).
+set -u
+B=${PL_BUILD:-build}
+PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} W=$B/workloads/glitch
+. "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok flight: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
+TMP=$(mktemp -d /tmp/pl-flight-XXXXXX)
+APID=
+trap '[ -z "$APID" ] || { kill "$APID" 2>/dev/null; wait "$APID" 2>/dev/null; }; pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+ALL="marker_window exit_trigger quiet_writes_nothing syscall_trigger event_trigger cpu_trigger signal_and_caps rss_bounded bad_options"
+pl_plan $ALL
+for x in "$PERFLENS" "$AGENT" "$W" "$B/workloads/burn"; do
+	[ -x "$x" ] || { for n in $ALL; do fail "$n" "$x not built (make)"; done; exit 1; }
+done
+command -v perf >/dev/null || { for n in $ALL; do fail "$n" "perf missing (ci/deps.sh)"; done; exit 1; }
+
+# ─── options (no perf needed) ───────────────────────────────────────────
+bad=""
+"$AGENT" --flight 5 --before 10 -- true >"$TMP/b1" 2>&1; r1=$?
+"$AGENT" --flight 5 --trigger bogus:x -- true >"$TMP/b2" 2>&1; r2=$?
+"$AGENT" --flight 5 --output "$TMP/x.plens" -- true >"$TMP/b3" 2>&1; r3=$?
+[ $r1 = 2 ] && grep -q -- "--before is longer than --flight" "$TMP/b1" || bad="$bad before($r1: $(head -c 150 "$TMP/b1"))"
+[ $r2 = 2 ] && grep -q "marker:REGEX" "$TMP/b2" || bad="$bad trigger($r2: $(head -c 150 "$TMP/b2"))"
+[ $r3 = 2 ] && grep -q "choose one" "$TMP/b3" || bad="$bad output($r3: $(head -c 150 "$TMP/b3"))"
+[ -z "$bad" ] && ok bad_options || fail bad_options "$bad"
+
+if why=$(pl_perf_refused); then
+	pl_skip_all "$why"
+fi
+
+# value KEY FILE: the rest of the line "KEY ..." in an EXPECT file
+value() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$2"; }
+# snapshots DIR: the snapshot files, oldest first
+snapshots() { ls "$1"/flight-*.plens 2>/dev/null | sort; }
+
+# ─── a marker trigger, perf on the same run ─────────────────────────────
+S=$TMP/m
+if ! perf record -q --buildid-mmap -k CLOCK_MONOTONIC -e cpu-clock -F 999 -g -o "$TMP/perf.data" -- \
+	"$AGENT" --flight 20 --trigger marker:glitch --before 2 --after 1 --snapshot-dir "$S" \
+	-F 999 --callgraph fp -- "$W" "$TMP/m.expect" 3000 300 0 100 100 >"$TMP/m.log" 2>&1; then
+	fail marker_window "the agent (under perf record) failed: $(tail -3 "$TMP/m.log" | tr '\n' ' ')"
+else
+	files=$(snapshots "$S")
+	n=$(echo "$files" | grep -c . )
+	f=$(echo "$files" | head -1)
+	why=""
+	[ "$n" = 1 ] || why="$why $n snapshots, not 1 ($(ls -a "$S" 2>&1 | tr '\n' ' '));"
+	[ -n "$f" ] && [ "$(stat -c %a "$f")" = 600 ] || why="$why mode $(stat -c %a "$f" 2>&1), not 600;"
+	ls -a "$S" | grep -q '\.tmp$' && why="$why a temporary file was left;"
+	if [ -n "$f" ]; then
+		"$PERFLENS" report --top 0 "$f" >"$TMP/m.report" 2>&1 || why="$why report failed: $(head -2 "$TMP/m.report");"
+		"$PERFLENS" report --markers "$f" >"$TMP/m.markers" 2>&1
+		grep -q 'trigger: marker:glitch fired at .*marker "glitch now"' "$TMP/m.report" ||
+			why="$why no trigger line ($(grep -m1 trigger "$TMP/m.report"));"
+		grep -q 'glitch now' "$TMP/m.markers" || why="$why the marker 'glitch now' is missing;"
+		grep -q 'startup' "$TMP/m.markers" && why="$why the earlier marker 'startup' is in the window;"
+		grep -q 'warmup_spin' "$TMP/m.report" && why="$why warmup_spin (before the window) is in it;"
+		# the function table: Self% Total% Samples Function Module
+		awk '/^Top functions/ { t = 1; next } t && /^$/ { t = 0 } t && $4 ~ /^0x/ { print }' \
+			"$TMP/m.report" >"$TMP/m.hex"
+		[ -s "$TMP/m.hex" ] && why="$why unnamed frames: $(head -3 "$TMP/m.hex" | tr '\n' ' ');"
+		# phase totals, ours (Total% column)
+		ours=$(awk '/^Top functions/ { t = 1; next } t && /^$/ { t = 0 }
+			t && ($4 == "warmup_spin" || $4 == "burst_work" || $4 == "after_spin") { sub(/%/, "", $2); print $2, $4 }' \
+			"$TMP/m.report" | sort -rn | head -1 | awk '{print $2}')
+		[ "$ours" = burst_work ] || why="$why our top phase function is '$ours';"
+		# the window: the first record no earlier than trigger - 2 s (- 0.25 s drain)
+		line=$(grep -m1 'trigger: marker:glitch' "$TMP/m.report")
+		rel=$(echo "$line" | sed -E 's/.*fired at ([0-9.]+) s.*/\1/')
+		clk=$(echo "$line" | sed -E 's/.*\(clock ([0-9.]+) s\).*/\1/')
+		glitch=$(value glitch "$TMP/m.expect")
+		startup=$(value startup "$TMP/m.expect")
+		awk -v rel="$rel" -v clk="$clk" -v g="$glitch" -v s="$startup" 'BEGIN {
+			first = clk - rel; g /= 1e9; s /= 1e9
+			if (clk < g - 0.05 || clk > g + 0.05) { printf "the trigger at %.3f, the marker at %.3f;", clk, g; exit }
+			if (first < clk - 2.25) printf "the first record %.3f s before the trigger (--before 2);", clk - first
+			if (first <= s) printf "the first record precedes the startup marker;"
+		}' >"$TMP/m.win"
+		[ -s "$TMP/m.win" ] && why="$why $(cat "$TMP/m.win")"
+		# perf, same run, same window: which phase function its glitch samples hold most
+		perf script -i "$TMP/perf.data" -F comm,time,ip,sym --comm glitch 2>"$TMP/perf.err" >"$TMP/perf.txt"
+		theirs=$(awk -v lo="$(awk -v c="$clk" -v r="$rel" 'BEGIN { printf "%.6f", c - r }')" '
+			$1 == "glitch" { t = $2; sub(/:$/, "", t); in_w = (t + 0 >= lo); seen = ""; next }
+			in_w && NF >= 2 && ($2 == "warmup_spin" || $2 == "burst_work" || $2 == "after_spin") && index(seen, $2) == 0 { n[$2]++; seen = seen " " $2 }
+			END { best = ""; for (k in n) if (best == "" || n[k] > n[best]) best = k; print best }' "$TMP/perf.txt")
+		[ "$theirs" = burst_work ] || why="$why perf's top phase function in the window is '$theirs' ($(head -c 200 "$TMP/perf.err"));"
+		[ "$theirs" = "$ours" ] || why="$why perf says '$theirs', we say '$ours';"
+	fi
+	[ -z "$why" ] && ok marker_window || fail marker_window "$why"
+fi
+
+# ─── exit: non-zero status; and nothing written without a trigger ──────
+S=$TMP/e
+if ! "$AGENT" --flight 10 --trigger exit --before 2 --after 1 --snapshot-dir "$S" -F 999 \
+	--callgraph fp -- "$W" "$TMP/e.expect" 300 200 3 >"$TMP/e.log" 2>&1; then
+	fail exit_trigger "the agent failed: $(tail -3 "$TMP/e.log" | tr '\n' ' ')"
+else
+	f=$(snapshots "$S" | head -1)
+	if [ -z "$f" ]; then
+		fail exit_trigger "no snapshot ($(tail -2 "$TMP/e.log" | tr '\n' ' '))"
+	else
+		"$PERFLENS" report "$f" >"$TMP/e.report" 2>&1
+		if grep -q 'trigger: exit fired at .*: exit status 3' "$TMP/e.report" &&
+			grep -q 'ended: target exited' "$TMP/e.report" &&
+			grep -q 'burst_work' "$TMP/e.report"; then
+			ok exit_trigger
+		else
+			fail exit_trigger "report: $(grep -E 'trigger|ended' "$TMP/e.report" | tr '\n' ' ')"
+		fi
+	fi
+fi
+
+S=$TMP/q
+"$AGENT" --flight 10 --trigger exit --trigger 'marker:^never$' --snapshot-dir "$S" -F 999 \
+	--callgraph fp -- "$W" "$TMP/q.expect" 300 200 0 >"$TMP/q.log" 2>&1
+rq=$?
+if [ $rq != 0 ]; then
+	fail quiet_writes_nothing "the agent exited $rq: $(tail -2 "$TMP/q.log" | tr '\n' ' ')"
+elif [ -n "$(ls -A "$S" 2>/dev/null)" ]; then
+	fail quiet_writes_nothing "files without a trigger: $(ls -A "$S" | tr '\n' ' ')"
+elif ! grep -q 'flight recorder: 0 snapshots' "$TMP/q.log"; then
+	fail quiet_writes_nothing "the agent's summary: $(tail -1 "$TMP/q.log")"
+else
+	ok quiet_writes_nothing
+fi
+
+# ─── a slow system call ─────────────────────────────────────────────────
+S=$TMP/s
+if ! "$AGENT" --flight 10 --trigger 'syscall:clock_nanosleep>1s' --before 3 --after 0.5 \
+	--snapshot-dir "$S" -F 999 --callgraph fp -- "$W" "$TMP/s.expect" 1500 100 >"$TMP/s.log" 2>&1; then
+	fail syscall_trigger "the agent failed: $(tail -3 "$TMP/s.log" | tr '\n' ' ')"
+else
+	f=$(snapshots "$S" | head -1)
+	n=$(snapshots "$S" | grep -c .)
+	"$PERFLENS" report "$f" >"$TMP/s.report" 2>&1
+	took=$(sed -nE 's/.*trigger: syscall:clock_nanosleep>1s fired .*took ([0-9.]+) ms.*/\1/p' "$TMP/s.report" | head -1)
+	t0=$(value startup "$TMP/s.expect") b=$(value burst "$TMP/s.expect")
+	measured=$(echo "$b" | awk -v s="$t0" '{ printf "%.3f", ($1 - s) / 1e6 }')
+	if [ "$n" != 1 ] || [ -z "$took" ]; then
+		fail syscall_trigger "$n snapshots; trigger: $(grep -m1 trigger "$TMP/s.report")"
+	elif awk -v t="$took" -v m="$measured" 'BEGIN { exit !(t >= 1500 && t <= m) }'; then
+		ok syscall_trigger
+	else
+		fail syscall_trigger "took $took ms, outside [1500, $measured] (the program's clock)"
+	fi
+fi
+
+# ─── any hit of a probe ─────────────────────────────────────────────────
+S=$TMP/p
+WABS=$(cd "$(dirname "$W")" && pwd)/$(basename "$W")
+if [ ! -e /sys/bus/event_source/devices/uprobe/type ]; then
+	skip event_trigger "[no-kernel-feature:uprobe PMU] no /sys/bus/event_source/devices/uprobe"
+elif ! "$AGENT" --flight 10 -e "u:$WABS:burst_work" --trigger "event:u:$WABS:burst_work" --before 1 \
+	--after 0.5 --snapshot-dir "$S" -F 999 --callgraph fp -- "$W" "$TMP/p.expect" 500 300 >"$TMP/p.log" 2>&1; then
+	fail event_trigger "the agent failed: $(tail -3 "$TMP/p.log" | tr '\n' ' ')"
+else
+	n=$(snapshots "$S" | grep -c .)
+	f=$(snapshots "$S" | head -1)
+	"$PERFLENS" report "$f" >"$TMP/p.report" 2>&1
+	line=$(grep -m1 "trigger: event:u:.*burst_work fired" "$TMP/p.report")
+	clk=$(echo "$line" | sed -E 's/.*\(clock ([0-9.]+) s\).*/\1/')
+	b=$(value burst "$TMP/p.expect")
+	if [ "$n" != 1 ] || [ -z "$line" ]; then
+		fail event_trigger "$n snapshots; report: $(grep -m1 trigger "$TMP/p.report")"
+	elif ! echo "$line" | grep -q "a hit of u:"; then
+		fail event_trigger "the detail: $line"
+	elif ! echo "$b" | awk -v c="$clk" '{ exit !(c >= $1 / 1e9 - 0.001 && c <= $2 / 1e9) }'; then
+		fail event_trigger "fired at $clk s, outside the burst ($b ns)"
+	elif ! grep -q burst_work "$TMP/p.report"; then
+		fail event_trigger "burst_work is not in the snapshot"
+	else
+		ok event_trigger
+	fi
+fi
+
+# ─── a CPU share held ───────────────────────────────────────────────────
+S=$TMP/c
+if ! "$AGENT" --flight 10 --trigger 'cpu:1%/1s' --before 3 --after 0.5 --snapshot-dir "$S" \
+	-F 999 --callgraph fp -- "$W" "$TMP/c.expect" 3000 3000 0 0 >"$TMP/c.log" 2>&1; then
+	fail cpu_trigger "the agent failed: $(tail -3 "$TMP/c.log" | tr '\n' ' ')"
+else
+	n=$(snapshots "$S" | grep -c .)
+	f=$(snapshots "$S" | head -1)
+	"$PERFLENS" report "$f" >"$TMP/c.report" 2>&1
+	line=$(grep -m1 "trigger: cpu:1%/1s fired" "$TMP/c.report")
+	clk=$(echo "$line" | sed -E 's/.*\(clock ([0-9.]+) s\).*/\1/')
+	b=$(value burst "$TMP/c.expect")
+	if [ "$n" != 1 ] || [ -z "$line" ]; then
+		fail cpu_trigger "$n snapshots; report: $(grep -m1 trigger "$TMP/c.report")"
+	elif ! echo "$b" | awk -v c="$clk" '{ exit !(c >= $1 / 1e9 && c <= $2 / 1e9 + 1.1) }'; then
+		fail cpu_trigger "fired at $clk s, not during the spin ($b ns)"
+	elif ! echo "$line" | grep -qE 'CPU [0-9]+\.[0-9]% over the last second'; then
+		fail cpu_trigger "the detail: $line"
+	else
+		ok cpu_trigger
+	fi
+fi
+
+# ─── SIGUSR1, and the directory's caps ──────────────────────────────────
+S=$TMP/u
+"$AGENT" --flight 10 --before 0.5 --after 0 --trigger-gap 0 --snapshot-count 2 --snapshot-dir "$S" \
+	-F 999 --callgraph fp -- "$W" "$TMP/u.expect" 4000 100 >"$TMP/u.log" 2>&1 &
+APID=$!
+sleep 1
+for i in 1 2 3; do
+	kill -USR1 $APID
+	sleep 0.8
+done
+wait $APID
+ru=$?
+APID=
+saved=$(grep -c 'flight recorder: signal fired; saved' "$TMP/u.log")
+left=$(snapshots "$S")
+nleft=$(echo "$left" | grep -c .)
+last=$(grep 'flight recorder: signal fired; saved' "$TMP/u.log" | tail -2 | sed 's/.*saved //' | sort)
+why=""
+[ $ru = 0 ] || why="$why the agent exited $ru;"
+[ "$saved" = 3 ] || why="$why $saved saved, not 3;"
+[ "$nleft" = 2 ] || why="$why $nleft left, not 2;"
+[ "$left" = "$last" ] || why="$why left: $(echo $left), not the newest: $(echo $last);"
+for f in $left; do
+	"$PERFLENS" report "$f" 2>&1 | grep -q 'trigger: signal fired' || why="$why $f has no signal trigger;"
+done
+[ -z "$why" ] && ok signal_and_caps || fail signal_and_caps "$why"
+
+# ─── RSS bounded by the ring ────────────────────────────────────────────
+S=$TMP/r
+RING=$((256 << 10)) FIXED=$((8 << 20))
+"$AGENT" --flight 60 --flight-size 256K --snapshot-dir "$S" -F 999 --callgraph dwarf --stack-size 16384 \
+	-- "$B/workloads/burn" 12 2 >"$TMP/r.log" 2>&1 &
+APID=$!
+(sleep 6; kill -USR1 $APID) &
+max=0
+while kill -0 $APID 2>/dev/null; do
+	r=$(awk '/^VmRSS/ { print $2 }' /proc/$APID/status 2>/dev/null)
+	[ -n "$r" ] && [ "$r" -gt "$max" ] && max=$r
+	sleep 0.2
+done
+wait $APID
+rr=$?
+APID=
+dropped=$(sed -nE 's/.*flight recorder: [0-9]+ snapshots?; ([0-9]+) of the ring.*/\1/p' "$TMP/r.log")
+f=$(snapshots "$S" | head -1)
+why=""
+[ $rr = 0 ] || why="$why the agent exited $rr: $(tail -2 "$TMP/r.log" | tr '\n' ' ');"
+[ $((max * 1024)) -le $((RING + FIXED)) ] || why="$why VmRSS reached $max KiB, over the ring + 8 MiB ($(((RING + FIXED) / 1024)) KiB);"
+[ "${dropped:-0}" -gt 0 ] || why="$why the ring never filled (dropped '${dropped}'): the bound was not exercised;"
+if [ -z "$f" ]; then
+	why="$why no snapshot from SIGUSR1 (agent: $(tail -3 "$TMP/r.log" | tr '\n' ' '));"
+else
+	"$PERFLENS" report "$f" >"$TMP/r.report" 2>&1 && grep -q hot_leaf "$TMP/r.report" ||
+		why="$why the snapshot does not name hot_leaf: $(head -3 "$TMP/r.report" | tr '\n' ' ');"
+fi
+echo "# rss_bounded: VmRSS max $max KiB (ring 256 KiB), $dropped blocks dropped" >&2
+[ -z "$why" ] && ok rss_bounded || fail rss_bounded "$why"
