@@ -142,7 +142,12 @@ GPtrArray *pl_fleet_blocks_from_profile(PlProfile *profile, const char *session,
 	GPtrArray *blocks = g_ptr_array_new_with_free_func((GDestroyNotify)pl_fleet_block_free);
 	guint32 main_event = pl_profile_get_main_event(profile);
 	const PlEvent *ev = main_event == PL_NO_ID ? NULL : pl_profile_lookup_event(profile, main_event);
-	const char *event = ev && ev->name ? ev->name : "cpu-clock";
+	/* No sampled event has a sample (a session of a program that ended at
+	 * once holds only switch samples, which weigh off-CPU nanoseconds, not
+	 * counts): nothing to store, never switches counted as CPU samples. */
+	if (!ev || !ev->name)
+		return blocks;
+	const char *event = ev->name;
 	g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) values = g_ptr_array_new_with_free_func(g_free);
 	for (guint i = 0; labels && labels[i]; i++) {
@@ -159,7 +164,7 @@ GPtrArray *pl_fleet_blocks_from_profile(PlProfile *profile, const char *session,
 	 * (not once per sample) */
 	gint64 month_start = 0, month_end = 0;
 	for (guint i = 0; i < n; i++) {
-		if (main_event != PL_NO_ID && pl_profile_get_stack_event(profile, s[i].stack) != main_event)
+		if (pl_profile_get_stack_event(profile, s[i].stack) != main_event)
 			continue;
 		gint64 wall = (gint64)s[i].time + wall_offset_ns;
 		gint64 secs = wall / 1000000000;

@@ -33,7 +33,8 @@ typedef struct {
 void pl_fleet_block_free(PlFleetBlock *b);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlFleetBlock, pl_fleet_block_free)
 
-/* The blocks of profile's samples of its main event, at most max_rows
+/* The blocks of profile's samples of its main event (none when no sampled
+ * event has a sample: switch samples alone are not stored), at most max_rows
  * samples each.  wall_offset_ns: CLOCK_REALTIME minus the capture's clock
  * (HELLO's wall_now_ns - clock_now_ns), to date the samples.  labels:
  * "KEY=VALUE" strings, NULL-terminated (may be NULL).  GPtrArray of
