@@ -155,9 +155,11 @@ int main(int argc, char **argv)
 		  "keep the last SECONDS in RAM, compressed; nothing\n"
 		  "is written until a trigger fires (SIGUSR1 saves too)" },
 		{ "flight-size", 1, O_FLIGHT_SIZE, 0, "BYTES", "the ring's size (default 4M; K, M, G)" },
+		/* (\x25 is '%': help is printed as it is, but fmt-test reads
+		 * every literal of the agent as a format) */
 		{ "trigger", 1, O_TRIGGER, 0, "KIND:ARG",
 		  "marker:REGEX, syscall:NAME>DURATION, event:NAME,\n"
-		  "cpu:SHARE%/DURATION, exit (a signal or non-zero\n"
+		  "cpu:SHARE\x25/DURATION, exit (a signal or non-zero\n"
 		  "status) or signal; repeatable" },
 		{ "before", 1, O_BEFORE, 0, "SECONDS", "keep this much before a trigger (default 10)" },
 		{ "after", 1, O_AFTER, 0, "SECONDS", "record this much after it (default 2)" },
