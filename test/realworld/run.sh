@@ -25,7 +25,11 @@
 # --all attach to a running process (the --all rows keep that process's
 # thread: its workload is single-threaded); for --command, the agent
 # starts the workload behind a gate and perf attaches to it before it
-# execs.
+# execs.  Both stamp samples with CLOCK_MONOTONIC (perf record -k), and
+# both sides are compared over the time both recorded only (perf report
+# --time, perflens report/export --from/--to): two tools attaching to
+# 300 threads start and stop some 100 ms apart, and a workload whose
+# phases move through those edges moved a share by 3 points.
 #
 #   test/realworld/run.sh [--docs] [CASE...]
 #
@@ -205,6 +209,18 @@ perf_ready() {
 	done
 	return 1
 }
+# perf_workload PID: the pid of the workload of the perf started by
+# `timeout` (PID) once it runs (perf has opened and enabled its events and
+# exec'd it: its comm is no longer perf's)
+perf_workload() {
+	local c w
+	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+		for w in $(cat /proc/"$c"/task/*/children 2>/dev/null); do
+			[ "$(cat "/proc/$w/comm" 2>/dev/null)" = sleep ] && { echo "$w"; return 0; }
+		done
+	done
+	return 1
+}
 stop_target() {
 	local p
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
@@ -246,8 +262,8 @@ run_case() {
 	local hz=$hz_fp
 	[ "$cg" = dwarf ] && hz=$hz_dwarf
 	local aargs=(--event cpu-clock --frequency "$hz" --callgraph "$cg" --stacks "$stacks")
-	local pargs=(-F "$hz" -e cpu-clock) filt=()
-	[ "$stacks" = user ] && pargs=(-F "$hz" -e cpu-clock:u)
+	local pargs=(-k CLOCK_MONOTONIC -F "$hz" -e cpu-clock) filt=()
+	[ "$stacks" = user ] && pargs=(-k CLOCK_MONOTONIC -F "$hz" -e cpu-clock:u)
 	[ "$stacks" = kernel ] && pargs+=(--kernel-callchains)
 	if [ "$cg" = dwarf ]; then pargs+=(--call-graph dwarf,8192); else pargs+=(--call-graph fp); fi
 
@@ -307,16 +323,36 @@ run_case() {
 			sel=(--all)
 			filt=(--tid "$TPID")
 		fi
+		# perf first, until its events are on and its workload (a sleep
+		# that outlasts the agent) runs: attaching to 300 threads takes
+		# perf seconds, and a comparison of two windows that do not meet
+		# measures the workload's phases, not the profilers.  The agent's
+		# whole --duration then lies inside perf's recording; the sleep
+		# is ended when the agent is done, which ends perf.
+		timeout -k 5 "$limit" perf record -N --buildid-mmap -o "$d/perf.data" "${pargs[@]}" "${psel[@]}" -- sleep $((limit / 2)) \
+			>/dev/null 2>"$d/perf.log" &
+		local ppid=$! psleep= i
+		for i in $(seq 1 600); do
+			psleep=$(perf_workload "$ppid") && break
+			kill -0 "$ppid" 2>/dev/null || break
+			sleep 0.05
+		done
+		if [ -z "$psleep" ]; then
+			kill "$ppid" 2>/dev/null; wait "$ppid"; stop_target
+			nok "$name" "perf record did not start its workload in 30 s: $(grep -v '^\[' "$d/perf.log" | tail -n 2 | tr '\n' ' ')"
+			return
+		fi
 		local ta0; ta0=$(date +%s.%N)
 		timeout -k 5 "$limit" "$agent" --output "$d/ours.plens" "${aargs[@]}" "${sel[@]}" --duration "$secs" \
 			>/dev/null 2>"$d/agent.log" &
 		local apid=$!
-		timeout -k 5 "$limit" perf record -N --buildid-mmap -o "$d/perf.data" "${pargs[@]}" "${psel[@]}" -- sleep "$secs" \
-			>/dev/null 2>"$d/perf.log" &
-		local ppid=$!
 		wait "$apid"; arc=$?
 		asecs=$(awk -v a="$ta0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+		kill "$psleep" 2>/dev/null
 		wait "$ppid"; prc=$?
+		# perf record exits with its workload's status: the sleep ended
+		# by SIGTERM, as asked (its data is written all the same)
+		[ "$prc" = 143 ] && prc=0
 		stop_target
 		;;
 	esac
@@ -342,16 +378,39 @@ run_case() {
 		dbg=$W/$v/.debug/$link
 		cp "$W/$v/debug/.build-id/${id:0:2}/${id:2}.debug" "$dbg"
 	fi
-	local prep=(--percentage relative) fp_=()
-	[ ${#filt[@]} -gt 0 ] && prep+=("${filt[@]}") fp_=("${filt[@]}")
+	# the time both recorded: the later first sample to the earlier last
+	# (ours relative to its first sample, which report's --from counts
+	# from the first record: the same instant but for a session's first
+	# counters, a few ms before)
+	local pspan ospan win
+	pspan=$(perf script -i "$d/perf.data" -F time 2>/dev/null | awk '
+		{ t = $1 + 0; if (t <= 0) next; if (!n++ || t < a) a = t; if (t > b) b = t }
+		END { if (n) printf "%.6f %.6f\n", a, b }')
+	ospan=$("$dump" "$d/ours.plens" 2>/dev/null | awk '
+		/^SAMPLE / { t = $0; sub(/.* time=/, "", t); sub(/ .*/, "", t); t = t / 1e9
+			     if (t <= 0) next; if (!n++ || t < a) a = t; if (t > b) b = t }
+		END { if (n) printf "%.6f %.6f\n", a, b }')
+	win=$(awk -v p="$pspan" -v o="$ospan" 'BEGIN {
+		split(p, P, " "); split(o, O, " ")
+		w0 = P[1] > O[1] ? P[1] : O[1]; w1 = P[2] < O[2] ? P[2] : O[2]
+		if (p == "" || o == "" || w1 - w0 < 0.5) exit 1
+		printf "%.6f %.6f %.6f %.6f\n", w0, w1, w0 - O[1], w1 - O[1] }') || {
+		nok "$name" "the two recordings share less than 0.5 s (perf's samples: ${pspan:-none}, ours: ${ospan:-none}; perf record -k CLOCK_MONOTONIC and the agent's clock)"
+		return
+	}
+	local w=($win)
+	local prep=(--percentage relative --time "${w[0]},${w[1]}") fp_=(--time "${w[0]},${w[1]}")
+	local owin=(--to "${w[3]}")
+	awk -v f="${w[2]}" 'BEGIN { exit !(f > 0.0005) }' && owin=(--from "${w[2]}" --to "${w[3]}")
+	[ ${#filt[@]} -gt 0 ] && prep+=("${filt[@]}") fp_+=("${filt[@]}")
 	oracle_perf_self "$d/perf.data" "${prep[@]}" >"$d/perf.tsv"
 	local proots; proots=$(oracle_perf_roots "$d/perf.data" "${fp_[@]}")
 	[ -n "$dbg" ] && rm -rf "$W/$v/.debug"
 
-	"$perflens" report "$d/ours.plens" --no-inline --top 0 "${filt[@]}" "${SYMARGS[@]}" \
+	"$perflens" report "$d/ours.plens" --no-inline --top 0 "${owin[@]}" "${filt[@]}" "${SYMARGS[@]}" \
 		>"$d/ours.txt" 2>"$d/ours.err"
 	local rrc=$?
-	"$perflens" export "$d/ours.plens" -f collapsed --no-inline "${filt[@]}" "${SYMARGS[@]}" \
+	"$perflens" export "$d/ours.plens" -f collapsed --no-inline "${owin[@]}" "${filt[@]}" "${SYMARGS[@]}" \
 		>"$d/ours.collapsed" 2>>"$d/ours.err"
 	local erc=$?
 	if [ $rrc -ne 0 ] || [ $erc -ne 0 ]; then
@@ -441,7 +500,9 @@ done
 	echo "($(sed -n 's/^cflags: //p' "$W/VERSIONS")); python3 $(/usr/bin/python3 -c 'import platform; print(platform.python_version())'),"
 	echo "node $(node --version). cpu-clock at $hz_fp Hz (fp) and $hz_dwarf Hz (dwarf); --pid and --all record ${secs} s of a running process with perf and"
 	echo "PerfLens at once, and so does --command: perf attaches to the process the agent starts before it execs the"
-	echo "workload. $((SECONDS - t_all)) s for the cases, $t_build s to find or build the programs."
+	echo "workload (for --pid and --all, perf is on first and the agent's whole session lies inside perf's). Both"
+	echo "sides are compared over the time both recorded (perf record -k CLOCK_MONOTONIC; perf report --time,"
+	echo "perflens report/export --from/--to). $((SECONDS - t_all)) s for the cases, $t_build s to find or build the programs."
 	echo
 	echo "A case passes when every symbol among the top $topn self symbols of either side (at least 1 %) has the"
 	echo "same self share within $tol points (or three standard errors of sampling, when larger: 6.6 points for"

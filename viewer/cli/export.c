@@ -30,12 +30,17 @@ int pl_cli_export(int argc, char **argv)
 	PlCliFilterArgs flt = { 0 };
 	char *format = NULL, *output = NULL, *event_name = NULL, *title = NULL;
 	gint tid = 0, top = 0;
+	gdouble from = 0, to = 0;
 	gboolean weight = FALSE;
 	const GOptionEntry entries[] = {
 		{ "format", 'f', 0, G_OPTION_ARG_STRING, &format, formats_help, "FORMAT" },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
 		  "Write to FILE (default stdout; pprof and perf-data need one)", "FILE" },
 		{ "tid", 0, 0, G_OPTION_ARG_INT, &tid, "Only this thread", "N" },
+		{ "from", 0, 0, G_OPTION_ARG_DOUBLE, &from,
+		  "Only samples from S seconds after the first one (as report --from)", "S" },
+		{ "to", 0, 0, G_OPTION_ARG_DOUBLE, &to,
+		  "Only samples before S seconds after the first one (as report --to)", "S" },
 		{ "event", 0, 0, G_OPTION_ARG_STRING, &event_name,
 		  "Sampled event (default: the one with most samples)", "NAME" },
 		{ "weight", 0, 0, G_OPTION_ARG_NONE, &weight,
@@ -77,6 +82,17 @@ int pl_cli_export(int argc, char **argv)
 		pl_cli_fail("export --format %s needs -o %s", e->name, e->out_hint);
 		goto done;
 	}
+	if (tid < 0 || from < 0 || to < 0 || (to && to <= from)) {
+		pl_cli_fail("--tid, --from, --to take positive numbers (and --to > --from)");
+		goto done;
+	}
+	if ((tid || from || to) && !(e->needs & PL_EXPORT_NEEDS_PROFILE)) {
+		/* these formats copy or rewrite the whole recording */
+		pl_cli_fail("export --format %s writes the whole recording: --tid, --from and --to "
+			    "apply to the profile formats only",
+			    e->name);
+		goto done;
+	}
 	PlExportInput x = { .in = argv[1], .title = title, .by_weight = weight, .info = &info };
 	if (e->needs & PL_EXPORT_NEEDS_SYMBOLS) {
 		/* the load symbolizes with the options given, as report would */
@@ -104,7 +120,10 @@ int pl_cli_export(int argc, char **argv)
 		if (!pl_cli_event(p, event_name, argv[1], &event))
 			goto done;
 		x.profile = p;
-		x.filter = (PlFilter){ (guint32)MAX(tid, 0), event, 0, 0 };
+		/* the time range is relative to the first record, as report's */
+		guint64 t0 = pl_profile_get_stats(p)->first_time;
+		x.filter = (PlFilter){ (guint32)tid, event, from > 0 ? t0 + (guint64)(from * 1e9) : 0,
+				       to > 0 ? t0 + (guint64)(to * 1e9) : 0 };
 		x.stack_filter = sf;
 	}
 	if (!pl_export_write(e, &x, output, &error)) {

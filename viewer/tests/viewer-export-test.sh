@@ -13,7 +13,7 @@ PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
 TMP=$(mktemp -d /tmp/plv-export-XXXXXX)
 trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 bad() { fail "$@"; }
-ALL="collapsed_matches_call_tree pprof_go_tool pprof_mappings_build_id speedscope_schema svg_flame_graph filter_deny_cut filter_allow_cut filter_rename filter_collapse_recursion filter_bad_regex diff_self_is_zero diff_tables annotate_instructions source_lines switch_reasons process_tree transform_focus transform_drop transform_order transform_shares report_invert transform_bad_path unwound_dwarf_gate unwound_fp_stops unwound_stack_copy unwound_no_file"
+ALL="collapsed_matches_call_tree pprof_go_tool pprof_mappings_build_id speedscope_schema svg_flame_graph filter_deny_cut filter_allow_cut filter_rename filter_collapse_recursion filter_bad_regex diff_self_is_zero diff_tables annotate_instructions source_lines switch_reasons process_tree transform_focus transform_drop transform_order transform_shares report_invert transform_bad_path unwound_dwarf_gate unwound_fp_stops unwound_stack_copy unwound_no_file time_range"
 pl_plan $ALL
 
 # make builds them and ci/deps.sh installs python3's users: their absence fails
@@ -348,4 +348,23 @@ else bad switch_reasons "sleeper voluntary switches '$sl'"; fi
 if awk '/^Processes and threads/ {on=1} on && /thread [0-9]+ sleeper/ {f=1} END {exit !f}' "$TMP/report.txt" &&
    awk '/^Processes and threads/ {on=1} on && /thread [0-9]+ burn-2/ {f=1} END {exit !f}' "$TMP/report.txt"; then ok process_tree
 else bad process_tree "$(sed -n '/^Processes and threads/,/^$/p' "$TMP/report.txt" | head -5)"; fi
+# ─── --from/--to: the same samples in export as in report ─────────────
+# report's sample count over a window is the oracle for export's; the two
+# halves of the recording add up to the whole; a whole-file format refuses
+# a range it could not honour.
+nsamples() { sed -n 's/^Top functions by self (.*% of \([0-9]*\) samples.*/\1/p' "$1" | head -1; }
+folded() { awk '{ n += $NF } END { print n + 0 }' "$1"; }
+"$PERFLENS" report "$CAP" --top 1 --from 0.5 --to 1.5 >"$TMP/tr-r.txt" 2>&1
+"$PERFLENS" export "$CAP" -f collapsed --from 0.5 --to 1.5 -o "$TMP/tr.folded" 2>"$TMP/tr.err"
+"$PERFLENS" export "$CAP" -f collapsed --to 1 -o "$TMP/tr1.folded" 2>>"$TMP/tr.err"
+"$PERFLENS" export "$CAP" -f collapsed --from 1 -o "$TMP/tr2.folded" 2>>"$TMP/tr.err"
+"$PERFLENS" export "$CAP" -f collapsed -o "$TMP/tr0.folded" 2>>"$TMP/tr.err"
+"$PERFLENS" export "$CAP" -f perf-data --from 1 -o "$TMP/tr.data" >"$TMP/tr-pd.txt" 2>&1; pdrc=$?
+want=$(nsamples "$TMP/tr-r.txt") got=$(folded "$TMP/tr.folded")
+h1=$(folded "$TMP/tr1.folded") h2=$(folded "$TMP/tr2.folded") all=$(folded "$TMP/tr0.folded")
+if [ -n "$want" ] && [ "$got" = "$want" ] && [ "$got" -gt 0 ] && [ "$got" -lt "$all" ] &&
+   [ $((h1 + h2)) = "$all" ] && [ "$h1" -gt 0 ] && [ "$h2" -gt 0 ] &&
+   [ $pdrc = 2 ] && grep -q 'profile formats only' "$TMP/tr-pd.txt" && [ ! -e "$TMP/tr.data" ]; then
+	ok time_range
+else bad time_range "0.5-1.5 s: export $got, report '$want' of $all; halves $h1 + $h2; perf-data --from: exit $pdrc $(head -c 200 "$TMP/tr-pd.txt") $(head -c 200 "$TMP/tr.err")"; fi
 exit 0
