@@ -127,7 +127,12 @@ out:
  * same order.  A message that does not pack (the rare descriptions,
  * files, logs) ends its chunk and is delivered as the decoder has it,
  * the decoder waiting meanwhile.  A few chunks circulate: memory stays
- * bounded however far the decoder could run ahead. */
+ * bounded however far the decoder could run ahead.
+ *
+ * Loaded for the model (pl_capture_load_ordered), the decoder also holds
+ * timed messages in the model's ingest order (pl-time-order.h) and passes
+ * each one on as the bytes it was held in: the caller's thread, which
+ * builds the model, then only unpacks. */
 
 #define PIPE_MIN_BYTES (64u << 10) /* smaller files: no thread */
 #define PIPE_CHUNK (1u << 20)
