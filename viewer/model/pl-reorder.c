@@ -111,7 +111,7 @@ static void run_compact(Run *run)
 		run->dlen = 0;
 		return;
 	}
-	if (run->head < 1024 || run->head * 2 < run->n)
+	if (run->head < 1024 || run->head * 4 < run->n * 3)
 		return;
 	gsize base = run->items[run->head].off;
 	memmove(run->items, run->items + run->head, (run->n - run->head) * sizeof(Item));
