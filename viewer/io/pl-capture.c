@@ -9,6 +9,7 @@
 
 #include "pl-capture-private.h"
 #include "pl-msg-pack.h"
+#include "pl-time-order.h"
 #include "reader.h"
 
 PlFileKind pl_capture_detect(const char *path)
@@ -126,7 +127,12 @@ out:
  * same order.  A message that does not pack (the rare descriptions,
  * files, logs) ends its chunk and is delivered as the decoder has it,
  * the decoder waiting meanwhile.  A few chunks circulate: memory stays
- * bounded however far the decoder could run ahead. */
+ * bounded however far the decoder could run ahead.
+ *
+ * Loaded for the model (pl_capture_load_ordered), the decoder also holds
+ * timed messages in the model's ingest order (pl-time-order.h) and passes
+ * each one on as the bytes it was held in: the caller's thread, which
+ * builds the model, then only unpacks. */
 
 #define PIPE_MIN_BYTES (64u << 10) /* smaller files: no thread */
 #define PIPE_CHUNK (1u << 20)
@@ -145,6 +151,7 @@ typedef struct {
 	GAsyncQueue *full, *free, *ack;
 	PipeChunk *cur;
 	gint stop; /* the caller stopped: the decoder stops too */
+	PlTimeOrder *order; /* not NULL: messages go out in the model's ingest order */
 	/* the decoder's result */
 	PlCaptureInfo info;
 	GError *error;
@@ -188,19 +195,54 @@ static gboolean pipe_put(const struct pl_msg *m, gpointer data)
 	return TRUE;
 }
 
+/* A message the orderer held, copied on as it was packed there. */
+static gboolean pipe_put_packed(const guint8 *packed, gsize len, gpointer data)
+{
+	Pipe *pp = data;
+	if (g_atomic_int_get(&pp->stop))
+		return FALSE;
+	gsize need = sizeof(gsize) + len;
+	if (pp->cur->len && pp->cur->len + need > pp->cur->cap)
+		pipe_send(pp, FALSE);
+	if (need > pp->cur->cap) {
+		pp->cur->cap = need;
+		pp->cur->data = g_realloc(pp->cur->data, need);
+	}
+	guint8 *p = pp->cur->data + pp->cur->len;
+	memcpy(p, &need, sizeof(need));
+	memcpy(p + sizeof(gsize), packed, len);
+	pp->cur->len += need;
+	return TRUE;
+}
+
+static gboolean pipe_put_ordered(const struct pl_msg *m, gpointer data)
+{
+	Pipe *pp = data;
+	return pl_time_order_push(pp->order, m, pipe_put, pp);
+}
+
 static gpointer pipe_decoder(gpointer data)
 {
 	Pipe *pp = data;
 	pp->cur = g_async_queue_pop(pp->free);
-	pp->ok = load_plens(pp->fd, pp->path, pipe_put, pp, &pp->info, &pp->error);
+	pp->ok = load_plens(pp->fd, pp->path, pp->order ? pipe_put_ordered : pipe_put, pp,
+			    &pp->info, &pp->error);
+	/* what was read before an error is delivered too, as the model's own
+	 * order would at its finish */
+	if (pp->order && !g_atomic_int_get(&pp->stop))
+		pl_time_order_flush(pp->order, pipe_put, pp);
 	pipe_send(pp, TRUE);
 	return NULL;
 }
 
 static gboolean load_plens_threaded(int fd, const char *path, PlMsgFunc func, gpointer user_data,
-				    PlCaptureInfo *info, GError **error)
+				    PlCaptureInfo *info, gboolean ordered, GError **error)
 {
 	Pipe pp = { .fd = fd, .path = path, .info = *info };
+	if (ordered) {
+		pp.order = pl_time_order_new();
+		pl_time_order_set_packed_out(pp.order, pipe_put_packed);
+	}
 	pp.full = g_async_queue_new();
 	pp.free = g_async_queue_new();
 	pp.ack = g_async_queue_new();
@@ -262,11 +304,12 @@ static gboolean load_plens_threaded(int fd, const char *path, PlMsgFunc func, gp
 	g_async_queue_unref(pp.full);
 	g_async_queue_unref(pp.free);
 	g_async_queue_unref(pp.ack);
+	pl_time_order_free(pp.order);
 	return ok;
 }
 
-gboolean pl_capture_load(const char *path, PlMsgFunc func, gpointer user_data,
-			 PlCaptureInfo *info, GError **error)
+static gboolean capture_load(const char *path, PlMsgFunc func, gpointer user_data,
+			     PlCaptureInfo *info, gboolean *ordered, GError **error)
 {
 	PlCaptureInfo dummy;
 	struct stat st;
@@ -297,9 +340,12 @@ gboolean pl_capture_load(const char *path, PlMsgFunc func, gpointer user_data,
 	} else if (n >= 0 && (n < (ssize_t)sizeof(magic) || memcmp(magic, PL_MAGIC, 8) == 0)) {
 		info->kind = PL_FILE_PLENS;
 		if (info->file_size >= PIPE_MIN_BYTES && g_get_num_processors() > 1 &&
-		    !g_getenv("PERFLENS_NO_DECODE_THREAD"))
-			ok = load_plens_threaded(fd, path, func, user_data, info, error);
-		else
+		    !g_getenv("PERFLENS_NO_DECODE_THREAD")) {
+			if (ordered)
+				*ordered = TRUE;
+			ok = load_plens_threaded(fd, path, func, user_data, info, ordered != NULL,
+						 error);
+		} else
 			ok = load_plens(fd, path, func, user_data, info, error);
 		info->kind = PL_FILE_PLENS;
 	} else if (n < 0) {
@@ -313,4 +359,17 @@ gboolean pl_capture_load(const char *path, PlMsgFunc func, gpointer user_data,
 	}
 	close(fd);
 	return ok;
+}
+
+gboolean pl_capture_load(const char *path, PlMsgFunc func, gpointer user_data,
+			 PlCaptureInfo *info, GError **error)
+{
+	return capture_load(path, func, user_data, info, NULL, error);
+}
+
+gboolean pl_capture_load_ordered(const char *path, PlMsgFunc func, gpointer user_data,
+				 PlCaptureInfo *info, gboolean *ordered, GError **error)
+{
+	*ordered = FALSE;
+	return capture_load(path, func, user_data, info, ordered, error);
 }

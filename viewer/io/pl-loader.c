@@ -22,6 +22,7 @@ typedef struct {
 	GHashTable *perf_maps; /* pids with anonymous code: their /tmp/perf-PID.map goes
 				* to the model at the end */
 	gsize n;
+	gboolean ordered;      /* messages come in ingest order (pl_capture_load_ordered) */
 	/* the symbols' debuginfod progress, wrapped for the load's cancel */
 	gboolean fetch_hooked;
 	PlFetchProgressFunc fetch_fn;
@@ -300,7 +301,7 @@ static gboolean load_one(const struct pl_msg *m, gpointer data)
 	if (m->type == PL_MSG_FILE_CHUNK && l->perf_maps &&
 	    m->u.chunk.kind == PL_CHUNK_PERF_MAP)
 		g_hash_table_remove(l->perf_maps, GUINT_TO_POINTER(m->u.chunk.pid));
-	/* before the sample is ingested (it is held back for reordering,
+	/* before the sample is ingested (it may be held back for reordering,
 	 * symbolized later: the table is there by then either way) */
 	if (m->type == PL_MSG_SAMPLE && l->local && !l->kallsyms_done &&
 	    has_kernel_frames(&m->u.sample)) {
@@ -319,7 +320,10 @@ static gboolean load_one(const struct pl_msg *m, gpointer data)
 		pl_symbols_set_fetch_progress(sy, loader_fetch_progress, l);
 		l->fetch_hooked = TRUE;
 	}
-	pl_profile_ingest(m, l->p);
+	if (l->ordered)
+		pl_profile_ingest_ordered(m, l->p);
+	else
+		pl_profile_ingest(m, l->p);
 	return TRUE;
 }
 
@@ -363,7 +367,7 @@ PlProfile *pl_load_file(const char *path, const PlLoadParams *params, PlCaptureI
 	l.perf_data = pl_capture_detect(path) == PL_FILE_PERF_DATA;
 
 	GError *local = NULL;
-	gboolean ok = pl_capture_load(path, load_one, &l, info, &local);
+	gboolean ok = pl_capture_load_ordered(path, load_one, &l, info, &l.ordered, &local);
 	if (ok && l.embed_buf) /* the file ended inside the table */
 		embed_fail(&l, "the embedded symbol table is cut short (%u of %" G_GUINT64_FORMAT
 			       " bytes): the file is damaged; export it again from the original",

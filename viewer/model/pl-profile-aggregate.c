@@ -20,13 +20,129 @@ PlAggregate *pl_profile_aggregate(PlProfile *self, const PlFilter *filter)
 	return pl_profile_aggregate_mapped(self, filter, NULL);
 }
 
+/* ─── 1. samples → per address-stack counts ─────────────────────────── */
+
+/* A large timeline is counted in two halves at once, the second on a
+ * worker thread, and the halves added up: integer sums, so exactly what
+ * one pass gives.  PERFLENS_NO_AGGREGATE_THREAD=1 counts in one pass. */
+#define PARALLEL_MIN_SAMPLES 65536u
+
+typedef struct {
+	const PlProfile *profile;
+	const PlFilter *f;
+	const guint32 *node_map;
+	guint from, to;     /* samples [from, to) */
+	PlCount *per_stack; /* n_addrs */
+	PlCount all;
+	GHashTable *threads; /* tid → PlCount* (g_free) */
+	GArray *tid_order;   /* guint32: tids in order of first sample */
+} CountPart;
+
+static void count_part(CountPart *p)
+{
+	const PlProfile *self = p->profile;
+	const PlFilter *f = p->f;
+	const guint32 *node_map = p->node_map;
+	const AddrNode *addrs = (const AddrNode *)(void *)self->addrs->data;
+	const PlSample *samples = (const PlSample *)(void *)self->samples->data;
+	PlCount *per_stack = p->per_stack;
+	PlCount all = { 0 };
+	/* samples of one thread come in runs: its count is looked up once a run */
+	guint32 last_tid = 0;
+	PlCount *tc = NULL;
+	for (guint i = p->from; i < p->to; i++) {
+		const PlSample *s = &samples[i];
+		if (f->tid && s->tid != f->tid)
+			continue;
+		if (f->event != PL_NO_ID && addrs[s->stack].event != f->event)
+			continue;
+		if (s->time < f->t0 || (f->t1 && s->time >= f->t1))
+			continue;
+		/* a stack filter's allow rules drop whole samples */
+		if (node_map && node_map[addrs[s->stack].fnode] == PL_NO_ID)
+			continue;
+		per_stack[s->stack].samples++;
+		per_stack[s->stack].weight += s->weight;
+		all.samples++;
+		all.weight += s->weight;
+		if (!tc || s->tid != last_tid) {
+			tc = g_hash_table_lookup(p->threads, GUINT_TO_POINTER(s->tid));
+			if (!tc) {
+				tc = g_new0(PlCount, 1);
+				g_hash_table_insert(p->threads, GUINT_TO_POINTER(s->tid), tc);
+				if (p->tid_order)
+					g_array_append_val(p->tid_order, s->tid);
+			}
+			last_tid = s->tid;
+		}
+		tc->samples++;
+		tc->weight += s->weight;
+	}
+	p->all = all;
+}
+
+static gpointer count_part_thread(gpointer data)
+{
+	count_part(data);
+	return NULL;
+}
+
+static void count_samples(PlProfile *self, PlAggregate *agg, const guint32 *node_map)
+{
+	guint n = self->samples->len;
+	CountPart one = { self, &agg->filter, node_map, 0, n, agg->stack_self, { 0 }, agg->threads,
+			  NULL };
+	GThread *th = NULL;
+	CountPart two = { 0 };
+	if (n >= PARALLEL_MIN_SAMPLES && g_get_num_processors() > 1 &&
+	    !g_getenv("PERFLENS_NO_AGGREGATE_THREAD")) {
+		one.to = n / 2;
+		two = (CountPart){ self, &agg->filter, node_map, n / 2, n,
+				   g_new0(PlCount, agg->n_stacks), { 0 },
+				   g_hash_table_new_full(NULL, NULL, NULL, g_free),
+				   g_array_new(FALSE, FALSE, sizeof(guint32)) };
+		th = g_thread_try_new("pl-aggregate", count_part_thread, &two, NULL);
+		if (!th) /* no thread to be had: one pass after all */
+			one.to = n;
+	}
+	count_part(&one);
+	agg->all = one.all;
+	if (!two.per_stack)
+		return;
+	if (th) {
+		g_thread_join(th);
+		for (guint a = 0; a < agg->n_stacks; a++) {
+			agg->stack_self[a].samples += two.per_stack[a].samples;
+			agg->stack_self[a].weight += two.per_stack[a].weight;
+		}
+		agg->all.samples += two.all.samples;
+		agg->all.weight += two.all.weight;
+		/* the second half's threads in the order one pass would have
+		 * met them: the table comes out the same */
+		for (guint i = 0; i < two.tid_order->len; i++) {
+			guint32 tid = g_array_index(two.tid_order, guint32, i);
+			PlCount *c = g_hash_table_lookup(two.threads, GUINT_TO_POINTER(tid));
+			PlCount *tc = g_hash_table_lookup(agg->threads, GUINT_TO_POINTER(tid));
+			if (tc) {
+				tc->samples += c->samples;
+				tc->weight += c->weight;
+			} else {
+				g_hash_table_steal(two.threads, GUINT_TO_POINTER(tid));
+				g_hash_table_insert(agg->threads, GUINT_TO_POINTER(tid), c);
+			}
+		}
+	}
+	g_free(two.per_stack);
+	g_hash_table_destroy(two.threads);
+	g_array_free(two.tid_order, TRUE);
+}
+
 PlAggregate *pl_profile_aggregate_mapped(PlProfile *self, const PlFilter *filter, guint32 *node_map)
 {
 	PlAggregate *agg = g_new0(PlAggregate, 1);
 	agg->profile = self;
 	agg->filter = filter ? *filter : PL_FILTER_ALL;
 	agg->node_map = node_map;
-	const PlFilter *f = &agg->filter;
 	agg->n_nodes = self->nodes->len;
 	agg->n_functions = self->funcs->len;
 	agg->n_locations = self->locs->len;
@@ -38,33 +154,12 @@ PlAggregate *pl_profile_aggregate_mapped(PlProfile *self, const PlFilter *filter
 	agg->line_total = g_new0(PlCount, agg->n_locations + 1);
 	agg->threads = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 
-	/* 1. samples → per address-stack counts (one pass over the timeline) */
 	guint n_addrs = self->addrs->len;
 	agg->n_stacks = n_addrs;
 	agg->stack_self = g_new0(PlCount, n_addrs);
+	count_samples(self, agg, node_map);
 	PlCount *per_stack = agg->stack_self;
 	const AddrNode *addrs = (const AddrNode *)self->addrs->data;
-	for (guint i = 0; i < self->samples->len; i++) {
-		const PlSample *s = &g_array_index(self->samples, PlSample, i);
-		if (f->tid && s->tid != f->tid)
-			continue;
-		if (f->event != PL_NO_ID && addrs[s->stack].event != f->event)
-			continue;
-		if (s->time < f->t0 || (f->t1 && s->time >= f->t1))
-			continue;
-		/* a stack filter's allow rules drop whole samples */
-		if (node_map && node_map[addrs[s->stack].fnode] == PL_NO_ID)
-			continue;
-		PlCount c = { 1, s->weight };
-		count_add(&per_stack[s->stack], &c);
-		count_add(&agg->all, &c);
-		PlCount *tc = g_hash_table_lookup(agg->threads, GUINT_TO_POINTER(s->tid));
-		if (!tc) {
-			tc = g_new0(PlCount, 1);
-			g_hash_table_insert(agg->threads, GUINT_TO_POINTER(s->tid), tc);
-		}
-		count_add(tc, &c);
-	}
 
 	/* 2. distinct stacks → call tree, functions, lines */
 	g_autofree guint32 *func_stamp = g_new(guint32, agg->n_functions + 1);

@@ -1,25 +1,17 @@
-/* pl-profile-ingest.c — messages into the session model: the reorder
- * window (timed records in time order), the dispatch by message type, and
+/* pl-profile-ingest.c — messages into the session model: the ingest
+ * order (pl-time-order.h: timed records in time order), the dispatch by message type, and
  * what COMM, TASK and SWITCH records do to processes and threads (names,
  * the fork/exit tree, on/off-CPU intervals), counters, losses, health and
  * the agent's log; pl_profile_finish.  SAMPLE messages go on to
  * pl-profile-samples.c, MMAP to pl-modules.c and the symbolizer. */
 #include "pl-profile.h"
 #include "pl-profile-private.h"
-#include "pl-reorder.h"
+#include "pl-time-order.h"
 #include "pl-tracepoint.h"
 
 #include <string.h>
 
-/* Records reach us in the order the agent drained its per-CPU rings (or
- * perf wrote them), not in time order: a worker's samples can precede the
- * MMAP and exec COMM of its process.  Timed records wait until the stream
- * is this far past them, then go in time order, as perf's ordered events. */
-#define REORDER_WINDOW_NS (500ull * 1000 * 1000)
-#define REORDER_MAX_HELD 200000u
-
-static void ingest_now(PlProfile *self, const struct pl_msg *m);
-static void release(PlProfile *self, guint64 limit);
+static gboolean ingest_now(const struct pl_msg *m, gpointer profile);
 
 static char *str_dup(struct pl_str s)
 {
@@ -136,7 +128,7 @@ static void ingest_switch(PlProfile *self, const struct pl_msg_switch *s)
 
 void pl_profile_finish(PlProfile *self)
 {
-	release(self, G_MAXUINT64);
+	pl_time_order_flush(self->order, ingest_now, self);
 	/* a perf map cut short (a torn capture, a live session stopped while
 	 * it came) still names what it holds */
 	GHashTableIter pit;
@@ -213,8 +205,9 @@ static void ingest_trace_format(PlProfile *self, const struct pl_msg_file_chunk 
 	g_hash_table_replace(self->trace_formats, GUINT_TO_POINTER(c->pid), f);
 }
 
-static void ingest_now(PlProfile *self, const struct pl_msg *m)
+static gboolean ingest_now(const struct pl_msg *m, gpointer profile)
 {
+	PlProfile *self = profile;
 	PlProfileStats *st = &self->stats;
 	switch (m->type) {
 	case PL_MSG_HELLO: {
@@ -372,53 +365,21 @@ static void ingest_now(PlProfile *self, const struct pl_msg *m)
 	default:
 		break;
 	}
-}
-
-/* Ingests held messages with time < limit (all with G_MAXUINT64). */
-static void release(PlProfile *self, guint64 limit)
-{
-	guint64 t;
-	while (pl_reorder_peek_time(self->reorder, &t) && t < limit) {
-		pl_reorder_pop(self->reorder, self->decoded);
-		ingest_now(self, self->decoded);
-	}
-}
-
-static guint64 msg_time(const struct pl_msg *m)
-{
-	switch (m->type) {
-	case PL_MSG_SAMPLE:
-		return m->u.sample.time;
-	case PL_MSG_MMAP:
-		return m->u.mmap.snapshot ? 0 : m->u.mmap.time;
-	case PL_MSG_COMM:
-		return m->u.comm.snapshot ? 0 : m->u.comm.time;
-	case PL_MSG_TASK:
-		return m->u.task.time;
-	case PL_MSG_SWITCH:
-		return m->u.sw.time;
-	default:
-		return 0; /* descriptions, totals, files: order does not matter */
-	}
+	return TRUE;
 }
 
 gboolean pl_profile_ingest(const struct pl_msg *m, gpointer profile)
 {
 	PlProfile *self = profile;
-	guint64 t = msg_time(m);
-	if (t == 0) {
-		ingest_now(self, m);
-		return TRUE;
-	}
-	pl_reorder_push(self->reorder, t, m);
-	if (t > self->max_time)
-		self->max_time = t;
-	if (self->max_time > REORDER_WINDOW_NS)
-		release(self, self->max_time - REORDER_WINDOW_NS);
-	/* a stream whose clock stands still must not hold everything */
-	guint64 first;
-	while (pl_reorder_len(self->reorder) > REORDER_MAX_HELD &&
-	       pl_reorder_peek_time(self->reorder, &first))
-		release(self, first + 1);
-	return TRUE;
+	return pl_time_order_push(self->order, m, ingest_now, self);
+}
+
+gboolean pl_profile_ingest_ordered(const struct pl_msg *m, gpointer profile)
+{
+	PlProfile *self = profile;
+	/* what the profile's own order still holds goes first: its messages
+	 * came before */
+	if (pl_time_order_len(self->order))
+		pl_time_order_flush(self->order, ingest_now, self);
+	return ingest_now(m, self);
 }

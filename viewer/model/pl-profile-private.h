@@ -102,10 +102,8 @@ struct _PlProfile {
 	GArray *health;     /* struct pl_msg_health, in arrival order (capped) */
 	GArray *loss_marks; /* PlLossMark, in arrival order (capped) */
 	GArray *triggers;   /* PlTrigger, in arrival order (capped) */
-	/* reordering: see pl-profile-ingest.c */
-	struct _PlReorder *reorder;
-	guint64 max_time;
-	struct pl_msg *decoded;
+	/* the ingest order (pl-time-order.h) */
+	struct _PlTimeOrder *order;
 	guint64 pcs[PL_MAX_CALLCHAIN + 8];
 	guint8 pc_flags[PL_MAX_CALLCHAIN + 8];
 };

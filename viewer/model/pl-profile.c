@@ -6,7 +6,7 @@
  * are in pl-profile-aggregate.c. */
 #include "pl-profile.h"
 #include "pl-profile-private.h"
-#include "pl-reorder.h"
+#include "pl-time-order.h"
 #include "pl-tracepoint.h"
 
 #include <string.h>
@@ -95,10 +95,9 @@ PlProfile *pl_profile_new(const PlSymOptions *opts)
 	self->loss_marks = g_array_new(FALSE, FALSE, sizeof(PlLossMark));
 	self->triggers = g_array_new(FALSE, FALSE, sizeof(PlTrigger));
 	self->stats.log = g_ptr_array_new_with_free_func(g_free);
-	self->reorder = pl_reorder_new();
+	self->order = pl_time_order_new();
 	self->uq_top = g_array_new(FALSE, FALSE, sizeof(guint32));
 	self->uq_root = g_byte_array_new();
-	self->decoded = g_new0(struct pl_msg, 1);
 	return self;
 }
 
@@ -106,11 +105,10 @@ void pl_profile_free(PlProfile *self)
 {
 	if (!self)
 		return;
-	pl_reorder_free(self->reorder);
+	pl_time_order_free(self->order);
 	g_array_free(self->uq_top, TRUE);
 	g_byte_array_free(self->uq_root, TRUE);
 	g_free(self->stack_memo);
-	g_free(self->decoded);
 	g_clear_pointer(&self->syms, pl_symbols_free);
 	g_free(self->opts.sysroot);
 	g_free(self->opts.toolchain_prefix);

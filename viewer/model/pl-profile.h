@@ -182,6 +182,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlProfile, pl_profile_free)
 /* Takes one message (a PlMsgFunc: always returns TRUE).  Borrowed data in m
  * is copied as needed. */
 gboolean pl_profile_ingest(const struct pl_msg *m, gpointer profile);
+/* Takes one message of a stream already put in ingest order by a
+ * PlTimeOrder (pl-time-order.h; a loader orders on its decoding thread):
+ * ingested at once.  The same stream through pl_profile_ingest gives the
+ * same profile.  Not to be mixed with pl_profile_ingest for timed
+ * messages (what that still holds is ingested first). */
+gboolean pl_profile_ingest_ordered(const struct pl_msg *m, gpointer profile);
 /* Ingests everything held for reordering and closes open on/off-CPU
  * intervals at the last time seen.  Call when the input ended (or before
  * showing a live profile); ingesting more afterwards is allowed. */

@@ -111,7 +111,7 @@ static void run_compact(Run *run)
 		run->dlen = 0;
 		return;
 	}
-	if (run->head < 1024 || run->head * 2 < run->n)
+	if (run->head < 1024 || run->head * 4 < run->n * 3)
 		return;
 	gsize base = run->items[run->head].off;
 	memmove(run->items, run->items + run->head, (run->n - run->head) * sizeof(Item));
@@ -198,20 +198,24 @@ gboolean pl_reorder_peek_time(const PlReorder *r, guint64 *t)
 	return TRUE;
 }
 
-gboolean pl_reorder_pop(PlReorder *r, struct pl_msg *m)
+/* Takes the earliest held message off the heap: its packed bytes, which
+ * stay in the run's buffers until the next push or pop. */
+static gboolean pop_bytes(PlReorder *r, const guint8 **p, gsize *len)
 {
 	trim_spare(r);
 	if (!r->heap->len)
 		return FALSE;
 	Run *run = r->heap->pdata[0];
-	pl_msg_unpack(run->data + run->items[run->head].off, m);
+	gsize off = run->items[run->head].off;
+	*p = run->data + off;
+	*len = (run->head + 1 < run->n ? run->items[run->head + 1].off : run->dlen) - off;
 	run->head++;
 	r->len--;
 	if (run->head < run->n) {
 		heap_down(r, 0);
 		return TRUE;
 	}
-	/* emptied: out of the heap, kept for reuse (its buffers still hold *m) */
+	/* emptied: out of the heap, kept for reuse (its buffers still hold *p) */
 	run->in_heap = FALSE;
 	Run *last = g_ptr_array_steal_index_fast(r->heap, r->heap->len - 1);
 	if (last != run) {
@@ -221,7 +225,22 @@ gboolean pl_reorder_pop(PlReorder *r, struct pl_msg *m)
 	for (guint i = 0; i < MRU; i++)
 		if (r->mru[i] == run)
 			r->mru[i] = NULL;
-	/* past FREE_RUNS, freed at the next push or pop (*m borrows it) */
+	/* past FREE_RUNS, freed at the next push or pop (*p borrows it) */
 	g_ptr_array_add(r->spare, run);
 	return TRUE;
+}
+
+gboolean pl_reorder_pop(PlReorder *r, struct pl_msg *m)
+{
+	const guint8 *p;
+	gsize len;
+	if (!pop_bytes(r, &p, &len))
+		return FALSE;
+	pl_msg_unpack(p, m);
+	return TRUE;
+}
+
+gboolean pl_reorder_pop_packed(PlReorder *r, const guint8 **p, gsize *len)
+{
+	return pop_bytes(r, p, len);
 }

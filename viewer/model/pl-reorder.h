@@ -34,6 +34,9 @@ gboolean pl_reorder_peek_time(const PlReorder *r, guint64 *t);
 /* The earliest held message into *m (FALSE when none is held); *m borrows
  * the queue's memory until the next push or pop. */
 gboolean pl_reorder_pop(PlReorder *r, struct pl_msg *m);
+/* As pl_reorder_pop, but the message as it is held: len bytes at *p in the
+ * form of pl_msg_pack (pl-msg-pack.h), borrowed the same way. */
+gboolean pl_reorder_pop_packed(PlReorder *r, const guint8 **p, gsize *len);
 
 G_END_DECLS
 

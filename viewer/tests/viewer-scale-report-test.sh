@@ -12,7 +12,7 @@ PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
 . "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok viewer-scale-report: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 TMP=$(mktemp -d /tmp/plv-scale-XXXXXX)
 trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="total_equals_collapsed self_equals_collapsed threads_add_up decode_thread_same"
+ALL="total_equals_collapsed self_equals_collapsed threads_add_up decode_thread_same decode_thread_same_timeline aggregate_thread_same"
 pl_plan $ALL
 
 for x in "$PERFLENS" "$AGENT" "$BURN"; do
@@ -68,6 +68,44 @@ elif cmp -s "$TMP/report.txt" "$TMP/report1.txt"; then
 	ok decode_thread_same
 else
 	fail decode_thread_same "reports differ: $(diff "$TMP/report.txt" "$TMP/report1.txt" | head -3 | tr '\n' ' ')"
+fi
+
+# there the decoding thread also puts the messages in the model's ingest
+# order (pl-time-order.h): every sample in the same order, with the same
+# time and stack (the perf.data export writes them one by one, in the
+# model's order; perf itself counts them)
+PERFLENS_NO_DECODE_THREAD=1 "$PERFLENS" export "$CAP" --format perf-data -o "$TMP/one.data" 2>"$TMP/one.err"
+"$PERFLENS" export "$CAP" --format perf-data -o "$TMP/two.data" 2>"$TMP/two.err"
+if command -v perf >/dev/null; then
+	nsamp=$(perf script -i "$TMP/two.data" -F tid,time 2>/dev/null | wc -l)
+else
+	nsamp=$(($(stat -c %s "$TMP/two.data" 2>/dev/null || echo 0) / 100)) # no perf: its size
+fi
+if [ ! -s "$TMP/two.data" ] || [ ! -s "$TMP/one.data" ]; then
+	fail decode_thread_same_timeline "export failed: $(tail -1 "$TMP/two.err") $(tail -1 "$TMP/one.err")"
+elif [ "$nsamp" -lt 10000 ]; then
+	fail decode_thread_same_timeline "the perf.data export holds $nsamp samples (want over 10000)"
+elif cmp -s "$TMP/one.data" "$TMP/two.data"; then
+	ok decode_thread_same_timeline
+else
+	fail decode_thread_same_timeline "the exports differ: $(cmp "$TMP/one.data" "$TMP/two.data" | head -1)"
+fi
+
+# over 64 Ki samples the counting is split across two threads and added
+# up (pl-profile-aggregate.c): the same report as one pass, whole and in a
+# time range, which cuts each half at a different point
+PERFLENS_NO_AGGREGATE_THREAD=1 "$PERFLENS" report "$CAP" --top 0 >"$TMP/report-agg1.txt" 2>&1
+"$PERFLENS" report "$CAP" --top 0 --from 0.3 --to 1.1 >"$TMP/range2.txt" 2>&1
+PERFLENS_NO_AGGREGATE_THREAD=1 "$PERFLENS" report "$CAP" --top 0 --from 0.3 --to 1.1 >"$TMP/range1.txt" 2>&1
+rtotal=$(sed -n 's/^Top functions by self ([^;]*; % of \([0-9]*\) samples.*/\1/p' "$TMP/range2.txt")
+if [ -z "$total" ] || [ "$total" -lt 65536 ]; then
+	fail aggregate_thread_same "the report counts ${total:-nothing} samples, under the 65536 that are counted on two threads"
+elif ! cmp -s "$TMP/report.txt" "$TMP/report-agg1.txt"; then
+	fail aggregate_thread_same "reports differ: $(diff "$TMP/report.txt" "$TMP/report-agg1.txt" | head -3 | tr '\n' ' ')"
+elif [ -z "$rtotal" ] || [ "$rtotal" -lt 1000 ] || ! cmp -s "$TMP/range1.txt" "$TMP/range2.txt"; then
+	fail aggregate_thread_same "time range 0.3-1.1 s: ${rtotal:-no} samples; $(diff "$TMP/range1.txt" "$TMP/range2.txt" | head -3 | tr '\n' ' ')"
+else
+	ok aggregate_thread_same
 fi
 
 # the Threads rows add up to the total
