@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/flame.sh — flame graph layout and cairo draw time for 10k and 100k
 # call-tree nodes (viewer/core/pl-flame-layout.c, drawn by
-# viewer/ui/pl-flame-draw.c at 1600x1000 with labels, as the widget draws),
+# viewer/core/pl-flame-draw.c at 1600x1000 with labels, as the widget draws),
 # median of RUNS runs of the layout test.
 #   bench/flame.sh [BUILD_DIR] [RUNS]
 set -euo pipefail

@@ -23,8 +23,17 @@ VIEWER_IO_OBJS := $(BUILD)/viewer/io/pl-capture.o $(BUILD)/viewer/io/pl-capture-
 	$(BUILD)/viewer/io/pl-session-writer.o $(BUILD)/viewer/io/pl-client.o \
 	$(BUILD)/viewer/io/pl-loader.o $(BUILD)/viewer/io/pl-ssh.o
 VIEWER_MODEL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/model/*.c))
+# The painters: cairo and Pango, no GTK, so they draw headless (an image
+# surface, a PDF or SVG one) as well as in a widget.  Kept out of
+# libplviewer.a, which perflens carries whole: the command line links no
+# cairo; what draws (the app module, its tests) links these objects
+# (-fPIC: they go into the module).
+VIEWER_PAINT_SRCS := viewer/core/pl-flame-draw.c
+VIEWER_PAINT_OBJS := $(VIEWER_PAINT_SRCS:%.c=$(BUILD)/%.o)
+$(VIEWER_PAINT_OBJS): ALL_CFLAGS += $(shell pkg-config --cflags pangocairo 2>/dev/null) -fPIC
 # no GTK here (GLib, GIO): what cli/ and the app module share
-VIEWER_CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/core/*.c))
+VIEWER_CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(VIEWER_PAINT_SRCS), \
+	$(wildcard viewer/core/*.c)))
 
 # system call names of the boards' architectures, from the kernel's headers
 $(BUILD)/viewer/pl-syscall-names.h: viewer/model/gen-syscall-names.sh

@@ -225,15 +225,20 @@ int pl_cli_record(int argc, char **argv)
 		pl_cli_fail("%s", error->message);
 		goto out;
 	}
+	/* from here on the session holds the client: the board's facts, the
+	 * recording and its accounting are the session's, as in the app */
+	session = rec.session = pl_live_session_new();
+	g_signal_connect(session, "message", G_CALLBACK(on_message), &rec);
+	pl_live_session_set_client(session, g_steal_pointer(&client));
 	/* after AUTH: an agent tells who it is only to a viewer with the token */
-	const PlAgentInfo *agent = pl_client_get_agent(client);
+	const PlAgentInfo *agent = pl_live_session_get_agent(session);
 	if (!quiet)
 		fprintf(stderr, "perflens: connected to %s (%s, %s, Linux %s, agent %s)\n",
-			pl_client_get_peer(client), agent->hostname, agent->machine,
+			pl_live_session_get_peer(session), agent->hostname, agent->machine,
 			agent->kernel_release, agent->agent_version);
 	/* over SSH as a user perf_event_paranoid refuses, START's refusal
 	 * says it all in one line (pl_ssh_perf_advice) */
-	advice = pl_ssh_perf_advice(client, agent->perf_errno, all);
+	advice = pl_ssh_perf_advice(pl_live_session_get_client(session), agent->perf_errno, all);
 	if (!(agent->flags & PL_HELLO_PERF_AVAILABLE) && agent->perf_errno && !advice)
 		fprintf(stderr, "perflens: warning: the agent reports perf_event_open fails there "
 				"(%s); START will say more\n",
@@ -261,10 +266,6 @@ int pl_cli_record(int argc, char **argv)
 		goto out;
 	}
 	path = g_strdup(pl_session_writer_get_path(writer));
-	/* from here on the session holds the client and the recording */
-	session = rec.session = pl_live_session_new();
-	g_signal_connect(session, "message", G_CALLBACK(on_message), &rec);
-	pl_live_session_set_client(session, g_steal_pointer(&client));
 
 	struct pl_msg *m = g_new0(struct pl_msg, 1);
 	m->type = PL_MSG_START;

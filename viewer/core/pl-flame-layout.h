@@ -6,7 +6,7 @@
  * on plain arrays copied out of the profile (PlFlameTree), so it can run in
  * a worker thread while the profile keeps ingesting on the main thread.
  *
- * Drawing is viewer/ui/pl-flame-draw.h's, from the layout and a
+ * Drawing is pl-flame-draw.h's (cairo and Pango), from the layout and a
  * PlFlameStyle (labels and colours from the caller, read only while
  * drawing).
  *

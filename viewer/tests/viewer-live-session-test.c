@@ -19,45 +19,7 @@
 #include "pl-live-session.h"
 
 static GPid agents[2];
-static void stop_agents(void)
-{
-	for (guint i = 0; i < G_N_ELEMENTS(agents); i++)
-		if (agents[i] > 0) {
-			kill(agents[i], SIGTERM);
-			waitpid(agents[i], NULL, 0);
-			g_spawn_close_pid(agents[i]);
-			agents[i] = 0;
-		}
-}
-
-/* An agent on a free loopback port, connected and authenticated. */
-static PlClient *agent_client(guint i, GError **error)
-{
-	g_autofree char *agent = vt_agent();
-	int port = vt_free_port();
-	if (port <= 0) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "no free port");
-		return NULL;
-	}
-	g_autofree char *port_s = g_strdup_printf("%d", port);
-	char *argv[] = { agent, (char *)"--listen", (char *)"--bind", (char *)"127.0.0.1",
-			 (char *)"--port", port_s, (char *)"--token", (char *)"t0ken", NULL };
-	if (!g_spawn_async(NULL, argv, NULL,
-			   G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
-				   G_SPAWN_STDERR_TO_DEV_NULL,
-			   NULL, NULL, &agents[i], error))
-		return NULL;
-	if (!vt_wait_listening(port)) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "the agent does not listen on %d",
-			    port);
-		return NULL;
-	}
-	g_autofree char *addr = g_strdup_printf("127.0.0.1:%d", port);
-	PlClient *cl = pl_client_connect(addr, 5000, error);
-	if (cl && !pl_client_authenticate(cl, "t0ken", 5000, error))
-		g_clear_pointer(&cl, pl_client_free);
-	return cl;
-}
+static void stop_agents(void) { vt_stop_agents(agents, G_N_ELEMENTS(agents)); }
 
 /* What one session's listeners heard. */
 typedef struct {
@@ -86,6 +48,7 @@ static void on_recorded(PlLiveSession *s, gconstpointer data, Heard *h)
 /* What a saved file holds, read back by the capture reader. */
 typedef struct {
 	guint64 samples, hellos, ends;
+	guint64 lost; /* the counts of LOST messages */
 	guint8 end_reason;
 } Saved;
 
@@ -96,6 +59,8 @@ static gboolean count_saved(const struct pl_msg *m, gpointer data)
 		s->samples++;
 	if (m->type == PL_MSG_HELLO)
 		s->hellos++;
+	if (m->type == PL_MSG_LOST)
+		s->lost += m->u.lost.count;
 	if (m->type == PL_MSG_END) {
 		s->ends++;
 		s->end_reason = m->u.end.reason;
@@ -132,9 +97,9 @@ static void test_two_sessions_one_context(void)
 {
 	pl_test_after_case = stop_agents;
 	g_autoptr(GError) error = NULL;
-	g_autoptr(PlClient) c0 = agent_client(0, &error);
+	g_autoptr(PlClient) c0 = vt_agent_client(&agents[0], &error);
 	PL_CHECKF(c0, "agent 0: %s", error->message);
-	g_autoptr(PlClient) c1 = agent_client(1, &error);
+	g_autoptr(PlClient) c1 = vt_agent_client(&agents[1], &error);
 	PL_CHECKF(c1, "agent 1: %s", error->message);
 
 	PlLiveSession *s[2] = { pl_live_session_new(), pl_live_session_new() };
@@ -209,4 +174,73 @@ static void test_two_sessions_one_context(void)
 	stop_agents();
 }
 
-PL_TEST_MAIN({ "live_session_two_at_once", test_two_sessions_one_context })
+/* The number after needle in text, or G_MAXUINT64 when needle is absent. */
+static guint64 number_after(const char *text, const char *needle)
+{
+	const char *p = strstr(text, needle);
+	return p ? g_ascii_strtoull(p + strlen(needle), NULL, 10) : G_MAXUINT64;
+}
+
+/* `perflens record` records through a PlLiveSession: what it says it saved
+ * is the session's accounting of its file (SAMPLEs, bytes, the LOST counts,
+ * read back by the capture reader), and a START the agent refuses leaves no
+ * file behind, not even one named with -o (the session deletes a
+ * recording that never started, so that no empty session is listed). */
+static void test_record_cli(void)
+{
+	pl_test_after_case = stop_agents;
+	g_autoptr(GError) error = NULL;
+	int port = vt_agent_listen(&agents[0], &error);
+	PL_CHECKF(port, "agent: %s", error->message);
+	g_autofree char *addr = g_strdup_printf("127.0.0.1:%d", port);
+	g_autofree char *burn = vt_build_path("workloads/burn");
+	g_autofree char *cmd = g_strdup_printf("%s 1 1", burn);
+	g_autofree char *path = vt_tmp("cli.plens");
+	g_autofree char *err = NULL;
+	int rc = vt_perflens(NULL, &err, "record", addr, "--token", "t0ken", "--frequency", "199",
+			     "--callgraph", "fp", "--command", cmd, "-o", path, NULL);
+	PL_CHECKF(rc == 0, "perflens record exited %d: %s", rc, err);
+	g_autofree char *saved_to = g_strdup_printf(" bytes) to %s\n", path);
+	PL_CHECKF(strstr(err, saved_to), "no 'saved … to %s' line: %s", path, err);
+	guint64 samples = number_after(err, "perflens: saved ");
+	guint64 bytes = number_after(err, " samples (");
+	/* "perflens: N samples were lost", only when some were */
+	guint64 lost = 0;
+	g_auto(GStrv) lines = g_strsplit(err, "\n", -1);
+	for (char **l = lines; *l; l++)
+		if (g_str_has_suffix(*l, " samples were lost"))
+			lost = number_after(*l, "perflens: ");
+	Saved sv = { 0 };
+	PlCaptureInfo info;
+	PL_CHECKF(pl_capture_load(path, count_saved, &sv, &info, &error), "%s: %s", path,
+		  error->message);
+	PL_CHECKF(sv.hellos == 1 && sv.ends == 1 && sv.end_reason == PL_END_TARGET_EXITED,
+		  "%s: %" G_GUINT64_FORMAT " HELLO, %" G_GUINT64_FORMAT " END (reason %u)", path,
+		  sv.hellos, sv.ends, sv.end_reason);
+	PL_CHECKF(sv.samples > 0 && sv.samples == samples,
+		  "record said %" G_GUINT64_FORMAT " samples saved, %s holds %" G_GUINT64_FORMAT,
+		  samples, path, sv.samples);
+	PL_CHECKF(info.file_size == bytes,
+		  "record said %" G_GUINT64_FORMAT " bytes, %s has %" G_GUINT64_FORMAT, bytes, path,
+		  info.file_size);
+	PL_CHECKF(sv.lost == lost,
+		  "record said %" G_GUINT64_FORMAT " samples lost, %s's LOST count %" G_GUINT64_FORMAT,
+		  lost, path, sv.lost);
+
+	/* pids are below pid_max: this one cannot exist */
+	g_autofree char *pid_max = NULL;
+	PL_CHECK(g_file_get_contents("/proc/sys/kernel/pid_max", &pid_max, NULL, NULL));
+	g_strstrip(pid_max);
+	g_autofree char *refused = vt_tmp("refused.plens");
+	g_autofree char *err2 = NULL;
+	rc = vt_perflens(NULL, &err2, "record", addr, "--token", "t0ken", "--pid", pid_max, "-o",
+			 refused, NULL);
+	PL_CHECKF(rc != 0 && strstr(err2, "refused"), "record --pid %s exited %d: %s", pid_max,
+		  rc, err2);
+	PL_CHECKF(!g_file_test(refused, G_FILE_TEST_EXISTS),
+		  "%s left behind by a refused START", refused);
+	stop_agents();
+}
+
+PL_TEST_MAIN({ "live_session_two_at_once", test_two_sessions_one_context },
+	     { "record_cli_accounts_as_the_session", test_record_cli })

@@ -19,45 +19,7 @@
 #include "pl-profile-session.h"
 
 static GPid agents[2];
-static void stop_agents(void)
-{
-	for (guint i = 0; i < G_N_ELEMENTS(agents); i++)
-		if (agents[i] > 0) {
-			kill(agents[i], SIGTERM);
-			waitpid(agents[i], NULL, 0);
-			g_spawn_close_pid(agents[i]);
-			agents[i] = 0;
-		}
-}
-
-/* An agent on a free loopback port, connected and authenticated. */
-static PlClient *agent_client(guint i, GError **error)
-{
-	g_autofree char *agent = vt_agent();
-	int port = vt_free_port();
-	if (port <= 0) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "no free port");
-		return NULL;
-	}
-	g_autofree char *port_s = g_strdup_printf("%d", port);
-	char *argv[] = { agent, (char *)"--listen", (char *)"--bind", (char *)"127.0.0.1",
-			 (char *)"--port", port_s, (char *)"--token", (char *)"t0ken", NULL };
-	if (!g_spawn_async(NULL, argv, NULL,
-			   G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
-				   G_SPAWN_STDERR_TO_DEV_NULL,
-			   NULL, NULL, &agents[i], error))
-		return NULL;
-	if (!vt_wait_listening(port)) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "the agent does not listen on %d",
-			    port);
-		return NULL;
-	}
-	g_autofree char *addr = g_strdup_printf("127.0.0.1:%d", port);
-	PlClient *cl = pl_client_connect(addr, 5000, error);
-	if (cl && !pl_client_authenticate(cl, "t0ken", 5000, error))
-		g_clear_pointer(&cl, pl_client_free);
-	return cl;
-}
+static void stop_agents(void) { vt_stop_agents(agents, G_N_ELEMENTS(agents)); }
 
 /* What a profile session said. */
 typedef struct {
@@ -168,9 +130,9 @@ static void test_live_and_file(void)
 	g_autoptr(GError) error = NULL;
 	g_autofree char *config = vt_tmp("config");
 	g_setenv("XDG_CONFIG_HOME", config, TRUE); /* no symbol settings of the host's */
-	g_autoptr(PlClient) c0 = agent_client(0, &error);
+	g_autoptr(PlClient) c0 = vt_agent_client(&agents[0], &error);
 	PL_CHECKF(c0, "agent 0: %s", error->message);
-	g_autoptr(PlClient) c1 = agent_client(1, &error);
+	g_autoptr(PlClient) c1 = vt_agent_client(&agents[1], &error);
 	PL_CHECKF(c1, "agent 1: %s", error->message);
 
 	PlLiveSession *live[2] = { pl_live_session_new(), pl_live_session_new() };

@@ -19,11 +19,13 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "block.h"
 #include "msg.h"
+#include "pl-client.h"
 #include "pl-test-perf.h"
 #include "pl-test.h"
 
@@ -350,6 +352,61 @@ static inline gboolean vt_wait_listening(int port)
 		g_usleep(50 * 1000);
 	}
 	return FALSE;
+}
+
+/* An agent (perflens-agent --listen, token "t0ken") on a free loopback
+ * port, its pid in *pid (0 when it could not start): the port, or 0 with
+ * *error set. */
+static inline int vt_agent_listen(GPid *pid, GError **error)
+{
+	g_autofree char *agent = vt_agent();
+	*pid = 0;
+	int port = vt_free_port();
+	if (port <= 0) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "no free loopback port");
+		return 0;
+	}
+	g_autofree char *port_s = g_strdup_printf("%d", port);
+	char *argv[] = { agent, (char *)"--listen", (char *)"--bind", (char *)"127.0.0.1",
+			 (char *)"--port", port_s, (char *)"--token", (char *)"t0ken", NULL };
+	if (!g_spawn_async(NULL, argv, NULL,
+			   G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
+				   G_SPAWN_STDERR_TO_DEV_NULL,
+			   NULL, NULL, pid, error))
+		return 0;
+	if (!vt_wait_listening(port)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "the agent does not listen on %d",
+			    port);
+		return 0;
+	}
+	return port;
+}
+
+/* vt_agent_listen, then connected and authenticated: the client (owned),
+ * or NULL with *error set. */
+static inline PlClient *vt_agent_client(GPid *pid, GError **error)
+{
+	int port = vt_agent_listen(pid, error);
+	if (!port)
+		return NULL;
+	g_autofree char *addr = g_strdup_printf("127.0.0.1:%d", port);
+	PlClient *cl = pl_client_connect(addr, 5000, error);
+	if (cl && !pl_client_authenticate(cl, "t0ken", 5000, error))
+		g_clear_pointer(&cl, pl_client_free);
+	return cl;
+}
+
+/* Ends the n agents of pids that were started (SIGTERM, reaped); each
+ * becomes 0. */
+static inline void vt_stop_agents(GPid *pids, guint n)
+{
+	for (guint i = 0; i < n; i++)
+		if (pids[i] > 0) {
+			kill(pids[i], SIGTERM);
+			waitpid(pids[i], NULL, 0);
+			g_spawn_close_pid(pids[i]);
+			pids[i] = 0;
+		}
 }
 
 #endif

@@ -250,7 +250,9 @@ GtkWidget *pl_counters_view_new(void)
 static void pl_counters_view_dispose(GObject *obj)
 {
 	PlCountersView *self = PL_COUNTERS_VIEW(obj);
+	/* the template's box is this widget's child, not a box's */
 	g_clear_pointer(&self->box, gtk_widget_unparent);
+	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_COUNTERS_VIEW);
 	g_clear_pointer(&self->series, g_ptr_array_unref);
 	G_OBJECT_CLASS(pl_counters_view_parent_class)->dispose(obj);
 }
@@ -258,30 +260,19 @@ static void pl_counters_view_dispose(GObject *obj)
 static void pl_counters_view_class_init(PlCountersViewClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = pl_counters_view_dispose;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+	GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+	gtk_widget_class_set_layout_manager_type(wc, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_template_from_resource(wc, "/org/perflens/Viewer/pl-counters-view.ui");
+	gtk_widget_class_bind_template_child(wc, PlCountersView, box);
+	gtk_widget_class_bind_template_child(wc, PlCountersView, stats);
+	gtk_widget_class_bind_template_child(wc, PlCountersView, area);
 }
 
 static void pl_counters_view_init(PlCountersView *self)
 {
 	self->series = g_ptr_array_new_with_free_func(pl_chart_series_free);
-	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-	self->stats = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->stats, 0);
-	gtk_label_set_selectable(self->stats, TRUE);
-	/* selectable for copying, but not the first focus: GTK would select
-	 * (and paint) the whole text when the page opens */
-	gtk_widget_set_focusable(GTK_WIDGET(self->stats), FALSE);
-	gtk_widget_set_margin_start(GTK_WIDGET(self->stats), 8);
-	gtk_widget_set_margin_top(GTK_WIDGET(self->stats), 8);
-	gtk_box_append(GTK_BOX(self->box), GTK_WIDGET(self->stats));
-	self->area = gtk_drawing_area_new();
+	gtk_widget_init_template(GTK_WIDGET(self));
 	gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self->area), draw_charts, self, NULL);
-	gtk_widget_set_hexpand(self->area, TRUE);
-	GtkWidget *sw = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), self->area);
-	gtk_widget_set_vexpand(sw, TRUE);
-	gtk_box_append(GTK_BOX(self->box), sw);
-	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
 }
 
 /* ─── the session (pl-profile-session.h) ─────────────────────────────── */

@@ -45,6 +45,7 @@ struct _PlCoverageView {
 	GtkWidget *box;
 	GtkLabel *title, *summary;
 	GtkWidget *settings_btn;
+	GtkColumnView *columns;
 	GListStore *store;
 	char *key;
 	guint n_problems;
@@ -324,7 +325,9 @@ static void on_settings(GtkButton *b, PlCoverageView *self)
 static void pl_coverage_view_dispose(GObject *obj)
 {
 	PlCoverageView *self = PL_COVERAGE_VIEW(obj);
+	/* the template's box is this widget's child, not a box's */
 	g_clear_pointer(&self->box, gtk_widget_unparent);
+	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_COVERAGE_VIEW);
 	g_clear_object(&self->store);
 	g_clear_pointer(&self->key, g_free);
 	g_clear_pointer(&self->signature, g_free);
@@ -334,7 +337,18 @@ static void pl_coverage_view_dispose(GObject *obj)
 static void pl_coverage_view_class_init(PlCoverageViewClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = pl_coverage_view_dispose;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+	GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+	gtk_widget_class_set_layout_manager_type(wc, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_template_from_resource(wc,
+						    "/org/perflens/Viewer/pl-coverage-view.ui");
+#define CHILD(name) gtk_widget_class_bind_template_child(wc, PlCoverageView, name)
+	CHILD(box);
+	CHILD(title);
+	CHILD(settings_btn);
+	CHILD(summary);
+	CHILD(columns);
+#undef CHILD
+	gtk_widget_class_bind_template_callback(wc, on_settings);
 	signals[SIG_EDIT] = g_signal_new("edit-settings", G_TYPE_FROM_CLASS(klass),
 					 G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1,
 					 G_TYPE_STRING);
@@ -356,34 +370,13 @@ static void add_column(GtkColumnView *v, const char *title, int col, gboolean ex
 
 static void pl_coverage_view_init(PlCoverageView *self)
 {
-	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
-	gtk_widget_set_margin_start(self->box, 12);
-	gtk_widget_set_margin_end(self->box, 12);
-	gtk_widget_set_margin_top(self->box, 8);
-	gtk_widget_set_margin_bottom(self->box, 8);
-	GtkWidget *head = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-	self->title = GTK_LABEL(gtk_label_new("Symbols"));
-	gtk_widget_add_css_class(GTK_WIDGET(self->title), "title-4");
-	gtk_label_set_xalign(self->title, 0);
-	gtk_widget_set_hexpand(GTK_WIDGET(self->title), TRUE);
-	gtk_box_append(GTK_BOX(head), GTK_WIDGET(self->title));
-	self->settings_btn = gtk_button_new_with_label("Symbol settings for this board…");
-	gtk_widget_set_tooltip_text(self->settings_btn,
-				    "Toolchain prefix, sysroot, binaries, debug and source dirs, path "
-				    "maps, map file: remembered for this board, applied on save");
-	g_signal_connect(self->settings_btn, "clicked", G_CALLBACK(on_settings), self);
-	gtk_box_append(GTK_BOX(head), self->settings_btn);
-	gtk_box_append(GTK_BOX(self->box), head);
-	self->summary = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->summary, 0);
-	gtk_label_set_wrap(self->summary, TRUE);
-	gtk_box_append(GTK_BOX(self->box), GTK_WIDGET(self->summary));
-
+	gtk_widget_init_template(GTK_WIDGET(self));
 	self->store = g_list_store_new(PL_TYPE_COV_ITEM);
+	/* the column view takes the selection model */
 	GtkNoSelection *sel = gtk_no_selection_new(G_LIST_MODEL(g_object_ref(self->store)));
-	GtkColumnView *v = GTK_COLUMN_VIEW(gtk_column_view_new(GTK_SELECTION_MODEL(sel)));
-	gtk_column_view_set_show_row_separators(v, TRUE);
+	gtk_column_view_set_model(self->columns, GTK_SELECTION_MODEL(sel));
+	g_object_unref(sel);
+	GtkColumnView *v = self->columns;
 	add_column(v, "Module (on the board)", C_MODULE, FALSE, 260);
 	add_column(v, "File used here", C_FOUND, FALSE, 260);
 	add_column(v, "Symbols", C_SYMBOLS, FALSE, 70);
@@ -393,10 +386,6 @@ static void pl_coverage_view_init(PlCoverageView *self)
 	add_column(v, "Addresses", C_ADDRS, FALSE, 90);
 	add_column(v, "Stacks stop here", C_STOPS, FALSE, 145);
 	add_column(v, "What to do", C_ADVICE, TRUE, -1);
-	GtkWidget *sw = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), GTK_WIDGET(v));
-	gtk_widget_set_vexpand(sw, TRUE);
-	gtk_box_append(GTK_BOX(self->box), sw);
 }
 
 /* ─── the session (pl-profile-session.h) ─────────────────────────────── */

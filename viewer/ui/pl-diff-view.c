@@ -488,7 +488,9 @@ GtkWidget *pl_diff_view_new(void)
 static void pl_diff_view_dispose(GObject *obj)
 {
 	PlDiffView *self = PL_DIFF_VIEW(obj);
+	/* the template's box is this widget's child, not a box's */
 	g_clear_pointer(&self->box, gtk_widget_unparent);
+	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_DIFF_VIEW);
 	clear(self);
 	G_OBJECT_CLASS(pl_diff_view_parent_class)->dispose(obj);
 }
@@ -496,67 +498,23 @@ static void pl_diff_view_dispose(GObject *obj)
 static void pl_diff_view_class_init(PlDiffViewClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = pl_diff_view_dispose;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
-}
-
-static GtkWidget *scrolled(GtkWidget *child)
-{
-	GtkWidget *sw = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(sw), GTK_POLICY_NEVER,
-				       GTK_POLICY_AUTOMATIC);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), child);
-	gtk_widget_set_vexpand(sw, TRUE);
-	return sw;
+	GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+	gtk_widget_class_set_layout_manager_type(wc, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_template_from_resource(wc, "/org/perflens/Viewer/pl-diff-view.ui");
+	gtk_widget_class_bind_template_child(wc, PlDiffView, box);
+	gtk_widget_class_bind_template_child(wc, PlDiffView, summary);
+	gtk_widget_class_bind_template_child(wc, PlDiffView, table);
+	gtk_widget_class_bind_template_child(wc, PlDiffView, flame);
+	gtk_widget_class_bind_template_callback(wc, on_table_click);
+	gtk_widget_class_bind_template_callback(wc, on_flame_click);
+	gtk_widget_class_bind_template_callback(wc, on_flame_tooltip);
 }
 
 static void pl_diff_view_init(PlDiffView *self)
 {
 	self->selected = G_MAXUINT;
-	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-	self->summary = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->summary, 0);
-	gtk_label_set_wrap(self->summary, TRUE);
-	gtk_widget_set_margin_start(GTK_WIDGET(self->summary), 8);
-	gtk_widget_set_margin_end(GTK_WIDGET(self->summary), 8);
-	gtk_widget_set_margin_top(GTK_WIDGET(self->summary), 6);
-	gtk_box_append(GTK_BOX(self->box), GTK_WIDGET(self->summary));
-	self->table = gtk_drawing_area_new();
+	gtk_widget_init_template(GTK_WIDGET(self));
 	gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self->table), draw_table, self, NULL);
-	self->flame = gtk_drawing_area_new();
 	gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self->flame), draw_flame, self, NULL);
-	gtk_widget_set_has_tooltip(self->flame, TRUE);
-	g_signal_connect(self->flame, "query-tooltip", G_CALLBACK(on_flame_tooltip), self);
-	GtkGesture *tc = gtk_gesture_click_new();
-	g_signal_connect(tc, "released", G_CALLBACK(on_table_click), self);
-	gtk_widget_add_controller(self->table, GTK_EVENT_CONTROLLER(tc));
-	GtkGesture *fc = gtk_gesture_click_new();
-	g_signal_connect(fc, "released", G_CALLBACK(on_flame_click), self);
-	gtk_widget_add_controller(self->flame, GTK_EVENT_CONTROLLER(fc));
-	GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
-	gtk_paned_set_start_child(GTK_PANED(paned), scrolled(self->table));
-	/* the flame graph at its own height, under a caption, top-aligned:
-	 * a short graph does not leave a gap between the two halves */
-	GtkWidget *fbox = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
-	GtkWidget *cap = gtk_label_new(NULL);
-	gtk_label_set_markup(GTK_LABEL(cap),
-			     "<b>Differential flame graph</b>  <span alpha='75%'>the other "
-			     "recording's call tree; each frame coloured by the change in the share "
-			     "of time under that call path; hover for figures, click to zoom, click a "
-			     "table row to find its frames</span>");
-	gtk_label_set_xalign(GTK_LABEL(cap), 0);
-	gtk_label_set_wrap(GTK_LABEL(cap), TRUE);
-	gtk_widget_set_margin_start(cap, 8);
-	gtk_widget_set_margin_top(cap, 4);
-	gtk_box_append(GTK_BOX(fbox), cap);
-	gtk_widget_set_valign(self->flame, GTK_ALIGN_START);
-	gtk_box_append(GTK_BOX(fbox), self->flame);
-	gtk_paned_set_end_child(GTK_PANED(paned), scrolled(fbox));
-	gtk_paned_set_position(GTK_PANED(paned), 330);
-	gtk_paned_set_resize_start_child(GTK_PANED(paned), TRUE);
-	gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
-	gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
-	gtk_widget_set_vexpand(paned, TRUE);
-	gtk_box_append(GTK_BOX(self->box), paned);
-	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
 	pl_diff_view_set_profiles(self, NULL, NULL, NULL);
 }

@@ -249,35 +249,18 @@ static void on_relative_activate(GtkColumnView *v, guint pos, PlFunctionTable *s
 		pl_function_table_select(self, it->func);
 }
 
-static GtkWidget *relative_view(PlFunctionTable *self, GListStore *store, GtkColumnView **out,
-				GtkLabel **title)
+/* A callers or callees list: its model and columns. */
+static void relative_setup(GListStore *store, GtkColumnView *v)
 {
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
-	GtkWidget *l = gtk_label_new(NULL);
-	gtk_label_set_xalign(GTK_LABEL(l), 0);
-	gtk_label_set_ellipsize(GTK_LABEL(l), PANGO_ELLIPSIZE_END);
-	gtk_widget_add_css_class(l, "heading");
-	gtk_widget_set_margin_start(l, 6);
-	gtk_widget_set_margin_top(l, 4);
-	gtk_box_append(GTK_BOX(box), l);
-	*title = GTK_LABEL(l);
 	GtkSelectionModel *sel =
 		GTK_SELECTION_MODEL(gtk_single_selection_new(G_LIST_MODEL(g_object_ref(store))));
 	gtk_single_selection_set_autoselect(GTK_SINGLE_SELECTION(sel), FALSE);
 	gtk_single_selection_set_can_unselect(GTK_SINGLE_SELECTION(sel), TRUE);
-	GtkColumnView *v = GTK_COLUMN_VIEW(gtk_column_view_new(sel));
+	gtk_column_view_set_model(v, sel);
+	g_object_unref(sel);
 	add_column(v, "Function", COL_NAME, FALSE, TRUE);
 	add_column(v, "Weight", COL_TOTAL, FALSE, FALSE);
 	add_column(v, "%", COL_TOTAL_PCT, FALSE, FALSE);
-	gtk_column_view_set_single_click_activate(v, FALSE);
-	g_signal_connect(v, "activate", G_CALLBACK(on_relative_activate), self);
-	GtkWidget *sw = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), GTK_WIDGET(v));
-	gtk_widget_set_vexpand(sw, TRUE);
-	gtk_widget_set_hexpand(sw, TRUE);
-	gtk_box_append(GTK_BOX(box), sw);
-	*out = v;
-	return box;
 }
 
 /* ─── public ─────────────────────────────────────────────────────────── */
@@ -382,7 +365,9 @@ guint pl_function_table_get_n_callees(PlFunctionTable *self)
 static void pl_function_table_dispose(GObject *obj)
 {
 	PlFunctionTable *self = PL_FUNCTION_TABLE(obj);
+	/* the template's paned is this widget's child, not a box's */
 	g_clear_pointer(&self->paned, gtk_widget_unparent);
+	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_FUNCTION_TABLE);
 	g_clear_object(&self->store);
 	g_clear_object(&self->callers);
 	g_clear_object(&self->callees);
@@ -392,7 +377,20 @@ static void pl_function_table_dispose(GObject *obj)
 static void pl_function_table_class_init(PlFunctionTableClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = pl_function_table_dispose;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+	GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+	gtk_widget_class_set_layout_manager_type(wc, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_template_from_resource(wc,
+						    "/org/perflens/Viewer/pl-function-table.ui");
+#define CHILD(name) gtk_widget_class_bind_template_child(wc, PlFunctionTable, name)
+	CHILD(paned);
+	CHILD(view);
+	CHILD(callers_view);
+	CHILD(callers_title);
+	CHILD(callees_view);
+	CHILD(callees_title);
+#undef CHILD
+	gtk_widget_class_bind_template_callback(wc, on_activate);
+	gtk_widget_class_bind_template_callback(wc, on_relative_activate);
 	signals[SIG_SELECTED] = g_signal_new("function-selected", G_TYPE_FROM_CLASS(klass),
 					     G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
 					     1, G_TYPE_UINT);
@@ -410,8 +408,8 @@ static void pl_function_table_init(PlFunctionTable *self)
 	self->store = g_list_store_new(PL_TYPE_FUNC_ITEM);
 	self->callers = g_list_store_new(PL_TYPE_FUNC_ITEM);
 	self->callees = g_list_store_new(PL_TYPE_FUNC_ITEM);
+	gtk_widget_init_template(GTK_WIDGET(self));
 
-	self->view = GTK_COLUMN_VIEW(gtk_column_view_new(NULL));
 	GtkColumnViewColumn *name = add_column(self->view, "Function", COL_NAME, TRUE, TRUE);
 	GtkColumnViewColumn *selfc = add_column(self->view, "Self", COL_SELF, TRUE, FALSE);
 	add_column(self->view, "Self %", COL_SELF_PCT, TRUE, FALSE);
@@ -422,7 +420,6 @@ static void pl_function_table_init(PlFunctionTable *self)
 	GtkColumnViewColumn *file = add_column(self->view, "File", COL_FILE, TRUE, FALSE);
 	gtk_column_view_column_set_fixed_width(file, 160);
 	gtk_column_view_column_set_fixed_width(name, 320);
-	gtk_column_view_set_show_column_separators(self->view, TRUE);
 
 	GtkSorter *sorter = gtk_column_view_get_sorter(self->view);
 	self->sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(self->store)),
@@ -433,29 +430,11 @@ static void pl_function_table_init(PlFunctionTable *self)
 	gtk_column_view_set_model(self->view, GTK_SELECTION_MODEL(self->selection));
 	g_object_unref(self->selection);
 	g_signal_connect(self->selection, "selection-changed", G_CALLBACK(on_selection), self);
-	g_signal_connect(self->view, "activate", G_CALLBACK(on_activate), self);
 	/* heaviest self first, as a report would show */
 	gtk_column_view_sort_by_column(self->view, selfc, GTK_SORT_DESCENDING);
 
-	GtkWidget *sw = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), GTK_WIDGET(self->view));
-	gtk_widget_set_vexpand(sw, TRUE);
-
-	GtkWidget *rel = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	gtk_box_set_homogeneous(GTK_BOX(rel), TRUE);
-	gtk_box_append(GTK_BOX(rel),
-		       relative_view(self, self->callers, &self->callers_view, &self->callers_title));
-	gtk_box_append(GTK_BOX(rel),
-		       relative_view(self, self->callees, &self->callees_view, &self->callees_title));
-
-	self->paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
-	gtk_paned_set_start_child(GTK_PANED(self->paned), sw);
-	gtk_paned_set_end_child(GTK_PANED(self->paned), rel);
-	gtk_paned_set_position(GTK_PANED(self->paned), 420);
-	gtk_paned_set_resize_end_child(GTK_PANED(self->paned), FALSE);
-	gtk_widget_set_parent(self->paned, GTK_WIDGET(self));
-	gtk_widget_set_hexpand(GTK_WIDGET(self), TRUE);
-	gtk_widget_set_vexpand(GTK_WIDGET(self), TRUE);
+	relative_setup(self->callers, self->callers_view);
+	relative_setup(self->callees, self->callees_view);
 	update_relatives(self);
 }
 

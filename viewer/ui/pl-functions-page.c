@@ -19,33 +19,29 @@ static void on_source_button(GtkButton *b, PlFunctionsPage *self)
 		      (guint)pl_function_table_get_selected(self->table));
 }
 
+static void pl_functions_page_init(PlFunctionsPage *self)
+{
+	gtk_widget_init_template(GTK_WIDGET(self));
+}
+
+static void pl_functions_page_dispose(GObject *obj)
+{
+	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_FUNCTIONS_PAGE);
+	G_OBJECT_CLASS(pl_functions_page_parent_class)->dispose(obj);
+}
+
 static void pl_functions_page_class_init(PlFunctionsPageClass *klass)
 {
+	G_OBJECT_CLASS(klass)->dispose = pl_functions_page_dispose;
+	GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+	g_type_ensure(PL_TYPE_FUNCTION_TABLE);
+	gtk_widget_class_set_template_from_resource(wc,
+						    "/org/perflens/Viewer/pl-functions-page.ui");
+	gtk_widget_class_bind_template_child(wc, PlFunctionsPage, table);
+	gtk_widget_class_bind_template_callback(wc, on_source_button);
 	signals[SIG_SHOW_SOURCE] = g_signal_new("show-source", G_TYPE_FROM_CLASS(klass),
 						G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
 						G_TYPE_NONE, 1, G_TYPE_UINT);
-}
-
-static void pl_functions_page_init(PlFunctionsPage *self)
-{
-	GtkBox *box = GTK_BOX(self);
-	gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
-	GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	gtk_widget_set_margin_start(bar, 6);
-	gtk_widget_set_margin_top(bar, 4);
-	gtk_widget_set_margin_bottom(bar, 4);
-	GtkWidget *src = gtk_button_new_with_label("Show source");
-	gtk_widget_set_tooltip_text(src, "Source of the selected function with per-line heat "
-					 "(or press Enter on a row)");
-	g_signal_connect(src, "clicked", G_CALLBACK(on_source_button), self);
-	gtk_box_append(GTK_BOX(bar), src);
-	GtkWidget *hint = gtk_label_new("Click a column title to sort · double click a caller or "
-					"callee to follow it · right click: transforms");
-	gtk_widget_add_css_class(hint, "dim-label");
-	gtk_box_append(GTK_BOX(bar), hint);
-	gtk_box_append(box, bar);
-	self->table = PL_FUNCTION_TABLE(pl_function_table_new());
-	gtk_box_append(box, GTK_WIDGET(self->table));
 }
 
 GtkWidget *pl_functions_page_new(void)

@@ -358,7 +358,9 @@ GtkWidget *pl_health_view_new(void)
 static void pl_health_view_dispose(GObject *obj)
 {
 	PlHealthView *self = PL_HEALTH_VIEW(obj);
+	/* the template's box is this widget's child, not a box's */
 	g_clear_pointer(&self->box, gtk_widget_unparent);
+	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_HEALTH_VIEW);
 	g_clear_pointer(&self->series, g_ptr_array_unref);
 	G_OBJECT_CLASS(pl_health_view_parent_class)->dispose(obj);
 }
@@ -366,31 +368,20 @@ static void pl_health_view_dispose(GObject *obj)
 static void pl_health_view_class_init(PlHealthViewClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = pl_health_view_dispose;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+	GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+	gtk_widget_class_set_layout_manager_type(wc, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_template_from_resource(wc, "/org/perflens/Viewer/pl-health-view.ui");
+	gtk_widget_class_bind_template_child(wc, PlHealthView, box);
+	gtk_widget_class_bind_template_child(wc, PlHealthView, note);
+	gtk_widget_class_bind_template_child(wc, PlHealthView, area);
+	gtk_widget_class_bind_template_callback(wc, on_tooltip);
 }
 
 static void pl_health_view_init(PlHealthView *self)
 {
 	self->series = g_ptr_array_new_with_free_func(series_free);
-	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-	self->note = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->note, 0);
-	gtk_label_set_wrap(self->note, TRUE);
-	gtk_widget_set_margin_start(GTK_WIDGET(self->note), 8);
-	gtk_widget_set_margin_top(GTK_WIDGET(self->note), 6);
-	gtk_box_append(GTK_BOX(self->box), GTK_WIDGET(self->note));
-	self->area = gtk_drawing_area_new();
+	gtk_widget_init_template(GTK_WIDGET(self));
 	gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self->area), draw, self, NULL);
-	gtk_widget_set_hexpand(self->area, TRUE);
-	gtk_widget_set_has_tooltip(self->area, TRUE);
-	g_signal_connect(self->area, "query-tooltip", G_CALLBACK(on_tooltip), self);
-	GtkWidget *sw = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(sw), GTK_POLICY_NEVER,
-				       GTK_POLICY_AUTOMATIC);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), self->area);
-	gtk_widget_set_vexpand(sw, TRUE);
-	gtk_box_append(GTK_BOX(self->box), sw);
-	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
 }
 
 /* ─── the session (pl-profile-session.h) ─────────────────────────────── */

@@ -277,7 +277,9 @@ const PlHeatmap *pl_heatmap_view_get_heatmap(PlHeatmapView *self)
 static void pl_heatmap_view_dispose(GObject *obj)
 {
 	PlHeatmapView *self = PL_HEATMAP_VIEW(obj);
+	/* the template's box is this widget's child, not a box's */
 	g_clear_pointer(&self->box, gtk_widget_unparent);
+	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_HEATMAP_VIEW);
 	g_clear_pointer(&self->map, pl_heatmap_free);
 	G_OBJECT_CLASS(pl_heatmap_view_parent_class)->dispose(obj);
 }
@@ -285,7 +287,16 @@ static void pl_heatmap_view_dispose(GObject *obj)
 static void pl_heatmap_view_class_init(PlHeatmapViewClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = pl_heatmap_view_dispose;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+	GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+	gtk_widget_class_set_layout_manager_type(wc, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_template_from_resource(wc, "/org/perflens/Viewer/pl-heatmap-view.ui");
+	gtk_widget_class_bind_template_child(wc, PlHeatmapView, box);
+	gtk_widget_class_bind_template_child(wc, PlHeatmapView, note);
+	gtk_widget_class_bind_template_child(wc, PlHeatmapView, area);
+	gtk_widget_class_bind_template_callback(wc, on_tooltip);
+	gtk_widget_class_bind_template_callback(wc, on_drag_begin);
+	gtk_widget_class_bind_template_callback(wc, on_drag_update);
+	gtk_widget_class_bind_template_callback(wc, on_drag_end);
 	signals[SIG_RANGE] = g_signal_new("range-selected", G_TYPE_FROM_CLASS(klass),
 					  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
 					  G_TYPE_UINT64, G_TYPE_UINT64);
@@ -293,30 +304,8 @@ static void pl_heatmap_view_class_init(PlHeatmapViewClass *klass)
 
 static void pl_heatmap_view_init(PlHeatmapView *self)
 {
-	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-	self->note = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->note, 0);
-	gtk_label_set_wrap(self->note, TRUE);
-	gtk_widget_set_margin_start(GTK_WIDGET(self->note), 8);
-	gtk_widget_set_margin_top(GTK_WIDGET(self->note), 6);
-	gtk_box_append(GTK_BOX(self->box), GTK_WIDGET(self->note));
-	self->area = gtk_drawing_area_new();
+	gtk_widget_init_template(GTK_WIDGET(self));
 	gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self->area), draw, self, NULL);
-	gtk_widget_set_hexpand(self->area, TRUE);
-	gtk_widget_set_vexpand(self->area, TRUE);
-	gtk_widget_set_has_tooltip(self->area, TRUE);
-	g_signal_connect(self->area, "query-tooltip", G_CALLBACK(on_tooltip), self);
-	GtkGesture *drag = gtk_gesture_drag_new();
-	gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), GDK_BUTTON_PRIMARY);
-	g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
-	g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), self);
-	g_signal_connect(drag, "drag-end", G_CALLBACK(on_drag_end), self);
-	gtk_widget_add_controller(self->area, GTK_EVENT_CONTROLLER(drag));
-	GtkWidget *sw = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), self->area);
-	gtk_widget_set_vexpand(sw, TRUE);
-	gtk_box_append(GTK_BOX(self->box), sw);
-	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
 }
 
 /* ─── the session (pl-profile-session.h) ─────────────────────────────── */

@@ -529,6 +529,7 @@ static void pl_io_view_dispose(GObject *obj)
 	PlIoView *self = PL_IO_VIEW(obj);
 	if (self->flame)
 		clear(self);
+	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_IO_VIEW);
 	g_clear_pointer(&self->rows, g_ptr_array_unref);
 	G_OBJECT_CLASS(pl_io_view_parent_class)->dispose(obj);
 }
@@ -536,93 +537,31 @@ static void pl_io_view_dispose(GObject *obj)
 static void pl_io_view_class_init(PlIoViewClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = pl_io_view_dispose;
+	GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+	g_type_ensure(PL_TYPE_FLAME_GRAPH);
+	gtk_widget_class_set_template_from_resource(wc, "/org/perflens/Viewer/pl-io-view.ui");
+#define CHILD(name) gtk_widget_class_bind_template_child(wc, PlIoView, name)
+	CHILD(summary);
+	CHILD(table);
+	CHILD(hist);
+	CHILD(flame);
+	CHILD(slowest);
+	CHILD(stack);
+#undef CHILD
+	gtk_widget_class_bind_template_callback(wc, on_row_activated);
 	signals[SIG_RANGE] = g_signal_new("range-selected", G_TYPE_FROM_CLASS(klass),
 					  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
 					  G_TYPE_UINT64, G_TYPE_UINT64);
 }
 
-static GtkWidget *heading(const char *text)
-{
-	GtkWidget *l = gtk_label_new(text);
-	gtk_label_set_xalign(GTK_LABEL(l), 0);
-	gtk_widget_add_css_class(l, "heading");
-	gtk_widget_set_margin_top(l, 6);
-	return l;
-}
-
 static void pl_io_view_init(PlIoView *self)
 {
 	self->rows = g_ptr_array_new_with_free_func(row_free);
-	GtkBox *box = GTK_BOX(self);
-	gtk_orientable_set_orientation(GTK_ORIENTABLE(self), GTK_ORIENTATION_VERTICAL);
-	gtk_box_set_spacing(box, 4);
-	gtk_widget_set_margin_start(GTK_WIDGET(self), 8);
-	gtk_widget_set_margin_end(GTK_WIDGET(self), 8);
-	self->summary = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->summary, 0);
-	gtk_label_set_wrap(self->summary, TRUE);
-	gtk_box_append(box, GTK_WIDGET(self->summary));
-
-	/* top: the table and the histogram | the flame graph */
-	GtkWidget *top = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
-	gtk_widget_set_vexpand(top, TRUE);
-	GtkWidget *left = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-	gtk_box_append(GTK_BOX(left), heading("By system call"));
-	self->table = GTK_GRID(gtk_grid_new());
-	gtk_grid_set_column_spacing(self->table, 14);
-	gtk_grid_set_row_spacing(self->table, 2);
-	gtk_box_append(GTK_BOX(left), GTK_WIDGET(self->table));
-	gtk_box_append(GTK_BOX(left), heading("Latency (calls per power of two)"));
-	self->hist = gtk_drawing_area_new();
-	gtk_widget_set_size_request(self->hist, 320, 150);
+	gtk_widget_init_template(GTK_WIDGET(self));
 	gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self->hist), draw_hist, self, NULL);
-	gtk_box_append(GTK_BOX(left), self->hist);
-	gtk_paned_set_start_child(GTK_PANED(top), pl_ui_scrolled(left, TRUE));
-	gtk_paned_set_resize_start_child(GTK_PANED(top), FALSE);
-	GtkWidget *right = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-	gtk_box_append(GTK_BOX(right), heading("Time blocked, by call site (stacks at entry)"));
-	self->flame = PL_FLAME_GRAPH(pl_flame_graph_new());
-	gtk_widget_set_vexpand(GTK_WIDGET(self->flame), TRUE);
-	gtk_widget_set_hexpand(GTK_WIDGET(self->flame), TRUE);
-	gtk_box_append(GTK_BOX(right), pl_ui_scrolled(GTK_WIDGET(self->flame), FALSE));
-	gtk_paned_set_end_child(GTK_PANED(top), right);
-	gtk_paned_set_position(GTK_PANED(top), 560);
-
-	/* bottom: the slowest calls | the stack of the one clicked */
-	GtkWidget *bottom = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
-	GtkWidget *lb = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-	gtk_box_append(GTK_BOX(lb), heading("Slowest calls — click one to select its time in "
-					    "every view"));
-	self->slowest = GTK_LIST_BOX(gtk_list_box_new());
-	gtk_list_box_set_activate_on_single_click(self->slowest, TRUE);
 	GtkWidget *none = gtk_label_new("No slow call began in the selection");
 	gtk_widget_add_css_class(none, "dim-label");
 	gtk_list_box_set_placeholder(self->slowest, none);
-	g_signal_connect(self->slowest, "row-activated", G_CALLBACK(on_row_activated), self);
-	GtkWidget *lsw = pl_ui_scrolled(GTK_WIDGET(self->slowest), TRUE);
-	gtk_widget_set_size_request(lsw, -1, 170);
-	gtk_box_append(GTK_BOX(lb), lsw);
-	gtk_paned_set_start_child(GTK_PANED(bottom), lb);
-	GtkWidget *sb = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-	gtk_box_append(GTK_BOX(sb), heading("Its stack at entry (innermost first)"));
-	self->stack = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->stack, 0);
-	gtk_label_set_yalign(self->stack, 0);
-	gtk_label_set_selectable(self->stack, TRUE);
-	gtk_widget_add_css_class(GTK_WIDGET(self->stack), "monospace");
-	GtkWidget *ssw = pl_ui_scrolled(GTK_WIDGET(self->stack), TRUE);
-	gtk_widget_set_vexpand(ssw, TRUE);
-	gtk_box_append(GTK_BOX(sb), ssw);
-	gtk_paned_set_end_child(GTK_PANED(bottom), sb);
-	gtk_paned_set_position(GTK_PANED(bottom), 900);
-
-	GtkWidget *vp = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
-	gtk_paned_set_start_child(GTK_PANED(vp), top);
-	gtk_paned_set_end_child(GTK_PANED(vp), bottom);
-	gtk_paned_set_shrink_end_child(GTK_PANED(vp), FALSE);
-	gtk_paned_set_position(GTK_PANED(vp), 330);
-	gtk_widget_set_vexpand(vp, TRUE);
-	gtk_box_append(box, vp);
 }
 
 /* ─── the session (pl-profile-session.h) ─────────────────────────────── */

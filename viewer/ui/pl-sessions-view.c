@@ -86,7 +86,7 @@ struct _PlSessionsView {
 	GListStore *store;
 	GtkSingleSelection *sel;
 	GtkColumnView *columns;
-	GtkLabel *status, *dir_label;
+	GtkLabel *status;
 	GtkWidget *open_btn, *rename_btn, *delete_btn, *export_btn, *diff_btn;
 	GtkStack *body; /* "list", "empty" */
 	gboolean can_diff;
@@ -767,7 +767,10 @@ static void pl_sessions_view_dispose(GObject *obj)
 	if (self->cancel)
 		g_cancellable_cancel(self->cancel);
 	g_clear_object(&self->cancel);
+	/* the template's box is this widget's child, not a box's */
 	g_clear_pointer(&self->box, gtk_widget_unparent);
+	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_SESSIONS_VIEW);
+	g_clear_object(&self->sel);
 	g_clear_object(&self->store);
 	g_clear_pointer(&self->status_text, g_free);
 	g_clear_pointer(&self->export_error, g_free);
@@ -778,7 +781,30 @@ static void pl_sessions_view_dispose(GObject *obj)
 static void pl_sessions_view_class_init(PlSessionsViewClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = pl_sessions_view_dispose;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+	GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+	gtk_widget_class_set_layout_manager_type(wc, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_template_from_resource(wc,
+						    "/org/perflens/Viewer/pl-sessions-view.ui");
+#define CHILD(name) gtk_widget_class_bind_template_child(wc, PlSessionsView, name)
+	CHILD(box);
+	CHILD(open_btn);
+	CHILD(diff_btn);
+	CHILD(rename_btn);
+	CHILD(export_btn);
+	CHILD(delete_btn);
+	CHILD(columns);
+	CHILD(body);
+	CHILD(status);
+#undef CHILD
+#define CALLBACK(name) gtk_widget_class_bind_template_callback(wc, name)
+	CALLBACK(on_open);
+	CALLBACK(on_diff);
+	CALLBACK(on_rename);
+	CALLBACK(on_export);
+	CALLBACK(on_delete);
+	CALLBACK(on_refresh);
+	CALLBACK(on_activate);
+#undef CALLBACK
 	GType t = G_TYPE_FROM_CLASS(klass);
 	signals[SIG_OPEN] = g_signal_new("open-session", t, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
 					 G_TYPE_NONE, 1, G_TYPE_STRING);
@@ -788,63 +814,16 @@ static void pl_sessions_view_class_init(PlSessionsViewClass *klass)
 					 G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
-static GtkWidget *button(PlSessionsView *self, const char *label, const char *tip,
-			 GCallback cb)
-{
-	GtkWidget *b = gtk_button_new_with_mnemonic(label);
-	gtk_widget_set_tooltip_text(b, tip);
-	g_signal_connect(b, "clicked", cb, self);
-	return b;
-}
-
 static void pl_sessions_view_init(PlSessionsView *self)
 {
-	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
-	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
-	gtk_widget_set_margin_start(self->box, 16);
-	gtk_widget_set_margin_end(self->box, 16);
-	gtk_widget_set_margin_top(self->box, 12);
-	gtk_widget_set_margin_bottom(self->box, 12);
-
-	GtkWidget *head = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	GtkWidget *title = gtk_label_new("Saved sessions");
-	gtk_widget_add_css_class(title, "title-3");
-	gtk_label_set_xalign(GTK_LABEL(title), 0);
-	gtk_widget_set_hexpand(title, TRUE);
-	gtk_box_append(GTK_BOX(head), title);
-	self->open_btn = button(self, "_Open", "Replay the session into the views (double click a row)",
-				G_CALLBACK(on_open));
-	gtk_widget_add_css_class(self->open_btn, "suggested-action");
-	self->diff_btn = button(self, "Compare with open session",
-				"Diff: the open session is the base, this one the other",
-				G_CALLBACK(on_diff));
-	self->rename_btn = button(self, "_Rename…", "Rename the session file", G_CALLBACK(on_rename));
-	self->export_btn = button(self, "_Export…",
-				  "Write the session as pprof, collapsed stacks, SVG, speedscope or "
-				  "perf.data (as perflens export)",
-				  G_CALLBACK(on_export));
-	self->delete_btn = button(self, "_Delete…", "Remove the session file (asks first)",
-				  G_CALLBACK(on_delete));
-	gtk_widget_add_css_class(self->delete_btn, "destructive-action");
-	GtkWidget *refresh = gtk_button_new_from_icon_name("view-refresh-symbolic");
-	gtk_widget_set_tooltip_text(refresh, "List the sessions again");
-	g_signal_connect(refresh, "clicked", G_CALLBACK(on_refresh), self);
-	gtk_box_append(GTK_BOX(head), self->open_btn);
-	gtk_box_append(GTK_BOX(head), self->diff_btn);
-	gtk_box_append(GTK_BOX(head), self->rename_btn);
-	gtk_box_append(GTK_BOX(head), self->export_btn);
-	gtk_box_append(GTK_BOX(head), self->delete_btn);
-	gtk_box_append(GTK_BOX(head), refresh);
-	gtk_box_append(GTK_BOX(self->box), head);
-
+	gtk_widget_init_template(GTK_WIDGET(self));
 	self->store = g_list_store_new(PL_TYPE_SESSION_ITEM);
 	self->sel = gtk_single_selection_new(G_LIST_MODEL(g_object_ref(self->store)));
 	gtk_single_selection_set_autoselect(self->sel, FALSE);
 	gtk_single_selection_set_can_unselect(self->sel, TRUE);
 	g_signal_connect(self->sel, "selection-changed", G_CALLBACK(on_selection), self);
-	self->columns = GTK_COLUMN_VIEW(gtk_column_view_new(GTK_SELECTION_MODEL(self->sel)));
-	gtk_column_view_set_show_row_separators(self->columns, TRUE);
-	g_signal_connect(self->columns, "activate", G_CALLBACK(on_activate), self);
+	/* the column view holds its own reference */
+	gtk_column_view_set_model(self->columns, GTK_SELECTION_MODEL(self->sel));
 	add_column(self, "Date", C_DATE, FALSE, 140);
 	add_column(self, "Target", C_TARGET, FALSE, 220);
 	add_column(self, "Process", C_PROCESS, FALSE, 220);
@@ -852,25 +831,5 @@ static void pl_sessions_view_init(PlSessionsView *self)
 	add_column(self, "Samples", C_SAMPLES, FALSE, 100);
 	add_column(self, "Size", C_SIZE, FALSE, 90);
 	add_column(self, "File", C_NAME, TRUE, -1);
-	GtkWidget *sw = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), GTK_WIDGET(self->columns));
-	gtk_widget_set_vexpand(sw, TRUE);
-
-	self->body = GTK_STACK(gtk_stack_new());
-	gtk_stack_add_named(self->body, sw, "list");
-	GtkWidget *empty = gtk_label_new("No saved sessions yet.\nEvery live recording is saved "
-					 "here as it streams: connect to a board to make one.");
-	gtk_label_set_justify(GTK_LABEL(empty), GTK_JUSTIFY_CENTER);
-	gtk_widget_add_css_class(empty, "dim-label");
-	gtk_stack_add_named(self->body, empty, "empty");
-	gtk_widget_set_vexpand(GTK_WIDGET(self->body), TRUE);
-	gtk_box_append(GTK_BOX(self->box), GTK_WIDGET(self->body));
-
-	self->status = GTK_LABEL(gtk_label_new(NULL));
-	gtk_label_set_xalign(self->status, 0);
-	gtk_label_set_ellipsize(self->status, PANGO_ELLIPSIZE_MIDDLE);
-	gtk_label_set_selectable(self->status, TRUE);
-	gtk_widget_add_css_class(GTK_WIDGET(self->status), "dim-label");
-	gtk_box_append(GTK_BOX(self->box), GTK_WIDGET(self->status));
 	update_buttons(self);
 }

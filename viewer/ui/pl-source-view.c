@@ -884,7 +884,9 @@ static void pl_source_view_dispose(GObject *obj)
 	if (self->scroll_tick)
 		gtk_widget_remove_tick_callback(GTK_WIDGET(self->text), self->scroll_tick);
 	self->scroll_tick = 0;
+	/* the template's box is this widget's child, not a box's */
 	g_clear_pointer(&self->box, gtk_widget_unparent);
+	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_SOURCE_VIEW);
 	g_clear_pointer(&self->lines, g_strfreev);
 	g_clear_pointer(&self->file, g_free);
 	g_clear_pointer(&self->local, g_free);
@@ -899,9 +901,21 @@ static void pl_source_view_dispose(GObject *obj)
 static void pl_source_view_class_init(PlSourceViewClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = pl_source_view_dispose;
-	GTK_WIDGET_CLASS(klass)->css_changed = on_css_changed;
-	GTK_WIDGET_CLASS(klass)->map = pl_source_view_map;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+	GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+	wc->css_changed = on_css_changed;
+	wc->map = pl_source_view_map;
+	gtk_widget_class_set_layout_manager_type(wc, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_template_from_resource(wc, "/org/perflens/Viewer/pl-source-view.ui");
+#define CHILD(name) gtk_widget_class_bind_template_child(wc, PlSourceView, name)
+	CHILD(box);
+	CHILD(src_btn);
+	CHILD(asm_btn);
+	CHILD(title);
+	CHILD(text);
+#undef CHILD
+	gtk_widget_class_bind_template_callback(wc, on_toggle);
+	gtk_widget_class_bind_template_callback(wc, on_text_map);
+	gtk_widget_class_bind_template_callback(wc, on_event);
 }
 
 static void pl_source_view_init(PlSourceView *self)
@@ -910,50 +924,7 @@ static void pl_source_view_init(PlSourceView *self)
 	self->marked = g_array_new(FALSE, FALSE, sizeof(guint));
 	self->src_files = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 						(GDestroyNotify)g_strfreev);
-	self->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
-	GtkWidget *head = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-	gtk_widget_set_margin_start(head, 8);
-	gtk_widget_set_margin_end(head, 8);
-	gtk_widget_set_margin_top(head, 6);
-	gtk_widget_set_margin_bottom(head, 2);
-	GtkWidget *modes = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
-	gtk_widget_add_css_class(modes, "linked");
-	gtk_widget_set_valign(modes, GTK_ALIGN_START);
-	self->src_btn = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label("Source"));
-	self->asm_btn = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label("Disassembly"));
-	gtk_toggle_button_set_group(self->asm_btn, self->src_btn);
-	gtk_toggle_button_set_active(self->src_btn, TRUE);
-	gtk_widget_set_tooltip_text(GTK_WIDGET(self->asm_btn),
-				    "Instructions of the function with samples per instruction "
-				    "(objdump, or the toolchain prefix's objdump)");
-	g_signal_connect(self->src_btn, "toggled", G_CALLBACK(on_toggle), self);
-	g_signal_connect(self->asm_btn, "toggled", G_CALLBACK(on_toggle), self);
-	gtk_box_append(GTK_BOX(modes), GTK_WIDGET(self->src_btn));
-	gtk_box_append(GTK_BOX(modes), GTK_WIDGET(self->asm_btn));
-	gtk_box_append(GTK_BOX(head), modes);
-	GtkWidget *t = gtk_label_new(NULL);
-	gtk_label_set_xalign(GTK_LABEL(t), 0);
-	gtk_label_set_wrap(GTK_LABEL(t), TRUE);
-	gtk_widget_set_hexpand(t, TRUE);
-	self->title = GTK_LABEL(t);
-	gtk_box_append(GTK_BOX(head), t);
-	gtk_box_append(GTK_BOX(self->box), head);
-	self->text = GTK_TEXT_VIEW(gtk_text_view_new());
-	gtk_text_view_set_editable(self->text, FALSE);
-	gtk_text_view_set_monospace(self->text, TRUE);
-	gtk_text_view_set_left_margin(self->text, 4);
-	gtk_text_view_set_cursor_visible(self->text, FALSE);
-	/* capture phase: seen before the text view's own handling */
-	GtkEventController *click = gtk_event_controller_legacy_new();
-	gtk_event_controller_set_propagation_phase(click, GTK_PHASE_CAPTURE);
-	g_signal_connect(click, "event", G_CALLBACK(on_event), self);
-	gtk_widget_add_controller(GTK_WIDGET(self->text), click);
-	g_signal_connect(self->text, "map", G_CALLBACK(on_text_map), self);
-	GtkWidget *sw = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), GTK_WIDGET(self->text));
-	gtk_widget_set_vexpand(sw, TRUE);
-	gtk_box_append(GTK_BOX(self->box), sw);
-	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
+	gtk_widget_init_template(GTK_WIDGET(self));
 	make_tags(self);
 	pl_source_view_set_data(self, NULL, NULL);
 }

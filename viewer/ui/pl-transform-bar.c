@@ -129,7 +129,9 @@ GtkButton *pl_transform_bar_get_reset_button(PlTransformBar *self)
 static void pl_transform_bar_dispose(GObject *obj)
 {
 	PlTransformBar *self = PL_TRANSFORM_BAR(obj);
+	/* the template's box is this widget's child, not a box's */
 	g_clear_pointer(&self->box, gtk_widget_unparent);
+	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_TRANSFORM_BAR);
 	g_clear_pointer(&self->removes, g_ptr_array_unref);
 	g_clear_object(&self->state);
 	G_OBJECT_CLASS(pl_transform_bar_parent_class)->dispose(obj);
@@ -138,34 +140,19 @@ static void pl_transform_bar_dispose(GObject *obj)
 static void pl_transform_bar_class_init(PlTransformBarClass *klass)
 {
 	G_OBJECT_CLASS(klass)->dispose = pl_transform_bar_dispose;
-	gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
-	gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "transformbar");
+	GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+	gtk_widget_class_set_layout_manager_type(wc, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_css_name(wc, "transformbar");
+	gtk_widget_class_set_template_from_resource(wc,
+						    "/org/perflens/Viewer/pl-transform-bar.ui");
+	gtk_widget_class_bind_template_child(wc, PlTransformBar, box);
+	gtk_widget_class_bind_template_child(wc, PlTransformBar, crumbs);
+	gtk_widget_class_bind_template_child(wc, PlTransformBar, reset);
+	gtk_widget_class_bind_template_callback(wc, on_reset);
 }
 
 static void pl_transform_bar_init(PlTransformBar *self)
 {
 	self->removes = g_ptr_array_new();
-	self->box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	gtk_widget_set_margin_start(self->box, 8);
-	gtk_widget_set_margin_end(self->box, 8);
-	gtk_widget_set_margin_top(self->box, 2);
-	gtk_widget_set_margin_bottom(self->box, 2);
-	GtkWidget *title = gtk_label_new("Transforms:");
-	gtk_widget_set_tooltip_text(title, "Applied in this order to every view; add them from "
-					   "the right-click menu of a frame or a function");
-	gtk_box_append(GTK_BOX(self->box), title);
-	self->crumbs = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
-	GtkWidget *sw = gtk_scrolled_window_new();
-	gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(sw), GTK_POLICY_AUTOMATIC,
-				       GTK_POLICY_NEVER);
-	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sw), self->crumbs);
-	gtk_scrolled_window_set_propagate_natural_height(GTK_SCROLLED_WINDOW(sw), TRUE);
-	gtk_widget_set_hexpand(sw, TRUE);
-	gtk_box_append(GTK_BOX(self->box), sw);
-	self->reset = gtk_button_new_with_label("Reset");
-	gtk_widget_set_tooltip_text(self->reset, "Remove every transform");
-	g_signal_connect(self->reset, "clicked", G_CALLBACK(on_reset), self);
-	gtk_box_append(GTK_BOX(self->box), self->reset);
-	gtk_widget_set_parent(self->box, GTK_WIDGET(self));
-	gtk_widget_set_visible(GTK_WIDGET(self), FALSE);
+	gtk_widget_init_template(GTK_WIDGET(self));
 }

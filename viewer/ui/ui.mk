@@ -14,7 +14,8 @@
 ifeq ($(shell pkg-config --exists gtk4 && echo yes),yes)
 
 UI_SRCS := $(wildcard viewer/ui/pl-*.c)
-UI_OBJS := $(UI_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/viewer/ui/pl-ui-resources.o
+UI_OBJS := $(UI_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/viewer/ui/pl-ui-resources.o \
+	$(VIEWER_PAINT_OBJS)
 UI_CFLAGS := $(shell pkg-config --cflags gtk4) -Iviewer/io -Iviewer/model \
 	-Iviewer/symbols -Iviewer/formats -Iviewer/core -Iviewer/ui
 UI_LIBS := $(shell pkg-config --libs gtk4) -lm
@@ -54,11 +55,11 @@ UI_C_TESTS := $(patsubst viewer/ui/tests/%.c,$(BUILD)/test/%,$(filter-out \
 	viewer/ui/tests/viewer-ui-views-test.c,$(wildcard viewer/ui/tests/viewer-ui-*-test.c)))
 UI_SH_TESTS := $(patsubst viewer/ui/tests/%.sh,$(BUILD)/test/%,$(wildcard viewer/ui/tests/viewer-ui-*-test.sh))
 
-# The layout test links the layout (viewer/core) and its drawing alone, the
+# The layout test links the layout and its drawing (viewer/core) alone, the
 # sessions index test the viewer library (the index and the view state are
 # in viewer/core): no display needed.
 $(UI_C_TESTS): $(BUILD)/test/%: viewer/ui/tests/%.c $(BUILD)/viewer/core/pl-flame-layout.o \
-		$(BUILD)/viewer/ui/pl-flame-draw.o
+		$(BUILD)/viewer/core/pl-flame-draw.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(UI_CFLAGS) -Itest -MF $@.d $(LDFLAGS) -o $@ $(filter %.c %.o,$^) \
 		$(filter %.a,$^) $(UI_LIBS) $(if $(filter %.a,$^),$(VIEWER_LIBS))

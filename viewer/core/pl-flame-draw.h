@@ -1,8 +1,10 @@
 /* pl-flame-draw.h — a flame graph layout (viewer/core/pl-flame-layout.h)
- * drawn with cairo and Pango.
+ * drawn with cairo and Pango, no GTK.
  *
  * Goes to any cairo context: the widget records it once per size/data
- * change, a benchmark draws to an image surface.  The layout and the style
+ * change, a benchmark draws to an image surface, an export could draw to a
+ * PNG, PDF or SVG one with no display.  Not in libplviewer.a (the command
+ * line links no cairo): viewer/viewer.mk's VIEWER_PAINT_OBJS.  The layout and the style
  * are only read.
  */
 #ifndef PL_FLAME_DRAW_H
