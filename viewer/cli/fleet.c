@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pl-cli-clickhouse.h"
 #include "pl-cli.h"
-#include "pl-clickhouse.h"
 #include "pl-expr.h"
 #include "pl-fleet-query.h"
 #include "pl-fleet-schema.h"
@@ -204,14 +204,11 @@ static int export_collapsed(GPtrArray *stacks, const char *output)
 
 int pl_cli_fleet(int argc, char **argv)
 {
-	char *url = NULL, *credentials = NULL, *where = NULL, *against = NULL, *since = NULL;
-	char *event = NULL, *format = NULL, *output = NULL, *cluster = NULL;
+	char *where = NULL, *against = NULL, *since = NULL;
+	char *event = NULL, *format = NULL, *output = NULL;
+	PlCliClickhouse cho = { 0 };
 	gint top = 20;
-	const GOptionEntry entries[] = {
-		{ "clickhouse", 0, 0, G_OPTION_ARG_STRING, &url,
-		  "The fleet's ClickHouse server (its HTTP interface)", "http://HOST:PORT" },
-		{ "clickhouse-credentials", 0, 0, G_OPTION_ARG_FILENAME, &credentials,
-		  "A file of one line USER:PASSWORD, readable by its owner only", "FILE" },
+	const GOptionEntry own[] = {
 		{ "where", 0, 0, G_OPTION_ARG_STRING, &where,
 		  "The samples whose labels match (KEY=VALUE or KEY!=VALUE, comma-separated); "
 		  "diff: side A", "LABELS" },
@@ -220,9 +217,6 @@ int pl_cli_fleet(int argc, char **argv)
 		{ "since", 0, 0, G_OPTION_ARG_STRING, &since,
 		  "Only the last DURATION (90s, 30m, 2h, 7d; default: all)", "DURATION" },
 		{ "event", 0, 0, G_OPTION_ARG_STRING, &event, "Only samples of this event", "NAME" },
-		{ "cluster", 0, 0, G_OPTION_ARG_STRING, &cluster,
-		  "schema: Distributed tables over this cluster (run it on every server of it)",
-		  "NAME" },
 		{ "top", 0, 0, G_OPTION_ARG_INT, &top, "Rows per table (default 20, 0: all)", "N" },
 		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "export: collapsed (the default)",
 		  "FORMAT" },
@@ -230,6 +224,9 @@ int pl_cli_fleet(int argc, char **argv)
 		  "FILE" },
 		{ NULL }
 	};
+	g_autofree GOptionEntry *entries = pl_cli_clickhouse_entries(
+		own, &cho, "schema: Distributed tables over this cluster (run it on every server of it)");
+	const char *cluster = NULL;
 	g_autoptr(GOptionContext) ctx = g_option_context_new(
 		"report|diff|export|schema — ask the fleet's ClickHouse (what perflens collect "
 		"stored), or make its tables");
@@ -250,7 +247,8 @@ int pl_cli_fleet(int argc, char **argv)
 		pl_cli_fail("fleet needs report, diff, export or schema (perflens fleet --help)");
 		goto out;
 	}
-	if (!url || !credentials) {
+	cluster = cho.cluster;
+	if (!cho.url || !cho.credentials) {
 		pl_cli_fail("fleet needs --clickhouse URL and --clickhouse-credentials FILE");
 		goto out;
 	}
@@ -277,10 +275,8 @@ int pl_cli_fleet(int argc, char **argv)
 			    error->message);
 		goto out;
 	}
-	if (!(ch = pl_clickhouse_new(url, credentials, &error))) {
-		pl_cli_fail("fleet: %s", error->message);
+	if (!(ch = pl_cli_clickhouse_open(&cho, "fleet")))
 		goto out;
-	}
 	if (!strcmp(action, "schema")) {
 		if (!pl_fleet_schema_apply(ch, cluster, &error)) {
 			pl_cli_fail("fleet schema: %s", error->message);
@@ -305,14 +301,12 @@ int pl_cli_fleet(int argc, char **argv)
 	else
 		rc = export_collapsed(sa, output);
 out:
-	g_free(url);
-	g_free(credentials);
+	pl_cli_clickhouse_clear(&cho);
 	g_free(where);
 	g_free(against);
 	g_free(since);
 	g_free(event);
 	g_free(format);
 	g_free(output);
-	g_free(cluster);
 	return rc;
 }

@@ -14,6 +14,13 @@
  *                     session, event and stack (SummingMergeTree), for long
  *                     ranges: a day of a fleet is read from it, not from
  *                     every sample.
+ *   perflens_symbols  (build-id, offset in the file, return address?) ->
+ *                     the frames the collector's symbolizer gave it, as
+ *                     parallel arrays (function, module, file, line,
+ *                     module-relative address, inlined, declaration file
+ *                     and line), innermost first: ReplacingMergeTree, so
+ *                     that collectors that both symbolized an address keep
+ *                     one row (pl-fleet-symcache.h).
  * What 18.16 lacks shapes it: no DateTime64 (time + time_ns), no
  * LowCardinality without an experimental flag (plain String: the event and
  * label columns repeat and compress to almost nothing), no block
@@ -21,9 +28,9 @@
  * block's key before a retry instead).
  *
  * Sharded (cluster != NULL): the tables above are *_local on every server,
- * and perflens_samples/_stacks/_minutes are Distributed tables over the
- * cluster, samples sharded by session (a block lands whole on one shard),
- * stacks by their hash.  Readers and writers use the plain names in both
+ * and perflens_samples/_stacks/_minutes/_symbols are Distributed tables
+ * over the cluster, samples sharded by session (a block lands whole on one
+ * shard), stacks by their hash, symbols by their build-id.  Readers and writers use the plain names in both
  * layouts.
  */
 #ifndef PL_FLEET_SCHEMA_H
@@ -32,6 +39,10 @@
 #include "pl-clickhouse.h"
 
 G_BEGIN_DECLS
+
+#define PL_FLEET_SYMBOL_COLUMNS                                                       \
+	"(build_id, offset, is_return, functions, modules, files, lines, rel_addrs, inlined, " \
+	"decl_files, decl_lines)"
 
 /* Creates what is missing of the schema on the server ch (idempotent).
  * cluster: NULL for one server, else the name of the cluster in the
