@@ -140,10 +140,11 @@ int pl_cli_collect(int argc, char **argv)
 	fprintf(stderr,
 		"perflens collect: ClickHouse: %" G_GUINT64_FORMAT " blocks inserted, %" G_GUINT64_FORMAT
 		" spooled while it could not take them, %" G_GUINT64_FORMAT
-		" found already stored, %" G_GUINT64_FORMAT " dropped (%" G_GUINT64_FORMAT
+		" found already stored (%" G_GUINT64_FORMAT " of them without their per-minute "
+		"rollup: made again), %" G_GUINT64_FORMAT " dropped (%" G_GUINT64_FORMAT
 		" samples lost)\n",
-		ss->blocks_inserted, ss->blocks_spooled, ss->blocks_already_stored, ss->blocks_dropped,
-		ss->samples_dropped);
+		ss->blocks_inserted, ss->blocks_spooled, ss->blocks_already_stored,
+		ss->rollups_mended, ss->blocks_dropped, ss->samples_dropped);
 	rc = all_stored && !st.sessions_failed && !ss->blocks_dropped ? PL_EXIT_OK : PL_EXIT_BAD_INPUT;
 out:
 	pl_fleet_collector_free(col);

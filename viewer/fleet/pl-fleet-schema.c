@@ -22,13 +22,13 @@ gboolean pl_fleet_schema_apply(PlClickhouse *ch, const char *cluster, GError **e
 		"CREATE TABLE IF NOT EXISTS perflens_stacks%s (stack UInt64, frames Array(String)) "
 		"ENGINE = ReplacingMergeTree ORDER BY stack",
 		sfx);
+	/* by block too: the store checks that a block it finds stored has its
+	 * rollup (a server killed between writing the two has not) */
 	g_autofree char *minutes = g_strdup_printf(
 		"CREATE MATERIALIZED VIEW IF NOT EXISTS perflens_minutes%s "
 		"ENGINE = SummingMergeTree PARTITION BY toYYYYMM(minute) "
-		"ORDER BY (minute, session, event, stack) AS SELECT toStartOfMinute(time) AS minute, "
-		"session, event, any(labels.key) AS label_keys, any(labels.value) AS label_values, stack, "
-		"count() AS samples, sum(value) AS value FROM perflens_samples%s "
-		"GROUP BY minute, session, event, stack",
+		"ORDER BY (minute, session, block, event, stack) AS " PL_FLEET_MINUTES_SELECT
+		" FROM perflens_samples%s GROUP BY minute, session, block, event, stack",
 		sfx, sfx);
 	g_autofree char *symbols = g_strdup_printf(
 		"CREATE TABLE IF NOT EXISTS perflens_symbols%s (build_id String, offset UInt64, "
@@ -53,7 +53,8 @@ gboolean pl_fleet_schema_apply(PlClickhouse *ch, const char *cluster, GError **e
 		q);
 	g_autofree char *d_minutes = g_strdup_printf(
 		"CREATE TABLE IF NOT EXISTS perflens_minutes AS perflens_minutes_local "
-		"ENGINE = Distributed(%s, currentDatabase(), perflens_minutes_local)",
+		"ENGINE = Distributed(%s, currentDatabase(), perflens_minutes_local, "
+		"sipHash64(session))",
 		q);
 	g_autofree char *d_symbols = g_strdup_printf(
 		"CREATE TABLE IF NOT EXISTS perflens_symbols AS perflens_symbols_local "

@@ -11,9 +11,10 @@
  *                     "function module"): ReplacingMergeTree, so a stack
  *                     written twice is one stack.
  *   perflens_minutes  a materialized view of samples summed per minute,
- *                     session, event and stack (SummingMergeTree), for long
- *                     ranges: a day of a fleet is read from it, not from
- *                     every sample.
+ *                     session, block, event and stack (SummingMergeTree:
+ *                     18.16 has both), for long ranges: a day of a fleet
+ *                     is read from it, not from every sample.  Readers sum
+ *                     (rows of one key merge only in the background).
  *   perflens_symbols  (build-id, offset in the file, return address?) ->
  *                     the frames the collector's symbolizer gave it, as
  *                     parallel arrays (function, module, file, line,
@@ -39,6 +40,15 @@
 #include "pl-clickhouse.h"
 
 G_BEGIN_DECLS
+
+/* A rollup row of samples, as the view makes it (its GROUP BY follows):
+ * also what the store inserts to mend a block whose rollup is missing. */
+#define PL_FLEET_MINUTES_SELECT                                                         \
+	"SELECT toStartOfMinute(time) AS minute, session, block, event, "                  \
+	"any(labels.key) AS label_keys, any(labels.value) AS label_values, stack, "         \
+	"count() AS samples, sum(value) AS value"
+#define PL_FLEET_MINUTES_COLUMNS \
+	"(minute, session, block, event, label_keys, label_values, stack, samples, value)"
 
 #define PL_FLEET_SYMBOL_COLUMNS                                                       \
 	"(build_id, offset, is_return, functions, modules, files, lines, rel_addrs, inlined, " \
