@@ -6,7 +6,7 @@
 #   bench/fleet-ingest.sh [BUILD_DIR] [AGENTS] [SECONDS]
 #
 # 1. Live: AGENTS agents (default 8) profile the burn workload (2 threads,
-#    -F 4999, fp stacks, 5 s sessions) for SECONDS (default 40) into one
+#    -F 4999, fp stacks, 20 s sessions) for SECONDS (default 40) into one
 #    collector (--keep-sessions): the samples stored per second of run are
 #    what the agents give, not what the collector could take.
 # 2. Ingest: the kept sessions are put in a new collector's work directory
@@ -60,7 +60,7 @@ start_agents() {
 	agents=()
 	for ((i = 0; i < nagents; i++)); do
 		"$agent" --server "127.0.0.1:$port" --token-file "$tmp/token" --label fw=bench \
-			--label "device=d$i" --session-period 5 -F 4999 -g -- "$burn" 600 2 \
+			--label "device=d$i" --session-period 20 -F 4999 -g -- "$burn" 600 2 \
 			>/dev/null 2>"$tmp/agent$i.log" &
 		agents+=($!)
 		pids+=($!)
@@ -118,7 +118,7 @@ out="$outdir/fleet-ingest.md"
 	echo
 	echo "| | samples | seconds | samples/s |"
 	echo "|---|---:|---:|---:|"
-	echo "| live: $nagents agents (burn, -F 4999, fp) into the collector, $live_sessions sessions | $live | $(python3 -c "print('%.1f' % ($t1 - $t0))") | $lrate |"
+	echo "| live: $nagents agents (burn, -F 4999, fp, 20 s sessions) into the collector, $live_sessions sessions | $live | $(python3 -c "print('%.1f' % ($t1 - $t0))") | $lrate |"
 	echo "| ingest: $n stored sessions taken by a started collector, $nagents agents reporting beside | $replayed | $wall | $irate |"
 	echo
 	echo "Ingest's addresses (from the symbol cache, symbolized): $hits."

@@ -8,8 +8,6 @@
  * It is read back with every length checked against the file's size. */
 #include "pl-fleet-store.h"
 
-#include "pl-fleet-schema.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gio.h>
@@ -17,6 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "pl-fleet-schema.h"
 
 #define SPOOL_MAGIC "PLFLEET1\n"
 #define SPOOL_SUFFIX ".block"

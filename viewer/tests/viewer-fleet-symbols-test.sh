@@ -21,7 +21,9 @@
 #       stripped programs whose debug info only their board's debug-dirs
 #       (collect --boards) hold: each board's sessions name its program's
 #       function (nm's name), and an agent no group matches (board=gamma)
-#       is symbolized with the defaults, which cannot name its program.
+#       is symbolized with the defaults, which cannot name its program; a
+#       boards file with an unknown key or a bad match is refused at the
+#       start, naming the group and key.
 set -u
 B=${PL_BUILD:-build}
 TOP=${PL_TOP:-.}
@@ -247,5 +249,15 @@ for p in alpha beta gamma; do
 		bad="board=gamma: $named samples named spin_gamma, with no debug info for it anywhere"
 	fi
 	[ -n "$bad" ] && break
+done
+printf '[x]\nmatch = board=x\ndebug-dir = /tmp\n' >"$TMP/bad-key"
+printf '[y]\nmatch = board\n' >"$TMP/bad-match"
+for t in "bad-key|[x]: unknown key 'debug-dir'" "bad-match|[y]: match: "; do
+	[ -n "$bad" ] && break
+	f=${t%%|*} want=${t#*|}
+	out=$(timeout 20 "$PERFLENS" collect --listen 127.0.0.1:0 --clickhouse "$URL" --clickhouse-credentials "$CRED" \
+		--token-file "$TMP/token" --spool "$TMP/spool3" --boards "$TMP/$f" 2>&1)
+	st=$?
+	[ $st -ne 0 ] && grep -qF -- "$want" <<<"$out" || bad="collect --boards $f: exit $st, '$(head -c 200 <<<"$out")' (wanted a failure saying '$want')"
 done
 if [ -n "$bad" ]; then fail $c "$bad"; else ok $c; fi
