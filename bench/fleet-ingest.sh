@@ -66,6 +66,9 @@ start_agents() {
 		pids+=($!)
 	done
 }
+cpu_s() { # PID: its CPU seconds so far (utime + stime)
+	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
 stop_agents() { for p in "${agents[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
 
 # ─── 1. live ──────────────────────────────────────────────────────────
@@ -99,6 +102,8 @@ while [ "$(grep -c 'left by an earlier run' "$tmp/collect2.log")" -lt "$n" ] ||
 	sleep 0.05
 done
 s1=$(date +%s.%N)
+cpu=$(cpu_s $col)
+load=$(cut -d' ' -f1-3 /proc/loadavg)
 stop_agents
 kill -TERM $col
 wait $col || true
@@ -106,6 +111,7 @@ replayed=$(sql "SELECT count() FROM perflens_samples WHERE labels.value[indexOf(
 read -r lrate irate wall <<<"$(python3 -c 'import sys
 l,t0,t1,r,s0,s1=map(float,sys.argv[1:])
 print("%.0f %.0f %.2f" % (l/(t1-t0), r/(s1-s0), s1-s0))' "$live" "$t0" "$t1" "$replayed" "$s0" "$s1")"
+per_cpu=$(python3 -c 'import sys; r,c=map(float,sys.argv[1:]); print("%.0f" % (r/c) if c else "-")' "$replayed" "$cpu")
 hits=$(grep ': session .*: settings' "$tmp/collect2.log" | head -"$n" |
 	sed -n 's/.*addresses: \([0-9]*\) from the symbol cache, \([0-9]*\) symbolized.*/\1 \2/p' |
 	awk '{ h += $1; s += $2 } END { print h + 0, s + 0 }')
@@ -116,11 +122,11 @@ out="$outdir/fleet-ingest.md"
 	echo
 	echo "\`bench/fleet-ingest.sh $build $nagents $secs\`, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, ClickHouse $(sql 'SELECT version()')"
 	echo
-	echo "| | samples | seconds | samples/s |"
-	echo "|---|---:|---:|---:|"
-	echo "| live: $nagents agents (burn, -F 4999, fp, 20 s sessions) into the collector, $live_sessions sessions | $live | $(python3 -c "print('%.1f' % ($t1 - $t0))") | $lrate |"
-	echo "| ingest: $n stored sessions taken by a started collector, $nagents agents reporting beside | $replayed | $wall | $irate |"
+	echo "| | samples | seconds | samples/s | collector CPU s | samples per collector CPU s |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	echo "| live: $nagents agents (burn, -F 4999, fp, 20 s sessions) into the collector, $live_sessions sessions | $live | $(python3 -c "print('%.1f' % ($t1 - $t0))") | $lrate | | |"
+	echo "| ingest: $n stored sessions taken by a started collector, $nagents agents reporting beside | $replayed | $wall | $irate | $cpu | $per_cpu |"
 	echo
-	echo "Ingest's addresses (from the symbol cache, symbolized): $hits."
+	echo "Ingest's addresses (from the symbol cache, symbolized): $hits.  Load average at the end of the ingest: $load (the machine is shared)."
 } >"$out"
 cat "$out"
