@@ -49,6 +49,7 @@ section() { # title file
 		sed '1{/^# /d}' bench/results/scale-changes.md
 	fi
 	section "7. Flame graph layout and draw" bench/results/flame.md "build/test/viewer-ui-flame-layout-test"
+	section "8. Fleet ingest into ClickHouse" bench/results/fleet-ingest.md "bench/fleet-ingest.sh"
 	section "Where the agent's CPU goes" bench/results/agent-profile.md "bench/agent-profile.sh"
 	echo
 	echo "## Static agents under qemu-user (protocol against this x86_64 viewer)"

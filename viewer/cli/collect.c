@@ -8,8 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pl-cli-clickhouse.h"
 #include "pl-cli.h"
-#include "pl-clickhouse.h"
+#include "pl-fleet-boards.h"
 #include "pl-fleet-collector.h"
 #include "pl-fleet-schema.h"
 #include "pl-fleet-store.h"
@@ -39,20 +40,15 @@ static gboolean on_signal(gpointer data)
 
 int pl_cli_collect(int argc, char **argv)
 {
-	char *listen = NULL, *url = NULL, *credentials = NULL, *token_file = NULL, *spool = NULL;
-	char *keep = NULL, *cluster = NULL;
-	const GOptionEntry entries[] = {
+	char *listen = NULL, *token_file = NULL, *spool = NULL, *keep = NULL, *boards_file = NULL;
+	PlCliClickhouse cho = { 0 };
+	const GOptionEntry own[] = {
 		{ "listen", 0, 0, G_OPTION_ARG_STRING, &listen,
 		  "Wait for agents (perflens-agent --server HOST:PORT --label …) on [ADDR:]PORT",
 		  "[ADDR:]PORT" },
-		{ "clickhouse", 0, 0, G_OPTION_ARG_STRING, &url,
-		  "The ClickHouse server's HTTP interface (no user or password in it)",
-		  "http://HOST:PORT" },
-		{ "clickhouse-credentials", 0, 0, G_OPTION_ARG_FILENAME, &credentials,
-		  "A file of one line USER:PASSWORD, readable by its owner only", "FILE" },
-		{ "cluster", 0, 0, G_OPTION_ARG_STRING, &cluster,
-		  "Create the schema as Distributed tables over this cluster of the servers' "
-		  "remote_servers", "NAME" },
+		{ "boards", 0, 0, G_OPTION_ARG_FILENAME, &boards_file,
+		  "Symbol settings per board (sysroot, toolchain prefix, debug dirs, debuginfod), "
+		  "chosen by the agents' labels (docs/fleet.md)", "FILE" },
 		{ "token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file,
 		  "The token agents must present (its first line)", "FILE" },
 		{ "spool", 0, 0, G_OPTION_ARG_FILENAME, &spool,
@@ -62,6 +58,10 @@ int pl_cli_collect(int argc, char **argv)
 		  "Also keep every session as a .plens file in DIR", "DIR" },
 		{ NULL }
 	};
+	g_autofree GOptionEntry *entries = pl_cli_clickhouse_entries(
+		own, &cho,
+		"Create the schema as Distributed tables over this cluster of the servers' "
+		"remote_servers");
 	g_autoptr(GOptionContext) ctx =
 		g_option_context_new("— serve reporting agents and store their sessions in ClickHouse");
 	pl_cli_add_entries(ctx, entries);
@@ -71,22 +71,27 @@ int pl_cli_collect(int argc, char **argv)
 	g_autoptr(GMainLoop) loop = NULL;
 	PlClickhouse *ch = NULL;
 	PlFleetCollector *col = NULL;
+	PlFleetBoards *boards = NULL;
+	const char *url = NULL;
 
 	if (!pl_cli_parse(ctx, &argc, &argv, "collect"))
 		goto out;
-	if (argc != 1 || !listen || !url || !credentials || !token_file) {
+	url = cho.url;
+	if (argc != 1 || !listen || !cho.url || !cho.credentials || !token_file) {
 		pl_cli_fail("collect needs --listen [ADDR:]PORT, --clickhouse URL, "
 			    "--clickhouse-credentials FILE and --token-file FILE (perflens collect "
 			    "--help)");
 		goto out;
 	}
 	if (!(token = read_token(token_file, &error)) ||
-	    !(ch = pl_clickhouse_new(url, credentials, &error))) {
+	    (boards_file && !(boards = pl_fleet_boards_load(boards_file, &error)))) {
 		pl_cli_fail("collect: %s", error->message);
 		goto out;
 	}
+	if (!(ch = pl_cli_clickhouse_open(&cho, "collect")))
+		goto out;
 	/* ClickHouse may be down now: the spool holds the blocks meanwhile */
-	if (!pl_fleet_schema_apply(ch, cluster, &error)) {
+	if (!pl_fleet_schema_apply(ch, cho.cluster, &error)) {
 		fprintf(stderr, "perflens collect: the schema could not be made on %s now (%s); "
 				"sessions are spooled until it can\n",
 			url, error->message);
@@ -101,7 +106,11 @@ int pl_cli_collect(int argc, char **argv)
 		pl_cli_fail("collect: %s", error->message);
 		goto out;
 	}
-	if (!(col = pl_fleet_collector_new(token, store, keep, work_dir, &error))) {
+	/* the symbol cache and the store share the writer thread, and so
+	 * ClickHouse's handle */
+	col = pl_fleet_collector_new(token, store, pl_fleet_symcache_new(ch),
+				     g_steal_pointer(&boards), keep, work_dir, &error);
+	if (!col) {
 		pl_cli_fail("collect: %s", error->message);
 		goto out;
 	}
@@ -131,22 +140,23 @@ int pl_cli_collect(int argc, char **argv)
 	fprintf(stderr,
 		"perflens collect: ClickHouse: %" G_GUINT64_FORMAT " blocks inserted, %" G_GUINT64_FORMAT
 		" spooled while it could not take them, %" G_GUINT64_FORMAT
-		" found already stored, %" G_GUINT64_FORMAT " dropped (%" G_GUINT64_FORMAT
+		" found already stored (%" G_GUINT64_FORMAT " of them without their per-minute "
+		"rollup: made again), %" G_GUINT64_FORMAT " dropped (%" G_GUINT64_FORMAT
 		" samples lost)\n",
-		ss->blocks_inserted, ss->blocks_spooled, ss->blocks_already_stored, ss->blocks_dropped,
-		ss->samples_dropped);
+		ss->blocks_inserted, ss->blocks_spooled, ss->blocks_already_stored,
+		ss->rollups_mended, ss->blocks_dropped, ss->samples_dropped);
 	rc = all_stored && !st.sessions_failed && !ss->blocks_dropped ? PL_EXIT_OK : PL_EXIT_BAD_INPUT;
 out:
 	pl_fleet_collector_free(col);
 	if (ch)
 		pl_clickhouse_free(ch);
+	pl_fleet_boards_free(boards);
+	pl_cli_clickhouse_clear(&cho);
 	g_free(listen);
-	g_free(url);
-	g_free(credentials);
 	g_free(token_file);
 	g_free(spool);
 	g_free(keep);
-	g_free(cluster);
+	g_free(boards_file);
 	if (token)
 		explicit_bzero(token, strlen(token));
 	return rc;

@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pl-cli-clickhouse.h"
 #include "pl-cli.h"
-#include "pl-clickhouse.h"
+#include "pl-export.h"
+#include "pl-fleet-profile.h"
 #include "pl-expr.h"
 #include "pl-fleet-query.h"
 #include "pl-fleet-schema.h"
@@ -76,8 +78,8 @@ static double pct(guint64 n, guint64 total)
 	return total ? 100.0 * (double)n / (double)total : 0;
 }
 
-static GPtrArray *ask(PlClickhouse *ch, const char *where, guint64 since, const char *event,
-		      guint64 *total, const char *opt)
+static GPtrArray *ask(PlClickhouse *ch, PlFleetSource source, const char *where, guint64 since,
+		      const char *event, guint64 *total, const char *opt)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GPtrArray) matches = NULL;
@@ -86,14 +88,15 @@ static GPtrArray *ask(PlClickhouse *ch, const char *where, guint64 since, const 
 			    error->message);
 		return NULL;
 	}
-	g_autofree char *sql = pl_fleet_where_sql(matches, since, event);
-	GPtrArray *stacks = pl_fleet_query_stacks(ch, sql, total, &error);
+	g_autofree char *sql = pl_fleet_where_sql(source, matches, since, event);
+	GPtrArray *stacks = pl_fleet_query_stacks(ch, source, sql, total, &error);
 	if (!stacks)
 		pl_cli_fail("fleet: %s", error->message);
 	return stacks;
 }
 
-static int report(GPtrArray *stacks, guint64 total, const char *where, guint top)
+static int report(GPtrArray *stacks, guint64 total, const char *where, guint top,
+		  PlFleetSource source)
 {
 	g_autoptr(GHashTable) h = functions_of(stacks);
 	g_autoptr(GPtrArray) rows = g_ptr_array_new();
@@ -103,8 +106,8 @@ static int report(GPtrArray *stacks, guint64 total, const char *where, guint top
 	while (g_hash_table_iter_next(&it, NULL, &v))
 		g_ptr_array_add(rows, v);
 	g_ptr_array_sort(rows, by_self);
-	printf("Fleet: %" G_GUINT64_FORMAT " samples%s%s\n\n", total, where ? " where " : "",
-	       where ? where : "");
+	printf("Fleet: %" G_GUINT64_FORMAT " samples%s%s%s\n\n", total, where ? " where " : "",
+	       where ? where : "", source == PL_FLEET_MINUTES ? " (from the per-minute rollup)" : "");
 	printf("Top functions by self:\n    Self    Total   Samples  Function\n");
 	for (guint i = 0; i < rows->len && (!top || i < top); i++) {
 		const Func *f = rows->pdata[i];
@@ -202,16 +205,57 @@ static int export_collapsed(GPtrArray *stacks, const char *output)
 	return PL_EXIT_OK;
 }
 
+/* pprof and the SVG flame graph: the viewer's exporters, over the stacks
+ * made a profile (pl-fleet-profile.h). */
+static int export_profile(GPtrArray *stacks, const char *format, const char *event,
+			  const char *where, const char *output)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(PlProfile) p = pl_fleet_profile_new(stacks, event, PL_FLEET_PROFILE_MAX_SAMPLES,
+						      &error);
+	if (!p) {
+		pl_cli_fail("fleet export: %s", error->message);
+		return PL_EXIT_BAD_INPUT;
+	}
+	g_autoptr(PlAggregate) agg = pl_profile_aggregate(p, &PL_FILTER_ALL);
+	gboolean ok;
+	if (!strcmp(format, "pprof")) {
+		ok = pl_export_pprof(agg, output, &error);
+	} else {
+		FILE *f = output && strcmp(output, "-") ? fopen(output, "w") : stdout;
+		if (!f) {
+			pl_cli_fail("fleet export: cannot write %s: %s", output, g_strerror(errno));
+			return PL_EXIT_BAD_INPUT;
+		}
+		g_autofree char *title = g_strdup_printf("Fleet%s%s", where ? ": " : "",
+							 where ? where : "");
+		ok = pl_export_svg(agg, f, title, FALSE, &error);
+		if (fflush(f) != 0 && ok) {
+			ok = FALSE;
+			g_set_error(&error, G_IO_ERROR, g_io_error_from_errno(errno), "%s",
+				    g_strerror(errno));
+		}
+		if (f != stdout && fclose(f) != 0 && ok) {
+			ok = FALSE;
+			g_set_error(&error, G_IO_ERROR, g_io_error_from_errno(errno), "%s",
+				    g_strerror(errno));
+		}
+	}
+	if (!ok) {
+		pl_cli_fail("fleet export: writing %s failed: %s", output ? output : "stdout",
+			    error ? error->message : "?");
+		return PL_EXIT_BAD_INPUT;
+	}
+	return PL_EXIT_OK;
+}
+
 int pl_cli_fleet(int argc, char **argv)
 {
-	char *url = NULL, *credentials = NULL, *where = NULL, *against = NULL, *since = NULL;
-	char *event = NULL, *format = NULL, *output = NULL, *cluster = NULL;
+	char *where = NULL, *against = NULL, *since = NULL;
+	char *event = NULL, *format = NULL, *output = NULL, *rollup = NULL;
+	PlCliClickhouse cho = { 0 };
 	gint top = 20;
-	const GOptionEntry entries[] = {
-		{ "clickhouse", 0, 0, G_OPTION_ARG_STRING, &url,
-		  "The fleet's ClickHouse server (its HTTP interface)", "http://HOST:PORT" },
-		{ "clickhouse-credentials", 0, 0, G_OPTION_ARG_FILENAME, &credentials,
-		  "A file of one line USER:PASSWORD, readable by its owner only", "FILE" },
+	const GOptionEntry own[] = {
 		{ "where", 0, 0, G_OPTION_ARG_STRING, &where,
 		  "The samples whose labels match (KEY=VALUE or KEY!=VALUE, comma-separated); "
 		  "diff: side A", "LABELS" },
@@ -220,16 +264,19 @@ int pl_cli_fleet(int argc, char **argv)
 		{ "since", 0, 0, G_OPTION_ARG_STRING, &since,
 		  "Only the last DURATION (90s, 30m, 2h, 7d; default: all)", "DURATION" },
 		{ "event", 0, 0, G_OPTION_ARG_STRING, &event, "Only samples of this event", "NAME" },
-		{ "cluster", 0, 0, G_OPTION_ARG_STRING, &cluster,
-		  "schema: Distributed tables over this cluster (run it on every server of it)",
-		  "NAME" },
+		{ "rollup", 0, 0, G_OPTION_ARG_STRING, &rollup,
+		  "Count from the per-minute rollup (minutes) or every sample (raw); auto (the "
+		  "default): the rollup for all time and for --since 6h or more", "auto|minutes|raw" },
 		{ "top", 0, 0, G_OPTION_ARG_INT, &top, "Rows per table (default 20, 0: all)", "N" },
-		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "export: collapsed (the default)",
+		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "export: collapsed (the default), pprof (needs --output) or svg (a flame graph)",
 		  "FORMAT" },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "export: to FILE (default stdout)",
 		  "FILE" },
 		{ NULL }
 	};
+	g_autofree GOptionEntry *entries = pl_cli_clickhouse_entries(
+		own, &cho, "schema: Distributed tables over this cluster (run it on every server of it)");
+	const char *cluster = NULL;
 	g_autoptr(GOptionContext) ctx = g_option_context_new(
 		"report|diff|export|schema — ask the fleet's ClickHouse (what perflens collect "
 		"stored), or make its tables");
@@ -250,7 +297,8 @@ int pl_cli_fleet(int argc, char **argv)
 		pl_cli_fail("fleet needs report, diff, export or schema (perflens fleet --help)");
 		goto out;
 	}
-	if (!url || !credentials) {
+	cluster = cho.cluster;
+	if (!cho.url || !cho.credentials) {
 		pl_cli_fail("fleet needs --clickhouse URL and --clickhouse-credentials FILE");
 		goto out;
 	}
@@ -263,9 +311,12 @@ int pl_cli_fleet(int argc, char **argv)
 		pl_cli_fail("fleet: --format and --output go with export");
 		goto out;
 	}
-	if (format && strcmp(format, "collapsed")) {
-		pl_cli_fail("fleet export: --format is collapsed (pprof and svg from the fleet are "
-			    "not written yet)");
+	if (format && strcmp(format, "collapsed") && strcmp(format, "pprof") && strcmp(format, "svg")) {
+		pl_cli_fail("fleet export: --format is collapsed, pprof or svg, not '%s'", format);
+		goto out;
+	}
+	if (format && !strcmp(format, "pprof") && (!output || !strcmp(output, "-"))) {
+		pl_cli_fail("fleet export: pprof is written to a file: give --output FILE");
 		goto out;
 	}
 	if (top < 0) {
@@ -277,10 +328,16 @@ int pl_cli_fleet(int argc, char **argv)
 			    error->message);
 		goto out;
 	}
-	if (!(ch = pl_clickhouse_new(url, credentials, &error))) {
-		pl_cli_fail("fleet: %s", error->message);
+	if (rollup && strcmp(rollup, "auto") && strcmp(rollup, "minutes") && strcmp(rollup, "raw")) {
+		pl_cli_fail("fleet: --rollup is auto, minutes or raw, not '%s'", rollup);
 		goto out;
 	}
+	PlFleetSource source = rollup && !strcmp(rollup, "raw") ? PL_FLEET_RAW
+			       : rollup && !strcmp(rollup, "minutes") ? PL_FLEET_MINUTES
+			       : !since_s || since_s >= PL_FLEET_ROLLUP_FROM_S ? PL_FLEET_MINUTES
+										: PL_FLEET_RAW;
+	if (!(ch = pl_cli_clickhouse_open(&cho, "fleet")))
+		goto out;
 	if (!strcmp(action, "schema")) {
 		if (!pl_fleet_schema_apply(ch, cluster, &error)) {
 			pl_cli_fail("fleet schema: %s", error->message);
@@ -294,25 +351,26 @@ int pl_cli_fleet(int argc, char **argv)
 			    "both layouts)");
 		goto out;
 	}
-	if (!(sa = ask(ch, where, since_s, event, &ta, "--where")))
+	if (!(sa = ask(ch, source, where, since_s, event, &ta, "--where")))
 		goto out;
-	if (against && !(sb = ask(ch, against, since_s, event, &tb, "--against")))
+	if (against && !(sb = ask(ch, source, against, since_s, event, &tb, "--against")))
 		goto out;
 	if (!strcmp(action, "report"))
-		rc = report(sa, ta, where, (guint)top);
+		rc = report(sa, ta, where, (guint)top, source);
 	else if (!strcmp(action, "diff"))
 		rc = diff(sa, ta, sb, tb, where, against, (guint)top);
-	else
+	else if (!format || !strcmp(format, "collapsed"))
 		rc = export_collapsed(sa, output);
+	else
+		rc = export_profile(sa, format, event, where, output);
 out:
-	g_free(url);
-	g_free(credentials);
+	pl_cli_clickhouse_clear(&cho);
 	g_free(where);
 	g_free(against);
 	g_free(since);
 	g_free(event);
 	g_free(format);
 	g_free(output);
-	g_free(cluster);
+	g_free(rollup);
 	return rc;
 }

@@ -5,41 +5,7 @@
 
 #include <string.h>
 
-static void put_u16(GByteArray *b, guint16 v)
-{
-	guint8 x[2] = { v, v >> 8 };
-	g_byte_array_append(b, x, 2);
-}
-
-static void put_u32(GByteArray *b, guint32 v)
-{
-	guint8 x[4] = { v, v >> 8, v >> 16, v >> 24 };
-	g_byte_array_append(b, x, 4);
-}
-
-static void put_u64(GByteArray *b, guint64 v)
-{
-	put_u32(b, (guint32)v);
-	put_u32(b, (guint32)(v >> 32));
-}
-
-static void put_len(GByteArray *b, guint64 n)
-{
-	do {
-		guint8 x = n & 0x7f;
-		n >>= 7;
-		if (n)
-			x |= 0x80;
-		g_byte_array_append(b, &x, 1);
-	} while (n);
-}
-
-static void put_str(GByteArray *b, const char *s)
-{
-	gsize n = strlen(s);
-	put_len(b, n);
-	g_byte_array_append(b, (const guint8 *)s, (guint)n);
-}
+#include "pl-fleet-rowbinary.h"
 
 guint64 pl_fleet_stack_hash(const char *const *frames, guint n)
 {
@@ -98,10 +64,10 @@ static guint64 stack_of(Stacks *st, guint32 stack, PlFleetBlock *b)
 	if (!g_hash_table_lookup_extended(st->defined, &h, &key, NULL)) {
 		key = g_memdup2(&h, sizeof h);
 		g_hash_table_add(st->defined, key);
-		put_u64(b->stacks, h);
-		put_len(b->stacks, labels->len);
+		pl_rb_put_int(b->stacks, h, 8);
+		pl_rb_put_len(b->stacks, labels->len);
 		for (guint i = 0; i < labels->len; i++)
-			put_str(b->stacks, labels->pdata[i]);
+			pl_rb_put_str(b->stacks, labels->pdata[i]);
 		b->n_stacks++;
 	}
 	g_hash_table_insert(st->by_address, GUINT_TO_POINTER(stack + 1), key);
@@ -177,22 +143,22 @@ GPtrArray *pl_fleet_blocks_from_profile(PlProfile *profile, const char *session,
 		}
 		guint64 h = stack_of(&st, s[i].stack, b);
 		const PlThread *t = pl_profile_lookup_thread(profile, s[i].tid);
-		put_u32(b->samples, (guint32)secs);
-		put_u32(b->samples, (guint32)(wall % 1000000000));
-		put_str(b->samples, session);
-		put_u32(b->samples, b->number);
-		put_str(b->samples, event);
-		put_len(b->samples, keys->len);
+		pl_rb_put_int(b->samples, (guint32)secs, 4);
+		pl_rb_put_int(b->samples, (guint32)(wall % 1000000000), 4);
+		pl_rb_put_str(b->samples, session);
+		pl_rb_put_int(b->samples, b->number, 4);
+		pl_rb_put_str(b->samples, event);
+		pl_rb_put_len(b->samples, keys->len);
 		for (guint k = 0; k < keys->len; k++)
-			put_str(b->samples, keys->pdata[k]);
-		put_len(b->samples, values->len);
+			pl_rb_put_str(b->samples, keys->pdata[k]);
+		pl_rb_put_len(b->samples, values->len);
 		for (guint k = 0; k < values->len; k++)
-			put_str(b->samples, values->pdata[k]);
-		put_u32(b->samples, t ? t->pid : 0);
-		put_u32(b->samples, s[i].tid);
-		put_u16(b->samples, 0); /* the profile keeps no CPU per sample */
-		put_u64(b->samples, h);
-		put_u64(b->samples, s[i].weight);
+			pl_rb_put_str(b->samples, values->pdata[k]);
+		pl_rb_put_int(b->samples, t ? t->pid : 0, 4);
+		pl_rb_put_int(b->samples, s[i].tid, 4);
+		pl_rb_put_int(b->samples, 0, 2); /* the profile keeps no CPU per sample */
+		pl_rb_put_int(b->samples, h, 8);
+		pl_rb_put_int(b->samples, s[i].weight, 8);
 		b->n_samples++;
 		b->value += s[i].weight;
 	}

@@ -10,6 +10,8 @@
 #include "pl-capture.h"
 #include "pl-client.h"
 #include "pl-fleet-block.h"
+#include "pl-fleet-boards.h"
+#include "pl-fleet-symcache.h"
 #include "pl-live-session.h"
 #include "pl-loader.h"
 
@@ -21,6 +23,8 @@
 struct _PlFleetCollector {
 	char *token;
 	PlFleetStore *store; /* the writer thread's from construction on */
+	PlFleetSymcache *symbols; /* the writer thread's too */
+	PlFleetBoards *boards;    /* read-only */
 	char *keep_dir, *work_dir;
 	GMainContext *ctx;
 	GSocketService *service;
@@ -133,10 +137,25 @@ static gboolean store_session(PlFleetCollector *c, StoreJob *j, guint64 *samples
 {
 	gint64 wall = 0;
 	pl_capture_load(j->path, take_hello, &wall, NULL, NULL);
-	PlLoadParams lp = { 0 };
+	PlSymOptions o = { 0 };
+	const char *board = pl_fleet_boards_choose(c->boards, j->labels, &o);
+	pl_fleet_symcache_attach(c->symbols, &o);
+	PlLoadParams lp = { .options = &o };
 	g_autoptr(PlProfile) p = pl_load_file(j->path, &lp, NULL, NULL, error);
+	pl_fleet_boards_options_clear(&o);
+	PlFleetSymcacheStats sy;
+	pl_fleet_symcache_take_stats(c->symbols, &sy, NULL);
+	g_autoptr(GError) sym_error = NULL;
+	if (!pl_fleet_symcache_flush(c->symbols, &sym_error))
+		g_printerr("perflens collect: the new symbols wait for ClickHouse: %s\n",
+			   sym_error->message);
 	if (!p)
 		return FALSE;
+	/* what symbolizing cost, per session: the work the cache saved shows */
+	g_printerr("perflens collect: session %s: settings %s; addresses: %" G_GUINT64_FORMAT
+		   " from the symbol cache, %" G_GUINT64_FORMAT " symbolized (%" G_GUINT64_FORMAT
+		   " named, kept)\n",
+		   j->session, board ? board : "(defaults)", sy.hits, sy.symbolized, sy.kept);
 	g_autoptr(GPtrArray) blocks = pl_fleet_blocks_from_profile(
 		p, j->session, (const char *const *)j->labels, wall, BLOCK_ROWS, 0);
 	*samples = 0;
@@ -467,6 +486,7 @@ static void recover(PlFleetCollector *c)
 }
 
 PlFleetCollector *pl_fleet_collector_new(const char *token, PlFleetStore *store,
+					 PlFleetSymcache *symbols, PlFleetBoards *boards,
 					 const char *keep_dir, const char *work_dir,
 					 GError **error)
 {
@@ -477,11 +497,15 @@ PlFleetCollector *pl_fleet_collector_new(const char *token, PlFleetStore *store,
 			g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e),
 				    "cannot make the directory %s: %s", dirs[i], g_strerror(e));
 			pl_fleet_store_free(store);
+			pl_fleet_symcache_free(symbols);
+			pl_fleet_boards_free(boards);
 			return NULL;
 		}
 	PlFleetCollector *c = g_new0(PlFleetCollector, 1);
 	c->token = g_strdup(token);
 	c->store = store;
+	c->symbols = symbols;
+	c->boards = boards;
 	c->keep_dir = g_strdup(keep_dir);
 	c->work_dir = g_strdup(work_dir);
 	c->ctx = g_main_context_ref_thread_default();
@@ -595,6 +619,8 @@ void pl_fleet_collector_free(PlFleetCollector *self)
 		g_source_remove(self->flush_timer);
 	g_clear_object(&self->service);
 	pl_fleet_store_free(self->store);
+	pl_fleet_symcache_free(self->symbols);
+	pl_fleet_boards_free(self->boards);
 	g_main_context_unref(self->ctx);
 	g_mutex_clear(&self->lock);
 	if (self->token)

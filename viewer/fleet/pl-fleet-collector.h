@@ -14,7 +14,9 @@
  * each after its period and the collector starts the next.
  *
  * Each ended session's file is loaded and symbolized (pl-loader, the
- * viewer's symbolizer) in one writer thread, cut into blocks
+ * viewer's symbolizer, with the settings its labels choose in the boards
+ * file and the symbol cache in front: pl-fleet-boards, pl-fleet-symcache)
+ * in one writer thread, cut into blocks
  * (pl-fleet-block) named after the file, and put into the store
  * (pl-fleet-store: exactly once, spooled while ClickHouse is down, the
  * spool flushed every few seconds).  A session is written in work_dir with
@@ -30,7 +32,9 @@
 
 #include <gio/gio.h>
 
+#include "pl-fleet-boards.h"
 #include "pl-fleet-store.h"
+#include "pl-fleet-symcache.h"
 
 G_BEGIN_DECLS
 
@@ -46,10 +50,14 @@ typedef struct {
 typedef struct _PlFleetCollector PlFleetCollector;
 
 /* token: what agents must present (and what the collector answers with).
- * store: taken; used only from the writer thread from here on.  keep_dir:
+ * store: taken; used only from the writer thread from here on, as is
+ * symbols (taken): the symbol cache every load asks (its ClickHouse the
+ * store's).  boards: taken, may be NULL: the symbol settings per board
+ * (NULL: this host's files for every agent).  keep_dir:
  * where stored sessions' files stay (NULL: deleted once stored).  Both
  * are created (0700) if missing. */
 PlFleetCollector *pl_fleet_collector_new(const char *token, PlFleetStore *store,
+					 PlFleetSymcache *symbols, PlFleetBoards *boards,
 					 const char *keep_dir, const char *work_dir,
 					 GError **error);
 /* Listens on "[ADDR:]PORT" (no ADDR: every address); the port bound

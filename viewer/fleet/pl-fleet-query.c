@@ -99,18 +99,23 @@ gboolean pl_fleet_since_parse(const char *text, guint64 *out, GError **error)
 	return TRUE;
 }
 
-char *pl_fleet_where_sql(const GPtrArray *where, guint64 since_s, const char *event)
+char *pl_fleet_where_sql(PlFleetSource source, const GPtrArray *where, guint64 since_s,
+			 const char *event)
 {
+	gboolean raw = source == PL_FLEET_RAW;
 	GString *s = g_string_new("1");
 	for (guint i = 0; where && i < where->len; i++) {
 		const PlFleetMatch *m = where->pdata[i];
 		g_autofree char *k = pl_clickhouse_quote(m->key);
 		g_autofree char *v = pl_clickhouse_quote(m->value);
-		g_string_append_printf(s, " AND labels.value[indexOf(labels.key, %s)] %s %s", k,
-				       m->negate ? "!=" : "=", v);
+		g_string_append_printf(s, raw ? " AND labels.value[indexOf(labels.key, %s)] %s %s"
+					      : " AND label_values[indexOf(label_keys, %s)] %s %s",
+				       k, m->negate ? "!=" : "=", v);
 	}
+	/* from the start of a minute: what the rollup can answer */
 	if (since_s)
-		g_string_append_printf(s, " AND time >= now() - %" G_GUINT64_FORMAT, since_s);
+		g_string_append_printf(s, " AND %s >= toStartOfMinute(now() - %" G_GUINT64_FORMAT ")",
+				       raw ? "time" : "minute", since_s);
 	if (event) {
 		g_autofree char *e = pl_clickhouse_quote(event);
 		g_string_append_printf(s, " AND event = %s", e);
@@ -125,16 +130,17 @@ static void stack_free(gpointer p)
 	g_free(s);
 }
 
-GPtrArray *pl_fleet_query_stacks(PlClickhouse *ch, const char *where_sql, guint64 *total,
-				 GError **error)
+GPtrArray *pl_fleet_query_stacks(PlClickhouse *ch, PlFleetSource source, const char *where_sql,
+				 guint64 *total, GError **error)
 {
 	/* frames joined by a unit separator: no function name holds one */
 	g_autofree char *q = g_strdup_printf(
-		"SELECT c, arrayStringConcat(fr, '\\x1F') FROM (SELECT stack, count() AS c FROM "
-		"perflens_samples WHERE %s GROUP BY stack) ANY LEFT JOIN (SELECT stack, "
+		"SELECT c, arrayStringConcat(fr, '\\x1F') FROM (SELECT stack, %s AS c FROM "
+		"%s WHERE %s GROUP BY stack) ANY LEFT JOIN (SELECT stack, "
 		"any(frames) AS fr FROM perflens_stacks GROUP BY stack) USING stack "
 		"FORMAT TabSeparated",
-		where_sql);
+		source == PL_FLEET_RAW ? "count()" : "sum(samples)",
+		source == PL_FLEET_RAW ? "perflens_samples" : "perflens_minutes", where_sql);
 	g_autoptr(GByteArray) out = NULL;
 	if (!pl_clickhouse_run(ch, q, NULL, 0, &out, error))
 		return NULL;

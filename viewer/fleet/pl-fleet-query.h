@@ -32,9 +32,24 @@ GPtrArray *pl_fleet_where_parse(const char *text, GError **error);
 /* Seconds in *out, or FALSE with a PL_EXPR_ERROR. */
 gboolean pl_fleet_since_parse(const char *text, guint64 *out, GError **error);
 
-/* The SQL condition on perflens_samples for where (may be NULL), the last
+/* Where the samples are counted from: every sample (perflens_samples), or
+ * the per-minute rollup (perflens_minutes: a materialized view summing
+ * them per minute, session, event and stack as they are inserted), which
+ * a long range reads instead of every sample.  Both give the same
+ * answers: --since counts from the start of the minute it falls in, in
+ * both. */
+typedef enum {
+	PL_FLEET_RAW,
+	PL_FLEET_MINUTES,
+} PlFleetSource;
+
+/* Ranges from this long (and all time) are read from the rollup. */
+#define PL_FLEET_ROLLUP_FROM_S (6 * 3600)
+
+/* The SQL condition on source's table for where (may be NULL), the last
  * since_s seconds (0: all time) and event (NULL: any). */
-char *pl_fleet_where_sql(const GPtrArray *where, guint64 since_s, const char *event);
+char *pl_fleet_where_sql(PlFleetSource source, const GPtrArray *where, guint64 since_s,
+			 const char *event);
 
 /* One stored stack and how many selected samples have it. */
 typedef struct {
@@ -44,8 +59,8 @@ typedef struct {
 
 /* The selected samples grouped by stack (GPtrArray of PlFleetStack), or
  * NULL with error.  *total: their number. */
-GPtrArray *pl_fleet_query_stacks(PlClickhouse *ch, const char *where_sql, guint64 *total,
-				 GError **error);
+GPtrArray *pl_fleet_query_stacks(PlClickhouse *ch, PlFleetSource source, const char *where_sql,
+				 guint64 *total, GError **error);
 
 G_END_DECLS
 

@@ -22,15 +22,23 @@ gboolean pl_fleet_schema_apply(PlClickhouse *ch, const char *cluster, GError **e
 		"CREATE TABLE IF NOT EXISTS perflens_stacks%s (stack UInt64, frames Array(String)) "
 		"ENGINE = ReplacingMergeTree ORDER BY stack",
 		sfx);
+	/* by block too: the store checks that a block it finds stored has its
+	 * rollup (a server killed between writing the two has not) */
 	g_autofree char *minutes = g_strdup_printf(
 		"CREATE MATERIALIZED VIEW IF NOT EXISTS perflens_minutes%s "
 		"ENGINE = SummingMergeTree PARTITION BY toYYYYMM(minute) "
-		"ORDER BY (minute, session, event, stack) AS SELECT toStartOfMinute(time) AS minute, "
-		"session, event, any(labels.key) AS label_keys, any(labels.value) AS label_values, stack, "
-		"count() AS samples, sum(value) AS value FROM perflens_samples%s "
-		"GROUP BY minute, session, event, stack",
+		"ORDER BY (minute, session, block, event, stack) AS " PL_FLEET_MINUTES_SELECT
+		" FROM perflens_samples%s GROUP BY minute, session, block, event, stack",
 		sfx, sfx);
-	if (!run(ch, samples, error) || !run(ch, stacks, error) || !run(ch, minutes, error))
+	g_autofree char *symbols = g_strdup_printf(
+		"CREATE TABLE IF NOT EXISTS perflens_symbols%s (build_id String, offset UInt64, "
+		"is_return UInt8, functions Array(String), modules Array(String), "
+		"files Array(String), lines Array(UInt32), rel_addrs Array(UInt64), "
+		"inlined Array(UInt8), decl_files Array(String), decl_lines Array(UInt32)) "
+		"ENGINE = ReplacingMergeTree ORDER BY (build_id, offset, is_return)",
+		sfx);
+	if (!run(ch, samples, error) || !run(ch, stacks, error) || !run(ch, minutes, error) ||
+	    !run(ch, symbols, error))
 		return FALSE;
 	if (!cluster)
 		return TRUE;
@@ -45,7 +53,14 @@ gboolean pl_fleet_schema_apply(PlClickhouse *ch, const char *cluster, GError **e
 		q);
 	g_autofree char *d_minutes = g_strdup_printf(
 		"CREATE TABLE IF NOT EXISTS perflens_minutes AS perflens_minutes_local "
-		"ENGINE = Distributed(%s, currentDatabase(), perflens_minutes_local)",
+		"ENGINE = Distributed(%s, currentDatabase(), perflens_minutes_local, "
+		"sipHash64(session))",
 		q);
-	return run(ch, d_samples, error) && run(ch, d_stacks, error) && run(ch, d_minutes, error);
+	g_autofree char *d_symbols = g_strdup_printf(
+		"CREATE TABLE IF NOT EXISTS perflens_symbols AS perflens_symbols_local "
+		"ENGINE = Distributed(%s, currentDatabase(), perflens_symbols_local, "
+		"sipHash64(build_id))",
+		q);
+	return run(ch, d_samples, error) && run(ch, d_stacks, error) && run(ch, d_minutes, error) &&
+	       run(ch, d_symbols, error);
 }

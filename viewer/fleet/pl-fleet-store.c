@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pl-fleet-schema.h"
+
 #define SPOOL_MAGIC "PLFLEET1\n"
 #define SPOOL_SUFFIX ".block"
 
@@ -211,15 +213,26 @@ static gboolean spool_remove(PlFleetStore *self, Spooled *s, GError **error)
 
 typedef enum { SENT, NOT_NOW, REFUSED } Outcome;
 
-/* Inserts b unless (session, number) is stored already. */
+/* How many samples (session, number) has in table (count: "count()" or
+ * "sum(samples)"); NULL with err when ClickHouse cannot say. */
+static char *stored_count(PlFleetStore *self, const char *table, const char *count,
+			  const char *session, guint32 number, GError **err)
+{
+	g_autofree char *ask = g_strdup_printf("SELECT %s FROM %s WHERE session = %s AND block = %u",
+					       count, table, session, number);
+	return pl_clickhouse_query_value(self->ch, ask, err);
+}
+
+/* Inserts b unless (session, number) is stored already.  Stored means in
+ * the samples and in their per-minute rollup: a server killed after
+ * writing the samples' part and before the view's leaves the block
+ * without its rollup, which is made again here from the stored samples. */
 static Outcome send_block(PlFleetStore *self, const PlFleetBlock *b, GError **error)
 {
 	g_autofree char *session = pl_clickhouse_quote(b->session);
-	g_autofree char *ask = g_strdup_printf(
-		"SELECT count() FROM perflens_samples WHERE session = %s AND block = %u", session,
-		b->number);
 	g_autoptr(GError) err = NULL;
-	g_autofree char *count = pl_clickhouse_query_value(self->ch, ask, &err);
+	g_autofree char *count = stored_count(self, "perflens_samples", "count()", session,
+					      b->number, &err);
 	if (count && g_ascii_strtoull(count, NULL, 10) > 0) {
 		guint64 n = g_ascii_strtoull(count, NULL, 10);
 		if (n != b->n_samples) {
@@ -230,10 +243,23 @@ static Outcome send_block(PlFleetStore *self, const PlFleetBlock *b, GError **er
 				    b->number, b->session, n, b->n_samples);
 			return REFUSED;
 		}
-		self->stats.blocks_already_stored++;
-		return SENT;
+		g_autofree char *rolled = stored_count(self, "perflens_minutes", "sum(samples)",
+						       session, b->number, &err);
+		if (rolled && g_ascii_strtoull(rolled, NULL, 10) == 0) {
+			g_autofree char *mend = g_strdup_printf(
+				"INSERT INTO perflens_minutes " PL_FLEET_MINUTES_COLUMNS " "
+				PL_FLEET_MINUTES_SELECT " FROM perflens_samples WHERE session = %s AND "
+				"block = %u GROUP BY minute, session, block, event, stack",
+				session, b->number);
+			if (pl_clickhouse_run(self->ch, mend, NULL, 0, NULL, &err))
+				self->stats.rollups_mended++;
+		}
+		if (!err) {
+			self->stats.blocks_already_stored++;
+			return SENT;
+		}
 	}
-	if (count && b->n_stacks)
+	if (count && !err && b->n_stacks)
 		pl_clickhouse_run(self->ch, "INSERT INTO perflens_stacks " PL_FLEET_STACK_COLUMNS " FORMAT RowBinary",
 				  b->stacks->data, b->stacks->len, NULL, &err);
 	if (count && !err)

@@ -30,6 +30,7 @@ typedef struct {
 	guint64 samples_inserted;
 	guint64 blocks_spooled;        /* put in the spool (ClickHouse could not take them then) */
 	guint64 blocks_already_stored; /* found stored when about to insert: not inserted again */
+	guint64 rollups_mended;        /* of those, per-minute rollups made again (pl-fleet-schema.h) */
 	guint64 blocks_dropped;        /* the spool was full: dropped, oldest first */
 	guint64 samples_dropped;
 } PlFleetStoreStats;

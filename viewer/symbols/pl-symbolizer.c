@@ -56,9 +56,28 @@ guint pl_symbolizer_resolve(PlSymbols *self, guint32 pid, guint64 pc, gboolean i
 	q.lookup_pc = is_return_address && pc ? pc - 1 : pc;
 	q.proc = pl_proc_get(self, pid, FALSE);
 	q.map = pl_proc_mapping_at(q.proc, q.lookup_pc);
+	const PlSymCache *cache = self->opts.cache;
+	const PlElf *elf = q.map ? q.map->elf : NULL;
+	gboolean cached = cache && !self->embedded && elf && elf->build_id_len;
+	guint64 offset = cached ? pc - q.map->start + q.map->pgoff : 0;
+	if (cached) {
+		guint n = cache->lookup(self->opts.cache_data, elf->build_id, elf->build_id_len,
+					offset, is_return_address, out, max);
+		for (guint i = 0; i < n; i++) {
+			out[i].function = pl_sym_intern(self, out[i].function);
+			out[i].module = pl_sym_intern(self, out[i].module);
+			out[i].file = pl_sym_intern(self, out[i].file);
+			out[i].decl_file = pl_sym_intern(self, out[i].decl_file);
+		}
+		if (n)
+			return n;
+	}
 	for (guint i = 0; i < G_N_ELEMENTS(order); i++) {
 		out[0] = (PlFrameInfo){ .rel_addr = pc };
 		guint n = order[i]->resolve(self, &q, out, max);
+		if (n && cached && out[0].function)
+			cache->store(self->opts.cache_data, elf->build_id, elf->build_id_len, offset,
+				     is_return_address, out, n);
 		if (n)
 			return n;
 	}

@@ -51,6 +51,10 @@ typedef struct {
 				 * "": none.  Asked only for sampled modules (pl-debuginfod.h) */
 	PlFetchProgressFunc fetch_progress; /* may be NULL; with fetch_progress_data, copied */
 	gpointer fetch_progress_data;
+	/* may be NULL: answers kept beyond this PlSymbols (PlSymCache below),
+	 * with cache_data for its functions; borrowed, copied as pointers */
+	const struct _PlSymCache *cache;
+	gpointer cache_data;
 } PlSymOptions;
 
 /* The board: ELF machine (EM_*), byte order and word size from HELLO. */
@@ -133,6 +137,23 @@ typedef struct {
 	const char *decl_file;
 	guint decl_line;
 } PlFrameInfo;
+
+/* A store of answers that outlives one PlSymbols (the fleet collector's,
+ * shared by every session and board it symbolizes): asked before any
+ * source for an address in a mapped file whose build-id the board gave,
+ * and told each answer a source gave there that names a function (an
+ * unnamed one may be named later, by other settings, and is not kept).
+ * The key is the build-id and the address's offset in the file (pc -
+ * mapping start + file offset): the same in every process, whatever
+ * ASLR did.  Called on the thread that symbolizes. */
+typedef struct _PlSymCache {
+	/* The frames kept for the key into out (at most max; their strings
+	 * the cache's, copied by the caller before its next call); 0: none. */
+	guint (*lookup)(gpointer data, const guint8 *build_id, gsize build_id_len,
+			guint64 offset, gboolean is_return_address, PlFrameInfo *out, guint max);
+	void (*store)(gpointer data, const guint8 *build_id, gsize build_id_len, guint64 offset,
+		      gboolean is_return_address, const PlFrameInfo *frames, guint n);
+} PlSymCache;
 
 /* Resolves one address into frames, innermost (deepest inline) first.
  * is_return_address: pc is a return address (look up pc-1).  Returns the

@@ -1,0 +1,30 @@
+/* pl-fleet-profile.h — the fleet's stacks (pl_fleet_query_stacks) as a
+ * PlProfile, so that the viewer's exporters (pl-export.h: pprof, the SVG
+ * flame graph) write a fleet as they write one session, through their own
+ * interface.
+ *
+ * Each distinct frame ("function module") gets an address of its own, and
+ * the profile's symbols answer from a table of those addresses alone
+ * (pl_symbols_set_embedded): nothing of this machine is read.  One sample
+ * is ingested per stored sample (pprof counts samples, not stacks), so the
+ * cost grows with the samples selected; a profile over max_samples is
+ * refused with what to do.  Blocking, any thread.
+ */
+#ifndef PL_FLEET_PROFILE_H
+#define PL_FLEET_PROFILE_H
+
+#include "pl-fleet-query.h"
+#include "pl-profile.h"
+
+G_BEGIN_DECLS
+
+#define PL_FLEET_PROFILE_MAX_SAMPLES (50u * 1000 * 1000)
+
+/* stacks: PlFleetStack*; event: the samples' event name (NULL:
+ * "samples").  A finished profile, or NULL with error (G_IO_ERROR). */
+PlProfile *pl_fleet_profile_new(GPtrArray *stacks, const char *event, guint64 max_samples,
+				GError **error);
+
+G_END_DECLS
+
+#endif
