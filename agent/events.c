@@ -154,6 +154,12 @@ static int open_everywhere(struct pla_collector *c, struct perf_event_attr *attr
 	int any_cpu = !sampled && tids[0] != -1;
 	for (int cpu = -any_cpu; cpu < (any_cpu ? 0 : c->ncpus); cpu++) {
 		for (int t = 0; t < ntids; t++) {
+			if (!c->running) { /* before SESSION: see collect.h, attach_skipped */
+				if (!c->attach_ns)
+					c->attach_ns = pla_now_ns();
+				for (int r = 0; r < c->nrings; r++)
+					c->attach_skipped += pla_ring_discard(&c->rings[r]);
+			}
 			int fd = pla_perf_open_fallback(attr, tids[t], cpu, allow_sw, fell_back,
 							c->note, sizeof(c->note));
 			if (fd == -ENODEV && t == 0 && cpu >= 0)
