@@ -69,6 +69,7 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 			if (c->cfg.events[e].tracepoint && c->cfg.ring_pages < 32)
 				c->cfg.ring_pages = 32; /* tracepoints burst too */
 	}
+	c->cfg.ring_pages = pla_ring_pages_fit(c, c->cfg.ring_pages);
 	if (!c->cfg.counter_interval_ms)
 		c->cfg.counter_interval_ms = 1000;
 	c->regs_mask = PLA_REGS_USER_MASK;

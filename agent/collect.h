@@ -139,5 +139,9 @@ void pla_collect_trigger_events(const struct pla_collector *c, struct pla_trigge
 
 /* The kernel's sample frequency cap, and ring sizing helper (exposed for tests). */
 uint32_t pla_ring_pages_for(uint8_t callgraph, uint32_t stack_size, uint32_t freq);
+/* pages (a power of two), halved until every CPU's ring fits what this
+ * process may lock and a 32nd of the board's memory; the reason, when
+ * halved, in c->note. */
+uint32_t pla_ring_pages_fit(struct pla_collector *c, uint32_t pages);
 
 #endif
