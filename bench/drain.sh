@@ -100,7 +100,7 @@ for ((r = 1; r <= rounds; r++)); do
 			/^SAMPLE / { s++ }
 			/^LOST / { for (i = 2; i <= NF; i++) if ($i ~ /^count=/) { sub(/count=/, "", $i); l += $i } }
 			/^HEALTH / { for (i = 2; i <= NF; i++) if ($i ~ /^agent_cpu=/) { sub(/agent_cpu=/, "", $i); c = $i + 0 } }
-			/^LOG .* samples taken meanwhile/ { t = $0; sub(/.* the /, "", t); k = t + 0 }
+			/^LOG .* samples taken meanwhile/ { if (match($0, /the [0-9]+ samples/)) k = substr($0, RSTART + 4, RLENGTH - 12) + 0 }
 			END { printf "%d %d %.2f %d\n", s, l, c / 1e9, k }')
 		acpu_all=$(awk '{ printf "%.2f", $1 + $2 }' "$d/agent.time" 2>/dev/null)
 		# perf's, over its whole recording (it started before the agent and
