@@ -187,9 +187,11 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	if (c->attach_skipped) {
 		char why[200];
 		snprintf(why, sizeof(why),
-			 "Attaching to %d threads took %llu ms: the %llu samples taken meanwhile "
-			 "were left out, the session begins with every thread watched.",
-			 ntids, (unsigned long long)((c->start_ns - c->attach_ns) / 1000000),
+			 "Attaching to %d %s took %llu ms: the %llu samples taken meanwhile "
+			 "were left out, the session begins with all of them watched.",
+			 cfg->target == PL_TARGET_ALL ? c->ncpus : ntids,
+			 cfg->target == PL_TARGET_ALL ? "CPUs" : "threads",
+			 (unsigned long long)((c->start_ns - c->attach_ns) / 1000000),
 			 (unsigned long long)c->attach_skipped);
 		pla_stream_log(out, &c->msg, PL_LOG_INFO, why);
 	}
