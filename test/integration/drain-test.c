@@ -27,10 +27,11 @@
 #define NTHREADS 300
 #endif
 
-/* Both profilers, each with its own default rings, run at the same
- * priority, above the busy threads (nice -10; as root, which perf at
- * this rate needs anyway): one starved by hundreds of spinning threads
- * loses samples whatever its drain does. */
+/* Each profiler with its own default rings.  perf, the anchor, runs
+ * above the busy threads (nice -10; as root, which perf at this rate
+ * needs anyway: writing 8 KiB a sample, perf starved by hundreds of
+ * spinning threads loses a quarter to a half of them); the agent as a
+ * user starts it, among them. */
 static char agent[PATH_MAX + 32], threads[PATH_MAX + 32], tmpdir[256];
 
 static int count_tasks(pid_t pid)
@@ -139,10 +140,9 @@ static void dwarf_threads_keep_up(void)
 	snprintf(cap, sizeof(cap), "%s/drain.plens", tmpdir);
 	snprintf(log, sizeof(log), "%s/agent.log", tmpdir);
 	snprintf(spid, sizeof(spid), "%d", (int)pid);
-	char *aargv[] = { "/usr/bin/nice",      "-n",	"-10",	       agent,	    "--output",
-			  cap,	       "--pid", spid,	       "--duration", "2.5",
-			  "--event",   "cpu-clock", "--frequency", "1999",	    "--callgraph",
-			  "dwarf",     NULL };
+	char *aargv[] = { agent,	 "--output",	cap,	     "--pid",	    spid,
+			  "--duration",	 "2.5",		"--event",   "cpu-clock",   "--frequency",
+			  "1999",	 "--callgraph", "dwarf",     NULL };
 	pid_t a = pl_spawn(aargv, log);
 	PL_CHECK(a > 0);
 	int st = pl_wait(a, 300000);
