@@ -69,6 +69,7 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 			if (c->cfg.events[e].tracepoint && c->cfg.ring_pages < 32)
 				c->cfg.ring_pages = 32; /* tracepoints burst too */
 	}
+	c->cfg.ring_pages = pla_ring_pages_fit(c, c->cfg.ring_pages);
 	if (!c->cfg.counter_interval_ms)
 		c->cfg.counter_interval_ms = 1000;
 	c->regs_mask = PLA_REGS_USER_MASK;
@@ -183,6 +184,17 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	pla_send_event_descs(c, out, 0);
 	if (c->note[0])
 		pla_stream_log(out, &c->msg, PL_LOG_WARN, c->note);
+	if (c->attach_skipped) {
+		char why[200];
+		snprintf(why, sizeof(why),
+			 "Attaching to %d %s took %llu ms: the %llu samples taken meanwhile "
+			 "were left out, the session begins with all of them watched.",
+			 cfg->target == PL_TARGET_ALL ? c->ncpus : ntids,
+			 cfg->target == PL_TARGET_ALL ? "CPUs" : "threads",
+			 (unsigned long long)((c->start_ns - c->attach_ns) / 1000000),
+			 (unsigned long long)c->attach_skipped);
+		pla_stream_log(out, &c->msg, PL_LOG_INFO, why);
+	}
 	if ((rc = out->dead) < 0)
 		goto write_failed;
 
@@ -280,6 +292,7 @@ int pla_collect_drain(struct pla_collector *c, struct pla_stream *out)
 			break; /* the rest is for a later drain, or none */
 		pla_on_record(c, out, head[best]); /* a malformed one: a LOST */
 		n++;
+		pla_ring_release(&c->rings[best]); /* before the next is read: see unread below */
 		head[best] = pla_ring_next(&c->rings[best]);
 	}
 	for (int i = 0; i < c->nrings; i++) {

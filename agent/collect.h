@@ -98,6 +98,13 @@ struct pla_collector {
 	 * the fields above keep the short offsets the static agent's ARM
 	 * code reaches in one instruction */
 	uint64_t event_sample_type[PL_MAX_EVENTS + 1 + PL_MAX_COUNTERS];
+	/* Attaching to a running target: its events sample from their open,
+	 * and opening them on hundreds of threads takes seconds, while no
+	 * message may go out before SESSION.  What the rings took meanwhile
+	 * is emptied as the opening goes (events.c): the session begins
+	 * when every thread is watched, and the rings never overflow.
+	 * attach_ns: the first open; attach_skipped: the samples left out. */
+	uint64_t attach_ns, attach_skipped;
 };
 
 int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *cfg,
@@ -132,5 +139,9 @@ void pla_collect_trigger_events(const struct pla_collector *c, struct pla_trigge
 
 /* The kernel's sample frequency cap, and ring sizing helper (exposed for tests). */
 uint32_t pla_ring_pages_for(uint8_t callgraph, uint32_t stack_size, uint32_t freq);
+/* pages (a power of two), halved until every CPU's ring fits what this
+ * process may lock and a 32nd of the board's memory; the reason, when
+ * halved, in c->note. */
+uint32_t pla_ring_pages_fit(struct pla_collector *c, uint32_t pages);
 
 #endif

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,6 +37,42 @@ uint32_t pla_ring_pages_for(uint8_t callgraph, uint32_t stack_size, uint32_t fre
 	uint32_t pages = 8;
 	while ((uint64_t)pages * 4096 < bytes && pages < 512)
 		pages *= 2;
+	return pages;
+}
+
+uint32_t pla_ring_pages_fit(struct pla_collector *c, uint32_t pages)
+{
+	uint64_t page = (uint64_t)pla_page_size(), ncpus = (uint64_t)c->ncpus;
+	uint64_t cap = UINT64_MAX, lock = UINT64_MAX;
+	struct sysinfo si;
+	if (sysinfo(&si) == 0)
+		cap = (uint64_t)si.totalram * si.mem_unit / 32;
+	/* perf_mmap(): perf_event_mlock_kb per CPU for each user, then the
+	 * process's RLIMIT_MEMLOCK, unless CAP_IPC_LOCK (root) or paranoid -1 */
+	long paranoid = 2, mlock_kb = 516;
+	struct rlimit rl;
+	pla_read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+	if (geteuid() != 0 && paranoid > -1 && getrlimit(RLIMIT_MEMLOCK, &rl) == 0 &&
+	    rl.rlim_cur != RLIM_INFINITY) {
+		pla_read_int_file("/proc/sys/kernel/perf_event_mlock_kb", &mlock_kb);
+		lock = (uint64_t)mlock_kb * 1024 * ncpus + rl.rlim_cur;
+	}
+	uint32_t want = pages;
+	while (pages > 2 && (pages + 1) * page * ncpus > (cap < lock ? cap : lock))
+		pages /= 2;
+	if (pages < want) {
+		size_t n = strlen(c->note);
+		snprintf(c->note + n, sizeof(c->note) - n,
+			 "%sRings of %llu KiB a CPU, not %llu: %s %llu KiB for %llu CPUs; if "
+			 "samples are lost, %s.", n ? " " : "",
+			 (unsigned long long)(pages * page / 1024),
+			 (unsigned long long)(want * page / 1024),
+			 lock < cap ? "locked memory (kernel.perf_event_mlock_kb, ulimit -l) allows"
+				    : "a 32nd of the memory is", (unsigned long long)((lock < cap ? lock : cap) / 1024),
+			 (unsigned long long)ncpus,
+			 lock < cap ? "raise kernel.perf_event_mlock_kb or run as root"
+				    : "lower --frequency or --stack-size");
+	}
 	return pages;
 }
 
@@ -154,6 +192,12 @@ static int open_everywhere(struct pla_collector *c, struct perf_event_attr *attr
 	int any_cpu = !sampled && tids[0] != -1;
 	for (int cpu = -any_cpu; cpu < (any_cpu ? 0 : c->ncpus); cpu++) {
 		for (int t = 0; t < ntids; t++) {
+			if (!c->running) { /* before SESSION: see collect.h, attach_skipped */
+				if (!c->attach_ns)
+					c->attach_ns = pla_now_ns();
+				for (int r = 0; r < c->nrings; r++)
+					c->attach_skipped += pla_ring_discard(&c->rings[r]);
+			}
 			int fd = pla_perf_open_fallback(attr, tids[t], cpu, allow_sw, fell_back,
 							c->note, sizeof(c->note));
 			if (fd == -ENODEV && t == 0 && cpu >= 0)
@@ -193,6 +237,21 @@ static int open_everywhere(struct pla_collector *c, struct perf_event_attr *attr
 					return -E2BIG;
 				ring = &c->rings[c->nrings];
 				rc = pla_ring_map(ring, fd, cpu, c->cfg.ring_pages);
+				/* locked memory taken meanwhile (another perf user):
+				 * smaller rings, said so, rather than no session */
+				while ((rc == -EPERM || rc == -ENOMEM) && c->cfg.ring_pages > 2) {
+					c->cfg.ring_pages /= 2;
+					rc = pla_ring_map(ring, fd, cpu, c->cfg.ring_pages);
+					if (rc == 0) {
+						size_t n = strlen(c->note);
+						snprintf(c->note + n, sizeof(c->note) - n,
+							 "%sRings of %u KiB a CPU: the kernel refused "
+							 "more locked memory (raise "
+							 "kernel.perf_event_mlock_kb or run as root).",
+							 n ? " " : "",
+							 (unsigned)(c->cfg.ring_pages * (uint64_t)pla_page_size() / 1024));
+					}
+				}
 				if (rc < 0) {
 					snprintf(err, errlen,
 						 "cannot map a %u-page ring on CPU %d: %s (raise "

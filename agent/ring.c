@@ -61,7 +61,7 @@ size_t pla_ring_start(struct pla_ring *r)
 {
 	struct perf_event_mmap_page *pc = r->base;
 	r->head = load_head(pc);
-	r->tail = pc->data_tail;
+	r->tail = r->published = pc->data_tail;
 	return (size_t)(r->head - r->tail);
 }
 
@@ -105,4 +105,23 @@ void pla_ring_unread(struct pla_ring *r, const struct perf_event_header *h)
 void pla_ring_end(struct pla_ring *r)
 {
 	store_tail(r->base, r->tail);
+	r->published = r->tail;
+}
+
+void pla_ring_release(struct pla_ring *r)
+{
+	if (r->tail - r->published > (r->mask >> 3))
+		pla_ring_end(r);
+}
+
+uint64_t pla_ring_discard(struct pla_ring *r)
+{
+	uint64_t samples = 0;
+	const struct perf_event_header *h;
+	if (!r->base || !pla_ring_start(r))
+		return 0;
+	while ((h = pla_ring_next(r)))
+		samples += h->type == PERF_RECORD_SAMPLE;
+	pla_ring_end(r);
+	return samples;
 }

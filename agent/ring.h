@@ -22,6 +22,7 @@ struct pla_ring {
 	size_t pages; /* data pages (power of two) */
 	size_t mask;  /* data size - 1 */
 	uint64_t head, tail;
+	uint64_t published; /* the tail as the kernel last saw it */
 	uint8_t *scratch; /* for wrapped records, 64 KiB (max record size) */
 };
 
@@ -37,7 +38,18 @@ const struct perf_event_header *pla_ring_next(struct pla_ring *r);
 /* Leaves h, the record pla_ring_next returned last, in the ring: the
  * next call returns it again, or, after pla_ring_end, the next pass. */
 void pla_ring_unread(struct pla_ring *r, const struct perf_event_header *h);
-/* Ends the pass: hands the space back to the kernel. */
+/* Ends the pass: hands the space back to the kernel.  May be called
+ * within a pass too, after a record is done with: the space read so far
+ * goes back at once, and the pass goes on (pla_ring_unread may then not
+ * step back over it). */
 void pla_ring_end(struct pla_ring *r);
+/* Within a pass, once the records read so far are done with: hands their
+ * space back when it is an eighth of the ring or more, so that a long
+ * pass (a full ring of DWARF samples to compress) does not hold the
+ * kernel off the whole ring until it ends. */
+void pla_ring_release(struct pla_ring *r);
+/* Empties the ring, unread: for records taken before a session began.
+ * Returns how many of them were samples. */
+uint64_t pla_ring_discard(struct pla_ring *r);
 
 #endif
