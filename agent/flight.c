@@ -61,11 +61,19 @@ int pla_flight_init(struct pla_flight *f, const struct pla_flight_config *cfg, c
 		return -ENOMEM;
 	}
 	pl_w_init(&f->jw, f->journal, PLA_FLIGHT_JOURNAL);
+	if (cfg->listen) {
+		int rc = pla_flight_serve_init(f, err, errlen);
+		if (rc < 0) {
+			pla_flight_free(f);
+			return rc;
+		}
+	}
 	return 0;
 }
 
 void pla_flight_free(struct pla_flight *f)
 {
+	pla_flight_serve_free(f);
 	free(f->pre);
 	free(f->journal);
 	free(f->ring);
@@ -146,11 +154,14 @@ static int fired(struct pla_flight *f, const struct pla_firing *x, uint64_t now)
 		tell(f, x); /* one snapshot, every firing it covers told */
 		return 1;
 	}
-	if (x->time < f->quiet_until) {
+	/* a viewer's "Save now": the whole ring, at once, whatever the gap */
+	int asked = x->kind == PL_TRIGGER_VIEWER;
+	if (!asked && x->time < f->quiet_until) {
 		f->suppressed++;
 		return 0;
 	}
-	uint64_t before = (uint64_t)f->cfg->before_ms * MS, after = (uint64_t)f->cfg->after_ms * MS;
+	uint64_t before = (uint64_t)(asked ? f->cfg->keep_ms : f->cfg->before_ms) * MS;
+	uint64_t after = asked ? 0 : (uint64_t)f->cfg->after_ms * MS;
 	f->pending = 1;
 	f->window_short = 0;
 	f->from = x->time > before ? x->time - before : 0;
@@ -405,8 +416,9 @@ static int write_snapshot(struct pla_flight *f, uint64_t now, char *err, size_t 
 	}
 	char tmp[4200], path[4200];
 	snprintf(tmp, sizeof(tmp), "%s/.flight-%d.tmp", f->cfg->dir, (int)getpid());
-	snprintf(path, sizeof(path), "%s/flight-%010llu-%04u.plens", f->cfg->dir,
+	snprintf(f->last_name, sizeof(f->last_name), "flight-%010llu-%04u.plens",
 		 (unsigned long long)time(NULL), ++f->seq);
+	snprintf(path, sizeof(path), "%s/%s", f->cfg->dir, f->last_name);
 	unlink(tmp); /* a previous run's, cut short */
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
@@ -477,6 +489,9 @@ int pla_flight_tick(struct pla_flight *f, struct pla_stream *out, uint64_t now, 
 		return 0;
 	pla_stream_flush(out); /* the window's last block */
 	int rc = write_snapshot(f, now, err, errlen);
+	f->attempts++;
+	f->last_rc = rc;
+	snprintf(f->last_err, sizeof(f->last_err), "%s", rc < 0 ? err : "");
 	f->pending = 0;
 	f->suppressed = 0;
 	f->quiet_until = now + (uint64_t)f->cfg->gap_ms * MS;

@@ -153,7 +153,8 @@ int main(int argc, char **argv)
 		{ "Flight recorder (headless; a trigger saves a window around it):", 0, 0, 0, 0, 0 },
 		{ "flight", 1, O_FLIGHT, 0, "SECONDS",
 		  "keep the last SECONDS in RAM, compressed; nothing\n"
-		  "is written until a trigger fires (SIGUSR1 saves too)" },
+		  "is written until a trigger fires (SIGUSR1 saves too;\n"
+		  "with --port, perflens snapshot HOST asks it to)" },
 		{ "flight-size", 1, O_FLIGHT_SIZE, 0, "BYTES", "the ring's size (default 4M; K, M, G)" },
 		/* (\x25 is '%': help is printed as it is, but fmt-test reads
 		 * every literal of the agent as a format) */
@@ -202,7 +203,7 @@ int main(int argc, char **argv)
 	static struct pla_uplink uplink; /* (zero: .bss, not 4 KiB of the file) */
 	int reporting = 0;
 	unsigned long v;
-	int probe_only = 0, no_auth = 0;
+	int probe_only = 0, no_auth = 0, listen_asked = 0;
 	const char *write_token_path = NULL;
 	int nice_level = -5;
 	const char *syscalls = NULL, *slower = "1ms";
@@ -235,11 +236,13 @@ int main(int argc, char **argv)
 		switch (c) {
 		case O_LISTEN:
 			o.mode = PLA_MODE_LISTEN;
+			listen_asked = 1;
 			break;
 		case O_PORT:
 			if (parse_uint("--port", arg, 65535, &v) < 0)
 				return 2;
 			o.port = (int)v;
+			listen_asked = 1;
 			break;
 		case O_BIND:
 			o.bind_addr = arg;
@@ -497,6 +500,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* --flight with --port: viewers may ask it for a snapshot */
+	if (o.flight && o.mode == PLA_MODE_LISTEN && listen_asked) {
+		fl.listen = 1;
+		fl.port = o.port;
+		fl.bind = o.bind_addr;
+	}
 	if (o.flight && flight_setup(&o, &fl, &syscalls, &slower) < 0)
 		return 2;
 	if (syscalls) {
@@ -535,7 +544,7 @@ int main(int argc, char **argv)
 		}
 		o.uplink = &uplink;
 	}
-	if (o.mode < PLA_MODE_OUTPUT) { /* viewers on the network need a token */
+	if (o.mode < PLA_MODE_OUTPUT || fl.listen) { /* viewers on the network need a token */
 		char path[512];
 		if (no_auth) {
 			o.token = NULL;
@@ -556,7 +565,8 @@ int main(int argc, char **argv)
 			}
 			/* --port 0: the file is named after the port the kernel
 			 * chooses, so it is written once the socket is bound */
-			if (o.mode == PLA_MODE_LISTEN && port == 0 && write_token_path == path) {
+			if ((o.mode == PLA_MODE_LISTEN || fl.listen) && port == 0 &&
+			    write_token_path == path) {
 				o.token_path_at_bind = 1;
 				write_token_path = NULL;
 			}
@@ -571,6 +581,9 @@ int main(int argc, char **argv)
 				write_token_path);
 		}
 	}
+
+	fl.token = o.token;
+	fl.token_at_bind = o.token_path_at_bind;
 
 	/* Draining the rings must not wait behind the busy threads being
 	 * profiled (a single-core board at 100% gives the agent a fair share
