@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,17 @@ static void on_msg(void *ctx, const struct pl_msg *m)
 		f->ended = 1;
 	if (!f->live)
 		return;
+	if (m->type == PL_MSG_COMM)
+		for (uint32_t i = 0; i < f->cfg->ntriggers; i++) {
+			const struct pla_trigger *t = &f->cfg->triggers[i];
+			struct pla_firing x = { t->kind, m->u.comm.time ? m->u.comm.time : pla_now_ns(),
+						"", "" };
+			if (pla_trigger_match_comm(t, &m->u.comm, x.detail, sizeof(x.detail))) {
+				memcpy(x.spec, t->spec, sizeof(x.spec));
+				fired(f, &x, pla_now_ns());
+				break;
+			}
+		}
 	switch (m->type) {
 	case PL_MSG_MMAP:
 	case PL_MSG_COMM:
@@ -274,6 +286,11 @@ void pla_flight_go_live(struct pla_flight *f, const struct pla_trigger_events *e
 	pla_stream_flush(out); /* the start's last block: the preamble's */
 	f->ev = *ev;
 	f->live = 1;
+	if (f->cfg->ready_fd >= 0) {
+		/* --boot: sampling runs; the real init may start (boot.h) */
+		(void)!write(f->cfg->ready_fd, "1", 1);
+		close(f->cfg->ready_fd);
+	}
 	keyframe(f, out, now);
 	f->next_key_ns = now + PLA_FLIGHT_KEY_MS * MS;
 }
@@ -472,6 +489,12 @@ int pla_flight_tick(struct pla_flight *f, struct pla_stream *out, uint64_t now, 
 		pla_stream_msg(out, m);
 	}
 	f->nunsent = 0;
+	if (final && f->cfg->boot && !f->attempts && !f->pending) {
+		/* --boot's time limit (--duration) without a trigger: the boot
+		 * so far is the recording */
+		struct pla_firing x = { PL_TRIGGER_TIME, now, "boot", "the --duration limit came" };
+		fired(f, &x, now);
+	}
 	if (!final && (now >= f->next_key_ns || f->head - f->key_head >= f->cap / 4)) {
 		keyframe(f, out, now);
 		f->next_key_ns = now + PLA_FLIGHT_KEY_MS * MS;
@@ -495,5 +518,9 @@ int pla_flight_tick(struct pla_flight *f, struct pla_stream *out, uint64_t now, 
 	f->pending = 0;
 	f->suppressed = 0;
 	f->quiet_until = now + (uint64_t)f->cfg->gap_ms * MS;
+	/* --boot records the boot once; without viewers to serve the agent
+	 * is done (as on SIGTERM: the session's loop ends and cleans up) */
+	if (f->cfg->boot && !f->cfg->listen && !final)
+		kill(getpid(), SIGTERM);
 	return rc;
 }

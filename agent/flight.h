@@ -71,6 +71,10 @@ struct pla_flight_config {
 	int port;
 	const char *token;    /* NULL: --no-auth */
 	int token_at_bind;    /* write the generated token beside the port bound */
+	/* --boot (boot.h): save once (a trigger, or the --duration limit),
+	 * then end; ready_fd (else -1) is told when sampling runs */
+	int boot;
+	int ready_fd;
 };
 
 struct pla_flight_serve;

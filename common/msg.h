@@ -550,6 +550,8 @@ enum pl_trigger_kind {
 	PL_TRIGGER_VIEWER = 5,
 	PL_TRIGGER_EVENT = 6, /* any hit of a tracepoint or probe */
 	PL_TRIGGER_CPU = 7,   /* a CPU share held for a time */
+	PL_TRIGGER_PROC = 8,  /* a process whose name matches starts (exec) */
+	PL_TRIGGER_TIME = 9,  /* --boot: the time limit (--duration) came */
 };
 struct pl_msg_trigger {
 	uint8_t kind; /* enum pl_trigger_kind */
