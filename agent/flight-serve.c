@@ -325,18 +325,20 @@ void pla_flight_serve(struct pla_flight *f, const struct pollfd *pfd, int n, uin
 		}
 	}
 	pla_gate_tick(&s->gate, now);
-	if (le & POLLIN) {
+	/* fewer than the gate's slots a round, as the session does: one
+	 * accepted now cannot be pushed out by those after it */
+	for (int k = 0; (le & POLLIN) && k < PLA_GATE_SLOTS / 2; k++) {
 		char peer[128];
 		int fd = pla_net_accept(s->lfd, peer, sizeof(peer));
-		if (fd >= 0) {
-			/* its stream header and AUTH are often there already */
-			int slot = pla_gate_add(&s->gate, fd, peer, now);
-			if (slot >= 0 && pla_gate_read(&s->gate, slot, s->msg, now) == PLA_GATE_PROMOTE) {
-				int had = s->fd;
-				promote(f, s, pla_gate_take(&s->gate, slot), now);
-				if (had != s->fd)
-					ve = 0;
-			}
+		if (fd < 0)
+			break;
+		/* its stream header and AUTH are often there already */
+		int slot = pla_gate_add(&s->gate, fd, peer, now);
+		if (slot >= 0 && pla_gate_read(&s->gate, slot, s->msg, now) == PLA_GATE_PROMOTE) {
+			int had = s->fd;
+			promote(f, s, pla_gate_take(&s->gate, slot), now);
+			if (had != s->fd)
+				ve = 0;
 		}
 	}
 	if (s->fd >= 0 && !s->out_len && (ve & (POLLIN | POLLHUP | POLLERR)))
