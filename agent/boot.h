@@ -1,4 +1,4 @@
-/* boot.h — `--boot -- /sbin/init ARGS`: the agent as the kernel's init=
+/* boot.h — `--boot [--] /sbin/init ARGS`: the agent as the kernel's init=
  * (or an initramfs's /init), recording the whole system from the first
  * instant of user space.
  *

@@ -172,7 +172,8 @@ int main(int argc, char **argv)
 		{ "trigger-gap", 1, O_TRIGGER_GAP, 0, "SECONDS",
 		  "ignore triggers this long after a snapshot (10)" },
 		{ "boot", 0, O_BOOT, 0, NULL,
-		  "as the kernel's init=, with -- /sbin/init ARGS:\n"
+		  "as the kernel's init=, with [--] /sbin/init ARGS\n"
+		  "last (a kernel command line passes one --):\n"
 		  "record the whole boot (--all) until a trigger\n"
 		  "(proc:REGEX, marker:REGEX) or --duration; saved\n"
 		  "once, by default into /run/perflens (RAM)" },
@@ -516,8 +517,8 @@ int main(int argc, char **argv)
 	char **init_argv = NULL;
 	if (boot) {
 		if (args.next >= argc) {
-			fprintf(stderr, "perflens-agent: --boot needs the real init after --: "
-					"--boot ... -- /sbin/init\n");
+			fprintf(stderr, "perflens-agent: --boot needs the real init last: "
+					"--boot ... /sbin/init (or -- /sbin/init)\n");
 			return 2;
 		}
 		init_argv = argv + args.next;
