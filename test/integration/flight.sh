@@ -363,7 +363,7 @@ else
 	if [ "$n" != 1 ]; then
 		why="$why $n snapshots, not 1 ($(tail -3 "$TMP/b.log" | tr '\n' ' '));"
 	else
-		"$PERFLENS" report "$f" >"$TMP/b.report" 2>&1 || why="$why report failed: $(head -2 "$TMP/b.report");"
+		"$PERFLENS" report --top 0 "$f" >"$TMP/b.report" 2>&1 || why="$why report failed: $(head -2 "$TMP/b.report");"
 		grep -q 'trigger: proc:^glitch\$ fired at .*: glitch (pid [0-9]*) started' "$TMP/b.report" ||
 			why="$why the trigger line: $(grep -m1 trigger "$TMP/b.report");"
 		# Threads: TID PID Name ...
