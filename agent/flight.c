@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,11 +62,19 @@ int pla_flight_init(struct pla_flight *f, const struct pla_flight_config *cfg, c
 		return -ENOMEM;
 	}
 	pl_w_init(&f->jw, f->journal, PLA_FLIGHT_JOURNAL);
+	if (cfg->listen) {
+		int rc = pla_flight_serve_init(f, err, errlen);
+		if (rc < 0) {
+			pla_flight_free(f);
+			return rc;
+		}
+	}
 	return 0;
 }
 
 void pla_flight_free(struct pla_flight *f)
 {
+	pla_flight_serve_free(f);
 	free(f->pre);
 	free(f->journal);
 	free(f->ring);
@@ -146,11 +155,14 @@ static int fired(struct pla_flight *f, const struct pla_firing *x, uint64_t now)
 		tell(f, x); /* one snapshot, every firing it covers told */
 		return 1;
 	}
-	if (x->time < f->quiet_until) {
+	/* a viewer's "Save now": the whole ring, at once, whatever the gap */
+	int asked = x->kind == PL_TRIGGER_VIEWER;
+	if (!asked && x->time < f->quiet_until) {
 		f->suppressed++;
 		return 0;
 	}
-	uint64_t before = (uint64_t)f->cfg->before_ms * MS, after = (uint64_t)f->cfg->after_ms * MS;
+	uint64_t before = (uint64_t)(asked ? f->cfg->keep_ms : f->cfg->before_ms) * MS;
+	uint64_t after = asked ? 0 : (uint64_t)f->cfg->after_ms * MS;
 	f->pending = 1;
 	f->window_short = 0;
 	f->from = x->time > before ? x->time - before : 0;
@@ -168,6 +180,17 @@ static void on_msg(void *ctx, const struct pl_msg *m)
 		f->ended = 1;
 	if (!f->live)
 		return;
+	if (m->type == PL_MSG_COMM)
+		for (uint32_t i = 0; i < f->cfg->ntriggers; i++) {
+			const struct pla_trigger *t = &f->cfg->triggers[i];
+			struct pla_firing x = { t->kind, m->u.comm.time ? m->u.comm.time : pla_now_ns(),
+						"", "" };
+			if (pla_trigger_match_comm(t, &m->u.comm, x.detail, sizeof(x.detail))) {
+				memcpy(x.spec, t->spec, sizeof(x.spec));
+				fired(f, &x, pla_now_ns());
+				break;
+			}
+		}
 	switch (m->type) {
 	case PL_MSG_MMAP:
 	case PL_MSG_COMM:
@@ -263,6 +286,11 @@ void pla_flight_go_live(struct pla_flight *f, const struct pla_trigger_events *e
 	pla_stream_flush(out); /* the start's last block: the preamble's */
 	f->ev = *ev;
 	f->live = 1;
+	if (f->cfg->ready_fd >= 0) {
+		/* --boot: sampling runs; the real init may start (boot.h) */
+		(void)!write(f->cfg->ready_fd, "1", 1);
+		close(f->cfg->ready_fd);
+	}
 	keyframe(f, out, now);
 	f->next_key_ns = now + PLA_FLIGHT_KEY_MS * MS;
 }
@@ -405,8 +433,9 @@ static int write_snapshot(struct pla_flight *f, uint64_t now, char *err, size_t 
 	}
 	char tmp[4200], path[4200];
 	snprintf(tmp, sizeof(tmp), "%s/.flight-%d.tmp", f->cfg->dir, (int)getpid());
-	snprintf(path, sizeof(path), "%s/flight-%010llu-%04u.plens", f->cfg->dir,
+	snprintf(f->last_name, sizeof(f->last_name), "flight-%010llu-%04u.plens",
 		 (unsigned long long)time(NULL), ++f->seq);
+	snprintf(path, sizeof(path), "%s/%s", f->cfg->dir, f->last_name);
 	unlink(tmp); /* a previous run's, cut short */
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
@@ -460,6 +489,12 @@ int pla_flight_tick(struct pla_flight *f, struct pla_stream *out, uint64_t now, 
 		pla_stream_msg(out, m);
 	}
 	f->nunsent = 0;
+	if (final && f->cfg->boot && !f->attempts && !f->pending) {
+		/* --boot's time limit (--duration) without a trigger: the boot
+		 * so far is the recording */
+		struct pla_firing x = { PL_TRIGGER_TIME, now, "boot", "the --duration limit came" };
+		fired(f, &x, now);
+	}
 	if (!final && (now >= f->next_key_ns || f->head - f->key_head >= f->cap / 4)) {
 		keyframe(f, out, now);
 		f->next_key_ns = now + PLA_FLIGHT_KEY_MS * MS;
@@ -477,8 +512,15 @@ int pla_flight_tick(struct pla_flight *f, struct pla_stream *out, uint64_t now, 
 		return 0;
 	pla_stream_flush(out); /* the window's last block */
 	int rc = write_snapshot(f, now, err, errlen);
+	f->attempts++;
+	f->last_rc = rc;
+	snprintf(f->last_err, sizeof(f->last_err), "%s", rc < 0 ? err : "");
 	f->pending = 0;
 	f->suppressed = 0;
 	f->quiet_until = now + (uint64_t)f->cfg->gap_ms * MS;
+	/* --boot records the boot once; without viewers to serve the agent
+	 * is done (as on SIGTERM: the session's loop ends and cleans up) */
+	if (f->cfg->boot && !f->cfg->listen && !final)
+		kill(getpid(), SIGTERM);
 	return rc;
 }

@@ -28,6 +28,12 @@
  * PLA_FLIGHT_RESERVE bytes (or 5 %) free is refused.  After a snapshot,
  * triggers are ignored for gap_ms (counted, and said in the next one).
  *
+ * With --port (flight-serve.c) the agent also listens, authenticating
+ * viewers as a --listen agent does; a viewer's SNAPSHOT ("Save now",
+ * `perflens snapshot`) saves the whole ring at once (no --after, no
+ * --trigger-gap: a person asked) and the file is sent back to it as
+ * FILE_CHUNKs of kind PL_CHUNK_SNAPSHOT, then the REPLY.
+ *
  * Single-threaded: the session's loop calls everything here.
  */
 #ifndef PLA_FLIGHT_H
@@ -59,7 +65,20 @@ struct pla_flight_config {
 	uint32_t gap_ms;     /* --trigger-gap */
 	struct pla_trigger triggers[PLA_MAX_TRIGGERS];
 	uint32_t ntriggers;
+	/* --port or --listen with --flight: viewers may ask for a snapshot */
+	int listen;
+	const char *bind; /* --bind, or NULL */
+	int port;
+	const char *token;    /* NULL: --no-auth */
+	int token_at_bind;    /* write the generated token beside the port bound */
+	/* --boot (boot.h): save once (a trigger, or the --duration limit),
+	 * then end; ready_fd (else -1) is told when sampling runs */
+	int boot;
+	int ready_fd;
 };
+
+struct pla_flight_serve;
+struct pollfd;
 
 /* One firing, as the TRIGGER message will tell it. */
 struct pla_firing {
@@ -98,6 +117,13 @@ struct pla_flight {
 	char (*names)[64];  /* directory listing, PLA_FLIGHT_FILES_MAX + 1 */
 	/* statistics */
 	uint64_t snapshots, evicted_blocks, window_short;
+	/* the last attempt to write one: how many so far, its result, the
+	 * file's name in the directory (for a viewer that asked) */
+	uint64_t attempts;
+	int last_rc;
+	char last_name[40];
+	char last_err[256];
+	struct pla_flight_serve *serve; /* with cfg->listen, else NULL */
 };
 
 /* Allocates the ring and buffers, checks that the directory is writable.
@@ -128,5 +154,14 @@ void pla_flight_cpu(struct pla_flight *f, uint32_t permille, uint64_t since, uin
  * could not be written (err says why; recording goes on). */
 int pla_flight_tick(struct pla_flight *f, struct pla_stream *out, uint64_t now, int final,
 		    char *err, size_t errlen);
+
+/* flight-serve.c: the viewers of a listening flight recorder.  pollfds
+ * fills up to max entries (listener, pending, the viewer) and returns how
+ * many; serve handles what poll() said of them (the same entries) and
+ * sends a snapshot a viewer asked for once it is written. */
+int pla_flight_serve_init(struct pla_flight *f, char *err, size_t errlen);
+void pla_flight_serve_free(struct pla_flight *f);
+int pla_flight_pollfds(struct pla_flight *f, struct pollfd *pfd, int max);
+void pla_flight_serve(struct pla_flight *f, const struct pollfd *pfd, int n, uint64_t now);
 
 #endif

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "boot.h"
 #include "net.h"
 #include "perf.h"
 #include "probe.h"
@@ -103,7 +104,7 @@ int main(int argc, char **argv)
 		O_NICE, O_FLUSH, O_ALLOW_EXEC, O_STDIO, O_MARKERS, O_SYSCALLS, O_SLOWER, O_DUMP,
 		/* flight recorder */
 		O_FLIGHT = 400, O_FLIGHT_SIZE, O_TRIGGER, O_BEFORE, O_AFTER, O_SNAP_DIR, O_SNAP_COUNT,
-		O_SNAP_BYTES, O_TRIGGER_GAP,
+		O_SNAP_BYTES, O_TRIGGER_GAP, O_BOOT,
 		O_LABEL, O_LABELS_FILE, O_PERIOD,
 	};
 	/* The parser's table and the help's (args.h); the letters are perf
@@ -153,7 +154,8 @@ int main(int argc, char **argv)
 		{ "Flight recorder (headless; a trigger saves a window around it):", 0, 0, 0, 0, 0 },
 		{ "flight", 1, O_FLIGHT, 0, "SECONDS",
 		  "keep the last SECONDS in RAM, compressed; nothing\n"
-		  "is written until a trigger fires (SIGUSR1 saves too)" },
+		  "is written until a trigger fires (SIGUSR1 saves too;\n"
+		  "with --port, perflens snapshot HOST asks it to)" },
 		{ "flight-size", 1, O_FLIGHT_SIZE, 0, "BYTES", "the ring's size (default 4M; K, M, G)" },
 		/* (\x25 is '%': help is printed as it is, but fmt-test reads
 		 * every literal of the agent as a format) */
@@ -169,6 +171,12 @@ int main(int argc, char **argv)
 		{ "snapshot-bytes", 1, O_SNAP_BYTES, 0, "BYTES", "and at most BYTES of them (default 256M)" },
 		{ "trigger-gap", 1, O_TRIGGER_GAP, 0, "SECONDS",
 		  "ignore triggers this long after a snapshot (10)" },
+		{ "boot", 0, O_BOOT, 0, NULL,
+		  "as the kernel's init=, with [--] /sbin/init ARGS\n"
+		  "last (a kernel command line passes one --):\n"
+		  "record the whole boot (--all) until a trigger\n"
+		  "(proc:REGEX, marker:REGEX) or --duration; saved\n"
+		  "once, by default into /run/perflens (RAM)" },
 		{ "Fleet reporting (--server to a perflens collect; needs a token):", 0, 0, 0, 0, 0 },
 		{ "label", 1, O_LABEL, 0, "KEY=VALUE",
 		  "report to a collector, samples labelled so\n"
@@ -202,7 +210,7 @@ int main(int argc, char **argv)
 	static struct pla_uplink uplink; /* (zero: .bss, not 4 KiB of the file) */
 	int reporting = 0;
 	unsigned long v;
-	int probe_only = 0, no_auth = 0;
+	int probe_only = 0, no_auth = 0, listen_asked = 0, boot = 0, before_set = 0, dir_set = 0;
 	const char *write_token_path = NULL;
 	int nice_level = -5;
 	const char *syscalls = NULL, *slower = "1ms";
@@ -226,6 +234,7 @@ int main(int argc, char **argv)
 	fl.max_files = 10;
 	fl.max_bytes = 256u << 20;
 	fl.gap_ms = 10000;
+	fl.ready_fd = -1;
 
 	struct pla_args args;
 	pla_args_init(&args, argc, argv);
@@ -235,11 +244,13 @@ int main(int argc, char **argv)
 		switch (c) {
 		case O_LISTEN:
 			o.mode = PLA_MODE_LISTEN;
+			listen_asked = 1;
 			break;
 		case O_PORT:
 			if (parse_uint("--port", arg, 65535, &v) < 0)
 				return 2;
 			o.port = (int)v;
+			listen_asked = 1;
 			break;
 		case O_BIND:
 			o.bind_addr = arg;
@@ -423,6 +434,7 @@ int main(int argc, char **argv)
 			  : c == O_AFTER ? &fl.after_ms : &fl.gap_ms) = (uint32_t)ms;
 			if (c == O_FLIGHT)
 				o.flight = &fl;
+			before_set |= c == O_BEFORE;
 			break;
 		}
 		case O_FLIGHT_SIZE:
@@ -452,7 +464,11 @@ int main(int argc, char **argv)
 			}
 			fl.ntriggers++;
 			break;
+		case O_BOOT:
+			boot = 1;
+			break;
 		case O_SNAP_DIR:
+			dir_set = 1;
 			fl.dir = arg;
 			break;
 		case O_SNAP_COUNT:
@@ -497,6 +513,33 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* --boot: what follows -- is the real init, the target the system */
+	char **init_argv = NULL;
+	if (boot) {
+		if (args.next >= argc) {
+			fprintf(stderr, "perflens-agent: --boot needs the real init last: "
+					"--boot ... /sbin/init (or -- /sbin/init)\n");
+			return 2;
+		}
+		init_argv = argv + args.next;
+		args.next = argc;
+		o.collect.target = PL_TARGET_ALL;
+		if (!o.flight) {
+			fl.keep_ms = 300000;
+			o.flight = &fl;
+		}
+		if (!before_set)
+			fl.before_ms = fl.keep_ms; /* the whole boot */
+		if (!dir_set)
+			fl.dir = PLA_BOOT_DIR;
+		fl.boot = 1;
+	}
+	/* --flight with --port: viewers may ask it for a snapshot */
+	if (o.flight && o.mode == PLA_MODE_LISTEN && listen_asked) {
+		fl.listen = 1;
+		fl.port = o.port;
+		fl.bind = o.bind_addr;
+	}
 	if (o.flight && flight_setup(&o, &fl, &syscalls, &slower) < 0)
 		return 2;
 	if (syscalls) {
@@ -535,7 +578,7 @@ int main(int argc, char **argv)
 		}
 		o.uplink = &uplink;
 	}
-	if (o.mode < PLA_MODE_OUTPUT) { /* viewers on the network need a token */
+	if (o.mode < PLA_MODE_OUTPUT || fl.listen) { /* viewers on the network need a token */
 		char path[512];
 		if (no_auth) {
 			o.token = NULL;
@@ -556,7 +599,8 @@ int main(int argc, char **argv)
 			}
 			/* --port 0: the file is named after the port the kernel
 			 * chooses, so it is written once the socket is bound */
-			if (o.mode == PLA_MODE_LISTEN && port == 0 && write_token_path == path) {
+			if ((o.mode == PLA_MODE_LISTEN || fl.listen) && port == 0 &&
+			    write_token_path == path) {
 				o.token_path_at_bind = 1;
 				write_token_path = NULL;
 			}
@@ -570,6 +614,17 @@ int main(int argc, char **argv)
 					"to the viewer\n",
 				write_token_path);
 		}
+	}
+
+	fl.token = o.token;
+	fl.token_at_bind = o.token_path_at_bind;
+	if (boot) {
+		int fd = pla_boot_start(init_argv, err, sizeof(err));
+		if (fd < 0) {
+			fprintf(stderr, "perflens-agent: %s\n", err);
+			return 2;
+		}
+		fl.ready_fd = fd;
 	}
 
 	/* Draining the rings must not wait behind the busy threads being

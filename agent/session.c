@@ -676,6 +676,8 @@ int pla_session_run(struct pla_options *o)
 		int gate0 = n;
 		int ngate = pla_gate_pollfds(&a->gate, pfd + n, slot_of, PLA_GATE_SLOTS);
 		n += ngate;
+		int fl0 = n, nfl = o->flight ? pla_flight_pollfds(&a->flight, pfd + n, MAX_POLL - n) : 0;
+		n += nfl;
 		if (a->active)
 			n += pla_collect_pollfds(&a->col, pfd + n, MAX_POLL - n);
 		int r = poll(pfd, (nfds_t)n, 50);
@@ -694,6 +696,8 @@ int pla_session_run(struct pla_options *o)
 				promote(a, pla_gate_take(&a->gate, slot_of[i]));
 		}
 		pla_gate_tick(&a->gate, now);
+		if (nfl) /* --flight with --port: viewers asking for snapshots */
+			pla_flight_serve(&a->flight, pfd + fl0, nfl, now);
 		/* new connections wait in the gate, whatever the controller does */
 		for (int i = 0; lidx >= 0 && (pfd[lidx].revents & POLLIN) && i < ACCEPTS_PER_ROUND; i++) {
 			char peer[128];

@@ -90,8 +90,8 @@ int pla_trigger_parse(const char *text, struct pla_trigger *t, char *err, size_t
 	}
 	if (!colon || !*t->arg)
 		goto bad;
-	if (IS("marker")) {
-		t->kind = PL_TRIGGER_MARKER;
+	if (IS("marker") || IS("proc")) {
+		t->kind = IS("marker") ? PL_TRIGGER_MARKER : PL_TRIGGER_PROC;
 		return 0;
 	}
 	if (IS("cpu")) {
@@ -143,7 +143,7 @@ int pla_trigger_parse(const char *text, struct pla_trigger *t, char *err, size_t
 bad:
 	snprintf(err, errlen,
 		 "--trigger '%s': use marker:REGEX, syscall:NAME>DURATION (fsync>50ms), "
-		 "event:NAME, cpu:SHARE%%/DURATION (90%%/2s), exit or signal", text);
+		 "event:NAME, cpu:SHARE%%/DURATION (90%%/2s), proc:REGEX, exit or signal", text);
 	return -EINVAL;
 }
 
@@ -174,6 +174,17 @@ const char *pla_marker_text(const struct pl_msg_sample *s, uint64_t regs_mask, u
 		return (const char *)s->stack + (base - sp);
 	}
 	return NULL;
+}
+
+int pla_trigger_match_comm(const struct pla_trigger *t, const struct pl_msg_comm *c,
+			   char *detail, size_t dlen)
+{
+	if (t->kind != PL_TRIGGER_PROC || !c->exec || c->snapshot ||
+	    !pla_regex_search(t->arg, c->comm.p, c->comm.len))
+		return 0;
+	snprintf(detail, dlen, "%.*s (pid %u) started", (int)(c->comm.len < 64 ? c->comm.len : 64),
+		 c->comm.p, c->pid);
+	return 1;
 }
 
 int pla_trigger_match(const struct pla_trigger *t, const struct pla_trigger_events *ev,

@@ -11,6 +11,8 @@
  *                          (all its threads: 250% is two and a half) for
  *                          DURATION, measured each second; with --all, the
  *                          whole board above SHARE % of all its CPUs
+ *   proc:REGEX             a process whose name (comm) matches REGEX starts
+ *                          (an exec; with --boot: "the shell is up")
  *   exit                   the command ends by a signal or a non-zero status
  *   signal                 SIGUSR1 to the agent
  *
@@ -62,6 +64,11 @@ struct pla_trigger_events {
 /* The marker text of a marker sample (borrowed from its stack copy), or
  * NULL when the copy does not hold it. */
 const char *pla_marker_text(const struct pl_msg_sample *s, uint64_t regs_mask, uint32_t *len);
+
+/* Whether COMM message c (an exec) fires proc: trigger t; detail says
+ * which process. */
+int pla_trigger_match_comm(const struct pla_trigger *t, const struct pl_msg_comm *c,
+			   char *detail, size_t dlen);
 
 /* Whether sample s fires trigger t; when it does, *when is the trigger's
  * time and detail says what matched. */

@@ -495,6 +495,12 @@ enum pl_chunk_kind {
 	 * right after HELLO.  Viewers before it skip unknown kinds (and
 	 * symbolize from local files as usual). */
 	PL_CHUNK_SYMBOLIZED = 7,
+	/* A flight recorder's snapshot (agent/flight.h) sent to the viewer
+	 * that asked for it (SNAPSHOT): a whole .plens file, name = its name
+	 * in the board's --snapshot-dir, offset/total over the file, pid 0,
+	 * addr 0; the REPLY to SNAPSHOT follows the last chunk (its message:
+	 * the file's path on the board). */
+	PL_CHUNK_SNAPSHOT = 8,
 };
 struct pl_msg_file_chunk {
 	uint8_t kind;
@@ -533,7 +539,9 @@ struct pl_msg_log {
  * spec is the trigger as the user wrote it ("marker:glitch"), detail what
  * matched (the marker's text, "fsync 73 ms", "exit status 3").  A
  * snapshot holds one TRIGGER per firing it covers, the first the one that
- * opened it.  SNAPSHOT (viewer → agent, a request id only): save now. */
+ * opened it.  SNAPSHOT (viewer → agent, a request id only): save the
+ * whole ring now; answered by the file (FILE_CHUNKs, PL_CHUNK_SNAPSHOT)
+ * and then the REPLY, or by a REPLY that says why not. */
 enum pl_trigger_kind {
 	PL_TRIGGER_MARKER = 1,
 	PL_TRIGGER_SYSCALL = 2,
@@ -542,6 +550,8 @@ enum pl_trigger_kind {
 	PL_TRIGGER_VIEWER = 5,
 	PL_TRIGGER_EVENT = 6, /* any hit of a tracepoint or probe */
 	PL_TRIGGER_CPU = 7,   /* a CPU share held for a time */
+	PL_TRIGGER_PROC = 8,  /* a process whose name matches starts (exec) */
+	PL_TRIGGER_TIME = 9,  /* --boot: the time limit (--duration) came */
 };
 struct pl_msg_trigger {
 	uint8_t kind; /* enum pl_trigger_kind */

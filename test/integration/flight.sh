@@ -33,6 +33,27 @@
 #   signal_and_caps      SIGUSR1 three times with --snapshot-count 2
 #       --trigger-gap 0: three saved (the agent's log), two left, the
 #       newest; each holds a "signal" trigger.
+#   snapshot_now         --flight 2 --before 1 --port 0 --token T (a viewer
+#       asks for the whole ring: 2 s, whatever --before) on a run that spins
+#       1.5 s in warmup_spin(), marks "startup", sleeps 3 s, bursts, then
+#       spins in after_spin() (30 s, ended by SIGTERM once the clients are
+#       done); `perflens snapshot` 6.5 s in: the file
+#       it saves is the board's (cmp), mode 0600; it decodes, its trigger is
+#       "viewer fired" with a window of 2 s before and none after, it holds
+#       after_spin (what ran last) and neither warmup_spin nor "startup"
+#       (older than the ring keeps), and no record earlier than the trigger
+#       less 2 s and the drain's delay; a wrong token gets exit 2 and
+#       "rejected the token", and no file.
+#   boot_handoff         --boot --flight 20 --after 1 --trigger 'proc:^glitch$'
+#       -- /bin/sh -c SCRIPT as PID 1 of a new PID namespace (unshare -p
+#       -f -m --mount-proc, as the kernel starts init=): the script (the
+#       real init) says it is PID 1 and runs glitch, then sleeps and ends
+#       after the recorder; the recorder saved one snapshot when glitch
+#       started and exited (its summary line comes before the script's
+#       last); the snapshot's trigger names glitch, its threads hold sh as
+#       pid 1, sleep and glitch (init's children, named), and glitch's
+#       burst_work or spin_until; the agent not as PID 1 refuses --boot
+#       (exit 2, "as PID 1").
 #   rss_bounded          a 12 s dwarf recording (16 KiB stacks: the stream
 #       overfills a 256 KiB ring, ~1 MiB in 12 s even when the shared test
 #       machine gives burn a small share) with SIGUSR1 midway: the agent's VmRSS,
@@ -50,7 +71,7 @@ PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} W=$B/workloads/glitch
 TMP=$(mktemp -d /tmp/pl-flight-XXXXXX)
 APID=
 trap '[ -z "$APID" ] || { kill "$APID" 2>/dev/null; wait "$APID" 2>/dev/null; }; pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="marker_window exit_trigger quiet_writes_nothing syscall_trigger event_trigger cpu_trigger signal_and_caps rss_bounded bad_options"
+ALL="marker_window exit_trigger quiet_writes_nothing syscall_trigger event_trigger cpu_trigger signal_and_caps snapshot_now boot_handoff rss_bounded bad_options"
 pl_plan $ALL
 for x in "$PERFLENS" "$AGENT" "$W" "$B/workloads/burn"; do
 	[ -x "$x" ] || { for n in $ALL; do fail "$n" "$x not built (make)"; done; exit 1; }
@@ -265,6 +286,97 @@ for f in $left; do
 	"$PERFLENS" report "$f" 2>&1 | grep -q 'trigger: signal fired' || why="$why $f has no signal trigger;"
 done
 [ -z "$why" ] && ok signal_and_caps || fail signal_and_caps "$why"
+
+# ─── a viewer's "Save now" (perflens snapshot) ─────────────────────────
+S=$TMP/n
+TOKEN=flight-test-token-0123456789abcdef
+"$AGENT" --flight 2 --before 1 --port 0 --bind 127.0.0.1 --token "$TOKEN" --snapshot-dir "$S" -F 999 \
+	--callgraph fp --markers -- "$W" "$TMP/n.expect" 3000 300 0 1500 30000 >"$TMP/n.log" 2>&1 &
+APID=$!
+port=
+for i in $(seq 50); do
+	port=$(sed -nE 's/.*flight recorder listening on [^ ]*:([0-9]+) .*/\1/p' "$TMP/n.log")
+	[ -n "$port" ] && break
+	sleep 0.1
+done
+sleep 6.5
+mkdir -p "$TMP/n.got" "$TMP/n.bad"
+P=$(cd "$(dirname "$PERFLENS")" && pwd)/$(basename "$PERFLENS") # (run from those directories)
+(cd "$TMP/n.got" && PERFLENS_TOKEN=$TOKEN "$P" snapshot "127.0.0.1:$port" >"$TMP/n.out" 2>&1); rn=$?
+(cd "$TMP/n.bad" && "$P" snapshot --token wrong-token-0123456789abcdef "127.0.0.1:$port" \
+	>"$TMP/n.bad.out" 2>&1); rbad=$?
+kill -TERM $APID # (glitch spins 30 s: room for a slow machine, not waited for)
+wait $APID
+ra=$?
+APID=
+why=""
+got=$(ls "$TMP/n.got"/flight-*.plens 2>/dev/null | head -1)
+board=$(snapshots "$S" | head -1)
+[ -n "$port" ] || why="$why the agent never said its port ($(head -3 "$TMP/n.log" | tr '
+' ' '));"
+[ $ra = 0 ] || why="$why the agent exited $ra: $(tail -2 "$TMP/n.log" | tr '
+' ' ');"
+[ $rbad = 2 ] && grep -q "rejected the token" "$TMP/n.bad.out" || why="$why a wrong token: exit $rbad, $(head -c 200 "$TMP/n.bad.out");"
+[ -z "$(ls -A "$TMP/n.bad")" ] || why="$why a wrong token left $(ls -A "$TMP/n.bad");"
+if [ $rn != 0 ] || [ -z "$got" ]; then
+	why="$why perflens snapshot exited $rn: $(head -c 300 "$TMP/n.out");"
+elif [ -z "$board" ] || ! cmp -s "$got" "$board"; then
+	why="$why the file received ($got) is not the board's ($board);"
+else
+	[ "$(stat -c %a "$got")" = 600 ] || why="$why mode $(stat -c %a "$got"), not 600;"
+	grep -q "saved $(basename "$got") (.* bytes; on the board: $board)" "$TMP/n.out" || why="$why it said: $(cat "$TMP/n.out");"
+	"$PERFLENS" report "$got" >"$TMP/n.report" 2>&1 || why="$why report failed: $(head -2 "$TMP/n.report");"
+	"$PERFLENS" report --markers "$got" >"$TMP/n.markers" 2>&1
+	line=$(grep -m1 'trigger: viewer fired' "$TMP/n.report")
+	echo "$line" | grep -q 'window 2.000 s before, 0.000 s after' || why="$why the trigger line: '$line';"
+	grep -q after_spin "$TMP/n.report" || why="$why after_spin (what ran last) is not in it;"
+	grep -q warmup_spin "$TMP/n.report" && why="$why warmup_spin (older than the ring keeps) is in it;"
+	grep -q startup "$TMP/n.markers" && why="$why the marker 'startup' (older than the ring keeps) is in it;"
+	rel=$(echo "$line" | sed -E 's/.*fired at ([0-9.]+) s.*/\1/')
+	awk -v rel="$rel" 'BEGIN { if (rel == "" || rel > 2.25) printf "the first record %s s before the trigger (--flight 2);", rel }' >"$TMP/n.win"
+	[ -s "$TMP/n.win" ] && why="$why $(cat "$TMP/n.win")"
+fi
+[ -z "$why" ] && ok snapshot_now || fail snapshot_now "$why"
+
+# ─── --boot: the agent as init, the real init keeps PID 1 ───────────────
+S=$TMP/b
+"$AGENT" --boot --flight 5 -- /bin/true >"$TMP/b.notpid1" 2>&1; rnot=$?
+if [ "$(id -u)" != 0 ]; then
+	skip boot_handoff "[not-root] a PID namespace (unshare -p) for the agent to be PID 1 in"
+elif ! unshare -p -f -m --mount-proc true 2>"$TMP/b.unshare"; then
+	skip boot_handoff "[no-kernel-feature:PID namespaces] unshare -p: $(head -c 150 "$TMP/b.unshare")"
+else
+	timeout 60 unshare -p -f -m --mount-proc "$AGENT" --boot --flight 20 --after 1 \
+		--trigger 'proc:^glitch$' -F 999 --callgraph fp --snapshot-dir "$S" -- /bin/sh -c \
+		"echo init is pid \$\$; sleep 1; $W $TMP/b.expect 500 300 0 100 500; sleep 4; echo init done" \
+		>"$TMP/b.log" 2>&1
+	rb=$?
+	f=$(snapshots "$S" | head -1)
+	n=$(snapshots "$S" | grep -c .)
+	why=""
+	[ $rb = 0 ] || why="$why exit $rb;"
+	[ $rnot = 2 ] && grep -q "as PID 1" "$TMP/b.notpid1" || why="$why not PID 1: exit $rnot, $(head -c 150 "$TMP/b.notpid1");"
+	grep -q '^init is pid 1$' "$TMP/b.log" || why="$why the real init was not PID 1 ($(grep -m1 'init is' "$TMP/b.log"));"
+	# the recorder ended first, and init went on
+	awk '/flight recorder: 1 snapshot;/ { s = NR } /^init done$/ { d = NR } END { exit !(s && d > s) }' "$TMP/b.log" ||
+		why="$why the recorder's summary and init's end: $(grep -E 'flight recorder: [0-9]+ snap|init done' "$TMP/b.log" | tr '\n' ' ');"
+	if [ "$n" != 1 ]; then
+		why="$why $n snapshots, not 1 ($(tail -3 "$TMP/b.log" | tr '\n' ' '));"
+	else
+		"$PERFLENS" report --top 0 "$f" >"$TMP/b.report" 2>&1 || why="$why report failed: $(head -2 "$TMP/b.report");"
+		grep -q 'trigger: proc:^glitch\$ fired at .*: glitch (pid [0-9]*) started' "$TMP/b.report" ||
+			why="$why the trigger line: $(grep -m1 trigger "$TMP/b.report");"
+		# Threads: TID PID Name ...
+		awk '/^Threads:/ { t = 1; next } t && /^$/ { t = 0 } t && $2 == 1 && $3 == "sh" { f = 1 } END { exit !f }' \
+			"$TMP/b.report" || why="$why no thread of sh as pid 1;"
+		for c in sleep glitch; do
+			awk -v c=$c '/^Threads:/ { t = 1; next } t && /^$/ { t = 0 } t && $3 == c { f = 1 } END { exit !f }' \
+				"$TMP/b.report" || why="$why init's child $c is not named;"
+		done
+		grep -qE 'burst_work|spin_until' "$TMP/b.report" || why="$why glitch's functions are not named;"
+	fi
+	[ -z "$why" ] && ok boot_handoff || fail boot_handoff "$why"
+fi
 
 # ─── RSS bounded by the ring ────────────────────────────────────────────
 S=$TMP/r

@@ -131,6 +131,47 @@ static void test_caps_enforced(void)
 	PL_CHECK(pl_msg_decode(999, body, 0, &mb, err, sizeof(err)) == -ENOENT);
 }
 
+/* A flight recorder's snapshot sent back to the viewer that asked for it
+ * (FILE_CHUNK, PL_CHUNK_SNAPSHOT): a chunk at the cap with offsets past
+ * 4 GiB round-trips; one byte over the cap is refused both ways. */
+static void test_snapshot_chunk(void)
+{
+	static uint8_t data[PL_MAX_CHUNK + 1];
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7);
+	ma.type = PL_MSG_FILE_CHUNK;
+	ma.u.chunk = (struct pl_msg_file_chunk){ PL_CHUNK_SNAPSHOT, 0, 0, 5ull << 30, 6ull << 30,
+						 pl_str_c("flight-1795827131-0001.plens"),
+						 PL_MAX_CHUNK, data };
+	struct pl_writer w;
+	char err[160];
+	pl_w_init(&w, big, sizeof(big));
+	PL_CHECK(pl_msg_encode(&w, &ma) == 0);
+	struct pl_frame_header fh;
+	PL_CHECK(pl_frame_header_parse(big, pl_w_len(&w), &fh, err, sizeof(err)) == 0);
+	PL_CHECK(pl_msg_decode(PL_MSG_FILE_CHUNK, big + PL_FRAME_HEADER_SIZE, fh.len, &mb, err,
+			       sizeof(err)) == 0);
+	PL_CHECK(mb.u.chunk.kind == PL_CHUNK_SNAPSHOT);
+	check_equal(&ma, &mb);
+	ma.u.chunk.len = PL_MAX_CHUNK + 1;
+	pl_w_init(&w, big, sizeof(big));
+	PL_CHECK(pl_msg_encode(&w, &ma) == -EINVAL && pl_w_len(&w) == 0);
+	/* the same body written by hand, its length one over */
+	uint8_t *body = big;
+	pl_w_init(&w, body, sizeof(big));
+	pl_w_varint(&w, PL_CHUNK_SNAPSHOT);
+	pl_w_varint(&w, 0);
+	pl_w_varint(&w, 0);
+	pl_w_varint(&w, 0);
+	pl_w_varint(&w, PL_MAX_CHUNK + 1);
+	pl_w_varint(&w, 1);
+	pl_w_bytes(&w, "f", 1);
+	pl_w_varint(&w, PL_MAX_CHUNK + 1);
+	pl_w_bytes(&w, data, PL_MAX_CHUNK + 1);
+	PL_CHECK(pl_msg_decode(PL_MSG_FILE_CHUNK, body, pl_w_len(&w), &mb, err, sizeof(err)) ==
+		 -E2BIG);
+}
+
 static void test_writer_full_leaves_nothing(void)
 {
 	uint8_t small[100];
@@ -146,4 +187,4 @@ static void test_writer_full_leaves_nothing(void)
 
 PL_TEST_MAIN(PL_CASE(test_every_type_round_trips), PL_CASE(test_trailing_fields_ignored),
 	     PL_CASE(test_caps_enforced), PL_CASE(test_writer_full_leaves_nothing),
-	     PL_CASE(test_sample_raw_optional))
+	     PL_CASE(test_sample_raw_optional), PL_CASE(test_snapshot_chunk))

@@ -32,6 +32,8 @@ static const char usage[] =
 	"                      profile live through a perflens-agent, save the session\n"
 	"  ps HOST[:PORT] --token T\n"
 	"                      the board's processes, to choose a --pid\n"
+	"  snapshot HOST[:PORT] --token T [-o FILE]\n"
+	"                      save a flight recorder's ring now (agent --flight --port)\n"
 	"  help [COMMAND | environment]\n"
 	"                      a command's options; the environment variables read\n"
 	"\n"
@@ -100,7 +102,8 @@ static const struct {
 	CmdFunc run;
 } commands[] = {
 	{ "report", pl_cli_report }, { "export", pl_cli_export }, { "diff", pl_cli_diff },
-	{ "record", pl_cli_record }, { "ps", pl_cli_ps }, { "collect", pl_cli_collect },
+	{ "record", pl_cli_record }, { "ps", pl_cli_ps }, { "snapshot", pl_cli_snapshot },
+	{ "collect", pl_cli_collect },
 	{ "fleet", pl_cli_fleet },
 };
 

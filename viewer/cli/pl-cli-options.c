@@ -31,6 +31,9 @@ const PlCliCommand pl_cli_commands[] = {
 	  "no token." },
 	{ "ps", "HOST[:PORT] | ssh://[USER@]HOST[:PORT] [OPTIONS]",
 	  "Lists the board's processes, to choose a --pid for record." },
+	{ "snapshot", "HOST[:PORT] [OPTIONS]",
+	  "Asks a flight recorder (perflens-agent --flight SECONDS --port N) to save its ring "
+	  "now, as a trigger would, and saves the file it sends." },
 	{ "collect", "--listen [ADDR:]PORT --clickhouse URL --clickhouse-credentials FILE "
 		     "--token-file FILE [OPTIONS]",
 	  "Serves agents reporting to it (perflens-agent --server HOST:PORT --label KEY=VALUE) "

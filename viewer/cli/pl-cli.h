@@ -25,6 +25,7 @@ int pl_cli_export(int argc, char **argv);
 int pl_cli_diff(int argc, char **argv);
 int pl_cli_record(int argc, char **argv);
 int pl_cli_ps(int argc, char **argv);
+int pl_cli_snapshot(int argc, char **argv);
 int pl_cli_collect(int argc, char **argv); /* viewer/fleet/ */
 int pl_cli_fleet(int argc, char **argv);
 /* The desktop app: loads perflens-ui.so (next to the executable or in

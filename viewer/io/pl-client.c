@@ -724,6 +724,7 @@ guint32 pl_client_send(PlClient *self, struct pl_msg *m, GError **error)
 	case PL_MSG_RESUME:
 	case PL_MSG_STOP:
 	case PL_MSG_BYE:
+	case PL_MSG_SNAPSHOT:
 		m->u.request.request_id = id;
 		break;
 	default:

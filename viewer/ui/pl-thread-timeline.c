@@ -1,5 +1,6 @@
 /* pl-thread-timeline.c — thread lanes (see the header). */
 #include "pl-thread-timeline.h"
+#include "pl-timeline-triggers.h"
 
 #include <math.h>
 #include <string.h>
@@ -208,6 +209,11 @@ static guint64 x_to_time(PlThreadTimeline *self, double x, double w)
 	return self->t_start + (guint64)(f * (double)(self->t_end - self->t_start));
 }
 
+static PlTimelineScale scale_of(PlThreadTimeline *self, double w)
+{
+	return (PlTimelineScale){ self->t_start, self->t_end, LABEL_W, w - 8 };
+}
+
 static Lane *lane_at(PlThreadTimeline *self, double y)
 {
 	for (guint i = 0; i < self->lanes->len; i++) {
@@ -387,6 +393,14 @@ static gboolean on_query_tooltip(GtkWidget *widget, int x, int y, gboolean keybo
 				 GtkTooltip *tip, PlThreadTimeline *self)
 {
 	double w = gtk_widget_get_width(widget);
+	/* a flight recorder's trigger: its line crosses every lane */
+	PlTimelineScale sc = scale_of(self, w);
+	g_autofree char *trigger = keyboard || x < LABEL_W ? NULL
+				   : pl_timeline_triggers_dup_at(self->profile, &sc, x, TICK_SLACK_PX);
+	if (trigger) {
+		gtk_tooltip_set_text(tip, trigger);
+		return TRUE;
+	}
 	Lane *l = lane_at(self, y);
 	if (keyboard || !l || l->is_process || x < LABEL_W)
 		return FALSE;
@@ -523,6 +537,8 @@ static void pl_thread_timeline_snapshot(GtkWidget *widget, GtkSnapshot *snapshot
 	}
 
 	draw_events(self, cr, w);
+	PlTimelineScale sc = scale_of(self, w);
+	pl_timeline_triggers_draw(self->profile, &sc, cr, pl, 0, AXIS_H, h);
 
 	/* the selected range, or the one being dragged */
 	double sx0 = -1, sx1 = -1;

@@ -1,0 +1,75 @@
+/* snapshot.c — perflens snapshot: asks a flight recorder (perflens-agent
+ * --flight ... --port N) to save its ring now and saves the file it sends
+ * (pl-flight-snapshot.h). */
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+
+#include "pl-cli.h"
+#include "pl-client.h"
+#include "pl-flight-snapshot.h"
+
+int pl_cli_snapshot(int argc, char **argv)
+{
+	char *token = NULL, *output = NULL;
+	gint timeout_s = 60;
+	const GOptionEntry entries[] = {
+		{ "token", 't', 0, G_OPTION_ARG_STRING, &token,
+		  "The agent's token (default $PERFLENS_TOKEN)", "T" },
+		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+		  "Save to FILE (default: the name the board gave it, here)", "FILE" },
+		{ "timeout", 0, 0, G_OPTION_ARG_INT, &timeout_s,
+		  "Seconds to wait for the snapshot (default 60)", "S" },
+		{ NULL }
+	};
+	g_autoptr(GOptionContext) ctx =
+		g_option_context_new("HOST[:PORT] — save a flight recorder's ring now");
+	pl_cli_add_entries(ctx, entries);
+	int rc = PL_EXIT_BAD_INPUT;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(PlClient) client = NULL;
+	g_autofree char *board_path = NULL, *path = NULL;
+	guint64 size = 0;
+
+	if (!pl_cli_parse(ctx, &argc, &argv, "snapshot"))
+		goto out;
+	if (argc != 2 || timeout_s <= 0) {
+		pl_cli_fail("snapshot needs HOST[:PORT], the board of a perflens-agent started "
+			    "with --flight and --port (run perflens snapshot --help)");
+		goto out;
+	}
+	if (!token)
+		token = g_strdup(g_getenv("PERFLENS_TOKEN"));
+	guint timeout_ms = (guint)timeout_s * 1000;
+	client = pl_client_connect(argv[1], MIN(timeout_ms, 10000u), &error);
+	if (!client || !pl_client_authenticate(client, token, MIN(timeout_ms, 10000u), &error)) {
+		pl_cli_fail("%s", error->message);
+		goto out;
+	}
+	/* without -o: a name of our own now, the board's once known */
+	path = g_strdup(output ? output : "flight-snapshot.plens.part");
+	if (!pl_flight_snapshot_fetch(client, path, timeout_ms, &board_path, &size, &error)) {
+		pl_cli_fail("no snapshot from %s: %s", argv[1], error->message);
+		goto out;
+	}
+	struct pl_msg bye = { .type = PL_MSG_BYE };
+	pl_client_send(client, &bye, NULL);
+	if (!output) {
+		g_autofree char *name = g_path_get_basename(board_path && *board_path ? board_path
+										: "flight.plens");
+		if (g_rename(path, name) < 0) {
+			pl_cli_fail("cannot name the snapshot %s: %s (it is in %s)", name,
+				    g_strerror(errno), path);
+			goto out;
+		}
+		g_free(path);
+		path = g_steal_pointer(&name);
+	}
+	printf("saved %s (%" G_GUINT64_FORMAT " bytes; on the board: %s)\n", path, size,
+	       board_path && *board_path ? board_path : "?");
+	rc = PL_EXIT_OK;
+out:
+	g_free(token);
+	g_free(output);
+	return rc;
+}
