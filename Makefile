@@ -16,6 +16,18 @@ BUILD := build-san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
+# pkg-config at parse time, quiet: `make check` and `make demo` read these
+# files before check-deps has installed the packages (their sub-makes read
+# them again after).  What is missing is said once, below, with the fix.
+pkgconf = $(shell pkg-config $(1) 2>/dev/null)
+ifeq ($(filter check check-deps check-fresh demo clean,$(MAKECMDGOALS)),)
+MISSING_PKGS := $(shell for p in glib-2.0 gio-2.0 libdw libelf libcurl libzstd; do \
+	pkg-config --exists $$p 2>/dev/null || echo $$p; done)
+ifneq ($(MISSING_PKGS),)
+$(warning development files missing for $(MISSING_PKGS): run `make check-deps` (ci/deps.sh, as root) first)
+endif
+endif
+
 CC ?= gcc
 WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wmissing-prototypes -Werror
 CFLAGS ?= -O2 -g

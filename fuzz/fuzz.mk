@@ -38,9 +38,9 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Wall -Wno-unused-parameter $(FUZ
 FUZZ_LDFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer
 
 FUZZ_VIEWER_PKGS := glib-2.0 gio-2.0 libdw libelf
-FUZZ_VIEWER_CFLAGS := $(shell pkg-config --cflags $(FUZZ_VIEWER_PKGS)) \
+FUZZ_VIEWER_CFLAGS := $(call pkgconf,--cflags $(FUZZ_VIEWER_PKGS)) \
 	-Iviewer/io -Iviewer/model -Iviewer/symbols -Iviewer/formats -Iagent
-FUZZ_VIEWER_LIBS := $(shell pkg-config --libs $(FUZZ_VIEWER_PKGS)) -lstdc++ -lzstd -lpthread
+FUZZ_VIEWER_LIBS := $(call pkgconf,--libs $(FUZZ_VIEWER_PKGS)) -lstdc++ -lzstd -lpthread
 
 fuzz_objs = $(patsubst %.c,$(FUZZ_OBJDIR)/%.o,$(1))
 

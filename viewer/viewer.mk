@@ -13,9 +13,9 @@ include viewer/formats/formats.mk
 include viewer/symbols/symbols.mk
 
 VIEWER_PKGS := glib-2.0 gio-2.0 libdw libelf
-VIEWER_CFLAGS := $(shell pkg-config --cflags $(VIEWER_PKGS)) \
+VIEWER_CFLAGS := $(call pkgconf,--cflags $(VIEWER_PKGS)) \
 	-Iviewer/io -Iviewer/model -Iviewer/symbols -Iviewer/formats -Iviewer/core
-VIEWER_LIBS := $(shell pkg-config --libs $(VIEWER_PKGS)) $(ZSTD_LIBS) -lpthread -lm
+VIEWER_LIBS := $(call pkgconf,--libs $(VIEWER_PKGS)) $(ZSTD_LIBS) -lpthread -lm
 
 $(BUILD)/viewer/%.o: ALL_CFLAGS += $(VIEWER_CFLAGS)
 
@@ -30,7 +30,7 @@ VIEWER_MODEL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/model/*.c))
 # (-fPIC: they go into the module).
 VIEWER_PAINT_SRCS := viewer/core/pl-flame-draw.c
 VIEWER_PAINT_OBJS := $(VIEWER_PAINT_SRCS:%.c=$(BUILD)/%.o)
-$(VIEWER_PAINT_OBJS): ALL_CFLAGS += $(shell pkg-config --cflags pangocairo 2>/dev/null) -fPIC
+$(VIEWER_PAINT_OBJS): ALL_CFLAGS += $(call pkgconf,--cflags pangocairo) -fPIC
 # no GTK here (GLib, GIO): what cli/ and the app module share
 VIEWER_CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(VIEWER_PAINT_SRCS), \
 	$(wildcard viewer/core/*.c)))

@@ -7,9 +7,9 @@
 # ClickHouse's HTTP interface with (keep-alive, auth, timeouts, TLS for a
 # remote store), rather than an HTTP stack of our own.
 FLEET_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard viewer/fleet/*.c))
-FLEET_LIBS := $(shell pkg-config --libs libcurl)
+FLEET_LIBS := $(call pkgconf,--libs libcurl)
 
-$(BUILD)/viewer/fleet/%.o: ALL_CFLAGS += -Iviewer/fleet $(shell pkg-config --cflags libcurl)
+$(BUILD)/viewer/fleet/%.o: ALL_CFLAGS += -Iviewer/fleet $(call pkgconf,--cflags libcurl)
 
 # its test links the objects (the viewer-*-test rule passes .o prerequisites on)
 $(BUILD)/test/viewer-fleet-store-test: $(FLEET_OBJS)

@@ -15,8 +15,8 @@ FORMATS_EXPORT_SRCS := $(wildcard viewer/formats/pl-export-*.c)
 FORMATS_EXPORT_OBJS := $(FORMATS_EXPORT_SRCS:%.c=$(BUILD)/%.o)
 FORMATS_SRCS := $(filter-out $(FORMATS_EXPORT_SRCS),$(wildcard viewer/formats/*.c))
 FORMATS_OBJS := $(FORMATS_SRCS:%.c=$(BUILD)/%.o)
-FORMATS_CFLAGS := $(shell pkg-config --cflags gio-2.0)
-FORMATS_LIBS := $(shell pkg-config --libs gio-2.0)
+FORMATS_CFLAGS := $(call pkgconf,--cflags gio-2.0)
+FORMATS_LIBS := $(call pkgconf,--libs gio-2.0)
 FORMATS_TESTS := $(patsubst viewer/formats/tests/%-test.c,$(BUILD)/test/viewer-formats-%-test,\
 	$(wildcard viewer/formats/tests/*-test.c))
 

@@ -11,8 +11,8 @@ SYMBOLS_OBJS := $(SYMBOLS_SRCS:%.c=$(BUILD)/%.o)
 # One header per file, and pl-symbols-types.h the types they share; the
 # tests include the headers of what they test.
 SYMBOLS_HDRS := $(wildcard viewer/symbols/*.h)
-SYMBOLS_CFLAGS := $(shell pkg-config --cflags glib-2.0 libdw libelf)
-SYMBOLS_LIBS := $(shell pkg-config --libs glib-2.0 libdw libelf) -lstdc++
+SYMBOLS_CFLAGS := $(call pkgconf,--cflags glib-2.0 libdw libelf)
+SYMBOLS_LIBS := $(call pkgconf,--libs glib-2.0 libdw libelf) -lstdc++
 SYMBOLS_TESTS := $(patsubst viewer/symbols/tests/%-test.c,$(BUILD)/test/viewer-symbols-%-test,\
 	$(wildcard viewer/symbols/tests/*-test.c))
 
@@ -35,11 +35,11 @@ $(BUILD)/test/viewer-symbols-perfdata-mmap-test: viewer/symbols/tests/perfdata-m
 		$(PERFDATA_READER_OBJS) $(BUILD)/libplcommon.a \
 		viewer/symbols/tests/sym-test-util.h test/pl-test-perf.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SYMBOLS_CFLAGS) $(shell pkg-config --cflags gio-2.0) -Itest \
+	$(CC) $(ALL_CFLAGS) $(SYMBOLS_CFLAGS) $(call pkgconf,--cflags gio-2.0) -Itest \
 		-Iviewer/symbols -Iviewer/formats \
 		-DPL_DEFAULT_BUILD='"$(abspath $(BUILD))"' -DPL_TOP='"$(abspath .)"' \
 		$(LDFLAGS) -o $@ $< $(PERFDATA_READER_OBJS) $(BUILD)/libplcommon.a \
-		$(shell pkg-config --libs gio-2.0) $(SYMBOLS_LIBS) $(ZSTD_LIBS)
+		$(call pkgconf,--libs gio-2.0) $(SYMBOLS_LIBS) $(ZSTD_LIBS)
 
 # Shell tests: viewer/symbols/tests/NAME-test.sh → $(BUILD)/test/viewer-symbols-NAME-test
 SYMBOLS_SH_TESTS := $(patsubst viewer/symbols/tests/%-test.sh,$(BUILD)/test/viewer-symbols-%-test,\

@@ -11,14 +11,14 @@
 # the module is missing when asked for the app), so the rest of the tree
 # stays buildable.
 
-ifeq ($(shell pkg-config --exists gtk4 && echo yes),yes)
+ifeq ($(shell pkg-config --exists gtk4 2>/dev/null && echo yes),yes)
 
 UI_SRCS := $(wildcard viewer/ui/pl-*.c)
 UI_OBJS := $(UI_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/viewer/ui/pl-ui-resources.o \
 	$(VIEWER_PAINT_OBJS)
-UI_CFLAGS := $(shell pkg-config --cflags gtk4) -Iviewer/io -Iviewer/model \
+UI_CFLAGS := $(call pkgconf,--cflags gtk4) -Iviewer/io -Iviewer/model \
 	-Iviewer/symbols -Iviewer/formats -Iviewer/core -Iviewer/ui
-UI_LIBS := $(shell pkg-config --libs gtk4) -lm
+UI_LIBS := $(call pkgconf,--libs gtk4) -lm
 
 # The composite widgets' layouts: GtkBuilder templates (viewer/ui/data/ui/
 # *.ui) compiled into the module as a GResource, which registers itself
