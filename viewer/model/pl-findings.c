@@ -1,0 +1,357 @@
+/* pl-findings.c — the findings engine and its rules (pl-findings.h).
+ *
+ * Each rule reads what the recording already holds (LOST and THROTTLE
+ * marks, the threads' on/off-CPU intervals, the context-switch samples'
+ * stacks, the unwinding statistics) and appends a finding only past its
+ * documented threshold.  Thresholds are chosen so that a calm program (a
+ * sleep, a short burn on an idle machine) raises nothing. */
+#include "pl-findings.h"
+
+#include <string.h>
+
+#include "msg.h"
+#include "pl-percent.h"
+
+static void add(GPtrArray *out, const char *rule, double value, char *what, char *detail,
+		const char *where)
+{
+	PlFinding *f = g_new0(PlFinding, 1);
+	f->rule = rule;
+	f->what = what;
+	f->detail = detail;
+	f->where = g_strdup(where);
+	f->value = value;
+	g_ptr_array_add(out, f);
+}
+
+static void finding_free(gpointer data)
+{
+	PlFinding *f = data;
+	g_free(f->what);
+	g_free(f->detail);
+	g_free(f->where);
+	g_free(f);
+}
+
+static const char *tname(const PlThread *t)
+{
+	return t->name ? t->name : "?";
+}
+
+/* ─── lost: samples lost or throttled ───────────────────────────────── */
+
+#define LOST_MIN 1 /* any lost record or throttle mark: the profile is incomplete */
+
+static void rule_lost(PlProfile *p, GPtrArray *out)
+{
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	guint64 lost = 0;
+	for (guint i = 0; i < G_N_ELEMENTS(st->lost); i++)
+		lost += st->lost[i];
+	if (lost < LOST_MIN && st->throttled < LOST_MIN)
+		return;
+	/* when it happened: the first and last marks, relative to the start */
+	guint n;
+	const PlLossMark *m = pl_profile_get_loss_marks(p, &n);
+	guint64 first = G_MAXUINT64, last = 0;
+	for (guint i = 0; i < n; i++) {
+		first = MIN(first, m[i].time);
+		last = MAX(last, m[i].time);
+	}
+	GString *d = g_string_new(NULL);
+	if (lost)
+		g_string_append_printf(d, "lost by kind: kernel ring %" G_GUINT64_FORMAT
+				       ", samples %" G_GUINT64_FORMAT ", network backpressure %"
+				       G_GUINT64_FORMAT ", oversize %" G_GUINT64_FORMAT
+				       ", malformed %" G_GUINT64_FORMAT,
+				       st->lost[PL_LOST_RING], st->lost[PL_LOST_SAMPLES],
+				       st->lost[PL_LOST_BACKPRESSURE], st->lost[PL_LOST_OVERSIZE],
+				       st->lost[PL_LOST_MALFORMED]);
+	if (n && first >= st->first_time)
+		g_string_append_printf(d, "%sbetween %.3f s and %.3f s after the start", d->len ? "\n" : "",
+				       (first - st->first_time) / 1e9,
+				       (MAX(last, first) - st->first_time) / 1e9);
+	g_string_append_printf(d, "%swhat to do: lower --frequency, raise --ring-pages, or "
+			       "record fewer events (a DWARF stack copy is the largest part of a sample)",
+			       d->len ? "\n" : "");
+	char *what = g_strdup_printf(
+		"%" G_GUINT64_FORMAT " records lost and %" G_GUINT64_FORMAT " throttle marks "
+		"beside %" G_GUINT64_FORMAT " samples kept: the profile misses part of the run",
+		lost, st->throttled, st->samples);
+	add(out, "lost", (double)lost + (double)st->throttled, what, g_string_free(d, FALSE),
+	    "report: Quality (LOST, throttled)");
+}
+
+/* ─── cpu-hog: a thread that held a CPU all the time ────────────────── */
+
+#define HOG_SHARE 95.0       /* on-CPU or runnable for at least this share of its time */
+#define HOG_MIN_NS 500000000 /* over at least 0.5 s with switch records */
+
+static void rule_cpu_hog(PlProfile *p, GPtrArray *out)
+{
+	GPtrArray *threads = pl_profile_get_threads(p);
+	for (guint i = 0; i < threads->len; i++) {
+		const PlThread *t = threads->pdata[i];
+		guint64 seen = t->on_cpu_ns + t->off_cpu_ns;
+		if (seen < HOG_MIN_NS)
+			continue;
+		PlSwitchStats s;
+		pl_profile_switch_stats(p, t->tid, 0, 0, &s);
+		/* preempted time counts as wanting the CPU: on a busy machine
+		 * a spinning thread is runnable, never blocked */
+		double share = pl_percent(seen - MIN(seen, s.voluntary_ns), seen);
+		if (share < HOG_SHARE)
+			continue;
+		char *what = g_strdup_printf(
+			"thread %u %s held a CPU %.1f%% of its %.1f ms: on-CPU %.1f ms, "
+			"preempted %.1f ms, blocked only %.1f ms (%" G_GUINT64_FORMAT " times)",
+			t->tid, tname(t), share, seen / 1e6, t->on_cpu_ns / 1e6,
+			s.preempted_ns / 1e6, s.voluntary_ns / 1e6, s.voluntary);
+		char *detail = g_strdup("a busy loop, a spin lock or a poll without sleep keeps a "
+					"core; look at its functions with --tid");
+		add(out, "cpu-hog", share, what, detail, "report --tid N (Threads, Switches)");
+	}
+}
+
+/* ─── off-cpu: off-CPU time by reason ───────────────────────────────── */
+
+#define OFFCPU_SHARE 10.0      /* lock waits + I/O + preemption over this share of thread time */
+#define OFFCPU_MIN_NS 50000000 /* and at least 50 ms of it */
+
+typedef enum { WAIT_LOCK, WAIT_IO, WAIT_SLEEP, WAIT_PREEMPT, WAIT_OTHER, N_WAITS } WaitKind;
+static const char *const wait_names[N_WAITS] = {
+	"lock waits (futex)", "I/O", "sleep", "preemption", "other waits",
+};
+
+/* The name without its libc decorations (__GI___clock_nanosleep,
+ * __libc_read): what the rule tables compare. */
+static const char *bare(const char *s)
+{
+	for (;;) {
+		while (*s == '_')
+			s++;
+		if (g_str_has_prefix(s, "GI_"))
+			s += 3;
+		else if (g_str_has_prefix(s, "libc_"))
+			s += 5;
+		else
+			return s;
+	}
+}
+
+static const char *const lock_prefixes[] = {
+	"futex", "pthread_mutex_lock", "pthread_mutex_timedlock", "pthread_cond_", "pthread_rwlock_",
+	"lll_lock", "sem_wait", "sem_timedwait", "pthread_join", "pthread_barrier_wait",
+	"do_futex",
+};
+static const char *const sleep_names[] = {
+	"nanosleep", "clock_nanosleep", "usleep", "sleep", "do_nanosleep", "hrtimer_nanosleep",
+	"pause", "sigtimedwait", "sigsuspend",
+};
+static const char *const io_names[] = {
+	"read", "write", "pread", "pread64", "pwrite", "pwrite64", "readv", "writev", "preadv",
+	"pwritev", "fsync", "fdatasync", "sync_file_range", "io_schedule", "io_getevents",
+	"io_uring_enter", "poll", "ppoll", "select", "pselect", "epoll_wait", "epoll_pwait",
+	"recv", "recvfrom", "recvmsg", "send", "sendto", "sendmsg", "accept", "accept4",
+	"connect", "open", "openat", "wait4", "waitpid", "waitid", "msgrcv", "mq_receive",
+};
+
+static int classify_name(const char *label)
+{
+	const char *b = bare(label);
+	for (guint i = 0; i < G_N_ELEMENTS(lock_prefixes); i++)
+		if (g_str_has_prefix(b, lock_prefixes[i]))
+			return WAIT_LOCK;
+	for (guint i = 0; i < G_N_ELEMENTS(sleep_names); i++)
+		if (!strcmp(b, sleep_names[i]))
+			return WAIT_SLEEP;
+	for (guint i = 0; i < G_N_ELEMENTS(io_names); i++)
+		if (!strcmp(b, io_names[i]))
+			return WAIT_IO;
+	return -1;
+}
+
+/* The wait a switch-out stack is in: the innermost frame a table names
+ * (frames are innermost first); WAIT_OTHER when none does. */
+static WaitKind classify_stack(PlProfile *p, guint32 stack, GHashTable *memo,
+			       guint32 *named)
+{
+	g_autoptr(GArray) fs = pl_profile_dup_stack_functions(p, stack, 64);
+	for (guint i = 0; i < fs->len; i++) {
+		guint32 f = g_array_index(fs, guint32, i);
+		gpointer v;
+		int k;
+		if (g_hash_table_lookup_extended(memo, GUINT_TO_POINTER(f), NULL, &v)) {
+			k = GPOINTER_TO_INT(v);
+		} else {
+			k = classify_name(pl_profile_get_function_label(p, f));
+			g_hash_table_insert(memo, GUINT_TO_POINTER(f), GINT_TO_POINTER(k));
+		}
+		if (k >= 0) {
+			*named = f;
+			return (WaitKind)k;
+		}
+	}
+	*named = PL_NO_ID;
+	return WAIT_OTHER;
+}
+
+static void rule_off_cpu(PlProfile *p, GPtrArray *out)
+{
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	if (!st->switches)
+		return;
+	PlSwitchStats all;
+	pl_profile_switch_stats(p, 0, 0, 0, &all);
+	guint64 lifetime = 0;
+	GPtrArray *threads = pl_profile_get_threads(p);
+	for (guint i = 0; i < threads->len; i++) {
+		const PlThread *t = threads->pdata[i];
+		lifetime += t->on_cpu_ns + t->off_cpu_ns;
+	}
+	if (!lifetime)
+		return;
+	/* the voluntary waits, told apart by the stacks of the context-switch
+	 * samples (each weighs the time its thread then stayed off-CPU) */
+	guint64 ns[N_WAITS] = { 0 };
+	g_autoptr(GHashTable) memo = g_hash_table_new(NULL, NULL);
+	g_autoptr(GHashTable) by_func = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	guint n;
+	const PlSample *s = pl_profile_get_samples(p, &n);
+	for (guint i = 0; i < n; i++) {
+		if (!s[i].weight || s[i].stack == PL_NO_ID)
+			continue;
+		const PlEvent *e = pl_profile_lookup_event(p, pl_profile_get_stack_event(p, s[i].stack));
+		if (!e || e->role != PL_ROLE_SWITCH)
+			continue;
+		guint32 f;
+		WaitKind k = classify_stack(p, s[i].stack, memo, &f);
+		if (k == WAIT_OTHER)
+			continue;
+		ns[k] += s[i].weight;
+		guint64 *w = g_hash_table_lookup(by_func, GUINT_TO_POINTER(f));
+		if (!w) {
+			w = g_new0(guint64, 2);
+			g_hash_table_insert(by_func, GUINT_TO_POINTER(f), w);
+		}
+		w[0] += s[i].weight;
+		w[1] = k;
+	}
+	ns[WAIT_PREEMPT] = all.preempted_ns;
+	guint64 named = ns[WAIT_LOCK] + ns[WAIT_IO] + ns[WAIT_SLEEP];
+	ns[WAIT_OTHER] = all.voluntary_ns > named ? all.voluntary_ns - named : 0;
+	guint64 bad = ns[WAIT_LOCK] + ns[WAIT_IO] + ns[WAIT_PREEMPT];
+	double share = pl_percent(bad, lifetime);
+	if (share < OFFCPU_SHARE || bad < OFFCPU_MIN_NS)
+		return;
+	WaitKind big = WAIT_LOCK;
+	for (guint k = 0; k < N_WAITS; k++)
+		if (ns[k] > ns[big])
+			big = (WaitKind)k;
+	/* the function the largest named wait is in */
+	guint32 top = PL_NO_ID;
+	guint64 top_w = 0;
+	GHashTableIter it;
+	gpointer key, val;
+	g_hash_table_iter_init(&it, by_func);
+	while (g_hash_table_iter_next(&it, &key, &val)) {
+		const guint64 *w = val;
+		if (w[1] == (guint64)big && w[0] > top_w) {
+			top_w = w[0];
+			top = GPOINTER_TO_UINT(key);
+		}
+	}
+	GString *d = g_string_new(NULL);
+	for (guint k = 0; k < N_WAITS; k++)
+		g_string_append_printf(d, "%s%-20s %10.1f ms %6.2f%% of thread time", k ? "\n" : "",
+				       wait_names[k], ns[k] / 1e6, pl_percent(ns[k], lifetime));
+	char *what = g_strdup_printf(
+		"threads spent %.1f ms (%.1f%% of their %.1f ms) in lock waits, I/O or "
+		"preemption; off-CPU the largest is %s, %.1f ms (%.1f%%)%s%s",
+		bad / 1e6, share, lifetime / 1e6, wait_names[big], ns[big] / 1e6,
+		pl_percent(ns[big], lifetime), top != PL_NO_ID ? ", in " : "",
+		top != PL_NO_ID ? pl_profile_get_function_label(p, top) : "");
+	add(out, "off-cpu", share, what, g_string_free(d, FALSE),
+	    "report: Off-CPU and Switches (--event of the switches for their stacks)");
+}
+
+/* ─── unwound: stacks that stop short in a module ───────────────────── */
+
+#define UNWOUND_SHARE 99.0  /* fires below this share of rooted stacks… */
+#define UNWOUND_MODULE 1.0  /* …for each module holding at least 1 % of them */
+#define UNWOUND_MIN 20      /* and at least 20 samples: a handful says nothing */
+
+static void rule_unwound(PlProfile *p, GPtrArray *out)
+{
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	if (!st->unwind_user_samples)
+		return;
+	double share = pl_profile_get_unwound_share(p);
+	if (share >= UNWOUND_SHARE)
+		return;
+	g_autoptr(GArray) rows = pl_profile_dup_unwind_stops(p);
+	for (guint i = 0; i < rows->len; i++) {
+		const PlUnwindModule *r = &g_array_index(rows, PlUnwindModule, i);
+		double m = pl_percent(r->stopped, st->unwind_user_samples);
+		if (m < UNWOUND_MODULE || r->stopped < UNWOUND_MIN)
+			continue;
+		char *what = g_strdup_printf(
+			"%.2f%% of stacks are unwound to their start; %" G_GUINT64_FORMAT
+			" (%.2f%%) of the %" G_GUINT64_FORMAT " with user frames stop short in %s",
+			share, r->stopped, m, st->unwind_user_samples, r->module);
+		char *detail = g_strdup_printf("reason: %s", pl_unwind_stop_describe(r->main_stop));
+		add(out, "unwound", m, what, detail,
+		    "report: Where stacks stop short, Symbol coverage");
+	}
+}
+
+/* ─── the table ─────────────────────────────────────────────────────── */
+
+static const PlFindingRule rules[] = {
+	{ "lost", "samples lost or throttled",
+	  "any LOST record (kernel ring, lost samples, network backpressure, oversize, malformed) "
+	  "or any throttle mark",
+	  rule_lost },
+	{ "cpu-hog", "a thread that held a CPU all the time",
+	  "a thread seen for at least 0.5 s through switch records was on-CPU or runnable "
+	  "(preempted) at least 95 % of that time",
+	  rule_cpu_hog },
+	{ "off-cpu", "off-CPU time by reason: lock waits, I/O, sleep, preemption",
+	  "lock waits (futex), I/O and preemption together are at least 10 % of the threads' "
+	  "time and at least 50 ms (sleep alone never fires: the program asked for it)",
+	  rule_off_cpu },
+	{ "unwound", "stacks unwound below 99 % in a module",
+	  "less than 99 % of the samples with user frames reach their program's or thread's "
+	  "start, for each module where at least 1 % of them (and at least 20) stop short",
+	  rule_unwound },
+};
+
+const PlFindingRule *pl_findings_rules(guint *n)
+{
+	*n = G_N_ELEMENTS(rules);
+	return rules;
+}
+
+const PlFindingRule *pl_findings_lookup(const char *id)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(rules); i++)
+		if (!strcmp(rules[i].id, id))
+			return &rules[i];
+	return NULL;
+}
+
+char *pl_findings_dup_rule_list(void)
+{
+	GString *s = g_string_new(NULL);
+	for (guint i = 0; i < G_N_ELEMENTS(rules); i++)
+		g_string_append_printf(s, "%s%s", i ? ", " : "", rules[i].id);
+	return g_string_free(s, FALSE);
+}
+
+GPtrArray *pl_findings_run(PlProfile *p)
+{
+	GPtrArray *out = g_ptr_array_new_with_free_func(finding_free);
+	for (guint i = 0; i < G_N_ELEMENTS(rules); i++)
+		rules[i].run(p, out);
+	return out;
+}

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# viewer-findings-test.sh — perflens report --findings and --fail-on RULE on
+# real agent recordings of real programs: for each rule a program that
+# triggers it, the numbers checked against an outside oracle where one
+# exists, and quiet programs that must raise nothing.
+#   lost      the burn workload with DWARF stacks into a one-page ring:
+#             the kernel's LOST records (the report's Quality line is the
+#             same count; the kernel is the only witness of a lost record)
+#   cpu-hog   burn attached with --pid: /proc/PID/task/TID/schedstat
+#             (on-CPU ns) and status (voluntary_ctxt_switches) read before
+#             and after the recording
+#   off-cpu   findings-lock.c (built here): two threads on one mutex, each
+#             logging its own time in pthread_mutex_lock
+#   unwound   burn-nofp with frame-pointer stacks: stacks stop in burn-nofp;
+#             --fail-if 'unwound<99%' states the same share
+#   quiet     sleep 1 raises nothing; nor do the lock program's threads
+#             (they block: no cpu-hog) and its stacks (frame pointers all
+#             the way: no unwound), nor burn's sleeper (no cpu-hog)
+set -u
+B=${PL_BUILD:-build}
+PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
+NOFP=$B/workloads/burn-nofp
+. "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok viewer-findings: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
+LOCK_SRC=${PL_TOP:-.}/viewer/tests/findings-lock.c
+TMP=$(mktemp -d /tmp/plv-findings-XXXXXX)
+BG=
+trap '[ -n "$BG" ] && kill $BG 2>/dev/null; pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+ALL="quiet_sleep fail_on_unknown lost_ring lock_waits cpu_hog unwound_module"
+pl_plan $ALL
+all_fail() { for n in $ALL; do fail "$n" "$1"; done; exit 1; }
+for x in "$PERFLENS" "$AGENT" "$BURN" "$NOFP"; do [ -x "$x" ] || all_fail "$x not built (make)"; done
+for x in cc python3; do command -v $x >/dev/null || all_fail "$x missing (ci/deps.sh)"; done
+
+# ─── a quiet program: no finding at all ────────────────────────────────
+if ! "$AGENT" --output "$TMP/sleep.plens" -- sleep 1 >"$TMP/sleep.log" 2>&1; then
+	if why=$(pl_perf_refused); then for n in $ALL; do skip "$n" "$why"; done; exit 0; fi
+	all_fail "the kernel allows perf, but the agent cannot record: $(tail -1 "$TMP/sleep.log")"
+fi
+"$PERFLENS" report --findings --fail-on lost,cpu-hog,off-cpu,unwound "$TMP/sleep.plens" \
+	>"$TMP/sleep.txt" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q '^  nothing unusual$' "$TMP/sleep.txt" && ! grep -q '^  \[' "$TMP/sleep.txt"; then
+	ok quiet_sleep
+else fail quiet_sleep "exit $rc: $(grep '^  \[' "$TMP/sleep.txt" | head -2 | tr '\n' ' ')"; fi
+
+"$PERFLENS" report --findings --fail-on 'lost,no-such-rule' "$TMP/sleep.plens" >"$TMP/unk.txt" 2>&1; rc=$?
+if [ $rc = 2 ] && grep -q "no rule named 'no-such-rule'; the rules are: lost, cpu-hog, off-cpu, unwound" "$TMP/unk.txt"; then
+	ok fail_on_unknown
+else fail fail_on_unknown "exit $rc: $(head -c 200 "$TMP/unk.txt")"; fi
+
+# ─── lost: DWARF samples into a one-page ring ──────────────────────────
+"$AGENT" --output "$TMP/lost.plens" --ring-pages 1 --callgraph dwarf -F 4000 -- "$BURN" 1 1 \
+	>"$TMP/lost.log" 2>&1
+"$PERFLENS" report "$TMP/lost.plens" >"$TMP/lost-full.txt" 2>&1
+"$PERFLENS" report --findings --fail-on lost "$TMP/lost.plens" >"$TMP/lost.txt" 2>&1; rc=$?
+q=$(sed -n 's/^  LOST \([0-9]*\):.*/\1/p' "$TMP/lost-full.txt")
+f=$(sed -n 's/^  \[lost\] \([0-9]*\) records lost.*/\1/p' "$TMP/lost.txt")
+if [ $rc = 1 ] && [ -n "$q" ] && [ "$q" -gt 0 ] && [ "$f" = "$q" ] &&
+   grep -q "^perflens: --fail-on lost: $q records lost" "$TMP/lost.txt"; then
+	ok lost_ring; echo "# $q records lost (Quality: LOST $q)"
+else fail lost_ring "exit $rc, finding '$f', Quality LOST '$q'"; fi
+
+# ─── off-cpu: lock waits against the program's own log ─────────────────
+if ! cc -O2 -g -fno-omit-frame-pointer -pthread -o "$TMP/findings-lock" "$LOCK_SRC" 2>"$TMP/cc.err"; then
+	fail lock_waits "cannot build findings-lock.c: $(head -1 "$TMP/cc.err")"
+else
+	"$AGENT" --output "$TMP/lock.plens" -- "$TMP/findings-lock" 2 >"$TMP/lock.log" 2>&1
+	"$PERFLENS" report --findings --fail-on off-cpu "$TMP/lock.plens" >"$TMP/lock.txt" 2>&1; rc=$?
+	own=$(awk '$1 == "lockwait_ms" {s += $3} END {printf "%.1f", s}' "$TMP/lock.log")
+	got=$(awk '$1 == "lock" && $2 == "waits" {print $4; exit}' "$TMP/lock.txt")
+	# the program's clock reads frame the futex wait it cannot see alone
+	# (the lock's fast path, the wake-up): 10 % and 20 ms either way
+	if [ $rc = 1 ] && [ -n "$got" ] && grep -q '^  \[off-cpu\]' "$TMP/lock.txt" &&
+	   ! grep -q '^  \[cpu-hog\]' "$TMP/lock.txt" &&
+	   awk -v a="$got" -v b="$own" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 100 && d <= 0.1 * b + 20) }'; then
+		ok lock_waits; echo "# lock waits: report $got ms, the program's own log $own ms"
+	else fail lock_waits "exit $rc, report '$got' ms, program '$own' ms: $(grep '^  \[' "$TMP/lock.txt" | head -2 | tr '\n' ' ')"; fi
+fi
+
+# ─── cpu-hog: burn attached, /proc before and after ────────────────────
+"$BURN" 5 2 >"$TMP/burn.out" 2>&1 &
+BG=$!
+sleep 0.5
+# TID comm on-CPU-ns runqueue-ns voluntary-switches clock-ns, per thread
+# (the clock read with its schedstat: the share held is over that span)
+snap() {
+	python3 - $BG <<'PY'
+import os, sys, time
+base = '/proc/%s/task' % sys.argv[1]
+for t in sorted(os.listdir(base)):
+    try:
+        comm = open('%s/%s/comm' % (base, t)).read().strip()
+        st = open('%s/%s/schedstat' % (base, t)).read().split()
+        now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        vol = [l.split()[1] for l in open('%s/%s/status' % (base, t)) if l.startswith('voluntary_ctxt_switches')][0]
+    except (OSError, IndexError):
+        continue
+    print(t, comm, st[0], st[1], vol, now)
+PY
+}
+snap >"$TMP/proc0"
+"$AGENT" --output "$TMP/hog.plens" --pid $BG --duration 2 >"$TMP/hog.log" 2>&1
+snap >"$TMP/proc1"
+wait $BG; BG=
+"$PERFLENS" report --findings --fail-on cpu-hog "$TMP/hog.plens" >"$TMP/hog.txt" 2>&1; rc=$?
+# /proc's window holds the recording (and the agent's start and stop): a
+# hog there is on-CPU or waiting in the runqueue nearly all of the wall
+# time, never blocked much; the report's on-CPU time cannot exceed /proc's
+r=$(python3 - "$TMP/proc0" "$TMP/proc1" "$TMP/hog.txt" <<'PY'
+import sys, re
+rows = lambda f: {l.split()[0]: l.split() for l in open(f) if len(l.split()) == 6}
+p0, p1 = rows(sys.argv[1]), rows(sys.argv[2])
+hogs = {}
+for l in open(sys.argv[3]):
+    m = re.match(r'\s+\[cpu-hog\] thread (\d+) (\S+) held a CPU ([\d.]+)% of its ([\d.]+) ms: on-CPU ([\d.]+) ms, preempted ([\d.]+) ms, blocked only ([\d.]+) ms \((\d+) times\)', l)
+    if m: hogs[m.group(1)] = m.groups()
+bad, notes = [], []
+for tid, a in p0.items():
+    b = p1.get(tid)
+    if not b: continue
+    name = a[1]
+    oncpu, rq = (int(b[2]) - int(a[2])) / 1e6, (int(b[3]) - int(a[3])) / 1e6
+    vol = int(b[4]) - int(a[4])
+    wall = (int(b[5]) - int(a[5])) / 1e6
+    held = 100.0 * (oncpu + rq) / wall
+    h = hogs.get(tid)
+    if name.startswith('burn-') or name == 'sleeper':
+        want = name != 'sleeper'
+        if want and not h: bad.append('%s (/proc: held %.1f%%) not called a hog' % (name, held)); continue
+        if not want and h: bad.append('%s (/proc: %d voluntary switches) called a hog' % (name, vol)); continue
+        if want and held < 95: bad.append('%s called a hog, /proc: held %.1f%%' % (name, held))
+        if want and float(h[4]) > oncpu * 1.02 + 10:
+            bad.append('%s on-CPU report %s ms > /proc %.1f ms' % (name, h[4], oncpu))
+        if want and int(h[7]) > vol: bad.append('%s blocked %s times, /proc %d' % (name, h[7], vol))
+        notes.append('%s %s %.1f%% (report %s ms on-CPU, /proc %.1f ms on-CPU + %.1f ms runqueue of %.0f ms, %d blocks)' % (name, 'hog' if h else 'calm', held, h[4] if h else '-', oncpu, rq, wall, vol))
+if not any(v[1] == 'sleeper' for v in p0.values()): bad.append('no sleeper thread in /proc')
+print('BAD ' + '; '.join(bad) if bad else 'OK ' + '; '.join(notes))
+PY
+)
+if [ $rc = 1 ] && [ "${r%% *}" = OK ] && grep -q '^perflens: --fail-on cpu-hog: thread [0-9]* burn-1 held' "$TMP/hog.txt"; then
+	ok cpu_hog; echo "# on-CPU report/proc: ${r#OK }"
+else fail cpu_hog "exit $rc: ${r#* }"; fi
+
+# ─── unwound: frame-pointer stacks through a binary without them ───────
+"$AGENT" --output "$TMP/nofp.plens" --callgraph fp -- "$NOFP" 1 1 >"$TMP/nofp.log" 2>&1
+"$PERFLENS" report --findings --fail-on unwound "$TMP/nofp.plens" >"$TMP/nofp.txt" 2>&1; rc=$?
+"$PERFLENS" report --top 1 --fail-if 'unwound<99%' "$TMP/nofp.plens" >"$TMP/nofp-gate.txt" 2>&1; grc=$?
+share=$(sed -n 's/^perflens: --fail-if: \([0-9.]*\)% of stacks are unwound.*/\1/p' "$TMP/nofp-gate.txt")
+if [ $rc = 1 ] && [ $grc = 1 ] && [ -n "$share" ] &&
+   grep -q "^  \[unwound\] $share% of stacks are unwound to their start; [0-9]* ([0-9.]*%) of the [0-9]* with user frames stop short in burn-nofp$" "$TMP/nofp.txt" &&
+   ! grep -q '^  \[unwound\]' "$TMP/lock.txt"; then
+	ok unwound_module; echo "# $(grep '^  \[unwound\]' "$TMP/nofp.txt" | head -1)"
+else fail unwound_module "exit $rc/$grc, gate share '$share': $(grep '^  \[unwound\]' "$TMP/nofp.txt" "$TMP/lock.txt" | head -2 | tr '\n' ' ')"; fi
