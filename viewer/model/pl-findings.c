@@ -281,26 +281,147 @@ static void rule_off_cpu(PlProfile *p, GPtrArray *out)
 #define UNWOUND_MODULE 1.0  /* …for each module holding at least 1 % of them */
 #define UNWOUND_MIN 20      /* and at least 20 samples: a handful says nothing */
 
+/* A thread's start in a libc without its name or unwind table (Debian's
+ * armhf start_thread is stripped and marked EXIDX_CANTUNWIND): the
+ * stacks of such a thread all end at the one return address the thread
+ * function returns to.  A broken stack ends wherever the walk failed, so
+ * its thread's stacks end at many addresses (or some reach a start).
+ * Those of a thread (not a process's main thread) with at least
+ * THREAD_START_MIN stacks that all end at one libc return address count
+ * as reached. */
+#define THREAD_START_MIN 10
+
+typedef struct {
+	guint64 pc;
+	guint32 func;
+	guint64 n;
+	gboolean one; /* every stack so far ends at pc */
+} ThreadEnd;
+
+static gboolean is_libc(const char *module)
+{
+	return module && (g_str_has_prefix(module, "libc.") || g_str_has_prefix(module, "libc-") ||
+			  g_str_has_prefix(module, "libpthread") || g_str_has_prefix(module, "ld-musl"));
+}
+
+/* The outermost frame of an address stack (below its root); FALSE when
+ * it has no user frame. */
+static gboolean outermost_user(PlProfile *p, guint32 stack, PlStackFrame *out)
+{
+	PlStackFrame fr = { 0 };
+	gboolean user = FALSE, have = FALSE;
+	for (guint32 id = stack; id != PL_NO_ID && pl_profile_get_stack_frame(p, id, &fr);
+	     id = fr.parent) {
+		if (fr.root || !fr.pc)
+			break;
+		user |= !fr.kernel;
+		*out = fr;
+		have = TRUE;
+	}
+	return have && user && !out->kernel;
+}
+
+/* The function of a call-tree node's outermost ancestor (inline frames
+ * climbed), PL_NO_ID when none. */
+static guint32 top_function(PlProfile *p, guint32 node)
+{
+	while (node && node != PL_NO_ID) {
+		const PlNode *nd = pl_profile_get_node(p, node);
+		if (!nd->parent || nd->parent == PL_NO_ID)
+			return nd->func;
+		node = nd->parent;
+	}
+	return PL_NO_ID;
+}
+
+/* Samples per module whose stacks end at their thread's start (above). */
+static GHashTable *thread_starts(PlProfile *p, guint *threads)
+{
+	g_autoptr(GHashTable) ends = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	guint n;
+	const PlSample *s = pl_profile_get_samples(p, &n);
+	for (guint i = 0; i < n; i++) {
+		PlStackFrame fr = { 0 };
+		if (s[i].stack == PL_NO_ID || !outermost_user(p, s[i].stack, &fr))
+			continue;
+		ThreadEnd *e = g_hash_table_lookup(ends, GUINT_TO_POINTER(s[i].tid));
+		if (!e) {
+			e = g_new0(ThreadEnd, 1);
+			e->pc = fr.pc;
+			e->func = fr.is_return ? top_function(p, fr.node) : PL_NO_ID;
+			e->one = fr.is_return;
+			g_hash_table_insert(ends, GUINT_TO_POINTER(s[i].tid), e);
+		}
+		e->one &= fr.pc == e->pc;
+		e->n++;
+	}
+	GHashTable *by_module = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+	*threads = 0;
+	GHashTableIter it;
+	gpointer key, val;
+	g_hash_table_iter_init(&it, ends);
+	while (g_hash_table_iter_next(&it, &key, &val)) {
+		const ThreadEnd *e = val;
+		const PlThread *t = pl_profile_lookup_thread(p, GPOINTER_TO_UINT(key));
+		if (!e->one || e->n < THREAD_START_MIN || e->func == PL_NO_ID || !t ||
+		    t->tid == t->pid)
+			continue;
+		const PlFunction *f = pl_profile_get_function(p, e->func);
+		/* a start known by name was counted rooted already */
+		if (!is_libc(f->module) ||
+		    pl_unwind_is_root_name(pl_profile_get_function_label(p, e->func)))
+			continue;
+		guint64 *c = g_hash_table_lookup(by_module, f->module);
+		if (!c) {
+			c = g_new0(guint64, 1);
+			g_hash_table_insert(by_module, (gpointer)f->module, c);
+		}
+		*c += e->n;
+		(*threads)++;
+	}
+	return by_module;
+}
+
 static void rule_unwound(PlProfile *p, GPtrArray *out)
 {
 	const PlProfileStats *st = pl_profile_get_stats(p);
 	if (!st->unwind_user_samples)
 		return;
-	double share = pl_profile_get_unwound_share(p);
-	if (share >= UNWOUND_SHARE)
+	if (pl_profile_get_unwound_share(p) >= UNWOUND_SHARE)
 		return;
+	guint nthreads;
+	g_autoptr(GHashTable) starts = thread_starts(p, &nthreads);
 	g_autoptr(GArray) rows = pl_profile_dup_unwind_stops(p);
+	guint64 started = 0;
 	for (guint i = 0; i < rows->len; i++) {
 		const PlUnwindModule *r = &g_array_index(rows, PlUnwindModule, i);
-		double m = pl_percent(r->stopped, st->unwind_user_samples);
-		if (m < UNWOUND_MODULE || r->stopped < UNWOUND_MIN)
+		const guint64 *c = g_hash_table_lookup(starts, r->module);
+		started += c ? MIN(*c, r->stopped) : 0;
+	}
+	guint64 rooted = MIN(st->unwind_rooted + started, st->unwind_user_samples);
+	double share = pl_percent(rooted, st->unwind_user_samples);
+	if (share >= UNWOUND_SHARE)
+		return;
+	for (guint i = 0; i < rows->len; i++) {
+		const PlUnwindModule *r = &g_array_index(rows, PlUnwindModule, i);
+		const guint64 *c = g_hash_table_lookup(starts, r->module);
+		guint64 stopped = r->stopped - (c ? MIN(*c, r->stopped) : 0);
+		double m = pl_percent(stopped, st->unwind_user_samples);
+		if (m < UNWOUND_MODULE || stopped < UNWOUND_MIN)
 			continue;
 		char *what = g_strdup_printf(
 			"%.2f%% of stacks are unwound to their start; %" G_GUINT64_FORMAT
 			" (%.2f%%) of the %" G_GUINT64_FORMAT " with user frames stop short in %s",
-			share, r->stopped, m, st->unwind_user_samples, r->module);
-		char *detail = g_strdup_printf("reason: %s", pl_unwind_stop_describe(r->main_stop));
-		add(out, "unwound", m, what, detail,
+			share, stopped, m, st->unwind_user_samples, r->module);
+		GString *d = g_string_new(NULL);
+		g_string_append_printf(d, "reason: %s", pl_unwind_stop_describe(r->main_stop));
+		if (c && *c)
+			g_string_append_printf(d, "\nnot counted: %" G_GUINT64_FORMAT " stacks of %u "
+					       "thread%s that each end at one return address in %s, "
+					       "their thread's start",
+					       MIN(*c, r->stopped), nthreads, nthreads == 1 ? "" : "s",
+					       r->module);
+		add(out, "unwound", m, what, g_string_free(d, FALSE),
 		    "report: Where stacks stop short, Symbol coverage");
 	}
 }
@@ -322,7 +443,9 @@ static const PlFindingRule rules[] = {
 	  rule_off_cpu },
 	{ "unwound", "stacks unwound below 99 % in a module",
 	  "less than 99 % of the samples with user frames reach their program's or thread's "
-	  "start, for each module where at least 1 % of them (and at least 20) stop short",
+	  "start, for each module where at least 1 % of them (and at least 20) stop short; the "
+	  "stacks of a thread (not a main thread) that all end at one libc return address, "
+	  "at least 10, have reached that thread's start and are not counted",
 	  rule_unwound },
 };
 

@@ -13,6 +13,11 @@
 #             logging its own time in pthread_mutex_lock
 #   unwound   burn-nofp with frame-pointer stacks: stacks stop in burn-nofp;
 #             --fail-if 'unwound<99%' states the same share
+#             and a thread's start in a libc without names (the lock
+#             program read with an empty --sysroot: libc's start_thread is
+#             then a bare return address, as Debian armhf's stripped one):
+#             the thread's stacks, as many as its samples in the Threads
+#             table, are not counted short; the main thread's still are
 #   quiet     sleep 1 raises nothing; nor do the lock program's threads
 #             (they block: no cpu-hog) and its stacks (frame pointers all
 #             the way: no unwound), nor burn's sleeper (no cpu-hog)
@@ -25,7 +30,7 @@ LOCK_SRC=${PL_TOP:-.}/viewer/tests/findings-lock.c
 TMP=$(mktemp -d /tmp/plv-findings-XXXXXX)
 BG=
 trap '[ -n "$BG" ] && kill $BG 2>/dev/null; pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="quiet_sleep fail_on_unknown lost_ring lock_waits cpu_hog unwound_module"
+ALL="quiet_sleep fail_on_unknown lost_ring lock_waits cpu_hog unwound_module unwound_thread_start"
 pl_plan $ALL
 all_fail() { for n in $ALL; do fail "$n" "$1"; done; exit 1; }
 for x in "$PERFLENS" "$AGENT" "$BURN" "$NOFP"; do [ -x "$x" ] || all_fail "$x not built (make)"; done
@@ -150,3 +155,20 @@ if [ $rc = 1 ] && [ $grc = 1 ] && [ -n "$share" ] &&
    ! grep -q '^  \[unwound\]' "$TMP/lock.txt"; then
 	ok unwound_module; echo "# $(grep '^  \[unwound\]' "$TMP/nofp.txt" | head -1)"
 else fail unwound_module "exit $rc/$grc, gate share '$share': $(grep '^  \[unwound\]' "$TMP/nofp.txt" "$TMP/lock.txt" | head -2 | tr '\n' ' ')"; fi
+
+# ─── unwound: a thread's start in a libc without names ─────────────────
+if [ ! -f "$TMP/lock.plens" ]; then fail unwound_thread_start "no lock recording (see lock_waits)"
+else
+	mkdir -p "$TMP/empty"
+	sym=(--sysroot "$TMP/empty" --binary "$TMP/findings-lock")
+	"$PERFLENS" report --findings "${sym[@]}" "$TMP/lock.plens" >"$TMP/ts.txt" 2>&1
+	"$PERFLENS" report --top 0 "${sym[@]}" "$TMP/lock.plens" >"$TMP/ts-full.txt" 2>&1
+	locker=$(awk '/^Threads/ {on=1} on && $3 == "locker" {print $4; exit}' "$TMP/ts-full.txt")
+	libc=$(awk '/^Where stacks stop short/ {on=1} on && $3 == "libc.so.6:" {print $2; exit}' "$TMP/ts-full.txt")
+	skipped=$(sed -n 's/^ *not counted: \([0-9]*\) stacks of 1 thread that each end at one return address in libc.so.6.*/\1/p' "$TMP/ts.txt")
+	short=$(sed -n 's/^  \[unwound\] .* \([0-9]*\) ([0-9.]*%) of the [0-9]* with user frames stop short in libc.so.6$/\1/p' "$TMP/ts.txt")
+	if [ -n "$locker" ] && [ "$locker" -ge 10 ] && [ "$skipped" = "$locker" ] && [ -n "$libc" ] &&
+	   [ "$short" = $((libc - locker)) ]; then
+		ok unwound_thread_start; echo "# locker's $locker stacks counted as started; $short of the main thread's stay short in libc.so.6"
+	else fail unwound_thread_start "locker samples '$locker', not counted '$skipped', libc short '$libc', finding '$short'"; fi
+fi
