@@ -275,6 +275,67 @@ static void rule_off_cpu(PlProfile *p, GPtrArray *out)
 	    "report: Off-CPU and Switches (--event of the switches for their stacks)");
 }
 
+/* ─── runqueue: threads kept waiting for a CPU ─────────────────────── */
+
+#define RQ_P99_NS 5000000 /* the 99th percentile of runqueue waits at least 5 ms… */
+#define RQ_SHARE 10.0      /* …and waiting at least 10 % of the threads' time… */
+#define RQ_MIN 20          /* …over at least 20 preemptions */
+#define RQ_LIST 5          /* threads listed, worst first */
+
+typedef struct {
+	const PlThread *t;
+	PlSwitchStats s;
+} RqRow;
+
+static int cmp_rq(gconstpointer a, gconstpointer b)
+{
+	const RqRow *x = a, *y = b;
+	return x->s.preempted_ns < y->s.preempted_ns ? 1 : x->s.preempted_ns > y->s.preempted_ns ? -1 : 0;
+}
+
+static void rule_runqueue(PlProfile *p, GPtrArray *out)
+{
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	if (!st->switches)
+		return;
+	PlSwitchStats all;
+	pl_profile_switch_stats(p, 0, 0, 0, &all);
+	guint64 lifetime = 0;
+	g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(RqRow));
+	GPtrArray *threads = pl_profile_get_threads(p);
+	for (guint i = 0; i < threads->len; i++) {
+		RqRow r = { .t = threads->pdata[i] };
+		lifetime += r.t->on_cpu_ns + r.t->off_cpu_ns;
+		pl_profile_switch_stats(p, r.t->tid, 0, 0, &r.s);
+		if (r.s.preempted)
+			g_array_append_val(rows, r);
+	}
+	double share = pl_percent(all.preempted_ns, lifetime);
+	if (all.preempted < RQ_MIN || all.rq_p99 < RQ_P99_NS || share < RQ_SHARE)
+		return;
+	g_array_sort(rows, cmp_rq);
+	GString *d = g_string_new(NULL);
+	for (guint i = 0; i < rows->len && i < RQ_LIST; i++) {
+		const RqRow *r = &g_array_index(rows, RqRow, i);
+		g_string_append_printf(d, "%sthread %u %s: waited %.1f ms over %" G_GUINT64_FORMAT
+				       " preemptions, mean %.3f ms, p99 %.3f ms, max %.3f ms",
+				       i ? "\n" : "", r->t->tid, tname(r->t), r->s.preempted_ns / 1e6,
+				       r->s.preempted, r->s.preempted_ns / 1e6 / (double)r->s.preempted,
+				       r->s.rq_p99 / 1e6, r->s.rq_max / 1e6);
+	}
+	if (rows->len > RQ_LIST)
+		g_string_append_printf(d, "\n… %u more threads (report: Switches)", rows->len - RQ_LIST);
+	g_string_append(d, "\nmore runnable threads than CPUs: fewer threads, priorities, or "
+			   "CPU affinity (another program may be the one taking the CPUs)");
+	char *what = g_strdup_printf(
+		"threads waited %.1f ms for a CPU after %" G_GUINT64_FORMAT " preemptions "
+		"(%.1f%% of their %.1f ms); runqueue latency p50 %.3f ms, p99 %.3f ms, max %.3f ms",
+		all.preempted_ns / 1e6, all.preempted, share, lifetime / 1e6, all.rq_p50 / 1e6,
+		all.rq_p99 / 1e6, all.rq_max / 1e6);
+	add(out, "runqueue", all.rq_p99 / 1e6, what, g_string_free(d, FALSE),
+	    "report: Switches (runqueue latency per thread)");
+}
+
 /* ─── unwound: stacks that stop short in a module ───────────────────── */
 
 #define UNWOUND_SHARE 99.0  /* fires below this share of rooted stacks… */
@@ -441,6 +502,10 @@ static const PlFindingRule rules[] = {
 	  "lock waits (futex), I/O and preemption together are at least 10 % of the threads' "
 	  "time and at least 50 ms (sleep alone never fires: the program asked for it)",
 	  rule_off_cpu },
+	{ "runqueue", "runqueue latency storms: runnable threads kept waiting for a CPU",
+	  "at least 20 preemptions, the 99th percentile of the waits from a preemption to "
+	  "running again at least 5 ms, and those waits at least 10 % of the threads' time",
+	  rule_runqueue },
 	{ "unwound", "stacks unwound below 99 % in a module",
 	  "less than 99 % of the samples with user frames reach their program's or thread's "
 	  "start, for each module where at least 1 % of them (and at least 20) stop short; the "

@@ -9,6 +9,7 @@
 #   cpu-hog   burn attached with --pid: /proc/PID/task/TID/schedstat
 #             (on-CPU ns) and status (voluntary_ctxt_switches) read before
 #             and after the recording
+#   runqueue  the same burn, pinned to one CPU: /proc's run_delay
 #   off-cpu   findings-lock.c (built here): two threads on one mutex, each
 #             logging its own time in pthread_mutex_lock
 #   unwound   burn-nofp with frame-pointer stacks: stacks stop in burn-nofp;
@@ -30,25 +31,25 @@ LOCK_SRC=${PL_TOP:-.}/viewer/tests/findings-lock.c
 TMP=$(mktemp -d /tmp/plv-findings-XXXXXX)
 BG=
 trap '[ -n "$BG" ] && kill $BG 2>/dev/null; pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="quiet_sleep fail_on_unknown lost_ring lock_waits cpu_hog unwound_module unwound_thread_start"
+ALL="quiet_sleep fail_on_unknown lost_ring lock_waits cpu_hog runqueue_storm unwound_module unwound_thread_start"
 pl_plan $ALL
 all_fail() { for n in $ALL; do fail "$n" "$1"; done; exit 1; }
 for x in "$PERFLENS" "$AGENT" "$BURN" "$NOFP"; do [ -x "$x" ] || all_fail "$x not built (make)"; done
-for x in cc python3; do command -v $x >/dev/null || all_fail "$x missing (ci/deps.sh)"; done
+for x in cc python3 taskset; do command -v $x >/dev/null || all_fail "$x missing (ci/deps.sh)"; done
 
 # ─── a quiet program: no finding at all ────────────────────────────────
 if ! "$AGENT" --output "$TMP/sleep.plens" -- sleep 1 >"$TMP/sleep.log" 2>&1; then
 	if why=$(pl_perf_refused); then for n in $ALL; do skip "$n" "$why"; done; exit 0; fi
 	all_fail "the kernel allows perf, but the agent cannot record: $(tail -1 "$TMP/sleep.log")"
 fi
-"$PERFLENS" report --findings --fail-on lost,cpu-hog,off-cpu,unwound "$TMP/sleep.plens" \
+"$PERFLENS" report --findings --fail-on lost,cpu-hog,off-cpu,runqueue,unwound "$TMP/sleep.plens" \
 	>"$TMP/sleep.txt" 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q '^  nothing unusual$' "$TMP/sleep.txt" && ! grep -q '^  \[' "$TMP/sleep.txt"; then
 	ok quiet_sleep
 else fail quiet_sleep "exit $rc: $(grep '^  \[' "$TMP/sleep.txt" | head -2 | tr '\n' ' ')"; fi
 
 "$PERFLENS" report --findings --fail-on 'lost,no-such-rule' "$TMP/sleep.plens" >"$TMP/unk.txt" 2>&1; rc=$?
-if [ $rc = 2 ] && grep -q "no rule named 'no-such-rule'; the rules are: lost, cpu-hog, off-cpu, unwound" "$TMP/unk.txt"; then
+if [ $rc = 2 ] && grep -q "no rule named 'no-such-rule'; the rules are: lost, cpu-hog, off-cpu, runqueue, unwound" "$TMP/unk.txt"; then
 	ok fail_on_unknown
 else fail fail_on_unknown "exit $rc: $(head -c 200 "$TMP/unk.txt")"; fi
 
@@ -82,10 +83,13 @@ else
 fi
 
 # ─── cpu-hog: burn attached, /proc before and after ────────────────────
-"$BURN" 5 2 >"$TMP/burn.out" 2>&1 &
+# eight workers and the main thread on one CPU: each always runnable, each
+# waiting for the others (the runqueue rule's program too)
+taskset -c 0 "$BURN" 15 8 >"$TMP/burn.out" 2>&1 &
 BG=$!
 sleep 0.5
-# TID comm on-CPU-ns runqueue-ns voluntary-switches clock-ns, per thread
+# TID comm on-CPU-ns runqueue-ns timeslices voluntary-switches clock-ns,
+# per thread
 # (the clock read with its schedstat: the share held is over that span)
 snap() {
 	python3 - $BG <<'PY'
@@ -99,20 +103,20 @@ for t in sorted(os.listdir(base)):
         vol = [l.split()[1] for l in open('%s/%s/status' % (base, t)) if l.startswith('voluntary_ctxt_switches')][0]
     except (OSError, IndexError):
         continue
-    print(t, comm, st[0], st[1], vol, now)
+    print(t, comm, st[0], st[1], st[2], vol, now)
 PY
 }
 snap >"$TMP/proc0"
 "$AGENT" --output "$TMP/hog.plens" --pid $BG --duration 2 >"$TMP/hog.log" 2>&1
 snap >"$TMP/proc1"
-wait $BG; BG=
+kill $BG 2>/dev/null; wait $BG 2>/dev/null; BG=
 "$PERFLENS" report --findings --fail-on cpu-hog "$TMP/hog.plens" >"$TMP/hog.txt" 2>&1; rc=$?
 # /proc's window holds the recording (and the agent's start and stop): a
 # hog there is on-CPU or waiting in the runqueue nearly all of the wall
 # time, never blocked much; the report's on-CPU time cannot exceed /proc's
 r=$(python3 - "$TMP/proc0" "$TMP/proc1" "$TMP/hog.txt" <<'PY'
 import sys, re
-rows = lambda f: {l.split()[0]: l.split() for l in open(f) if len(l.split()) == 6}
+rows = lambda f: {l.split()[0]: l.split() for l in open(f) if len(l.split()) == 7}
 p0, p1 = rows(sys.argv[1]), rows(sys.argv[2])
 hogs = {}
 for l in open(sys.argv[3]):
@@ -124,8 +128,8 @@ for tid, a in p0.items():
     if not b: continue
     name = a[1]
     oncpu, rq = (int(b[2]) - int(a[2])) / 1e6, (int(b[3]) - int(a[3])) / 1e6
-    vol = int(b[4]) - int(a[4])
-    wall = (int(b[5]) - int(a[5])) / 1e6
+    vol = int(b[5]) - int(a[5])
+    wall = (int(b[6]) - int(a[6])) / 1e6
     held = 100.0 * (oncpu + rq) / wall
     h = hogs.get(tid)
     if name.startswith('burn-') or name == 'sleeper':
@@ -138,12 +142,49 @@ for tid, a in p0.items():
         if want and int(h[7]) > vol: bad.append('%s blocked %s times, /proc %d' % (name, h[7], vol))
         notes.append('%s %s %.1f%% (report %s ms on-CPU, /proc %.1f ms on-CPU + %.1f ms runqueue of %.0f ms, %d blocks)' % (name, 'hog' if h else 'calm', held, h[4] if h else '-', oncpu, rq, wall, vol))
 if not any(v[1] == 'sleeper' for v in p0.values()): bad.append('no sleeper thread in /proc')
+if not any(n.startswith('burn-') for n in notes): bad.append('no burn-N thread in both /proc snapshots')
 print('BAD ' + '; '.join(bad) if bad else 'OK ' + '; '.join(notes))
 PY
 )
 if [ $rc = 1 ] && [ "${r%% *}" = OK ] && grep -q '^perflens: --fail-on cpu-hog: thread [0-9]* burn-1 held' "$TMP/hog.txt"; then
 	ok cpu_hog; echo "# on-CPU report/proc: ${r#OK }"
 else fail cpu_hog "exit $rc: ${r#* }"; fi
+
+# ─── runqueue: the same recording, against /proc's run_delay ───────────
+# the report's wait of each burn-N thread (from its preemptions) cannot
+# exceed /proc's (whose window holds the recording) and /proc must show it
+# waited at least 10 % of the time; the lock program (it blocks) and sleep
+# raise no runqueue finding
+"$PERFLENS" report --findings --fail-on runqueue "$TMP/hog.plens" >"$TMP/rq.txt" 2>&1; rc=$?
+r=$(python3 - "$TMP/proc0" "$TMP/proc1" "$TMP/rq.txt" <<'PY'
+import sys, re
+rows = lambda f: {l.split()[0]: l.split() for l in open(f) if len(l.split()) == 7}
+p0, p1 = rows(sys.argv[1]), rows(sys.argv[2])
+rep = {}
+for l in open(sys.argv[3]):
+    m = re.match(r'\s+thread (\d+) (\S+): waited ([\d.]+) ms over (\d+) preemptions, mean ([\d.]+) ms', l)
+    if m: rep[m.group(1)] = m.groups()
+bad, notes = [], []
+for tid, a in p0.items():
+    b = p1.get(tid)
+    if not b or not a[1].startswith('burn-') or tid not in rep: continue
+    rq, slices, wall = (int(b[3]) - int(a[3])) / 1e6, int(b[4]) - int(a[4]), (int(b[6]) - int(a[6])) / 1e6
+    got = float(rep[tid][2])
+    if got > rq * 1.02 + 10: bad.append('%s waited %.1f ms, /proc %.1f ms' % (a[1], got, rq))
+    if rq < 0.1 * wall: bad.append('%s: /proc says it waited only %.1f of %.0f ms' % (a[1], rq, wall))
+    # the mean wait per preemption is /proc's mean wait per timeslice
+    # (a thread that never blocks runs again only after a wait)
+    mean, pmean = float(rep[tid][4]), rq / max(slices, 1)
+    if abs(mean - pmean) > 0.2 * pmean + 1: bad.append('%s mean wait %.3f ms, /proc %.3f ms' % (a[1], mean, pmean))
+    notes.append('%s %.1f/%.1f ms (mean %s/%.3f ms)' % (a[1], got, rq, rep[tid][4], rq / max(slices, 1)))
+if not notes: bad.append('no burn-N thread listed')
+print('BAD ' + '; '.join(bad) if bad else 'OK ' + '; '.join(notes))
+PY
+)
+if [ $rc = 1 ] && [ "${r%% *}" = OK ] && grep -q '^perflens: --fail-on runqueue: threads waited' "$TMP/rq.txt" &&
+   ! grep -q '^  \[runqueue\]' "$TMP/lock.txt" "$TMP/sleep.txt"; then
+	ok runqueue_storm; echo "# waited report/proc: ${r#OK }"
+else fail runqueue_storm "exit $rc: ${r#* } $(grep '^  \[runqueue\]' "$TMP/lock.txt" "$TMP/sleep.txt" | head -1)"; fi
 
 # ─── unwound: frame-pointer stacks through a binary without them ───────
 "$AGENT" --output "$TMP/nofp.plens" --callgraph fp -- "$NOFP" 1 1 >"$TMP/nofp.log" 2>&1
@@ -163,7 +204,13 @@ else
 	sym=(--sysroot "$TMP/empty" --binary "$TMP/findings-lock")
 	"$PERFLENS" report --findings "${sym[@]}" "$TMP/lock.plens" >"$TMP/ts.txt" 2>&1
 	"$PERFLENS" report --top 0 "${sym[@]}" "$TMP/lock.plens" >"$TMP/ts-full.txt" 2>&1
-	locker=$(awk '/^Threads/ {on=1} on && $3 == "locker" {print $4; exit}' "$TMP/ts-full.txt")
+	# the locker's samples of every event (the Threads table shows one)
+	locker=0
+	for ev in $(sed -n 's/^  samples by event://p' "$TMP/ts-full.txt" | awk '{for (i = 1; i < NF; i += 2) print $i}'); do
+		"$PERFLENS" report --top 0 --event "$ev" "${sym[@]}" "$TMP/lock.plens" >"$TMP/ts-ev.txt" 2>&1
+		n=$(awk '/^Threads/ {on=1} on && $3 == "locker" {print $4; exit}' "$TMP/ts-ev.txt")
+		locker=$((locker + ${n:-0}))
+	done
 	libc=$(awk '/^Where stacks stop short/ {on=1} on && $3 == "libc.so.6:" {print $2; exit}' "$TMP/ts-full.txt")
 	skipped=$(sed -n 's/^ *not counted: \([0-9]*\) stacks of 1 thread that each end at one return address in libc.so.6.*/\1/p' "$TMP/ts.txt")
 	short=$(sed -n 's/^  \[unwound\] .* \([0-9]*\) ([0-9.]*%) of the [0-9]* with user frames stop short in libc.so.6$/\1/p' "$TMP/ts.txt")
