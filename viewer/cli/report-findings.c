@@ -45,6 +45,8 @@ static void print_one(const PlFinding *f)
 
 int pl_report_findings(PlProfile *p, gboolean print, GPtrArray *fail_on)
 {
+	if (!print && (!fail_on || !fail_on->len))
+		return PL_EXIT_OK;
 	g_autoptr(GPtrArray) fs = pl_findings_run(p);
 	if (print) {
 		guint n;

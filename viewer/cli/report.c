@@ -658,8 +658,9 @@ int pl_cli_report(int argc, char **argv)
 		  NULL },
 		{ "findings", 0, 0, G_OPTION_ARG_NONE, &a.findings,
 		  "Only the findings: what the rules see as unusual (lost samples, a thread "
-		  "that held a CPU, off-CPU time by reason, stacks that stop short), with "
-		  "the numbers and the section that shows it (docs/cli.md, \"Findings\")",
+		  "that held a CPU, off-CPU time by reason, runqueue latency, stacks that "
+		  "stop short), with the numbers and the section that shows it, over the "
+		  "whole recording (docs/cli.md, \"Findings\")",
 		  NULL },
 		{ "fail-on", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.fail_on,
 		  "Exit 1 when one of these findings rules fires (said on stderr; "
@@ -756,7 +757,7 @@ int pl_cli_report(int argc, char **argv)
 			pl_report_print_tracepoints(p);
 		if (a.syscalls)
 			pl_report_print_syscalls(p, a.top > 0 ? (guint)a.top : 10);
-		rc = PL_EXIT_OK;
+		rc = pl_report_findings(p, FALSE, fail_on);
 		goto out;
 	}
 	guint32 event;

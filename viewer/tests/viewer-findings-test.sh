@@ -31,7 +31,7 @@ LOCK_SRC=${PL_TOP:-.}/viewer/tests/findings-lock.c
 TMP=$(mktemp -d /tmp/plv-findings-XXXXXX)
 BG=
 trap '[ -n "$BG" ] && kill $BG 2>/dev/null; pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="quiet_sleep fail_on_unknown lost_ring lock_waits cpu_hog runqueue_storm unwound_module unwound_thread_start"
+ALL="quiet_sleep fail_on_unknown fail_on_full_report lost_ring lock_waits cpu_hog runqueue_storm unwound_module unwound_thread_start"
 pl_plan $ALL
 all_fail() { for n in $ALL; do fail "$n" "$1"; done; exit 1; }
 for x in "$PERFLENS" "$AGENT" "$BURN" "$NOFP"; do [ -x "$x" ] || all_fail "$x not built (make)"; done
@@ -64,6 +64,14 @@ if [ $rc = 1 ] && [ -n "$q" ] && [ "$q" -gt 0 ] && [ "$f" = "$q" ] &&
    grep -q "^perflens: --fail-on lost: $q records lost" "$TMP/lost.txt"; then
 	ok lost_ring; echo "# $q records lost (Quality: LOST $q)"
 else fail lost_ring "exit $rc, finding '$f', Quality LOST '$q'"; fi
+
+# --fail-on without --findings: the whole report, then the gate
+"$PERFLENS" report --top 3 --fail-on lost "$TMP/lost.plens" >"$TMP/lost-gate.txt" 2>&1; rc=$?
+"$PERFLENS" report --top 3 --fail-on cpu-hog,off-cpu "$TMP/sleep.plens" >"$TMP/sleep-gate.txt" 2>&1; src=$?
+if [ $rc = 1 ] && grep -q '^Quality:' "$TMP/lost-gate.txt" && grep -q "^perflens: --fail-on lost: $q records lost" "$TMP/lost-gate.txt" &&
+   [ $src = 0 ] && grep -q '^Quality:' "$TMP/sleep-gate.txt" && ! grep -q 'fail-on' "$TMP/sleep-gate.txt"; then
+	ok fail_on_full_report
+else fail fail_on_full_report "exit $rc (lost) / $src (sleep): $(grep fail-on "$TMP/lost-gate.txt" "$TMP/sleep-gate.txt" | head -2 | tr '\n' ' ')"; fi
 
 # ─── off-cpu: lock waits against the program's own log ─────────────────
 if ! cc -O2 -g -fno-omit-frame-pointer -pthread -o "$TMP/findings-lock" "$LOCK_SRC" 2>"$TMP/cc.err"; then
