@@ -336,6 +336,49 @@ static void rule_runqueue(PlProfile *p, GPtrArray *out)
 	    "report: Switches (runqueue latency per thread)");
 }
 
+/* ─── page-faults: a page-fault storm ──────────────────────────────── */
+
+#define PF_MIN 20000      /* at least 20,000 page faults… */
+#define PF_RATE 50000.0   /* …and at least 50,000 per second of CPU time (task-clock) */
+
+/* A counter's last value by event name, scaled for multiplexing as perf
+ * stat does; FALSE when the recording has no such counter. */
+static gboolean counter_value(PlProfile *p, const char *name, double *v)
+{
+	g_autoptr(GArray) evs = pl_profile_dup_counter_events(p);
+	for (guint i = 0; i < evs->len; i++) {
+		guint32 e = g_array_index(evs, guint32, i);
+		const PlEvent *ev = pl_profile_lookup_event(p, e);
+		GArray *pts = pl_profile_get_counter(p, e);
+		if (!ev || strcmp(ev->name, name) || !pts || !pts->len)
+			continue;
+		const PlCounterPoint *last = &g_array_index(pts, PlCounterPoint, pts->len - 1);
+		*v = (double)last->value;
+		if (last->running_ns && last->enabled_ns > last->running_ns)
+			*v = *v * last->enabled_ns / last->running_ns;
+		return TRUE;
+	}
+	return FALSE;
+}
+
+static void rule_page_faults(PlProfile *p, GPtrArray *out)
+{
+	double faults, cpu_ns;
+	if (!counter_value(p, "page-faults", &faults) || !counter_value(p, "task-clock", &cpu_ns) ||
+	    cpu_ns <= 0)
+		return;
+	double rate = faults / (cpu_ns / 1e9);
+	if (faults < PF_MIN || rate < PF_RATE)
+		return;
+	char *what = g_strdup_printf("%.0f page faults in %.1f ms of CPU time: %.0f per CPU second",
+				     faults, cpu_ns / 1e6, rate);
+	char *detail = g_strdup("memory touched for the first time (or again after being given "
+				"back) faults page by page: reuse buffers instead of allocating "
+				"anew, prefault (MAP_POPULATE, memset once), or use huge pages; "
+				"record with --event page-faults for the stacks that fault");
+	add(out, "page-faults", rate, what, detail, "report: Counters (page-faults, task-clock)");
+}
+
 /* ─── unwound: stacks that stop short in a module ───────────────────── */
 
 #define UNWOUND_SHARE 99.0  /* fires below this share of rooted stacks… */
@@ -506,6 +549,10 @@ static const PlFindingRule rules[] = {
 	  "at least 20 preemptions, the 99th percentile of the waits from a preemption to "
 	  "running again at least 5 ms, and those waits at least 10 % of the threads' time",
 	  rule_runqueue },
+	{ "page-faults", "a page-fault storm",
+	  "the page-faults counter is at least 20,000 and at least 50,000 per second of the "
+	  "task-clock counter's CPU time (recordings with counters)",
+	  rule_page_faults },
 	{ "unwound", "stacks unwound below 99 % in a module",
 	  "less than 99 % of the samples with user frames reach their program's or thread's "
 	  "start, for each module where at least 1 % of them (and at least 20) stop short; the "

@@ -10,6 +10,8 @@
 #             (on-CPU ns) and status (voluntary_ctxt_switches) read before
 #             and after the recording
 #   runqueue  the same burn, pinned to one CPU: /proc's run_delay
+#   page-faults  python3 allocating 64 MiB buffers in a loop, under
+#             /usr/bin/time: its minor + major fault counts
 #   off-cpu   findings-lock.c (built here): two threads on one mutex, each
 #             logging its own time in pthread_mutex_lock
 #   unwound   burn-nofp with frame-pointer stacks: stacks stop in burn-nofp;
@@ -31,25 +33,25 @@ LOCK_SRC=${PL_TOP:-.}/viewer/tests/findings-lock.c
 TMP=$(mktemp -d /tmp/plv-findings-XXXXXX)
 BG=
 trap '[ -n "$BG" ] && kill $BG 2>/dev/null; pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="quiet_sleep fail_on_unknown fail_on_full_report lost_ring lock_waits cpu_hog runqueue_storm unwound_module unwound_thread_start"
+ALL="quiet_sleep fail_on_unknown fail_on_full_report lost_ring lock_waits cpu_hog runqueue_storm page_fault_storm unwound_module unwound_thread_start"
 pl_plan $ALL
 all_fail() { for n in $ALL; do fail "$n" "$1"; done; exit 1; }
 for x in "$PERFLENS" "$AGENT" "$BURN" "$NOFP"; do [ -x "$x" ] || all_fail "$x not built (make)"; done
-for x in cc python3 taskset; do command -v $x >/dev/null || all_fail "$x missing (ci/deps.sh)"; done
+for x in cc python3 taskset /usr/bin/time; do command -v $x >/dev/null || all_fail "$x missing (ci/deps.sh)"; done
 
 # ─── a quiet program: no finding at all ────────────────────────────────
 if ! "$AGENT" --output "$TMP/sleep.plens" -- sleep 1 >"$TMP/sleep.log" 2>&1; then
 	if why=$(pl_perf_refused); then for n in $ALL; do skip "$n" "$why"; done; exit 0; fi
 	all_fail "the kernel allows perf, but the agent cannot record: $(tail -1 "$TMP/sleep.log")"
 fi
-"$PERFLENS" report --findings --fail-on lost,cpu-hog,off-cpu,runqueue,unwound "$TMP/sleep.plens" \
+"$PERFLENS" report --findings --fail-on lost,cpu-hog,off-cpu,runqueue,page-faults,unwound "$TMP/sleep.plens" \
 	>"$TMP/sleep.txt" 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q '^  nothing unusual$' "$TMP/sleep.txt" && ! grep -q '^  \[' "$TMP/sleep.txt"; then
 	ok quiet_sleep
 else fail quiet_sleep "exit $rc: $(grep '^  \[' "$TMP/sleep.txt" | head -2 | tr '\n' ' ')"; fi
 
 "$PERFLENS" report --findings --fail-on 'lost,no-such-rule' "$TMP/sleep.plens" >"$TMP/unk.txt" 2>&1; rc=$?
-if [ $rc = 2 ] && grep -q "no rule named 'no-such-rule'; the rules are: lost, cpu-hog, off-cpu, runqueue, unwound" "$TMP/unk.txt"; then
+if [ $rc = 2 ] && grep -q "no rule named 'no-such-rule'; the rules are: lost, cpu-hog, off-cpu, runqueue, page-faults, unwound" "$TMP/unk.txt"; then
 	ok fail_on_unknown
 else fail fail_on_unknown "exit $rc: $(head -c 200 "$TMP/unk.txt")"; fi
 
@@ -193,6 +195,23 @@ if [ $rc = 1 ] && [ "${r%% *}" = OK ] && grep -q '^perflens: --fail-on runqueue:
    ! grep -q '^  \[runqueue\]' "$TMP/lock.txt" "$TMP/sleep.txt"; then
 	ok runqueue_storm; echo "# waited report/proc: ${r#OK }"
 else fail runqueue_storm "exit $rc: ${r#* } $(grep '^  \[runqueue\]' "$TMP/lock.txt" "$TMP/sleep.txt" | head -1)"; fi
+
+# ─── page-faults: fresh memory in a loop, against /usr/bin/time ────────
+"$AGENT" --output "$TMP/pf.plens" -- /usr/bin/time -o "$TMP/pf.time" -f '%R %F' python3 -c '
+import time
+t = time.time()
+while time.time() - t < 1.5:
+    b = bytearray(64 << 20)
+' >"$TMP/pf.log" 2>&1
+"$PERFLENS" report --findings --fail-on page-faults "$TMP/pf.plens" >"$TMP/pf.txt" 2>&1; rc=$?
+want=$(awk 'NF == 2 {print $1 + $2}' "$TMP/pf.time")
+got=$(sed -n 's/^  \[page-faults\] \([0-9]*\) page faults in .*/\1/p' "$TMP/pf.txt")
+# the counter follows /usr/bin/time and its child; time counts the child
+if [ $rc = 1 ] && [ -n "$want" ] && [ -n "$got" ] &&
+   awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.02 * b + 500) }' &&
+   ! grep -q '^  \[page-faults\]' "$TMP/sleep.txt" "$TMP/lock.txt" "$TMP/hog.txt"; then
+	ok page_fault_storm; echo "# page faults: report $got, /usr/bin/time $want"
+else fail page_fault_storm "exit $rc, report '$got', /usr/bin/time '$want'"; fi
 
 # ─── unwound: frame-pointer stacks through a binary without them ───────
 "$AGENT" --output "$TMP/nofp.plens" --callgraph fp -- "$NOFP" 1 1 >"$TMP/nofp.log" 2>&1
