@@ -2,9 +2,10 @@
  *
  * Each rule reads what the recording already holds (LOST and THROTTLE
  * marks, the threads' on/off-CPU intervals, the context-switch samples'
- * stacks, the unwinding statistics) and appends a finding only past its
- * documented threshold.  Thresholds are chosen so that a calm program (a
- * sleep, a short burn on an idle machine) raises nothing. */
+ * stacks, the counters, the unwinding statistics) and appends a finding
+ * only past its documented threshold.  Thresholds are chosen so that a
+ * calm program (a sleep, a program that mostly blocks, a compute run under
+ * half a second) raises nothing. */
 #include "pl-findings.h"
 
 #include <string.h>
