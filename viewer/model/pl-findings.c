@@ -49,7 +49,12 @@ static void rule_lost(PlProfile *p, GPtrArray *out)
 	guint64 lost = 0;
 	for (guint i = 0; i < G_N_ELEMENTS(st->lost); i++)
 		lost += st->lost[i];
-	if (lost < LOST_MIN && st->throttled < LOST_MIN)
+	/* the agent's HEALTH reports count too: a recording cut from a
+	 * flight ring may have lost the LOST records themselves */
+	guint64 h_lost = st->have_health ? st->health.lost + st->health.dropped : 0;
+	guint64 h_throttled = st->have_health ? st->health.throttled : 0;
+	guint64 throttled = MAX(st->throttled, h_throttled);
+	if (lost < LOST_MIN && h_lost < LOST_MIN && throttled < LOST_MIN)
 		return;
 	/* when it happened: the first and last marks, relative to the start */
 	guint n;
@@ -72,14 +77,21 @@ static void rule_lost(PlProfile *p, GPtrArray *out)
 		g_string_append_printf(d, "%sbetween %.3f s and %.3f s after the start", d->len ? "\n" : "",
 				       (first - st->first_time) / 1e9,
 				       (MAX(last, first) - st->first_time) / 1e9);
+	if (h_lost > lost || h_throttled > st->throttled)
+		g_string_append_printf(d, "%sthe agent's last HEALTH report counted %" G_GUINT64_FORMAT
+				       " lost, %" G_GUINT64_FORMAT " dropped, %" G_GUINT64_FORMAT
+				       " throttled: more than the records here",
+				       d->len ? "\n" : "", st->health.lost, st->health.dropped,
+				       h_throttled);
+	lost = MAX(lost, h_lost);
 	g_string_append_printf(d, "%swhat to do: lower --frequency, raise --ring-pages, or "
 			       "record fewer events (a DWARF stack copy is the largest part of a sample)",
 			       d->len ? "\n" : "");
 	char *what = g_strdup_printf(
 		"%" G_GUINT64_FORMAT " records lost and %" G_GUINT64_FORMAT " throttle marks "
 		"beside %" G_GUINT64_FORMAT " samples kept: the profile misses part of the run",
-		lost, st->throttled, st->samples);
-	add(out, "lost", (double)lost + (double)st->throttled, what, g_string_free(d, FALSE),
+		lost, throttled, st->samples);
+	add(out, "lost", (double)lost + (double)throttled, what, g_string_free(d, FALSE),
 	    "report: Quality (LOST, throttled)");
 }
 
@@ -536,7 +548,7 @@ static void rule_unwound(PlProfile *p, GPtrArray *out)
 static const PlFindingRule rules[] = {
 	{ "lost", "samples lost or throttled",
 	  "any LOST record (kernel ring, lost samples, network backpressure, oversize, malformed) "
-	  "or any throttle mark",
+	  "or any throttle mark, or the agent's HEALTH reports counting either",
 	  rule_lost },
 	{ "cpu-hog", "a thread that held a CPU all the time",
 	  "a thread seen for at least 0.5 s through switch records was on-CPU or runnable "
