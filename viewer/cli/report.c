@@ -23,6 +23,8 @@ typedef struct {
 	gboolean lines;
 	gboolean invert;
 	gboolean markers, tracepoints, syscalls;
+	gboolean findings;
+	char **fail_on;
 	char **pairs;
 	char *function;
 	gdouble from, to;
@@ -654,6 +656,16 @@ int pl_cli_report(int argc, char **argv)
 		  "Only the slow system calls (--syscalls recordings): by call, by call site, "
 		  "a latency histogram and the slowest with their stacks (--top N of them)",
 		  NULL },
+		{ "findings", 0, 0, G_OPTION_ARG_NONE, &a.findings,
+		  "Only the findings: what the rules see as unusual (lost samples, a thread "
+		  "that held a CPU, off-CPU time by reason, runqueue latency, stacks that "
+		  "stop short), with the numbers and the section that shows it, over the "
+		  "whole recording (docs/cli.md, \"Findings\")",
+		  NULL },
+		{ "fail-on", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.fail_on,
+		  "Exit 1 when one of these findings rules fires (said on stderr; "
+		  "repeatable); an unknown rule is refused (exit 2, the rules listed)",
+		  "RULE[,RULE]" },
 		{ "function", 0, 0, G_OPTION_ARG_STRING, &a.function,
 		  "Also list callers and callees of this function ('NAME (FILE)' for one of "
 		  "several of that name)", "SYM" },
@@ -683,6 +695,7 @@ int pl_cli_report(int argc, char **argv)
 	g_autoptr(GArray) checks = g_array_new(FALSE, TRUE, sizeof(FailIf));
 	g_autoptr(PlAggregate) agg = NULL;
 	g_autoptr(PlFunctionNames) names = NULL;
+	g_autoptr(GPtrArray) fail_on = g_ptr_array_new_with_free_func(g_free);
 	PlCaptureInfo info;
 
 	if (!pl_cli_parse(ctx, &argc, &argv, "report"))
@@ -703,6 +716,8 @@ int pl_cli_report(int argc, char **argv)
 		goto out;
 	}
 	if (!fail_if_parse_all(a.fail_if, checks))
+		goto out;
+	if (!pl_report_findings_parse(a.fail_on, fail_on))
 		goto out;
 	if (a.pairs && !a.markers) {
 		pl_cli_fail("--pair adds intervals to --markers: add --markers (or drop --pair)");
@@ -728,6 +743,11 @@ int pl_cli_report(int argc, char **argv)
 	if (!p)
 		goto out;
 
+	if (a.findings) {
+		printf("%s\n", argv[1]);
+		rc = pl_report_findings(p, TRUE, fail_on);
+		goto out;
+	}
 	if (a.markers || a.tracepoints || a.syscalls) {
 		/* events, not samples: these sections stand alone */
 		printf("%s\n", argv[1]);
@@ -737,7 +757,7 @@ int pl_cli_report(int argc, char **argv)
 			pl_report_print_tracepoints(p);
 		if (a.syscalls)
 			pl_report_print_syscalls(p, a.top > 0 ? (guint)a.top : 10);
-		rc = PL_EXIT_OK;
+		rc = pl_report_findings(p, FALSE, fail_on);
 		goto out;
 	}
 	guint32 event;
@@ -787,6 +807,8 @@ int pl_cli_report(int argc, char **argv)
 	print_losses(p);
 
 	rc = fail_if_judge(p, checks, argv[1]);
+	if (fail_on->len && pl_report_findings(p, FALSE, fail_on) != PL_EXIT_OK)
+		rc = PL_EXIT_CHECK;
 out:
 	for (guint i = 0; i < checks->len; i++)
 		pl_gate_clear(&g_array_index(checks, FailIf, i).g);
@@ -798,6 +820,7 @@ out:
 	g_free(a.annotate);
 	g_free(a.source);
 	g_strfreev(a.fail_if);
+	g_strfreev(a.fail_on);
 	g_strfreev(a.pairs);
 	return rc;
 }

@@ -37,4 +37,11 @@ void pl_report_print_tracepoints(PlProfile *p);
 /* report-syscalls.c: the slow system calls; top: rows of the long lists */
 void pl_report_print_syscalls(PlProfile *p, guint top);
 
+/* report-findings.c: --fail-on RULE[,RULE] read into ids (new strings,
+ * the array frees them); FALSE (exit 2, the rules listed) for an unknown
+ * rule.  Then the findings over the whole recording: printed when print,
+ * and PL_EXIT_CHECK (each said on stderr) when a rule of fail_on fired. */
+gboolean pl_report_findings_parse(char **specs, GPtrArray *ids);
+int pl_report_findings(PlProfile *p, gboolean print, GPtrArray *fail_on);
+
 #endif

@@ -427,6 +427,9 @@ const char *pl_unwind_stop_describe(PlUnwindStop stop);
 /* The share (0..100) of samples with user frames whose stack is rooted;
  * 100 when there are none. */
 double pl_profile_get_unwound_share(PlProfile *self);
+/* Whether a function of this label begins stacks (a program's entry, main,
+ * a thread's start): a stack whose outermost frame is one is rooted. */
+gboolean pl_unwind_is_root_name(const char *label);
 
 /* The toolchain prefix the profile was opened with (gives PREFIXobjdump),
  * NULL for the host's tools. */

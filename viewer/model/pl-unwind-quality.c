@@ -29,6 +29,11 @@ static gboolean is_root(const char *label)
 	return FALSE;
 }
 
+gboolean pl_unwind_is_root_name(const char *label)
+{
+	return label && is_root(label);
+}
+
 #define UQ_UNKNOWN (PL_NO_ID - 1) /* no function id gets this large */
 
 /* The function of the outermost node above call-tree node `node`

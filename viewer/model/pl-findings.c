@@ -1,0 +1,605 @@
+/* pl-findings.c — the findings engine and its rules (pl-findings.h).
+ *
+ * Each rule reads what the recording already holds (LOST and THROTTLE
+ * marks, the threads' on/off-CPU intervals, the context-switch samples'
+ * stacks, the counters, the unwinding statistics) and appends a finding
+ * only past its documented threshold.  Thresholds are chosen so that a
+ * calm program (a sleep, a program that mostly blocks, a compute run under
+ * half a second) raises nothing. */
+#include "pl-findings.h"
+
+#include <string.h>
+
+#include "msg.h"
+#include "pl-percent.h"
+
+static void add(GPtrArray *out, const char *rule, double value, char *what, char *detail,
+		const char *where)
+{
+	PlFinding *f = g_new0(PlFinding, 1);
+	f->rule = rule;
+	f->what = what;
+	f->detail = detail;
+	f->where = g_strdup(where);
+	f->value = value;
+	g_ptr_array_add(out, f);
+}
+
+static void finding_free(gpointer data)
+{
+	PlFinding *f = data;
+	g_free(f->what);
+	g_free(f->detail);
+	g_free(f->where);
+	g_free(f);
+}
+
+static const char *tname(const PlThread *t)
+{
+	return t->name ? t->name : "?";
+}
+
+/* ─── lost: samples lost or throttled ───────────────────────────────── */
+
+#define LOST_MIN 1 /* any lost record or throttle mark: the profile is incomplete */
+
+static void rule_lost(PlProfile *p, GPtrArray *out)
+{
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	guint64 lost = 0;
+	for (guint i = 0; i < G_N_ELEMENTS(st->lost); i++)
+		lost += st->lost[i];
+	/* the agent's HEALTH reports count too: a recording cut from a
+	 * flight ring may have lost the LOST records themselves */
+	guint64 h_lost = st->have_health ? st->health.lost + st->health.dropped : 0;
+	guint64 h_throttled = st->have_health ? st->health.throttled : 0;
+	guint64 throttled = MAX(st->throttled, h_throttled);
+	if (lost < LOST_MIN && h_lost < LOST_MIN && throttled < LOST_MIN)
+		return;
+	/* when it happened: the first and last marks, relative to the start */
+	guint n;
+	const PlLossMark *m = pl_profile_get_loss_marks(p, &n);
+	guint64 first = G_MAXUINT64, last = 0;
+	for (guint i = 0; i < n; i++) {
+		first = MIN(first, m[i].time);
+		last = MAX(last, m[i].time);
+	}
+	GString *d = g_string_new(NULL);
+	if (lost)
+		g_string_append_printf(d, "lost by kind: kernel ring %" G_GUINT64_FORMAT
+				       ", samples %" G_GUINT64_FORMAT ", network backpressure %"
+				       G_GUINT64_FORMAT ", oversize %" G_GUINT64_FORMAT
+				       ", malformed %" G_GUINT64_FORMAT,
+				       st->lost[PL_LOST_RING], st->lost[PL_LOST_SAMPLES],
+				       st->lost[PL_LOST_BACKPRESSURE], st->lost[PL_LOST_OVERSIZE],
+				       st->lost[PL_LOST_MALFORMED]);
+	if (n && first >= st->first_time)
+		g_string_append_printf(d, "%sbetween %.3f s and %.3f s after the start", d->len ? "\n" : "",
+				       (first - st->first_time) / 1e9,
+				       (MAX(last, first) - st->first_time) / 1e9);
+	if (h_lost > lost || h_throttled > st->throttled)
+		g_string_append_printf(d, "%sthe agent's last HEALTH report counted %" G_GUINT64_FORMAT
+				       " lost, %" G_GUINT64_FORMAT " dropped, %" G_GUINT64_FORMAT
+				       " throttled: more than the records here",
+				       d->len ? "\n" : "", st->health.lost, st->health.dropped,
+				       h_throttled);
+	lost = MAX(lost, h_lost);
+	g_string_append_printf(d, "%swhat to do: lower --frequency, raise --ring-pages, or "
+			       "record fewer events (a DWARF stack copy is the largest part of a sample)",
+			       d->len ? "\n" : "");
+	char *what = g_strdup_printf(
+		"%" G_GUINT64_FORMAT " records lost and %" G_GUINT64_FORMAT " throttle marks "
+		"beside %" G_GUINT64_FORMAT " samples kept: the profile misses part of the run",
+		lost, throttled, st->samples);
+	add(out, "lost", (double)lost + (double)throttled, what, g_string_free(d, FALSE),
+	    "report: Quality (LOST, throttled)");
+}
+
+/* ─── cpu-hog: a thread that held a CPU all the time ────────────────── */
+
+#define HOG_SHARE 95.0       /* on-CPU or runnable for at least this share of its time */
+#define HOG_MIN_NS 500000000 /* over at least 0.5 s with switch records */
+
+static void rule_cpu_hog(PlProfile *p, GPtrArray *out)
+{
+	GPtrArray *threads = pl_profile_get_threads(p);
+	for (guint i = 0; i < threads->len; i++) {
+		const PlThread *t = threads->pdata[i];
+		guint64 seen = t->on_cpu_ns + t->off_cpu_ns;
+		if (seen < HOG_MIN_NS)
+			continue;
+		PlSwitchStats s;
+		pl_profile_switch_stats(p, t->tid, 0, 0, &s);
+		/* preempted time counts as wanting the CPU: on a busy machine
+		 * a spinning thread is runnable, never blocked */
+		double share = pl_percent(seen - MIN(seen, s.voluntary_ns), seen);
+		if (share < HOG_SHARE)
+			continue;
+		char *what = g_strdup_printf(
+			"thread %u %s held a CPU %.1f%% of its %.1f ms: on-CPU %.1f ms, "
+			"preempted %.1f ms, blocked only %.1f ms (%" G_GUINT64_FORMAT " times)",
+			t->tid, tname(t), share, seen / 1e6, t->on_cpu_ns / 1e6,
+			s.preempted_ns / 1e6, s.voluntary_ns / 1e6, s.voluntary);
+		char *detail = g_strdup("a busy loop, a spin lock or a poll without sleep keeps a "
+					"core; look at its functions with --tid");
+		add(out, "cpu-hog", share, what, detail, "report --tid N (Threads, Switches)");
+	}
+}
+
+/* ─── off-cpu: off-CPU time by reason ───────────────────────────────── */
+
+#define OFFCPU_SHARE 10.0      /* lock waits + I/O + preemption over this share of thread time */
+#define OFFCPU_MIN_NS 50000000 /* and at least 50 ms of it */
+
+typedef enum { WAIT_LOCK, WAIT_IO, WAIT_SLEEP, WAIT_PREEMPT, WAIT_OTHER, N_WAITS } WaitKind;
+static const char *const wait_names[N_WAITS] = {
+	"lock waits (futex)", "I/O", "sleep", "preemption", "other waits",
+};
+
+/* The name without its libc decorations (__GI___clock_nanosleep,
+ * __libc_read): what the rule tables compare. */
+static const char *bare(const char *s)
+{
+	for (;;) {
+		while (*s == '_')
+			s++;
+		if (g_str_has_prefix(s, "GI_"))
+			s += 3;
+		else if (g_str_has_prefix(s, "libc_"))
+			s += 5;
+		else
+			return s;
+	}
+}
+
+static const char *const lock_prefixes[] = {
+	"futex", "pthread_mutex_lock", "pthread_mutex_timedlock", "pthread_cond_", "pthread_rwlock_",
+	"lll_lock", "sem_wait", "sem_timedwait", "pthread_join", "pthread_barrier_wait",
+	"do_futex",
+};
+static const char *const sleep_names[] = {
+	"nanosleep", "clock_nanosleep", "usleep", "sleep", "do_nanosleep", "hrtimer_nanosleep",
+	"pause", "sigtimedwait", "sigsuspend",
+};
+static const char *const io_names[] = {
+	"read", "write", "pread", "pread64", "pwrite", "pwrite64", "readv", "writev", "preadv",
+	"pwritev", "fsync", "fdatasync", "sync_file_range", "io_schedule", "io_getevents",
+	"io_uring_enter", "poll", "ppoll", "select", "pselect", "epoll_wait", "epoll_pwait",
+	"recv", "recvfrom", "recvmsg", "send", "sendto", "sendmsg", "accept", "accept4",
+	"connect", "open", "openat", "wait4", "waitpid", "waitid", "msgrcv", "mq_receive",
+};
+
+static int classify_name(const char *label)
+{
+	const char *b = bare(label);
+	for (guint i = 0; i < G_N_ELEMENTS(lock_prefixes); i++)
+		if (g_str_has_prefix(b, lock_prefixes[i]))
+			return WAIT_LOCK;
+	for (guint i = 0; i < G_N_ELEMENTS(sleep_names); i++)
+		if (!strcmp(b, sleep_names[i]))
+			return WAIT_SLEEP;
+	for (guint i = 0; i < G_N_ELEMENTS(io_names); i++)
+		if (!strcmp(b, io_names[i]))
+			return WAIT_IO;
+	return -1;
+}
+
+/* The wait a switch-out stack is in: the innermost frame a table names
+ * (frames are innermost first); WAIT_OTHER when none does. */
+static WaitKind classify_stack(PlProfile *p, guint32 stack, GHashTable *memo,
+			       guint32 *named)
+{
+	g_autoptr(GArray) fs = pl_profile_dup_stack_functions(p, stack, 64);
+	for (guint i = 0; i < fs->len; i++) {
+		guint32 f = g_array_index(fs, guint32, i);
+		gpointer v;
+		int k;
+		if (g_hash_table_lookup_extended(memo, GUINT_TO_POINTER(f), NULL, &v)) {
+			k = GPOINTER_TO_INT(v);
+		} else {
+			k = classify_name(pl_profile_get_function_label(p, f));
+			g_hash_table_insert(memo, GUINT_TO_POINTER(f), GINT_TO_POINTER(k));
+		}
+		if (k >= 0) {
+			*named = f;
+			return (WaitKind)k;
+		}
+	}
+	*named = PL_NO_ID;
+	return WAIT_OTHER;
+}
+
+static void rule_off_cpu(PlProfile *p, GPtrArray *out)
+{
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	if (!st->switches)
+		return;
+	PlSwitchStats all;
+	pl_profile_switch_stats(p, 0, 0, 0, &all);
+	guint64 lifetime = 0;
+	GPtrArray *threads = pl_profile_get_threads(p);
+	for (guint i = 0; i < threads->len; i++) {
+		const PlThread *t = threads->pdata[i];
+		lifetime += t->on_cpu_ns + t->off_cpu_ns;
+	}
+	if (!lifetime)
+		return;
+	/* the voluntary waits, told apart by the stacks of the context-switch
+	 * samples (each weighs the time its thread then stayed off-CPU) */
+	guint64 ns[N_WAITS] = { 0 };
+	g_autoptr(GHashTable) memo = g_hash_table_new(NULL, NULL);
+	g_autoptr(GHashTable) by_func = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	guint n;
+	const PlSample *s = pl_profile_get_samples(p, &n);
+	for (guint i = 0; i < n; i++) {
+		if (!s[i].weight || s[i].stack == PL_NO_ID)
+			continue;
+		const PlEvent *e = pl_profile_lookup_event(p, pl_profile_get_stack_event(p, s[i].stack));
+		if (!e || e->role != PL_ROLE_SWITCH)
+			continue;
+		guint32 f;
+		WaitKind k = classify_stack(p, s[i].stack, memo, &f);
+		if (k == WAIT_OTHER)
+			continue;
+		ns[k] += s[i].weight;
+		guint64 *w = g_hash_table_lookup(by_func, GUINT_TO_POINTER(f));
+		if (!w) {
+			w = g_new0(guint64, 2);
+			g_hash_table_insert(by_func, GUINT_TO_POINTER(f), w);
+		}
+		w[0] += s[i].weight;
+		w[1] = k;
+	}
+	ns[WAIT_PREEMPT] = all.preempted_ns;
+	guint64 named = ns[WAIT_LOCK] + ns[WAIT_IO] + ns[WAIT_SLEEP];
+	ns[WAIT_OTHER] = all.voluntary_ns > named ? all.voluntary_ns - named : 0;
+	guint64 bad = ns[WAIT_LOCK] + ns[WAIT_IO] + ns[WAIT_PREEMPT];
+	double share = pl_percent(bad, lifetime);
+	if (share < OFFCPU_SHARE || bad < OFFCPU_MIN_NS)
+		return;
+	WaitKind big = WAIT_LOCK;
+	for (guint k = 0; k < N_WAITS; k++)
+		if (ns[k] > ns[big])
+			big = (WaitKind)k;
+	/* the function the largest named wait is in */
+	guint32 top = PL_NO_ID;
+	guint64 top_w = 0;
+	GHashTableIter it;
+	gpointer key, val;
+	g_hash_table_iter_init(&it, by_func);
+	while (g_hash_table_iter_next(&it, &key, &val)) {
+		const guint64 *w = val;
+		if (w[1] == (guint64)big && w[0] > top_w) {
+			top_w = w[0];
+			top = GPOINTER_TO_UINT(key);
+		}
+	}
+	GString *d = g_string_new(NULL);
+	for (guint k = 0; k < N_WAITS; k++)
+		g_string_append_printf(d, "%s%-20s %10.1f ms %6.2f%% of thread time", k ? "\n" : "",
+				       wait_names[k], ns[k] / 1e6, pl_percent(ns[k], lifetime));
+	char *what = g_strdup_printf(
+		"threads spent %.1f ms (%.1f%% of their %.1f ms) in lock waits, I/O or "
+		"preemption; off-CPU the largest is %s, %.1f ms (%.1f%%)%s%s",
+		bad / 1e6, share, lifetime / 1e6, wait_names[big], ns[big] / 1e6,
+		pl_percent(ns[big], lifetime), top != PL_NO_ID ? ", in " : "",
+		top != PL_NO_ID ? pl_profile_get_function_label(p, top) : "");
+	add(out, "off-cpu", share, what, g_string_free(d, FALSE),
+	    "report: Off-CPU and Switches (--event of the switches for their stacks)");
+}
+
+/* ─── runqueue: threads kept waiting for a CPU ─────────────────────── */
+
+#define RQ_P99_NS 5000000 /* the 99th percentile of runqueue waits at least 5 ms… */
+#define RQ_SHARE 10.0      /* …and waiting at least 10 % of the threads' time… */
+#define RQ_MIN 20          /* …over at least 20 preemptions */
+#define RQ_LIST 5          /* threads listed, worst first */
+
+typedef struct {
+	const PlThread *t;
+	PlSwitchStats s;
+} RqRow;
+
+static int cmp_rq(gconstpointer a, gconstpointer b)
+{
+	const RqRow *x = a, *y = b;
+	return x->s.preempted_ns < y->s.preempted_ns ? 1 : x->s.preempted_ns > y->s.preempted_ns ? -1 : 0;
+}
+
+static void rule_runqueue(PlProfile *p, GPtrArray *out)
+{
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	if (!st->switches)
+		return;
+	PlSwitchStats all;
+	pl_profile_switch_stats(p, 0, 0, 0, &all);
+	guint64 lifetime = 0;
+	g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(RqRow));
+	GPtrArray *threads = pl_profile_get_threads(p);
+	for (guint i = 0; i < threads->len; i++) {
+		RqRow r = { .t = threads->pdata[i] };
+		lifetime += r.t->on_cpu_ns + r.t->off_cpu_ns;
+		pl_profile_switch_stats(p, r.t->tid, 0, 0, &r.s);
+		if (r.s.preempted)
+			g_array_append_val(rows, r);
+	}
+	double share = pl_percent(all.preempted_ns, lifetime);
+	if (all.preempted < RQ_MIN || all.rq_p99 < RQ_P99_NS || share < RQ_SHARE)
+		return;
+	g_array_sort(rows, cmp_rq);
+	GString *d = g_string_new(NULL);
+	for (guint i = 0; i < rows->len && i < RQ_LIST; i++) {
+		const RqRow *r = &g_array_index(rows, RqRow, i);
+		g_string_append_printf(d, "%sthread %u %s: waited %.1f ms over %" G_GUINT64_FORMAT
+				       " preemptions, mean %.3f ms, p99 %.3f ms, max %.3f ms",
+				       i ? "\n" : "", r->t->tid, tname(r->t), r->s.preempted_ns / 1e6,
+				       r->s.preempted, r->s.preempted_ns / 1e6 / (double)r->s.preempted,
+				       r->s.rq_p99 / 1e6, r->s.rq_max / 1e6);
+	}
+	if (rows->len > RQ_LIST)
+		g_string_append_printf(d, "\n… %u more threads (report: Switches)", rows->len - RQ_LIST);
+	g_string_append(d, "\nmore runnable threads than CPUs: fewer threads, priorities, or "
+			   "CPU affinity (another program may be the one taking the CPUs)");
+	char *what = g_strdup_printf(
+		"threads waited %.1f ms for a CPU after %" G_GUINT64_FORMAT " preemptions "
+		"(%.1f%% of their %.1f ms); runqueue latency p50 %.3f ms, p99 %.3f ms, max %.3f ms",
+		all.preempted_ns / 1e6, all.preempted, share, lifetime / 1e6, all.rq_p50 / 1e6,
+		all.rq_p99 / 1e6, all.rq_max / 1e6);
+	add(out, "runqueue", all.rq_p99 / 1e6, what, g_string_free(d, FALSE),
+	    "report: Switches (runqueue latency per thread)");
+}
+
+/* ─── page-faults: a page-fault storm ──────────────────────────────── */
+
+#define PF_MIN 20000      /* at least 20,000 page faults… */
+#define PF_RATE 50000.0   /* …and at least 50,000 per second of CPU time (task-clock) */
+
+/* A counter's last value by event name, scaled for multiplexing as perf
+ * stat does; FALSE when the recording has no such counter. */
+static gboolean counter_value(PlProfile *p, const char *name, double *v)
+{
+	g_autoptr(GArray) evs = pl_profile_dup_counter_events(p);
+	for (guint i = 0; i < evs->len; i++) {
+		guint32 e = g_array_index(evs, guint32, i);
+		const PlEvent *ev = pl_profile_lookup_event(p, e);
+		GArray *pts = pl_profile_get_counter(p, e);
+		if (!ev || strcmp(ev->name, name) || !pts || !pts->len)
+			continue;
+		const PlCounterPoint *last = &g_array_index(pts, PlCounterPoint, pts->len - 1);
+		*v = (double)last->value;
+		if (last->running_ns && last->enabled_ns > last->running_ns)
+			*v = *v * last->enabled_ns / last->running_ns;
+		return TRUE;
+	}
+	return FALSE;
+}
+
+static void rule_page_faults(PlProfile *p, GPtrArray *out)
+{
+	double faults, cpu_ns;
+	if (!counter_value(p, "page-faults", &faults) || !counter_value(p, "task-clock", &cpu_ns) ||
+	    cpu_ns <= 0)
+		return;
+	double rate = faults / (cpu_ns / 1e9);
+	if (faults < PF_MIN || rate < PF_RATE)
+		return;
+	char *what = g_strdup_printf("%.0f page faults in %.1f ms of CPU time: %.0f per CPU second",
+				     faults, cpu_ns / 1e6, rate);
+	char *detail = g_strdup("memory touched for the first time (or again after being given "
+				"back) faults page by page: reuse buffers instead of allocating "
+				"anew, prefault (MAP_POPULATE, memset once), or use huge pages; "
+				"record with --event page-faults for the stacks that fault");
+	add(out, "page-faults", rate, what, detail, "report: Counters (page-faults, task-clock)");
+}
+
+/* ─── unwound: stacks that stop short in a module ───────────────────── */
+
+#define UNWOUND_SHARE 99.0  /* fires below this share of rooted stacks… */
+#define UNWOUND_MODULE 1.0  /* …for each module holding at least 1 % of them */
+#define UNWOUND_MIN 20      /* and at least 20 samples: a handful says nothing */
+
+/* A thread's start in a libc without its name or unwind table (Debian's
+ * armhf start_thread is stripped and marked EXIDX_CANTUNWIND): the
+ * stacks of such a thread all end at the one return address the thread
+ * function returns to.  A broken stack ends wherever the walk failed, so
+ * its thread's stacks end at many addresses (or some reach a start).
+ * Those of a thread (not a process's main thread) with at least
+ * THREAD_START_MIN stacks that all end at one libc return address count
+ * as reached. */
+#define THREAD_START_MIN 10
+
+typedef struct {
+	guint64 pc;
+	guint32 func;
+	guint64 n;
+	gboolean one; /* every stack so far ends at pc */
+} ThreadEnd;
+
+static gboolean is_libc(const char *module)
+{
+	return module && (g_str_has_prefix(module, "libc.") || g_str_has_prefix(module, "libc-") ||
+			  g_str_has_prefix(module, "libpthread") || g_str_has_prefix(module, "ld-musl"));
+}
+
+/* The outermost frame of an address stack (below its root); FALSE when
+ * it has no user frame. */
+static gboolean outermost_user(PlProfile *p, guint32 stack, PlStackFrame *out)
+{
+	PlStackFrame fr = { 0 };
+	gboolean user = FALSE, have = FALSE;
+	for (guint32 id = stack; id != PL_NO_ID && pl_profile_get_stack_frame(p, id, &fr);
+	     id = fr.parent) {
+		if (fr.root || !fr.pc)
+			break;
+		user |= !fr.kernel;
+		*out = fr;
+		have = TRUE;
+	}
+	return have && user && !out->kernel;
+}
+
+/* The function of a call-tree node's outermost ancestor (inline frames
+ * climbed), PL_NO_ID when none. */
+static guint32 top_function(PlProfile *p, guint32 node)
+{
+	while (node && node != PL_NO_ID) {
+		const PlNode *nd = pl_profile_get_node(p, node);
+		if (!nd->parent || nd->parent == PL_NO_ID)
+			return nd->func;
+		node = nd->parent;
+	}
+	return PL_NO_ID;
+}
+
+/* Samples per module whose stacks end at their thread's start (above). */
+static GHashTable *thread_starts(PlProfile *p, guint *threads)
+{
+	g_autoptr(GHashTable) ends = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	guint n;
+	const PlSample *s = pl_profile_get_samples(p, &n);
+	for (guint i = 0; i < n; i++) {
+		PlStackFrame fr = { 0 };
+		if (s[i].stack == PL_NO_ID || !outermost_user(p, s[i].stack, &fr))
+			continue;
+		ThreadEnd *e = g_hash_table_lookup(ends, GUINT_TO_POINTER(s[i].tid));
+		if (!e) {
+			e = g_new0(ThreadEnd, 1);
+			e->pc = fr.pc;
+			e->func = fr.is_return ? top_function(p, fr.node) : PL_NO_ID;
+			e->one = fr.is_return;
+			g_hash_table_insert(ends, GUINT_TO_POINTER(s[i].tid), e);
+		}
+		e->one &= fr.pc == e->pc;
+		e->n++;
+	}
+	GHashTable *by_module = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+	*threads = 0;
+	GHashTableIter it;
+	gpointer key, val;
+	g_hash_table_iter_init(&it, ends);
+	while (g_hash_table_iter_next(&it, &key, &val)) {
+		const ThreadEnd *e = val;
+		const PlThread *t = pl_profile_lookup_thread(p, GPOINTER_TO_UINT(key));
+		if (!e->one || e->n < THREAD_START_MIN || e->func == PL_NO_ID || !t ||
+		    t->tid == t->pid)
+			continue;
+		const PlFunction *f = pl_profile_get_function(p, e->func);
+		/* a start known by name was counted rooted already */
+		if (!is_libc(f->module) ||
+		    pl_unwind_is_root_name(pl_profile_get_function_label(p, e->func)))
+			continue;
+		guint64 *c = g_hash_table_lookup(by_module, f->module);
+		if (!c) {
+			c = g_new0(guint64, 1);
+			g_hash_table_insert(by_module, (gpointer)f->module, c);
+		}
+		*c += e->n;
+		(*threads)++;
+	}
+	return by_module;
+}
+
+static void rule_unwound(PlProfile *p, GPtrArray *out)
+{
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	if (!st->unwind_user_samples)
+		return;
+	if (pl_profile_get_unwound_share(p) >= UNWOUND_SHARE)
+		return;
+	guint nthreads;
+	g_autoptr(GHashTable) starts = thread_starts(p, &nthreads);
+	g_autoptr(GArray) rows = pl_profile_dup_unwind_stops(p);
+	guint64 started = 0;
+	for (guint i = 0; i < rows->len; i++) {
+		const PlUnwindModule *r = &g_array_index(rows, PlUnwindModule, i);
+		const guint64 *c = g_hash_table_lookup(starts, r->module);
+		started += c ? MIN(*c, r->stopped) : 0;
+	}
+	guint64 rooted = MIN(st->unwind_rooted + started, st->unwind_user_samples);
+	double share = pl_percent(rooted, st->unwind_user_samples);
+	if (share >= UNWOUND_SHARE)
+		return;
+	for (guint i = 0; i < rows->len; i++) {
+		const PlUnwindModule *r = &g_array_index(rows, PlUnwindModule, i);
+		const guint64 *c = g_hash_table_lookup(starts, r->module);
+		guint64 stopped = r->stopped - (c ? MIN(*c, r->stopped) : 0);
+		double m = pl_percent(stopped, st->unwind_user_samples);
+		if (m < UNWOUND_MODULE || stopped < UNWOUND_MIN)
+			continue;
+		char *what = g_strdup_printf(
+			"%.2f%% of stacks are unwound to their start; %" G_GUINT64_FORMAT
+			" (%.2f%%) of the %" G_GUINT64_FORMAT " with user frames stop short in %s",
+			share, stopped, m, st->unwind_user_samples, r->module);
+		GString *d = g_string_new(NULL);
+		g_string_append_printf(d, "reason: %s", pl_unwind_stop_describe(r->main_stop));
+		if (c && *c)
+			g_string_append_printf(d, "\nnot counted: %" G_GUINT64_FORMAT " stacks of %u "
+					       "thread%s that each end at one return address in %s, "
+					       "their thread's start",
+					       MIN(*c, r->stopped), nthreads, nthreads == 1 ? "" : "s",
+					       r->module);
+		add(out, "unwound", m, what, g_string_free(d, FALSE),
+		    "report: Where stacks stop short, Symbol coverage");
+	}
+}
+
+/* ─── the table ─────────────────────────────────────────────────────── */
+
+static const PlFindingRule rules[] = {
+	{ "lost", "samples lost or throttled",
+	  "any LOST record (kernel ring, lost samples, network backpressure, oversize, malformed) "
+	  "or any throttle mark, or the agent's HEALTH reports counting either",
+	  rule_lost },
+	{ "cpu-hog", "a thread that held a CPU all the time",
+	  "a thread seen for at least 0.5 s through switch records was on-CPU or runnable "
+	  "(preempted) at least 95 % of that time",
+	  rule_cpu_hog },
+	{ "off-cpu", "off-CPU time by reason: lock waits, I/O, sleep, preemption",
+	  "lock waits (futex), I/O and preemption together are at least 10 % of the threads' "
+	  "time and at least 50 ms (sleep alone never fires: the program asked for it)",
+	  rule_off_cpu },
+	{ "runqueue", "runqueue latency storms: runnable threads kept waiting for a CPU",
+	  "at least 20 preemptions, the 99th percentile of the waits from a preemption to "
+	  "running again at least 5 ms, and those waits at least 10 % of the threads' time",
+	  rule_runqueue },
+	{ "page-faults", "a page-fault storm",
+	  "the page-faults counter is at least 20,000 and at least 50,000 per second of the "
+	  "task-clock counter's CPU time (recordings with counters)",
+	  rule_page_faults },
+	{ "unwound", "stacks unwound below 99 % in a module",
+	  "less than 99 % of the samples with user frames reach their program's or thread's "
+	  "start, for each module where at least 1 % of them (and at least 20) stop short; the "
+	  "stacks of a thread (not a main thread) that all end at one libc return address, "
+	  "at least 10, have reached that thread's start and are not counted",
+	  rule_unwound },
+};
+
+const PlFindingRule *pl_findings_rules(guint *n)
+{
+	*n = G_N_ELEMENTS(rules);
+	return rules;
+}
+
+const PlFindingRule *pl_findings_lookup(const char *id)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(rules); i++)
+		if (!strcmp(rules[i].id, id))
+			return &rules[i];
+	return NULL;
+}
+
+char *pl_findings_dup_rule_list(void)
+{
+	GString *s = g_string_new(NULL);
+	for (guint i = 0; i < G_N_ELEMENTS(rules); i++)
+		g_string_append_printf(s, "%s%s", i ? ", " : "", rules[i].id);
+	return g_string_free(s, FALSE);
+}
+
+GPtrArray *pl_findings_run(PlProfile *p)
+{
+	GPtrArray *out = g_ptr_array_new_with_free_func(finding_free);
+	for (guint i = 0; i < G_N_ELEMENTS(rules); i++)
+		rules[i].run(p, out);
+	return out;
+}

@@ -1,0 +1,50 @@
+/* pl-findings.h — automatic findings: rules that look at a loaded
+ * recording and say what is unusual in it, with the numbers and the view
+ * that shows it (`perflens report --findings`, `--fail-on RULE`).
+ *
+ * The engine is a table: each rule is one PlFindingRule (its id, what it
+ * looks for, its thresholds in words) and one function that appends zero
+ * or more PlFinding.  A rule must stay quiet on a calm program: a finding
+ * that fires without cause is a defect of the rule.
+ *
+ * Ownership: the findings array owns its findings (and their strings).
+ * No GTK; one thread at a time, as the profile. */
+#ifndef PL_FINDINGS_H
+#define PL_FINDINGS_H
+
+#include <glib.h>
+
+#include "pl-profile.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+	const char *rule; /* the id of the rule that raised it (static) */
+	char *what;       /* one sentence: what was seen, with the numbers */
+	char *detail;     /* further lines ("\n"-separated), NULL when none */
+	char *where;      /* the report section or option (or view) that shows it */
+	double value;     /* the rule's main number (a share, ms…), for sorting */
+} PlFinding;
+
+typedef void (*PlFindingFunc)(PlProfile *p, GPtrArray *out);
+
+typedef struct {
+	const char *id;         /* short, as --fail-on takes it */
+	const char *title;      /* what the rule looks for */
+	const char *thresholds; /* when it fires, in words (docs/cli.md lists them) */
+	PlFindingFunc run;
+} PlFindingRule;
+
+/* The rules, in report order; *n their number.  Static. */
+const PlFindingRule *pl_findings_rules(guint *n);
+/* The rule of that id, NULL when none. */
+const PlFindingRule *pl_findings_lookup(const char *id);
+/* The ids, ", "-separated (for a message); new string. */
+char *pl_findings_dup_rule_list(void);
+/* Every rule over the whole recording; new GPtrArray of PlFinding*
+ * (freed with the array), in rule order. */
+GPtrArray *pl_findings_run(PlProfile *p);
+
+G_END_DECLS
+
+#endif
