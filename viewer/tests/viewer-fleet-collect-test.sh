@@ -38,17 +38,9 @@ B=${PL_BUILD:-build}
 TOP=${PL_TOP:-.}
 PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
 . "$TOP/test/pl-test.sh" || { echo "not ok viewer-fleet-collect: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
-TMP=$(mktemp -d /tmp/plv-fleet-XXXXXX)
-PIDS=()
-CH=$TMP/ch CH2=$TMP/ch2
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	"$TOP/ci/clickhouse/server.sh" stop "$CH" >/dev/null 2>&1
-	"$TOP/ci/clickhouse/server.sh" stop "$CH2" >/dev/null 2>&1
-	pl_unreported
-	[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
+. "$TOP/viewer/tests/viewer-fleet-lib.sh" || { echo "not ok viewer-fleet-collect: cannot read viewer/tests/viewer-fleet-lib.sh"; exit 1; }
+fleet_begin fleet
+CH2=$TMP/ch2
 
 CASES="collect_counts_equal fleet_report_matches unauthenticated_refused fleet_where_strict agent_labels_strict fleet_sharded_equals_single"
 NAGENTS=${PL_FLEET_AGENTS:-4} SECONDS_RUN=${PL_FLEET_SECONDS:-16}
@@ -59,29 +51,14 @@ for x in bzip2 gzip python3 curl; do command -v $x >/dev/null || missing="$x is 
 [ -z "$missing" ] || pl_fail_all "$missing"
 if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
 
-"$TOP/ci/clickhouse/server.sh" start "$CH" 1 >"$TMP/ch.log" 2>&1 ||
-	pl_fail_all "ClickHouse did not start: $(tail -c 300 "$TMP/ch.log")"
-. "$CH/env"
-URL=$PL_CH_URLS CRED=$PL_CH_CREDENTIALS
-sql() { curl -sS --fail -u "$(cat "$CRED")" --data-binary "$1" "$URL/"; }
-
-head -c 24 /dev/urandom | base64 >"$TMP/token" && chmod 600 "$TMP/token"
+fleet_clickhouse
+fleet_token
 echo wrong-token >"$TMP/bad-token" && chmod 600 "$TMP/bad-token"
 # 4 MB of this machine's programs to compress
 cat /usr/bin/bash /usr/bin/python3 2>/dev/null | head -c 4000000 >"$TMP/input"
 
 collector() { # PORT LOG
-	"$PERFLENS" collect --listen "127.0.0.1:$1" --clickhouse "$URL" --clickhouse-credentials "$CRED" \
-		--token-file "$TMP/token" --spool "$TMP/spool" --keep-sessions "$TMP/keep" 2>"$2" &
-	COLLECT=$!
-	PIDS+=($COLLECT)
-	PORT=
-	for _ in $(seq 100); do
-		PORT=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$2")
-		[ -n "$PORT" ] && break
-		sleep 0.1
-	done
-	[ -n "$PORT" ] || pl_fail_all "perflens collect did not listen: $(tail -c 300 "$2")"
+	fleet_collector "$2" "$1" --keep-sessions "$TMP/keep"
 }
 collector 0 "$TMP/collect1.log"
 

@@ -20,16 +20,8 @@ B=${PL_BUILD:-build}
 TOP=${PL_TOP:-.}
 PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
 . "$TOP/test/pl-test.sh" || { echo "not ok viewer-fleet-query: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
-TMP=$(mktemp -d /tmp/plv-fleetq-XXXXXX)
-PIDS=()
-CH=$TMP/ch
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	"$TOP/ci/clickhouse/server.sh" stop "$CH" >/dev/null 2>&1
-	pl_unreported
-	[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
+. "$TOP/viewer/tests/viewer-fleet-lib.sh" || { echo "not ok viewer-fleet-query: cannot read viewer/tests/viewer-fleet-lib.sh"; exit 1; }
+fleet_begin fleetq
 
 pl_plan rollup_equals_raw export_pprof export_svg
 missing=""
@@ -38,25 +30,11 @@ for x in python3 curl bzip2 go; do command -v $x >/dev/null || missing="$x is no
 [ -z "$missing" ] || pl_fail_all "$missing"
 if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
 
-"$TOP/ci/clickhouse/server.sh" start "$CH" 1 >"$TMP/ch.log" 2>&1 ||
-	pl_fail_all "ClickHouse did not start: $(tail -c 300 "$TMP/ch.log")"
-. "$CH/env"
-URL=$PL_CH_URLS CRED=$PL_CH_CREDENTIALS
-sql() { curl -sS --fail -u "$(cat "$CRED")" --data-binary "$1" "$URL/"; }
-head -c 24 /dev/urandom | base64 >"$TMP/token" && chmod 600 "$TMP/token"
+fleet_clickhouse
+fleet_token
 cat /usr/bin/bash /usr/bin/python3 2>/dev/null | head -c 3000000 >"$TMP/input"
 
-"$PERFLENS" collect --listen 127.0.0.1:0 --clickhouse "$URL" --clickhouse-credentials "$CRED" \
-	--token-file "$TMP/token" --spool "$TMP/spool" 2>"$TMP/collect.log" &
-COLLECT=$!
-PIDS+=($COLLECT)
-PORT=
-for _ in $(seq 100); do
-	PORT=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$TMP/collect.log")
-	[ -n "$PORT" ] && break
-	sleep 0.1
-done
-[ -n "$PORT" ] || pl_fail_all "perflens collect did not listen: $(tail -c 300 "$TMP/collect.log")"
+fleet_collector "$TMP/collect.log"
 agent() { # FW BOARD COMMAND...
 	local fw=$1 board=$2
 	shift 2

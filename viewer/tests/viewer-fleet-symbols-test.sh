@@ -29,16 +29,8 @@ B=${PL_BUILD:-build}
 TOP=${PL_TOP:-.}
 PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
 . "$TOP/test/pl-test.sh" || { echo "not ok viewer-fleet-symbols: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
-TMP=$(mktemp -d /tmp/plv-fleetsym-XXXXXX)
-PIDS=()
-CH=$TMP/ch
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	"$TOP/ci/clickhouse/server.sh" stop "$CH" >/dev/null 2>&1
-	pl_unreported
-	[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
+. "$TOP/viewer/tests/viewer-fleet-lib.sh" || { echo "not ok viewer-fleet-symbols: cannot read viewer/tests/viewer-fleet-lib.sh"; exit 1; }
+fleet_begin fleetsym
 
 pl_plan symbols_once symbols_restart_warm board_settings
 missing=""
@@ -47,12 +39,8 @@ for x in python3 curl cc strip objcopy nm; do command -v $x >/dev/null || missin
 [ -z "$missing" ] || pl_fail_all "$missing"
 if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
 
-"$TOP/ci/clickhouse/server.sh" start "$CH" 1 >"$TMP/ch.log" 2>&1 ||
-	pl_fail_all "ClickHouse did not start: $(tail -c 300 "$TMP/ch.log")"
-. "$CH/env"
-URL=$PL_CH_URLS CRED=$PL_CH_CREDENTIALS
-sql() { curl -sS --fail -u "$(cat "$CRED")" --data-binary "$1" "$URL/"; }
-head -c 24 /dev/urandom | base64 >"$TMP/token" && chmod 600 "$TMP/token"
+fleet_clickhouse
+fleet_token
 
 # three programs, each spinning in a function of its own name, stripped;
 # alpha's and beta's debug info in a .build-id tree of their own
@@ -86,18 +74,7 @@ debug-dirs = $TMP/dbg-beta
 INI
 
 collector() { # LOG
-	"$PERFLENS" collect --listen 127.0.0.1:0 --clickhouse "$URL" --clickhouse-credentials "$CRED" \
-		--token-file "$TMP/token" --spool "$TMP/spool" --keep-sessions "$TMP/keep" \
-		--boards "$TMP/boards" 2>"$1" &
-	COLLECT=$!
-	PIDS+=($COLLECT)
-	PORT=
-	for _ in $(seq 100); do
-		PORT=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$1")
-		[ -n "$PORT" ] && break
-		sleep 0.1
-	done
-	[ -n "$PORT" ] || pl_fail_all "perflens collect did not listen: $(tail -c 300 "$1")"
+	fleet_collector "$1" 0 --keep-sessions "$TMP/keep" --boards "$TMP/boards"
 }
 agent() { # BOARD COMMAND...: the agent's pid in AGENT_PID
 	local board=$1
