@@ -524,6 +524,13 @@ int pla_open_counters(struct pla_collector *c, const pid_t *tids, int ntids, cha
 		pla_event_parse(counter_names[i], &s, err, errlen);
 		base_attr(c, &a, &s);
 		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+		/* a switch or a migration happens in the kernel: with
+		 * exclude_kernel (--stacks user) they count 0 whatever the
+		 * thread did.  Counted whole; where the kernel refuses that
+		 * (perf_event_paranoid), left out below rather than shown 0. */
+		if (s.type == PERF_TYPE_SOFTWARE && (s.config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+						     s.config == PERF_COUNT_SW_CPU_MIGRATIONS))
+			a.exclude_kernel = 0;
 		size_t before = c->nfds;
 		describe(c, c->nevents, PL_ROLE_COUNTED, &a, counter_names[i]);
 		int fb = 0;

@@ -493,12 +493,12 @@ static void print_counters(PlProfile *p)
 	g_autoptr(GArray) evs = pl_profile_dup_counter_events(p);
 	if (!evs->len)
 		return;
+	const PlProfileStats *st = pl_profile_get_stats(p);
 	printf("\nCounters:\n");
 	printf("  %-24s %16s %14s %8s\n", "Event", "Value", "Per second", "Running");
 	for (guint i = 0; i < evs->len; i++) {
 		guint32 e = g_array_index(evs, guint32, i);
 		GArray *pts = pl_profile_get_counter(p, e);
-		const PlCounterPoint *first = &g_array_index(pts, PlCounterPoint, 0);
 		const PlCounterPoint *last = &g_array_index(pts, PlCounterPoint, pts->len - 1);
 		const PlEvent *ev = pl_profile_lookup_event(p, e);
 		/* multiplexed counters are scaled as perf stat does */
@@ -506,8 +506,11 @@ static void print_counters(PlProfile *p)
 		double run = last->enabled_ns ? (double)last->running_ns / last->enabled_ns : 1.0;
 		if (last->running_ns && last->enabled_ns > last->running_ns)
 			v = v * last->enabled_ns / last->running_ns;
-		double dt = (double)(last->time - first->time) / 1e9;
-		double rate = dt > 0 ? ((double)last->value - (double)first->value) / dt : 0;
+		/* over the recording, as perf stat's "/sec" is over the run: the
+		 * counters' own first and last reads may fall together (a
+		 * session of about one read period) and said 0 */
+		double dt = (double)(st->last_time - st->first_time) / 1e9;
+		double rate = dt > 0 ? v / dt : 0;
 		printf("  %-24s %16.0f %14.0f %7.1f%%\n", ev ? ev->name : "?", v, rate, 100 * run);
 	}
 }
