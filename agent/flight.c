@@ -62,19 +62,11 @@ int pla_flight_init(struct pla_flight *f, const struct pla_flight_config *cfg, c
 		return -ENOMEM;
 	}
 	pl_w_init(&f->jw, f->journal, PLA_FLIGHT_JOURNAL);
-	if (cfg->listen) {
-		int rc = pla_flight_serve_init(f, err, errlen);
-		if (rc < 0) {
-			pla_flight_free(f);
-			return rc;
-		}
-	}
 	return 0;
 }
 
 void pla_flight_free(struct pla_flight *f)
 {
-	pla_flight_serve_free(f);
 	free(f->pre);
 	free(f->journal);
 	free(f->ring);

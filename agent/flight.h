@@ -155,7 +155,9 @@ void pla_flight_cpu(struct pla_flight *f, uint32_t permille, uint64_t since, uin
 int pla_flight_tick(struct pla_flight *f, struct pla_stream *out, uint64_t now, int final,
 		    char *err, size_t errlen);
 
-/* flight-serve.c: the viewers of a listening flight recorder.  pollfds
+/* flight-serve.c: the viewers of a listening flight recorder (--port;
+ * its owner calls serve_init after pla_flight_init and serve_free before
+ * pla_flight_free: the serving uses the ring, not the other way).  pollfds
  * fills up to max entries (listener, pending, the viewer) and returns how
  * many; serve handles what poll() said of them (the same entries) and
  * sends a snapshot a viewer asked for once it is written. */

@@ -534,6 +534,11 @@ int pla_session_run(struct pla_options *o)
 			fprintf(stderr, "perflens-agent: %s\n", err);
 			return 1;
 		}
+		if (o->flight->listen && pla_flight_serve_init(&a->flight, err, sizeof(err)) < 0) {
+			fprintf(stderr, "perflens-agent: %s\n", err);
+			pla_flight_free(&a->flight);
+			return 1;
+		}
 		pla_flight_tap(&a->flight, &a->flight_tap);
 		a->out.tap = &a->flight_tap;
 	}
@@ -769,6 +774,7 @@ int pla_session_run(struct pla_options *o)
 			(unsigned long long)a->flight.snapshots, a->flight.snapshots == 1 ? "" : "s",
 			(unsigned long long)a->flight.evicted_blocks,
 			(unsigned long long)a->flight.cap);
+		pla_flight_serve_free(&a->flight);
 		pla_flight_free(&a->flight);
 		a->out.tap = NULL;
 	} else if (o->mode == PLA_MODE_OUTPUT) {
