@@ -170,6 +170,23 @@ static void pipe_send(Pipe *pp, gboolean last)
 	}
 }
 
+/* Room for one packed message of len bytes in the current batch (sent on
+ * first when it would not fit), behind its size; returns where it goes. */
+static guint8 *pipe_slot(Pipe *pp, gsize len)
+{
+	gsize need = sizeof(gsize) + len;
+	if (pp->cur->len && pp->cur->len + need > pp->cur->cap)
+		pipe_send(pp, FALSE);
+	if (need > pp->cur->cap) {
+		pp->cur->cap = need;
+		pp->cur->data = g_realloc(pp->cur->data, need);
+	}
+	guint8 *p = pp->cur->data + pp->cur->len;
+	memcpy(p, &need, sizeof(need));
+	pp->cur->len += need;
+	return p + sizeof(gsize);
+}
+
 static gboolean pipe_put(const struct pl_msg *m, gpointer data)
 {
 	Pipe *pp = data;
@@ -181,17 +198,7 @@ static gboolean pipe_put(const struct pl_msg *m, gpointer data)
 		g_async_queue_pop(pp->ack); /* m borrows the reader until delivered */
 		return !g_atomic_int_get(&pp->stop);
 	}
-	gsize need = sizeof(gsize) + pl_msg_packed_size(m);
-	if (pp->cur->len && pp->cur->len + need > pp->cur->cap)
-		pipe_send(pp, FALSE);
-	if (need > pp->cur->cap) {
-		pp->cur->cap = need;
-		pp->cur->data = g_realloc(pp->cur->data, need);
-	}
-	guint8 *p = pp->cur->data + pp->cur->len;
-	memcpy(p, &need, sizeof(need));
-	pl_msg_pack(p + sizeof(gsize), m);
-	pp->cur->len += need;
+	pl_msg_pack(pipe_slot(pp, pl_msg_packed_size(m)), m);
 	return TRUE;
 }
 
@@ -201,17 +208,7 @@ static gboolean pipe_put_packed(const guint8 *packed, gsize len, gpointer data)
 	Pipe *pp = data;
 	if (g_atomic_int_get(&pp->stop))
 		return FALSE;
-	gsize need = sizeof(gsize) + len;
-	if (pp->cur->len && pp->cur->len + need > pp->cur->cap)
-		pipe_send(pp, FALSE);
-	if (need > pp->cur->cap) {
-		pp->cur->cap = need;
-		pp->cur->data = g_realloc(pp->cur->data, need);
-	}
-	guint8 *p = pp->cur->data + pp->cur->len;
-	memcpy(p, &need, sizeof(need));
-	memcpy(p + sizeof(gsize), packed, len);
-	pp->cur->len += need;
+	memcpy(pipe_slot(pp, len), packed, len);
 	return TRUE;
 }
 
