@@ -5,6 +5,7 @@
 #define PL_TEST_AGENT_H
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -53,6 +54,21 @@ static inline void pl_agent_paths(char *dir, char *agent, size_t agent_len, char
 		if (!mkdtemp(tmpdir))
 			PL_CHECK(0);
 	}
+}
+
+/* How many threads pid has now (/proc/PID/task; 0 when it is gone). */
+static inline int pl_count_tasks(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	int n = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
 }
 
 static inline uint64_t pl_ms_now(void)

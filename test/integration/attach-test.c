@@ -39,20 +39,6 @@ static void need_perf(void)
 	pl_need_kernel_perf();
 }
 
-static int count_tasks(pid_t pid)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-	int n = 0;
-	struct dirent *de;
-	while (d && (de = readdir(d)))
-		n += de->d_name[0] != '.';
-	if (d)
-		closedir(d);
-	return n;
-}
-
 /* The workload, all its threads running. */
 static pid_t start_threads(void)
 {
@@ -63,9 +49,9 @@ static pid_t start_threads(void)
 	pid_t pid = pl_spawn(argv, log);
 	PL_CHECK(pid > 0);
 	uint64_t end = pl_ms_now() + 60000;
-	while (count_tasks(pid) < NTHREADS + 1 && pl_ms_now() < end)
+	while (pl_count_tasks(pid) < NTHREADS + 1 && pl_ms_now() < end)
 		usleep(50000);
-	PL_CHECKF(count_tasks(pid) >= NTHREADS + 1, "%d threads", count_tasks(pid));
+	PL_CHECKF(pl_count_tasks(pid) >= NTHREADS + 1, "%d threads", pl_count_tasks(pid));
 	return pid;
 }
 
