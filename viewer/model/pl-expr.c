@@ -30,6 +30,14 @@ GRegex *pl_expr_regex_new(const char *pattern, gsize base, GError **error)
 				  "match, e.g. '^helper$' or 'alloc|free'");
 		return NULL;
 	}
+	/* GRegex reads UTF-8: bytes that are not were accepted or refused by
+	 * chance (a transform then did not read back from its saved form) */
+	const char *bad;
+	if (!g_utf8_validate(pattern, -1, &bad)) {
+		pl_expr_set_error(error, base + (gsize)(bad - pattern),
+				  "not UTF-8 text: write the name as the report or the app shows it");
+		return NULL;
+	}
 	g_autoptr(GError) e = NULL;
 	GRegex *re = g_regex_new(pattern, G_REGEX_OPTIMIZE, 0, &e);
 	if (re)
