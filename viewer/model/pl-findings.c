@@ -209,6 +209,19 @@ static WaitKind classify_stack(PlProfile *p, guint32 stack, GHashTable *memo,
 	return WAIT_OTHER;
 }
 
+/* The time every thread was seen, on or off a CPU: what the wait shares
+ * of the off-CPU and runqueue rules are of. */
+static guint64 threads_lifetime(PlProfile *p)
+{
+	guint64 ns = 0;
+	GPtrArray *threads = pl_profile_get_threads(p);
+	for (guint i = 0; i < threads->len; i++) {
+		const PlThread *t = threads->pdata[i];
+		ns += t->on_cpu_ns + t->off_cpu_ns;
+	}
+	return ns;
+}
+
 static void rule_off_cpu(PlProfile *p, GPtrArray *out)
 {
 	const PlProfileStats *st = pl_profile_get_stats(p);
@@ -216,12 +229,7 @@ static void rule_off_cpu(PlProfile *p, GPtrArray *out)
 		return;
 	PlSwitchStats all;
 	pl_profile_switch_stats(p, 0, 0, 0, &all);
-	guint64 lifetime = 0;
-	GPtrArray *threads = pl_profile_get_threads(p);
-	for (guint i = 0; i < threads->len; i++) {
-		const PlThread *t = threads->pdata[i];
-		lifetime += t->on_cpu_ns + t->off_cpu_ns;
-	}
+	guint64 lifetime = threads_lifetime(p);
 	if (!lifetime)
 		return;
 	/* the voluntary waits, told apart by the stacks of the context-switch
@@ -313,12 +321,11 @@ static void rule_runqueue(PlProfile *p, GPtrArray *out)
 		return;
 	PlSwitchStats all;
 	pl_profile_switch_stats(p, 0, 0, 0, &all);
-	guint64 lifetime = 0;
+	guint64 lifetime = threads_lifetime(p);
 	g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(RqRow));
 	GPtrArray *threads = pl_profile_get_threads(p);
 	for (guint i = 0; i < threads->len; i++) {
 		RqRow r = { .t = threads->pdata[i] };
-		lifetime += r.t->on_cpu_ns + r.t->off_cpu_ns;
 		pl_profile_switch_stats(p, r.t->tid, 0, 0, &r.s);
 		if (r.s.preempted)
 			g_array_append_val(rows, r);
