@@ -50,10 +50,12 @@ PY
 # counter NAME [COLUMN]: the Counters table's value (2) or per second (3)
 counter() { awk -v n="$1" -v c="${2:-2}" '/^Counters:/ { t = 1; next } t && /^$/ { exit } t && $1 == n { print $c; exit }' "$TMP/report.txt"; }
 proc() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/proc.txt"; }
+# near A B ABS SHARE: A is within ABS or SHARE x B of B
+near() { awk -v a="$1" -v b="$2" -v n="$3" -v r="$4" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= n || d <= r * b) }'; }
 
 cs=$(counter context-switches) want=$(($(proc voluntary_ctxt_switches) + $(proc nonvoluntary_ctxt_switches)))
 if [ -n "$cs" ] && [ "$cs" -ge 300 ] &&
-	awk -v a="$cs" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 10 || d <= 0.05 * b) }'; then
+	near "$cs" "$want" 10 0.05; then
 	echo "# context-switches $cs, /proc $want"
 	ok switches_match_proc
 else
@@ -62,7 +64,7 @@ fi
 
 pf=$(counter page-faults) fl=$(($(proc minflt) + $(proc majflt)))
 if [ -n "$pf" ] && [ "$pf" -ge 16384 ] &&
-	awk -v a="$pf" -v b="$fl" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.1 * b) }'; then
+	near "$pf" "$fl" 0 0.1; then
 	echo "# page-faults $pf, /proc $fl"
 	ok page_faults_counted
 else
