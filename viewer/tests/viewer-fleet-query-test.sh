@@ -14,7 +14,9 @@
 #       and its flat samples per function equal fleet report's self samples.
 #   export_svg         fleet export --format svg: a well-formed SVG without
 #       script whose widest frame holds the report's total and whose
-#       hot_leaf frames hold hot_leaf's samples.
+#       hot_leaf frames hold exactly the samples of the call paths to
+#       hot_leaf (from fleet export's collapsed stacks) that are wide enough
+#       to draw: the SVG leaves out frames narrower than 0.3 px of 1180.
 set -u
 B=${PL_BUILD:-build}
 TOP=${PL_TOP:-.}
@@ -125,13 +127,28 @@ c=export_svg
 bad=""
 if ! fleet export --where fw=3.0.0 --format svg -o "$TMP/fleet.svg" 2>"$TMP/svg.err"; then
 	bad="fleet export --format svg failed: $(head -c 300 "$TMP/svg.err")"
+elif ! fleet export --where fw=3.0.0 -o "$TMP/fleet.collapsed" 2>"$TMP/col.err"; then
+	bad="fleet export (collapsed) failed: $(head -c 300 "$TMP/col.err")"
 else
-	bad=$(python3 - "$TMP/fleet.svg" "$TMP/report" <<'PY'
+	bad=$(python3 - "$TMP/fleet.svg" "$TMP/report" "$TMP/fleet.collapsed" <<'PY'
 import re, sys, xml.etree.ElementTree as E
 ns = '{http://www.w3.org/2000/svg}'
 rep = open(sys.argv[2]).read()
 total = int(re.search(r'^Fleet: (\d+) samples', rep, re.M).group(1))
 m = re.search(r'^\s+([\d.]+)%\s+([\d.]+)%\s+\d+\s+hot_leaf\s', rep, re.M)
+# Each call path to hot_leaf is one frame in the SVG, drawn when its samples
+# make 0.3 px or more of the 1180 px a whole profile spans.
+paths, once = {}, 0
+for line in open(sys.argv[3]):
+	stack, _, n = line.rstrip('\n').rpartition(' ')
+	frames, seen = stack.split(';'), False
+	for i, f in enumerate(frames):
+		if f == 'hot_leaf' or f.startswith('hot_leaf '):
+			key = tuple(frames[:i + 1])
+			paths[key] = paths.get(key, 0) + int(n)
+			seen = True
+	once += int(n) if seen else 0
+drawn = sum(v for v in paths.values() if v * 1180.0 / total >= 0.3)
 try:
 	root = E.parse(sys.argv[1]).getroot()
 	assert root.tag == ns + 'svg', root.tag
@@ -140,7 +157,8 @@ try:
 	assert counts and max(counts) == total, 'widest frame %s, report total %d' % (max(counts or [0]), total)
 	hot = sum(int(re.search(r' — (\d+) samples', t).group(1)) for t in titles if t.startswith('hot_leaf ['))
 	assert m and hot > 0, 'no hot_leaf frame'
-	assert abs(100.0 * hot / total - float(m.group(2))) < 0.01, 'hot_leaf %d of %d, report total %s%%' % (hot, total, m.group(2))
+	assert abs(100.0 * once / total - float(m.group(2))) < 0.01, 'collapsed: hot_leaf in %d of %d, report total %s%%' % (once, total, m.group(2))
+	assert hot == drawn, 'hot_leaf frames hold %d samples, the %d call paths wide enough to draw hold %d (all %d: %d)' % (hot, len(paths), drawn, len(paths), sum(paths.values()))
 	assert not root.findall('.//' + ns + 'script')
 except Exception as e:
 	print('%r' % (e,))
