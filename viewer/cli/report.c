@@ -769,7 +769,7 @@ int pl_cli_report(int argc, char **argv)
 		if (a.irq)
 			pl_report_print_irq(p);
 		if (a.block)
-			pl_report_print_block(p, a.top > 0 ? (guint)a.top : 10);
+			pl_report_print_block(p, (guint)a.top);
 		rc = pl_report_findings(p, FALSE, fail_on);
 		goto out;
 	}
