@@ -12,6 +12,10 @@
  *                    size; a completion in two parts; a completion whose
  *                    issue came before; a request still in flight; an
  *                    issue again of a (dev, sector) in flight; percentiles
+ *   cli_report_export  the same streams saved as a capture: `perflens report
+ *                    --irq` / `--block` print the model's figures in the
+ *                    columns scripts read, `export --format irq-csv` /
+ *                    `block-csv` write them as CSV rows
  *   kernel_fields    the running kernel's formats of the five tracepoints
  *                    carry every field the models read (tracefs) */
 #include <string.h>
@@ -80,18 +84,28 @@ static void put(guint8 *p, guint64 v, guint size)
 		p[i] = (guint8)(v >> (8 * i));
 }
 
-static PlProfile *new_profile(void)
+/* Where the messages go: a profile (pl_profile_ingest) or a capture file. */
+typedef struct {
+	PlMsgFunc func;
+	gpointer data;
+} Sink;
+
+static void emit(const Sink *k, const struct pl_msg *m)
 {
-	PlProfile *p = pl_profile_new(NULL);
+	k->func(m, k->data);
+}
+
+static void setup_stream(const Sink *k)
+{
 	struct pl_msg m = { .type = PL_MSG_SESSION };
 	m.u.session.target = PL_TARGET_ALL;
-	pl_profile_ingest(&m, p);
+	emit(k, &m);
 	for (guint i = 0; i < N_EV; i++) {
 		struct pl_msg d = { .type = PL_MSG_EVENT_DESC };
 		d.u.event_desc.index = i;
 		d.u.event_desc.role = PL_ROLE_TRACEPOINT;
 		d.u.event_desc.name = pl_str_c(ev_names[i]);
-		pl_profile_ingest(&d, p);
+		emit(k, &d);
 		struct pl_msg c = { .type = PL_MSG_FILE_CHUNK };
 		c.u.chunk.kind = PL_CHUNK_TRACE_FORMAT;
 		c.u.chunk.pid = i;
@@ -99,12 +113,19 @@ static PlProfile *new_profile(void)
 		c.u.chunk.len = (guint32)strlen(ev_fmts[i]);
 		c.u.chunk.total = c.u.chunk.len;
 		c.u.chunk.data = (const guint8 *)ev_fmts[i];
-		pl_profile_ingest(&c, p);
+		emit(k, &c);
 	}
+}
+
+static PlProfile *new_profile(Sink *k)
+{
+	PlProfile *p = pl_profile_new(NULL);
+	*k = (Sink){ pl_profile_ingest, p };
+	setup_stream(k);
 	return p;
 }
 
-static void sample(PlProfile *p, guint ev, guint64 t, guint cpu, const guint8 *raw, guint len)
+static void sample(const Sink *p, guint ev, guint64 t, guint cpu, const guint8 *raw, guint len)
 {
 	struct pl_msg m = { .type = PL_MSG_SAMPLE };
 	m.u.sample.event = ev;
@@ -114,11 +135,11 @@ static void sample(PlProfile *p, guint ev, guint64 t, guint cpu, const guint8 *r
 	m.u.sample.period = 1;
 	m.u.sample.raw_size = len;
 	m.u.sample.raw = raw;
-	pl_profile_ingest(&m, p);
+	emit(p, &m);
 }
 
 /* irq (hardirq, with its handler's name on entry) or vector */
-static void irq_ev(PlProfile *p, guint ev, guint64 t, guint cpu, guint number, const char *name)
+static void irq_ev(const Sink *p, guint ev, guint64 t, guint cpu, guint number, const char *name)
 {
 	guint8 raw[64] = { 0 };
 	put(raw, 1 + ev, 2);
@@ -133,7 +154,7 @@ static void irq_ev(PlProfile *p, guint ev, guint64 t, guint cpu, guint number, c
 	sample(p, ev, t, cpu, raw, len);
 }
 
-static void blk_ev(PlProfile *p, guint ev, guint64 t, guint32 dev, guint64 sector, guint nr,
+static void blk_ev(const Sink *p, guint ev, guint64 t, guint32 dev, guint64 sector, guint nr,
 		   const char *rwbs)
 {
 	guint8 raw[72] = { 0 };
@@ -157,11 +178,10 @@ static const PlIrqSource *find(const PlIrqStats *s, PlIrqKind kind, guint number
 	return NULL;
 }
 
-static void irq_nesting(void)
+/* CPU 0: NET_RX 100..200 with IRQ 36 inside at 120..130; then IRQ 36
+ * again alone 300..305; CPU 1: TIMER 400..450 */
+static void nesting_stream(const Sink *p)
 {
-	g_autoptr(PlProfile) p = new_profile();
-	/* CPU 0: NET_RX 100..200 with IRQ 36 inside at 120..130; then IRQ 36
-	 * again alone 300..305; CPU 1: TIMER 400..450 */
 	irq_ev(p, SENTRY, 100, 0, 3, NULL);
 	irq_ev(p, HENTRY, 120, 0, 36, "virtio1-req.0");
 	irq_ev(p, HEXIT, 130, 0, 36, NULL);
@@ -170,6 +190,13 @@ static void irq_nesting(void)
 	irq_ev(p, HEXIT, 305, 0, 36, NULL);
 	irq_ev(p, SENTRY, 400, 1, 1, NULL);
 	irq_ev(p, SEXIT, 450, 1, 1, NULL);
+}
+
+static void irq_nesting(void)
+{
+	Sink k;
+	g_autoptr(PlProfile) p = new_profile(&k);
+	nesting_stream(&k);
 	pl_profile_finish(p);
 	g_autoptr(PlIrqStats) s = pl_irq_stats_new(p);
 	PL_CHECK(s->have_hard && s->have_soft && !s->per_task);
@@ -205,7 +232,8 @@ static void irq_nesting(void)
 
 static void irq_edges(void)
 {
-	g_autoptr(PlProfile) p = new_profile();
+	Sink k, *p = &k;
+	g_autoptr(PlProfile) prof = new_profile(&k);
 	irq_ev(p, SEXIT, 10, 0, 7, NULL);       /* SCHED began before */
 	irq_ev(p, HEXIT, 11, 1, 40, NULL);      /* so did IRQ 40 */
 	irq_ev(p, SENTRY, 20, 0, 1, NULL);      /* TIMER opens… */
@@ -214,8 +242,8 @@ static void irq_edges(void)
 	irq_ev(p, SENTRY, 50, 0, 9, NULL);      /* RCU */
 	irq_ev(p, SENTRY, 60, 0, 9, NULL);      /* RCU again without the exit: dropped */
 	irq_ev(p, SEXIT, 70, 0, 9, NULL);
-	pl_profile_finish(p);
-	g_autoptr(PlIrqStats) s = pl_irq_stats_new(p);
+	pl_profile_finish(prof);
+	g_autoptr(PlIrqStats) s = pl_irq_stats_new(prof);
 	PL_CHECKF(s->exit_before_start == 2, "%" G_GUINT64_FORMAT, s->exit_before_start);
 	PL_CHECKF(s->mismatched == 2, "%" G_GUINT64_FORMAT, s->mismatched);
 	PL_CHECKF(s->open_at_end == 1, "%" G_GUINT64_FORMAT, s->open_at_end);
@@ -227,10 +255,10 @@ static void irq_edges(void)
 	PL_CHECK(!find(s, PL_IRQ_SOFT, 7) && !find(s, PL_IRQ_HARD, 40)); /* exits alone: no count */
 }
 
-static void block_pairing(void)
+static const guint32 loop0 = 7u << 20, vda = (254u << 20) | 0;
+
+static void block_stream(const Sink *p)
 {
-	g_autoptr(PlProfile) p = new_profile();
-	guint32 loop0 = 7u << 20, vda = (254u << 20) | 0;
 	blk_ev(p, COMPLETE, 50, vda, 999, 8, "W");       /* issued before */
 	blk_ev(p, ISSUE, 100, loop0, 0, 128, "WS");      /* 64 KiB write, 2000 ns */
 	blk_ev(p, ISSUE, 110, loop0, 1000, 16, "R");     /* 8 KiB read in two parts */
@@ -241,6 +269,13 @@ static void block_pairing(void)
 	blk_ev(p, COMPLETE, 900, loop0, 5000, 8, "W");
 	blk_ev(p, COMPLETE, 2100, loop0, 0, 128, "WS");
 	blk_ev(p, ISSUE, 3000, vda, 77, 8, "FWS");       /* never completes */
+}
+
+static void block_pairing(void)
+{
+	Sink k;
+	g_autoptr(PlProfile) p = new_profile(&k);
+	block_stream(&k);
 	pl_profile_finish(p);
 	g_autoptr(PlBlockIo) b = pl_block_io_new(p);
 	PL_CHECK(b->recorded);
@@ -265,6 +300,111 @@ static void block_pairing(void)
 	/* "FWS": a write with a cache flush before it is a write */
 	const PlBlockRequest *last = &g_array_index(b->requests, PlBlockRequest, b->requests->len - 1);
 	PL_CHECK(last->dev == vda && !last->complete && last->op == PL_BLOCK_WRITE);
+}
+
+static gboolean capture_add(const struct pl_msg *m, gpointer c)
+{
+	return vt_capture_add(c, m) == 0;
+}
+
+/* The line of out that starts (after blanks) with head, NULL if none. */
+static char *line_of(const char *out, const char *head)
+{
+	g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+	for (guint i = 0; lines[i]; i++)
+		if (g_str_has_prefix(g_strchug(lines[i]), head))
+			return g_strdup(lines[i]);
+	return NULL;
+}
+
+static void cli_report_export(void)
+{
+	g_autofree char *path = vt_tmp("irq.plens");
+	VtCapture *c = vt_capture_new(path);
+	PL_CHECK(c);
+	vt_hello(c);
+	Sink k = { capture_add, c };
+	setup_stream(&k);
+	nesting_stream(&k);
+	block_stream(&k);
+	vt_capture_close(c);
+
+	g_autofree char *out = NULL, *err = NULL;
+	PL_CHECKF(vt_perflens(&out, &err, "report", "--irq", path, NULL) == 0, "%s", err);
+	/* NUMBER COUNT TOTAL_MS AVG_US MAX_US SHARE% PER_CPU NAME */
+	g_autofree char *net = line_of(out, "3 ");
+	g_autofree char *disk = line_of(out, "36 ");
+	PL_CHECKF(net && disk, "%s", out);
+	g_auto(GStrv) n = g_strsplit_set(net, " ", -1), d = g_strsplit_set(disk, " ", -1);
+	g_autofree char *nj = g_strdup(net), *dj = g_strdup(disk);
+	/* blanks repeat: compare the words */
+	g_autoptr(GPtrArray) nw = g_ptr_array_new(), dw = g_ptr_array_new();
+	for (guint i = 0; n[i]; i++)
+		if (*n[i])
+			g_ptr_array_add(nw, n[i]);
+	for (guint i = 0; d[i]; i++)
+		if (*d[i])
+			g_ptr_array_add(dw, d[i]);
+	PL_CHECKF(nw->len == 8 && !strcmp(nw->pdata[1], "1") && !strcmp(nw->pdata[2], "0.000") &&
+			  !strcmp(nw->pdata[4], "0.09") && !strcmp(nw->pdata[6], "0:1,1:0") &&
+			  !strcmp(nw->pdata[7], "NET_RX"),
+		  "NET_RX row: %s", nj);
+	PL_CHECKF(dw->len == 8 && !strcmp(dw->pdata[1], "2") && !strcmp(dw->pdata[6], "0:2,1:0") &&
+			  !strcmp(dw->pdata[7], "virtio1-req.0") && !strcmp(dw->pdata[4], "0.01"),
+		  "IRQ 36 row: %s", dj);
+	g_autofree char *hard = line_of(out, "hardirqs: ");
+	PL_CHECKF(hard && g_str_has_prefix(hard, "hardirqs: 2,"), "%s", out);
+	g_autofree char *nested = line_of(out, "nested: ");
+	PL_CHECKF(nested && g_str_has_prefix(nested, "nested: 1 "), "%s", out);
+	g_autofree char *unpaired = line_of(out, "unpaired: ");
+	PL_CHECKF(unpaired && g_str_has_prefix(unpaired, "unpaired: 0 exits") &&
+			  strstr(unpaired, "0 entries") && strstr(unpaired, "0 dropped"),
+		  "%s", out);
+
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	PL_CHECKF(vt_perflens(&out, &err, "report", "--block", "--top", "0", path, NULL) == 0, "%s",
+		  err);
+	/* DEV REQUESTS READS WRITES FLUSHES DISCARDS READ_KIB WRITTEN_KIB ERRORS P50 P90 P99 MAX OPEN DRIVER */
+	g_autofree char *row = line_of(out, "7,0 ");
+	PL_CHECKF(row, "%s", out);
+	g_auto(GStrv) f = g_strsplit_set(row, " ", -1);
+	g_autoptr(GPtrArray) w = g_ptr_array_new();
+	for (guint i = 0; f[i]; i++)
+		if (*f[i])
+			g_ptr_array_add(w, f[i]);
+	PL_CHECKF(w->len == 15 && !strcmp(w->pdata[1], "3") && !strcmp(w->pdata[2], "1") &&
+			  !strcmp(w->pdata[3], "2") && !strcmp(w->pdata[6], "8.0") &&
+			  !strcmp(w->pdata[7], "68.0") && !strcmp(w->pdata[12], "0.002") &&
+			  !strcmp(w->pdata[14], "loop"),
+		  "loop row: %s", row);
+	PL_CHECKF(strstr(out, "1 completions whose issue came before") &&
+			  strstr(out, "1 requests still in flight") && strstr(out, "1 issued again"),
+		  "%s", out);
+	g_autofree char *slowest = line_of(out, "Slowest 3 ");
+	PL_CHECKF(slowest, "%s", out);
+
+	g_autofree char *csv = vt_tmp("irq.csv"), *bcsv = vt_tmp("block.csv");
+	PL_CHECK(vt_perflens(NULL, NULL, "export", path, "--format", "irq-csv", "-o", csv, NULL) == 0);
+	PL_CHECK(vt_perflens(NULL, NULL, "export", path, "--format", "block-csv", "-o", bcsv, NULL) ==
+		 0);
+	g_autofree char *text = NULL, *btext = NULL;
+	PL_CHECK(g_file_get_contents(csv, &text, NULL, NULL));
+	PL_CHECK(g_file_get_contents(bcsv, &btext, NULL, NULL));
+	PL_CHECKF(g_str_has_prefix(text, "kind,number,name,cpu,count,paired,time_ns,max_ns\n") &&
+			  strstr(text, "\nsoftirq,3,NET_RX,0,1,,90,\n") &&
+			  strstr(text, "\nsoftirq,3,NET_RX,all,1,1,90,90\n") &&
+			  strstr(text, "\nhardirq,36,virtio1-req.0,all,2,2,15,10\n") &&
+			  strstr(text, "\nsoftirq,1,TIMER,1,1,,50,\n"),
+		  "%s", text);
+	/* 4 requests: the requeued one counts once, the completion without
+	 * its issue is none; the open one has no completion */
+	g_auto(GStrv) rows = g_strsplit(btext, "\n", -1);
+	PL_CHECKF(g_strv_length(rows) == 6 && !strcmp(rows[5], ""), "%s", btext);
+	PL_CHECKF(g_str_has_prefix(rows[1], "7,0,write,WS,0,65536,1000000100,1000002100,2000,0,100,100,"),
+		  "%s", rows[1]);
+	PL_CHECKF(g_str_has_prefix(rows[4], "254,0,write,FWS,77,4096,1000003000,,,,100,100,"), "%s",
+		  rows[4]);
 }
 
 static void kernel_fields(void)
@@ -295,4 +435,4 @@ static void kernel_fields(void)
 }
 
 PL_TEST_MAIN(PL_CASE(irq_nesting), PL_CASE(irq_edges), PL_CASE(block_pairing),
-	     PL_CASE(kernel_fields))
+	     PL_CASE(cli_report_export), PL_CASE(kernel_fields))
