@@ -11,8 +11,8 @@
 # Two pairs of /proc snapshots bracket the recording: the outer pair
 # (p0 before `perf stat … perflens record` starts, p1 after it ended) and
 # the inner pair (i0 once record says the recording runs: the agent opened
-# every event before it sends SESSION; i1 once the load ended, seconds
-# before the recording stops).  Every event between i0 and i1 is in the
+# every event before it sends SESSION; i1 once the load ended, before the
+# test stops the recording with SIGINT, as Ctrl-C does).  Every event between i0 and i1 is in the
 # recording, and every event of the recording is between p0 and p1: the
 # margin is exactly what /proc counted between the outer and the inner
 # snapshots, nothing else, on each side.
@@ -75,9 +75,9 @@ fi
 # ─── the loop device (the block cases skip without one) ─────────────────
 block_skip=
 BACK=$(mktemp /var/tmp/pl-loop-XXXXXX)
-if ! dd if=/dev/zero of="$BACK" bs=1M count=32 status=none 2>"$TMP/loop.err"; then
-	block_skip="[no-kernel-feature:loop] cannot make the backing file on /var/tmp: $(head -c 200 "$TMP/loop.err")"
-elif ! LOOP=$(losetup --direct-io=on -f --show "$BACK" 2>"$TMP/loop.err") &&
+dd if=/dev/zero of="$BACK" bs=1M count=32 status=none 2>"$TMP/loop.err" ||
+	pl_fail_all "cannot write the loop device's backing file $BACK: $(head -c 200 "$TMP/loop.err")"
+if ! LOOP=$(losetup --direct-io=on -f --show "$BACK" 2>"$TMP/loop.err") &&
 	! LOOP=$(losetup -f --show "$BACK" 2>"$TMP/loop.err"); then
 	LOOP=
 	block_skip="[no-kernel-feature:loop] losetup: $(head -c 200 "$TMP/loop.err")"
@@ -143,13 +143,15 @@ for _ in $(seq 100); do
 done
 [ -n "$up" ] || pl_fail_all "the agent did not listen on $port: $(head -c 300 "$TMP/agent.log")"
 
+# dd's data, made before: only dd's own I/O goes on inside the recording
+dd if=/dev/urandom of="$TMP/data" bs=64k count=200 status=none
 CAP=$TMP/irq.plens
 block_opt=
 [ -z "$block_skip" ] && block_opt=--block
 snap p0
 perf stat -a -x, -o "$TMP/perf.stat" -e irq:irq_handler_entry -e irq:softirq_entry -- \
 	"$PERFLENS" record 127.0.0.1:"$port" --token irq-token --all --irq $block_opt \
-	--callgraph fp --frequency 99 --duration 12 -o "$CAP" >"$TMP/rec.log" 2>&1 &
+	--callgraph fp --frequency 99 --duration 120 -o "$CAP" >"$TMP/rec.log" 2>&1 &
 recpid=$!
 PIDS+=($recpid)
 for _ in $(seq 200); do
@@ -162,7 +164,6 @@ if grep -q 'recording to' "$TMP/rec.log"; then
 	"$PY" "$TMP/load.py" >"$TMP/load.log" 2>&1 &
 	loadpid=$!
 	if [ -n "$LOOP" ] && [ -z "$block_skip" ]; then
-		dd if=/dev/urandom of="$TMP/data" bs=64k count=200 status=none
 		dd if="$TMP/data" of="$LOOP" bs=64k count=200 oflag=direct status=none 2>"$TMP/dd.err" ||
 			echo "dd write failed: $(cat "$TMP/dd.err")" >>"$TMP/load.log"
 		dd if="$LOOP" of=/dev/null bs=64k count=100 iflag=direct status=none 2>"$TMP/dd.err" ||
@@ -170,6 +171,12 @@ if grep -q 'recording to' "$TMP/rec.log"; then
 	fi
 	wait $loadpid
 	snap i1
+	# the recording runs on past i1 until told to stop (Ctrl-C's STOP);
+	# --duration is only the backstop
+	recorder=$(pgrep -P $recpid -x perflens)
+	[ -n "$recorder" ] && kill -0 "$recorder" 2>/dev/null ||
+		pl_fail_all "perflens record ended before the load did: $(tail -c 400 "$TMP/rec.log" | tr '\n' '|')"
+	kill -INT "$recorder"
 fi
 wait $recpid
 rec=$?
