@@ -12,10 +12,10 @@
 # (p0 before `perf stat … perflens record` starts, p1 after it ended) and
 # the inner pair (i0 once record says the recording runs: the agent opened
 # every event before it sends SESSION; i1 once the load ended, before the
-# test stops the recording with SIGINT, as Ctrl-C does).  Every event between i0 and i1 is in the
-# recording, and every event of the recording is between p0 and p1: the
-# margin is exactly what /proc counted between the outer and the inner
-# snapshots, nothing else, on each side.
+# test stops the recording with SIGINT, as Ctrl-C does).  Every event
+# between i0 and i1 is in the recording, and every event of the recording
+# is between p0 and p1: the margin is exactly what /proc counted between
+# the outer and the inner snapshots, nothing else, on each side.
 #   irq_counts_match_proc   every softirq vector and every hardirq handler,
 #       on every CPU: report --irq's count lies in [inner delta, outer
 #       delta] of /proc/softirqs or /proc/interrupts (a shared IRQ line
