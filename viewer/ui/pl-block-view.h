@@ -5,7 +5,9 @@
  * the slowest requests with the stacks that issued them.
  *
  * The page hides itself in its GtkStack while the profile holds no
- * block_rq_issue event.  The profile is borrowed.  Main thread only. */
+ * block_rq_issue event.  A live recording's growth is read again while
+ * the page is shown, else when it is next shown.  The profile is
+ * borrowed.  Main thread only. */
 #ifndef PL_BLOCK_VIEW_H
 #define PL_BLOCK_VIEW_H
 

@@ -12,6 +12,7 @@ struct _PlIrqView {
 	GtkLabel *summary, *table;
 	GtkWidget *lanes;
 	PlIrqStats *stats;
+	PlProfile *pending; /* grew while the page was not shown: read on map */
 };
 
 G_DEFINE_FINAL_TYPE(PlIrqView, pl_irq_view, GTK_TYPE_WIDGET)
@@ -191,16 +192,50 @@ static void pl_irq_view_init(PlIrqView *self)
 
 static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlIrqView *self)
 {
+	self->pending = NULL;
 	pl_irq_view_set_profile(self, pl_profile_session_get_profile(s));
 }
 
+/* Whether p holds any of the tracepoints (cheap: the events' counts). */
+static gboolean has_events(PlProfile *p)
+{
+	GPtrArray *evs = pl_profile_get_events(p);
+	for (guint i = 0; evs && i < evs->len; i++) {
+		const PlEvent *e = evs->pdata[i];
+		for (guint k = 0; pl_irq_tracepoints[k]; k++)
+			if (e->samples && !g_strcmp0(e->name, pl_irq_tracepoints[k]))
+				return TRUE;
+	}
+	return FALSE;
+}
+
+/* A live recording grows every second: the page reads it again only while
+ * it is shown (the pairing goes over every event), else when it is next
+ * mapped; whether it is offered follows at once. */
 static void on_session_updated(PlProfileSession *s, PlIrqView *self)
 {
-	on_session_profile(s, NULL, self);
+	PlProfile *p = pl_profile_session_get_profile(s);
+	if (!p || gtk_widget_get_mapped(GTK_WIDGET(self))) {
+		self->pending = NULL;
+		on_session_profile(s, NULL, self);
+		return;
+	}
+	self->pending = p;
+	show_page(self, has_events(p));
+}
+
+static void on_map(GtkWidget *w, PlProfileSession *s)
+{
+	PlIrqView *self = (PlIrqView *)w;
+	if (self->pending && self->pending == pl_profile_session_get_profile(s)) {
+		self->pending = NULL;
+		pl_irq_view_set_profile(self, pl_profile_session_get_profile(s));
+	}
 }
 
 void pl_irq_view_set_session(PlIrqView *self, PlProfileSession *session)
 {
 	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
 	g_signal_connect_object(session, "updated", G_CALLBACK(on_session_updated), self, 0);
+	g_signal_connect_object(self, "map", G_CALLBACK(on_map), session, 0);
 }

@@ -6,7 +6,9 @@
  * per IRQ handler and softirq vector with counts per CPU.
  *
  * The page hides itself in its GtkStack while the profile holds none of
- * the irq tracepoints.  The profile is borrowed.  Main thread only. */
+ * the irq tracepoints.  A live recording's growth is read again while
+ * the page is shown, else when it is next shown.  The profile is
+ * borrowed.  Main thread only. */
 #ifndef PL_IRQ_VIEW_H
 #define PL_IRQ_VIEW_H
 
