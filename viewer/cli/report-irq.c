@@ -45,9 +45,11 @@ void pl_report_print_irq(PlProfile *p)
 	printf("  softirqs: %" G_GUINT64_FORMAT ", %.3f ms, %.3f %% of the CPU time%s\n",
 	       s->soft_count, s->soft_ns / 1e6, cpu_s > 0 ? s->soft_ns / 1e7 / cpu_s : 0.0,
 	       s->have_soft ? "" : " (irq:softirq_entry/exit not recorded)");
-	printf("  unpaired: %" G_GUINT64_FORMAT " exits whose entry came before the recording, "
-	       "%" G_GUINT64_FORMAT " entries whose exit came after it, %" G_GUINT64_FORMAT
-	       " dropped (an entry or exit was lost)\n",
+	printf("  unpaired: %" G_GUINT64_FORMAT " at the start (an exit whose entry came "
+	       "before the recording, or an entry before the exits were on), %" G_GUINT64_FORMAT
+	       " at the end (an entry whose exit came after it, or after the exits were off: "
+	       "the agent turns the tracepoints on and off one after the other), %"
+	       G_GUINT64_FORMAT " dropped (an entry or exit was lost)\n",
 	       s->exit_before_start, s->open_at_end, s->mismatched);
 	printf("  nested: %" G_GUINT64_FORMAT " hardirqs interrupted a softirq (their time is "
 	       "counted as theirs, not the softirq's)\n", s->nested);

@@ -162,8 +162,14 @@ PlIrqStats *pl_irq_stats_new(PlProfile *profile)
 	gboolean be = pl_profile_is_big_endian(profile);
 	guint n;
 	const PlTraceEvent *ev = pl_profile_get_trace_events(profile, &n);
-	/* the kinds and fields of the profile's events, looked up once */
+	/* the kinds of the profile's events, looked up once */
 	g_autoptr(GHashTable) kinds = g_hash_table_new(NULL, NULL);
+	g_autofree int *kind_of = g_new(int, n ? n : 1);
+	/* The agent enables and disables the four tracepoints one after the
+	 * other: at the recording's edges one of a pair may be on while the
+	 * other is not yet (or no longer).  Per CPU and kind, the exits' first
+	 * and last times bound where a missing exit means a lost event. */
+	g_autoptr(GArray) exit_span = g_array_new(FALSE, TRUE, sizeof(guint64) * 4);
 	for (guint i = 0; i < n; i++) {
 		const PlTraceEvent *e = &ev[i];
 		gpointer kv;
@@ -175,6 +181,20 @@ PlIrqStats *pl_irq_stats_new(PlProfile *profile)
 			kind = event_kind(pe ? pe->name : NULL);
 			g_hash_table_insert(kinds, GUINT_TO_POINTER(e->event), GINT_TO_POINTER(kind));
 		}
+		kind_of[i] = kind;
+		if (kind != EV_HARD_EXIT && kind != EV_SOFT_EXIT)
+			continue;
+		if (exit_span->len <= e->cpu)
+			g_array_set_size(exit_span, e->cpu + 1);
+		guint64 *sp = (guint64 *)(gpointer)(exit_span->data + e->cpu * sizeof(guint64) * 4);
+		guint k = kind == EV_SOFT_EXIT ? 2 : 0;
+		if (!sp[k] || e->time < sp[k])
+			sp[k] = e->time;
+		sp[k + 1] = MAX(sp[k + 1], e->time);
+	}
+	for (guint i = 0; i < n; i++) {
+		const PlTraceEvent *e = &ev[i];
+		int kind = kind_of[i];
 		if (kind == EV_NONE)
 			continue;
 		if (kind == EV_HARD_ENTRY || kind == EV_HARD_EXIT)
@@ -204,8 +224,22 @@ PlIrqStats *pl_irq_stats_new(PlProfile *profile)
 			PlIrqSource *src = s->sources->pdata[idx];
 			src->count++;
 			source_cpu(src, e->cpu)->count++;
-			if (o->open)
-				s->mismatched++; /* its exit was lost */
+			if (o->open) {
+				/* its exit never came: before the exits were on, after
+				 * they were off, or lost */
+				const guint64 *sp =
+					e->cpu < exit_span->len
+						? (const guint64 *)(gpointer)(exit_span->data +
+									      e->cpu * sizeof(guint64) * 4)
+						: NULL;
+				guint k = hard ? 0 : 2;
+				if (!sp || !sp[k] || o->start < sp[k])
+					s->exit_before_start++;
+				else if (e->time > sp[k + 1])
+					s->open_at_end++;
+				else
+					s->mismatched++;
+			}
 			*o = (Open){ TRUE, e->time, (guint32)number, idx, e->stack, 0 };
 			continue;
 		}

@@ -8,11 +8,15 @@
  * number (or vector) on that CPU closes.  A softirq's time is its own:
  * the hardirqs that interrupted it are taken out of it (and counted as
  * nested).  What cannot be paired is counted, never guessed:
- *   - an exit whose entry came before the recording began;
- *   - an entry still open when the recording ended;
- *   - an exit of another IRQ than the one open on that CPU, or an entry
- *     while one is open: events were lost (the recording's lost count
- *     says how many), the open one is dropped unpaired.
+ *   - at the start: an exit whose entry came before the recording began,
+ *     or an entry before that CPU's first exit of its kind (the agent
+ *     turns the tracepoints on one after the other);
+ *   - at the end: an entry still open when the recording ended, or whose
+ *     exit would have come after that CPU's last exit of its kind (they
+ *     are turned off one after the other too);
+ *   - in between, an exit of another IRQ than the one open on that CPU, or
+ *     an entry while one is open: events were lost (the recording's lost
+ *     count says how many), the open one is dropped unpaired.
  * Counts are entries (as /proc/interrupts and /proc/softirqs count them:
  * a shared IRQ line runs one handler per device, each with its own entry
  * and name), times are paired entries only.
@@ -78,8 +82,8 @@ typedef struct {
 	guint64 t0, t1;     /* the recording's first and last event */
 	gboolean have_hard, have_soft; /* the recording holds those tracepoints */
 	gboolean per_task;  /* not an --all session: only the target's threads' interrupts */
-	guint64 exit_before_start; /* exits whose entry preceded the recording */
-	guint64 open_at_end;       /* entries whose exit came after it */
+	guint64 exit_before_start; /* unpaired at the recording's start (above) */
+	guint64 open_at_end;       /* unpaired at its end */
 	guint64 mismatched;        /* dropped unpaired: events were lost */
 	guint64 undecoded;         /* no format, or a payload it does not fit */
 	guint64 nested;            /* hardirqs that interrupted a softirq */

@@ -128,10 +128,11 @@ void pl_irq_view_set_profile(PlIrqView *self, PlProfile *profile)
 			       s->soft_ns / 1e6, cpu_s > 0 ? s->soft_ns / 1e7 / cpu_s : 0.0,
 			       s->ncpus, secs);
 	g_string_append_printf(m,
-			       "\nUnpaired: %" G_GUINT64_FORMAT " exits whose entry came before "
-			       "the recording, %" G_GUINT64_FORMAT " entries whose exit came "
-			       "after it, %" G_GUINT64_FORMAT " dropped (an entry or exit was "
-			       "lost). %" G_GUINT64_FORMAT " hardirqs interrupted a softirq.",
+			       "\nUnpaired: %" G_GUINT64_FORMAT " at the recording's start, %"
+			       G_GUINT64_FORMAT " at its end (the tracepoints are turned on "
+			       "and off one after the other), %" G_GUINT64_FORMAT " dropped "
+			       "(an entry or exit was lost). %" G_GUINT64_FORMAT " hardirqs "
+			       "interrupted a softirq.",
 			       s->exit_before_start, s->open_at_end, s->mismatched, s->nested);
 	if (s->lost)
 		g_string_append_printf(m, "\n<b>The recording lost %" G_GUINT64_FORMAT
