@@ -169,7 +169,7 @@ PlIrqStats *pl_irq_stats_new(PlProfile *profile)
 	 * other: at the recording's edges one of a pair may be on while the
 	 * other is not yet (or no longer).  Per CPU and kind, the exits' first
 	 * and last times bound where a missing exit means a lost event. */
-	g_autoptr(GArray) exit_span = g_array_new(FALSE, TRUE, sizeof(guint64) * 4);
+	g_autoptr(GArray) exit_span = g_array_new(FALSE, TRUE, sizeof(guint64) * 6);
 	for (guint i = 0; i < n; i++) {
 		const PlTraceEvent *e = &ev[i];
 		gpointer kv;
@@ -182,11 +182,18 @@ PlIrqStats *pl_irq_stats_new(PlProfile *profile)
 			g_hash_table_insert(kinds, GUINT_TO_POINTER(e->event), GINT_TO_POINTER(kind));
 		}
 		kind_of[i] = kind;
-		if (kind != EV_HARD_EXIT && kind != EV_SOFT_EXIT)
+		if (kind == EV_NONE)
 			continue;
 		if (exit_span->len <= e->cpu)
 			g_array_set_size(exit_span, e->cpu + 1);
-		guint64 *sp = (guint64 *)(gpointer)(exit_span->data + e->cpu * sizeof(guint64) * 4);
+		guint64 *sp = (guint64 *)(gpointer)(exit_span->data + e->cpu * sizeof(guint64) * 6);
+		if (kind == EV_HARD_ENTRY || kind == EV_SOFT_ENTRY) {
+			/* [4], [5]: the first entry of each kind */
+			guint f = kind == EV_SOFT_ENTRY ? 5 : 4;
+			if (!sp[f])
+				sp[f] = e->time;
+			continue;
+		}
 		guint k = kind == EV_SOFT_EXIT ? 2 : 0;
 		if (!sp[k] || e->time < sp[k])
 			sp[k] = e->time;
@@ -230,7 +237,7 @@ PlIrqStats *pl_irq_stats_new(PlProfile *profile)
 				const guint64 *sp =
 					e->cpu < exit_span->len
 						? (const guint64 *)(gpointer)(exit_span->data +
-									      e->cpu * sizeof(guint64) * 4)
+									      e->cpu * sizeof(guint64) * 6)
 						: NULL;
 				guint k = hard ? 0 : 2;
 				if (!sp || !sp[k] || o->start < sp[k])
@@ -244,7 +251,15 @@ PlIrqStats *pl_irq_stats_new(PlProfile *profile)
 			continue;
 		}
 		if (!o->open) {
-			s->exit_before_start++; /* or its entry was lost: the lost count tells */
+			/* after the first entry of its kind on that CPU, its own
+			 * entry was lost; before, it ran when the recording began */
+			const guint64 *sp = (const guint64 *)(gpointer)(exit_span->data +
+									e->cpu * sizeof(guint64) * 6);
+			guint64 first = sp[hard ? 4 : 5];
+			if (first && first < e->time)
+				s->mismatched++;
+			else
+				s->exit_before_start++;
 			continue;
 		}
 		if (o->number != (guint32)number) {

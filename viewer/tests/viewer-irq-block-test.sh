@@ -15,19 +15,21 @@
 # test stops the recording with SIGINT, as Ctrl-C does).  Every event
 # between i0 and i1 is in the recording, and every event of the recording
 # is between p0 and p1: the margin is exactly what /proc counted between
-# the outer and the inner snapshots, nothing else, on each side.
+# the outer and the inner snapshots on each side, and below the inner
+# delta the samples the kernel said it lost (LOST records name no event:
+# any count may be short by all of them), nothing else.
 #   irq_counts_match_proc   every softirq vector and every hardirq handler,
-#       on every CPU: report --irq's count lies in [inner delta, outer
-#       delta] of /proc/softirqs or /proc/interrupts (a shared IRQ line
+#       on every CPU: report --irq's count lies in [inner delta - lost,
+#       outer delta] of /proc/softirqs or /proc/interrupts (a shared IRQ line
 #       runs each of its N handlers per interrupt: up to N x the outer
 #       delta); NET_RX grew by at least 5000 between i0 and i1 (the 10000
 #       datagrams), so the case cannot pass on a quiet machine.
 #   irq_counts_match_perf   the recording's total hardirq and softirq
 #       counts against `perf stat -a -e irq:irq_handler_entry -e
 #       irq:softirq_entry` wrapped around the `perflens record` command:
-#       inner delta <= ours <= perf <= outer delta.
-#   irq_paired              with no sample lost, every run in the middle
-#       pairs (none dropped); the entries unpaired at the end (the agent
+#       inner delta - lost <= ours <= perf <= outer delta.
+#   irq_paired              every run in the middle pairs, but for at most
+#       one per sample lost; the entries unpaired at the end (the agent
 #       turns the exits off before the entries, or the run had not ended)
 #       are at most the entries recorded outside the inner window, where
 #       the end lies; NET_RX has time.
@@ -197,11 +199,16 @@ echo "# windows: outer $(awk -v a="$(cat "$TMP/p0.time")" -v b="$(cat "$TMP/p1.t
 lost=$(sed -n 's/.*the recording lost \([0-9]*\) samples.*/\1/p' "$TMP/irq.txt" | head -n 1)
 lost=${lost:-0}
 echo "# lost samples: $lost"
+# every count may be short by the samples lost: past 1 % of them the
+# cases would check little
+total=$(sed -n 's/^  [a-z]*irqs: \([0-9]*\),.*/\1/p' "$TMP/irq.txt" | awk '{ s += $1 } END { print s + 0 }')
+[ $((lost * 100)) -le "$total" ] ||
+	pl_fail_all "the recording lost $lost samples of about $total: too many for the counts to be checked (a loaded machine?)"
 
 # Per (kind, source, CPU): ours against the inner and outer /proc deltas.
 cat >"$TMP/cmp.py" <<'PY'
 import re, sys
-d = sys.argv[1]
+d, lost = sys.argv[1], int(sys.argv[2])
 def proc(tag):
     rows = {}
     lines = open('%s/%s.int' % (d, tag)).read().split('\n')
@@ -241,14 +248,15 @@ for k in sorted(outer):
     hi, nh = outer[k]
     lo = inner.get(k, (0, 1))[0]
     o = ours.pop(k, 0)
-    out = o < lo or o > hi * nh
+    out = o < lo - lost or o > hi * nh
     bad += out
     rows += 1
     for t, v in (('ours', o), ('inner', lo), ('outer', hi)):
         tot[(k[0], t)] = tot.get((k[0], t), 0) + v
         if k[1] == 'NET_RX': tot[('netrx', t)] = tot.get(('netrx', t), 0) + v
     if hi or o:
-        print('%s %s cpu%d: inner %d <= ours %d <= outer %d%s%s' % (k[0], k[1], k[2], lo, o, hi,
+        print('%s %s cpu%d: inner %d%s <= ours %d <= outer %d%s%s' % (k[0], k[1], k[2], lo,
+              ' - %d lost' % lost if lost else '', o, hi,
               ' x %d handlers' % nh if nh > 1 else '', '  <-- outside' if out else ''))
 for k, o in ours.items():
     if o:
@@ -257,16 +265,14 @@ for k in ('hard', 'soft', 'netrx'):
     print('total %s inner %d ours %d outer %d' % (k, tot.get((k, 'inner'), 0), tot.get((k, 'ours'), 0), tot.get((k, 'outer'), 0)))
 print('rows %d bad %d' % (rows, bad))
 PY
-"$PY" "$TMP/cmp.py" "$TMP" >"$TMP/cmp.txt" 2>&1
+"$PY" "$TMP/cmp.py" "$TMP" "$lost" >"$TMP/cmp.txt" 2>&1
 
 # ─── irq_counts_match_proc ──────────────────────────────────────────────
 sed 's/^/#   /' "$TMP/cmp.txt" | head -80
 summary=$(tail -n 1 "$TMP/cmp.txt")
 nbad=$(echo "$summary" | awk '$1 == "rows" { print $4 }')
 netrx=$(awk '$1 == "total" && $2 == "netrx" { print $4 }' "$TMP/cmp.txt")
-if [ "$lost" != 0 ]; then
-	fail irq_counts_match_proc "the recording lost $lost samples: the counts cannot match"
-elif [ -z "$nbad" ]; then
+if [ -z "$nbad" ]; then
 	fail irq_counts_match_proc "the comparison failed: $(tail -3 "$TMP/cmp.txt" | tr '\n' '|')"
 elif [ "$nbad" != 0 ]; then
 	fail irq_counts_match_proc "$nbad of the (kind, source, CPU) rows outside [inner, outer]: $(grep -- '<--' "$TMP/cmp.txt" | head -5 | tr '\n' '|')"
@@ -293,9 +299,8 @@ chain() { # numbers that must not decrease
 		prev=$x
 	done
 }
-if [ "$lost" != 0 ]; then
-	fail irq_counts_match_perf "the recording lost $lost samples"
-elif chain "$ih" "$ours_hard" "$perf_hard" "$oh" && chain "$is" "$ours_soft" "$perf_soft" "$os"; then
+if chain $((ih - lost > 0 ? ih - lost : 0)) "$ours_hard" "$perf_hard" "$oh" &&
+	chain $((is - lost > 0 ? is - lost : 0)) "$ours_soft" "$perf_soft" "$os"; then
 	ok irq_counts_match_perf
 else
 	fail irq_counts_match_perf "want /proc inner <= ours <= perf <= /proc outer: hardirqs $ih, $ours_hard, '$perf_hard', $oh; softirqs $is, $ours_soft, '$perf_soft', $os: $(head -c 300 "$TMP/perf.stat" | tr '\n' '|')"
@@ -308,8 +313,8 @@ netrx_ms=$(awk '/^Softirqs \(/ { t = 1; next } t && $NF == "NET_RX" { print $3; 
 echo "# unpaired: $before before, $after after, $dropped dropped; $ncpu CPUs; NET_RX $netrx_ms ms"
 if [ -z "${dropped:-}" ] || [ -z "$ncpu" ]; then
 	fail irq_paired "no unpaired line: $(head -8 "$TMP/irq.txt" | tr '\n' '|')"
-elif [ "$lost" = 0 ] && [ "$dropped" != 0 ]; then
-	fail irq_paired "$dropped runs dropped unpaired with no sample lost"
+elif [ "$dropped" -gt "$lost" ]; then
+	fail irq_paired "$dropped runs dropped unpaired, more than the $lost samples lost"
 elif [ "$after" -gt $((ours_hard + ours_soft - ih - is)) ]; then
 	fail irq_paired "$after entries unpaired at the end, more than the $((ours_hard + ours_soft - ih - is)) entries recorded outside the inner window (after i1): the end's are all there"
 elif ! awk -v t="${netrx_ms:-0}" 'BEGIN { exit !(t > 0) }'; then
