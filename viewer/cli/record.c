@@ -12,6 +12,7 @@
 #include "pl-cli.h"
 #include "pl-client.h"
 #include "pl-live-session.h"
+#include "pl-locks.h"
 #include "pl-ssh.h"
 #include "pl-syscalls.h"
 
@@ -104,6 +105,7 @@ int pl_cli_record(int argc, char **argv)
 	gint pid = 0, frequency = 0, stack_size = 0, timeout_s = 10;
 	gdouble duration = 0;
 	gboolean all = FALSE, switches = FALSE, counters = FALSE, quiet = FALSE, markers = FALSE;
+	gboolean locks = FALSE;
 	const GOptionEntry entries[] = {
 		{ "token", 't', 0, G_OPTION_ARG_STRING, &token,
 		  "The agent's token (default $PERFLENS_TOKEN)", "T" },
@@ -130,6 +132,9 @@ int pl_cli_record(int argc, char **argv)
 		  "keep those slower than --slower-than, with their stacks", "LIST" },
 		{ "slower-than", 0, 0, G_OPTION_ARG_STRING, &slower,
 		  "With --syscalls: the threshold (default 1ms; 250us, 2s)", "DUR" },
+		{ "locks", 0, 0, G_OPTION_ARG_NONE, &locks,
+		  "Also record lock contention: futex waits and wakes with their stacks, and "
+		  "which thread woke which (perflens report --locks)", NULL },
 		{ "switch", 0, 0, G_OPTION_ARG_NONE, &switches,
 		  "Also sample context switches with stacks (off-CPU)", NULL },
 		{ "counters", 0, 0, G_OPTION_ARG_NONE, &counters, "Also count perf-stat events",
@@ -191,9 +196,13 @@ int pl_cli_record(int argc, char **argv)
 		pl_cli_fail("record: %s", error->message);
 		goto out;
 	}
-	if ((events ? g_strv_length(events) : 0) + (markers != 0) + (syscalls != NULL) >
-	    PL_MAX_EVENTS) {
-		pl_cli_fail("record: at most %u --event", PL_MAX_EVENTS);
+	guint n_lock_events = 0;
+	while (locks && pl_locks_events()[n_lock_events])
+		n_lock_events++;
+	if ((events ? g_strv_length(events) : 0) + (markers != 0) + (syscalls != NULL) +
+		    n_lock_events > PL_MAX_EVENTS) {
+		pl_cli_fail("record: at most %u events in all (--event, --markers, --syscalls; "
+			    "--locks takes %u)", PL_MAX_EVENTS, (guint)g_strv_length((GStrv)pl_locks_events()));
 		goto out;
 	}
 	guint8 cg = parse_callgraph(callgraph);
@@ -280,6 +289,8 @@ int pl_cli_record(int argc, char **argv)
 		s->events[s->nevents++] = pl_str_c("markers");
 	if (sys_spec)
 		s->events[s->nevents++] = pl_str_c(sys_spec);
+	for (guint i = 0; i < n_lock_events; i++)
+		s->events[s->nevents++] = pl_str_c(pl_locks_events()[i]);
 	s->frequency = (guint32)frequency;
 	s->callgraph = cg;
 	s->stack_size = (guint32)stack_size;
