@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "pl-locks.h"
 #include "pl-syscalls.h"
 
 typedef struct {
@@ -30,6 +31,7 @@ struct _PlConnectOptions {
 	GtkStringList *event_list;
 	GtkSpinButton *freq, *stack;
 	GtkEntry *syscalls, *slower;
+	GtkCheckButton *locks;
 	GtkLabel *probe_notes;
 
 	GPtrArray *probe_events; /* ProbeEvent* */
@@ -178,6 +180,10 @@ gboolean pl_connect_options_fill_start(PlConnectOptions *self, const PlAgentInfo
 			return FALSE;
 		s->events[s->nevents++] = pl_str_c(self->sys_spec);
 	}
+	/* lock contention: the futex tracepoints and the wakeups (pl-locks.h) */
+	for (const char *const *e = pl_locks_events();
+	     gtk_check_button_get_active(self->locks) && *e && s->nevents < PL_MAX_EVENTS; e++)
+		s->events[s->nevents++] = pl_str_c(*e);
 	s->frequency = (guint32)gtk_spin_button_get_value_as_int(self->freq);
 	static const guint8 cgs[] = { PL_CG_AUTO, PL_CG_FP, PL_CG_DWARF, PL_CG_LBR, PL_CG_NONE };
 	guint cgi = gtk_drop_down_get_selected(self->callgraph);
@@ -199,6 +205,11 @@ void pl_connect_options_set_command(PlConnectOptions *self, const char *command)
 void pl_connect_options_set_frequency(PlConnectOptions *self, guint hz)
 {
 	gtk_spin_button_set_value(self->freq, hz);
+}
+
+void pl_connect_options_set_locks(PlConnectOptions *self, gboolean on)
+{
+	gtk_check_button_set_active(self->locks, on);
 }
 
 void pl_connect_options_set_syscalls(PlConnectOptions *self, const char *list,
@@ -249,6 +260,7 @@ static void pl_connect_options_class_init(PlConnectOptionsClass *klass)
 	CHILD(stack);
 	CHILD(syscalls);
 	CHILD(slower);
+	CHILD(locks);
 	CHILD(probe_notes);
 #undef CHILD
 	gtk_widget_class_bind_template_callback(wc, on_freq_changed);

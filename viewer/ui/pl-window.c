@@ -49,6 +49,7 @@ struct _PlWindow {
 	PlHeatmapView *heatmap;
 	PlHealthView *health;
 	PlIoView *io; /* slow system calls; hidden without */
+	PlLocksView *locks; /* lock contention; hidden without */
 	PlDiffView *diff_view;
 	PlCoverageView *coverage;
 	PlLiveBar *live_bar;
@@ -553,6 +554,7 @@ PlDiffView *pl_window_get_diff_view(PlWindow *self) { return self->diff_view; }
 PlHealthView *pl_window_get_health_view(PlWindow *self) { return self->health; }
 PlHeatmapView *pl_window_get_heatmap_view(PlWindow *self) { return self->heatmap; }
 PlIoView *pl_window_get_io_view(PlWindow *self) { return self->io; }
+PlLocksView *pl_window_get_locks_view(PlWindow *self) { return self->locks; }
 PlViewState *pl_window_get_view_state(PlWindow *self)
 {
 	return pl_profile_session_get_view_state(self->session);
@@ -694,6 +696,7 @@ static void pl_window_class_init(PlWindowClass *klass)
 	g_type_ensure(PL_TYPE_HEATMAP_VIEW);
 	g_type_ensure(PL_TYPE_HEALTH_VIEW);
 	g_type_ensure(PL_TYPE_IO_VIEW);
+	g_type_ensure(PL_TYPE_LOCKS_VIEW);
 	g_type_ensure(PL_TYPE_DIFF_VIEW);
 	g_type_ensure(PL_TYPE_COVERAGE_VIEW);
 	g_type_ensure(PL_TYPE_LIVE_BAR);
@@ -716,6 +719,7 @@ static void pl_window_class_init(PlWindowClass *klass)
 	CHILD(heatmap);
 	CHILD(health);
 	CHILD(io);
+	CHILD(locks);
 	CHILD(diff_view);
 	CHILD(coverage);
 	CHILD(live_bar);
@@ -770,6 +774,7 @@ static void pl_window_init(PlWindow *self)
 	self->tx_bar = pl_transform_bar_new(state);
 	gtk_box_prepend(GTK_BOX(self->views_box), self->tx_bar);
 	pl_io_view_set_profile(self->io, NULL); /* hidden until a session has slow calls */
+	pl_locks_view_set_profile(self->locks, NULL); /* and until one has futex waits */
 	self->diff = pl_diff_controller_new(self->diff_view);
 	pl_diff_controller_set_view_state(self->diff, state);
 	g_signal_connect(self->diff, "status", G_CALLBACK(on_diff_status), self);
@@ -785,6 +790,7 @@ static void pl_window_init(PlWindow *self)
 	pl_health_view_set_session(self->health, self->session);
 	pl_heatmap_view_set_session(self->heatmap, self->session);
 	pl_io_view_set_session(self->io, self->session);
+	pl_locks_view_set_session(self->locks, self->session);
 	pl_coverage_view_set_session(self->coverage, self->session);
 	pl_live_bar_set_session(self->live_bar, self->session);
 	g_object_bind_property(self->session, "search", self->search, "text",

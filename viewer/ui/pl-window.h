@@ -26,6 +26,7 @@
 #include "pl-health-view.h"
 #include "pl-heatmap-view.h"
 #include "pl-io-view.h"
+#include "pl-locks-view.h"
 #include "pl-target-dialog.h"
 #include "pl-flame-chart.h"
 #include "pl-flame-graph.h"
@@ -83,6 +84,7 @@ PlDiffView *pl_window_get_diff_view(PlWindow *self);
 PlHealthView *pl_window_get_health_view(PlWindow *self);
 PlHeatmapView *pl_window_get_heatmap_view(PlWindow *self);
 PlIoView *pl_window_get_io_view(PlWindow *self);
+PlLocksView *pl_window_get_locks_view(PlWindow *self);
 PlViewState *pl_window_get_view_state(PlWindow *self);
 PlTransformBar *pl_window_get_transform_bar(PlWindow *self);
 PlFlameChart *pl_window_get_flame_chart(PlWindow *self);
