@@ -410,14 +410,12 @@ static gboolean field_int(const PlTraceField *f, const guint8 *raw, gsize len, g
 /* The lock's data symbol, when its address lies in a mapped object's. */
 static void name_lock(PlLock *l, PlSymbols *sym)
 {
-	PlFrameInfo fr[4];
-	guint nf = pl_symbols_resolve(sym, l->pid, l->uaddr, FALSE, fr, G_N_ELEMENTS(fr));
-	if (!nf)
+	const char *name, *module;
+	guint64 off;
+	if (!pl_symbols_data_symbol(sym, l->pid, l->uaddr, &name, &off, &module))
 		return;
-	if (fr[0].module && fr[0].module[0] != '[')
-		l->module = g_strdup(fr[0].module);
-	if (fr[0].function)
-		l->name = g_strdup(fr[0].function);
+	l->name = off ? g_strdup_printf("%s+0x%" G_GINT64_MODIFIER "x", name, off) : g_strdup(name);
+	l->module = g_strdup(module);
 }
 
 PlLocks *pl_locks_new(PlProfile *profile)
