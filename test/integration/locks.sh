@@ -8,9 +8,9 @@
 # (syscalls:sys_enter_futex, sys_exit_futex, sched:sched_waking), under
 # `strace -ff -T -e trace=futex` on the same run (strace follows the agent
 # into the program it starts; the perf events work under ptrace).
-#   lock_found            report --locks: the lock with the most wait time is
-#       the program's &contended_lock (the address it printed) in its
-#       process, named contended_lock (the data symbol at the address).
+#   lock_found            report --locks lists the program's &contended_lock
+#       (the address it printed) in its process, named contended_lock (the
+#       data symbol at the address).
 #   waits_match_program   each waiter's total futex wait on that lock is
 #       within 5 % of what the program measured around pthread_mutex_lock
 #       (which encloses the futex calls, so never more than it either).
@@ -72,16 +72,22 @@ for l in open(sys.argv[2]):
         exp[f[0]] = f[1:]
 addr = exp['lock'][0].lower()
 pid, holder = exp['pid'][0], exp['holder'][0]
-# By lock: the first row
-first = None
-for i, l in enumerate(rep):
+# By lock: the row of the program's address (pthread_join's wait on the
+# holder's tid word, about as long, may come first)
+rows, on = [], False
+for l in rep:
     if l.startswith('By lock'):
-        first = rep[i + 2]
+        on = True
+        continue
+    if on and not l.strip():
         break
+    if on and l.startswith('  ') and not l.startswith('  Lock'):
+        rows.append(l)
+mine = [(i, l) for i, l in enumerate(rows) if ('(%s)' % addr) in l]
+first = mine[0][1] if mine else None
 out = []
-ok_lock = first is not None and ('(%s)' % addr) in first and first.split()[0] == 'contended_lock' \
-    and first.split()[2] == pid
-out.append(('ok' if ok_lock else 'bad') + ' lock_found: first lock: %r (want contended_lock (%s), pid %s)' % (first, addr, pid))
+ok_lock = len(mine) == 1 and first.split()[0] == 'contended_lock' and first.split()[2] == pid
+out.append(('ok' if ok_lock else 'bad') + ' lock_found: %s (want contended_lock (%s), pid %s; %d locks listed)' % (('row %d of the locks: %r' % (mine[0][0] + 1, first.strip())) if mine else 'no row of that address', addr, pid, len(rows)))
 # the lock's section
 sec, on = [], False
 for l in rep:

@@ -2,10 +2,12 @@
  * (issue 30; listed in pl-ui-script.h).  Test code: part of
  * perflens-ui-script.so only.
  *
- *   locks NAME   the Locks page is shown (not hidden) and lists at least
- *                one lock; what it shows goes to stdout as "# locks-summary"
- *                and "# locks-details" lines, for the test script to
- *                compare with `perflens report --locks` on the same file.
+ *   locks NAME [ADDRESS]   the Locks page is shown (not hidden) and lists
+ *                at least one lock (the lock of ADDRESS, 0x…, when given,
+ *                which is then picked as a click on its row does); what
+ *                it shows goes to stdout as "# locks-summary" and
+ *                "# locks-details" lines, for the test script to compare
+ *                with `perflens report --locks` on the same file.
  */
 #include "pl-ui-script.h"
 
@@ -26,18 +28,25 @@ PlUiStep pl_ui_script_locks_step(PlWindow *w, char **argv, guint ticks, gboolean
 	const char *name = argv[1] ? argv[1] : "locks";
 	PlLocksView *v = pl_window_get_locks_view(w);
 	const PlLocks *l = pl_locks_view_get_locks(v);
-	gboolean ready = page_visible(w) && l && l->locks->len > 0;
+	guint64 addr = argv[1] && argv[2] ? g_ascii_strtoull(argv[2], NULL, 16) : 0;
+	guint index = G_MAXUINT;
+	for (guint i = 0; l && i < l->locks->len && index == G_MAXUINT; i++)
+		if (!addr || g_array_index(l->locks, PlLock, i).uaddr == addr)
+			index = i;
+	gboolean ready = page_visible(w) && index != G_MAXUINT;
 	if (!ready && !timed_out)
 		return PL_UI_STEP_WAIT;
 	if (ready) {
 		pl_window_show_view(w, "locks");
+		pl_locks_view_select(v, index);
 		printf("# locks-summary: %s\n", pl_locks_view_get_summary(v));
 		g_auto(GStrv) lines = g_strsplit(pl_locks_view_get_details(v), "\n", -1);
 		for (guint i = 0; lines[i]; i++)
 			printf("# locks-details: %s\n", lines[i]);
 		fflush(stdout);
 	}
-	pl_ui_script_report(name, ready, "the Locks page is %s, %u locks",
-			    page_visible(w) ? "shown" : "hidden", l ? l->locks->len : 0);
+	pl_ui_script_report(name, ready, "the Locks page is %s, %u locks, %s",
+			    page_visible(w) ? "shown" : "hidden", l ? l->locks->len : 0,
+			    index != G_MAXUINT ? "the lock found" : "none at that address");
 	return PL_UI_STEP_DONE;
 }

@@ -126,8 +126,9 @@
  *                                  samples ("# row …" says what it has); or none
  *   expect-flame-label NAME present|absent LABEL…   a flame graph frame so labelled
  * The Locks page (pl-ui-script-locks.c):
- *   locks NAME                     the page is shown with a lock; its summary and details
- *                                  go to stdout as "# locks-summary" / "# locks-details"
+ *   locks NAME [ADDRESS]           the page is shown with a lock (that of ADDRESS, picked);
+ *                                  its summary and details go to stdout as
+ *                                  "# locks-summary" / "# locks-details"
  */
 #ifndef PL_UI_SCRIPT_H
 #define PL_UI_SCRIPT_H

@@ -3,12 +3,12 @@
 # 30), on a real recording: the agent records test/workloads/locks (one
 # thread holds contended_lock 5 ms of every 10, three want it) with the
 # events `record --locks` asks for, and the app opens the file:
-#   locks_page          the Locks page is shown (not hidden) with a lock
+#   locks_page          the Locks page is shown (not hidden) with the lock of
+#                       the address the program printed, which is picked
 #   locks_match_report  what it shows is `perflens report --locks` of the
 #                       same file: the number of locks and waits and the
-#                       time waited in its summary, the first lock's label
-#                       (contended_lock (ADDRESS), the address the program
-#                       printed) and each waiter's total
+#                       time waited in its summary, the lock's label
+#                       (contended_lock (ADDRESS)) and each waiter's total
 #   locks_holder        its "Held by" list starts with the holder thread
 #                       (the program's), as the report's does
 #   screenshot_locks-view.png   the page ($PL_UI_SCREENSHOTS, else a
@@ -42,9 +42,10 @@ if ! "$AGENT" --output "$CAP" --callgraph fp --event syscalls:sys_enter_futex \
 fi
 "$APP" report --locks "$CAP" >"$TMP/report.txt" 2>&1
 
+addr=$(awk '$1 == "lock" { print $2 }' "$TMP/exp")
 cat >"$TMP/locks.script" <<EOF2
 open $CAP
-locks locks_page
+locks locks_page $addr
 screenshot $SHOTS/locks-view.png
 EOF2
 PERFLENS_UI_TEST_MODULE=$DRIVER PERFLENS_UI_SCRIPT=$TMP/locks.script \
