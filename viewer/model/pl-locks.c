@@ -275,7 +275,8 @@ PlLocks *pl_locks_pair(const PlFutexEvent *ev, guint n)
 		gpointer tid = GUINT_TO_POINTER(e->tid);
 		switch (e->kind) {
 		case PL_FUTEX_ENTER: {
-			if (g_hash_table_lookup(pending, tid))
+			const PlFutexEvent *prev = g_hash_table_lookup(pending, tid);
+			if (prev && pl_futex_op_is_wait(prev->op))
 				out->unended++; /* its exit was lost */
 			g_hash_table_insert(pending, tid, g_memdup2(e, sizeof(*e)));
 			if (!pl_futex_op_is_wake(e->op))
