@@ -79,7 +79,7 @@ static void print_lock(PlProfile *p, PlFunctionNames *fn, const PlLocks *l, guin
 	       "Wakes", "TID", "Thread", "Stack");
 	for (guint i = 0; i < k->holders->len && i < top; i++) {
 		const PlLockHolder *h = &g_array_index(k->holders, PlLockHolder, i);
-		g_autofree char *st = stack_text(p, fn, h->stack, 12);
+		g_autofree char *st = stack_text(p, fn, h->stack, 32);
 		if (!h->tid)
 			printf("  %12.3f %7u %10s  %-16s [no wake call seen in the wait]\n",
 			       h->ns / 1e6, h->wakes, "-", "-");
@@ -114,7 +114,7 @@ static void print_lock(PlProfile *p, PlFunctionNames *fn, const PlLocks *l, guin
 	       "Total ms", "Waits", "Stack");
 	for (guint i = 0; i < rows->len && i < top; i++) {
 		const StackRow *r = &g_array_index(rows, StackRow, i);
-		g_autofree char *st = stack_text(p, fn, r->stack, 12);
+		g_autofree char *st = stack_text(p, fn, r->stack, 32);
 		printf("  %12.3f %7u  [%s]\n", r->ns / 1e6, r->waits, st);
 	}
 
