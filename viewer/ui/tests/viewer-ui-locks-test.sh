@@ -87,7 +87,8 @@ for l in rep:
         f = l.split(); rep_w[f[0]] = f[-1]
 waiters_ok = bool(page_w) and page_w == rep_w
 print(('ok' if same and first_ok and waiters_ok else 'bad') + ' locks_match_report: page %r, report %r; first lock %r (want %s); waiters page %s report %s' % (summary, head[:90], details[0] if details else '', label, page_w, rep_w))
-held = [l for l in details[details.index(next((d for d in details if d.startswith('Held by')), details[-1] if details else '')) + 1:] if details else []
+at = next((i for i, d in enumerate(details) if d.startswith('Held by')), len(details))
+held = details[at + 1:]
 first_holder = next((l for l in held if re.match(r'^ +[0-9.]+ ms ', l)), '')
 print(('ok' if first_holder.split(',')[0].split()[-1:] == [holder] else 'bad') + ' locks_holder: %r (holder %s)' % (first_holder.strip(), holder))
 PY
