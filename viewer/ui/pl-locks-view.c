@@ -13,8 +13,9 @@ struct _PlLocksView {
 	GtkLabel *details;
 
 	PlProfile *profile;
+	guint n_trace; /* the profile's tracepoint events when the locks were read */
 	PlLocks *locks;
-	PlFunctionNames *names;
+	PlFunctionNames *names; /* made when a lock is first shown */
 };
 
 G_DEFINE_FINAL_TYPE(PlLocksView, pl_locks_view, GTK_TYPE_BOX)
@@ -27,6 +28,8 @@ static const char *thread_name(PlProfile *p, guint32 tid)
 
 static void append_stack(PlLocksView *self, GString *s, guint32 stack)
 {
+	if (!self->names)
+		self->names = pl_function_names_new(self->profile, NULL);
 	if (stack == PL_NO_ID) {
 		g_string_append(s, "      (no stack)\n");
 		return;
@@ -138,6 +141,14 @@ static void show_page(PlLocksView *self, gboolean visible)
 
 void pl_locks_view_set_profile(PlLocksView *self, PlProfile *profile)
 {
+	/* a live profile grows often: read again only when it has new
+	 * tracepoint events (the futex ones among them) */
+	guint n_trace = 0;
+	if (profile)
+		pl_profile_get_trace_events(profile, &n_trace);
+	if (profile && profile == self->profile && self->locks && n_trace == self->n_trace)
+		return;
+	self->n_trace = n_trace;
 	g_clear_pointer(&self->locks, pl_locks_free);
 	g_clear_pointer(&self->names, pl_function_names_free);
 	GtkWidget *c;
@@ -145,10 +156,8 @@ void pl_locks_view_set_profile(PlLocksView *self, PlProfile *profile)
 		gtk_list_box_remove(self->list, c);
 	gtk_label_set_text(self->details, "");
 	self->profile = profile;
-	if (profile) {
+	if (profile)
 		self->locks = pl_locks_new(profile);
-		self->names = pl_function_names_new(profile, NULL);
-	}
 	guint n = self->locks ? self->locks->locks->len : 0;
 	show_page(self, self->locks && self->locks->waits->len > 0);
 	if (!self->locks) {
