@@ -125,6 +125,10 @@
  *   expect-row NAME SAMPLES|absent LABEL…   one row shows LABEL, with SAMPLES self
  *                                  samples ("# row …" says what it has); or none
  *   expect-flame-label NAME present|absent LABEL…   a flame graph frame so labelled
+ * The Locks page (pl-ui-script-locks.c):
+ *   locks NAME [ADDRESS]           the page is shown with a lock (that of ADDRESS, picked);
+ *                                  its summary and details go to stdout as
+ *                                  "# locks-summary" / "# locks-details"
  */
 #ifndef PL_UI_SCRIPT_H
 #define PL_UI_SCRIPT_H
@@ -149,6 +153,7 @@ PlUiStep pl_ui_script_sessions_step(PlWindow *w, char **argv, guint ticks, gbool
 PlUiStep pl_ui_script_source_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_io_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_names_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
+PlUiStep pl_ui_script_locks_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 /* "NAME" or "NAME@FILE" (defined in a file whose path ends with /FILE):
  * the first function so named, PL_NO_ID when none. */
 guint32 pl_ui_script_find_function(PlWindow *w, const char *spec);
