@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "pl-capture-private.h"
+#include "pl-chain-store.h"
 #include "pl-msg-pack.h"
 #include "pl-time-order.h"
 #include "reader.h"
@@ -132,7 +133,10 @@ out:
  * Loaded for the model (pl_capture_load_ordered), the decoder also holds
  * timed messages in the model's ingest order (pl-time-order.h) and passes
  * each one on as the bytes it was held in: the caller's thread, which
- * builds the model, then only unpacks. */
+ * builds the model, then only unpacks.  There a sample's call chain
+ * travels as its serial in a PlChainStore (pl-chain-store.h) that both
+ * threads share: the bytes held and passed on shrink by the chain, and
+ * the model finds a stack it has seen by the serial alone. */
 
 #define PIPE_MIN_BYTES (64u << 10) /* smaller files: no thread */
 #define PIPE_CHUNK (1u << 20)
@@ -152,6 +156,8 @@ typedef struct {
 	PipeChunk *cur;
 	gint stop; /* the caller stopped: the decoder stops too */
 	PlTimeOrder *order; /* not NULL: messages go out in the model's ingest order */
+	PlChainStore *chains; /* with order: samples' chains by serial */
+	guint32 id_serial[PL_MAX_STACK_IDS + 1]; /* the serial a stack id stood for last */
 	/* the decoder's result */
 	PlCaptureInfo info;
 	GError *error;
@@ -212,9 +218,34 @@ static gboolean pipe_put_packed(const guint8 *packed, gsize len, gpointer data)
 	return TRUE;
 }
 
+/* The serial of a sample's chain: the capture's stack ids are redefined
+ * as the agent's dictionary turns over, so the chain the id stood for
+ * last is compared first (the common case: the same), then interned. */
+static guint32 chain_serial(Pipe *pp, const struct pl_msg_sample *s)
+{
+	guint32 id = s->stack_id <= PL_MAX_STACK_IDS ? s->stack_id : 0;
+	guint32 last = id ? pp->id_serial[id] : 0, nr;
+	const guint64 *c = last ? pl_chain_store_get(pp->chains, last, &nr) : NULL;
+	if (c && nr == s->nr_callchain && !memcmp(c, s->callchain, nr * sizeof(guint64)))
+		return last;
+	guint32 serial = pl_chain_store_intern(pp->chains, s->callchain, s->nr_callchain);
+	if (id)
+		pp->id_serial[id] = serial;
+	return serial;
+}
+
 static gboolean pipe_put_ordered(const struct pl_msg *m, gpointer data)
 {
 	Pipe *pp = data;
+	if (m->type == PL_MSG_SAMPLE && m->u.sample.nr_callchain) {
+		/* m is load_plens' own message, decoded for this call only */
+		struct pl_msg_sample *s = (struct pl_msg_sample *)&m->u.sample;
+		guint32 serial = chain_serial(pp, s);
+		if (serial) {
+			s->stack_id = serial;
+			s->flags |= PL_SAMPLE_CHAIN_SERIAL;
+		}
+	}
 	return pl_time_order_push(pp->order, m, pipe_put, pp);
 }
 
@@ -238,6 +269,7 @@ static gboolean load_plens_threaded(int fd, const char *path, PlMsgFunc func, gp
 	Pipe pp = { .fd = fd, .path = path, .info = *info };
 	if (ordered) {
 		pp.order = pl_time_order_new();
+		pp.chains = pl_chain_store_new();
 		pl_time_order_set_packed_out(pp.order, pipe_put_packed);
 	}
 	pp.full = g_async_queue_new();
@@ -258,6 +290,13 @@ static gboolean load_plens_threaded(int fd, const char *path, PlMsgFunc func, gp
 			gsize n;
 			memcpy(&n, c->data + off, sizeof(n));
 			pl_msg_unpack(c->data + off + sizeof(gsize), m);
+			if (m->type == PL_MSG_SAMPLE && (m->u.sample.flags & PL_SAMPLE_CHAIN_SERIAL)) {
+				guint32 nr = 0;
+				const guint64 *chain = pl_chain_store_get(pp.chains,
+									  m->u.sample.stack_id, &nr);
+				g_assert(chain && nr == m->u.sample.nr_callchain);
+				memcpy(m->u.sample.callchain, chain, nr * sizeof(guint64));
+			}
 			off += n;
 			delivered++;
 			if (!func(m, user_data)) {
@@ -302,6 +341,10 @@ static gboolean load_plens_threaded(int fd, const char *path, PlMsgFunc func, gp
 	g_async_queue_unref(pp.free);
 	g_async_queue_unref(pp.ack);
 	pl_time_order_free(pp.order);
+	if (pp.chains && g_getenv("PERFLENS_DEBUG_CHAINS"))
+		g_printerr("perflens: %" G_GSIZE_FORMAT " bytes of distinct call chains\n",
+			   pl_chain_store_bytes(pp.chains));
+	pl_chain_store_free(pp.chains);
 	return ok;
 }
 
