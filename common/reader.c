@@ -199,7 +199,7 @@ static int expand_sample(struct pl_reader *r, struct pl_msg_sample *s)
 				    (unsigned long long)r->blocks);
 		s->time = r->prev_time + s->time;
 	}
-	s->flags &= ~(uint32_t)PL_SAMPLE_TIME_DELTA;
+	s->flags = 0; /* wire-level only (msg.h): none reaches a consumer */
 	r->prev_time = s->time;
 	r->have_prev_time = 1;
 	if (s->stack_id && s->nr_callchain == 0) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "pl-capture-private.h"
+#include "pl-chain-store.h"
 #include "pl-msg-pack.h"
 #include "pl-time-order.h"
 #include "reader.h"
@@ -129,10 +130,13 @@ out:
  * the decoder waiting meanwhile.  A few chunks circulate: memory stays
  * bounded however far the decoder could run ahead.
  *
- * Loaded for the model (pl_capture_load_ordered), the decoder also holds
- * timed messages in the model's ingest order (pl-time-order.h) and passes
- * each one on as the bytes it was held in: the caller's thread, which
- * builds the model, then only unpacks. */
+ * Loaded for the model (pl_capture_load_ordered), messages go to the
+ * caller in the model's ingest order (pl-time-order.h), held on the
+ * caller's thread as the bytes they came in (the decoder has the heavier
+ * half of the work: the decoding), and a sample's call chain travels as
+ * its serial in a PlChainStore (pl-chain-store.h) that both threads
+ * share: the bytes passed and held shrink by the chain, and the model
+ * finds a stack it has seen by the serial alone. */
 
 #define PIPE_MIN_BYTES (64u << 10) /* smaller files: no thread */
 #define PIPE_CHUNK (1u << 20)
@@ -151,7 +155,9 @@ typedef struct {
 	GAsyncQueue *full, *free, *ack;
 	PipeChunk *cur;
 	gint stop; /* the caller stopped: the decoder stops too */
-	PlTimeOrder *order; /* not NULL: messages go out in the model's ingest order */
+	gboolean ordered; /* for the model: chains by serial, times sent along */
+	PlChainStore *chains; /* ordered: samples' chains by serial */
+	guint32 id_serial[PL_MAX_STACK_IDS + 1]; /* the serial a stack id stood for last */
 	/* the decoder's result */
 	PlCaptureInfo info;
 	GError *error;
@@ -171,10 +177,12 @@ static void pipe_send(Pipe *pp, gboolean last)
 }
 
 /* Room for one packed message of len bytes in the current batch (sent on
- * first when it would not fit), behind its size; returns where it goes. */
-static guint8 *pipe_slot(Pipe *pp, gsize len)
+ * first when it would not fit), behind its size and its ingest time t;
+ * returns where it goes. */
+#define SLOT_HEAD (sizeof(gsize) + sizeof(guint64))
+static guint8 *pipe_slot(Pipe *pp, gsize len, guint64 t)
 {
-	gsize need = sizeof(gsize) + len;
+	gsize need = SLOT_HEAD + len;
 	if (pp->cur->len && pp->cur->len + need > pp->cur->cap)
 		pipe_send(pp, FALSE);
 	if (need > pp->cur->cap) {
@@ -183,8 +191,9 @@ static guint8 *pipe_slot(Pipe *pp, gsize len)
 	}
 	guint8 *p = pp->cur->data + pp->cur->len;
 	memcpy(p, &need, sizeof(need));
+	memcpy(p + sizeof(gsize), &t, sizeof(t));
 	pp->cur->len += need;
-	return p + sizeof(gsize);
+	return p + SLOT_HEAD;
 }
 
 static gboolean pipe_put(const struct pl_msg *m, gpointer data)
@@ -198,47 +207,93 @@ static gboolean pipe_put(const struct pl_msg *m, gpointer data)
 		g_async_queue_pop(pp->ack); /* m borrows the reader until delivered */
 		return !g_atomic_int_get(&pp->stop);
 	}
-	pl_msg_pack(pipe_slot(pp, pl_msg_packed_size(m)), m);
+	guint64 t = pp->ordered ? pl_time_order_msg_time(m) : 0;
+	pl_msg_pack(pipe_slot(pp, pl_msg_packed_size(m), t), m);
 	return TRUE;
 }
 
-/* A message the orderer held, copied on as it was packed there. */
-static gboolean pipe_put_packed(const guint8 *packed, gsize len, gpointer data)
+/* The serial of a sample's chain: the capture's stack ids are redefined
+ * as the agent's dictionary turns over, so the chain the id stood for
+ * last is compared first (the common case: the same), then interned. */
+static guint32 chain_serial(Pipe *pp, const struct pl_msg_sample *s)
 {
-	Pipe *pp = data;
-	if (g_atomic_int_get(&pp->stop))
-		return FALSE;
-	memcpy(pipe_slot(pp, len), packed, len);
-	return TRUE;
+	guint32 id = s->stack_id <= PL_MAX_STACK_IDS ? s->stack_id : 0;
+	guint32 last = id ? pp->id_serial[id] : 0, nr;
+	const guint64 *c = last ? pl_chain_store_get(pp->chains, last, &nr) : NULL;
+	if (c && nr == s->nr_callchain && !memcmp(c, s->callchain, nr * sizeof(guint64)))
+		return last;
+	guint32 serial = pl_chain_store_intern(pp->chains, s->callchain, s->nr_callchain);
+	if (id)
+		pp->id_serial[id] = serial;
+	return serial;
 }
 
 static gboolean pipe_put_ordered(const struct pl_msg *m, gpointer data)
 {
 	Pipe *pp = data;
-	return pl_time_order_push(pp->order, m, pipe_put, pp);
+	if (m->type == PL_MSG_SAMPLE && m->u.sample.nr_callchain) {
+		/* m is load_plens' own message, decoded for this call only */
+		struct pl_msg_sample *s = (struct pl_msg_sample *)&m->u.sample;
+		guint32 serial = chain_serial(pp, s);
+		if (serial) {
+			s->stack_id = serial;
+			s->flags |= PL_SAMPLE_CHAIN_SERIAL;
+		}
+	}
+	return pipe_put(m, pp);
 }
 
 static gpointer pipe_decoder(gpointer data)
 {
 	Pipe *pp = data;
 	pp->cur = g_async_queue_pop(pp->free);
-	pp->ok = load_plens(pp->fd, pp->path, pp->order ? pipe_put_ordered : pipe_put, pp,
+	pp->ok = load_plens(pp->fd, pp->path, pp->ordered ? pipe_put_ordered : pipe_put, pp,
 			    &pp->info, &pp->error);
-	/* what was read before an error is delivered too, as the model's own
-	 * order would at its finish */
-	if (pp->order && !g_atomic_int_get(&pp->stop))
-		pl_time_order_flush(pp->order, pipe_put, pp);
 	pipe_send(pp, TRUE);
 	return NULL;
+}
+
+/* The caller's side: packed messages unpacked (a sample's chain from the
+ * store) and handed to the caller's function. */
+typedef struct {
+	PlMsgFunc func;
+	gpointer user_data;
+	struct pl_msg *m;
+	PlChainStore *chains;
+	guint64 delivered;
+} Deliver;
+
+static gboolean deliver_packed(const guint8 *p, gsize len, gpointer data)
+{
+	Deliver *d = data;
+	struct pl_msg *m = d->m;
+	pl_msg_unpack(p, m);
+	if (m->type == PL_MSG_SAMPLE && (m->u.sample.flags & PL_SAMPLE_CHAIN_SERIAL)) {
+		guint32 nr = 0;
+		const guint64 *chain = pl_chain_store_get(d->chains, m->u.sample.stack_id, &nr);
+		g_assert(chain && nr == m->u.sample.nr_callchain);
+		memcpy(m->u.sample.callchain, chain, nr * sizeof(guint64));
+	}
+	d->delivered++;
+	return d->func(m, d->user_data);
+}
+
+static gboolean deliver_msg(const struct pl_msg *m, gpointer data)
+{
+	Deliver *d = data;
+	d->delivered++;
+	return d->func(m, d->user_data);
 }
 
 static gboolean load_plens_threaded(int fd, const char *path, PlMsgFunc func, gpointer user_data,
 				    PlCaptureInfo *info, gboolean ordered, GError **error)
 {
-	Pipe pp = { .fd = fd, .path = path, .info = *info };
+	Pipe pp = { .fd = fd, .path = path, .info = *info, .ordered = ordered };
+	PlTimeOrder *order = NULL;
 	if (ordered) {
-		pp.order = pl_time_order_new();
-		pl_time_order_set_packed_out(pp.order, pipe_put_packed);
+		order = pl_time_order_new();
+		pp.chains = pl_chain_store_new();
+		pl_time_order_set_packed_out(order, deliver_packed);
 	}
 	pp.full = g_async_queue_new();
 	pp.free = g_async_queue_new();
@@ -248,30 +303,30 @@ static gboolean load_plens_threaded(int fd, const char *path, PlMsgFunc func, gp
 		chunks[i] = (PipeChunk){ g_malloc(PIPE_CHUNK), 0, PIPE_CHUNK, NULL, FALSE };
 		g_async_queue_push(pp.free, &chunks[i]);
 	}
-	struct pl_msg *m = g_new0(struct pl_msg, 1); /* ~75 KiB: not on the stack */
-	guint64 delivered = 0;
+	/* ~75 KiB: not on the stack */
+	Deliver d = { func, user_data, g_new0(struct pl_msg, 1), pp.chains, 0 };
 	gboolean stopped = FALSE;
 	GThread *th = g_thread_new("pl-capture-decode", pipe_decoder, &pp);
 	for (;;) {
 		PipeChunk *c = g_async_queue_pop(pp.full);
 		for (gsize off = 0; off < c->len && !stopped;) {
 			gsize n;
+			guint64 t;
 			memcpy(&n, c->data + off, sizeof(n));
-			pl_msg_unpack(c->data + off + sizeof(gsize), m);
+			memcpy(&t, c->data + off + sizeof(gsize), sizeof(t));
+			const guint8 *p = c->data + off + SLOT_HEAD;
 			off += n;
-			delivered++;
-			if (!func(m, user_data)) {
+			if (!(order ? pl_time_order_push_packed(order, t, p, n - SLOT_HEAD, &d)
+				    : deliver_packed(p, n - SLOT_HEAD, &d))) {
 				stopped = TRUE;
 				g_atomic_int_set(&pp.stop, 1);
 			}
 		}
 		if (c->sync) {
-			if (!stopped) {
-				delivered++;
-				if (!func(c->sync, user_data)) {
-					stopped = TRUE;
-					g_atomic_int_set(&pp.stop, 1);
-				}
+			/* never timed (pl_msg_packable): out at once in either order */
+			if (!stopped && !deliver_msg(c->sync, &d)) {
+				stopped = TRUE;
+				g_atomic_int_set(&pp.stop, 1);
 			}
 			c->sync = NULL;
 			g_async_queue_push(pp.ack, GINT_TO_POINTER(1));
@@ -282,8 +337,12 @@ static gboolean load_plens_threaded(int fd, const char *path, PlMsgFunc func, gp
 			break;
 	}
 	g_thread_join(th);
+	/* what was read before an error is delivered too, as the model's own
+	 * order would at its finish */
+	if (order && !stopped && !pl_time_order_flush(order, deliver_msg, &d))
+		stopped = TRUE;
 	*info = pp.info;
-	info->messages = delivered;
+	info->messages = d.delivered;
 	gboolean ok;
 	if (stopped) {
 		g_clear_error(&pp.error);
@@ -297,11 +356,15 @@ static gboolean load_plens_threaded(int fd, const char *path, PlMsgFunc func, gp
 	}
 	for (guint i = 0; i < PIPE_CHUNKS; i++)
 		g_free(chunks[i].data);
-	g_free(m);
+	g_free(d.m);
 	g_async_queue_unref(pp.full);
 	g_async_queue_unref(pp.free);
 	g_async_queue_unref(pp.ack);
-	pl_time_order_free(pp.order);
+	pl_time_order_free(order);
+	if (pp.chains && g_getenv("PERFLENS_DEBUG_CHAINS"))
+		g_printerr("perflens: %" G_GSIZE_FORMAT " bytes of distinct call chains\n",
+			   pl_chain_store_bytes(pp.chains));
+	pl_chain_store_free(pp.chains);
 	return ok;
 }
 

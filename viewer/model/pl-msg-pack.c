@@ -18,13 +18,26 @@ gboolean pl_msg_packable(guint32 type)
 #define SAMPLE_TAIL_AT offsetof(struct pl_msg_sample, stack_size)
 #define SAMPLE_TAIL (sizeof(struct pl_msg_sample) - SAMPLE_TAIL_AT)
 
+/* A packed sample's flag: no registers, stack copy or payload (a frame-
+ * pointer sample), so the middle and tail parts, all zero, are left out. */
+#define PACKED_BARE (1u << 30)
+
+static inline gboolean sample_bare(const struct pl_msg_sample *s)
+{
+	return !s->regs_abi && !s->nr_regs && !s->stack_size && !s->stack_requested &&
+	       !s->raw_size;
+}
+
 gsize pl_msg_packed_size(const struct pl_msg *m)
 {
 	gsize n = sizeof(m->type);
 	switch (m->type) {
 	case PL_MSG_SAMPLE: {
 		const struct pl_msg_sample *s = &m->u.sample;
-		return n + SAMPLE_HEAD + s->nr_callchain * sizeof(guint64) + SAMPLE_MID +
+		gsize chain = (s->flags & PL_SAMPLE_CHAIN_SERIAL) ? 0 : s->nr_callchain;
+		if (sample_bare(s))
+			return n + SAMPLE_HEAD + chain * sizeof(guint64);
+		return n + SAMPLE_HEAD + chain * sizeof(guint64) + SAMPLE_MID +
 		       s->nr_regs * sizeof(guint64) + SAMPLE_TAIL + s->stack_size + s->raw_size;
 	}
 	case PL_MSG_MMAP:
@@ -58,8 +71,15 @@ void pl_msg_pack(guint8 *p, const struct pl_msg *m)
 	switch (m->type) {
 	case PL_MSG_SAMPLE: {
 		const struct pl_msg_sample *s = &m->u.sample;
+		guint8 *head = p;
 		p = put(p, s, SAMPLE_HEAD);
-		p = put(p, s->callchain, s->nr_callchain * sizeof(guint64));
+		if (!(s->flags & PL_SAMPLE_CHAIN_SERIAL))
+			p = put(p, s->callchain, s->nr_callchain * sizeof(guint64));
+		if (sample_bare(s)) { /* the reader leaves no flag of the wire's set */
+			guint32 flags = s->flags | PACKED_BARE;
+			memcpy(head + offsetof(struct pl_msg_sample, flags), &flags, sizeof(flags));
+			break;
+		}
 		p = put(p, (const guint8 *)s + SAMPLE_MID_AT, SAMPLE_MID);
 		p = put(p, s->regs, s->nr_regs * sizeof(guint64));
 		p = put(p, (const guint8 *)s + SAMPLE_TAIL_AT, SAMPLE_TAIL);
@@ -91,7 +111,18 @@ void pl_msg_unpack(const guint8 *p, struct pl_msg *m)
 	case PL_MSG_SAMPLE: {
 		struct pl_msg_sample *s = &m->u.sample;
 		p = get(p, s, SAMPLE_HEAD);
-		p = get(p, s->callchain, s->nr_callchain * sizeof(guint64));
+		if (!(s->flags & PL_SAMPLE_CHAIN_SERIAL))
+			p = get(p, s->callchain, s->nr_callchain * sizeof(guint64));
+		if (s->flags & PACKED_BARE) {
+			s->flags &= ~PACKED_BARE;
+			s->regs_abi = 0;
+			s->nr_regs = 0;
+			s->stack_size = s->stack_requested = 0;
+			s->stack = NULL;
+			s->raw_size = 0;
+			s->raw = NULL;
+			break;
+		}
 		p = get(p, (guint8 *)s + SAMPLE_MID_AT, SAMPLE_MID);
 		p = get(p, s->regs, s->nr_regs * sizeof(guint64));
 		p = get(p, (guint8 *)s + SAMPLE_TAIL_AT, SAMPLE_TAIL);

@@ -13,6 +13,14 @@
 
 G_BEGIN_DECLS
 
+/* A SAMPLE's flag (never on the wire: the reader clears the wire's flags)
+ * saying that its stack_id is a serial of a PlChainStore
+ * (pl-chain-store.h), not a capture's stack id: equal serials, equal
+ * call chains, for the whole load.  Packed, such a sample leaves its
+ * chain out (nr_callchain stays): pl_msg_unpack leaves callchain[] as it
+ * was, and the unpacker fills it from the store. */
+#define PL_SAMPLE_CHAIN_SERIAL (1u << 31)
+
 /* Whether messages of this type can be packed. */
 gboolean pl_msg_packable(guint32 type);
 /* Bytes m packs into (m of a packable type). */

@@ -48,6 +48,18 @@ typedef struct {
 } PlStackMemo;
 #define PL_STACK_MEMO_SIZE (1u << 16)
 
+/* A call chain by its load-wide serial (pl-chain-store.h): the stack it
+ * gave last, for the event, pid and mode it came with
+ * (pl-profile-samples.c).  leaf PL_NO_ID: none yet. */
+typedef struct {
+	guint32 pid;
+	guint32 leaf, outer;
+	guint16 event;
+	guint16 n;     /* frames */
+	guint8 kernel; /* the sample's cpumode said kernel */
+	guint8 user;   /* a frame outside the kernel */
+} PlSerialMemo;
+
 struct _PlProfile {
 	PlSymOptions opts;
 	PlSymbols *syms;
@@ -95,6 +107,7 @@ struct _PlProfile {
 	PlEvent *last_event;   /* the last pl_profile_event_get found, for last_event_index */
 	guint32 last_event_index;
 	PlStackMemo *stack_memo; /* PL_STACK_MEMO_SIZE, made at the first sample */
+	GArray *serial_memo;     /* PlSerialMemo by chain serial; made at the first */
 	GHashTable *perf_map_partial; /* pids whose perf map is still coming: resolved
 				       * again at the end (a torn capture) */
 	GPtrArray *sorted_threads, *sorted_processes, *sorted_events;

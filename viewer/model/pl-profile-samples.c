@@ -6,6 +6,7 @@
  * pl_profile_thread_creation_stack. */
 #include "pl-profile.h"
 #include "pl-profile-private.h"
+#include "pl-msg-pack.h"
 #include "pl-tracepoint.h"
 
 #include <string.h>
@@ -182,13 +183,51 @@ static void stack_memo_put(PlProfile *self, guint64 h, guint32 event, guint32 le
 	self->stack_memo[h & (PL_STACK_MEMO_SIZE - 1)] = (PlStackMemo){ h, leaf };
 }
 
+/* A sample whose chain comes with a load-wide serial
+ * (PL_SAMPLE_CHAIN_SERIAL): its stack is a function of the serial, the
+ * event, the pid and whether its cpumode is the kernel's (callchain_pcs),
+ * so what the walk gave for them once it gives again; the trie's nodes
+ * never change.  One slot per serial: another pid or event with the same
+ * chain takes the walk (and the slot). */
+static PlSerialMemo *serial_memo_slot(PlProfile *self, guint32 serial)
+{
+	if (!self->serial_memo)
+		self->serial_memo = g_array_new(FALSE, FALSE, sizeof(PlSerialMemo));
+	GArray *a = self->serial_memo;
+	if (serial >= a->len) {
+		guint old = a->len, len = MAX(serial + 1, old * 2);
+		g_array_set_size(a, len);
+		for (guint i = old; i < len; i++)
+			g_array_index(a, PlSerialMemo, i).leaf = PL_NO_ID;
+	}
+	return &g_array_index(a, PlSerialMemo, serial);
+}
+
 /* Interns the sample's stack; returns its address-trie leaf.  st gets the
  * stack statistics (a scratch copy for samples that must not count). */
 static guint32 sample_stack(PlProfile *self, const struct pl_msg_sample *s, PlProfileStats *st)
 {
 	guint n;
 	UqWalk walk = UQ_CHAIN;
-	if (is_dwarf_sample(self, s)) {
+	PlSerialMemo *memo = NULL;
+	gboolean dwarf = is_dwarf_sample(self, s);
+	if (!dwarf && (s->flags & PL_SAMPLE_CHAIN_SERIAL) && s->stack_id &&
+	    s->event < G_MAXUINT16) {
+		memo = serial_memo_slot(self, s->stack_id);
+		gboolean kernel = (s->cpumode & 7) == 1;
+		if (memo->leaf != PL_NO_ID && memo->pid == s->pid && memo->event == s->event &&
+		    memo->kernel == kernel) {
+			if (memo->n == 1)
+				st->samples_no_stack++;
+			if (st == &self->stats)
+				pl_profile_note_unwind(self, memo->outer, memo->n, memo->user,
+						       UQ_CHAIN);
+			return memo->leaf;
+		}
+		*memo = (PlSerialMemo){ .pid = s->pid, .leaf = PL_NO_ID, .event = (guint16)s->event,
+					.kernel = kernel };
+	}
+	if (dwarf) {
 		/* kernel part from the callchain, user part unwound from the copy */
 		st->dwarf_samples++;
 		n = callchain_pcs(self, s, FALSE);
@@ -225,6 +264,7 @@ static guint32 sample_stack(PlProfile *self, const struct pl_msg_sample *s, PlPr
 		n = callchain_pcs(self, s, TRUE);
 	}
 	if (n == 0) {
+		memo = NULL; /* the stack is the sample's ip: not the chain's */
 		st->samples_no_stack++;
 		self->pcs[0] = s->ip;
 		self->pc_flags[0] = (s->cpumode & 7) == 1 ? AF_KERNEL : 0;
@@ -247,6 +287,12 @@ static guint32 sample_stack(PlProfile *self, const struct pl_msg_sample *s, PlPr
 	}
 	for (guint i = 0; i < n; i++)
 		user |= !(self->pc_flags[i] & AF_KERNEL);
+	if (memo && n <= G_MAXUINT16) {
+		memo->leaf = node;
+		memo->outer = outer;
+		memo->n = (guint16)n;
+		memo->user = user;
+	}
 	if (st == &self->stats) /* a CPU sample, not a thread's creation */
 		pl_profile_note_unwind(self, outer, n, user, walk);
 	return node;

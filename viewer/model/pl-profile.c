@@ -109,6 +109,8 @@ void pl_profile_free(PlProfile *self)
 	g_array_free(self->uq_top, TRUE);
 	g_byte_array_free(self->uq_root, TRUE);
 	g_free(self->stack_memo);
+	if (self->serial_memo)
+		g_array_free(self->serial_memo, TRUE);
 	g_clear_pointer(&self->syms, pl_symbols_free);
 	g_free(self->opts.sysroot);
 	g_free(self->opts.toolchain_prefix);

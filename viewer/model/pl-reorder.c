@@ -123,14 +123,16 @@ static void run_compact(Run *run)
 	run->dlen -= base;
 }
 
-static void run_append(Run *run, guint64 t, guint64 seq, const struct pl_msg *m)
+/* Appends m packed, or (m NULL) the len bytes at p already packed. */
+static void run_append(Run *run, guint64 t, guint64 seq, const struct pl_msg *m,
+		       const guint8 *p, gsize len)
 {
 	run_compact(run);
 	if (run->n == run->cap) {
 		run->cap = run->cap ? run->cap * 2 : 64;
 		run->items = g_renew(Item, run->items, run->cap);
 	}
-	gsize need = pl_msg_packed_size(m);
+	gsize need = m ? pl_msg_packed_size(m) : len;
 	if (run->dlen + need > run->dcap) {
 		gsize cap = run->dcap ? run->dcap : 16384;
 		while (cap < run->dlen + need)
@@ -139,7 +141,10 @@ static void run_append(Run *run, guint64 t, guint64 seq, const struct pl_msg *m)
 		run->dcap = cap;
 	}
 	run->items[run->n++] = (Item){ t, seq, run->dlen };
-	pl_msg_pack(run->data + run->dlen, m);
+	if (m)
+		pl_msg_pack(run->data + run->dlen, m);
+	else
+		memcpy(run->data + run->dlen, p, len);
 	run->dlen += need;
 }
 
@@ -159,7 +164,7 @@ static void trim_spare(PlReorder *r)
 		g_ptr_array_remove_range(r->spare, 0, r->spare->len - FREE_RUNS);
 }
 
-void pl_reorder_push(PlReorder *r, guint64 t, const struct pl_msg *m)
+static void push(PlReorder *r, guint64 t, const struct pl_msg *m, const guint8 *p, gsize len)
 {
 	trim_spare(r);
 	/* the held run, among the most recent, that ends latest at or before t */
@@ -175,18 +180,28 @@ void pl_reorder_push(PlReorder *r, guint64 t, const struct pl_msg *m)
 	guint64 seq = r->seq++;
 	r->len++;
 	if (best) { /* its head stays: the heap is unchanged */
-		run_append(best, t, seq, m);
+		run_append(best, t, seq, m, p, len);
 		mru_front(r, best);
 		return;
 	}
 	Run *run = r->spare->len ? g_ptr_array_steal_index_fast(r->spare, r->spare->len - 1)
 				 : g_new0(Run, 1);
 	run->head = run->n = run->dlen = 0;
-	run_append(run, t, seq, m);
+	run_append(run, t, seq, m, p, len);
 	run->in_heap = TRUE;
 	g_ptr_array_add(r->heap, run);
 	heap_up(r, r->heap->len - 1);
 	mru_front(r, run);
+}
+
+void pl_reorder_push(PlReorder *r, guint64 t, const struct pl_msg *m)
+{
+	push(r, t, m, NULL, 0);
+}
+
+void pl_reorder_push_packed(PlReorder *r, guint64 t, const guint8 *p, gsize len)
+{
+	push(r, t, NULL, p, len);
 }
 
 gboolean pl_reorder_peek_time(const PlReorder *r, guint64 *t)
