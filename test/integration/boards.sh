@@ -169,8 +169,11 @@ vmlinux_check() {
 	*) return 0 ;;
 	esac
 	[ -e "$vml" ] || { nok "boards-$arch${icount:+-icount}-vmlinux" "$vml missing (kernel.sh keeps it)"; return 0; }
+	# the kernel's sources: kernel.sh's build/source is the tree it was
+	# built from (with --sysroot, riscv64's, the report reads no host
+	# path unless given a source directory)
 	"$perflens" report "$rec" --top 30 --lines --source=do_nanosleep "${symargs[@]}" \
-		--vmlinux "$vml" >"$rep" 2>&1
+		--vmlinux "$vml" --source-dir "${fetched:-}/build/source" >"$rep" 2>&1
 	local n kind a
 	"$dump" "$rec" | awk '/^SAMPLE/ { n++; k = 0
 		for (i = 1; i <= NF; i++) {
