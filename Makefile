@@ -5,7 +5,7 @@
 #   make check-fresh   make check of HEAD in a fresh Debian 12 root (root)
 #   make demo       install what is missing, build, profile a sample workload
 #   make clickhouse start a ClickHouse server for the fleet store (loopback)
-#   make agents     static musl agents for the five targets (dist/)
+#   make agents     static musl agents for the six targets (dist/)
 #   make fuzz       long fuzzing runs;  make bench   benchmarks
 #
 # Variables: BUILD (output dir), SAN=1 (ASan+UBSan build into build-san/).
@@ -117,7 +117,7 @@ viewer::
 check-deps:
 	@ci/deps.sh
 
-# Everything twice (plain and ASan+UBSan), the five static agents, then one
+# Everything twice (plain and ASan+UBSan), the six static agents, then one
 # run of the whole suite over both builds, ending in "N passed, N failed".
 # The builds use every core (JOBS); the tests run one program at a time.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)

@@ -21,6 +21,12 @@
 #define PLA_REGS_USER_MASK 0xffffull /* r0..r15 */
 #define PLA_E_MACHINE EM_ARM
 #define PLA_SP_REG 13
+#elif defined(__riscv) && __riscv_xlen == 64
+/* pc, ra, sp, gp, tp, t0-t2, s0-s1, a0-a7, s2-s11, t3-t6: all 32 of
+ * PERF_REG_RISCV_* (pc takes x0's slot, which is always zero) */
+#define PLA_REGS_USER_MASK ((1ull << 32) - 1)
+#define PLA_E_MACHINE EM_RISCV
+#define PLA_SP_REG 2 /* PERF_REG_RISCV_SP */
 #elif defined(__i386__)
 #define PLA_REGS_USER_MASK 0x1ffull /* ax bx cx dx si di bp sp ip */
 #define PLA_E_MACHINE EM_386

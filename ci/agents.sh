@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# ci/agents.sh — the five static agents: dist/perflens-agent-<arch>.
+# ci/agents.sh — the six static agents: dist/perflens-agent-<arch>.
 #
-#   ci/agents.sh [ARCH...]        (default: all five)
+#   ci/agents.sh [ARCH...]        (default: all six)
 #
 # Builds each with toolchains/cc.sh (musl, compression-only zstd and
 # compiler-rt builtins from Debian source packages, cached under
@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 budget=${PERFLENS_AGENT_BUDGET:-196608} # 192 KiB
 archs=("$@")
-[ ${#archs[@]} -gt 0 ] || archs=(x86_64 aarch64 aarch64_be armv7l armeb)
+[ ${#archs[@]} -gt 0 ] || archs=(x86_64 aarch64 aarch64_be armv7l armeb riscv64)
 toolchains/deps.sh >/dev/null
 dist=${PERFLENS_AGENTS_DIR:-dist}
 objroot=${PERFLENS_AGENTS_OBJ:-build/agents}

@@ -3,7 +3,7 @@
 #
 #   toolchains/cc.sh aarch64 -o dist/perflens-agent-aarch64 agent/*.c common/*.c -Iinclude
 #
-# Compiles and/or links like cc, for ARCH (x86_64 aarch64 aarch64_be armv7l armeb),
+# Compiles and/or links like cc, for ARCH (x86_64 aarch64 aarch64_be armv7l armeb riscv64),
 # against the cached musl + libzstd + compiler-rt sysroot (built on first use by
 # sysroot.sh). With -c, -S, -E, -M or -MM only the compile flags are added; otherwise
 # the result is a fully static, stripped executable linked with
@@ -49,6 +49,10 @@ LDFLAGS=(--sysroot="$SYSROOT" -static -nostdlib $PL_FUSE_LD $PL_LDFLAGS_ARCH
     -Wl,--gc-sections)
 [ "${PERFLENS_STRIP:-1}" = 0 ] || LDFLAGS+=(-s)
 [ "$PL_LINKER" = lld ] && LDFLAGS+=(-Wl,--icf=all)
+# LLVM 14's LTO code generation does not take the ABI from the bitcode on
+# RISC-V: it would emit lp64 (soft-float) objects, which lld refuses to
+# link with musl's lp64d ones ("different floating-point ABI")
+[ "$PL_ARCH" = riscv64 ] && [ -n "$LTO" ] && LDFLAGS+=(-Wl,-mllvm,-target-abi=lp64d)
 LIBS=(-L"$SYSROOT/lib" -Wl,--start-group "$ZSTD" -lc
     "$SYSROOT/lib/libclang_rt.builtins.a" -Wl,--end-group)
 

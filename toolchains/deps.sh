@@ -11,7 +11,8 @@ PKGS=(
     linux-libc-dev                       # Linux UAPI headers, x86_64
     linux-libc-dev-arm64-cross           # ... aarch64 and aarch64_be
     linux-libc-dev-armhf-cross           # ... armv7l and armeb
-    qemu-user                            # qemu-aarch64 qemu-aarch64_be qemu-arm qemu-armeb
+    linux-libc-dev-riscv64-cross         # ... riscv64
+    qemu-user                            # qemu-aarch64 qemu-aarch64_be qemu-arm qemu-armeb qemu-riscv64
     dpkg-dev                             # dpkg-source, for apt-get source
     debian-archive-keyring make xz-utils file
 )

@@ -10,7 +10,7 @@
 
 PL_TC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PL_TC_CACHE=${PERFLENS_TC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perflens/toolchains}
-PL_TC_ARCHES="x86_64 aarch64 aarch64_be armv7l armeb"
+PL_TC_ARCHES="x86_64 aarch64 aarch64_be armv7l armeb riscv64"
 
 pl_die() { echo "toolchains: error: $*" >&2; exit 1; }
 pl_log() { [ -n "${PL_TC_QUIET:-}" ] || echo "toolchains: $*" >&2; }
@@ -60,6 +60,19 @@ pl_arch() {
             PL_BIG_ENDIAN=1
         fi
         PL_LDFLAGS_ARCH=""
+        ;;
+    riscv64)
+        # rv64gc, lp64d (clang's and musl's default for riscv64 Linux).
+        # -mno-relax: lld 14 implements no RISC-V linker relaxation and
+        # refuses the R_RISCV_ALIGN relocations relaxable code carries; the
+        # attribute also reaches LTO's code generation.
+        PL_TRIPLE=riscv64-linux-musl
+        PL_CFLAGS_ARCH="-mno-relax"
+        PL_LINKER=lld
+        PL_LDFLAGS_ARCH="-Wl,-z,max-page-size=4096"
+        PL_KHDR_PKG=linux-libc-dev-riscv64-cross
+        PL_QEMU=qemu-riscv64
+        PL_BUILTINS_SET=riscv64
         ;;
     *) pl_die "unknown target '$1' (expected one of: $PL_TC_ARCHES)" ;;
     esac

@@ -1,5 +1,5 @@
 #!/bin/bash
-# selftest.sh [ARCH...] — prove each target's toolchain end to end (default: all five).
+# selftest.sh [ARCH...] — prove each target's toolchain end to end (default: all six).
 #
 # For every target: get the sysroot (building it if not cached), build
 # toolchains/test/hello.c with cc.sh, check with file(1) that it is a static, stripped
@@ -28,6 +28,7 @@ expect() {
     aarch64) E_FILE="ELF 64-bit LSB executable, ARM aarch64"; E_MACH=aarch64; E_BITS=64; E_ORDER=little ;;
     aarch64_be) E_FILE="ELF 64-bit MSB executable, ARM aarch64"; E_MACH=aarch64_be; E_BITS=64; E_ORDER=big ;;
     armv7l) E_FILE="ELF 32-bit LSB executable, ARM, EABI5"; E_MACH=armv7l; E_BITS=32; E_ORDER=little ;;
+    riscv64) E_FILE="ELF 64-bit LSB executable, UCB RISC-V"; E_MACH=riscv64; E_BITS=64; E_ORDER=little ;;
     armeb) E_FILE="ELF 32-bit MSB executable, ARM, EABI5 BE8"; E_MACH=armv7b; E_BITS=32; E_ORDER=big ;;
     esac
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # sysroot.sh ARCH — build (or find in the cache) the static sysroot for one target.
 #
-# ARCH is one of: x86_64 aarch64 aarch64_be armv7l armeb.
+# ARCH is one of: x86_64 aarch64 aarch64_be armv7l armeb riscv64.
 # The sysroot holds musl (headers + libc.a + crt objects), a compression-only
 # libzstd.a, compiler-rt's libclang_rt.builtins.a and the Linux UAPI headers:
 #   <sysroot>/include/   musl + zstd.h + linux/ asm/ asm-generic/ ...
@@ -196,6 +196,11 @@ x86_64)
 aarch64)
     # No outline-atomics helpers (lse.S): everything is built -mno-outline-atomics.
     RT_SRCS="$(cm_list GENERIC_TF_SOURCES) cpu_model.c aarch64/fp_mode.c"
+    ;;
+riscv64)
+    # riscv64_SOURCES: the multiply helper, the -msave-restore routines,
+    # generic + TF (long double is binary128)
+    RT_SRCS="$(cm_list GENERIC_TF_SOURCES) riscv/muldi3.S riscv/save.S riscv/restore.S"
     ;;
 arm)
     RT_SRCS="$(cm_list arm_SOURCES) $(cm_list arm_EABI_SOURCES)

@@ -5,7 +5,7 @@
 # the guest off every other network.  The guest powers itself off after
 # TIMEOUT seconds (default 150) if nobody stops qemu first.
 # FETCHED is fetch.sh's directory (arm64, armhf: Debian's kernel packages)
-# or kernel.sh's (arm64be, armeb: built from Debian's kernel source, with
+# or kernel.sh's (arm64be, armeb, riscv64: built from Debian's kernel source, with
 # virtio-net built in and eth0 configured by the kernel from ip=).
 set -euo pipefail
 arch=${1:?usage: boot.sh ARCH FETCHED INITRD PORT TOKEN [TIMEOUT]}
@@ -19,7 +19,7 @@ extra=${PL_BOARD_QEMU_EXTRA:-}
 # reached over SSH, whose /init runs dropbear; default the agent's 9999)
 gport=${PL_BOARD_GUEST_PORT:-9999}
 net="-netdev user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:$gport -device virtio-net-pci,netdev=n0,romfile="
-# the big-endian boards' /init has no `ip`: the kernel sets eth0 up (IP_PNP)
+# the big-endian and riscv64 boards' /init has no `ip`: the kernel sets eth0 up (IP_PNP)
 ipcfg="ip=10.0.2.15::10.0.2.2:255.255.255.0::eth0:off"
 append="rdinit=/init panic=-1 quiet pl.token=$token pl.timeout=$timeout"
 case "$arch" in
@@ -37,5 +37,12 @@ arm64be)
 armeb)
 	exec qemu-system-arm -M virt,highmem=off -cpu cortex-a15 -m 512 -smp "$smp" -nographic -no-reboot \
 		-kernel "$fetched/zImage" -initrd "$initrd" -append "console=ttyAMA0 $ipcfg $append" $net $extra ;;
+riscv64)
+	# OpenSBI (Debian's opensbi package) as the M-mode firmware, the kernel
+	# in S-mode; sscofpmf: the counter-overflow interrupt the SBI PMU
+	# driver needs to sample hardware events (without it they only count)
+	exec qemu-system-riscv64 -M virt -cpu rv64,sscofpmf=true -m 512 -smp "$smp" -nographic -no-reboot \
+		-bios /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin \
+		-kernel "$fetched/Image" -initrd "$initrd" -append "console=ttyS0 $ipcfg $append" $net $extra ;;
 *) echo "boot.sh: unknown arch $arch" >&2; exit 2 ;;
 esac

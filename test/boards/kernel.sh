@@ -13,6 +13,8 @@
 #   BOARD  arm64be  aarch64-linux-gnu-, allnoconfig + kernel-arm64be.config
 #          armeb    arm-linux-gnueabihf- (BE8 through CPU_BIG_ENDIAN),
 #                   allnoconfig + kernel-armeb.config
+#          riscv64  riscv64-linux-gnu-, allnoconfig + kernel-riscv64.config
+#                   (Debian 12 has no riscv64 kernel package)
 #
 # DIR is $PL_BOARDS_CACHE (default ~/.cache/perflens/boards)/kernel-<board>-
 # <source version>-<hash of the fragment, this script and the compiler>, so a
@@ -24,12 +26,13 @@
 # (5.4 min of CPU); BOARDS.md's arm64 build without DWARF took 2 min 20 s
 # on idle cores.
 set -euo pipefail
-board=${1:?usage: kernel.sh arm64be|armeb}
+board=${1:?usage: kernel.sh arm64be|armeb|riscv64}
 here=$(cd "$(dirname "$0")" && pwd)
 case "$board" in
 arm64be) karch=arm64 cross=aarch64-linux-gnu- image=Image ;;
 armeb) karch=arm cross=arm-linux-gnueabihf- image=zImage ;;
-*) echo "kernel.sh: unknown board $board (arm64be or armeb)" >&2; exit 2 ;;
+riscv64) karch=riscv cross=riscv64-linux-gnu- image=Image ;;
+*) echo "kernel.sh: unknown board $board (arm64be, armeb or riscv64)" >&2; exit 2 ;;
 esac
 frag=$here/kernel-$board.config
 cache=${PL_BOARDS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perflens/boards}

@@ -4,7 +4,7 @@
 # (dist/perflens-agent-<aarch64|armv7l>), and the cross-built workloads with
 # the cross libc they link against.
 #
-#   ARCH     arm64 | armhf | arm64be | armeb
+#   ARCH     arm64 | armhf | arm64be | armeb | riscv64
 #   FETCHED  the directory fetch.sh printed (vmlinuz, busybox, modules);
 #            for the big-endian boards the one kernel.sh printed (unused
 #            here: their kernels have everything built in)
@@ -22,6 +22,8 @@
 #   /burn-musl  frame pointers kept, ARM mode on armhf
 # The guest keeps the libraries at /lib, where Debian's cross sysroot
 # (/usr/<triplet>/lib) keeps them too, so that sysroot symbolizes the guest.
+# riscv64 (no Debian port in bookworm, no busybox): those workloads, and
+# init.c as /init as on the big-endian boards.
 #
 # The big-endian boards (arm64be: aarch64_be, armeb: BE8 ARMv7) have no
 # Debian user space at all (no glibc, no busybox): everything there is
@@ -46,6 +48,10 @@ arm64) cc=aarch64-linux-gnu-gcc agent=aarch64 cflags= ;;
 armhf) cc=arm-linux-gnueabihf-gcc agent=armv7l cflags=-marm ;;
 arm64be) cc= agent=aarch64_be cflags= ;;
 armeb) cc= agent=armeb cflags=-marm ;;
+# no Debian port in bookworm: Debian's cross glibc for the workloads, the
+# big-endian boards' init.c for /init (no busybox); unwind tables asked
+# for explicitly, as gcc 12 does not add them by default on riscv64
+riscv64) cc=riscv64-linux-gnu-gcc agent=riscv64 cflags=-fasynchronous-unwind-tables ;;
 *) echo "mkinitramfs.sh: unknown arch $arch" >&2; exit 2 ;;
 esac
 tcarch=$agent   # toolchains/cc.sh names the targets as the agents do
@@ -101,6 +107,17 @@ done
 	{ echo "mkinitramfs.sh: unexpected interpreter $interp" >&2; exit 1; }
 
 cp "$agent" "$root/perflens-agent"
+if [ "$arch" = riscv64 ]; then
+	# the riscv64 board: glibc workloads as above, the rest as the
+	# big-endian boards (their init.c; eth0 from the kernel's ip=)
+	PERFLENS_STRIP=0 "$top/toolchains/cc.sh" "$tcarch" -O2 -Wall -Werror -o "$root/init" "$here/init.c"
+	chmod 755 "$root/init" "$root/perflens-agent"
+	rmdir "$root/bin" "$root/modules"
+	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+		cpio --null -o -H newc --owner=0:0 --quiet) | gzip -1 >"$out/initrd.gz.tmp"
+	mv "$out/initrd.gz.tmp" "$out/initrd.gz"
+	exit 0
+fi
 cp "$fetched/busybox" "$root/bin/busybox"
 cp "$fetched"/modules/*.ko "$root/modules/"
 cp "$fetched/modules.order" "$root/modules.order"

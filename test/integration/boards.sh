@@ -2,7 +2,8 @@
 # Emulated ARM boards with real kernels (test/boards/README.md): boots
 # Debian's arm64 kernel under qemu-system-aarch64 and the armmp kernel under
 # qemu-system-arm, and big-endian kernels built from Debian's kernel source
-# (test/boards/kernel.sh: aarch64_be and armeb BE8), each with the static
+# (test/boards/kernel.sh: aarch64_be and armeb BE8, and riscv64 under
+# qemu-system-riscv64 with OpenSBI), each with the static
 # agent and a cross-built workload in its initramfs; the host's `perflens
 # record` profiles the workload through a forwarded port in fp and dwarf
 # mode (the little-endian boards: Debian glibc builds, a shared library,
@@ -25,7 +26,7 @@
 # nanosleep syscall path there.  The board x86_64 is this host: the same
 # modes with the x86_64 agent on loopback (not in the default list).
 #
-# Env: PL_BOARDS=arm64,armhf,arm64be,armeb[,x86_64] (which boards),
+# Env: PL_BOARDS=arm64,armhf,arm64be,armeb[,riscv64][,x86_64] (which boards),
 #      PL_BOARD_HZ (default 1000),
 #      PL_BOARDS_RESULTS (results file, rewritten each run; default
 #      $PL_BUILD/boards/results.md; docs/boards-results.md is refreshed with
@@ -151,8 +152,8 @@ probe_samples() {
 # a counter's value from a report's Counters section
 counter() { awk -v n="$2" '/^Counters:/ { t = 1; next } t && /^$/ { exit } t && $1 == n { print $2; exit }' "$1"; }
 
-# Kernel frames from the board's vmlinux (`--vmlinux`, the big-endian
-# boards' self-built kernels, which have DWARF): perflens's source lines of
+# Kernel frames from the board's vmlinux (`--vmlinux`, the big-endian and
+# riscv64 boards' self-built kernels, which have DWARF): perflens's source lines of
 # do_nanosleep (`report --source`) must be those the cross binutils'
 # addr2line (the oracle) gives for the same callchain addresses: each
 # sample's kernel IP, and its return addresses looked up at ra - 1 as
@@ -164,11 +165,15 @@ vmlinux_check() {
 	case "$arch" in
 	arm64be) a2l=aarch64-linux-gnu-addr2line ;;
 	armeb) a2l=arm-linux-gnueabihf-addr2line ;;
+	riscv64) a2l=riscv64-linux-gnu-addr2line ;;
 	*) return 0 ;;
 	esac
 	[ -e "$vml" ] || { nok "boards-$arch${icount:+-icount}-vmlinux" "$vml missing (kernel.sh keeps it)"; return 0; }
+	# the kernel's sources: kernel.sh's build/source is the tree it was
+	# built from (with --sysroot, riscv64's, the report reads no host
+	# path unless given a source directory)
 	"$perflens" report "$rec" --top 30 --lines --source=do_nanosleep "${symargs[@]}" \
-		--vmlinux "$vml" >"$rep" 2>&1
+		--vmlinux "$vml" --source-dir "${fetched:-}/build/source" >"$rep" 2>&1
 	local n kind a
 	"$dump" "$rec" | awk '/^SAMPLE/ { n++; k = 0
 		for (i = 1; i <= NF; i++) {
@@ -725,6 +730,8 @@ board() {
 	armhf) qemu=qemu-system-arm sysroot=/usr/arm-linux-gnueabihf agent_arch=armv7l modes="fp dwarf lib musl" ;;
 	arm64be) qemu=qemu-system-aarch64 sysroot= agent_arch=aarch64_be modes="musl musl-dwarf" ;;
 	armeb) qemu=qemu-system-arm sysroot= agent_arch=armeb modes="musl musl-dwarf" ;;
+	# Debian's cross glibc for the workloads, a kernel built here
+	riscv64) qemu=qemu-system-riscv64 sysroot=/usr/riscv64-linux-gnu agent_arch=riscv64 modes="fp dwarf lib musl" ;;
 	esac
 	case "$arch" in arm64be | armeb) fpprog=/burn-musl fpmode=musl dwprog=/burn-musl-nofp ;; esac
 	if [ ! -x "$agents/perflens-agent-$agent_arch" ]; then
@@ -886,7 +893,7 @@ t_all=$SECONDS
 IFS=, read -r -a boards <<<"${PL_BOARDS:-arm64,armhf,arm64be,armeb}"
 for b in "${boards[@]}"; do
 	case "$b" in
-	arm64 | armhf | arm64be | armeb)
+	arm64 | armhf | arm64be | armeb | riscv64)
 		board "$b"
 		# the hardware-event row again with qemu's precise icount, where
 		# the emulated CPU has a PMU: only then does it count instructions
@@ -894,7 +901,7 @@ for b in "${boards[@]}"; do
 		*,"$b",*) board "$b" "-icount shift=0" ;;
 		esac ;;
 	x86_64) host_board ;;
-	*) nok "boards-$b" "unknown board (arm64, armhf, arm64be, armeb or x86_64)" ;;
+	*) nok "boards-$b" "unknown board (arm64, armhf, arm64be, armeb, riscv64 or x86_64)" ;;
 	esac
 done
 
@@ -915,7 +922,7 @@ if [ ${#rows[@]} -gt 0 ]; then
 		echo "\`--all\`: the whole board for SECS while \`burn-musl 3600 2\` runs, started by /detach (host: \`sh -c 'burn 3600 2 &'\`), killed after the record."
 		echo "Rooted: stacks that reach main or a thread start, of the samples after the loader's start-up."
 		echo "\`--pid\`: \`PROG-nofp 3600 2\` started by /detach (host: \`sh -c\`), its pid from \`perflens ps\`, attached for 3 s, then killed (\`/detach --kill\`; host: kill)."
-		echo "Kernel stacks on the big-endian boards: also reported with \`--vmlinux\` (kernel.sh's, DWARF), do_nanosleep's lines checked"
+		echo "Kernel stacks on the big-endian and riscv64 boards: also reported with \`--vmlinux\` (kernel.sh's, DWARF), do_nanosleep's lines checked"
 		echo "against the cross \`addr2line -f -i\` on the same callchain addresses."
 		echo "\`qemu -icount shift=0\`: a second boot of the boards whose CPU model has a PMU, for the hardware-event row alone: qemu's"
 		echo "ARM PMU counts instructions only with precise icount (\`-icount shift=auto\` is adaptive: none), and its cycle counter"

@@ -304,6 +304,8 @@ static const char *agent_arch(const char *machine, gboolean big)
 	if (!strcmp(machine, "armv7l") || !strcmp(machine, "armv8l") ||
 	    !strcmp(machine, "armv7b") || !strcmp(machine, "armv8b") || !strcmp(machine, "armeb"))
 		return big ? "armeb" : "armv7l";
+	if (!strcmp(machine, "riscv64") && !big)
+		return "riscv64";
 	return NULL;
 }
 
@@ -454,7 +456,7 @@ static gboolean pick_agent(PlSsh *s, guint timeout_ms, LocalAgent *l, gboolean *
 	if (!arch) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
 			    "%s is %s (%s-endian): no PerfLens agent is built for it (agents: "
-			    "x86_64, aarch64, aarch64_be, armv7l, armeb)",
+			    "x86_64, aarch64, aarch64_be, armv7l, armeb, riscv64)",
 			    s->url, machine, big ? "big" : "little");
 		return FALSE;
 	}

@@ -4,7 +4,7 @@
 # ci/deps.sh installs (linux-libc-dev, and libc6-dev-armhf-cross's
 # linux-libc-dev-armhf-cross), into a C table for pl-syscalls.c:
 #   x86_64   asm/unistd_64.h
-#   generic  asm-generic/unistd.h (aarch64, aarch64_be; __NR3264_* names
+#   generic  asm-generic/unistd.h (aarch64, aarch64_be, riscv64; __NR3264_* names
 #            resolved as a 64-bit kernel has them)
 #   arm      asm/unistd-eabi.h (armv7l, armeb: EABI)
 # Usage: gen-syscall-names.sh OUT.h

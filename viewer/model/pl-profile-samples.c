@@ -102,6 +102,10 @@ static guint unwind_past_syscall(PlProfile *self, const struct pl_msg_sample *s,
 		sp = reg_index(mask, 13, s->nr_regs);
 		lr = reg_index(mask, 14, s->nr_regs);
 		ip = reg_index(mask, 15, s->nr_regs);
+	} else if (e == 243) { /* EM_RISCV: pc 0, ra 1, sp 2 */
+		ip = reg_index(mask, 0, s->nr_regs);
+		lr = reg_index(mask, 1, s->nr_regs);
+		sp = reg_index(mask, 2, s->nr_regs);
 	} else {
 		return 0;
 	}

@@ -23,6 +23,7 @@ static const PlSyscallName *table_for(guint e_machine, gsize *n)
 		*n = G_N_ELEMENTS(pl_sc_x86_64);
 		return pl_sc_x86_64;
 	case EM_AARCH64:
+	case EM_RISCV: /* asm-generic too; its own riscv_flush_icache (259) is unnamed */
 		*n = G_N_ELEMENTS(pl_sc_generic);
 		return pl_sc_generic;
 	case EM_ARM:

@@ -10,7 +10,8 @@
  * from the loaded segments of the ELF files.  Nothing reads the live
  * process: the board is elsewhere.  Where libdw stops on an ARM frame no
  * CFI covers, an EHABI step (the decoder of pl-ehabi.c) may take the walk
- * on to the caller.
+ * on to the caller; on a riscv64 frame no CFI covers, a frame-pointer
+ * step, which libdw's own riscv backend lacks (see pl_riscv_fp_step).
  */
 #include <string.h>
 
@@ -375,6 +376,68 @@ static PlEhabiStep pl_ehabi_step(PlSymbols *self, PlProc *proc, guint64 regs[16]
 }
 
 /* ======================================================================
+ * riscv64: a frame-pointer step where no CFI covers a PC
+ *
+ * libdw's riscv backend (elfutils 0.188, Debian 12) has what a DWARF walk
+ * needs: the psABI's initial CFI (abi_cfi), 66 DWARF registers and their
+ * names; its set_initial_registers_tid reads a live thread through ptrace,
+ * which an off-board walk never uses (the registers come from the sample,
+ * cb_set_initial_registers).  What it lacks is the `unwind` hook that
+ * x86_64's and aarch64's backends have: where no FDE covers a pc (code
+ * built without unwind tables, hand-written assembly) they take a
+ * frame-pointer step, riscv's stops the walk.  This is that step, taken by
+ * the same rule, only where no CFI covers the pc: the psABI's frame record
+ * lies below the frame pointer s0 (x8), the return address at s0 - 8 and
+ * the caller's s0 at s0 - 16 (the kernel's user call chains read the
+ * same), and the caller's sp is s0.  The callee-saved registers are taken
+ * as unchanged, as the ABI's CFI does.
+ * ====================================================================== */
+
+static gboolean cfi_covers(Dwfl *dwfl, guint64 at)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, at);
+	if (!mod)
+		return FALSE;
+	for (int i = 0; i < 2; i++) {
+		Dwarf_Addr bias = 0;
+		Dwarf_CFI *cfi = i == 0 ? dwfl_module_eh_cfi(mod, &bias)
+				       : dwfl_module_dwarf_cfi(mod, &bias);
+		Dwarf_Frame *frame = NULL;
+		if (cfi && dwarf_cfi_addrframe(cfi, at - bias, &frame) == 0) {
+			free(frame);
+			return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+/* perf indexes kept over the step: pc, sp, gp, tp, s0, s1, s2-s11 */
+#define PL_RISCV_KEPT (0x1u | 0x4u | 0x8u | 0x10u | 0x100u | 0x200u | 0x0ffc0000u)
+
+/* regs by perf index (pc, then x1..x31), valid bit i for regs[i];
+ * is_return_address: regs[0] is a return address (every frame but the
+ * sampled one).  TRUE: regs hold the caller's registers. */
+static gboolean pl_riscv_fp_step(PlSymbols *self, PlProc *proc, guint64 regs[32], guint32 *valid,
+				 gboolean is_return_address)
+{
+	const guint32 need = 0x1u | 0x4u | 0x100u; /* pc, sp, s0 */
+	if (self->arch.e_machine != EM_RISCV || !proc->dwfl || (*valid & need) != need)
+		return FALSE;
+	guint64 pc = regs[0], sp = regs[2], fp = regs[8], ra, prev;
+	if (pc == 0 || cfi_covers(proc->dwfl, is_return_address ? pc - 1 : pc))
+		return FALSE;
+	/* a record in the copied stack, above sp, aligned, and a caller */
+	if (fp <= sp || (fp & 7) || fp - sp > (1u << 24) || !pl_unwind_read_word(proc, fp - 8, &ra) ||
+	    !pl_unwind_read_word(proc, fp - 16, &prev) || ra == 0)
+		return FALSE;
+	regs[0] = ra;
+	regs[2] = fp;
+	regs[8] = prev;
+	*valid &= PL_RISCV_KEPT;
+	return TRUE;
+}
+
+/* ======================================================================
  * The walk
  * ====================================================================== */
 
@@ -382,8 +445,11 @@ typedef struct {
 	guint64 *pcs;
 	guint n, max;
 	gboolean full;
-	guint dwarf_arm;      /* EM_ARM: keep the last frame's r0..r15 for EHABI */
-	guint64 last_regs[16];
+	/* EM_ARM: the last frame's r0..r15 for EHABI; EM_RISCV: its pc and
+	 * x1..x31 for a frame-pointer step; by perf index */
+	guint keep;
+	const PlRegTable *t;
+	guint64 last_regs[32];
 	guint32 last_valid;
 } PlWalk;
 
@@ -398,17 +464,17 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	}
 	w->pcs[w->n++] = pc;
-	if (w->dwarf_arm) {
+	if (w->keep) {
 		w->last_valid = 0;
-		for (guint r = 0; r < 16; r++) {
+		for (guint i = 0; i < w->keep; i++) {
 			Dwarf_Word v;
-			if (dwfl_frame_reg(state, r, &v) == 0) {
-				w->last_regs[r] = v;
-				w->last_valid |= 1u << r;
+			if (w->t->dwarf[i] >= 0 && dwfl_frame_reg(state, (unsigned)w->t->dwarf[i], &v) == 0) {
+				w->last_regs[i] = v;
+				w->last_valid |= 1u << i;
 			}
 		}
-		w->last_regs[15] = pc;
-		w->last_valid |= 1u << 15;
+		w->last_regs[w->t->perf_pc] = pc;
+		w->last_valid |= 1u << w->t->perf_pc;
 	}
 	return DWARF_CB_OK;
 }
@@ -487,21 +553,27 @@ guint pl_symbols_unwind_used(PlSymbols *self, guint32 pid, guint32 tid, guint64 
 	cur_arch = (PlArchInfo){ self->arch.word_size, self->arch.big_endian, t };
 	proc->cur = &s;
 
-	PlWalk w = { pcs, 0, max, FALSE, self->arch.e_machine == EM_ARM, { 0 }, 0 };
+	guint keep = self->arch.e_machine == EM_ARM ? 16 : self->arch.e_machine == EM_RISCV ? 32 : 0;
+	PlWalk w = { pcs, 0, max, FALSE, keep, t, { 0 }, 0 };
 	int ret;
 	for (guint restarts = 0;; restarts++) {
 		ret = dwfl_getthread_frames(proc->dwfl, (pid_t)s.tid, frame_cb, &w);
-		if (ret == 0 || w.full || !w.dwarf_arm || restarts >= max || w.n == 0)
+		if (ret == 0 || w.full || !w.keep || restarts >= max || w.n == 0)
 			break;
-		/* libdw stopped on an ARM frame: the EHABI tables may know it.
+		/* libdw stopped on an ARM frame: the EHABI tables may know it;
+		 * on a riscv64 frame: a frame-pointer step may take it on.
 		 * Only pcs[0] is the sampled pc; every later frame's is a
 		 * return address, the first of a restarted walk included. */
-		guint64 r[16];
+		guint64 r[32];
 		guint32 valid = w.last_valid;
 		memcpy(r, w.last_regs, sizeof(r));
 		gboolean libdw_outside = s.outside_read;
-		s.outside_read = FALSE; /* the EHABI step decides now */
-		PlEhabiStep st = pl_ehabi_step(self, proc, r, &valid, w.n > 1);
+		s.outside_read = FALSE; /* the EHABI or fp step decides now */
+		PlEhabiStep st = self->arch.e_machine == EM_RISCV
+					 ? (pl_riscv_fp_step(self, proc, r, &valid, w.n > 1)
+						    ? PL_EHABI_STEP_OK
+						    : PL_EHABI_STEP_FAIL)
+					 : pl_ehabi_step(self, proc, r, &valid, w.n > 1);
 		if (st == PL_EHABI_STEP_END) {
 			ret = 0; /* the tables mark the outermost frame */
 			break;
@@ -510,9 +582,9 @@ guint pl_symbols_unwind_used(PlSymbols *self, guint32 pid, guint32 tid, guint64 
 			s.outside_read |= libdw_outside;
 			break;
 		}
-		/* restart libdw from the caller: its first frame is r15 */
+		/* restart libdw from the caller: its first frame is the new pc */
 		s.have = 0;
-		for (guint i = 0; i < 16; i++) {
+		for (guint i = 0; i < w.keep; i++) {
 			s.regs[i] = r[i];
 			if (valid & (1u << i))
 				s.have |= 1ull << i;
