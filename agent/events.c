@@ -386,7 +386,8 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 			a.exclude_kernel = 0;
 			a.sample_type |= PERF_SAMPLE_RAW;
 		}
-		if (s->tracepoint && !s->syscalls && (s->marker || c->cfg.stacks != PL_STACKS_KERNEL)) {
+		if (s->tracepoint && !s->syscalls &&
+		    (s->marker || (c->cfg.callgraph == PL_CG_DWARF && c->cfg.stacks != PL_STACKS_KERNEL))) {
 			/* registers and a stack copy, the fp chain beyond it
 			 * (msg.h, PL_EVENT_STACK); a marker's text and iovecs are
 			 * in the writer's frame, within PL_MARKER_STACK */
