@@ -725,7 +725,8 @@ PY
 # The oracle is the cross nm (no perf on the boards): each copy the agent
 # sent holds a return address within sleep_long (event-stacks.py).
 naps_check() {
-	local mode=$1 rec=$out/naps-$mode.plens log=$out/naps-$mode-record.log
+	local mode=$1
+	local rec=$out/naps-$mode.plens log=$out/naps-$mode-record.log
 	local triplet=${sysroot#/usr/}
 	host_starts+=("$(date +%s.%N)")
 	if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
