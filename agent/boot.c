@@ -1,5 +1,6 @@
 /* boot.c — the agent as init=; see boot.h. */
 #include "boot.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,7 +58,7 @@ int pla_boot_start(char *const init_argv[], char *err, size_t errlen)
 			strerror(errno), init_argv[0]);
 		become_init(init_argv);
 	}
-	pid_t child = fork();
+	pid_t child = pla_fork();
 	if (child < 0) {
 		fprintf(stderr, "perflens-agent: --boot: cannot start the recorder: %s; starting "
 				"%s unrecorded\n", strerror(errno), init_argv[0]);

@@ -76,7 +76,13 @@ int pla_sys_prepare(struct pla_collector *c, const struct pla_event_spec *s,
 		    struct perf_event_attr *a, char *filter, size_t len);
 /* Rewrites a, as pla_sys_prepare left it, for raw_syscalls:sys_exit
  * (s->config1). */
-void pla_sys_exit_attr(const struct pla_event_spec *s, struct perf_event_attr *a);
+void pla_sys_exit_attr(const struct pla_collector *c, const struct pla_event_spec *s,
+		       struct perf_event_attr *a);
+/* The sample_type of a raw_syscalls record, from its raw payload (an exit
+ * carries the registers and the stack copy, msg.h PL_EVENT_STACK). */
+uint64_t pla_sys_record_type(const struct pla_collector *c, const uint8_t *raw, uint32_t size);
+/* The user stack copy of events (msg.h, PL_EVENT_STACK). */
+uint32_t pla_event_stack(const struct pla_collector *c);
 /* A raw_syscalls sample parsed into c->msg: an entry is kept, an exit
  * pairs with it and, when the call took the threshold or more, c->msg
  * becomes the slow call's SAMPLE and is sent.  Returns pla_stream_msg's

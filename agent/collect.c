@@ -61,7 +61,7 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	if (!c->cfg.ring_pages) {
 		c->cfg.ring_pages = pla_ring_pages_for(c->cfg.callgraph, c->cfg.stack_size,
 						       c->cfg.frequency);
-		/* markers come in bursts, each with a 1 KiB stack copy (msg.h),
+		/* markers come in bursts, each with a stack copy (msg.h),
 		 * often right at the start, while the agent snapshots /proc:
 		 * room for ~100 per CPU (16 pages with 8 KiB copies lost 15 of
 		 * 200 in bursts of 12 from 4 threads on a busy 2-CPU machine) */

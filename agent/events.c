@@ -78,6 +78,12 @@ uint32_t pla_ring_pages_fit(struct pla_collector *c, uint32_t pages)
 
 /* ─── opening ──────────────────────────────────────────────────────────── */
 
+uint32_t pla_event_stack(const struct pla_collector *c)
+{
+	return c->cfg.callgraph == PL_CG_DWARF && c->cfg.stack_size ? c->cfg.stack_size
+								     : PL_EVENT_STACK;
+}
+
 static int add_fd(struct pla_collector *c, int fd, uint32_t event, int cpu)
 {
 	if (c->nfds == c->fds_cap) {
@@ -300,7 +306,7 @@ static int open_syscalls(struct pla_collector *c, const struct pla_event_spec *s
 	int rc = pla_sys_prepare(c, s, a, filter, sizeof(filter));
 	for (int pass = 0; pass < 2 && rc >= 0; pass++) {
 		if (pass)
-			pla_sys_exit_attr(s, a);
+			pla_sys_exit_attr(c, s, a);
 		rc = open_everywhere(c, a, c->nevents, tids, ntids, 1, 0, NULL,
 				     filter[0] ? filter : NULL, err, errlen);
 	}
@@ -380,13 +386,20 @@ int pla_open_sampled(struct pla_collector *c, const pid_t *tids, int ntids, char
 			a.exclude_kernel = 0;
 			a.sample_type |= PERF_SAMPLE_RAW;
 		}
-		if (s->marker) {
-			/* the text and its iovecs are in the writer's frame (msg.h) */
-			c->marker_stack = c->cfg.stack_size > PL_MARKER_STACK ? c->cfg.stack_size
-									      : PL_MARKER_STACK;
+		if (s->tracepoint && !s->syscalls &&
+		    (s->marker || (c->cfg.callgraph == PL_CG_DWARF && c->cfg.stacks != PL_STACKS_KERNEL))) {
+			/* registers and a stack copy, the fp chain beyond it
+			 * (msg.h, PL_EVENT_STACK); a marker's text and iovecs are
+			 * in the writer's frame, within PL_MARKER_STACK */
+			uint32_t copy = pla_event_stack(c);
+			if (s->marker && copy < PL_MARKER_STACK)
+				copy = PL_MARKER_STACK;
+			if (s->marker)
+				c->marker_stack = copy;
 			a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 			a.sample_regs_user = c->regs_mask;
-			a.sample_stack_user = c->marker_stack;
+			a.sample_stack_user = copy;
+			a.exclude_callchain_user = c->cfg.stacks == PL_STACKS_KERNEL;
 		}
 		if (s->syscalls) { /* two tracepoints paired into one event */
 			describe(c, c->nevents, role, &a, s->name);

@@ -17,6 +17,7 @@
 #include "perf.h"
 #include "procfs.h"
 #include "ring.h"
+#include "util.h"
 
 /* A child that burns CPU under a few frames, for the call-graph test. */
 __attribute__((noinline)) static unsigned long probe_leaf(unsigned long x)
@@ -31,7 +32,7 @@ __attribute__((noinline)) static unsigned long probe_mid(unsigned long x)
 }
 static pid_t busy_child(void)
 {
-	pid_t pid = fork();
+	pid_t pid = pla_fork();
 	if (pid == 0) {
 		volatile unsigned long x = 1;
 		for (;;)

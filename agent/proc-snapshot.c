@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "procfs.h"
+#include "util.h"
 
 /* ─── snapshot of what existed before the events ──────────────────────── */
 
@@ -134,8 +135,8 @@ int pla_send_vdso(struct pla_collector *c, struct pla_stream *out, pid_t pid, ui
 static int send_text_file(struct pla_collector *c, struct pla_stream *out, uint8_t kind,
 			  pid_t pid, const char *path, int (*keep)(const char *line))
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
+	struct pla_lines f;
+	if (pla_lines_open(&f, path) < 0)
 		return 0;
 	static char buf[PLA_CHUNK_MAX]; /* static: this runs at start/stop, not per sample */
 	char line[512];
@@ -143,7 +144,7 @@ static int send_text_file(struct pla_collector *c, struct pla_stream *out, uint8
 	uint64_t off = 0;
 	int rc = 0, eof = 0;
 	while (rc == 0 && !eof) {
-		eof = !fgets(line, sizeof(line), f);
+		eof = !pla_lines_next(&f, line, sizeof(line));
 		if (!eof && keep && !keep(line))
 			continue;
 		size_t l = eof ? 0 : strlen(line);
@@ -156,7 +157,7 @@ static int send_text_file(struct pla_collector *c, struct pla_stream *out, uint8
 		memcpy(buf + n, line, l);
 		n += l;
 	}
-	fclose(f);
+	pla_lines_close(&f);
 	return rc;
 }
 

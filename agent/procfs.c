@@ -145,10 +145,11 @@ int pla_proc_maps_each(pid_t pid, int (*fn)(const struct pla_map *m, void *user)
 {
 	char path[64], line[4096 + 256];
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
+	struct pla_lines f;
+	int rc = pla_lines_open(&f, path);
+	if (rc < 0)
+		return rc;
+	while (pla_lines_next(&f, line, sizeof(line))) {
 		struct pla_map m = { 0 };
 		/* start-end perms offset maj:min inode path */
 		uint64_t start, end, off, maj, min, ino;
@@ -181,7 +182,7 @@ int pla_proc_maps_each(pid_t pid, int (*fn)(const struct pla_map *m, void *user)
 		if (fn(&m, user))
 			break;
 	}
-	fclose(f);
+	pla_lines_close(&f);
 	return 0;
 }
 

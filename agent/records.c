@@ -143,6 +143,8 @@ static int on_sample(struct pla_collector *c, struct pla_stream *out,
 			s->raw_size = size;
 		}
 	}
+	if (sys) /* entries and exits differ: the exit has the stack copy */
+		type = pla_sys_record_type(c, s->raw, s->raw_size);
 	if (type & PERF_SAMPLE_BRANCH_STACK) {
 		/* the LBR call stack, merged with the chain as perf shows it
 		 * (common/lbr.h); a count the record cannot hold is refused */

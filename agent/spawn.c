@@ -3,6 +3,7 @@
  * dispositions, mask, descriptor limit and priority it would have had
  * without the agent.  See spawn.h. */
 #include "spawn.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,7 +44,7 @@ pid_t pla_spawn_held(char *const *argv, int stdout_taken, int *go_fd, int *err_f
 		close(go[1]);
 		return -errno;
 	}
-	pid_t pid = fork();
+	pid_t pid = pla_fork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {

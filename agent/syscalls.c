@@ -3,7 +3,8 @@
  * thread on the board, and only the calls over the threshold sent, as
  * SAMPLEs of one TRACEPOINT event "slow-syscalls" whose payload is
  * msg.h's struct pl_slow_syscall and whose stack is the call chain at
- * entry.
+ * entry with the registers and stack copy of the exit (msg.h,
+ * PL_EVENT_STACK).
  *
  * The entry of each thread inside a call waits in a slot of a table
  * allocated at start (no allocation on the hot path).  When every slot is
@@ -82,9 +83,8 @@ int pla_sys_prepare(struct pla_collector *c, const struct pla_event_spec *s,
 			 filter[0] ? " || " : "", (int)n, p);
 		p += n + (p[n] == ',');
 	}
-	/* a fixed layout whatever the session's mode: the user stack at entry
-	 * is the kernel's call chain (a stack copy per waiting thread would
-	 * cost the session's stack size per slot) */
+	/* a fixed layout whatever the session's mode: the entry's stack is
+	 * the kernel's call chain, the exit adds the copy (pla_sys_exit_attr) */
 	a->sample_type = PLA_SYS_SAMPLE_TYPE;
 	a->sample_regs_user = 0;
 	a->sample_stack_user = 0;
@@ -94,10 +94,31 @@ int pla_sys_prepare(struct pla_collector *c, const struct pla_event_spec *s,
 	return 0;
 }
 
-void pla_sys_exit_attr(const struct pla_event_spec *s, struct perf_event_attr *a)
+void pla_sys_exit_attr(const struct pla_collector *c, const struct pla_event_spec *s,
+		       struct perf_event_attr *a)
 {
 	a->config = s->config1;
 	a->exclude_callchain_user = a->exclude_callchain_kernel = 1; /* exits carry no chain */
+	/* the registers and stack copy (msg.h, PL_EVENT_STACK): at the exit
+	 * they are still the entry's, and only the exit of a slow call has
+	 * them sent, where a copy kept per waiting entry would cost a slot
+	 * of the table each */
+	if (c->cfg.stacks != PL_STACKS_KERNEL) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = c->regs_mask;
+		a->sample_stack_user = pla_event_stack(c);
+	}
+}
+
+uint64_t pla_sys_record_type(const struct pla_collector *c, const uint8_t *raw, uint32_t size)
+{
+	uint16_t type = 0;
+	if (size >= 2)
+		memcpy(&type, raw, 2);
+	uint64_t t = PLA_SYS_SAMPLE_TYPE;
+	if (type != c->sys->enter_id && c->cfg.stacks != PL_STACKS_KERNEL)
+		t |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	return t;
 }
 
 /* ─── pairing ──────────────────────────────────────────────────────────── */

@@ -1,5 +1,6 @@
 /* token.c — the agent's token; see token.h. */
 #include "token.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,15 +34,15 @@ int pla_token_check(const char *token, const char *what, char *err, size_t errle
 
 int pla_token_read(const char *path, char *buf, size_t len, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
-	if (!f) {
+	struct pla_lines f;
+	if (pla_lines_open(&f, path) < 0) {
 		int e = errno;
 		snprintf(err, errlen, "cannot read the token file %s: %s", path, strerror(e));
 		return -e;
 	}
-	if (!fgets(buf, (int)len, f))
+	if (!pla_lines_next(&f, buf, len))
 		buf[0] = 0; /* empty (or unreadable): pla_token_check refuses it */
-	fclose(f);
+	pla_lines_close(&f);
 	buf[strcspn(buf, "\r\n")] = 0;
 	return 0;
 }

@@ -104,3 +104,40 @@ void pla_log(const char *fmt, ...)
 	fputc('\n', stderr);
 	va_end(ap);
 }
+
+int pla_lines_open(struct pla_lines *l, const char *path)
+{
+	l->at = l->have = 0;
+	l->fd = open(path, O_RDONLY | O_CLOEXEC);
+	return l->fd < 0 ? -errno : 0;
+}
+
+char *pla_lines_next(struct pla_lines *l, char *line, size_t len)
+{
+	size_t n = 0;
+	while (n + 1 < len) {
+		if (l->at == l->have) {
+			ssize_t r;
+			do
+				r = read(l->fd, l->buf, sizeof(l->buf));
+			while (r < 0 && errno == EINTR);
+			if (r <= 0)
+				break;
+			l->at = 0;
+			l->have = (unsigned)r;
+		}
+		char ch = l->buf[l->at++];
+		line[n++] = ch;
+		if (ch == '\n')
+			break;
+	}
+	if (!n)
+		return NULL;
+	line[n] = 0;
+	return line;
+}
+
+void pla_lines_close(struct pla_lines *l)
+{
+	close(l->fd);
+}

@@ -30,6 +30,29 @@ int pla_ncpus(void);
  * pla_ncpus(). */
 int pla_cpu_ids(void);
 
+/* fopen + fgets for the /proc and sysfs texts the agent reads line by
+ * line (musl's FILE reading, fopen/fgets/fclose and their helpers, is
+ * ~1.3 KiB of the static agent).  The caller owns the state.  Lines come
+ * as fgets gives them: with their '\n', a line longer than the buffer in
+ * several pieces. */
+struct pla_lines {
+	int fd;
+	unsigned at, have;
+	char buf[1024];
+};
+/* 0, or -errno (errno set) */
+int pla_lines_open(struct pla_lines *l, const char *path);
+/* The next line into line[len] (len >= 2), NUL-terminated; NULL at the
+ * end of the file or on a read error. */
+char *pla_lines_next(struct pla_lines *l, char *line, size_t len);
+void pla_lines_close(struct pla_lines *l);
+
+/* fork() for the agent, which has one thread: _Fork (POSIX 2024; musl
+ * 1.2.3, glibc 2.34) skips fork()'s atfork handlers and locks, which
+ * nothing here holds, and whose pthread rwlocks cost ~1.2 KiB of the
+ * static agent. */
+#define pla_fork() _Fork()
+
 /* A line to stderr, "perflens-agent: " before it: the agent's log (the
  * session's events; never a token). */
 void pla_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -698,14 +698,31 @@ static inline struct pl_str pl_str_c(const char *s)
  * user stack copy of at least PL_MARKER_STACK bytes, whatever the
  * call-graph mode: the iovecs and the text lie in the writer's frame, and
  * the viewer reads them from the copy, checks the signature and drops any
- * other writev.  The marker's stack is the session's: the fp call chain,
- * or in dwarf mode the copy (then the session's stack size) unwound. */
+ * other writev.  Its stack is that of every event (PL_EVENT_STACK), at
+ * least PL_MARKER_STACK bytes of copy. */
 #define PL_MARKER_TRACEPOINT "syscalls:sys_enter_writev"
 #define PL_MARKER_FILTER "vlen == 3"
 #define PL_MARKER_SIG1 0x504c4d4bu /* "PLMK" */
 #define PL_MARKER_SIG2 0x4d41524bu /* "MARK" */
 #define PL_MARKER_STACK 1024u /* the text (≤ 256 bytes) and iovecs lie ~500 bytes up */
 #define PL_MAX_TRACE_FORMAT 65536u
+
+/* Stacks at events: slow system calls and markers, and in a dwarf
+ * session tracepoints and probes too, carry the user registers and a copy
+ * of the user stack, as DWARF samples do (PERF_SAMPLE_REGS_USER |
+ * PERF_SAMPLE_STACK_USER), and the viewer unwinds them with CFI/EHABI the
+ * same way: the frame chain is broken wherever code has no frame pointers
+ * (a libc called on the way to the call: `clock_nanosleep < main` without
+ * the caller between).  The copy is PL_EVENT_STACK bytes, or the
+ * session's stack size in a dwarf session; unless the session records
+ * kernel stacks only, events also carry the user fp call chain, which the
+ * viewer follows beyond where the copy ends (from the last frame the two
+ * share).  A slow call's registers and copy are taken at its exit (the
+ * thread has not returned to user mode, so they are the entry's), its
+ * chain at its entry.  Tracepoints and probes of an fp session keep the
+ * chain alone: a probe in a loop hits every few microseconds, and 2 KiB a
+ * hit overflows the rings (466 of 1,234 back-to-back uprobe hits kept). */
+#define PL_EVENT_STACK 2048u
 
 /* Probes (`--event u:/PATH:SYMBOL[+OFF]`, `k:SYMBOL[+OFF]`): the uprobe and
  * kprobe PMUs, sampled as TRACEPOINT events named as the user wrote them

@@ -28,6 +28,8 @@
 #
 # Env: PL_BOARDS=arm64,armhf,arm64be,armeb[,riscv64][,x86_64] (which boards),
 #      PL_BOARD_HZ (default 1000),
+#      PL_BOARD_ROWS=naps (only those rows: each board boots and records
+#      them alone, no clock or icount runs; default every row),
 #      PL_BOARDS_RESULTS (results file, rewritten each run; default
 #      $PL_BUILD/boards/results.md; docs/boards-results.md is refreshed with
 #      PL_BOARDS=arm64,armhf,arm64be,armeb,x86_64
@@ -719,6 +721,39 @@ PY
 	rows+=("| $arch | $kver | kretprobe (\`-e k:do_nanosleep%return\`) | $ng | – | – | – | – | $ng of $ne entry hits followed on their thread by a return naming do_nanosleep (func) whose stack begins in its caller (hrtimer_nanosleep) |")
 }
 
+# Stacks at slow calls made through libc (/naps, test/workloads/naps.c,
+# built with frame pointers; the little-endian boards, which have
+# Debian's glibc): `--syscalls clock_nanosleep --slower-than 1ms` in fp
+# and dwarf mode.  Debian's libc has no usable frame chain (on armhf none
+# at all), so the 20 slow calls name sleep_long < main only as unwound
+# with CFI/EHABI from the registers and stack copy each event carries.
+# The oracle is the cross nm (no perf on the boards): each copy the agent
+# sent holds a return address within sleep_long (event-stacks.py).
+naps_check() {
+	local mode=$1
+	local rec=$out/naps-$mode.plens log=$out/naps-$mode-record.log
+	local triplet=${sysroot#/usr/}
+	host_starts+=("$(date +%s.%N)")
+	if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
+		--command "/naps /tmp/naps-$mode.exp" --syscalls clock_nanosleep --slower-than 1ms \
+		--callgraph "$mode" -o "$rec" >"$log" 2>&1; then
+		nok "boards-$arch-naps-$mode" "perflens record failed: $(tail -n 2 "$log" | tr '\n' ' ')"
+		return 0
+	fi
+	"$perflens" report --tracepoints --binary "$out/root/naps" --sysroot "$sysroot" "$rec" \
+		>"$rec.tp" 2>&1
+	"$dump" -w "$rec" >"$rec.dump" 2>&1
+	local cap=2048 r
+	[ "$mode" = dwarf ] && cap=8192
+	r=$(python3 "$top/test/integration/event-stacks.py" "$rec.tp" "$rec.dump" - "$out/root/naps" \
+		"$cap" "$triplet-nm" "$triplet-readelf")
+	case $r in
+	ok*) ok "boards-$arch-naps-$mode # ${r#ok }" ;;
+	*) nok "boards-$arch-naps-$mode" "${r#bad } (see $rec.tp, $rec.dump)" ;;
+	esac
+	rows+=("| $arch | $kver | slow calls through libc ($mode, \`/naps\`) | – | – | – | – | – | ${r#* } |")
+}
+
 board() {
 	local arch=$1 icount=${2:-} qemu sysroot agent_arch modes t_board=$SECONDS fpprog=/burn fpmode=fp kver
 	local dwprog=/burn-nofp
@@ -815,10 +850,16 @@ board() {
 			--command "$fpprog 1 1" -e cpu-clock -F 10 --duration 1 -o "$probe_rec" \
 			>"$out/probe-record.log" 2>&1 || nok "boards-$arch${icount:+-icount}-icount-probe" "$(tail -n 2 "$out/probe-record.log" | tr '\n' ' ')"
 	fi
+	[ -n "${PL_BOARD_ROWS:-}" ] && all_modes=
 	for mode in $all_modes; do
 		record_mode "$mode" || { kill -0 "$qpid" 2>/dev/null || break; }
 	done
-	[ -z "$icount" ] && kill -0 "$qpid" 2>/dev/null && kprobe_check
+	[ -z "$icount" ] && [ -z "${PL_BOARD_ROWS:-}" ] && kill -0 "$qpid" 2>/dev/null && kprobe_check
+	if [ -z "$icount" ] && [ -n "$sysroot" ] && kill -0 "$qpid" 2>/dev/null; then
+		case ",${PL_BOARD_ROWS:-naps}," in
+		*,naps,*) naps_check fp; naps_check dwarf ;;
+		esac
+	fi
 	if [ "$psrc" -eq 0 ] && grep -q perflens-agent "$out/ps-during-boot.log"; then
 		ok "boards-$arch${icount:+-icount}-connect-during-boot"
 	else
@@ -846,7 +887,7 @@ board() {
 		else
 			nok "boards-$arch${icount:+-icount}-guest-clock" "$clock_msg"
 		fi
-	elif [ -z "$icount" ]; then
+	elif [ -z "$icount" ] && [ -z "${PL_BOARD_ROWS:-}" ]; then
 		nok "boards-$arch${icount:+-icount}-guest-clock" "cannot compare clocks: ${#host_starts[@]} connections (${#rec_conn[@]} records), ${#guest_conn[@]} on the console (want one more: perflens ps)"
 	fi
 	local why; why=$(grep -m1 -E 'PL-ERROR|PL-WATCHDOG|Kernel panic' "$console")
@@ -897,6 +938,7 @@ for b in "${boards[@]}"; do
 		board "$b"
 		# the hardware-event row again with qemu's precise icount, where
 		# the emulated CPU has a PMU: only then does it count instructions
+		[ -n "${PL_BOARD_ROWS:-}" ] && continue
 		case ",${PL_BOARDS_ICOUNT-arm64,arm64be}," in
 		*,"$b",*) board "$b" "-icount shift=0" ;;
 		esac ;;

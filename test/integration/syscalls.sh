@@ -40,6 +40,21 @@
 #       loopback (the viewer translates the name with the board's table
 #       from HELLO): the same 20 calls as the agent's --output; a name no
 #       architecture has and a bad duration are refused before START.
+#   event_stack_fp           test/workloads/naps (sleep_long() naps 5 ms
+#       through libc's nanosleep, sleep_short() 0.1 ms), --syscalls
+#       clock_nanosleep --slower-than 1ms in an fp session: the 20 slow
+#       calls' stacks hold sleep_long < main, unwound from the registers
+#       and stack copy each event now carries (libc has no frame
+#       pointers: the kernel's chain reads clock_nanosleep < main).  The
+#       oracle, per call: perf's DWARF stack of the same call where this
+#       perf decodes `perf record --call-graph dwarf -e
+#       syscalls:sys_enter_clock_nanosleep` of the same run, else nm: the
+#       copy the agent sent holds a return address within sleep_long (nm
+#       -S and the load bias of the program's mapping).  Each copy is at
+#       most 2048 bytes (msg.h, PL_EVENT_STACK); their mean size goes to
+#       the log.
+#   event_stack_dwarf        the same in a dwarf session (copies of at most
+#       the session's 8192 bytes).
 # PL_AGENT: the agent under test (else the build's).
 set -u
 B=${PL_BUILD:-build}
@@ -48,12 +63,13 @@ PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} W=$B/workloads/syscall
 TMP=$(mktemp -d /tmp/pl-sysc-XXXXXX)
 APID=
 trap '[ -z "$APID" ] || { kill "$APID" 2>/dev/null; wait "$APID" 2>/dev/null; }; pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="uprobe_counts_calls uprobe_threads_unharmed uretprobe_counts_returns kprobe_counts_nanosleeps probe_errors slow_calls_exact slow_calls_vs_strace slow_calls_report syscalls_names_numbers record_live_slow_calls"
+ALL="uprobe_counts_calls uprobe_threads_unharmed uretprobe_counts_returns kprobe_counts_nanosleeps probe_errors slow_calls_exact slow_calls_vs_strace slow_calls_report syscalls_names_numbers record_live_slow_calls event_stack_fp event_stack_dwarf"
 pl_plan $ALL
-for x in "$PERFLENS" "$AGENT" "$W"; do
+NAPS=$B/workloads/naps DUMP=$B/tools/pl-dump
+for x in "$PERFLENS" "$AGENT" "$W" "$NAPS" "$DUMP"; do
 	[ -x "$x" ] || { for n in $ALL; do fail "$n" "$x not built (make)"; done; exit 1; }
 done
-for c in perf strace python3; do
+for c in perf strace python3 nm readelf; do
 	command -v $c >/dev/null || { for n in $ALL; do fail "$n" "$c missing (ci/deps.sh)"; done; exit 1; }
 done
 if why=$(pl_perf_refused); then
@@ -246,7 +262,9 @@ print(len(p), min(d) if d else 0, statistics.median(d) if d else 9, max(d) if d 
 	"$PERFLENS" report --syscalls "$CAP" >"$TMP/rep.txt" 2>&1
 	want_rows=0
 	grep -qE '^  clock_nanosleep +[0-9]+ ' "$TMP/rep.txt" && want_rows=$((want_rows + 1))
-	grep -qE '^ +[0-9.]+ +20  .*;main;slow_sleep;clock_nanosleep;\[clock_nanosleep\]$' "$TMP/rep.txt" && want_rows=$((want_rows + 1))
+	# nap(), between slow_sleep and libc, is named since events carry a
+	# stack copy: the frame chain alone skipped the caller of libc
+	grep -qE '^ +[0-9.]+ +20  .*;main;slow_sleep;nap;clock_nanosleep;\[clock_nanosleep\]$' "$TMP/rep.txt" && want_rows=$((want_rows + 1))
 	hsum=$(sed -n '/^Latency histogram/,/^$/p' "$TMP/rep.txt" | awk '/ ms / { s += $5 } END { print s + 0 }')
 	ncalls=$(sed -n 's/^Slow system calls: \([0-9]*\).*/\1/p' "$TMP/rep.txt")
 	[ "$hsum" = "$ncalls" ] && want_rows=$((want_rows + 1))
@@ -258,6 +276,39 @@ print(len(p), min(d) if d else 0, statistics.median(d) if d else 9, max(d) if d 
 		fail slow_calls_report "$want_rows of 5 sections right: $(head -30 "$TMP/rep.txt" | tr '\n' '|')"
 	fi
 fi
+# ─── stacks at slow calls made through libc ─────────────────────────────
+# One run per mode under `perf record --call-graph dwarf` of the entry
+# tracepoint (perf follows the agent into the program): perf's stacks of
+# the same calls are the oracle where this perf can decode them; where it
+# cannot (a kernel newer than perf: its tracepoint records are refused),
+# nm on the copies the agent sent.
+event_stack_check() { # MODE CAPTURE EXPECT PERFDATA → "ok …" or why not
+	"$PERFLENS" report --tracepoints "$2" >"$2.tp" 2>&1
+	"$DUMP" -w "$2" >"$2.dump" 2>&1
+	local perf_txt=
+	if [ -s "$4" ] && perf script -i "$4" -F tid,ip,sym >"$4.txt" 2>"$4.err" && grep -q sleep_ "$4.txt"; then
+		perf_txt=$4.txt
+	fi
+	local pid cap=2048
+	pid=$(awk '$1 == "pid" { print $2 }' "$3")
+	[ "$1" = dwarf ] && cap=8192
+	python3 "${PL_TOP:-.}/test/integration/event-stacks.py" "$2.tp" "$2.dump" "$pid" "$NAPS" "$cap" nm readelf "$perf_txt"
+}
+for mode in fp dwarf; do
+	rm -f "$TMP/p-$mode.data"
+	# (this perf, older than the kernel, may abort at the end: the
+	# agent's run is whole all the same, and perf's data then unread)
+	(perf record -q --call-graph dwarf -e syscalls:sys_enter_clock_nanosleep -o "$TMP/p-$mode.data" -- \
+		"$AGENT" --output "$TMP/e-$mode.plens" --callgraph $mode --syscalls clock_nanosleep \
+		--slower-than 1ms -- "$NAPS" "$TMP/e-$mode.exp" >"$TMP/e-$mode.log" 2>&1) 2>/dev/null
+	if [ ! -s "$TMP/e-$mode.plens" ] || [ ! -s "$TMP/e-$mode.exp" ]; then
+		fail event_stack_$mode "the agent or naps failed: $(tail -2 "$TMP/e-$mode.log" | tr '\n' ' ')"
+		continue
+	fi
+	r=$(event_stack_check $mode "$TMP/e-$mode.plens" "$TMP/e-$mode.exp" "$TMP/p-$mode.data")
+	case $r in ok*) ok event_stack_$mode; echo "# $mode: ${r#ok }" ;; *) fail event_stack_$mode "${r#bad }" ;; esac
+done
+
 # the viewer's way (numbers) and "all" with a 4 ms threshold
 nr=$(python3 -c 'import platform; print({"x86_64": 230, "aarch64": 115}.get(platform.machine(), ""))')
 if [ -z "$nr" ]; then

@@ -1,6 +1,8 @@
 /* pl-dump.c — prints a PerfLens stream (capture file or stdin) as text, one
  * message per line, for tests and debugging.  `pl-dump -c FILE` prints
- * only counts per message type.  Exit 2 on a malformed stream. */
+ * only counts per message type; `pl-dump -w FILE` adds to each SAMPLE
+ * line the words of its user stack copy (" words=" then hex, the board's
+ * word size, little-endian boards only).  Exit 2 on a malformed stream. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,6 +14,9 @@
 
 #define S(x) (int)(x).len, (x).p
 
+static int stack_words;
+static unsigned word_size = 8;
+
 static void print(const struct pl_msg *m)
 {
 	const char *n = pl_msg_type_name(m->type);
@@ -22,6 +27,7 @@ static void print(const struct pl_msg *m)
 		       n, S(m->u.hello.machine), m->u.hello.e_machine, m->u.hello.byte_order,
 		       m->u.hello.word_size, S(m->u.hello.hostname), S(m->u.hello.kernel_release),
 		       m->u.hello.ncpus, m->u.hello.flags, m->u.hello.perf_errno);
+		word_size = m->u.hello.word_size == 4 ? 4 : 8;
 		break;
 	case PL_MSG_SAMPLE: {
 		const struct pl_msg_sample *s = &m->u.sample;
@@ -31,6 +37,15 @@ static void print(const struct pl_msg *m)
 		       s->stack_requested);
 		for (uint32_t i = 0; i < s->nr_callchain; i++)
 			printf(" %" PRIx64, s->callchain[i]);
+		if (stack_words && s->stack_size) {
+			printf(" words=");
+			for (uint32_t i = 0; i + word_size <= s->stack_size; i += word_size) {
+				uint64_t w = 0;
+				for (unsigned b = 0; b < word_size; b++)
+					w |= (uint64_t)s->stack[i + b] << (8 * b);
+				printf("%s%" PRIx64, i ? "," : "", w);
+			}
+		}
 		printf("\n");
 		break;
 	}
@@ -127,7 +142,9 @@ static void print(const struct pl_msg *m)
 int main(int argc, char **argv)
 {
 	int counts_only = argc > 1 && !strcmp(argv[1], "-c");
-	const char *path = argc > 1 + counts_only ? argv[1 + counts_only] : "-";
+	stack_words = argc > 1 && !strcmp(argv[1], "-w");
+	int opt = counts_only || stack_words;
+	const char *path = argc > 1 + opt ? argv[1 + opt] : "-";
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	if (!f) {
 		fprintf(stderr, "pl-dump: %s: %s\n", path, strerror(errno));

@@ -2,6 +2,7 @@
  * with glibc's strtoull / strtol / strstr / sysconf on what the agent
  * feeds them. */
 #include <errno.h>
+#include <stdio.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,5 +65,48 @@ static void sysconf_values(void)
 		  pla_cpu_ids(), sysconf(_SC_NPROCESSORS_CONF));
 }
 
+/* pla_lines gives the pieces fgets gives, over buffer refills, lines
+ * longer than the caller's buffer, empty lines and a last line without
+ * its newline. */
+static void lines_like_fgets(void)
+{
+	char path[] = "/tmp/pl-util-test-XXXXXX";
+	int fd = mkstemp(path);
+	PL_CHECK(fd >= 0);
+	FILE *w = fdopen(fd, "w");
+	for (int i = 0; i < 300; i++) {
+		for (int k = 0; k < i * 7 % 613; k++)
+			fputc('a' + (i + k) % 26, w);
+		fputc('\n', w);
+		if (i % 50 == 0)
+			fputc('\n', w);
+	}
+	fputs("last line, no newline", w);
+	PL_CHECK(fclose(w) == 0);
+	static const size_t sizes[] = { 2, 3, 64, 512, 4352 };
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		char want[4352], got[4352];
+		FILE *f = fopen(path, "r");
+		struct pla_lines l;
+		PL_CHECK(f && pla_lines_open(&l, path) == 0);
+		unsigned n = 0;
+		for (;; n++) {
+			char *a = fgets(want, (int)sizes[i], f);
+			char *b = pla_lines_next(&l, got, sizes[i]);
+			PL_CHECKF(!a == !b && (!a || !strcmp(want, got)),
+				  "piece %u of size %zu: fgets '%s', pla_lines '%s'", n, sizes[i],
+				  a ? want : "(end)", b ? got : "(end)");
+			if (!a || !b)
+				break;
+		}
+		PL_CHECKF(n > 300, "%u pieces", n);
+		fclose(f);
+		pla_lines_close(&l);
+	}
+	struct pla_lines l;
+	PL_CHECK(pla_lines_open(&l, "/nonexistent/pl-util-test") == -ENOENT);
+	unlink(path);
+}
+
 PL_TEST_MAIN(PL_CASE(strtou64_like_strtoull), PL_CASE(strfind_like_strstr),
-	     PL_CASE(sysconf_values))
+	     PL_CASE(sysconf_values), PL_CASE(lines_like_fgets))

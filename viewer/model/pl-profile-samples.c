@@ -54,14 +54,40 @@ static guint callchain_pcs(PlProfile *self, const struct pl_msg_sample *s, gbool
 	return n;
 }
 
-static gboolean is_dwarf_sample(PlProfile *self, const struct pl_msg_sample *s)
+/* A sample with registers and a stack copy: a DWARF sample, or an event
+ * of any session (msg.h, PL_EVENT_STACK). */
+static gboolean is_dwarf_sample(const struct pl_msg_sample *s)
 {
-	if (s->regs_abi == 0 || s->nr_regs == 0 || s->stack_size == 0)
-		return FALSE;
-	/* a marker of an fp session carries a short copy for its text only
-	 * (msg.h, PL_MARKER_TRACEPOINT): its stack is the call chain */
-	return !(self->stats.callgraph != PL_CG_DWARF && s->nr_callchain > 0 &&
-		 pl_profile_event_get(self, s->event)->role == PL_ROLE_TRACEPOINT);
+	return s->regs_abi != 0 && s->nr_regs != 0 && s->stack_size != 0;
+}
+
+/* Where the unwinding of an event's copy stopped early (it ran off the
+ * copy, or could not step at all), the user fp chain the event also
+ * carries goes on (msg.h, PL_EVENT_STACK): its entries after the last one
+ * the unwound frames also hold (the innermost at least: both start at the
+ * sampled IP) are appended to upcs.  The chain skips the frames of code
+ * without frame pointers but does not invent any, so what follows a
+ * shared frame is outer to every unwound one.  Nothing is appended when
+ * the two share no frame.  Returns the new count. */
+static guint follow_frame_chain(const struct pl_msg_sample *s, guint64 *upcs, guint un, guint max)
+{
+	guint from = s->nr_callchain, last = 0;
+	for (guint i = 0; i < s->nr_callchain; i++)
+		if (s->callchain[i] == CTX_USER)
+			from = i + 1;
+	gboolean shared = FALSE;
+	for (guint i = from; i < s->nr_callchain && s->callchain[i] < CTX_MAX; i++)
+		for (guint j = 0; j < un; j++)
+			if (upcs[j] == s->callchain[i]) {
+				last = i;
+				shared = TRUE;
+				break;
+			}
+	if (!shared)
+		return un;
+	for (guint i = last + 1; i < s->nr_callchain && s->callchain[i] < CTX_MAX && un < max; i++)
+		upcs[un++] = s->callchain[i];
+	return un;
 }
 
 /* Index of perf register `bit` in a sample's regs (they come in the order
@@ -214,7 +240,7 @@ static guint32 sample_stack(PlProfile *self, const struct pl_msg_sample *s, PlPr
 	guint n;
 	UqWalk walk = UQ_CHAIN;
 	PlSerialMemo *memo = NULL;
-	gboolean dwarf = is_dwarf_sample(self, s);
+	gboolean dwarf = is_dwarf_sample(s);
 	if (!dwarf && (s->flags & PL_SAMPLE_CHAIN_SERIAL) && s->stack_id &&
 	    s->event < G_MAXUINT16) {
 		memo = serial_memo_slot(self, s->stack_id);
@@ -246,6 +272,14 @@ static guint32 sample_stack(PlProfile *self, const struct pl_msg_sample *s, PlPr
 							&truncated);
 			if (un2 > un)
 				un = un2;
+		}
+		if (truncated || un <= 1) { /* the hybrid of events: fp beyond */
+			guint have = un ? un : 1;
+			if (!un)
+				upcs[0] = s->ip;
+			guint got = follow_frame_chain(s, upcs, have, PL_MAX_CALLCHAIN - n);
+			if (got > have)
+				un = got;
 		}
 		walk = UQ_DWARF_DONE;
 		if (un == 0) {
