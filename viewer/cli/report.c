@@ -24,6 +24,8 @@ typedef struct {
 	gboolean invert;
 	gboolean markers, tracepoints, syscalls;
 	gboolean findings;
+	gboolean periods;
+	char *period;
 	char **fail_on;
 	char **pairs;
 	char *function;
@@ -665,6 +667,15 @@ int pl_cli_report(int argc, char **argv)
 		  "stop short), with the numbers and the section that shows it, over the "
 		  "whole recording (docs/cli.md, \"Findings\")",
 		  NULL },
+		{ "periods", 0, 0, G_OPTION_ARG_NONE, &a.periods,
+		  "Only the periodic tasks: threads (and marker pairs) that run once per "
+		  "period, each activation's release jitter, response, execution time, "
+		  "preemptions and deadline misses, histograms and the worst activations "
+		  "(--top N of them, 0: all) with the --from/--to that select each",
+		  NULL },
+		{ "period", 0, 0, G_OPTION_ARG_STRING, &a.period,
+		  "With --periods: the period to judge by (10ms, 250us…) instead of each "
+		  "task's detected one", "DUR" },
 		{ "fail-on", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.fail_on,
 		  "Exit 1 when one of these findings rules fires (said on stderr; "
 		  "repeatable); an unknown rule is refused (exit 2, the rules listed)",
@@ -722,6 +733,9 @@ int pl_cli_report(int argc, char **argv)
 		goto out;
 	if (!pl_report_findings_parse(a.fail_on, fail_on))
 		goto out;
+	guint64 period_ns;
+	if (!pl_report_periods_parse(a.period, a.periods, &period_ns))
+		goto out;
 	if (a.pairs && !a.markers) {
 		pl_cli_fail("--pair adds intervals to --markers: add --markers (or drop --pair)");
 		goto out;
@@ -746,6 +760,12 @@ int pl_cli_report(int argc, char **argv)
 	if (!p)
 		goto out;
 
+	if (a.periods) {
+		printf("%s\n", argv[1]);
+		pl_report_print_periods(p, period_ns, (guint)a.top);
+		rc = pl_report_findings(p, a.findings, fail_on);
+		goto out;
+	}
 	if (a.findings) {
 		printf("%s\n", argv[1]);
 		rc = pl_report_findings(p, TRUE, fail_on);
@@ -822,6 +842,7 @@ out:
 	g_free(a.function);
 	g_free(a.annotate);
 	g_free(a.source);
+	g_free(a.period);
 	g_strfreev(a.fail_if);
 	g_strfreev(a.fail_on);
 	g_strfreev(a.pairs);

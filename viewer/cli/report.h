@@ -44,4 +44,11 @@ void pl_report_print_syscalls(PlProfile *p, guint top);
 gboolean pl_report_findings_parse(char **specs, GPtrArray *ids);
 int pl_report_findings(PlProfile *p, gboolean print, GPtrArray *fail_on);
 
+/* report-periods.c: --period DUR read into *ns (0 when spec is NULL);
+ * FALSE (exit 2, said why) when it is no duration or comes without
+ * --periods.  Then --periods: the
+ * periodic tasks; top: worst activations listed per task (0: all). */
+gboolean pl_report_periods_parse(const char *spec, gboolean periods, guint64 *ns);
+void pl_report_print_periods(PlProfile *p, guint64 period_ns, guint top);
+
 #endif

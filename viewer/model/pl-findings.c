@@ -12,6 +12,7 @@
 
 #include "msg.h"
 #include "pl-percent.h"
+#include "pl-periods.h"
 
 static void add(GPtrArray *out, const char *rule, double value, char *what, char *detail,
 		const char *where)
@@ -550,6 +551,86 @@ static void rule_unwound(PlProfile *p, GPtrArray *out)
 	}
 }
 
+/* ─── periods: periodic tasks missing deadlines or jittering ───────── */
+
+#define PERIOD_MISS_SHARE 1.0    /* misses in at least 1 % of the activations… */
+#define PERIOD_MISS_MIN 2        /* …and at least 2 of them, */
+#define PERIOD_JITTER_SHARE 25.0 /* or the 99th percentile of release jitter at
+				  * least 25 % of the period */
+
+static void rule_periods(PlProfile *p, GPtrArray *out)
+{
+	g_autoptr(GPtrArray) tasks = pl_periods_find(p, 0);
+	guint64 t0 = pl_profile_get_stats(p)->first_time;
+	for (guint i = 0; i < tasks->len; i++) {
+		const PlPeriodicTask *t = tasks->pdata[i];
+		guint n = t->acts->len;
+		double miss = pl_percent(t->misses, n);
+		double jit = pl_percent(t->jitter_p99, t->period_ns);
+		gboolean misses = t->misses >= PERIOD_MISS_MIN && miss >= PERIOD_MISS_SHARE;
+		gboolean jitters = jit >= PERIOD_JITTER_SHARE;
+		if (!misses && !jitters)
+			continue;
+		g_autofree char *who =
+			t->marker ? g_strdup_printf("markers '%s' on thread %u %s", t->marker, t->tid,
+						    t->thread)
+				  : g_strdup_printf("thread %u %s", t->tid, t->thread);
+		/* the latest miss, or else the most jittered activation */
+		const PlActivation *w = NULL;
+		for (guint k = 0; k < n; k++) {
+			const PlActivation *a = &g_array_index(t->acts, PlActivation, k);
+			if (!w || (misses ? a->lateness_ns > w->lateness_ns : a->jitter_ns > w->jitter_ns))
+				w = a;
+		}
+		char *what = g_strdup_printf(
+			"%s runs every %.3f ms: %u of %u activations (%.1f%%) missed their deadline; "
+			"release jitter p99 %.3f ms (%.1f%% of the period), max %.3f ms",
+			who, t->period_ns / 1e6, t->misses, n, miss, t->jitter_p99 / 1e6, jit,
+			t->jitter_max / 1e6);
+		char *detail = g_strdup_printf(
+			"execution p50 %.3f ms, p99 %.3f ms, max %.3f ms; %u activations preempted\n"
+			"the worst at %.6f s: jitter %.3f ms, execution %.3f ms, ends %.3f ms %s its "
+			"deadline (report --from %.4f --to %.4f)\n"
+			"a miss comes from work longer than the period, a late wake-up (jitter) or "
+			"preemption: compare the worst activations' execution with the period",
+			t->exec_p50 / 1e6, t->exec_p99 / 1e6, t->exec_max / 1e6, t->preempted_acts,
+			(w->start - MIN(w->start, t0)) / 1e9, w->jitter_ns / 1e6, w->exec_ns / 1e6,
+			(w->lateness_ns < 0 ? -w->lateness_ns : w->lateness_ns) / 1e6,
+			w->lateness_ns > 0 ? "after" : "before",
+			(w->start - MIN(w->start, t0)) / 1e9 - 5e-5, (w->end - MIN(w->end, t0)) / 1e9 + 5e-5);
+		add(out, "periods", misses ? miss : jit, what, detail, "report --periods");
+	}
+}
+
+/* ─── migrations: threads moved between CPUs ───────────────────────── */
+
+#define MIGR_MIN 1000     /* at least 1,000 migrations… */
+#define MIGR_RATE 1000.0  /* …and at least 1,000 per second of CPU time (task-clock) */
+
+static void rule_migrations(PlProfile *p, GPtrArray *out)
+{
+	double migr, cpu_ns, cs = 0;
+	if (!counter_value(p, "cpu-migrations", &migr) || !counter_value(p, "task-clock", &cpu_ns) ||
+	    cpu_ns <= 0)
+		return;
+	double rate = migr / (cpu_ns / 1e9);
+	if (migr < MIGR_MIN || rate < MIGR_RATE)
+		return;
+	GString *d = g_string_new(NULL);
+	if (counter_value(p, "context-switches", &cs) && cs > 0)
+		g_string_append_printf(d, "%.0f context switches: %.1f%% of them moved the thread\n",
+				       cs, 100.0 * migr / cs);
+	g_string_append(d, "a thread moved to another CPU leaves its caches behind; many come "
+			   "from threads that wake often on a busy machine, from sched_setaffinity "
+			   "calls, or from a load balancer fighting pinned threads: pin the hot "
+			   "threads (taskset, sched_setaffinity) or wake fewer threads");
+	char *what = g_strdup_printf("%.0f CPU migrations in %.1f ms of CPU time: %.0f per CPU "
+				     "second",
+				     migr, cpu_ns / 1e6, rate);
+	add(out, "migrations", rate, what, g_string_free(d, FALSE),
+	    "report: Counters (cpu-migrations, task-clock)");
+}
+
 /* ─── the table ─────────────────────────────────────────────────────── */
 
 static const PlFindingRule rules[] = {
@@ -579,6 +660,16 @@ static const PlFindingRule rules[] = {
 	  "stacks of a thread (not a main thread) that all end at one libc return address, "
 	  "at least 10, have reached that thread's start and are not counted",
 	  rule_unwound },
+	{ "periods", "periodic tasks missing deadlines or with jitter over a share of the period",
+	  "a periodic task (report --periods: detected, at least 8 activations) whose "
+	  "activations missed their deadline (the next release) in at least 1 % of them and "
+	  "at least twice, or whose release jitter's 99th percentile is at least 25 % of the "
+	  "period",
+	  rule_periods },
+	{ "migrations", "CPU migrations storm",
+	  "the cpu-migrations counter is at least 1,000 and at least 1,000 per second of the "
+	  "task-clock counter's CPU time (recordings with counters)",
+	  rule_migrations },
 };
 
 const PlFindingRule *pl_findings_rules(guint *n)

@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# viewer-periods-test.sh — perflens report --periods and the periods and
+# migrations findings, on real agent recordings of real programs, against
+# the programs' own clocks.
+#
+# The program: test/workloads/periodic (a SCHED_OTHER thread on a 10 ms
+# TIMER_ABSTIME grid burning a known CPU time, every 12th activation 4 ms
+# late with 7 ms of work, so it misses) logs each activation's release,
+# start, finish and CPU time (CLOCK_MONOTONIC, the recording's clock, and
+# CLOCK_THREAD_CPUTIME_ID).  The margin, MARGIN = 0.2 ms, comes from what
+# lies between the two views: the switch-in precedes the program's clock
+# read after clock_nanosleep returns by the syscall's return path, and the
+# switch-out follows its last read by the next call's entry (microseconds
+# each, unless preempted there); the grid's phase is the earliest start the
+# recording saw, the program's its exact release, so jitters are compared
+# above each side's smallest.  A miss whose finish lies within MARGIN of
+# its deadline may be judged either way: such activations are counted and
+# allowed to differ (the figure is printed).
+#   periodic_auto     period detected 10.000 ms (±0.002), every activation
+#                     found (count equal), starts, CPU times and jitters
+#                     within MARGIN, misses equal
+#   period_given      --period 10ms: the same activations and misses;
+#                     --period 7ms finds no task; a bad --period, or one
+#                     without --periods, is refused (exit 2)
+#   worst_selects     the worst activation's --from/--to with --tid: the
+#                     report's hottest function there is the program's work()
+#   periods_markers   --markers recording, pl_mark_begin/end("cycle") around
+#                     the work: a marker task with the same count and misses
+#   finding_periods   --findings --fail-on periods: exit 1, the misses as the
+#                     program counted them
+#   finding_migrations  python3 moving itself between CPUs
+#                     (sched_setaffinity): the cpu-migrations counter's
+#                     count against /proc/self/sched's se.nr_migrations
+#   quiet_steady      the program without late activations: --fail-on
+#                     periods,migrations exits 0 and the task is found with
+#                     the program's own misses (none unless the machine made it)
+set -u
+B=${PL_BUILD:-build}
+PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} PERIODIC=$B/workloads/periodic
+. "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok viewer-periods: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
+TMP=$(mktemp -d /tmp/plv-periods-XXXXXX)
+trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+ALL="periodic_auto period_given worst_selects periods_markers finding_periods finding_migrations quiet_steady"
+pl_plan $ALL
+for x in "$PERFLENS" "$AGENT" "$PERIODIC"; do [ -x "$x" ] || pl_fail_all "$x not built (make)"; done
+command -v python3 >/dev/null || pl_fail_all "python3 missing (ci/deps.sh)"
+
+# compare.py LOG REPORT [marker NAME] — the report's task of the program's
+# thread against the program's log; prints "OK figures" or "BAD why"
+cat >"$TMP/compare.py" <<'PY'
+import re, sys
+MARGIN = 0.2e6  # ns
+log, rep = sys.argv[1], sys.argv[2]
+marker = sys.argv[4] if len(sys.argv) > 4 else None
+head = open(log).readline().split()
+tid, period = int(head[3]), int(head[5])
+acts = [list(map(int, l.split()[1:])) for l in open(log) if l.startswith('act ')]
+t0 = None
+tasks, cur = [], None
+for l in open(rep):
+    m = re.search(r'which is (\d+) ns of the board', l)
+    if m: t0 = int(m.group(1))
+    m = re.match(r"  (?:markers '([^']*)' on )?thread (\d+) \S+ \(pid \d+\): period ([\d.]+) ms, (\S+)", l)
+    if m:
+        cur = {'marker': m.group(1), 'tid': int(m.group(2)), 'period': float(m.group(3)), 'how': m.group(4), 'acts': []}
+        tasks.append(cur); continue
+    if cur is None: continue
+    m = re.match(r'    activations (\d+), deadline misses (\d+)', l)
+    if m: cur['n'], cur['misses'] = int(m.group(1)), int(m.group(2))
+    m = re.match(r'      at ([\d.]+) s  jitter ([\d.]+) ms  response \S+(?: ms)?  exec ([\d.]+) ms  span ([\d.]+) ms  preempted (\d+) \(([\d.]+) ms\)  (MISS, ends|ends)', l)
+    if m:
+        cur['acts'].append((round(float(m.group(1)) * 1e9), float(m.group(2)) * 1e6, float(m.group(3)) * 1e6, m.group(7) != 'ends'))
+t = [x for x in tasks if x['tid'] == tid and x['marker'] == marker]
+if t0 is None or not t:
+    print('BAD no task for thread %d%s in the report (tasks: %s)' % (tid, ' marker ' + marker if marker else '', [(x['tid'], x['marker']) for x in tasks])); sys.exit()
+t = t[0]
+bad = []
+if abs(t['period'] * 1e6 - period) > 2000: bad.append('period %.3f ms, program %.3f ms' % (t['period'], period / 1e6))
+if t['n'] != len(acts): bad.append('%d activations, program %d' % (t['n'], len(acts)))
+if len(t['acts']) != t['n']: bad.append('%d activations listed of %d (use --top 0)' % (len(t['acts']), t['n']))
+# each program activation: the recorded one starting within MARGIN before it
+rec = sorted(t['acts'])
+starts = [t0 + r[0] for r in rec]
+import bisect
+pj = [a[1] - a[0] for a in acts]
+pmin = min(pj)
+ambiguous = sum(1 for a in acts if abs(a[2] - (a[0] + period)) <= MARGIN)
+worst = {'start': 0, 'exec': 0, 'jitter': 0}
+matched, misses_both = 0, 0
+for a, j in zip(acts, pj):
+    i = bisect.bisect_right(starts, a[1] + 1000) - 1  # start printed to 1 µs
+    if i < 0 or a[1] - starts[i] > MARGIN:
+        bad.append('activation at %d (%.6f s) not found' % (a[1], (a[1] - t0) / 1e9)); continue
+    r = rec[i]
+    matched += 1
+    worst['start'] = max(worst['start'], a[1] - starts[i])
+    worst['exec'] = max(worst['exec'], abs(r[2] - a[3]))
+    worst['jitter'] = max(worst['jitter'], abs(r[1] - (j - pmin)))
+for k in ('exec', 'jitter'):
+    if worst[k] > MARGIN: bad.append('%s differs by up to %.3f ms' % (k, worst[k] / 1e6))
+pm = sum(a[4] for a in acts)
+if abs(t['misses'] - pm) > ambiguous: bad.append('%d misses, program %d (%d within the margin of their deadline)' % (t['misses'], pm, ambiguous))
+fig = 'period %.3f ms (%s); %d/%d activations matched; misses %d, program %d (%d ambiguous); worst start %.3f ms, exec %.3f ms, jitter %.3f ms apart' % (
+    t['period'], t['how'], matched, len(acts), t['misses'], pm, ambiguous, worst['start'] / 1e6, worst['exec'] / 1e6, worst['jitter'] / 1e6)
+print(('BAD ' + '; '.join(bad[:4]) + ' | ' + fig) if bad else 'OK ' + fig)
+PY
+
+# ─── the periodic program with late activations ────────────────────────
+if ! "$AGENT" --output "$TMP/p.plens" -- "$PERIODIC" "$TMP/p.log" 300 12 >"$TMP/p.out" 2>&1; then
+	if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
+	pl_fail_all "the kernel allows perf, but the agent cannot record: $(tail -1 "$TMP/p.out")"
+fi
+[ -s "$TMP/p.log" ] || pl_fail_all "the periodic program wrote no log: $(tail -1 "$TMP/p.out")"
+TID=$(awk 'NR == 1 {print $4}' "$TMP/p.log")
+"$PERFLENS" report --periods --top 0 "$TMP/p.plens" >"$TMP/p.txt" 2>&1; rc=$?
+r=$(python3 "$TMP/compare.py" "$TMP/p.log" "$TMP/p.txt")
+if [ $rc = 0 ] && [ "${r%% *}" = OK ] && grep -q "^  thread $TID periodic (pid [0-9]*): period [0-9.]* ms, detected" "$TMP/p.txt"; then
+	ok periodic_auto; echo "# ${r#OK }"
+else fail periodic_auto "exit $rc: ${r#* }"; fi
+
+# ─── a given period ────────────────────────────────────────────────────
+"$PERFLENS" report --periods --period 10ms --top 0 "$TMP/p.plens" >"$TMP/g.txt" 2>&1; rc=$?
+r=$(python3 "$TMP/compare.py" "$TMP/p.log" "$TMP/g.txt")
+"$PERFLENS" report --periods --period 7ms "$TMP/p.plens" >"$TMP/g7.txt" 2>&1; rc7=$?
+"$PERFLENS" report --periods --period 10parsecs "$TMP/p.plens" >"$TMP/gbad.txt" 2>&1; rcb=$?
+"$PERFLENS" report --period 10ms "$TMP/p.plens" >"$TMP/gnop.txt" 2>&1; rcn=$?
+if [ $rc = 0 ] && [ "${r%% *}" = OK ] && grep -q "^  thread $TID periodic (pid [0-9]*): period 10.000 ms, given (--period)" "$TMP/g.txt" &&
+   [ $rc7 = 0 ] && ! grep -q "^  thread $TID " "$TMP/g7.txt" && grep -q '^  no thread nor marker pair whose activations come every 7.000 ms' "$TMP/g7.txt" &&
+   [ $rcb = 2 ] && grep -q "^perflens: --period: '10parsecs' is not a period" "$TMP/gbad.txt" &&
+   [ $rcn = 2 ] && grep -q 'add --periods' "$TMP/gnop.txt"; then
+	ok period_given; echo "# --period 10ms: ${r#OK }"
+else fail period_given "exit $rc/$rc7/$rcb/$rcn: ${r#* } $(head -c 300 "$TMP/gbad.txt" "$TMP/gnop.txt")"; fi
+
+# ─── the worst activation selected by its --from/--to ──────────────────
+sel=$(awk -v tid="$TID" '/^  thread / {on = ($2 == tid)} on && /^      at / {sub(/.*\(--from /, ""); sub(/\)$/, ""); print; exit}' "$TMP/p.txt")
+from=${sel%% --to *} to=${sel##* --to }
+"$PERFLENS" report --tid "$TID" --from "$from" --to "$to" --top 3 "$TMP/p.plens" >"$TMP/sel.txt" 2>&1; rc=$?
+top=$(awk '/^ *self/ {on=1; next} on && NF {print $NF; exit}' "$TMP/sel.txt")
+if [ $rc = 0 ] && [ -n "$sel" ] && grep -q "MISS" <<<"$(grep -m1 '^      at ' "$TMP/p.txt")" && grep -A4 -m1 'self' "$TMP/sel.txt" | grep -q 'work'; then
+	ok worst_selects; echo "# worst activation: --from $from --to $to; $(grep -A2 -m1 'self' "$TMP/sel.txt" | tail -1 | tr -s ' ')"
+else fail worst_selects "exit $rc, '--from $from --to $to': $(grep -A3 -m1 'self' "$TMP/sel.txt" | tr '\n' ' ')"; fi
+
+# ─── marker pairs as activations ───────────────────────────────────────
+"$AGENT" --output "$TMP/m.plens" --markers -- "$PERIODIC" "$TMP/m.log" 120 12 1 >"$TMP/m.out" 2>&1
+"$PERFLENS" report --periods --top 0 "$TMP/m.plens" >"$TMP/m.txt" 2>&1; rc=$?
+# the marker interval holds the work and the marker writes: its start
+# follows the program's clock read, so the start test has the interval's
+# begin a little after, not before; compare counts, misses and CPU time
+r=$(python3 - "$TMP/m.log" "$TMP/m.txt" <<'PY'
+import re, sys
+head = open(sys.argv[1]).readline().split()
+tid = int(head[3])
+acts = [list(map(int, l.split()[1:])) for l in open(sys.argv[1]) if l.startswith('act ')]
+on, n, misses, ex = False, None, None, []
+for l in open(sys.argv[2]):
+    m = re.match(r"  markers 'cycle' on thread (\d+) ", l)
+    if m: on = int(m.group(1)) == tid; continue
+    if l.startswith('  thread'): on = False
+    if not on: continue
+    m = re.match(r'    activations (\d+), deadline misses (\d+)', l)
+    if m: n, misses = int(m.group(1)), int(m.group(2))
+    m = re.search(r'  exec ([\d.]+) ms', l)
+    if m: ex.append(float(m.group(1)) * 1e6)
+pm = sum(a[4] for a in acts)
+amb = sum(1 for a in acts if abs(a[2] - (a[0] + 10000000)) <= 0.2e6)
+cpu = sorted(a[3] for a in acts)
+ex.sort()
+d = max((abs(x - y) for x, y in zip(ex, cpu)), default=None)
+ok = n == len(acts) and misses is not None and abs(misses - pm) <= amb and len(ex) == len(cpu) and d is not None and d <= 0.2e6
+print('%s marker task: %s activations (program %d), misses %s (program %d, %d ambiguous), sorted CPU times up to %s ms apart' % (
+    'OK' if ok else 'BAD', n, len(acts), misses, pm, amb, '%.3f' % (d / 1e6) if d is not None else '?'))
+PY
+)
+if [ $rc = 0 ] && [ "${r%% *}" = OK ]; then ok periods_markers; echo "# ${r#OK }"
+else fail periods_markers "exit $rc: ${r#* } $(grep -c "markers 'cycle'" "$TMP/m.txt") marker tasks"; fi
+
+# ─── the periods finding ───────────────────────────────────────────────
+"$PERFLENS" report --findings --fail-on periods "$TMP/p.plens" >"$TMP/f.txt" 2>&1; rc=$?
+pm=$(awk '$1 == "act" {s += $7} END {print s + 0}' "$TMP/p.log")
+got=$(sed -n "s/^  \[periods\] thread $TID periodic runs every [0-9.]* ms: \([0-9]*\) of \([0-9]*\) activations.*/\1 \2/p" "$TMP/f.txt")
+rep=$(sed -n 's/^    activations \([0-9]*\), deadline misses \([0-9]*\).*/\2 \1/p' "$TMP/p.txt" | head -1)
+if [ $rc = 1 ] && [ -n "$got" ] && [ "$got" = "$rep" ] && grep -q "^perflens: --fail-on periods: thread $TID periodic" "$TMP/f.txt" &&
+   [ "${got%% *}" -ge 2 ]; then
+	ok finding_periods; echo "# [periods] ${got%% *} misses of ${got##* } (program $pm; --periods ${rep%% *})"
+else fail finding_periods "exit $rc, finding '$got', --periods '$rep', program $pm: $(grep '^  \[' "$TMP/f.txt" | head -2 | tr '\n' ' ')"; fi
+
+# ─── the migrations finding ────────────────────────────────────────────
+"$AGENT" --output "$TMP/mig.plens" -- python3 -c '
+import os, time
+cpus = sorted(os.sched_getaffinity(0))
+t, i = time.time(), 0
+while time.time() - t < 1.5 and len(cpus) > 1:
+    os.sched_setaffinity(0, {cpus[i % 2]})
+    i += 1
+for l in open("/proc/self/sched"):
+    if l.startswith("se.nr_migrations"):
+        print("nr_migrations", l.split()[-1])
+' >"$TMP/mig.log" 2>&1
+"$PERFLENS" report --findings --fail-on migrations "$TMP/mig.plens" >"$TMP/mig.txt" 2>&1; rc=$?
+want=$(awk '$1 == "nr_migrations" {print $2}' "$TMP/mig.log")
+got=$(sed -n 's/^  \[migrations\] \([0-9]*\) CPU migrations in .*/\1/p' "$TMP/mig.txt")
+if [ "$(nproc)" -lt 2 ]; then skip finding_migrations "[no-kernel-feature:a second CPU] one CPU: nothing to migrate to"
+# the counter starts at the exec, /proc counts from the fork: 2 % and 20
+elif [ $rc = 1 ] && [ -n "$want" ] && [ -n "$got" ] &&
+   awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.02 * b + 20) }'; then
+	ok finding_migrations; echo "# migrations: report $got, /proc/self/sched $want"
+else fail finding_migrations "exit $rc, report '$got', /proc '$want': $(head -c 300 "$TMP/mig.txt")"; fi
+
+# ─── a steady periodic program: no finding ─────────────────────────────
+"$AGENT" --output "$TMP/s.plens" -- "$PERIODIC" "$TMP/s.log" 200 0 >"$TMP/s.out" 2>&1
+"$PERFLENS" report --findings --fail-on periods,migrations "$TMP/s.plens" >"$TMP/sf.txt" 2>&1; rc=$?
+"$PERFLENS" report --periods --top 0 "$TMP/s.plens" >"$TMP/s.txt" 2>&1
+r=$(python3 "$TMP/compare.py" "$TMP/s.log" "$TMP/s.txt")
+if [ $rc = 0 ] && ! grep -q '^  \[\(periods\|migrations\)\]' "$TMP/sf.txt" && [ "${r%% *}" = OK ]; then
+	ok quiet_steady; echo "# steady: ${r#OK }"
+else fail quiet_steady "exit $rc: $(grep '^  \[' "$TMP/sf.txt" | head -2 | tr '\n' ' ') ${r#* }"; fi
