@@ -8,22 +8,29 @@
  * half a second) raises nothing. */
 #include "pl-findings.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "msg.h"
+#include "pl-diff.h"
 #include "pl-percent.h"
 #include "pl-periods.h"
 
-static void add(GPtrArray *out, const char *rule, double value, char *what, char *detail,
-		const char *where)
+/* A new finding (a warning shown on the flame graph, over everything);
+ * the rule sets what differs. */
+static PlFinding *add(GPtrArray *out, const char *rule, double value, char *what, char *detail,
+		      const char *where)
 {
 	PlFinding *f = g_new0(PlFinding, 1);
+	f->severity = PL_FINDING_WARNING;
+	f->view = "flame";
 	f->rule = rule;
 	f->what = what;
 	f->detail = detail;
 	f->where = g_strdup(where);
 	f->value = value;
 	g_ptr_array_add(out, f);
+	return f;
 }
 
 static void finding_free(gpointer data)
@@ -44,7 +51,7 @@ static const char *tname(const PlThread *t)
 
 #define LOST_MIN 1 /* any lost record or throttle mark: the profile is incomplete */
 
-static void rule_lost(PlProfile *p, GPtrArray *out)
+static void rule_lost(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 {
 	const PlProfileStats *st = pl_profile_get_stats(p);
 	guint64 lost = 0;
@@ -92,8 +99,10 @@ static void rule_lost(PlProfile *p, GPtrArray *out)
 		"%" G_GUINT64_FORMAT " records lost and %" G_GUINT64_FORMAT " throttle marks "
 		"beside %" G_GUINT64_FORMAT " samples kept: the profile misses part of the run",
 		lost, throttled, st->samples);
-	add(out, "lost", (double)lost + (double)throttled, what, g_string_free(d, FALSE),
-	    "report: Quality (LOST, throttled)");
+	PlFinding *f = add(out, "lost", (double)lost + (double)throttled, what,
+			   g_string_free(d, FALSE), "report: Quality (LOST, throttled)");
+	f->severity = PL_FINDING_INFO;
+	f->view = "health";
 }
 
 /* ─── cpu-hog: a thread that held a CPU all the time ────────────────── */
@@ -101,7 +110,7 @@ static void rule_lost(PlProfile *p, GPtrArray *out)
 #define HOG_SHARE 95.0       /* on-CPU or runnable for at least this share of its time */
 #define HOG_MIN_NS 500000000 /* over at least 0.5 s with switch records */
 
-static void rule_cpu_hog(PlProfile *p, GPtrArray *out)
+static void rule_cpu_hog(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 {
 	GPtrArray *threads = pl_profile_get_threads(p);
 	for (guint i = 0; i < threads->len; i++) {
@@ -123,7 +132,8 @@ static void rule_cpu_hog(PlProfile *p, GPtrArray *out)
 			s.preempted_ns / 1e6, s.voluntary_ns / 1e6, s.voluntary);
 		char *detail = g_strdup("a busy loop, a spin lock or a poll without sleep keeps a "
 					"core; look at its functions with --tid");
-		add(out, "cpu-hog", share, what, detail, "report --tid N (Threads, Switches)");
+		add(out, "cpu-hog", share, what, detail, "report --tid N (Threads, Switches)")->tid =
+			t->tid;
 	}
 }
 
@@ -223,7 +233,7 @@ static guint64 threads_lifetime(PlProfile *p)
 	return ns;
 }
 
-static void rule_off_cpu(PlProfile *p, GPtrArray *out)
+static void rule_off_cpu(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 {
 	const PlProfileStats *st = pl_profile_get_stats(p);
 	if (!st->switches)
@@ -315,7 +325,7 @@ static int cmp_rq(gconstpointer a, gconstpointer b)
 	return x->s.preempted_ns < y->s.preempted_ns ? 1 : x->s.preempted_ns > y->s.preempted_ns ? -1 : 0;
 }
 
-static void rule_runqueue(PlProfile *p, GPtrArray *out)
+static void rule_runqueue(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 {
 	const PlProfileStats *st = pl_profile_get_stats(p);
 	if (!st->switches)
@@ -353,8 +363,9 @@ static void rule_runqueue(PlProfile *p, GPtrArray *out)
 		"(%.1f%% of their %.1f ms); runqueue latency p50 %.3f ms, p99 %.3f ms, max %.3f ms",
 		all.preempted_ns / 1e6, all.preempted, share, lifetime / 1e6, all.rq_p50 / 1e6,
 		all.rq_p99 / 1e6, all.rq_max / 1e6);
-	add(out, "runqueue", all.rq_p99 / 1e6, what, g_string_free(d, FALSE),
-	    "report: Switches (runqueue latency per thread)");
+	PlFinding *f = add(out, "runqueue", all.rq_p99 / 1e6, what, g_string_free(d, FALSE),
+			   "report: Switches (runqueue latency per thread)");
+	f->view = "counters";
 }
 
 /* ─── page-faults: a page-fault storm ──────────────────────────────── */
@@ -382,7 +393,7 @@ static gboolean counter_value(PlProfile *p, const char *name, double *v)
 	return FALSE;
 }
 
-static void rule_page_faults(PlProfile *p, GPtrArray *out)
+static void rule_page_faults(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 {
 	double faults, cpu_ns;
 	if (!counter_value(p, "page-faults", &faults) || !counter_value(p, "task-clock", &cpu_ns) ||
@@ -397,7 +408,8 @@ static void rule_page_faults(PlProfile *p, GPtrArray *out)
 				"back) faults page by page: reuse buffers instead of allocating "
 				"anew, prefault (MAP_POPULATE, memset once), or use huge pages; "
 				"record with --event page-faults for the stacks that fault");
-	add(out, "page-faults", rate, what, detail, "report: Counters (page-faults, task-clock)");
+	add(out, "page-faults", rate, what, detail, "report: Counters (page-faults, task-clock)")
+		->view = "counters";
 }
 
 /* ─── unwound: stacks that stop short in a module ───────────────────── */
@@ -507,7 +519,7 @@ static GHashTable *thread_starts(PlProfile *p, guint *threads)
 	return by_module;
 }
 
-static void rule_unwound(PlProfile *p, GPtrArray *out)
+static void rule_unwound(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 {
 	const PlProfileStats *st = pl_profile_get_stats(p);
 	if (!st->unwind_user_samples)
@@ -546,8 +558,10 @@ static void rule_unwound(PlProfile *p, GPtrArray *out)
 					       "their thread's start",
 					       MIN(*c, r->stopped), nthreads, nthreads == 1 ? "" : "s",
 					       r->module);
-		add(out, "unwound", m, what, g_string_free(d, FALSE),
-		    "report: Where stacks stop short, Symbol coverage");
+		PlFinding *f = add(out, "unwound", m, what, g_string_free(d, FALSE),
+				   "report: Where stacks stop short, Symbol coverage");
+		f->severity = PL_FINDING_INFO;
+		f->view = "symbols";
 	}
 }
 
@@ -558,7 +572,7 @@ static void rule_unwound(PlProfile *p, GPtrArray *out)
 #define PERIOD_JITTER_SHARE 25.0 /* or the 99th percentile of release jitter at
 				  * least 25 % of the period */
 
-static void rule_periods(PlProfile *p, GPtrArray *out)
+static void rule_periods(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 {
 	g_autoptr(GPtrArray) tasks = pl_periods_find(p, 0);
 	guint64 t0 = pl_profile_get_stats(p)->first_time;
@@ -598,7 +612,11 @@ static void rule_periods(PlProfile *p, GPtrArray *out)
 			(w->lateness_ns < 0 ? -w->lateness_ns : w->lateness_ns) / 1e6,
 			w->lateness_ns > 0 ? "after" : "before",
 			(w->start - MIN(w->start, t0)) / 1e9 - 5e-5, (w->end - MIN(w->end, t0)) / 1e9 + 5e-5);
-		add(out, "periods", misses ? miss : jit, what, detail, "report --periods");
+		PlFinding *f = add(out, "periods", misses ? miss : jit, what, detail, "report --periods");
+		/* the worst activation on the flame graph: its stacks */
+		f->tid = t->tid;
+		f->t0 = w->start;
+		f->t1 = w->end + 1;
 	}
 }
 
@@ -607,7 +625,7 @@ static void rule_periods(PlProfile *p, GPtrArray *out)
 #define MIGR_MIN 1000     /* at least 1,000 migrations… */
 #define MIGR_RATE 1000.0  /* …and at least 1,000 per second of CPU time (task-clock) */
 
-static void rule_migrations(PlProfile *p, GPtrArray *out)
+static void rule_migrations(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 {
 	double migr, cpu_ns, cs = 0;
 	if (!counter_value(p, "cpu-migrations", &migr) || !counter_value(p, "task-clock", &cpu_ns) ||
@@ -628,7 +646,81 @@ static void rule_migrations(PlProfile *p, GPtrArray *out)
 				     "second",
 				     migr, cpu_ns / 1e6, rate);
 	add(out, "migrations", rate, what, g_string_free(d, FALSE),
-	    "report: Counters (cpu-migrations, task-clock)");
+	    "report: Counters (cpu-migrations, task-clock)")
+		->view = "counters";
+}
+
+/* ─── regression: what grew against a baseline recording ───────────── */
+
+#define REG_POINTS 1.0 /* a function's self share grew by at least 1 percentage point… */
+#define REG_Z 3.0      /* …and a two-proportion z-test on the sample counts says at least
+			* 3 standard errors (about 99.9 % confidence, one-sided) */
+#define REG_LIST 10    /* functions listed */
+
+typedef struct {
+	const PlDiffFunction *f;
+	double z;
+} RegRow;
+
+static int cmp_reg(gconstpointer a, gconstpointer b)
+{
+	const RegRow *x = a, *y = b;
+	double dx = x->f->self_b - x->f->self_a, dy = y->f->self_b - y->f->self_a;
+	return dx < dy ? 1 : dx > dy ? -1 : 0;
+}
+
+static void rule_regression(PlProfile *p, PlProfile *baseline, GPtrArray *out)
+{
+	if (!baseline)
+		return;
+	PlFilter fa = { 0, pl_profile_get_main_event(baseline), 0, 0 };
+	PlFilter fb = { 0, pl_profile_get_main_event(p), 0, 0 };
+	if (fa.event == PL_NO_ID || fb.event == PL_NO_ID)
+		return;
+	g_autoptr(PlAggregate) a = pl_profile_aggregate(baseline, &fa);
+	g_autoptr(PlAggregate) b = pl_profile_aggregate(p, &fb);
+	g_autoptr(PlDiff) d = pl_diff_new(a, b);
+	double na = (double)d->all_a.samples, nb = (double)d->all_b.samples;
+	if (na < 1 || nb < 1)
+		return;
+	g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(RegRow));
+	for (guint i = 0; i < d->functions->len; i++) {
+		const PlDiffFunction *f = &g_array_index(d->functions, PlDiffFunction, i);
+		double grew = 100.0 * (f->self_b - f->self_a);
+		if (grew < REG_POINTS)
+			continue;
+		/* the shares as proportions of each side's samples */
+		double pool = (f->self_a * na + f->self_b * nb) / (na + nb);
+		double se = sqrt(pool * (1 - pool) * (1 / na + 1 / nb));
+		double z = se > 0 ? (f->self_b - f->self_a) / se : 0;
+		if (z < REG_Z)
+			continue;
+		RegRow r = { f, z };
+		g_array_append_val(rows, r);
+	}
+	if (!rows->len)
+		return;
+	g_array_sort(rows, cmp_reg);
+	GString *det = g_string_new(NULL);
+	for (guint i = 0; i < rows->len && i < REG_LIST; i++) {
+		const RegRow *r = &g_array_index(rows, RegRow, i);
+		g_string_append_printf(det, "%s%s (%s): self %.2f%% → %.2f%% (+%.2f points, z %.1f)",
+				       i ? "\n" : "", r->f->name, r->f->module ? r->f->module : "?",
+				       100 * r->f->self_a, 100 * r->f->self_b,
+				       100 * (r->f->self_b - r->f->self_a), r->z);
+	}
+	if (rows->len > REG_LIST)
+		g_string_append_printf(det, "\n… %u more (perflens diff BASELINE FILE)",
+				       rows->len - REG_LIST);
+	const RegRow *top = &g_array_index(rows, RegRow, 0);
+	char *what = g_strdup_printf(
+		"%u function%s grew against the baseline (%.0f samples there, %.0f here); the most, "
+		"%s: self %.2f%% → %.2f%% of the samples, +%.2f points (z %.1f)",
+		rows->len, rows->len == 1 ? "" : "s", na, nb, top->f->name, 100 * top->f->self_a,
+		100 * top->f->self_b, 100 * (top->f->self_b - top->f->self_a), top->z);
+	PlFinding *f = add(out, "regression", 100 * (top->f->self_b - top->f->self_a), what,
+			   g_string_free(det, FALSE), "perflens diff BASELINE FILE");
+	f->view = "functions";
 }
 
 /* ─── the table ─────────────────────────────────────────────────────── */
@@ -670,6 +762,11 @@ static const PlFindingRule rules[] = {
 	  "the cpu-migrations counter is at least 1,000 and at least 1,000 per second of the "
 	  "task-clock counter's CPU time (recordings with counters)",
 	  rule_migrations },
+	{ "regression", "functions that grew against a baseline recording (--baseline)",
+	  "with --baseline FILE: a function's self share of the samples grew by at least 1 "
+	  "percentage point and a two-proportion z-test on the two sample counts gives at "
+	  "least 3 (about 99.9 % one-sided confidence)",
+	  rule_regression },
 };
 
 const PlFindingRule *pl_findings_rules(guint *n)
@@ -694,10 +791,15 @@ char *pl_findings_dup_rule_list(void)
 	return g_string_free(s, FALSE);
 }
 
-GPtrArray *pl_findings_run(PlProfile *p)
+GPtrArray *pl_findings_run_with(PlProfile *p, PlProfile *baseline)
 {
 	GPtrArray *out = g_ptr_array_new_with_free_func(finding_free);
 	for (guint i = 0; i < G_N_ELEMENTS(rules); i++)
-		rules[i].run(p, out);
+		rules[i].run(p, baseline, out);
 	return out;
+}
+
+GPtrArray *pl_findings_run(PlProfile *p)
+{
+	return pl_findings_run_with(p, NULL);
 }

@@ -14,6 +14,7 @@
 #include "pl-coverage-view.h"
 #include "pl-diff-controller.h"
 #include "pl-health-view.h"
+#include "pl-findings-view.h"
 #include "pl-heatmap-view.h"
 #include "pl-flame-chart.h"
 #include "pl-flame-page.h"
@@ -48,6 +49,7 @@ struct _PlWindow {
 	PlCountersView *counters;
 	PlHeatmapView *heatmap;
 	PlHealthView *health;
+	PlFindingsView *findings;
 	PlIoView *io; /* slow system calls; hidden without */
 	PlDiffView *diff_view;
 	PlCoverageView *coverage;
@@ -120,6 +122,14 @@ static void on_thread(PlThreadTimeline *t, guint tid, PlWindow *self)
 	pl_window_set_filter(self, tid, f.t0, f.t1);
 }
 
+/* a finding's or an activation's button: its view, thread and time */
+static void on_finding_show(PlFindingsView *v, const char *view, guint tid, guint64 t0,
+			    guint64 t1, PlWindow *self)
+{
+	pl_window_set_filter(self, tid, t0, t1);
+	gtk_stack_set_visible_child_name(self->views, view);
+}
+
 static void on_clear_filter(GtkButton *b, PlWindow *self)
 {
 	pl_window_set_filter(self, 0, 0, 0);
@@ -166,6 +176,10 @@ static void on_profile(PlProfileSession *s, GParamSpec *ps, PlWindow *self)
 	if (!p)
 		return;
 	update_coverage(self);
+	/* something wrong with the program: say so first */
+	pl_findings_view_set_profile(self->findings, p);
+	if (pl_findings_view_has_warnings(self->findings))
+		gtk_stack_set_visible_child_name(self->views, "findings");
 	self->fit_pending = TRUE;
 	gtk_stack_set_visible_child_name(self->main_stack, "profile");
 	on_main_page(self->main_stack, NULL, self);
@@ -553,6 +567,7 @@ PlDiffView *pl_window_get_diff_view(PlWindow *self) { return self->diff_view; }
 PlHealthView *pl_window_get_health_view(PlWindow *self) { return self->health; }
 PlHeatmapView *pl_window_get_heatmap_view(PlWindow *self) { return self->heatmap; }
 PlIoView *pl_window_get_io_view(PlWindow *self) { return self->io; }
+PlFindingsView *pl_window_get_findings_view(PlWindow *self) { return self->findings; }
 PlViewState *pl_window_get_view_state(PlWindow *self)
 {
 	return pl_profile_session_get_view_state(self->session);
@@ -693,6 +708,7 @@ static void pl_window_class_init(PlWindowClass *klass)
 	g_type_ensure(PL_TYPE_COUNTERS_VIEW);
 	g_type_ensure(PL_TYPE_HEATMAP_VIEW);
 	g_type_ensure(PL_TYPE_HEALTH_VIEW);
+	g_type_ensure(PL_TYPE_FINDINGS_VIEW);
 	g_type_ensure(PL_TYPE_IO_VIEW);
 	g_type_ensure(PL_TYPE_DIFF_VIEW);
 	g_type_ensure(PL_TYPE_COVERAGE_VIEW);
@@ -715,6 +731,7 @@ static void pl_window_class_init(PlWindowClass *klass)
 	CHILD(counters);
 	CHILD(heatmap);
 	CHILD(health);
+	CHILD(findings);
 	CHILD(io);
 	CHILD(diff_view);
 	CHILD(coverage);
@@ -744,6 +761,7 @@ static void pl_window_class_init(PlWindowClass *klass)
 	CALLBACK(on_thread);
 	CALLBACK(on_show_source);
 	CALLBACK(on_frame_menu);
+	CALLBACK(on_finding_show);
 #undef CALLBACK
 }
 
@@ -783,6 +801,7 @@ static void pl_window_init(PlWindow *self)
 	pl_counters_view_set_session(self->counters, self->session);
 	pl_thread_timeline_set_session(self->timeline, self->session);
 	pl_health_view_set_session(self->health, self->session);
+	pl_findings_view_set_session(self->findings, self->session);
 	pl_heatmap_view_set_session(self->heatmap, self->session);
 	pl_io_view_set_session(self->io, self->session);
 	pl_coverage_view_set_session(self->coverage, self->session);

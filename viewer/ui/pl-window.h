@@ -23,6 +23,7 @@
 #include "pl-connect-view.h"
 #include "pl-coverage-view.h"
 #include "pl-diff-view.h"
+#include "pl-findings-view.h"
 #include "pl-health-view.h"
 #include "pl-heatmap-view.h"
 #include "pl-io-view.h"
@@ -83,6 +84,7 @@ PlDiffView *pl_window_get_diff_view(PlWindow *self);
 PlHealthView *pl_window_get_health_view(PlWindow *self);
 PlHeatmapView *pl_window_get_heatmap_view(PlWindow *self);
 PlIoView *pl_window_get_io_view(PlWindow *self);
+PlFindingsView *pl_window_get_findings_view(PlWindow *self);
 PlViewState *pl_window_get_view_state(PlWindow *self);
 PlTransformBar *pl_window_get_transform_bar(PlWindow *self);
 PlFlameChart *pl_window_get_flame_chart(PlWindow *self);
