@@ -421,8 +421,10 @@ static void pl_findings_view_init(PlFindingsView *self)
 
 /* ─── the session (pl-profile-session.h) ─────────────────────────────── */
 
+/* another profile (its address may be the last one's, freed) */
 static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlFindingsView *self)
 {
+	self->profile = NULL;
 	pl_findings_view_set_profile(self, pl_profile_session_get_profile(s));
 }
 
@@ -430,7 +432,7 @@ static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlFindingsVi
 static void on_session_updated(PlProfileSession *s, PlFindingsView *self)
 {
 	if (gtk_widget_get_mapped(GTK_WIDGET(self)))
-		on_session_profile(s, NULL, self);
+		pl_findings_view_set_profile(self, pl_profile_session_get_profile(s));
 	else
 		self->dirty = TRUE;
 }
