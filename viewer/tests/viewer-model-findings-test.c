@@ -1,5 +1,6 @@
-/* viewer-model-periods-test.c — the periodic tasks model (pl-periods.h)
- * and the periods finding on switch records laid out by the test, where
+/* viewer-model-findings-test.c — the periodic tasks model (pl-periods.h),
+ * the periods finding on switch records and the migrations finding on
+ * counters, laid out by the test, where
  * every number is known: a thread on an exact 10 ms grid whose start
  * comes 50 µs + (k % 7) × 10 µs after its release (the wake-up latency),
  * 2 ms of work with a 0.5 ms preemption in every 5th, and every 12th
@@ -130,27 +131,79 @@ static void given_period(void)
 	PL_CHECKF(none->len == 0, "%u tasks at 7 ms", none->len);
 }
 
+static const PlFinding *find(GPtrArray *fs, const char *rule);
+
 /* the periods finding: the misses as counted; quiet without late ones */
 static void finding(void)
 {
 	Want want[N_ACTS] = { 0 };
 	g_autoptr(PlProfile) p = periodic_profile(want, 12);
 	g_autoptr(GPtrArray) fs = pl_findings_run(p);
-	const PlFinding *f = NULL;
-	for (guint i = 0; i < fs->len; i++)
-		if (!strcmp(((PlFinding *)fs->pdata[i])->rule, "periods"))
-			f = fs->pdata[i];
+	const PlFinding *f = find(fs, "periods");
 	PL_CHECK(f && f->severity == PL_FINDING_WARNING && f->tid == TID && f->t1 > f->t0);
 	g_autofree char *want_what = g_strdup_printf("%u of %u activations", N_ACTS / 12, N_ACTS);
 	PL_CHECKF(strstr(f->what, want_what), "%s", f->what);
 
 	g_autoptr(PlProfile) q = periodic_profile(want, 0);
 	g_autoptr(GPtrArray) qs = pl_findings_run(q);
-	for (guint i = 0; i < qs->len; i++)
-		PL_CHECKF(strcmp(((PlFinding *)qs->pdata[i])->rule, "periods"), "%s",
-			  ((PlFinding *)qs->pdata[i])->what);
+	PL_CHECK(!find(qs, "periods"));
 	g_autoptr(GPtrArray) tasks = pl_periods_find(q, 0);
 	PL_CHECK(only_task(tasks)->misses == 0);
+}
+
+/* migrations: counters of task-clock, cpu-migrations, context-switches
+ * (scaled for multiplexing as perf stat does) */
+static PlProfile *counted(guint64 cpu_ns, guint64 migr, guint64 cs, guint64 enabled,
+			  guint64 running)
+{
+	PlProfile *p = pl_profile_new(NULL);
+	static const char *const names[] = { "task-clock", "cpu-migrations", "context-switches" };
+	for (guint i = 0; i < 3; i++) {
+		struct pl_msg m = { .type = PL_MSG_EVENT_DESC };
+		m.u.event_desc.index = i;
+		m.u.event_desc.role = PL_ROLE_COUNTED;
+		m.u.event_desc.name = pl_str_c(names[i]);
+		pl_profile_ingest(&m, p);
+	}
+	struct pl_msg c = { .type = PL_MSG_COUNTERS };
+	c.u.counters.time = T0;
+	c.u.counters.n = 3;
+	const guint64 v[3] = { cpu_ns, migr, cs };
+	for (guint i = 0; i < 3; i++)
+		c.u.counters.v[i] = (struct pl_counter_value){ i, v[i], enabled, running };
+	pl_profile_ingest(&c, p);
+	pl_profile_finish(p);
+	return p;
+}
+
+static const PlFinding *find(GPtrArray *fs, const char *rule)
+{
+	for (guint i = 0; i < fs->len; i++)
+		if (!strcmp(((PlFinding *)fs->pdata[i])->rule, rule))
+			return fs->pdata[i];
+	return NULL;
+}
+
+static void migrations(void)
+{
+	/* 5,000 in 2 s of CPU, counted half the time: 10,000 in 4 s; 20,000
+	 * context switches scale to 40,000 */
+	g_autoptr(PlProfile) p = counted(2000 * MS, 5000, 20000, 2, 1);
+	g_autoptr(GPtrArray) fs = pl_findings_run(p);
+	const PlFinding *f = find(fs, "migrations");
+	PL_CHECK(f);
+	PL_CHECKF(g_str_has_prefix(f->what, "10000 CPU migrations in 4000.0 ms of CPU time: 2500 per "
+					    "CPU second"),
+		  "%s", f->what);
+	PL_CHECKF(f->detail && strstr(f->detail, "40000 context switches: 25.0% of them moved"), "%s",
+		  f->detail);
+	/* 1,500 in 2 s: 750 a second; 900 in 0.5 s: 1,800 a second but few */
+	g_autoptr(PlProfile) q = counted(2000 * MS, 1500, 3000, 1, 1);
+	g_autoptr(GPtrArray) qs = pl_findings_run(q);
+	PL_CHECK(!find(qs, "migrations"));
+	g_autoptr(PlProfile) r = counted(500 * MS, 900, 3000, 1, 1);
+	g_autoptr(GPtrArray) rs = pl_findings_run(r);
+	PL_CHECK(!find(rs, "migrations"));
 }
 
 static void durations(void)
@@ -174,4 +227,5 @@ static void durations(void)
 	}
 }
 
-PL_TEST_MAIN(PL_CASE(activations), PL_CASE(given_period), PL_CASE(finding), PL_CASE(durations))
+PL_TEST_MAIN(PL_CASE(activations), PL_CASE(given_period), PL_CASE(finding), PL_CASE(migrations),
+	     PL_CASE(durations))
