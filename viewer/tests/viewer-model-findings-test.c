@@ -8,6 +8,7 @@
  * overran is skipped (as test/workloads/periodic does).  The recordings
  * of that program against its own clock are viewer-periods-test.sh. */
 #include "viewer-test-util.h"
+#include "viewer-test-profile.h"
 
 #include "pl-findings.h"
 #include "pl-periods.h"
@@ -206,6 +207,51 @@ static void migrations(void)
 	PL_CHECK(!find(rs, "migrations"));
 }
 
+/* regression: a baseline of n samples, k of them in cmp_ulong (the rest
+ * in hot_leaf), as burn's functions */
+static PlProfile *two_functions(const char *name, guint n, guint k)
+{
+	char *why = NULL;
+	static VtElf *e;
+	if (!e)
+		e = vt_elf_open("workloads/burn", &why);
+	PL_CHECKF(e, "%s", why);
+	g_autofree char *path = vt_tmp(name);
+	VtCapture *c = vt_capture_new(path);
+	PL_CHECK(c);
+	vt_hello(c);
+	vt_event(c, 0, PL_ROLE_SAMPLED, "cpu-clock");
+	vt_comm(c, PID, PID, "burn", T0);
+	vt_mmap(c, PID, e->map_start, e->map_len, e->map_pgoff, e->path);
+	uint64_t hot[] = { T_CTX_USER, vt_sym(e, "hot_leaf", 0), vt_sym(e, "main", 1) };
+	uint64_t cmp[] = { T_CTX_USER, vt_sym(e, "cmp_ulong", 0), vt_sym(e, "main", 1) };
+	for (guint i = 0; i < n; i++)
+		vt_sample(c, 0, PID, PID, T0 + i * MS, 1000000, i < k ? cmp : hot, 3);
+	vt_capture_close(c);
+	return vt_profile_load(path);
+}
+
+static void regression(void)
+{
+	g_autoptr(PlProfile) base = two_functions("base.plens", 1000, 20);
+	/* 2 % → 10 %: z = 0.08 / sqrt(0.06 · 0.94 · 2/1000) ≈ 7.5 */
+	g_autoptr(PlProfile) grew = two_functions("grew.plens", 1000, 100);
+	g_autoptr(GPtrArray) fs = pl_findings_run_with(grew, base);
+	const PlFinding *f = find(fs, "regression");
+	PL_CHECK(f && !g_strcmp0(f->view, "functions"));
+	PL_CHECKF(strstr(f->what, "1 function grew against the baseline (1000 samples there, 1000 "
+				  "here); the most, cmp_ulong: self 2.00% → 10.00% of the samples, "
+				  "+8.00 points (z 7.5)"),
+		  "%s", f->what);
+	/* the same, and 2 % → 3 % (z ≈ 1.4): nothing; no baseline: nothing */
+	g_autoptr(PlProfile) same = two_functions("same.plens", 1000, 20);
+	g_autoptr(PlProfile) bit = two_functions("bit.plens", 1000, 30);
+	g_autoptr(GPtrArray) s1 = pl_findings_run_with(same, base);
+	g_autoptr(GPtrArray) s2 = pl_findings_run_with(bit, base);
+	g_autoptr(GPtrArray) s3 = pl_findings_run(grew);
+	PL_CHECK(!find(s1, "regression") && !find(s2, "regression") && !find(s3, "regression"));
+}
+
 static void durations(void)
 {
 	static const struct {
@@ -228,4 +274,4 @@ static void durations(void)
 }
 
 PL_TEST_MAIN(PL_CASE(activations), PL_CASE(given_period), PL_CASE(finding), PL_CASE(migrations),
-	     PL_CASE(durations))
+	     PL_CASE(regression), PL_CASE(durations))
