@@ -106,7 +106,7 @@ print(('BAD ' + '; '.join(bad[:4]) + ' | ' + fig) if bad else 'OK ' + fig)
 PY
 
 # ─── the periodic program with late activations ────────────────────────
-if ! "$AGENT" --output "$TMP/p.plens" -- "$PERIODIC" "$TMP/p.log" 300 12 >"$TMP/p.out" 2>&1; then
+if ! "$AGENT" --output "$TMP/p.plens" --frequency 999 -- "$PERIODIC" "$TMP/p.log" 300 12 >"$TMP/p.out" 2>&1; then
 	if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
 	pl_fail_all "the kernel allows perf, but the agent cannot record: $(tail -1 "$TMP/p.out")"
 fi
@@ -135,7 +135,6 @@ else fail period_given "exit $rc/$rc7/$rcb/$rcn: ${r#* } $(head -c 300 "$TMP/gba
 sel=$(awk -v tid="$TID" '/^  thread / {on = ($2 == tid)} on && /^      at / {sub(/.*\(--from /, ""); sub(/\)$/, ""); print; exit}' "$TMP/p.txt")
 from=${sel%% --to *} to=${sel##* --to }
 "$PERFLENS" report --tid "$TID" --from "$from" --to "$to" --top 3 "$TMP/p.plens" >"$TMP/sel.txt" 2>&1; rc=$?
-top=$(awk '/^ *self/ {on=1; next} on && NF {print $NF; exit}' "$TMP/sel.txt")
 if [ $rc = 0 ] && [ -n "$sel" ] && grep -q "MISS" <<<"$(grep -m1 '^      at ' "$TMP/p.txt")" && grep -A4 -m1 'self' "$TMP/sel.txt" | grep -q 'work'; then
 	ok worst_selects; echo "# worst activation: --from $from --to $to; $(grep -A2 -m1 'self' "$TMP/sel.txt" | tail -1 | tr -s ' ')"
 else fail worst_selects "exit $rc, '--from $from --to $to': $(grep -A3 -m1 'self' "$TMP/sel.txt" | tr '\n' ' ')"; fi

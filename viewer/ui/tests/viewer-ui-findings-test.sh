@@ -37,7 +37,7 @@ export GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1 GSK_RENDERER=${GSK_RENDERER:
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 mkdir -p "$SHOTS"
 
-"$AGENT" --output "$TMP/p.plens" -- "$PERIODIC" "$TMP/p.log" 200 12 >"$TMP/p.out" 2>&1 ||
+"$AGENT" --output "$TMP/p.plens" --frequency 999 -- "$PERIODIC" "$TMP/p.log" 200 12 >"$TMP/p.out" 2>&1 ||
 	pl_fail_all "the agent could not record periodic: $(tail -2 "$TMP/p.out" | tr '\n' ' ')"
 "$AGENT" --output "$TMP/s.plens" -- "$PERIODIC" "$TMP/s.log" 100 0 >"$TMP/s.out" 2>&1 ||
 	pl_fail_all "the agent could not record periodic: $(tail -2 "$TMP/s.out" | tr '\n' ' ')"
