@@ -54,7 +54,7 @@ log, rep = sys.argv[1], sys.argv[2]
 marker = sys.argv[4] if len(sys.argv) > 4 else None
 head = open(log).readline().split()
 tid, period = int(head[3]), int(head[5])
-acts = [list(map(int, l.split()[1:])) for l in open(log) if l.startswith('act ')]
+acts = [list(map(int, l.split()[2:])) for l in open(log) if l.startswith('act ')]
 t0 = None
 tasks, cur = [], None
 for l in open(rep):
@@ -149,7 +149,7 @@ r=$(python3 - "$TMP/m.log" "$TMP/m.txt" <<'PY'
 import re, sys
 head = open(sys.argv[1]).readline().split()
 tid = int(head[3])
-acts = [list(map(int, l.split()[1:])) for l in open(sys.argv[1]) if l.startswith('act ')]
+acts = [list(map(int, l.split()[2:])) for l in open(sys.argv[1]) if l.startswith('act ')]
 on, n, misses, ex = False, None, None, []
 for l in open(sys.argv[2]):
     m = re.match(r"  markers 'cycle' on thread (\d+) ", l)
