@@ -178,6 +178,10 @@ static void on_profile(PlProfileSession *s, GParamSpec *ps, PlWindow *self)
 	update_coverage(self);
 	/* something wrong with the program: say so first */
 	pl_findings_view_set_profile(self->findings, p);
+	guint nf = pl_findings_view_get_n_findings(self->findings);
+	g_autofree char *ft = nf ? g_strdup_printf("Findings ⚠ %u", nf) : g_strdup("Findings");
+	g_object_set(gtk_stack_get_page(self->views, GTK_WIDGET(self->findings)), "title", ft,
+		     "needs-attention", pl_findings_view_has_warnings(self->findings), NULL);
 	if (pl_findings_view_has_warnings(self->findings))
 		gtk_stack_set_visible_child_name(self->views, "findings");
 	self->fit_pending = TRUE;
