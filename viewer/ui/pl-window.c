@@ -179,10 +179,12 @@ static void on_profile(PlProfileSession *s, GParamSpec *ps, PlWindow *self)
 	/* something wrong with the program: say so first */
 	pl_findings_view_set_profile(self->findings, p);
 	guint nf = pl_findings_view_get_n_findings(self->findings);
-	g_autofree char *ft = nf ? g_strdup_printf("Findings ⚠ %u", nf) : g_strdup("Findings");
+	gboolean warn = pl_findings_view_has_warnings(self->findings);
+	g_autofree char *ft = nf ? g_strdup_printf(warn ? "Findings ⚠ %u" : "Findings (%u)", nf)
+				 : g_strdup("Findings");
 	g_object_set(gtk_stack_get_page(self->views, GTK_WIDGET(self->findings)), "title", ft,
-		     "needs-attention", pl_findings_view_has_warnings(self->findings), NULL);
-	if (pl_findings_view_has_warnings(self->findings))
+		     "needs-attention", warn, NULL);
+	if (warn)
 		gtk_stack_set_visible_child_name(self->views, "findings");
 	self->fit_pending = TRUE;
 	gtk_stack_set_visible_child_name(self->main_stack, "profile");
