@@ -31,6 +31,14 @@
 #   finding_migrations  python3 moving itself between CPUs
 #                     (sched_setaffinity): the cpu-migrations counter's
 #                     count against /proc/self/sched's se.nr_migrations
+#   response_wakeups  the program recorded with --all --event
+#                     sched:sched_wakeup (a timer's wake-up is recorded in
+#                     whatever context the timer fires, so only a system-wide
+#                     recording holds it): at least half of the activations
+#                     in the window have their wake-up; each wake-up lies
+#                     after the program's release (MARGIN allowed) and its
+#                     response (wake-up to switch-in) within the program's
+#                     own start − release
 #   quiet_steady      the program without late activations: --fail-on
 #                     periods,migrations exits 0 and the task is found with
 #                     the program's own misses (none unless the machine made it)
@@ -40,7 +48,7 @@ PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} PERIODIC=$B/workloads/
 . "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok viewer-periods: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 TMP=$(mktemp -d /tmp/plv-periods-XXXXXX)
 trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="periodic_auto period_given worst_selects periods_markers finding_periods finding_migrations quiet_steady"
+ALL="periodic_auto period_given worst_selects periods_markers finding_periods finding_migrations quiet_steady response_wakeups"
 pl_plan $ALL
 for x in "$PERFLENS" "$AGENT" "$PERIODIC"; do [ -x "$x" ] || pl_fail_all "$x not built (make)"; done
 command -v python3 >/dev/null || pl_fail_all "python3 missing (ci/deps.sh)"
@@ -213,3 +221,46 @@ r=$(python3 "$TMP/compare.py" "$TMP/s.log" "$TMP/s.txt")
 if [ $rc = 0 ] && ! grep -q '^  \[\(periods\|migrations\)\]' "$TMP/sf.txt" && [ "${r%% *}" = OK ]; then
 	ok quiet_steady; echo "# steady: ${r#OK }"
 else fail quiet_steady "exit $rc: $(grep '^  \[' "$TMP/sf.txt" | head -2 | tr '\n' ' ') ${r#* }"; fi
+
+# ─── wake-ups: a system-wide recording with sched:sched_wakeup ─────────
+"$PERIODIC" "$TMP/w.log" 150 12 >"$TMP/w.out" 2>&1 &
+WPID=$!
+sleep 0.2
+"$AGENT" --output "$TMP/w.plens" --all --event cpu-clock --event sched:sched_wakeup --duration 1 \
+	>"$TMP/w.rec" 2>&1; arc=$?
+wait $WPID
+"$PERFLENS" report --periods --top 0 "$TMP/w.plens" >"$TMP/w.txt" 2>&1; rc=$?
+r=$(python3 - "$TMP/w.log" "$TMP/w.txt" <<'PY'
+import bisect, re, sys
+MARGIN = 0.2e6
+head = open(sys.argv[1]).readline().split()
+tid = int(head[3])
+acts = sorted(list(map(int, l.split()[2:])) for l in open(sys.argv[1]) if l.startswith('act '))
+t0, on, rows = None, False, []
+for l in open(sys.argv[2]):
+    m = re.search(r'which is (\d+) ns of the board', l)
+    if m: t0 = int(m.group(1))
+    m = re.match(r'  (markers|thread) (\S+)', l)
+    if m: on = m.group(1) == 'thread' and m.group(2) == str(tid); continue
+    m = re.match(r'      at ([\d.]+) s  jitter [\d.]+ ms  response (\S+)', l)
+    if on and m: rows.append((t0 + round(float(m.group(1)) * 1e9), None if m.group(2) == '-' else float(m.group(2)) * 1e6))
+starts = [a[1] for a in acts]
+bad, n, woke, worst = [], 0, 0, 0
+for st, resp in rows:
+    i = bisect.bisect_left(starts, st - 1000)
+    if i >= len(acts) or acts[i][1] - st > MARGIN: continue
+    n += 1
+    if resp is None: continue
+    woke += 1
+    rel, start = acts[i][0], acts[i][1]
+    wake = st - resp
+    if wake < rel - MARGIN: bad.append('wake-up %.3f ms before its release' % ((rel - wake) / 1e6))
+    if resp > start - rel + MARGIN: bad.append('response %.3f ms > start - release %.3f ms' % (resp / 1e6, (start - rel) / 1e6))
+    worst = max(worst, resp)
+if n < 20: bad.append('only %d activations matched' % n)
+if woke * 2 < n: bad.append('%d of %d with a wake-up' % (woke, n))
+print(('BAD ' + '; '.join(bad[:3])) if bad else 'OK %d of %d matched activations with their wake-up; response at most %.3f ms, within the program\'s start - release' % (woke, n, worst / 1e6))
+PY
+)
+if [ $arc = 0 ] && [ $rc = 0 ] && [ "${r%% *}" = OK ]; then ok response_wakeups; echo "# ${r#OK }"
+else fail response_wakeups "agent exit $arc ($(tail -1 "$TMP/w.rec")), report exit $rc: ${r#* }"; fi
