@@ -154,11 +154,11 @@ void pl_report_print_periods(PlProfile *p, guint64 period_ns, guint top)
 	if (!tasks->len) {
 		if (period_ns)
 			printf("  no thread nor marker pair whose activations come every %.3f ms "
-			       "(at least %d activations, half of the intervals within ±10%%)\n",
+			       "(at least %d activations, 30%% of the intervals within ±10%%)\n",
 			       period_ns / 1e6, PL_PERIOD_MIN_ACTIVATIONS);
 		else
 			printf("  none found: no thread nor marker pair with at least %d activations "
-			       "whose intervals are 75%% within ±10%% of their median (name one "
+			       "half of whose intervals are within ±10%% of their median (name one "
 			       "with --period)\n",
 			       PL_PERIOD_MIN_ACTIVATIONS);
 		if (!pl_profile_get_stats(p)->switches)

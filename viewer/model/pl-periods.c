@@ -10,8 +10,8 @@
 #include "pl-percent.h"
 #include "pl-tracepoint.h"
 
-#define REGULAR_AUTO 75.0  /* share of intervals near the median to call it periodic */
-#define REGULAR_GIVEN 50.0 /* …near a period the user named */
+#define REGULAR_AUTO 50.0  /* share of intervals near the median to call it periodic */
+#define REGULAR_GIVEN 30.0 /* …near a period the user named */
 #define NEAR 0.10          /* "near": within this share of the period */
 #define PHASE_WINDOW 8     /* activations either side whose earliest phase is the release */
 
@@ -186,10 +186,77 @@ static gboolean regular(GArray *acts, guint64 given, double *median, double *sha
 	return *share >= (given ? REGULAR_GIVEN : REGULAR_AUTO);
 }
 
+static int cmp_double(gconstpointer a, gconstpointer b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median_of(GArray *v)
+{
+	g_array_sort(v, cmp_double);
+	return g_array_index(v, double, v->len / 2);
+}
+
+/* The slots of a task that keeps a grid, even when a busy machine starts
+ * some activations later than half a period (or more) after their
+ * release, where counting from one interval to the next slips: the period
+ * refined from pairs of activations ever further apart whose distance is
+ * close to a whole number of periods (both on time), then the phase where
+ * the most activations start within 10 % of a period (the ones on time),
+ * and each activation's slot the last release at or before its start (5 %
+ * early allowed).  FALSE (nothing set) when no phase holds at least 40 %
+ * of the activations: a task that drifts (a relative sleep) has none. */
+static gboolean grid_slots(const PlActivation *a, guint n, guint64 t0, double *per,
+			   gboolean refine, gint64 *slot)
+{
+	double p = *per;
+	g_autoptr(GArray) v = g_array_new(FALSE, FALSE, sizeof(double));
+	for (guint span = 4; refine && span < n; span *= 4) {
+		g_array_set_size(v, 0);
+		for (guint i = 0; i + span < n; i++) {
+			double d = (double)(ref_time(&a[i + span]) - ref_time(&a[i]));
+			double q = d / p, k = round(q);
+			if (k >= 1 && fabs(q - k) < NEAR)
+				g_array_append_val(v, (double){ d / k });
+		}
+		if (v->len >= 4)
+			p = median_of(v);
+	}
+	/* phases in [0, p), sorted; the densest window of 10 % of p (wrapping) */
+	g_array_set_size(v, 0);
+	for (guint i = 0; i < n; i++) {
+		double ph = fmod((double)(ref_time(&a[i]) - t0), p);
+		g_array_append_val(v, ph);
+	}
+	g_array_sort(v, cmp_double);
+	const double *ph = (const double *)v->data;
+	guint best = 0;
+	double phase = 0;
+	for (guint i = 0, j = 0; i < n; i++) {
+		while (j < i + n && ph[j % n] + (j >= n ? p : 0) <= ph[i] + NEAR * p)
+			j++;
+		if (j - i > best) {
+			best = j - i;
+			phase = ph[i];
+		}
+	}
+	if (best * 10 < n * 4)
+		return FALSE;
+	for (guint i = 0; i < n; i++) {
+		slot[i] = (gint64)floor(((double)(ref_time(&a[i]) - t0) - phase) / p + 0.05);
+		if (i && slot[i] <= slot[i - 1])
+			slot[i] = slot[i - 1] + 1;
+	}
+	*per = p;
+	return TRUE;
+}
+
 /* Fits the grid (pl-periods.h) and fills each activation's release,
  * jitter, response, lateness and miss. */
-static void fit_grid(PlPeriodicTask *t, double per)
+static double fit_grid(PlPeriodicTask *t, double per, gboolean try_grid, gboolean *used_grid)
 {
+	t->misses = t->with_wake = t->preempted_acts = 0;
 	GArray *acts = t->acts;
 	guint n = acts->len;
 	PlActivation *a = (PlActivation *)acts->data;
@@ -198,14 +265,16 @@ static void fit_grid(PlPeriodicTask *t, double per)
 	g_autofree gboolean *in = g_new(gboolean, n);
 	g_autofree double *res = g_new(double, n);
 	double base = 0; /* release of slot 0, relative to t0 */
-	/* slots counted from one activation to the next, so that a task
+	/* else slots counted from one activation to the next, so that a task
 	 * drifting from any straight line keeps its count */
-	slot[0] = 0;
-	in[0] = TRUE;
-	for (guint i = 1; i < n; i++) {
-		slot[i] = slot[i - 1] +
-			  MAX(1, llround((double)(ref_time(&a[i]) - ref_time(&a[i - 1])) / per));
+	for (guint i = 0; i < n; i++)
 		in[i] = TRUE;
+	*used_grid = try_grid && grid_slots(a, n, t0, &per, t->source == PL_PERIOD_DETECTED, slot);
+	if (!*used_grid) {
+		slot[0] = 0;
+		for (guint i = 1; i < n; i++)
+			slot[i] = slot[i - 1] +
+				  MAX(1, llround((double)(ref_time(&a[i]) - ref_time(&a[i - 1])) / per));
 	}
 	for (int pass = 0; pass < 3; pass++) {
 		/* least squares of (release − t0) on slot, over the inliers */
@@ -229,6 +298,44 @@ static void fit_grid(PlPeriodicTask *t, double per)
 	}
 	for (guint i = 0; i < n; i++)
 		res[i] = (double)(ref_time(&a[i]) - t0) - base - per * (double)slot[i];
+	/* a task that keeps its grid (an absolute timer): no activation starts
+	 * before its release, so each one's slot is the last release at or
+	 * before it; counting from interval to interval would put a start
+	 * late by more than half a period in the next slot */
+	double lo_g = G_MAXDOUBLE, hi_in = -G_MAXDOUBLE;
+	for (guint i = 0; i < n; i++) {
+		lo_g = MIN(lo_g, res[i]);
+		if (in[i])
+			hi_in = MAX(hi_in, res[i]);
+	}
+	for (int pass = 0; hi_in - lo_g < per / 2 && pass < 3; pass++) {
+		for (guint i = 0; i < n; i++) {
+			double y = (double)(ref_time(&a[i]) - t0);
+			slot[i] = (gint64)floor((y - base - lo_g) / per + 1e-9);
+			if (i && slot[i] <= slot[i - 1])
+				slot[i] = slot[i - 1] + 1;
+			/* the line again through the activations on time */
+			in[i] = y - base - per * (double)slot[i] - lo_g <= NEAR * per;
+		}
+		double sk = 0, sy = 0, skk = 0, sky = 0, m = 0;
+		for (guint i = 0; i < n; i++) {
+			if (!in[i])
+				continue;
+			double k = (double)slot[i], y = (double)(ref_time(&a[i]) - t0);
+			sk += k, sy += y, skk += k * k, sky += k * y, m++;
+		}
+		double den = m * skk - sk * sk;
+		if (m >= 2 && den > 0) {
+			if (t->source == PL_PERIOD_DETECTED)
+				per = (m * sky - sk * sy) / den;
+			base = (sy - per * sk) / m;
+		}
+		lo_g = G_MAXDOUBLE;
+		for (guint i = 0; i < n; i++) {
+			res[i] = (double)(ref_time(&a[i]) - t0) - base - per * (double)slot[i];
+			lo_g = MIN(lo_g, res[i]);
+		}
+	}
 	t->period_ns = (guint64)llround(per);
 	g_autoptr(GArray) ex = g_array_sized_new(FALSE, FALSE, sizeof(guint64), n);
 	g_autoptr(GArray) ji = g_array_sized_new(FALSE, FALSE, sizeof(guint64), n);
@@ -266,6 +373,7 @@ static void fit_grid(PlPeriodicTask *t, double per)
 	PCTS(ji, jitter);
 	PCTS(re, resp);
 #undef PCTS
+	return (double)pl_percentile((const guint64 *)ji->data, ji->len, 90);
 }
 
 /* Takes acts; the task when they are periodic, else NULL. */
@@ -286,7 +394,14 @@ static PlPeriodicTask *task_of(const PlThread *th, GArray *acts, const char *mar
 	t->median_ns = median;
 	t->regular = share;
 	t->acts = acts;
-	fit_grid(t, given ? (double)given : median);
+	/* the slots of a grid and those counted from interval to interval:
+	 * the ones that explain the starts with the less jitter (the 90th
+	 * percentile) are kept */
+	double per = given ? (double)given : median;
+	gboolean grid;
+	double jg = fit_grid(t, per, TRUE, &grid);
+	if (grid && fit_grid(t, per, FALSE, &grid) > jg)
+		fit_grid(t, per, TRUE, &grid);
 	return t;
 }
 

@@ -18,13 +18,23 @@
  *   - else detected: the median of the intervals between consecutive
  *     activations' releases (wake-up, else switch-in, or the begin marker)
  *     when at least PL_PERIOD_MIN_ACTIVATIONS activations exist and at
- *     least 75 % of those intervals lie within ±10 % of the median (the
- *     regularity test); a given period asks only 50 % of them to.
+ *     least half of those intervals lie within ±10 % of the median (the
+ *     regularity test: a task kept from its CPU on a busy machine still
+ *     passes, random wake-ups do not); a given period asks 30 % of them.
  * The release grid: slots are counted from one activation to the next
  * (the interval over the period, rounded, at least 1); a least-squares
  * line through (slot, release) over the activations within 10 % of a
  * period of it (up to three passes, while at least half are) gives the
- * exact period (a detected one) and the phase.  Each activation's release
+ * exact period (a detected one) and the phase.  Slots are also tried from
+ * the grid itself: the period refined from pairs of activations whole
+ * periods apart, the phase where most activations start, each activation
+ * in the last slot at or before its start (a busy machine may start one
+ * more than half a period late); of the two, the slots giving the smaller
+ * 90th percentile of jitter are kept.  When every inlier lies
+ * within half a period above the earliest activation (a task that keeps
+ * its grid), each activation's slot is then the last release at or
+ * before its start (a start is never before its release).  Each
+ * activation's release
  * is then that line moved to the earliest of the activations within 8
  * either side of it: release jitter is ≥ 0, counted from the earliest the
  * thread woke in its slot around then.  (A thread that sleeps a relative
