@@ -39,9 +39,17 @@
 #                     after the program's release (MARGIN allowed) and its
 #                     response (wake-up to switch-in) within the program's
 #                     own start − release
-#   quiet_steady      the program without late activations: --fail-on
-#                     periods,migrations exits 0 and the task is found with
-#                     the program's own misses (none unless the machine made it)
+#   quiet_steady      the program without late activations: no migrations
+#                     finding, and the periods finding exactly when the
+#                     program's own log meets its thresholds (none unless the
+#                     machine made it miss); the task compared as above
+# Margins beyond MARGIN, each derived from what a busy VM does: a read of
+# the start follows the switch-in by MARGIN plus the activation's preempted
+# time; on-CPU time may exceed the thread's CPU clock where the hypervisor
+# steals the vCPU (at most 5 % of the activations, never beyond the span
+# between the program's reads); a start a whole period late cannot be told
+# from the next release's (no release times are recorded): its jitter is
+# not compared and its miss may differ.
 set -u
 B=${PL_BUILD:-build}
 PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} PERIODIC=$B/workloads/periodic
@@ -97,7 +105,7 @@ rec = sorted(t['acts'])
 starts = [r[0] for r in rec]
 pj = [a[1] - a[0] for a in acts]
 worst = {'start': 0, 'exec': 0, 'jitter': 0}
-matched, ambiguous, pm, rm = 0, 0, 0, 0
+matched, ambiguous, late, stolen = 0, 0, 0, 0
 for k, (a, j) in enumerate(zip(acts, pj)):
     i = bisect.bisect_right(starts, a[1] + 1000) - 1  # start printed to 1 µs
     if i < 0 or a[1] > rec[i][4] + 1000:
@@ -107,11 +115,23 @@ for k, (a, j) in enumerate(zip(acts, pj)):
     d = a[1] - r[0]
     if d > MARGIN + r[5]: bad.append('activation at %.6f s: the program read its start %.3f ms after the switch-in, %.3f ms preempted' % ((a[1] - t0) / 1e9, d / 1e6, r[5] / 1e6))
     worst['start'] = max(worst['start'], d - r[5])
-    worst['exec'] = max(worst['exec'], abs(r[2] - a[3]))
+    # on-CPU time from the switch records against the thread's CPU clock:
+    # within MARGIN, except where the hypervisor took the vCPU (steal: the
+    # thread stays switched in while its CPU clock stands still), never
+    # more than the program's own span between its reads
+    if r[2] < a[3] - MARGIN or r[2] > a[2] - a[1] + MARGIN:
+        bad.append('activation at %.6f s: exec %.3f ms, program CPU %.3f ms in a span of %.3f ms' % ((a[1] - t0) / 1e9, r[2] / 1e6, a[3] / 1e6, (a[2] - a[1]) / 1e6))
+    if abs(r[2] - a[3]) > MARGIN: stolen += 1
+    else: worst['exec'] = max(worst['exec'], abs(r[2] - a[3]))
     # jitter: the program's own (start − release) less the earliest of its
     # window's, against the report's; the read's delay as for the start
     lo = min(pj[max(0, k - WINDOW):k + WINDOW + 1])
     dj = (j - lo) - r[1]
+    # a start a whole period after its release cannot be told from the
+    # next release's start: the recording holds no release times
+    if j >= 0.95 * period:
+        late += 1
+        continue
     if dj < -MARGIN - lo or dj > MARGIN + r[5]: bad.append('activation at %.6f s: jitter %.3f ms, program %.3f ms above its window' % ((a[1] - t0) / 1e9, r[1] / 1e6, (j - lo) / 1e6))
     worst['jitter'] = max(worst['jitter'], abs(dj) if abs(dj) <= MARGIN else 0)
     # a miss is judged on the program's finish and on the recorded sleep:
@@ -119,11 +139,11 @@ for k, (a, j) in enumerate(zip(acts, pj)):
     dl = a[0] + period
     if min(a[2], r[4]) <= dl + MARGIN and max(a[2], r[4]) >= dl - MARGIN: ambiguous += 1
     elif r[3] != bool(a[4]): bad.append('activation at %.6f s: miss %d, program %d' % ((a[1] - t0) / 1e9, r[3], a[4]))
-if worst['exec'] > MARGIN: bad.append('exec differs by up to %.3f ms' % (worst['exec'] / 1e6))
+if stolen * 20 > len(acts): bad.append('%d activations with exec more than %.1f ms from the CPU clock' % (stolen, MARGIN / 1e6))
 pm = sum(a[4] for a in acts)
-if abs(t['misses'] - pm) > ambiguous: bad.append('%d misses, program %d (%d on the edge)' % (t['misses'], pm, ambiguous))
-fig = 'period %.3f ms (%s); %d/%d activations matched; misses %d, program %d (%d on the edge of the deadline); start read at most %.3f ms after the switch-in (less preemption), exec at most %.3f ms apart, jitter within %.3f ms' % (
-    t['period'], t['how'], matched, len(acts), t['misses'], pm, ambiguous, worst['start'] / 1e6, worst['exec'] / 1e6, worst['jitter'] / 1e6)
+if abs(t['misses'] - pm) > ambiguous + late: bad.append('%d misses, program %d (%d on the edge)' % (t['misses'], pm, ambiguous))
+fig = 'period %.3f ms (%s); %d/%d activations matched; misses %d, program %d (%d on the edge of the deadline, %d started a period late); start read at most %.3f ms after the switch-in (less preemption), exec within %.3f ms of the CPU clock (%d more, steal), jitter within %.3f ms' % (
+    t['period'], t['how'], matched, len(acts), t['misses'], pm, ambiguous, late, worst['start'] / 1e6, worst['exec'] / 1e6, stolen, worst['jitter'] / 1e6)
 print(('BAD ' + '; '.join(bad[:4]) + ' | ' + fig) if bad else 'OK ' + fig)
 PY
 
@@ -232,8 +252,21 @@ else fail finding_migrations "exit $rc, report '$got', /proc '$want': $(head -c 
 "$PERFLENS" report --findings --fail-on periods,migrations "$TMP/s.plens" >"$TMP/sf.txt" 2>&1; rc=$?
 "$PERFLENS" report --periods --top 0 "$TMP/s.plens" >"$TMP/s.txt" 2>&1
 r=$(python3 "$TMP/compare.py" "$TMP/s.log" "$TMP/s.txt")
-if [ $rc = 0 ] && ! grep -q '^  \[\(periods\|migrations\)\]' "$TMP/sf.txt" && [ "${r%% *}" = OK ]; then
-	ok quiet_steady; echo "# steady: ${r#OK }"
+# the program's own account: would the rule fire on what it measured?
+# (a busy machine makes a steady program miss: then the finding is due)
+due=$(python3 - "$TMP/s.log" <<'PY'
+import sys
+acts = [list(map(int, l.split()[2:])) for l in open(sys.argv[1]) if l.startswith('act ')]
+j = sorted(a[1] - a[0] for a in acts)
+j = [x - j[0] for x in j]
+miss = sum(a[4] for a in acts)
+p99 = j[max(0, (len(j) * 99 + 99) // 100 - 1)]
+print(1 if (miss >= 2 and miss * 100 >= len(acts)) or p99 >= 0.25 * 10000000 else 0, miss, '%.3f' % (p99 / 1e6))
+PY
+)
+fired=0; grep -q '^  \[periods\]' "$TMP/sf.txt" && fired=1
+if [ $rc = "$fired" ] && [ "$fired" = "${due%% *}" ] && ! grep -q '^  \[migrations\]' "$TMP/sf.txt" && [ "${r%% *}" = OK ]; then
+	ok quiet_steady; echo "# steady: periods finding $fired (the program's own misses and p99 jitter: ${due#* }); ${r#OK }"
 else fail quiet_steady "exit $rc: $(grep '^  \[' "$TMP/sf.txt" | head -2 | tr '\n' ' ') ${r#* }"; fi
 
 # ─── wake-ups: a system-wide recording with sched:sched_wakeup ─────────
