@@ -12,6 +12,7 @@
 
 #define REGULAR_AUTO 50.0  /* share of intervals near the median to call it periodic */
 #define REGULAR_GIVEN 30.0 /* …near a period the user named */
+#define REGULAR_PHASE 50u  /* or share of starts within 10 % of a period at one phase */
 #define NEAR 0.10          /* "near": within this share of the period */
 #define PHASE_WINDOW 8     /* activations either side whose earliest phase is the release */
 
@@ -161,6 +162,9 @@ static guint64 ref_time(const PlActivation *a)
 	return a->wake ? a->wake : a->start;
 }
 
+static guint grid_phase(const PlActivation *a, guint n, guint64 t0, double *per,
+			gboolean refine, double *phase_out);
+
 /* The regularity test and the median; FALSE when not periodic. */
 static gboolean regular(GArray *acts, guint64 given, double *median, double *share)
 {
@@ -183,7 +187,14 @@ static gboolean regular(GArray *acts, guint64 given, double *median, double *sha
 	for (guint i = 0; i < d->len; i++)
 		near += fabs((double)v[i] - per) <= NEAR * per;
 	*share = pl_percent(near, d->len);
-	return *share >= (given ? REGULAR_GIVEN : REGULAR_AUTO);
+	if (*share >= (given ? REGULAR_GIVEN : REGULAR_AUTO))
+		return TRUE;
+	/* a busy machine scatters the intervals of a task that keeps its
+	 * grid, not the phase its starts on time come at */
+	double p = per, phase;
+	guint on_time = grid_phase((const PlActivation *)acts->data, acts->len,
+				   ref_time(&g_array_index(acts, PlActivation, 0)), &p, !given, &phase);
+	return on_time * 100 >= acts->len * REGULAR_PHASE;
 }
 
 static int cmp_double(gconstpointer a, gconstpointer b)
@@ -207,8 +218,8 @@ static double median_of(GArray *v)
  * and each activation's slot the last release at or before its start (5 %
  * early allowed).  FALSE (nothing set) when no phase holds at least 40 %
  * of the activations: a task that drifts (a relative sleep) has none. */
-static gboolean grid_slots(const PlActivation *a, guint n, guint64 t0, double *per,
-			   gboolean refine, gint64 *slot)
+static guint grid_phase(const PlActivation *a, guint n, guint64 t0, double *per,
+			gboolean refine, double *phase_out)
 {
 	double p = *per;
 	g_autoptr(GArray) v = g_array_new(FALSE, FALSE, sizeof(double));
@@ -241,7 +252,16 @@ static gboolean grid_slots(const PlActivation *a, guint n, guint64 t0, double *p
 			phase = ph[i];
 		}
 	}
-	if (best * 10 < n * 4)
+	*per = p;
+	*phase_out = phase;
+	return best;
+}
+
+static gboolean grid_slots(const PlActivation *a, guint n, guint64 t0, double *per,
+			   gboolean refine, gint64 *slot)
+{
+	double p = *per, phase;
+	if (grid_phase(a, n, t0, &p, refine, &phase) * 10 < n * 4)
 		return FALSE;
 	for (guint i = 0; i < n; i++) {
 		slot[i] = (gint64)floor(((double)(ref_time(&a[i]) - t0) - phase) / p + 0.05);

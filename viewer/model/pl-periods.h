@@ -21,6 +21,10 @@
  *     least half of those intervals lie within ±10 % of the median (the
  *     regularity test: a task kept from its CPU on a busy machine still
  *     passes, random wake-ups do not); a given period asks 30 % of them.
+ *     A task also passes when at least half of its activations start
+ *     within 10 % of a period at one phase of the (refined) period: a busy
+ *     machine scatters the intervals of a task that keeps its grid, not
+ *     the phase of its starts on time.
  * The release grid: slots are counted from one activation to the next
  * (the interval over the period, rounded, at least 1); a least-squares
  * line through (slot, release) over the activations within 10 % of a
