@@ -43,11 +43,11 @@ static void print_one(const PlFinding *f)
 	printf("      see: %s\n", f->where);
 }
 
-int pl_report_findings(PlProfile *p, gboolean print, GPtrArray *fail_on)
+int pl_report_findings(PlProfile *p, PlProfile *baseline, gboolean print, GPtrArray *fail_on)
 {
 	if (!print && (!fail_on || !fail_on->len))
 		return PL_EXIT_OK;
-	g_autoptr(GPtrArray) fs = pl_findings_run(p);
+	g_autoptr(GPtrArray) fs = pl_findings_run_with(p, baseline);
 	if (print) {
 		guint n;
 		const PlFindingRule *rules = pl_findings_rules(&n);

@@ -24,6 +24,9 @@ typedef struct {
 	gboolean invert;
 	gboolean markers, tracepoints, syscalls, irq, block, locks;
 	gboolean findings;
+	gboolean periods;
+	char *period;
+	char *baseline;
 	char **fail_on;
 	char **pairs;
 	char *function;
@@ -675,6 +678,18 @@ int pl_cli_report(int argc, char **argv)
 		  "stop short), with the numbers and the section that shows it, over the "
 		  "whole recording (docs/cli.md, \"Findings\")",
 		  NULL },
+		{ "periods", 0, 0, G_OPTION_ARG_NONE, &a.periods,
+		  "Only the periodic tasks: threads (and marker pairs) that run once per "
+		  "period, each activation's release jitter, response, execution time, "
+		  "preemptions and deadline misses, histograms and the worst activations "
+		  "(--top N of them, 0: all) with the --from/--to that select each",
+		  NULL },
+		{ "period", 0, 0, G_OPTION_ARG_STRING, &a.period,
+		  "With --periods: the period to judge by (10ms, 250us…) instead of each "
+		  "task's detected one", "DUR" },
+		{ "baseline", 0, 0, G_OPTION_ARG_FILENAME, &a.baseline,
+		  "For the findings: another recording to compare with (the regression rule: "
+		  "functions whose share grew, with their confidence)", "FILE" },
 		{ "fail-on", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.fail_on,
 		  "Exit 1 when one of these findings rules fires (said on stderr; "
 		  "repeatable); an unknown rule is refused (exit 2, the rules listed)",
@@ -705,6 +720,7 @@ int pl_cli_report(int argc, char **argv)
 	int rc = PL_EXIT_BAD_INPUT;
 	g_autoptr(PlStackFilter) sf = NULL;
 	g_autoptr(PlProfile) p = NULL;
+	g_autoptr(PlProfile) baseline = NULL;
 	g_autoptr(GArray) checks = g_array_new(FALSE, TRUE, sizeof(FailIf));
 	g_autoptr(PlAggregate) agg = NULL;
 	g_autoptr(PlFunctionNames) names = NULL;
@@ -732,6 +748,9 @@ int pl_cli_report(int argc, char **argv)
 		goto out;
 	if (!pl_report_findings_parse(a.fail_on, fail_on))
 		goto out;
+	guint64 period_ns;
+	if (!pl_report_periods_parse(a.period, a.periods, &period_ns))
+		goto out;
 	if (a.pairs && !a.markers) {
 		pl_cli_fail("--pair adds intervals to --markers: add --markers (or drop --pair)");
 		goto out;
@@ -755,10 +774,19 @@ int pl_cli_report(int argc, char **argv)
 	p = pl_cli_load(argv[1], &a.sym, &info);
 	if (!p)
 		goto out;
+	PlCaptureInfo binfo;
+	if (a.baseline && !(baseline = pl_cli_load(a.baseline, &a.sym, &binfo)))
+		goto out;
 
+	if (a.periods) {
+		printf("%s\n", argv[1]);
+		pl_report_print_periods(p, period_ns, (guint)a.top);
+		rc = pl_report_findings(p, baseline, a.findings, fail_on);
+		goto out;
+	}
 	if (a.findings) {
 		printf("%s\n", argv[1]);
-		rc = pl_report_findings(p, TRUE, fail_on);
+		rc = pl_report_findings(p, baseline, TRUE, fail_on);
 		goto out;
 	}
 	if (a.markers || a.tracepoints || a.syscalls || a.irq || a.block || a.locks) {
@@ -776,7 +804,7 @@ int pl_cli_report(int argc, char **argv)
 			pl_report_print_block(p, (guint)a.top);
 		if (a.locks)
 			pl_report_print_locks(p, a.top > 0 ? (guint)a.top : 10);
-		rc = pl_report_findings(p, FALSE, fail_on);
+		rc = pl_report_findings(p, baseline, FALSE, fail_on);
 		goto out;
 	}
 	guint32 event;
@@ -826,7 +854,7 @@ int pl_cli_report(int argc, char **argv)
 	print_losses(p);
 
 	rc = fail_if_judge(p, checks, argv[1]);
-	if (fail_on->len && pl_report_findings(p, FALSE, fail_on) != PL_EXIT_OK)
+	if (fail_on->len && pl_report_findings(p, baseline, FALSE, fail_on) != PL_EXIT_OK)
 		rc = PL_EXIT_CHECK;
 out:
 	for (guint i = 0; i < checks->len; i++)
@@ -838,6 +866,8 @@ out:
 	g_free(a.function);
 	g_free(a.annotate);
 	g_free(a.source);
+	g_free(a.period);
+	g_free(a.baseline);
 	g_strfreev(a.fail_if);
 	g_strfreev(a.fail_on);
 	g_strfreev(a.pairs);

@@ -47,9 +47,17 @@ void pl_report_print_block(PlProfile *p, guint top);
 
 /* report-findings.c: --fail-on RULE[,RULE] read into ids (new strings,
  * the array frees them); FALSE (exit 2, the rules listed) for an unknown
- * rule.  Then the findings over the whole recording: printed when print,
+ * rule.  Then the findings over the whole recording (baseline, NULL when
+ * none: the recording --baseline names): printed when print,
  * and PL_EXIT_CHECK (each said on stderr) when a rule of fail_on fired. */
 gboolean pl_report_findings_parse(char **specs, GPtrArray *ids);
-int pl_report_findings(PlProfile *p, gboolean print, GPtrArray *fail_on);
+int pl_report_findings(PlProfile *p, PlProfile *baseline, gboolean print, GPtrArray *fail_on);
+
+/* report-periods.c: --period DUR read into *ns (0 when spec is NULL);
+ * FALSE (exit 2, said why) when it is no duration or comes without
+ * --periods.  Then --periods: the
+ * periodic tasks; top: worst activations listed per task (0: all). */
+gboolean pl_report_periods_parse(const char *spec, gboolean periods, guint64 *ns);
+void pl_report_print_periods(PlProfile *p, guint64 period_ns, guint top);
 
 #endif

@@ -8,21 +8,29 @@
  * half a second) raises nothing. */
 #include "pl-findings.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "msg.h"
+#include "pl-diff.h"
 #include "pl-percent.h"
+#include "pl-periods.h"
 
-static void add(GPtrArray *out, const char *rule, double value, char *what, char *detail,
-		const char *where)
+/* A new finding (a warning shown on the flame graph, over everything);
+ * the rule sets what differs. */
+static PlFinding *add(GPtrArray *out, const char *rule, double value, char *what, char *detail,
+		      const char *where)
 {
 	PlFinding *f = g_new0(PlFinding, 1);
+	f->severity = PL_FINDING_WARNING;
+	f->view = "flame";
 	f->rule = rule;
 	f->what = what;
 	f->detail = detail;
 	f->where = g_strdup(where);
 	f->value = value;
 	g_ptr_array_add(out, f);
+	return f;
 }
 
 static void finding_free(gpointer data)
@@ -43,7 +51,7 @@ static const char *tname(const PlThread *t)
 
 #define LOST_MIN 1 /* any lost record or throttle mark: the profile is incomplete */
 
-static void rule_lost(PlProfile *p, GPtrArray *out)
+static void rule_lost(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 {
 	const PlProfileStats *st = pl_profile_get_stats(p);
 	guint64 lost = 0;
@@ -91,8 +99,10 @@ static void rule_lost(PlProfile *p, GPtrArray *out)
 		"%" G_GUINT64_FORMAT " records lost and %" G_GUINT64_FORMAT " throttle marks "
 		"beside %" G_GUINT64_FORMAT " samples kept: the profile misses part of the run",
 		lost, throttled, st->samples);
-	add(out, "lost", (double)lost + (double)throttled, what, g_string_free(d, FALSE),
-	    "report: Quality (LOST, throttled)");
+	PlFinding *f = add(out, "lost", (double)lost + (double)throttled, what,
+			   g_string_free(d, FALSE), "report: Quality (LOST, throttled)");
+	f->severity = PL_FINDING_INFO;
+	f->view = "health";
 }
 
 /* ─── cpu-hog: a thread that held a CPU all the time ────────────────── */
@@ -100,7 +110,7 @@ static void rule_lost(PlProfile *p, GPtrArray *out)
 #define HOG_SHARE 95.0       /* on-CPU or runnable for at least this share of its time */
 #define HOG_MIN_NS 500000000 /* over at least 0.5 s with switch records */
 
-static void rule_cpu_hog(PlProfile *p, GPtrArray *out)
+static void rule_cpu_hog(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 {
 	GPtrArray *threads = pl_profile_get_threads(p);
 	for (guint i = 0; i < threads->len; i++) {
@@ -122,7 +132,8 @@ static void rule_cpu_hog(PlProfile *p, GPtrArray *out)
 			s.preempted_ns / 1e6, s.voluntary_ns / 1e6, s.voluntary);
 		char *detail = g_strdup("a busy loop, a spin lock or a poll without sleep keeps a "
 					"core; look at its functions with --tid");
-		add(out, "cpu-hog", share, what, detail, "report --tid N (Threads, Switches)");
+		add(out, "cpu-hog", share, what, detail, "report --tid N (Threads, Switches)")->tid =
+			t->tid;
 	}
 }
 
@@ -222,7 +233,7 @@ static guint64 threads_lifetime(PlProfile *p)
 	return ns;
 }
 
-static void rule_off_cpu(PlProfile *p, GPtrArray *out)
+static void rule_off_cpu(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 {
 	const PlProfileStats *st = pl_profile_get_stats(p);
 	if (!st->switches)
@@ -314,7 +325,7 @@ static int cmp_rq(gconstpointer a, gconstpointer b)
 	return x->s.preempted_ns < y->s.preempted_ns ? 1 : x->s.preempted_ns > y->s.preempted_ns ? -1 : 0;
 }
 
-static void rule_runqueue(PlProfile *p, GPtrArray *out)
+static void rule_runqueue(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 {
 	const PlProfileStats *st = pl_profile_get_stats(p);
 	if (!st->switches)
@@ -352,8 +363,9 @@ static void rule_runqueue(PlProfile *p, GPtrArray *out)
 		"(%.1f%% of their %.1f ms); runqueue latency p50 %.3f ms, p99 %.3f ms, max %.3f ms",
 		all.preempted_ns / 1e6, all.preempted, share, lifetime / 1e6, all.rq_p50 / 1e6,
 		all.rq_p99 / 1e6, all.rq_max / 1e6);
-	add(out, "runqueue", all.rq_p99 / 1e6, what, g_string_free(d, FALSE),
-	    "report: Switches (runqueue latency per thread)");
+	PlFinding *f = add(out, "runqueue", all.rq_p99 / 1e6, what, g_string_free(d, FALSE),
+			   "report: Switches (runqueue latency per thread)");
+	f->view = "counters";
 }
 
 /* ─── page-faults: a page-fault storm ──────────────────────────────── */
@@ -381,7 +393,7 @@ static gboolean counter_value(PlProfile *p, const char *name, double *v)
 	return FALSE;
 }
 
-static void rule_page_faults(PlProfile *p, GPtrArray *out)
+static void rule_page_faults(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 {
 	double faults, cpu_ns;
 	if (!counter_value(p, "page-faults", &faults) || !counter_value(p, "task-clock", &cpu_ns) ||
@@ -396,7 +408,8 @@ static void rule_page_faults(PlProfile *p, GPtrArray *out)
 				"back) faults page by page: reuse buffers instead of allocating "
 				"anew, prefault (MAP_POPULATE, memset once), or use huge pages; "
 				"record with --event page-faults for the stacks that fault");
-	add(out, "page-faults", rate, what, detail, "report: Counters (page-faults, task-clock)");
+	add(out, "page-faults", rate, what, detail, "report: Counters (page-faults, task-clock)")
+		->view = "counters";
 }
 
 /* ─── unwound: stacks that stop short in a module ───────────────────── */
@@ -506,7 +519,7 @@ static GHashTable *thread_starts(PlProfile *p, guint *threads)
 	return by_module;
 }
 
-static void rule_unwound(PlProfile *p, GPtrArray *out)
+static void rule_unwound(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 {
 	const PlProfileStats *st = pl_profile_get_stats(p);
 	if (!st->unwind_user_samples)
@@ -545,9 +558,169 @@ static void rule_unwound(PlProfile *p, GPtrArray *out)
 					       "their thread's start",
 					       MIN(*c, r->stopped), nthreads, nthreads == 1 ? "" : "s",
 					       r->module);
-		add(out, "unwound", m, what, g_string_free(d, FALSE),
-		    "report: Where stacks stop short, Symbol coverage");
+		PlFinding *f = add(out, "unwound", m, what, g_string_free(d, FALSE),
+				   "report: Where stacks stop short, Symbol coverage");
+		f->severity = PL_FINDING_INFO;
+		f->view = "symbols";
 	}
+}
+
+/* ─── periods: periodic tasks missing deadlines or jittering ───────── */
+
+#define PERIOD_MISS_SHARE 1.0    /* misses in at least 1 % of the activations… */
+#define PERIOD_MISS_MIN 2        /* …and at least 2 of them, */
+#define PERIOD_JITTER_SHARE 25.0 /* or the 99th percentile of release jitter at
+				  * least 25 % of the period */
+
+static void rule_periods(PlProfile *p, PlProfile *baseline, GPtrArray *out)
+{
+	g_autoptr(GPtrArray) tasks = pl_periods_find(p, 0);
+	guint64 t0 = pl_profile_get_stats(p)->first_time;
+	for (guint i = 0; i < tasks->len; i++) {
+		const PlPeriodicTask *t = tasks->pdata[i];
+		guint n = t->acts->len;
+		double miss = pl_percent(t->misses, n);
+		double jit = pl_percent(t->jitter_p99, t->period_ns);
+		gboolean misses = t->misses >= PERIOD_MISS_MIN && miss >= PERIOD_MISS_SHARE;
+		gboolean jitters = jit >= PERIOD_JITTER_SHARE;
+		if (!misses && !jitters)
+			continue;
+		g_autofree char *who =
+			t->marker ? g_strdup_printf("markers '%s' on thread %u %s", t->marker, t->tid,
+						    t->thread)
+				  : g_strdup_printf("thread %u %s", t->tid, t->thread);
+		/* the latest miss, or else the most jittered activation */
+		const PlActivation *w = NULL;
+		for (guint k = 0; k < n; k++) {
+			const PlActivation *a = &g_array_index(t->acts, PlActivation, k);
+			if (!w || (misses ? a->lateness_ns > w->lateness_ns : a->jitter_ns > w->jitter_ns))
+				w = a;
+		}
+		char *what = g_strdup_printf(
+			"%s runs every %.3f ms: %u of %u activations (%.1f%%) missed their deadline; "
+			"release jitter p99 %.3f ms (%.1f%% of the period), max %.3f ms",
+			who, t->period_ns / 1e6, t->misses, n, miss, t->jitter_p99 / 1e6, jit,
+			t->jitter_max / 1e6);
+		char *detail = g_strdup_printf(
+			"execution p50 %.3f ms, p99 %.3f ms, max %.3f ms; %u activations preempted\n"
+			"the worst at %.6f s: jitter %.3f ms, execution %.3f ms, ends %.3f ms %s its "
+			"deadline (report --from %.4f --to %.4f)\n"
+			"a miss comes from work longer than the period, a late wake-up (jitter) or "
+			"preemption: compare the worst activations' execution with the period",
+			t->exec_p50 / 1e6, t->exec_p99 / 1e6, t->exec_max / 1e6, t->preempted_acts,
+			(w->start - MIN(w->start, t0)) / 1e9, w->jitter_ns / 1e6, w->exec_ns / 1e6,
+			(w->lateness_ns < 0 ? -w->lateness_ns : w->lateness_ns) / 1e6,
+			w->lateness_ns > 0 ? "after" : "before",
+			(w->start - MIN(w->start, t0)) / 1e9 - 5e-5, (w->end - MIN(w->end, t0)) / 1e9 + 5e-5);
+		PlFinding *f = add(out, "periods", misses ? miss : jit, what, detail, "report --periods");
+		/* the worst activation on the flame graph: its stacks */
+		f->tid = t->tid;
+		f->t0 = w->start;
+		f->t1 = w->end + 1;
+	}
+}
+
+/* ─── migrations: threads moved between CPUs ───────────────────────── */
+
+#define MIGR_MIN 1000     /* at least 1,000 migrations… */
+#define MIGR_RATE 1000.0  /* …and at least 1,000 per second of CPU time (task-clock) */
+
+static void rule_migrations(PlProfile *p, PlProfile *baseline, GPtrArray *out)
+{
+	double migr, cpu_ns, cs = 0;
+	if (!counter_value(p, "cpu-migrations", &migr) || !counter_value(p, "task-clock", &cpu_ns) ||
+	    cpu_ns <= 0)
+		return;
+	double rate = migr / (cpu_ns / 1e9);
+	if (migr < MIGR_MIN || rate < MIGR_RATE)
+		return;
+	GString *d = g_string_new(NULL);
+	if (counter_value(p, "context-switches", &cs) && cs > 0)
+		g_string_append_printf(d, "%.0f context switches: %.1f%% of them moved the thread\n",
+				       cs, 100.0 * migr / cs);
+	g_string_append(d, "a thread moved to another CPU leaves its caches behind; many come "
+			   "from threads that wake often on a busy machine, from sched_setaffinity "
+			   "calls, or from a load balancer fighting pinned threads: pin the hot "
+			   "threads (taskset, sched_setaffinity) or wake fewer threads");
+	char *what = g_strdup_printf("%.0f CPU migrations in %.1f ms of CPU time: %.0f per CPU "
+				     "second",
+				     migr, cpu_ns / 1e6, rate);
+	add(out, "migrations", rate, what, g_string_free(d, FALSE),
+	    "report: Counters (cpu-migrations, task-clock)")
+		->view = "counters";
+}
+
+/* ─── regression: what grew against a baseline recording ───────────── */
+
+#define REG_POINTS 1.0 /* a function's self share grew by at least 1 percentage point… */
+#define REG_Z 3.0      /* …and a two-proportion z-test on the sample counts says at least
+			* 3 standard errors (about 99.9 % confidence, one-sided) */
+#define REG_LIST 10    /* functions listed */
+
+typedef struct {
+	const PlDiffFunction *f;
+	double z;
+} RegRow;
+
+static int cmp_reg(gconstpointer a, gconstpointer b)
+{
+	const RegRow *x = a, *y = b;
+	double dx = x->f->self_b - x->f->self_a, dy = y->f->self_b - y->f->self_a;
+	return dx < dy ? 1 : dx > dy ? -1 : 0;
+}
+
+static void rule_regression(PlProfile *p, PlProfile *baseline, GPtrArray *out)
+{
+	if (!baseline)
+		return;
+	PlFilter fa = { 0, pl_profile_get_main_event(baseline), 0, 0 };
+	PlFilter fb = { 0, pl_profile_get_main_event(p), 0, 0 };
+	if (fa.event == PL_NO_ID || fb.event == PL_NO_ID)
+		return;
+	g_autoptr(PlAggregate) a = pl_profile_aggregate(baseline, &fa);
+	g_autoptr(PlAggregate) b = pl_profile_aggregate(p, &fb);
+	g_autoptr(PlDiff) d = pl_diff_new(a, b);
+	double na = (double)d->all_a.samples, nb = (double)d->all_b.samples;
+	if (na < 1 || nb < 1)
+		return;
+	g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(RegRow));
+	for (guint i = 0; i < d->functions->len; i++) {
+		const PlDiffFunction *f = &g_array_index(d->functions, PlDiffFunction, i);
+		double grew = 100.0 * (f->self_b - f->self_a);
+		if (grew < REG_POINTS)
+			continue;
+		/* the shares as proportions of each side's samples */
+		double pool = (f->self_a * na + f->self_b * nb) / (na + nb);
+		double se = sqrt(pool * (1 - pool) * (1 / na + 1 / nb));
+		double z = se > 0 ? (f->self_b - f->self_a) / se : 0;
+		if (z < REG_Z)
+			continue;
+		RegRow r = { f, z };
+		g_array_append_val(rows, r);
+	}
+	if (!rows->len)
+		return;
+	g_array_sort(rows, cmp_reg);
+	GString *det = g_string_new(NULL);
+	for (guint i = 0; i < rows->len && i < REG_LIST; i++) {
+		const RegRow *r = &g_array_index(rows, RegRow, i);
+		g_string_append_printf(det, "%s%s (%s): self %.2f%% → %.2f%% (+%.2f points, z %.1f)",
+				       i ? "\n" : "", r->f->name, r->f->module ? r->f->module : "?",
+				       100 * r->f->self_a, 100 * r->f->self_b,
+				       100 * (r->f->self_b - r->f->self_a), r->z);
+	}
+	if (rows->len > REG_LIST)
+		g_string_append_printf(det, "\n… %u more (perflens diff BASELINE FILE)",
+				       rows->len - REG_LIST);
+	const RegRow *top = &g_array_index(rows, RegRow, 0);
+	char *what = g_strdup_printf(
+		"%u function%s grew against the baseline (%.0f samples there, %.0f here); the most, "
+		"%s: self %.2f%% → %.2f%% of the samples, +%.2f points (z %.1f)",
+		rows->len, rows->len == 1 ? "" : "s", na, nb, top->f->name, 100 * top->f->self_a,
+		100 * top->f->self_b, 100 * (top->f->self_b - top->f->self_a), top->z);
+	PlFinding *f = add(out, "regression", 100 * (top->f->self_b - top->f->self_a), what,
+			   g_string_free(det, FALSE), "perflens diff BASELINE FILE");
+	f->view = "functions";
 }
 
 /* ─── the table ─────────────────────────────────────────────────────── */
@@ -579,6 +752,21 @@ static const PlFindingRule rules[] = {
 	  "stacks of a thread (not a main thread) that all end at one libc return address, "
 	  "at least 10, have reached that thread's start and are not counted",
 	  rule_unwound },
+	{ "periods", "periodic tasks missing deadlines or with jitter over a share of the period",
+	  "a periodic task (report --periods: detected, at least 8 activations) whose "
+	  "activations missed their deadline (the next release) in at least 1 % of them and "
+	  "at least twice, or whose release jitter's 99th percentile is at least 25 % of the "
+	  "period",
+	  rule_periods },
+	{ "migrations", "CPU migrations storm",
+	  "the cpu-migrations counter is at least 1,000 and at least 1,000 per second of the "
+	  "task-clock counter's CPU time (recordings with counters)",
+	  rule_migrations },
+	{ "regression", "functions that grew against a baseline recording (--baseline)",
+	  "with --baseline FILE: a function's self share of the samples grew by at least 1 "
+	  "percentage point and a two-proportion z-test on the two sample counts gives at "
+	  "least 3 (about 99.9 % one-sided confidence)",
+	  rule_regression },
 };
 
 const PlFindingRule *pl_findings_rules(guint *n)
@@ -603,10 +791,15 @@ char *pl_findings_dup_rule_list(void)
 	return g_string_free(s, FALSE);
 }
 
-GPtrArray *pl_findings_run(PlProfile *p)
+GPtrArray *pl_findings_run_with(PlProfile *p, PlProfile *baseline)
 {
 	GPtrArray *out = g_ptr_array_new_with_free_func(finding_free);
 	for (guint i = 0; i < G_N_ELEMENTS(rules); i++)
-		rules[i].run(p, out);
+		rules[i].run(p, baseline, out);
 	return out;
+}
+
+GPtrArray *pl_findings_run(PlProfile *p)
+{
+	return pl_findings_run_with(p, NULL);
 }

@@ -18,15 +18,28 @@
 
 G_BEGIN_DECLS
 
+typedef enum {
+	PL_FINDING_WARNING, /* about the program: the app opens on its Findings page */
+	PL_FINDING_INFO,    /* about the recording itself (losses, unwinding) */
+} PlFindingSeverity;
+
 typedef struct {
 	const char *rule; /* the id of the rule that raised it (static) */
 	char *what;       /* one sentence: what was seen, with the numbers */
 	char *detail;     /* further lines ("\n"-separated), NULL when none */
 	char *where;      /* the report section or option (or view) that shows it */
 	double value;     /* the rule's main number (a share, ms…), for sorting */
+	PlFindingSeverity severity;
+	/* the app's view that shows it ("flame", "counters", "health",
+	 * "symbols"; static) and the selection to make there: a thread (0:
+	 * all) and a time range (profile ns, [t0, t1); 0, 0: all) */
+	const char *view;
+	guint32 tid;
+	guint64 t0, t1;
 } PlFinding;
 
-typedef void (*PlFindingFunc)(PlProfile *p, GPtrArray *out);
+/* baseline: another recording to compare with (--baseline), NULL when none */
+typedef void (*PlFindingFunc)(PlProfile *p, PlProfile *baseline, GPtrArray *out);
 
 typedef struct {
 	const char *id;         /* short, as --fail-on takes it */
@@ -44,6 +57,9 @@ char *pl_findings_dup_rule_list(void);
 /* Every rule over the whole recording; new GPtrArray of PlFinding*
  * (freed with the array), in rule order. */
 GPtrArray *pl_findings_run(PlProfile *p);
+/* The same, with a baseline recording for the rules that compare (NULL:
+ * as pl_findings_run).  The baseline is only read. */
+GPtrArray *pl_findings_run_with(PlProfile *p, PlProfile *baseline);
 
 G_END_DECLS
 

@@ -16,6 +16,7 @@
 #include "pl-health-view.h"
 #include "pl-irq-view.h"
 #include "pl-block-view.h"
+#include "pl-findings-view.h"
 #include "pl-heatmap-view.h"
 #include "pl-flame-chart.h"
 #include "pl-flame-page.h"
@@ -50,6 +51,7 @@ struct _PlWindow {
 	PlCountersView *counters;
 	PlHeatmapView *heatmap;
 	PlHealthView *health;
+	PlFindingsView *findings;
 	PlIoView *io; /* slow system calls; hidden without */
 	PlIrqView *irq;     /* interrupts; hidden without */
 	PlBlockView *block; /* block requests; hidden without */
@@ -125,6 +127,14 @@ static void on_thread(PlThreadTimeline *t, guint tid, PlWindow *self)
 	pl_window_set_filter(self, tid, f.t0, f.t1);
 }
 
+/* a finding's or an activation's button: its view, thread and time */
+static void on_finding_show(PlFindingsView *v, const char *view, guint tid, guint64 t0,
+			    guint64 t1, PlWindow *self)
+{
+	pl_window_set_filter(self, tid, t0, t1);
+	gtk_stack_set_visible_child_name(self->views, view);
+}
+
 static void on_clear_filter(GtkButton *b, PlWindow *self)
 {
 	pl_window_set_filter(self, 0, 0, 0);
@@ -171,6 +181,16 @@ static void on_profile(PlProfileSession *s, GParamSpec *ps, PlWindow *self)
 	if (!p)
 		return;
 	update_coverage(self);
+	/* something wrong with the program: say so first */
+	pl_findings_view_set_profile(self->findings, p);
+	guint nf = pl_findings_view_get_n_findings(self->findings);
+	gboolean warn = pl_findings_view_has_warnings(self->findings);
+	g_autofree char *ft = nf ? g_strdup_printf(warn ? "Findings ⚠ %u" : "Findings (%u)", nf)
+				 : g_strdup("Findings");
+	g_object_set(gtk_stack_get_page(self->views, GTK_WIDGET(self->findings)), "title", ft,
+		     "needs-attention", warn, NULL);
+	if (warn)
+		gtk_stack_set_visible_child_name(self->views, "findings");
 	self->fit_pending = TRUE;
 	gtk_stack_set_visible_child_name(self->main_stack, "profile");
 	on_main_page(self->main_stack, NULL, self);
@@ -561,6 +581,7 @@ PlIoView *pl_window_get_io_view(PlWindow *self) { return self->io; }
 PlIrqView *pl_window_get_irq_view(PlWindow *self) { return self->irq; }
 PlBlockView *pl_window_get_block_view(PlWindow *self) { return self->block; }
 PlLocksView *pl_window_get_locks_view(PlWindow *self) { return self->locks; }
+PlFindingsView *pl_window_get_findings_view(PlWindow *self) { return self->findings; }
 PlViewState *pl_window_get_view_state(PlWindow *self)
 {
 	return pl_profile_session_get_view_state(self->session);
@@ -703,6 +724,7 @@ static void pl_window_class_init(PlWindowClass *klass)
 	g_type_ensure(PL_TYPE_HEALTH_VIEW);
 	g_type_ensure(PL_TYPE_IRQ_VIEW);
 	g_type_ensure(PL_TYPE_BLOCK_VIEW);
+	g_type_ensure(PL_TYPE_FINDINGS_VIEW);
 	g_type_ensure(PL_TYPE_IO_VIEW);
 	g_type_ensure(PL_TYPE_LOCKS_VIEW);
 	g_type_ensure(PL_TYPE_DIFF_VIEW);
@@ -726,6 +748,7 @@ static void pl_window_class_init(PlWindowClass *klass)
 	CHILD(counters);
 	CHILD(heatmap);
 	CHILD(health);
+	CHILD(findings);
 	CHILD(io);
 	CHILD(irq);
 	CHILD(block);
@@ -758,6 +781,7 @@ static void pl_window_class_init(PlWindowClass *klass)
 	CALLBACK(on_thread);
 	CALLBACK(on_show_source);
 	CALLBACK(on_frame_menu);
+	CALLBACK(on_finding_show);
 #undef CALLBACK
 }
 
@@ -800,6 +824,7 @@ static void pl_window_init(PlWindow *self)
 	pl_counters_view_set_session(self->counters, self->session);
 	pl_thread_timeline_set_session(self->timeline, self->session);
 	pl_health_view_set_session(self->health, self->session);
+	pl_findings_view_set_session(self->findings, self->session);
 	pl_heatmap_view_set_session(self->heatmap, self->session);
 	pl_io_view_set_session(self->io, self->session);
 	pl_irq_view_set_session(self->irq, self->session);

@@ -23,6 +23,7 @@
 #include "pl-connect-view.h"
 #include "pl-coverage-view.h"
 #include "pl-diff-view.h"
+#include "pl-findings-view.h"
 #include "pl-health-view.h"
 #include "pl-heatmap-view.h"
 #include "pl-io-view.h"
@@ -90,6 +91,7 @@ PlIoView *pl_window_get_io_view(PlWindow *self);
 PlIrqView *pl_window_get_irq_view(PlWindow *self);
 PlBlockView *pl_window_get_block_view(PlWindow *self);
 PlLocksView *pl_window_get_locks_view(PlWindow *self);
+PlFindingsView *pl_window_get_findings_view(PlWindow *self);
 PlViewState *pl_window_get_view_state(PlWindow *self);
 PlTransformBar *pl_window_get_transform_bar(PlWindow *self);
 PlFlameChart *pl_window_get_flame_chart(PlWindow *self);

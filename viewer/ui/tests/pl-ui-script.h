@@ -129,6 +129,13 @@
  *   locks NAME [ADDRESS]           the page is shown with a lock (that of ADDRESS, picked);
  *                                  its summary and details go to stdout as
  *                                  "# locks-summary" / "# locks-details"
+ * The Findings page (pl-ui-script-findings.c; "# findings-…" lines say
+ * the view shown and the window's filter):
+ *   expect-view VIEW NAME          the views stack shows VIEW (findings, flame, …)
+ *   expect-finding RULE yes|no NAME   a finding of RULE is (not) on the page
+ *   findings-click RULE VIEW NAME  its button shows VIEW
+ *   periods-click-worst TASK NAME  task TASK's worst activation's Select: the flame
+ *                                  graph, with that thread and a time range
  */
 #ifndef PL_UI_SCRIPT_H
 #define PL_UI_SCRIPT_H
@@ -154,6 +161,7 @@ PlUiStep pl_ui_script_source_step(PlWindow *w, char **argv, guint ticks, gboolea
 PlUiStep pl_ui_script_io_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_names_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_locks_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
+PlUiStep pl_ui_script_findings_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 /* "NAME" or "NAME@FILE" (defined in a file whose path ends with /FILE):
  * the first function so named, PL_NO_ID when none. */
 guint32 pl_ui_script_find_function(PlWindow *w, const char *spec);

@@ -1,0 +1,94 @@
+/* pl-ui-script-findings.c — the scripted driver's commands for the
+ * Findings page (listed in pl-ui-script.h).  Test code: part of
+ * perflens-ui-script.so only.
+ *
+ * Each prints what it saw as "# findings-…" lines (the view shown, the
+ * window's filter) for the test script to compare with its oracle (the
+ * program's own log, `perflens report --findings` on the same file).
+ */
+#include "pl-ui-script.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *view_shown(PlWindow *w)
+{
+	GtkWidget *fv = GTK_WIDGET(pl_window_get_findings_view(w));
+	GtkWidget *st = gtk_widget_get_parent(fv);
+	return GTK_IS_STACK(st) ? gtk_stack_get_visible_child_name(GTK_STACK(st)) : NULL;
+}
+
+static void print_filter(PlWindow *w, const char *what)
+{
+	PlAggregate *agg = pl_window_get_aggregate(w);
+	PlFilter f = agg ? agg->filter : PL_FILTER_ALL;
+	printf("# %s view %s tid %u t0 %" G_GUINT64_FORMAT " t1 %" G_GUINT64_FORMAT "\n", what,
+	       view_shown(w), f.tid, f.t0, f.t1);
+	fflush(stdout);
+}
+
+static int find_rule(PlFindingsView *v, const char *rule)
+{
+	for (guint i = 0; i < pl_findings_view_get_n_findings(v); i++)
+		if (!g_strcmp0(pl_findings_view_get_rule(v, i), rule))
+			return (int)i;
+	return -1;
+}
+
+PlUiStep pl_ui_script_findings_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out)
+{
+	const char *cmd = argv[0];
+	PlFindingsView *v = pl_window_get_findings_view(w);
+	if (!cmd)
+		return PL_UI_STEP_UNKNOWN;
+	if (!strcmp(cmd, "expect-view")) {
+		/* expect-view VIEW NAME: the views stack shows VIEW */
+		const char *want = argv[1] ? argv[1] : "", *name = argv[1] && argv[2] ? argv[2] : cmd;
+		gboolean ok = !g_strcmp0(view_shown(w), want);
+		if (!ok && !timed_out)
+			return PL_UI_STEP_WAIT;
+		pl_ui_script_report(name, ok, "the view shown is %s, not %s", view_shown(w), want);
+		return PL_UI_STEP_DONE;
+	}
+	if (!strcmp(cmd, "expect-finding")) {
+		/* expect-finding RULE yes|no NAME */
+		const char *rule = argv[1] ? argv[1] : "", *yn = argv[1] && argv[2] ? argv[2] : "yes";
+		const char *name = argv[1] && argv[2] && argv[3] ? argv[3] : cmd;
+		gboolean want = !strcmp(yn, "yes"), have = find_rule(v, rule) >= 0;
+		if (have != want && !timed_out && want)
+			return PL_UI_STEP_WAIT;
+		pl_ui_script_report(name, have == want, "finding %s %s on the page (%u findings)", rule,
+				    have ? "shown" : "not shown", pl_findings_view_get_n_findings(v));
+		return PL_UI_STEP_DONE;
+	}
+	if (!strcmp(cmd, "findings-click")) {
+		/* findings-click RULE VIEW NAME: its button shows VIEW */
+		const char *rule = argv[1] ? argv[1] : "", *want = argv[1] && argv[2] ? argv[2] : "";
+		const char *name = argv[1] && argv[2] && argv[3] ? argv[3] : cmd;
+		int i = find_rule(v, rule);
+		gboolean ok = i >= 0 && pl_findings_view_click(v, (guint)i);
+		print_filter(w, "findings-click");
+		pl_ui_script_report(name, ok && !g_strcmp0(view_shown(w), want),
+				    "finding %s %s; the view shown is %s, not %s", rule,
+				    i >= 0 ? "clicked" : "not on the page", view_shown(w), want);
+		return PL_UI_STEP_DONE;
+	}
+	if (!strcmp(cmd, "periods-click-worst")) {
+		/* periods-click-worst TASK NAME: the task's worst activation
+		 * selected: the flame graph, that thread, a time range */
+		guint task = argv[1] ? (guint)g_ascii_strtoull(argv[1], NULL, 10) : 0;
+		const char *name = argv[1] && argv[2] ? argv[2] : cmd;
+		if (pl_findings_view_get_n_tasks(v) <= task && !timed_out)
+			return PL_UI_STEP_WAIT;
+		gboolean ok = pl_findings_view_click_worst(v, task);
+		PlAggregate *agg = pl_window_get_aggregate(w);
+		print_filter(w, "periods-click-worst");
+		pl_ui_script_report(name,
+				    ok && agg && agg->filter.tid && agg->filter.t1 > agg->filter.t0 &&
+					    !g_strcmp0(view_shown(w), "flame"),
+				    "task %u of %u: the view shown is %s", task,
+				    pl_findings_view_get_n_tasks(v), view_shown(w));
+		return PL_UI_STEP_DONE;
+	}
+	return PL_UI_STEP_UNKNOWN;
+}
