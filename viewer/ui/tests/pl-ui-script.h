@@ -125,6 +125,21 @@
  *   expect-row NAME SAMPLES|absent LABEL…   one row shows LABEL, with SAMPLES self
  *                                  samples ("# row …" says what it has); or none
  *   expect-flame-label NAME present|absent LABEL…   a flame graph frame so labelled
+ * Save now (pl-ui-script-flight.c; "# flight saved PATH" once open):
+ *   flight-save HOST:PORT TOKEN DIR NAME   the header's Save now…, the form filled
+ *                                  (TOKEN "-": none), its Save now clicked: the
+ *                                  snapshot saved in DIR opens in the window
+ *   flight-shortcut NAME           Ctrl+Shift+S's action (checked bound): the same
+ *                                  recorder saves again at once, the new file opens
+ *   expect-flight-error HOST:PORT TOKEN WORD NAME   Save now fails, the dialog says WORD
+ *   flight-dialog-shot FILE        PNG of the Save now dialog
+ * The Fleet page (pl-ui-script-fleet.c; "-" for an empty field):
+ *   fleet-show URL CRED WHERE AGAINST SINCE NAME   the form filled, Show clicked,
+ *                                  the answer shown ("# fleet total-a|total-b N")
+ *   expect-fleet-error URL CRED WHERE WORD NAME    Show fails, the page says WORD
+ *   fleet-dump NAME                "# fleet-row SELF TOTAL<TAB>FUNCTION<TAB>MODULE"
+ *   fleet-diff-dump NAME           "# fleet-diff DELTA<TAB>LABEL", the diff shown
+ *   fleet-page flame|functions|diff   bring that page of the Fleet page forward
  */
 #ifndef PL_UI_SCRIPT_H
 #define PL_UI_SCRIPT_H
@@ -149,6 +164,8 @@ PlUiStep pl_ui_script_sessions_step(PlWindow *w, char **argv, guint ticks, gbool
 PlUiStep pl_ui_script_source_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_io_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_names_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
+PlUiStep pl_ui_script_flight_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
+PlUiStep pl_ui_script_fleet_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 /* "NAME" or "NAME@FILE" (defined in a file whose path ends with /FILE):
  * the first function so named, PL_NO_ID when none. */
 guint32 pl_ui_script_find_function(PlWindow *w, const char *spec);

@@ -1,0 +1,114 @@
+/* pl-ui-script-fleet.c — the scripted driver's Fleet page commands
+ * (listed in pl-ui-script.h).  Test code: part of perflens-ui-script.so
+ * only.
+ *
+ * "fleet-show" fills the page's form and clicks Show (the button's own
+ * "clicked"), then waits for the answer; the dump commands print what
+ * the page shows ("# fleet-…" lines) for the test to compare with
+ * `perflens fleet report` and `fleet diff` on the same store.
+ */
+#include "pl-ui-script.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *opt(const char *a)
+{
+	return a && strcmp(a, "-") ? a : "";
+}
+
+PlUiStep pl_ui_script_fleet_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out)
+{
+	const char *cmd = argv[0];
+	guint argc = g_strv_length(argv);
+	PlFleetView *fv = pl_window_get_fleet_view(w);
+	if (!strcmp(cmd, "fleet-show") || !strcmp(cmd, "expect-fleet-error")) {
+		/* fleet-show URL CRED WHERE AGAINST SINCE NAME ("-": empty)
+		 * expect-fleet-error URL CRED WHERE WORD NAME */
+		gboolean want_error = !strcmp(cmd, "expect-fleet-error");
+		guint need = want_error ? 6 : 7;
+		const char *name = argc >= need ? argv[need - 1] : cmd;
+		if (argc < need) {
+			pl_ui_script_report(name, FALSE, "%s: too few arguments", cmd);
+			return PL_UI_STEP_DONE;
+		}
+		if (ticks == 0) {
+			pl_window_show_fleet(w);
+			pl_fleet_view_set_form(fv, opt(argv[1]), opt(argv[2]), opt(argv[3]),
+					       want_error ? "" : opt(argv[4]),
+					       want_error ? "" : opt(argv[5]));
+			gtk_widget_activate(pl_fleet_view_get_show_button(fv));
+			return PL_UI_STEP_WAIT;
+		}
+		if (pl_fleet_view_is_busy(fv))
+			return timed_out ? (pl_ui_script_report(name, FALSE, "no answer"),
+					    PL_UI_STEP_DONE)
+					 : PL_UI_STEP_WAIT;
+		const char *err = pl_fleet_view_get_error(fv);
+		if (want_error) {
+			pl_ui_script_report(name, err && strstr(err, argv[4]), "the page says: %s",
+					    err ? err : "nothing (no error)");
+			if (err)
+				printf("# fleet error: %s\n", err);
+			fflush(stdout);
+			return PL_UI_STEP_DONE;
+		}
+		if (err) {
+			pl_ui_script_report(name, FALSE, "the page says: %s", err);
+			return PL_UI_STEP_DONE;
+		}
+		if (!pl_flame_graph_is_ready(pl_fleet_view_get_flame_graph(fv)))
+			return timed_out ? (pl_ui_script_report(name, FALSE, "no flame graph"),
+					    PL_UI_STEP_DONE)
+					 : PL_UI_STEP_WAIT;
+		printf("# fleet total-a %" G_GUINT64_FORMAT "\n# fleet total-b %" G_GUINT64_FORMAT
+		       "\n",
+		       pl_fleet_view_get_total(fv, FALSE), pl_fleet_view_get_total(fv, TRUE));
+		fflush(stdout);
+		pl_ui_script_report(name, pl_fleet_view_get_total(fv, FALSE) > 0, "no samples");
+		return PL_UI_STEP_DONE;
+	}
+	if (!strcmp(cmd, "fleet-dump")) {
+		/* fleet-dump NAME: the Functions page's rows,
+		 * "# fleet-row SELF TOTAL<TAB>FUNCTION<TAB>MODULE" */
+		const char *name = argc > 1 ? argv[1] : cmd;
+		PlFunctionTable *t = pl_fleet_view_get_function_table(fv);
+		PlProfile *p = pl_fleet_view_get_profile(fv);
+		guint n = pl_function_table_get_n_rows(t);
+		for (guint i = 0; p && i < n; i++) {
+			guint32 func;
+			const char *label;
+			PlCount self_count, total;
+			if (!pl_function_table_get_row_at(t, i, &func, &label, &self_count, &total))
+				break;
+			const PlFunction *f = pl_profile_get_function(p, func);
+			printf("# fleet-row %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\t%s\t%s\n",
+			       self_count.samples, total.samples, f && f->name ? f->name : label,
+			       f && f->module ? f->module : "?");
+		}
+		fflush(stdout);
+		pl_ui_script_report(name, p && n > 0, "the Functions page has no rows");
+		return PL_UI_STEP_DONE;
+	}
+	if (!strcmp(cmd, "fleet-diff-dump")) {
+		/* fleet-diff-dump NAME: the diff's rows, "# fleet-diff DELTA<TAB>LABEL" */
+		const char *name = argc > 1 ? argv[1] : cmd;
+		PlDiffView *dv = pl_fleet_view_get_diff_view(fv);
+		guint n = pl_diff_view_get_n_rows(dv);
+		for (guint i = 0; i < n; i++)
+			printf("# fleet-diff %.4f\t%s\n", pl_diff_view_get_row_delta(dv, i),
+			       pl_diff_view_get_row_label(dv, i));
+		fflush(stdout);
+		pl_ui_script_report(name, n > 0 && gtk_widget_get_mapped(GTK_WIDGET(dv)),
+				    "%u diff rows, the diff %s", n,
+				    gtk_widget_get_mapped(GTK_WIDGET(dv)) ? "shown" : "not shown");
+		return PL_UI_STEP_DONE;
+	}
+	if (!strcmp(cmd, "fleet-page")) {
+		/* fleet-page flame|functions|diff */
+		pl_window_show_fleet(w);
+		pl_fleet_view_show_page(fv, argc > 1 ? argv[1] : "flame");
+		return PL_UI_STEP_DONE;
+	}
+	return PL_UI_STEP_UNKNOWN;
+}
