@@ -65,9 +65,10 @@ static void save_done(GObject *src, GAsyncResult *res, gpointer data)
 	self->saved_path = g_strdup(path);
 	g_free(self->saved_target);
 	self->saved_target = target_text(self);
-	g_autofree char *status = g_strdup_printf(
-		"Saved %s (%.1f MB; the board keeps %s) — opening it", path, size / 1e6,
-		board && *board ? board : "its copy");
+	g_autofree char *bytes = g_format_size(size);
+	g_autofree char *status =
+		g_strdup_printf("Saved %s (%s; the board keeps %s) — opening it", path, bytes,
+				board && *board ? board : "its copy");
 	set_busy(self, FALSE, status);
 	g_signal_emit(self, signals[SIG_SAVED], 0, path);
 }
@@ -126,7 +127,7 @@ gboolean pl_flight_dialog_save(PlFlightDialog *self)
 		gtk_widget_grab_focus(GTK_WIDGET(self->target));
 		return FALSE;
 	}
-	if (!strchr(target, ':') || target[0] == '[') {
+	if (!strchr(target, ':')) {
 		/* the agent's default port, as the Board page adds it */
 		g_autofree char *t = g_strdup_printf("%s:%d", target, PL_DEFAULT_PORT);
 		g_free(target);

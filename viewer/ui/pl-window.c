@@ -503,6 +503,8 @@ PlFlightDialog *pl_window_flight_save(PlWindow *self)
 	return self->flight;
 }
 
+PlFlightDialog *pl_window_get_flight_dialog(PlWindow *self) { return self->flight; }
+
 static void act_flight_save(GSimpleAction *a, GVariant *p, gpointer data)
 {
 	pl_window_flight_save(data);

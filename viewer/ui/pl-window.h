@@ -93,6 +93,8 @@ PlHealthView *pl_window_get_health_view(PlWindow *self);
 PlHeatmapView *pl_window_get_heatmap_view(PlWindow *self);
 PlIoView *pl_window_get_io_view(PlWindow *self);
 PlFleetView *pl_window_get_fleet_view(PlWindow *self);
+/* The Save now dialog, NULL until first asked for. */
+PlFlightDialog *pl_window_get_flight_dialog(PlWindow *self);
 PlViewState *pl_window_get_view_state(PlWindow *self);
 PlTransformBar *pl_window_get_transform_bar(PlWindow *self);
 PlFlameChart *pl_window_get_flame_chart(PlWindow *self);

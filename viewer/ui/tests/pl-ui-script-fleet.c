@@ -37,7 +37,13 @@ PlUiStep pl_ui_script_fleet_step(PlWindow *w, char **argv, guint ticks, gboolean
 			pl_fleet_view_set_form(fv, opt(argv[1]), opt(argv[2]), opt(argv[3]),
 					       want_error ? "" : opt(argv[4]),
 					       want_error ? "" : opt(argv[5]));
-			gtk_widget_activate(pl_fleet_view_get_show_button(fv));
+			/* the button's own signal, as a click emits it: the
+			 * question starts at once (busy) */
+			g_signal_emit_by_name(pl_fleet_view_get_show_button(fv), "clicked");
+			if (!pl_fleet_view_is_busy(fv)) {
+				pl_ui_script_report(name, FALSE, "Show started nothing");
+				return PL_UI_STEP_DONE;
+			}
 			return PL_UI_STEP_WAIT;
 		}
 		if (pl_fleet_view_is_busy(fv))

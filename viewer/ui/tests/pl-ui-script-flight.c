@@ -4,7 +4,7 @@
  *
  * They act as the user does: the header's Save now… (win.flight-save)
  * opens the dialog, the form is filled and its Save now button clicked
- * (the button's own "clicked"); the second save goes through the action
+ * (the button's own "clicked" emitted); the second save goes through the action
  * the Ctrl+Shift+S accelerator is bound to.  Each waits until the saved
  * snapshot is open in the window and prints "# flight saved PATH" for the
  * test to check the file with outside tools.
@@ -19,11 +19,16 @@
 static char *last_saved; /* the path the last save step saw */
 static PlFlightDialog *dialog; /* the window's, once a step opened it */
 
-/* The dialog, opened (and made to save, when it saved before) only by
- * the step's first tick. */
+/* The dialog as the header's Save now… first opens it, or the one already
+ * made, shown, its form then filled by the step (the header's button would
+ * save from the last recorder at once). */
 static PlFlightDialog *open_dialog(PlWindow *w)
 {
-	dialog = pl_window_flight_save(w);
+	dialog = pl_window_get_flight_dialog(w);
+	if (dialog)
+		gtk_window_present(GTK_WINDOW(dialog));
+	else
+		dialog = pl_window_flight_save(w);
 	return dialog;
 }
 
@@ -91,7 +96,8 @@ PlUiStep pl_ui_script_flight_step(PlWindow *w, char **argv, guint ticks, gboolea
 			pl_flight_dialog_set_target(d, argv[1], strcmp(argv[2], "-") ? argv[2] : "");
 			if (!want_error)
 				pl_flight_dialog_set_folder(d, argv[3]);
-			gtk_widget_activate(pl_flight_dialog_get_save_button(d));
+			/* the button's own signal, as a click emits it */
+			g_signal_emit_by_name(pl_flight_dialog_get_save_button(d), "clicked");
 			return PL_UI_STEP_WAIT;
 		}
 		if (!want_error)
