@@ -4,9 +4,12 @@
 # --port (a free loopback port) --token, the app (under Xvfb, driven by
 # viewer/ui/tests/pl-ui-script-flight.c) asks for snapshots, and each file
 # is checked with outside tools against the board's own copy:
+#   connect             the Board page connects to the recorder (it takes
+#                       the recorder's one viewer slot)
 #   save_now_button     the header's Save now… dialog, its form filled and
-#                       its Save now button clicked: the snapshot opens in
-#                       the window
+#                       its Save now button clicked: the Board page's
+#                       connection is let go of, the snapshot opens in the
+#                       window
 #   save_now_samples    it holds ≥ 500 samples (4 s of a 999 Hz spin)
 #   save_now_flame      its flame graph names after_spin, what the program
 #                       spins in when it is saved
@@ -38,7 +41,7 @@ cleanup() {
 	[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
-pl_plan save_now_button save_now_samples save_now_flame save_now_shortcut flight_files \
+pl_plan connect save_now_button save_now_samples save_now_flame save_now_shortcut flight_files \
 	flight_wrong_token flight_not_recorder
 for x in "$APP" "$AGENT" "$W"; do [ -x "$x" ] || pl_fail_all "$x not built (make)"; done
 [ -f "$DRIVER" ] || pl_fail_all "$DRIVER not built (make)"
@@ -73,6 +76,7 @@ LPID=$!
 cat >"$TMP/flight.script" <<EOS
 # after_spin runs from about 6 s on
 sleep 7
+connect 127.0.0.1:$port $TOKEN
 flight-save 127.0.0.1:$port $TOKEN $TMP/saved save_now_button
 expect-samples 500 save_now_samples
 expect-flame after_spin save_now_flame
