@@ -10,6 +10,7 @@ void pl_fleet_answer_free(PlFleetAnswer *answer)
 		return;
 	g_clear_pointer(&answer->a, pl_profile_free);
 	g_clear_pointer(&answer->b, pl_profile_free);
+	g_strfreev(answer->labels);
 	g_free(answer);
 }
 
@@ -100,6 +101,8 @@ PlFleetAnswer *pl_fleet_job_run(const PlFleetAsk *ask, GError **error)
 		if (!ans->b)
 			return NULL;
 	}
+	/* a help for the next question: the answer stands without it */
+	ans->labels = pl_fleet_query_labels(ch, 300, NULL);
 	return g_steal_pointer(&ans);
 }
 

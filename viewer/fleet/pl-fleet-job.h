@@ -31,11 +31,12 @@ typedef struct {
 } PlFleetAsk;
 
 /* The answer: each side's profile (b NULL without a comparison) and its
- * samples, and where they were counted from. */
+ * samples, where they were counted from, and the labels to pick from. */
 typedef struct {
 	PlProfile *a, *b;
 	guint64 total_a, total_b;
 	PlFleetSource source;
+	char **labels; /* the store's labels, "KEY=VALUE" (NULL: could not be read) */
 } PlFleetAnswer;
 
 void pl_fleet_answer_free(PlFleetAnswer *answer);

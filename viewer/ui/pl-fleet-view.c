@@ -3,6 +3,7 @@
 #include "pl-fleet-view.h"
 
 #include <glib/gstdio.h>
+#include <string.h>
 
 #include "pl-fleet-job.h"
 
@@ -11,7 +12,7 @@ struct _PlFleetView {
 	GtkEntry *url, *credentials, *where, *against, *since;
 	GtkWidget *show_btn;
 	GtkSpinner *spinner;
-	GtkLabel *summary, *error;
+	GtkLabel *summary, *error, *labels;
 	GtkStack *pages;
 	PlFlameGraph *flame;
 	PlFunctionTable *table;
@@ -100,6 +101,63 @@ static void set_answer(PlFleetView *self, PlFleetAnswer *answer)
 		pl_diff_view_set_profiles(self->diff, answer->a, answer->b, NULL);
 }
 
+/* The store's labels as links; a click puts one into Labels. */
+static void show_labels(PlFleetView *self, char **labels)
+{
+	if (!labels || !*labels) {
+		gtk_widget_set_visible(GTK_WIDGET(self->labels), FALSE);
+		return;
+	}
+	GString *m = g_string_new("In the store (click one to pick it):");
+	for (guint i = 0; labels[i]; i++) {
+		g_autofree char *uri = g_uri_escape_string(labels[i], NULL, FALSE);
+		g_autofree char *text = g_markup_escape_text(labels[i], -1);
+		g_string_append_printf(m, "  <a href=\"label:%s\">%s</a>", uri, text);
+	}
+	gtk_label_set_markup(self->labels, m->str);
+	gtk_widget_set_visible(GTK_WIDGET(self->labels), TRUE);
+	g_string_free(m, TRUE);
+}
+
+/* "fw=2.3.1,board=x" with key's match replaced by (or added as) label */
+static char *where_with(const char *where, const char *label)
+{
+	const char *eq = strchr(label, '=');
+	g_autofree char *key = eq ? g_strndup(label, (gsize)(eq - label)) : g_strdup(label);
+	g_auto(GStrv) parts = g_strsplit(where, ",", -1);
+	GString *out = g_string_new(NULL);
+	gboolean put = FALSE;
+	for (guint i = 0; parts[i]; i++) {
+		char *p = g_strstrip(parts[i]);
+		if (!*p)
+			continue;
+		gsize n = strlen(key);
+		gboolean same = !strncmp(p, key, n) && (p[n] == '=' || (p[n] == '!' && p[n + 1] == '='));
+		g_string_append_printf(out, "%s%s", out->len ? "," : "", same ? label : p);
+		put |= same;
+	}
+	if (!put)
+		g_string_append_printf(out, "%s%s", out->len ? "," : "", label);
+	return g_string_free(out, FALSE);
+}
+
+gboolean pl_fleet_view_pick_label(PlFleetView *self, const char *label)
+{
+	if (!strchr(label, '='))
+		return FALSE;
+	g_autofree char *w = where_with(gtk_editable_get_text(GTK_EDITABLE(self->where)), label);
+	gtk_editable_set_text(GTK_EDITABLE(self->where), w);
+	return TRUE;
+}
+
+static gboolean on_label_link(GtkLabel *l, const char *uri, PlFleetView *self)
+{
+	if (!g_str_has_prefix(uri, "label:"))
+		return FALSE;
+	g_autofree char *label = g_uri_unescape_string(uri + strlen("label:"), NULL);
+	return label && pl_fleet_view_pick_label(self, label);
+}
+
 static char *side_text(const char *name, guint64 n, const char *where)
 {
 	g_autofree char *num = g_strdup_printf("%'" G_GUINT64_FORMAT, n);
@@ -136,6 +194,7 @@ static void job_done(GObject *src, GAsyncResult *res, gpointer data)
 		kept);
 	set_answer(self, answer);
 	gtk_label_set_text(self->summary, line);
+	show_labels(self, answer->labels);
 	if (self->answer->b)
 		gtk_stack_set_visible_child_name(self->pages, "diff");
 	else if (!g_strcmp0(gtk_stack_get_visible_child_name(self->pages), "diff"))
@@ -194,6 +253,15 @@ PlProfile *pl_fleet_view_get_profile(PlFleetView *self)
 	return self->answer ? self->answer->a : NULL;
 }
 GtkWidget *pl_fleet_view_get_show_button(PlFleetView *self) { return self->show_btn; }
+char **pl_fleet_view_dup_labels(PlFleetView *self)
+{
+	return g_strdupv(self->answer ? self->answer->labels : NULL);
+}
+GtkLabel *pl_fleet_view_get_labels_line(PlFleetView *self) { return self->labels; }
+const char *pl_fleet_view_get_where(PlFleetView *self)
+{
+	return gtk_editable_get_text(GTK_EDITABLE(self->where));
+}
 PlFlameGraph *pl_fleet_view_get_flame_graph(PlFleetView *self) { return self->flame; }
 PlFunctionTable *pl_fleet_view_get_function_table(PlFleetView *self) { return self->table; }
 PlDiffView *pl_fleet_view_get_diff_view(PlFleetView *self) { return self->diff; }
@@ -239,6 +307,7 @@ static void pl_fleet_view_class_init(PlFleetViewClass *klass)
 	CHILD(spinner);
 	CHILD(summary);
 	CHILD(error);
+	CHILD(labels);
 	CHILD(pages);
 	CHILD(flame);
 	CHILD(table);
@@ -247,6 +316,7 @@ static void pl_fleet_view_class_init(PlFleetViewClass *klass)
 #undef CHILD
 	gtk_widget_class_bind_template_callback(wc, on_show);
 	gtk_widget_class_bind_template_callback(wc, on_activate);
+	gtk_widget_class_bind_template_callback(wc, on_label_link);
 }
 
 static void pl_fleet_view_init(PlFleetView *self)

@@ -33,6 +33,10 @@ void pl_fleet_view_set_form(PlFleetView *self, const char *url, const char *cred
  * being answered. */
 gboolean pl_fleet_view_show(PlFleetView *self);
 
+/* What a click on one of the store's labels does: label ("KEY=VALUE")
+ * into Labels, in place of that key's match there.  FALSE: not a label. */
+gboolean pl_fleet_view_pick_label(PlFleetView *self, const char *label);
+
 /* State, for the UI tests. */
 gboolean pl_fleet_view_is_busy(PlFleetView *self);
 const char *pl_fleet_view_get_error(PlFleetView *self);
@@ -41,6 +45,11 @@ guint64 pl_fleet_view_get_total(PlFleetView *self, gboolean side_b);
 /* Side A's profile (borrowed; NULL: none shown). */
 PlProfile *pl_fleet_view_get_profile(PlFleetView *self);
 GtkWidget *pl_fleet_view_get_show_button(PlFleetView *self);
+/* The store's labels listed under the form (owned GStrv; NULL: none). */
+char **pl_fleet_view_dup_labels(PlFleetView *self);
+const char *pl_fleet_view_get_where(PlFleetView *self);
+/* The label that lists them (its links are "label:KEY=VALUE", escaped). */
+GtkLabel *pl_fleet_view_get_labels_line(PlFleetView *self);
 PlFlameGraph *pl_fleet_view_get_flame_graph(PlFleetView *self);
 PlFunctionTable *pl_fleet_view_get_function_table(PlFleetView *self);
 PlDiffView *pl_fleet_view_get_diff_view(PlFleetView *self);

@@ -12,8 +12,11 @@
 #include <stdio.h>
 #include <string.h>
 
+/* "-": the field emptied; "=": the field kept as it is */
 static const char *opt(const char *a)
 {
+	if (a && !strcmp(a, "="))
+		return NULL;
 	return a && strcmp(a, "-") ? a : "";
 }
 
@@ -23,7 +26,7 @@ PlUiStep pl_ui_script_fleet_step(PlWindow *w, char **argv, guint ticks, gboolean
 	guint argc = g_strv_length(argv);
 	PlFleetView *fv = pl_window_get_fleet_view(w);
 	if (!strcmp(cmd, "fleet-show") || !strcmp(cmd, "expect-fleet-error")) {
-		/* fleet-show URL CRED WHERE AGAINST SINCE NAME ("-": empty)
+		/* fleet-show URL CRED WHERE AGAINST SINCE NAME ("-": empty, "=": kept)
 		 * expect-fleet-error URL CRED WHERE WORD NAME */
 		gboolean want_error = !strcmp(cmd, "expect-fleet-error");
 		guint need = want_error ? 6 : 7;
@@ -67,9 +70,11 @@ PlUiStep pl_ui_script_fleet_step(PlWindow *w, char **argv, guint ticks, gboolean
 			return timed_out ? (pl_ui_script_report(name, FALSE, "no flame graph"),
 					    PL_UI_STEP_DONE)
 					 : PL_UI_STEP_WAIT;
-		printf("# fleet total-a %" G_GUINT64_FORMAT "\n# fleet total-b %" G_GUINT64_FORMAT
-		       "\n",
+		printf("# fleet total %s %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n", name,
 		       pl_fleet_view_get_total(fv, FALSE), pl_fleet_view_get_total(fv, TRUE));
+		g_auto(GStrv) labels = pl_fleet_view_dup_labels(fv);
+		g_autofree char *all = labels ? g_strjoinv(" ", labels) : NULL;
+		printf("# fleet labels %s\n", all ? all : "");
 		fflush(stdout);
 		pl_ui_script_report(name, pl_fleet_view_get_total(fv, FALSE) > 0, "no samples");
 		return PL_UI_STEP_DONE;
@@ -108,6 +113,29 @@ PlUiStep pl_ui_script_fleet_step(PlWindow *w, char **argv, guint ticks, gboolean
 		pl_ui_script_report(name, n > 0 && gtk_widget_get_mapped(GTK_WIDGET(dv)),
 				    "%u diff rows, the diff %s", n,
 				    gtk_widget_get_mapped(GTK_WIDGET(dv)) ? "shown" : "not shown");
+		return PL_UI_STEP_DONE;
+	}
+	if (!strcmp(cmd, "fleet-pick")) {
+		/* fleet-pick KEY=VALUE NAME: a click on that label's link under the
+		 * form (its "activate-link"): Labels then holds it */
+		const char *name = argc > 2 ? argv[2] : cmd;
+		g_autofree char *esc = g_uri_escape_string(argc > 1 ? argv[1] : "", NULL, FALSE);
+		g_autofree char *uri = g_strdup_printf("label:%s", esc);
+		GtkLabel *l = pl_fleet_view_get_labels_line(fv);
+		gboolean handled = FALSE;
+		if (gtk_widget_get_mapped(GTK_WIDGET(l)) &&
+		    strstr(gtk_label_get_label(l), uri))
+			g_signal_emit_by_name(l, "activate-link", uri, &handled);
+		const char *where = pl_fleet_view_get_where(fv);
+		gboolean holds = FALSE;
+		g_auto(GStrv) parts = g_strsplit(where, ",", -1);
+		for (guint i = 0; parts[i]; i++)
+			holds |= !strcmp(parts[i], argv[1] ? argv[1] : "");
+		printf("# fleet where %s\n", where);
+		fflush(stdout);
+		pl_ui_script_report(name, handled && holds,
+				    "the label's link %s; Labels says '%s'",
+				    handled ? "was followed" : "is not shown", where);
 		return PL_UI_STEP_DONE;
 	}
 	if (!strcmp(cmd, "fleet-page")) {

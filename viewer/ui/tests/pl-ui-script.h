@@ -134,8 +134,10 @@
  *   expect-flight-error HOST:PORT TOKEN WORD NAME   Save now fails, the dialog says WORD
  *   flight-dialog-shot FILE        PNG of the Save now dialog
  * The Fleet page (pl-ui-script-fleet.c; "-" for an empty field):
- *   fleet-show URL CRED WHERE AGAINST SINCE NAME   the form filled, Show clicked,
- *                                  the answer shown ("# fleet total-a|total-b N")
+ *   fleet-show URL CRED WHERE AGAINST SINCE NAME   the form filled ("=": a field kept),
+ *                                  Show clicked, the answer shown ("# fleet total NAME A B",
+ *                                  "# fleet labels KEY=VALUE…")
+ *   fleet-pick KEY=VALUE NAME      a click on that label's link: Labels holds it
  *   expect-fleet-error URL CRED WHERE WORD NAME    Show fails, the page says WORD
  *   fleet-dump NAME                "# fleet-row SELF TOTAL<TAB>FUNCTION<TAB>MODULE"
  *   fleet-diff-dump NAME           "# fleet-diff DELTA<TAB>LABEL", the diff shown

@@ -10,8 +10,14 @@
 #   fleet_rows_a        its Functions page has rows
 #   fleet_compare       fw=2.3.0 compared with fw=2.3.1: answered
 #   fleet_diff_rows     the diff is shown and has rows
-#   fleet_totals        the page's totals of A and B equal the totals of
-#                       fleet report --where fw=2.3.0 and fw=2.3.1
+#   fleet_pick          a click on "fw=2.3.1" among the store's labels
+#                       listed under the form puts it into Labels
+#   fleet_picked        Show again: the page answers for fw=2.3.1
+#   fleet_totals        the page's totals of A and B (each Show) equal the
+#                       totals of fleet report --where fw=2.3.0 and fw=2.3.1
+#   fleet_labels        the labels the page lists are the stored samples'
+#                       (ClickHouse asked with curl: every KEY=VALUE in
+#                       perflens_samples)
 #   fleet_functions     every function's self samples on the Functions page
 #                       equal fleet report's (name, module and count, both
 #                       ways)
@@ -31,8 +37,8 @@ DRIVER=$B/test/perflens-ui-script.so
 fleet_begin uifleet
 SHOTS=${PL_UI_SCREENSHOTS:-$TMP/shots}
 
-pl_plan fleet_show fleet_rows_a fleet_compare fleet_diff_rows fleet_totals fleet_functions \
-	fleet_diff fleet_bad_labels fleet_store_down
+pl_plan fleet_show fleet_rows_a fleet_compare fleet_diff_rows fleet_pick fleet_picked \
+	fleet_totals fleet_labels fleet_functions fleet_diff fleet_bad_labels fleet_store_down
 missing=""
 for x in "$AGENT" "$PERFLENS" "$BURN"; do [ -x "$x" ] || missing="$x not built (make)"; done
 [ -f "$DRIVER" ] || missing="$DRIVER not built (make)"
@@ -64,6 +70,8 @@ fleet() { "$PERFLENS" fleet "$@" --clickhouse "$URL" --clickhouse-credentials "$
 fleet report --where fw=2.3.0 --top 0 >"$TMP/rep-a" 2>&1 || pl_fail_all "fleet report: $(head -c 300 "$TMP/rep-a")"
 fleet report --where fw=2.3.1 --top 0 >"$TMP/rep-b" 2>&1 || pl_fail_all "fleet report: $(head -c 300 "$TMP/rep-b")"
 fleet diff --where fw=2.3.0 --against fw=2.3.1 --top 0 >"$TMP/diff" 2>&1 || pl_fail_all "fleet diff: $(head -c 300 "$TMP/diff")"
+sql "SELECT DISTINCT concat(k, '=', v) AS l FROM perflens_samples ARRAY JOIN labels.key AS k, labels.value AS v ORDER BY l" >"$TMP/labels" ||
+	pl_fail_all "ClickHouse did not list the labels"
 
 export XDG_CONFIG_HOME=$TMP/config XDG_DATA_HOME=$TMP/data XDG_CACHE_HOME=$TMP/cache
 export GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1 GSK_RENDERER=${GSK_RENDERER:-cairo}
@@ -79,6 +87,8 @@ screenshot $SHOTS/fleet-functions.png
 fleet-show $URL $CRED fw=2.3.0 fw=2.3.1 - fleet_compare
 fleet-diff-dump fleet_diff_rows
 screenshot $SHOTS/fleet-diff.png
+fleet-pick fw=2.3.1 fleet_pick
+fleet-show = = = - - fleet_picked
 expect-fleet-error $URL $CRED fw= value fleet_bad_labels
 expect-fleet-error http://127.0.0.1:1 $CRED fw=2.3.0 answer fleet_store_down
 screenshot $SHOTS/fleet-error.png
@@ -90,24 +100,31 @@ pl_no_display "$TMP/app.err"
 if grep -qaE 'ERROR: AddressSanitizer|runtime error:' "$TMP/app.err"; then
 	pl_fail_all "exit $rc: $(grep -aE -m1 -A14 'ERROR: |runtime error:' "$TMP/app.err" | tr '\n' '|' | head -c 1500)"
 fi
-grep -aE '^# fleet (total|error)' "$TMP/app.out"
+grep -aE '^# fleet (total|error|where)' "$TMP/app.out"
 pl_relay "$TMP/app.out"
 
 # ─── the page against fleet report and fleet diff ────────────────────
-python3 - "$TMP/app.out" "$TMP/rep-a" "$TMP/rep-b" "$TMP/diff" >"$TMP/cmp" <<'PY'
+python3 - "$TMP/app.out" "$TMP/rep-a" "$TMP/rep-b" "$TMP/diff" "$TMP/labels" >"$TMP/cmp" <<'PY'
 import re, sys
 out = open(sys.argv[1], errors='replace').read().split('\n')
 def total(path):
     m = re.search(r'^Fleet: (\d+) samples', open(path).read(), re.M)
     return int(m.group(1)) if m else None
 ta, tb = total(sys.argv[2]), total(sys.argv[3])
-totals = [int(l.split()[-1]) for l in out if l.startswith('# fleet total-')]
-# fleet-show twice: (A), then (A, B)
+totals = {l.split()[3]: (int(l.split()[4]), int(l.split()[5]))
+          for l in out if l.startswith('# fleet total ')}
+want_t = {'fleet_show': (ta, 0), 'fleet_compare': (ta, tb), 'fleet_picked': (tb, 0)}
 res = {}
-if len(totals) == 4 and totals[0] == ta and totals[2] == ta and totals[3] == tb and ta:
+if totals == want_t and ta and tb:
     res['fleet_totals'] = 'ok'
 else:
-    res['fleet_totals'] = 'the page says %s, fleet report A %s B %s' % (totals, ta, tb)
+    res['fleet_totals'] = 'the page says %s, fleet report says %s' % (totals, want_t)
+shown = [l[len('# fleet labels '):].split() for l in out if l.startswith('# fleet labels')]
+stored = open(sys.argv[5]).read().split()
+if shown and shown[0] == stored and 'fw=2.3.1' in stored and 'board=b2' in stored:
+    res['fleet_labels'] = 'ok'
+else:
+    res['fleet_labels'] = 'the page lists %s, the samples hold %s' % (shown[:1], stored)
 row = re.compile(r'^\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+(.*?)\s{2,}(\S+)$')
 want = {}
 for line in open(sys.argv[2]).read().split('Top functions by self', 1)[-1].split('\n')[2:]:
@@ -150,7 +167,7 @@ else:
 for k, v in res.items():
     print('%s %s' % (k, v))
 PY
-for c in fleet_totals fleet_functions fleet_diff; do
+for c in fleet_totals fleet_labels fleet_functions fleet_diff; do
 	line=$(grep "^$c " "$TMP/cmp")
 	why=${line#"$c "}
 	if [ "$why" = ok ]; then ok $c; else fail $c "${why:-no comparison: $(tail -c 300 "$TMP/cmp")}"; fi
