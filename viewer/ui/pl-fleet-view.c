@@ -206,9 +206,14 @@ gboolean pl_fleet_view_show(PlFleetView *self)
 	if (self->busy)
 		return FALSE;
 	show_error(self, NULL);
+	/* a path typed as a shell would take it */
+	const char *cred = gtk_editable_get_text(GTK_EDITABLE(self->credentials));
+	g_autofree char *home_cred = g_str_has_prefix(cred, "~/")
+					     ? g_build_filename(g_get_home_dir(), cred + 2, NULL)
+					     : NULL;
 	PlFleetAsk ask = {
 		.url = gtk_editable_get_text(GTK_EDITABLE(self->url)),
-		.credentials = gtk_editable_get_text(GTK_EDITABLE(self->credentials)),
+		.credentials = home_cred ? home_cred : cred,
 		.where = gtk_editable_get_text(GTK_EDITABLE(self->where)),
 		.against = gtk_editable_get_text(GTK_EDITABLE(self->against)),
 		.since = gtk_editable_get_text(GTK_EDITABLE(self->since)),
