@@ -35,8 +35,12 @@ DRIVER=$B/test/perflens-ui-script.so
 TMP=$(mktemp -d /tmp/plv-flight-XXXXXX)
 SHOTS=${PL_UI_SCREENSHOTS:-$TMP/shots}
 FPID= LPID=
+# glitch's pid, from its EXPECT file
+glitch_pid() { awk '$1 == "pid" { print $2; exit }' "$TMP/expect" 2>/dev/null; }
 cleanup() {
 	for p in $FPID $LPID; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	g=$(glitch_pid)
+	[ -z "$g" ] || kill "$g" 2>/dev/null
 	pl_unreported
 	[ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
@@ -54,10 +58,11 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 mkdir -p "$SHOTS"
 
 # the flight recorder: glitch spins 1.5 s, sleeps 3 s, bursts, then spins in
-# after_spin for 60 s (ended once the app is done)
+# after_spin (up to 10 minutes: a loaded machine may take a minute to start
+# the app; ended once the app is done)
 S=$TMP/board TOKEN=ui-flight-$RANDOM-0123456789abcdef
-"$AGENT" --flight 4 --port 0 --bind 127.0.0.1 --token "$TOKEN" --snapshot-dir "$S" -F 999 \
-	--callgraph fp -- "$W" "$TMP/expect" 3000 300 0 1500 60000 >"$TMP/flight.log" 2>&1 &
+"$AGENT" --flight 4 --before 4 --port 0 --bind 127.0.0.1 --token "$TOKEN" --snapshot-dir "$S" -F 999 \
+	--callgraph fp -- "$W" "$TMP/expect" 3000 300 0 1500 600000 >"$TMP/flight.log" 2>&1 &
 FPID=$!
 port=
 for _ in $(seq 100); do
@@ -99,6 +104,8 @@ pl_relay "$TMP/app.out"
 kill -TERM $FPID 2>/dev/null
 wait $FPID
 FPID=
+g=$(glitch_pid)
+[ -z "$g" ] || kill "$g" 2>/dev/null
 
 # ─── the files, against the board's ───────────────────────────────────
 why=""
