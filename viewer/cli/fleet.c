@@ -212,7 +212,7 @@ static int export_profile(GPtrArray *stacks, const char *format, const char *eve
 			  const char *where, const char *output)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(PlProfile) p = pl_fleet_profile_new(stacks, event, PL_FLEET_PROFILE_MAX_SAMPLES,
+	g_autoptr(PlProfile) p = pl_fleet_profile_new(stacks, event, NULL, PL_FLEET_PROFILE_MAX_SAMPLES,
 						      &error);
 	if (!p) {
 		pl_cli_fail("fleet export: %s", error->message);

@@ -66,7 +66,9 @@ static PlProfile *side(PlClickhouse *ch, PlFleetSource source, const char *where
 			    since_s ? " in that time range" : "", field);
 		return NULL;
 	}
-	return pl_fleet_profile_new(stacks, empty(event) ? NULL : event,
+	g_autofree char *name = empty(where) ? g_strdup("the fleet (every label)")
+					      : g_strdup_printf("the fleet where %s", where);
+	return pl_fleet_profile_new(stacks, empty(event) ? NULL : event, name,
 				    PL_FLEET_PROFILE_MAX_SAMPLES, error);
 }
 

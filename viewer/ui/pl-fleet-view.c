@@ -22,6 +22,7 @@ struct _PlFleetView {
 	PlFleetAnswer *answer; /* what is shown */
 	PlAggregate *agg;      /* side A's, for the flame graph and the table */
 	char *last_error;
+	char *shown_line; /* the summary of the answer shown (kept while asking) */
 	gboolean busy;
 	guint generation; /* a newer question makes an older answer stale */
 };
@@ -89,7 +90,10 @@ static void set_answer(PlFleetView *self, PlFleetAnswer *answer)
 	g_clear_pointer(&self->agg, pl_aggregate_free);
 	g_clear_pointer(&self->answer, pl_fleet_answer_free);
 	self->answer = answer;
-	gtk_widget_set_visible(self->diff_page, answer && answer->b);
+	/* no Diff tab without a comparison: the page and its child both */
+	gboolean diff = answer && answer->b;
+	gtk_widget_set_visible(self->diff_page, diff);
+	gtk_stack_page_set_visible(gtk_stack_get_page(self->pages, self->diff_page), diff);
 	if (!answer) {
 		gtk_label_set_text(self->summary, "");
 		return;
@@ -178,6 +182,11 @@ static void job_done(GObject *src, GAsyncResult *res, gpointer data)
 	set_busy(self, FALSE);
 	if (!answer) {
 		show_error(self, error->message);
+		/* what is still shown is the last answer: its line says which */
+		gtk_label_set_text(self->summary, self->shown_line
+							  ? self->shown_line
+							  : "Nothing shown yet: correct what the line below "
+							    "says, then Show.");
 		return;
 	}
 	const char *kept = save_store(self);
@@ -194,6 +203,8 @@ static void job_done(GObject *src, GAsyncResult *res, gpointer data)
 		kept);
 	set_answer(self, answer);
 	gtk_label_set_text(self->summary, line);
+	g_free(self->shown_line);
+	self->shown_line = g_strdup(line);
 	show_labels(self, answer->labels);
 	if (self->answer->b)
 		gtk_stack_set_visible_child_name(self->pages, "diff");
@@ -290,6 +301,7 @@ static void pl_fleet_view_finalize(GObject *obj)
 {
 	PlFleetView *self = PL_FLEET_VIEW(obj);
 	g_free(self->last_error);
+	g_free(self->shown_line);
 	G_OBJECT_CLASS(pl_fleet_view_parent_class)->finalize(obj);
 }
 
@@ -328,6 +340,7 @@ static void pl_fleet_view_init(PlFleetView *self)
 {
 	gtk_widget_init_template(GTK_WIDGET(self));
 	gtk_widget_set_visible(self->diff_page, FALSE);
+	gtk_stack_page_set_visible(gtk_stack_get_page(self->pages, self->diff_page), FALSE);
 	load_store(self);
 }
 
