@@ -27,6 +27,7 @@ pkgs=(
 	clickhouse-server              # the fleet store: started by the tests and `make clickhouse` as a user process on loopback (ci/clickhouse/), never the system service
 	libcurl4-openssl-dev curl      # the fleet store's HTTP client (libcurl); curl: ci/clickhouse/server.sh's readiness check, the unauthenticated-request test
 	bzip2                          # a real program the fleet store's test records
+	time                           # /usr/bin/time: the findings test's page-fault oracle (its minor + major fault counts)
 )
 
 # Everything the whole run needs is installed here, before any build or

@@ -22,7 +22,9 @@ static const char *const formats_help =
 	"Output format: collapsed (flamegraph.pl), pprof (.pb.gz for go tool pprof), "
 	"svg (flame graph), speedscope (JSON), perf-data (perf report), plens-symbolized "
 	"(a self-contained session: symbols, inline frames, lines, and the source and "
-	"disassembly of the hottest functions embedded, for a machine without the files)";
+	"disassembly of the hottest functions embedded, for a machine without the files), "
+	"irq-csv (interrupt time per IRQ, softirq vector and CPU), block-csv (block "
+	"requests with latency and issuing stack)";
 
 int pl_cli_export(int argc, char **argv)
 {

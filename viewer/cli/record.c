@@ -13,6 +13,8 @@
 #include "pl-client.h"
 #include "pl-live-session.h"
 #include "pl-ssh.h"
+#include "pl-block-io.h"
+#include "pl-irq.h"
 #include "pl-syscalls.h"
 
 /* While the recording runs: what ends it from this side. */
@@ -104,6 +106,7 @@ int pl_cli_record(int argc, char **argv)
 	gint pid = 0, frequency = 0, stack_size = 0, timeout_s = 10;
 	gdouble duration = 0;
 	gboolean all = FALSE, switches = FALSE, counters = FALSE, quiet = FALSE, markers = FALSE;
+	gboolean irq = FALSE, block = FALSE;
 	const GOptionEntry entries[] = {
 		{ "token", 't', 0, G_OPTION_ARG_STRING, &token,
 		  "The agent's token (default $PERFLENS_TOKEN)", "T" },
@@ -130,6 +133,14 @@ int pl_cli_record(int argc, char **argv)
 		  "keep those slower than --slower-than, with their stacks", "LIST" },
 		{ "slower-than", 0, 0, G_OPTION_ARG_STRING, &slower,
 		  "With --syscalls: the threshold (default 1ms; 250us, 2s)", "DUR" },
+		{ "irq", 0, 0, G_OPTION_ARG_NONE, &irq,
+		  "Also record interrupt handlers and softirqs per CPU (irq:irq_handler_entry/exit, "
+		  "irq:softirq_entry/exit; with --all for the whole board): report --irq",
+		  NULL },
+		{ "block", 0, 0, G_OPTION_ARG_NONE, &block,
+		  "Also record block I/O requests from issue to completion with the issuing stack "
+		  "(block:block_rq_issue/complete): report --block",
+		  NULL },
 		{ "switch", 0, 0, G_OPTION_ARG_NONE, &switches,
 		  "Also sample context switches with stacks (off-CPU)", NULL },
 		{ "counters", 0, 0, G_OPTION_ARG_NONE, &counters, "Also count perf-stat events",
@@ -191,9 +202,11 @@ int pl_cli_record(int argc, char **argv)
 		pl_cli_fail("record: %s", error->message);
 		goto out;
 	}
-	if ((events ? g_strv_length(events) : 0) + (markers != 0) + (syscalls != NULL) >
+	if ((events ? g_strv_length(events) : 0) + (markers != 0) + (syscalls != NULL) +
+		    (irq ? g_strv_length((char **)pl_irq_tracepoints) : 0) +
+		    (block ? g_strv_length((char **)pl_block_io_tracepoints) : 0) >
 	    PL_MAX_EVENTS) {
-		pl_cli_fail("record: at most %u --event", PL_MAX_EVENTS);
+		pl_cli_fail("record: at most %u --event (--irq counts 4, --block 2)", PL_MAX_EVENTS);
 		goto out;
 	}
 	guint8 cg = parse_callgraph(callgraph);
@@ -280,6 +293,10 @@ int pl_cli_record(int argc, char **argv)
 		s->events[s->nevents++] = pl_str_c("markers");
 	if (sys_spec)
 		s->events[s->nevents++] = pl_str_c(sys_spec);
+	for (guint i = 0; irq && pl_irq_tracepoints[i]; i++)
+		s->events[s->nevents++] = pl_str_c(pl_irq_tracepoints[i]);
+	for (guint i = 0; block && pl_block_io_tracepoints[i]; i++)
+		s->events[s->nevents++] = pl_str_c(pl_block_io_tracepoints[i]);
 	s->frequency = (guint32)frequency;
 	s->callgraph = cg;
 	s->stack_size = (guint32)stack_size;
@@ -294,11 +311,25 @@ int pl_cli_record(int argc, char **argv)
 		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
 			advice = pl_ssh_perf_advice(pl_live_session_get_client(session), -EACCES,
 						    all);
-		pl_cli_fail("%s", advice ? advice : error->message);
+		const char *why = advice ? advice : error->message;
+		if (!advice && irq && strstr(why, "irq:"))
+			pl_cli_fail("%s (--irq needs the board's irq tracepoints: a kernel with "
+				    "CONFIG_TRACEPOINTS, tracefs readable by the agent; or record "
+				    "without --irq)", why);
+		else if (!advice && block && strstr(why, "block:"))
+			pl_cli_fail("%s (--block needs the board's block tracepoints: a kernel with "
+				    "CONFIG_BLOCK and CONFIG_TRACEPOINTS, tracefs readable by the "
+				    "agent; or record without --block)", why);
+		else
+			pl_cli_fail("%s", why);
 		goto out;
 	}
 	if (!quiet)
 		fprintf(stderr, "perflens: recording to %s (Ctrl-C to stop)\n", path);
+	if (!quiet && irq && !all)
+		fprintf(stderr, "perflens: note: without --all, --irq sees only the interrupts "
+				"that hit the target's threads (the tracepoints are opened per "
+				"thread); --all records every CPU's\n");
 
 	sources[0] = g_unix_signal_add(SIGINT, on_stop, &rec);
 	sources[1] = g_unix_signal_add(SIGTERM, on_stop, &rec);

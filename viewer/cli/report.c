@@ -22,7 +22,7 @@ typedef struct {
 	char **fail_if;
 	gboolean lines;
 	gboolean invert;
-	gboolean markers, tracepoints, syscalls;
+	gboolean markers, tracepoints, syscalls, irq, block;
 	gboolean findings;
 	char **fail_on;
 	char **pairs;
@@ -659,6 +659,12 @@ int pl_cli_report(int argc, char **argv)
 		  "Only the slow system calls (--syscalls recordings): by call, by call site, "
 		  "a latency histogram and the slowest with their stacks (--top N of them)",
 		  NULL },
+		{ "irq", 0, 0, G_OPTION_ARG_NONE, &a.irq,
+		  "Only the interrupt time (--irq recordings): per IRQ handler and softirq "
+		  "vector, counts per CPU, share of the recording", NULL },
+		{ "block", 0, 0, G_OPTION_ARG_NONE, &a.block,
+		  "Only the block I/O (--block recordings): per device requests, bytes, "
+		  "latency percentiles, the slowest with their stacks (--top N of them)", NULL },
 		{ "findings", 0, 0, G_OPTION_ARG_NONE, &a.findings,
 		  "Only the findings: what the rules see as unusual (lost samples, a thread "
 		  "that held a CPU, off-CPU time by reason, runqueue latency, stacks that "
@@ -751,7 +757,7 @@ int pl_cli_report(int argc, char **argv)
 		rc = pl_report_findings(p, TRUE, fail_on);
 		goto out;
 	}
-	if (a.markers || a.tracepoints || a.syscalls) {
+	if (a.markers || a.tracepoints || a.syscalls || a.irq || a.block) {
 		/* events, not samples: these sections stand alone */
 		printf("%s\n", argv[1]);
 		if (a.markers && !pl_report_print_markers(p, a.pairs))
@@ -760,6 +766,10 @@ int pl_cli_report(int argc, char **argv)
 			pl_report_print_tracepoints(p);
 		if (a.syscalls)
 			pl_report_print_syscalls(p, a.top > 0 ? (guint)a.top : 10);
+		if (a.irq)
+			pl_report_print_irq(p);
+		if (a.block)
+			pl_report_print_block(p, (guint)a.top);
 		rc = pl_report_findings(p, FALSE, fail_on);
 		goto out;
 	}

@@ -37,6 +37,11 @@ void pl_report_print_tracepoints(PlProfile *p);
 /* report-syscalls.c: the slow system calls; top: rows of the long lists */
 void pl_report_print_syscalls(PlProfile *p, guint top);
 
+/* report-irq.c: hardirq and softirq time per handler, vector and CPU */
+void pl_report_print_irq(PlProfile *p);
+/* report-block.c: block requests per device; the top slowest with stacks */
+void pl_report_print_block(PlProfile *p, guint top);
+
 /* report-findings.c: --fail-on RULE[,RULE] read into ids (new strings,
  * the array frees them); FALSE (exit 2, the rules listed) for an unknown
  * rule.  Then the findings over the whole recording: printed when print,

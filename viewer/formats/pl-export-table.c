@@ -60,6 +60,18 @@ static gboolean write_self_contained(const PlExportInput *in, const char *path, 
 	return pl_export_self_contained(in->in, path, in->load, in->top, in->stats, error);
 }
 
+static gboolean write_irq_csv(const PlExportInput *in, const char *path, FILE *fp,
+			      GError **error)
+{
+	return pl_export_irq_csv(in->profile, fp, error);
+}
+
+static gboolean write_block_csv(const PlExportInput *in, const char *path, FILE *fp,
+				GError **error)
+{
+	return pl_export_block_csv(in->profile, fp, error);
+}
+
 /* ─── the table ────────────────────────────────────────────────────── */
 
 /* The order is the order of the messages and of the Export dialog. */
@@ -79,6 +91,12 @@ static const PlExporter formats[] = {
 	  "Self-contained session (names, sources and disassembly inside, for a machine "
 	  "without the binaries)",
 	  "FILE.plens", PL_EXPORT_NEEDS_SYMBOLS | PL_EXPORT_NEEDS_FILE, write_self_contained },
+	{ "irq-csv", ".irq.csv", { NULL },
+	  "Interrupt time per IRQ, softirq vector and CPU (CSV; --irq recordings)", NULL,
+	  PL_EXPORT_NEEDS_PROFILE, write_irq_csv },
+	{ "block-csv", ".block.csv", { NULL },
+	  "Block I/O requests with latency and issuing stack (CSV; --block recordings)", NULL,
+	  PL_EXPORT_NEEDS_PROFILE, write_block_csv },
 };
 
 guint pl_export_n_formats(void)

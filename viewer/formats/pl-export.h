@@ -9,6 +9,8 @@
  *   speedscope  speedscope's JSON file format: one "sampled" profile per
  *               thread, frames shared
  *   perf-data   the capture's messages as a perf.data for perf report
+ *   irq-csv     interrupt time per source and CPU (pl-irq.h) as CSV
+ *   block-csv   every block request with its issuing stack (pl-block-io.h)
  *
  * Which of them a caller may choose, and how each is written, is the table
  * (pl-export-table.h); the self-contained session is its own file
@@ -54,6 +56,13 @@ gboolean pl_export_speedscope(PlProfile *p, const PlFilter *filter, const PlStac
  * FALSE with the reader's error, and no file is left. */
 gboolean pl_export_perf_data(const char *in, const char *path, GCancellable *cancel,
 			     PlCaptureInfo *info, GError **error);
+
+/* The kernel's side as CSV tables (pl-export-kernel-csv.c): a header line
+ * and the rows; a recording without the tracepoints gives the header
+ * alone.  The filter does not apply: interrupts and requests are the
+ * board's, not a thread's. */
+gboolean pl_export_irq_csv(PlProfile *p, FILE *out, GError **error);
+gboolean pl_export_block_csv(PlProfile *p, FILE *out, GError **error);
 
 G_END_DECLS
 

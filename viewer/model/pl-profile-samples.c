@@ -346,7 +346,7 @@ static void ingest_trace(PlProfile *self, PlEvent *ev, const struct pl_msg_sampl
 	ev->samples++;
 	pl_profile_thread_get(self, s->pid, s->tid);
 	PlTraceEvent e = { s->time, s->pid, s->tid, s->event, sample_stack(self, s, &scratch),
-			   self->trace_raw->len, raw_len, marker };
+			   self->trace_raw->len, raw_len, marker, s->cpu };
 	g_byte_array_append(self->trace_raw, raw, raw_len);
 	g_array_append_val(self->trace_events, e);
 }

@@ -30,6 +30,7 @@ typedef struct {
 	guint32 stack;  /* address-trie leaf, as PlSample.stack */
 	guint32 raw_off, raw_len; /* into the profile's payload store */
 	gboolean marker; /* a "markers" event: the payload is the line's text */
+	guint32 cpu;     /* where it fired (per-CPU pairing: interrupts) */
 } PlTraceEvent;
 
 /* In ingestion order (time order, past the reorder window). */

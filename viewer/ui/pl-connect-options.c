@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "pl-block-io.h"
+#include "pl-irq.h"
 #include "pl-syscalls.h"
 
 typedef struct {
@@ -30,6 +32,7 @@ struct _PlConnectOptions {
 	GtkStringList *event_list;
 	GtkSpinButton *freq, *stack;
 	GtkEntry *syscalls, *slower;
+	GtkCheckButton *irq, *block;
 	GtkLabel *probe_notes;
 
 	GPtrArray *probe_events; /* ProbeEvent* */
@@ -178,6 +181,13 @@ gboolean pl_connect_options_fill_start(PlConnectOptions *self, const PlAgentInfo
 			return FALSE;
 		s->events[s->nevents++] = pl_str_c(self->sys_spec);
 	}
+	/* the kernel's own tracepoints: interrupts, block requests */
+	if (gtk_check_button_get_active(self->irq))
+		for (guint i = 0; pl_irq_tracepoints[i] && s->nevents < PL_MAX_EVENTS; i++)
+			s->events[s->nevents++] = pl_str_c(pl_irq_tracepoints[i]);
+	if (gtk_check_button_get_active(self->block))
+		for (guint i = 0; pl_block_io_tracepoints[i] && s->nevents < PL_MAX_EVENTS; i++)
+			s->events[s->nevents++] = pl_str_c(pl_block_io_tracepoints[i]);
 	s->frequency = (guint32)gtk_spin_button_get_value_as_int(self->freq);
 	static const guint8 cgs[] = { PL_CG_AUTO, PL_CG_FP, PL_CG_DWARF, PL_CG_LBR, PL_CG_NONE };
 	guint cgi = gtk_drop_down_get_selected(self->callgraph);
@@ -249,6 +259,8 @@ static void pl_connect_options_class_init(PlConnectOptionsClass *klass)
 	CHILD(stack);
 	CHILD(syscalls);
 	CHILD(slower);
+	CHILD(irq);
+	CHILD(block);
 	CHILD(probe_notes);
 #undef CHILD
 	gtk_widget_class_bind_template_callback(wc, on_freq_changed);

@@ -14,6 +14,8 @@
 #include "pl-coverage-view.h"
 #include "pl-diff-controller.h"
 #include "pl-health-view.h"
+#include "pl-irq-view.h"
+#include "pl-block-view.h"
 #include "pl-heatmap-view.h"
 #include "pl-flame-chart.h"
 #include "pl-fleet-view.h"
@@ -52,6 +54,8 @@ struct _PlWindow {
 	PlHeatmapView *heatmap;
 	PlHealthView *health;
 	PlIoView *io; /* slow system calls; hidden without */
+	PlIrqView *irq;     /* interrupts; hidden without */
+	PlBlockView *block; /* block requests; hidden without */
 	PlDiffView *diff_view;
 	PlCoverageView *coverage;
 	PlLiveBar *live_bar;
@@ -622,6 +626,8 @@ PlDiffView *pl_window_get_diff_view(PlWindow *self) { return self->diff_view; }
 PlHealthView *pl_window_get_health_view(PlWindow *self) { return self->health; }
 PlHeatmapView *pl_window_get_heatmap_view(PlWindow *self) { return self->heatmap; }
 PlIoView *pl_window_get_io_view(PlWindow *self) { return self->io; }
+PlIrqView *pl_window_get_irq_view(PlWindow *self) { return self->irq; }
+PlBlockView *pl_window_get_block_view(PlWindow *self) { return self->block; }
 PlViewState *pl_window_get_view_state(PlWindow *self)
 {
 	return pl_profile_session_get_view_state(self->session);
@@ -774,6 +780,8 @@ static void pl_window_class_init(PlWindowClass *klass)
 	g_type_ensure(PL_TYPE_COUNTERS_VIEW);
 	g_type_ensure(PL_TYPE_HEATMAP_VIEW);
 	g_type_ensure(PL_TYPE_HEALTH_VIEW);
+	g_type_ensure(PL_TYPE_IRQ_VIEW);
+	g_type_ensure(PL_TYPE_BLOCK_VIEW);
 	g_type_ensure(PL_TYPE_IO_VIEW);
 	g_type_ensure(PL_TYPE_DIFF_VIEW);
 	g_type_ensure(PL_TYPE_COVERAGE_VIEW);
@@ -798,6 +806,8 @@ static void pl_window_class_init(PlWindowClass *klass)
 	CHILD(heatmap);
 	CHILD(health);
 	CHILD(io);
+	CHILD(irq);
+	CHILD(block);
 	CHILD(diff_view);
 	CHILD(coverage);
 	CHILD(live_bar);
@@ -852,6 +862,8 @@ static void pl_window_init(PlWindow *self)
 	self->tx_bar = pl_transform_bar_new(state);
 	gtk_box_prepend(GTK_BOX(self->views_box), self->tx_bar);
 	pl_io_view_set_profile(self->io, NULL); /* hidden until a session has slow calls */
+	pl_irq_view_set_profile(self->irq, NULL);
+	pl_block_view_set_profile(self->block, NULL);
 	self->diff = pl_diff_controller_new(self->diff_view);
 	pl_diff_controller_set_view_state(self->diff, state);
 	g_signal_connect(self->diff, "status", G_CALLBACK(on_diff_status), self);
@@ -867,6 +879,8 @@ static void pl_window_init(PlWindow *self)
 	pl_health_view_set_session(self->health, self->session);
 	pl_heatmap_view_set_session(self->heatmap, self->session);
 	pl_io_view_set_session(self->io, self->session);
+	pl_irq_view_set_session(self->irq, self->session);
+	pl_block_view_set_session(self->block, self->session);
 	pl_coverage_view_set_session(self->coverage, self->session);
 	pl_live_bar_set_session(self->live_bar, self->session);
 	g_object_bind_property(self->session, "search", self->search, "text",

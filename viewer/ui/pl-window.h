@@ -26,6 +26,8 @@
 #include "pl-health-view.h"
 #include "pl-heatmap-view.h"
 #include "pl-io-view.h"
+#include "pl-irq-view.h"
+#include "pl-block-view.h"
 #include "pl-target-dialog.h"
 #include "pl-flame-chart.h"
 #include "pl-flame-graph.h"
@@ -95,6 +97,9 @@ PlIoView *pl_window_get_io_view(PlWindow *self);
 PlFleetView *pl_window_get_fleet_view(PlWindow *self);
 /* The Save now dialog, NULL until first asked for. */
 PlFlightDialog *pl_window_get_flight_dialog(PlWindow *self);
+/* The Interrupts and Block I/O pages (pl-irq-view.h, pl-block-view.h). */
+PlIrqView *pl_window_get_irq_view(PlWindow *self);
+PlBlockView *pl_window_get_block_view(PlWindow *self);
 PlViewState *pl_window_get_view_state(PlWindow *self);
 PlTransformBar *pl_window_get_transform_bar(PlWindow *self);
 PlFlameChart *pl_window_get_flame_chart(PlWindow *self);

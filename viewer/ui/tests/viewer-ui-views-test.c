@@ -8,6 +8,9 @@
  *   VIEWS_BURN   the burn ELF of VIEWS_BASE (nm gives hot_leaf's range)
  *   PL_UI_SCREENSHOTS  where PNGs go (light and dark)
  *
+ * irq_block_pages uses hand-made messages (the irq and block tracepoints'
+ * formats and payloads) instead of a capture.
+ *
  * Every check reads what the widget shows through its API and compares it
  * with the model computed independently here (aggregates, nm). */
 #include <gtk/gtk.h>
@@ -19,6 +22,8 @@
 #include "pl-diff-view.h"
 #include "pl-flame-graph.h"
 #include "pl-health-view.h"
+#include "pl-irq-view.h"
+#include "pl-block-view.h"
 #include "pl-pair-button.h"
 #include "pl-profile.h"
 #include "pl-source-view.h"
@@ -723,6 +728,109 @@ static void flame_roots_in_view(void)
 	settle();
 }
 
+/* ─── the Interrupts and Block I/O pages, on hand-made messages ─────── */
+
+static void trace_format(PlProfile *p, guint32 index, const char *text)
+{
+	struct pl_msg m = { .type = PL_MSG_FILE_CHUNK };
+	m.u.chunk.kind = PL_CHUNK_TRACE_FORMAT;
+	m.u.chunk.pid = index;
+	m.u.chunk.len = (guint32)strlen(text);
+	m.u.chunk.total = m.u.chunk.len;
+	m.u.chunk.data = (const guint8 *)text;
+	ingest(p, &m);
+}
+
+static void trace_hit(PlProfile *p, guint32 event, guint64 t, guint32 cpu, const guint8 *raw,
+		      guint32 len)
+{
+	static struct pl_msg m;
+	memset(&m, 0, sizeof(m));
+	m.type = PL_MSG_SAMPLE;
+	m.u.sample.event = event;
+	m.u.sample.pid = m.u.sample.tid = 100;
+	m.u.sample.time = t;
+	m.u.sample.cpu = cpu;
+	m.u.sample.period = 1;
+	m.u.sample.raw = raw;
+	m.u.sample.raw_size = len;
+	ingest(p, &m);
+}
+
+/* The pages show themselves with the tracepoints and hide without them;
+ * what they show is the model's: 3 NET_RX runs of 40 µs on CPU 1, 2 loop
+ * writes of 64 KiB taking 1 and 3 ms. */
+static void irq_block_pages(void)
+{
+	setup();
+	static const char soft_fmt[] =
+		"name: softirq_entry\nID: 1\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n";
+	static const char blk_fmt[] =
+		"name: block_rq_issue\nID: 2\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+		"\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;\n"
+		"\tfield:unsigned int bytes;\toffset:28;\tsize:4;\tsigned:0;\n"
+		"\tfield:char rwbs[10];\toffset:34;\tsize:10;\tsigned:0;\n";
+	g_autoptr(PlProfile) p = pl_profile_new(NULL);
+	const char *names[] = { "irq:softirq_entry", "irq:softirq_exit", "block:block_rq_issue",
+				"block:block_rq_complete" };
+	for (guint i = 0; i < 4; i++) {
+		desc(p, i, PL_ROLE_TRACEPOINT, names[i]);
+		trace_format(p, i, i < 2 ? soft_fmt : blk_fmt);
+	}
+	guint64 t0 = 1000000000ull;
+	for (guint k = 0; k < 3; k++) {
+		guint8 raw[16] = { 0 };
+		raw[8] = 3; /* NET_RX */
+		trace_hit(p, 0, t0 + k * 1000000, 1, raw, sizeof(raw));
+		trace_hit(p, 1, t0 + k * 1000000 + 40000, 1, raw, sizeof(raw));
+	}
+	for (guint k = 0; k < 2; k++) {
+		guint8 raw[48] = { 0 };
+		guint32 dev = 7u << 20, nr = 128, bytes = 65536;
+		guint64 sector = 256 * k;
+		memcpy(raw + 8, &dev, 4);
+		memcpy(raw + 16, &sector, 8);
+		memcpy(raw + 24, &nr, 4);
+		memcpy(raw + 28, &bytes, 4);
+		memcpy(raw + 34, "W", 1);
+		trace_hit(p, 2, t0 + 100000 + k * 10000, 0, raw, sizeof(raw));
+		trace_hit(p, 3, t0 + 100000 + k * 10000 + (k ? 3000000 : 1000000), 0, raw,
+			  sizeof(raw));
+	}
+	pl_profile_finish(p);
+	PlIrqView *iv = PL_IRQ_VIEW(pl_irq_view_new());
+	PlBlockView *bv = PL_BLOCK_VIEW(pl_block_view_new());
+	gtk_stack_add_named(stack, GTK_WIDGET(iv), "irq");
+	gtk_stack_add_named(stack, GTK_WIDGET(bv), "block");
+	pl_irq_view_set_profile(iv, base); /* a recording without them */
+	pl_block_view_set_profile(bv, base);
+	PL_CHECK(!gtk_stack_page_get_visible(gtk_stack_get_page(stack, GTK_WIDGET(iv))));
+	PL_CHECK(!gtk_stack_page_get_visible(gtk_stack_get_page(stack, GTK_WIDGET(bv))));
+	pl_irq_view_set_profile(iv, p);
+	pl_block_view_set_profile(bv, p);
+	PL_CHECK(gtk_stack_page_get_visible(gtk_stack_get_page(stack, GTK_WIDGET(iv))));
+	PL_CHECK(gtk_stack_page_get_visible(gtk_stack_get_page(stack, GTK_WIDGET(bv))));
+	const PlIrqStats *is = pl_irq_view_get_stats(iv);
+	PL_CHECKF(is && is->soft_count == 3 && is->soft_ns == 120000 && is->ncpus == 2,
+		  "softirqs %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " ns", is->soft_count,
+		  is->soft_ns);
+	const PlBlockDevice *d = pl_block_io_device(pl_block_view_get_io(bv), 7u << 20);
+	PL_CHECK(d && d->requests == 2 && d->bytes_written == 131072 && d->max_ns == 3000000);
+	show("irq");
+	shot("views-irq-light.png");
+	show("block");
+	shot("views-block-light.png");
+	/* the window's own views are left as they were */
+	gtk_stack_remove(stack, GTK_WIDGET(iv));
+	gtk_stack_remove(stack, GTK_WIDGET(bv));
+}
+
 PL_TEST_MAIN(PL_CASE(health_graphs), PL_CASE(health_perf_data), PL_CASE(disassembly_hot_leaf), PL_CASE(diff_rows), PL_CASE(diff_honours_transforms),
 	     PL_CASE(thread_details), PL_CASE(creation_pairing), PL_CASE(counters_switches),
-	     PL_CASE(dark_theme), PL_CASE(timeline_markers), PL_CASE(flame_roots_in_view))
+	     PL_CASE(dark_theme), PL_CASE(timeline_markers), PL_CASE(flame_roots_in_view),
+	     PL_CASE(irq_block_pages))

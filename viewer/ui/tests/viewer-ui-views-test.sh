@@ -3,7 +3,8 @@
 # (burn as built, and the same burn.c built at -O0 for the diff) and runs
 # viewer-ui-views-prog under Xvfb on them: the health graphs, the
 # disassembly with per-instruction heat, the diff view and the thread
-# details popover, each checked through its widget API and photographed
+# details popover, the Interrupts and Block I/O pages (on hand-made
+# messages), each checked through its widget API and photographed
 # light and dark into $PL_UI_SCREENSHOTS (else a temporary directory).
 #
 # PL_AGENT is the agent under test (else the build's).  Cases skip only
@@ -16,7 +17,7 @@ AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn PROG=$B/test/viewer-
 TMP=$(mktemp -d /tmp/plv-views-XXXXXX)
 cleanup() { pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"; }
 trap cleanup EXIT
-CASES="health_graphs health_perf_data disassembly_hot_leaf diff_rows thread_details creation_pairing counters_switches dark_theme timeline_markers flame_roots_in_view"
+CASES="health_graphs health_perf_data disassembly_hot_leaf diff_rows thread_details creation_pairing counters_switches dark_theme timeline_markers flame_roots_in_view irq_block_pages"
 pl_plan $CASES
 fail_all() { for c in $CASES; do fail "$c" "$1"; done; exit 1; }
 skip_all() { for c in $CASES; do pl_was_reported "$c" || skip "$c" "$1"; done; exit 0; }

@@ -1,0 +1,442 @@
+/* viewer-model-irq-test.c — the pairing of pl-irq.h and pl-block-io.h on
+ * streams whose answer is known by construction: the messages an agent
+ * sends (EVENT_DESC, the tracefs formats as FILE_CHUNKs, SAMPLEs with raw
+ * payloads laid out by those formats) fed to a real PlProfile.
+ *   irq_nesting      a hardirq inside a softirq on one CPU: the softirq's
+ *                    time is its own, the hardirq's is counted once, the
+ *                    nesting counted; per-CPU counts land on their CPU
+ *   irq_edges        an exit before any entry (the recording began inside
+ *                    a handler), an entry never closed, an exit of another
+ *                    vector than the one open: each counted, none timed
+ *   block_pairing    issue → complete by (dev, sector) with latency and
+ *                    size; a completion in two parts; a completion whose
+ *                    issue came before; a request still in flight; an
+ *                    issue again of a (dev, sector) in flight; percentiles
+ *   cli_report_export  the same streams saved as a capture: `perflens report
+ *                    --irq` / `--block` print the model's figures in the
+ *                    columns scripts read, `export --format irq-csv` /
+ *                    `block-csv` write them as CSV rows
+ *   kernel_fields    the running kernel's formats of the five tracepoints
+ *                    carry every field the models read (tracefs) */
+#include <string.h>
+
+#include "viewer-test-util.h"
+
+#include "pl-block-io.h"
+#include "pl-irq.h"
+#include "pl-tracepoint.h"
+
+/* this kernel's formats (6.18), common fields elided as the agent's
+ * formats never lack them but the models do not read them */
+static const char hentry_fmt[] =
+	"name: irq_handler_entry\nID: 1\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n";
+static const char hexit_fmt[] =
+	"name: irq_handler_exit\nID: 2\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:int ret;\toffset:12;\tsize:4;\tsigned:1;\n";
+static const char sentry_fmt[] =
+	"name: softirq_entry\nID: 3\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n";
+static const char sexit_fmt[] =
+	"name: softirq_exit\nID: 4\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n";
+static const char issue_fmt[] =
+	"name: block_rq_issue\nID: 5\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int bytes;\toffset:28;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned short ioprio;\toffset:32;\tsize:2;\tsigned:0;\n"
+	"\tfield:char rwbs[10];\toffset:34;\tsize:10;\tsigned:0;\n"
+	"\tfield:char comm[16];\toffset:44;\tsize:16;\tsigned:0;\n"
+	"\tfield:__data_loc char[] cmd;\toffset:60;\tsize:4;\tsigned:0;\n";
+static const char complete_fmt[] =
+	"name: block_rq_complete\nID: 6\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:int error;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned short ioprio;\toffset:32;\tsize:2;\tsigned:0;\n"
+	"\tfield:char rwbs[10];\toffset:34;\tsize:10;\tsigned:0;\n"
+	"\tfield:__data_loc char[] cmd;\toffset:44;\tsize:4;\tsigned:0;\n";
+
+enum { HENTRY, HEXIT, SENTRY, SEXIT, ISSUE, COMPLETE, N_EV };
+static const char *const ev_names[N_EV] = {
+	"irq:irq_handler_entry", "irq:irq_handler_exit", "irq:softirq_entry",
+	"irq:softirq_exit",      "block:block_rq_issue", "block:block_rq_complete",
+};
+static const char *const ev_fmts[N_EV] = { hentry_fmt, hexit_fmt,  sentry_fmt,
+					   sexit_fmt,  issue_fmt,  complete_fmt };
+
+#define T0 1000000000ull
+
+static void put(guint8 *p, guint64 v, guint size)
+{
+	for (guint i = 0; i < size; i++)
+		p[i] = (guint8)(v >> (8 * i));
+}
+
+/* Where the messages go: a profile (pl_profile_ingest) or a capture file. */
+typedef struct {
+	PlMsgFunc func;
+	gpointer data;
+} Sink;
+
+static void emit(const Sink *k, const struct pl_msg *m)
+{
+	k->func(m, k->data);
+}
+
+static void setup_stream(const Sink *k)
+{
+	struct pl_msg m = { .type = PL_MSG_SESSION };
+	m.u.session.target = PL_TARGET_ALL;
+	emit(k, &m);
+	for (guint i = 0; i < N_EV; i++) {
+		struct pl_msg d = { .type = PL_MSG_EVENT_DESC };
+		d.u.event_desc.index = i;
+		d.u.event_desc.role = PL_ROLE_TRACEPOINT;
+		d.u.event_desc.name = pl_str_c(ev_names[i]);
+		emit(k, &d);
+		struct pl_msg c = { .type = PL_MSG_FILE_CHUNK };
+		c.u.chunk.kind = PL_CHUNK_TRACE_FORMAT;
+		c.u.chunk.pid = i;
+		c.u.chunk.name = pl_str_c(ev_names[i]);
+		c.u.chunk.len = (guint32)strlen(ev_fmts[i]);
+		c.u.chunk.total = c.u.chunk.len;
+		c.u.chunk.data = (const guint8 *)ev_fmts[i];
+		emit(k, &c);
+	}
+}
+
+static PlProfile *new_profile(Sink *k)
+{
+	PlProfile *p = pl_profile_new(NULL);
+	*k = (Sink){ pl_profile_ingest, p };
+	setup_stream(k);
+	return p;
+}
+
+static void sample(const Sink *p, guint ev, guint64 t, guint cpu, const guint8 *raw, guint len)
+{
+	struct pl_msg m = { .type = PL_MSG_SAMPLE };
+	m.u.sample.event = ev;
+	m.u.sample.pid = m.u.sample.tid = 100 + cpu;
+	m.u.sample.time = T0 + t;
+	m.u.sample.cpu = cpu;
+	m.u.sample.period = 1;
+	m.u.sample.raw_size = len;
+	m.u.sample.raw = raw;
+	emit(p, &m);
+}
+
+/* irq (hardirq, with its handler's name on entry) or vector */
+static void irq_ev(const Sink *p, guint ev, guint64 t, guint cpu, guint number, const char *name)
+{
+	guint8 raw[64] = { 0 };
+	put(raw, 1 + ev, 2);
+	put(raw + 8, number, 4);
+	guint len = 16;
+	if (ev == HENTRY) {
+		guint n = (guint)strlen(name) + 1;
+		put(raw + 12, (n << 16) | 16, 4);
+		memcpy(raw + 16, name, n);
+		len = 16 + n;
+	}
+	sample(p, ev, t, cpu, raw, len);
+}
+
+static void blk_ev(const Sink *p, guint ev, guint64 t, guint32 dev, guint64 sector, guint nr,
+		   const char *rwbs)
+{
+	guint8 raw[72] = { 0 };
+	put(raw, 1 + ev, 2);
+	put(raw + 8, dev, 4);
+	put(raw + 16, sector, 8);
+	put(raw + 24, nr, 4);
+	if (ev == ISSUE)
+		put(raw + 28, nr * 512u, 4);
+	memcpy(raw + 34, rwbs, strlen(rwbs));
+	sample(p, ev, t, 0, raw, ev == ISSUE ? 64 : 48);
+}
+
+static const PlIrqSource *find(const PlIrqStats *s, PlIrqKind kind, guint number)
+{
+	for (guint i = 0; i < s->sources->len; i++) {
+		const PlIrqSource *src = s->sources->pdata[i];
+		if (src->kind == kind && src->number == number)
+			return src;
+	}
+	return NULL;
+}
+
+/* CPU 0: NET_RX 100..200 with IRQ 36 inside at 120..130; then IRQ 36
+ * again alone 300..305; CPU 1: TIMER 400..450 */
+static void nesting_stream(const Sink *p)
+{
+	irq_ev(p, SENTRY, 100, 0, 3, NULL);
+	irq_ev(p, HENTRY, 120, 0, 36, "virtio1-req.0");
+	irq_ev(p, HEXIT, 130, 0, 36, NULL);
+	irq_ev(p, SEXIT, 200, 0, 3, NULL);
+	irq_ev(p, HENTRY, 300, 0, 36, "virtio1-req.0");
+	irq_ev(p, HEXIT, 305, 0, 36, NULL);
+	irq_ev(p, SENTRY, 400, 1, 1, NULL);
+	irq_ev(p, SEXIT, 450, 1, 1, NULL);
+}
+
+static void irq_nesting(void)
+{
+	Sink k;
+	g_autoptr(PlProfile) p = new_profile(&k);
+	nesting_stream(&k);
+	pl_profile_finish(p);
+	g_autoptr(PlIrqStats) s = pl_irq_stats_new(p);
+	PL_CHECK(s->have_hard && s->have_soft && !s->per_task);
+	PL_CHECKF(s->ncpus == 2, "%u CPUs", s->ncpus);
+	const PlIrqSource *net = find(s, PL_IRQ_SOFT, 3), *timer = find(s, PL_IRQ_SOFT, 1);
+	const PlIrqSource *disk = find(s, PL_IRQ_HARD, 36);
+	PL_CHECK(net && timer && disk);
+	PL_CHECKF(!strcmp(net->name, "NET_RX") && !strcmp(timer->name, "TIMER") &&
+			  !strcmp(disk->name, "virtio1-req.0"),
+		  "%s %s %s", net->name, timer->name, disk->name);
+	PL_CHECKF(net->count == 1 && net->time_ns == 90, "NET_RX %" G_GUINT64_FORMAT " runs, %"
+		  G_GUINT64_FORMAT " ns (want 1, 100 less the 10 of IRQ 36)", net->count,
+		  net->time_ns);
+	PL_CHECKF(disk->count == 2 && disk->time_ns == 15 && disk->max_ns == 10,
+		  "IRQ 36: %" G_GUINT64_FORMAT " runs, %" G_GUINT64_FORMAT " ns", disk->count,
+		  disk->time_ns);
+	PL_CHECK(timer->count == 1 && timer->time_ns == 50);
+	PL_CHECK(g_array_index(timer->cpus, PlIrqCpu, 1).count == 1 &&
+		 g_array_index(timer->cpus, PlIrqCpu, 0).count == 0);
+	PL_CHECK(pl_irq_stats_count(s, PL_IRQ_HARD, 36, 0) == 2 &&
+		 pl_irq_stats_count(s, PL_IRQ_HARD, 36, 1) == 0 &&
+		 pl_irq_stats_count(s, PL_IRQ_SOFT, 1, G_MAXUINT) == 1);
+	PL_CHECK(s->nested == 1 && !s->mismatched && !s->exit_before_start && !s->open_at_end);
+	PL_CHECK(s->hard_count == 2 && s->soft_count == 2 && s->hard_ns == 15 && s->soft_ns == 140);
+	/* the spans: four, by start, the nested one marked */
+	PL_CHECKF(s->spans->len == 4, "%u spans", s->spans->len);
+	const PlIrqSpan *sp = &g_array_index(s->spans, PlIrqSpan, 1);
+	PL_CHECK(sp->start == T0 + 120 && sp->end == T0 + 130 && sp->depth == 1 && sp->cpu == 0 &&
+		 s->sources->pdata[sp->source] == disk);
+	/* hardirqs first, then by time */
+	PL_CHECK(((PlIrqSource *)s->sources->pdata[0])->kind == PL_IRQ_HARD);
+}
+
+static void irq_edges(void)
+{
+	Sink k, *p = &k;
+	g_autoptr(PlProfile) prof = new_profile(&k);
+	irq_ev(p, SEXIT, 10, 0, 7, NULL);       /* SCHED began before */
+	irq_ev(p, HEXIT, 11, 1, 40, NULL);      /* so did IRQ 40 */
+	irq_ev(p, SENTRY, 20, 0, 1, NULL);      /* TIMER opens… */
+	irq_ev(p, SEXIT, 30, 0, 3, NULL);       /* …and NET_RX's exit comes: lost events */
+	irq_ev(p, HENTRY, 40, 1, 41, "eth0");   /* never closed */
+	irq_ev(p, SENTRY, 50, 0, 9, NULL);      /* RCU */
+	irq_ev(p, SENTRY, 60, 0, 9, NULL);      /* RCU again without the exit: dropped */
+	irq_ev(p, SEXIT, 70, 0, 9, NULL);
+	/* the exits turned off first at the end: CPU 0's last softirq exit
+	 * was at 70, so TIMER at 80 and 90 are the end's, not lost */
+	irq_ev(p, SENTRY, 80, 0, 1, NULL);
+	irq_ev(p, SENTRY, 90, 0, 1, NULL);
+	pl_profile_finish(prof);
+	g_autoptr(PlIrqStats) s = pl_irq_stats_new(prof);
+	PL_CHECKF(s->exit_before_start == 2, "%" G_GUINT64_FORMAT, s->exit_before_start);
+	PL_CHECKF(s->mismatched == 2, "%" G_GUINT64_FORMAT, s->mismatched);
+	PL_CHECKF(s->open_at_end == 3, "%" G_GUINT64_FORMAT, s->open_at_end);
+	const PlIrqSource *rcu = find(s, PL_IRQ_SOFT, 9), *timer = find(s, PL_IRQ_SOFT, 1);
+	const PlIrqSource *eth = find(s, PL_IRQ_HARD, 41);
+	PL_CHECK(rcu && rcu->count == 2 && rcu->paired == 1 && rcu->time_ns == 10);
+	PL_CHECK(timer && timer->count == 3 && timer->paired == 0 && timer->time_ns == 0);
+	PL_CHECK(eth && eth->count == 1 && !eth->paired && !strcmp(eth->name, "eth0"));
+	PL_CHECK(!find(s, PL_IRQ_SOFT, 7) && !find(s, PL_IRQ_HARD, 40)); /* exits alone: no count */
+}
+
+static const guint32 loop0 = 7u << 20, vda = (254u << 20) | 0;
+
+static void block_stream(const Sink *p)
+{
+	blk_ev(p, COMPLETE, 50, vda, 999, 8, "W");       /* issued before */
+	blk_ev(p, ISSUE, 100, loop0, 0, 128, "WS");      /* 64 KiB write, 2000 ns */
+	blk_ev(p, ISSUE, 110, loop0, 1000, 16, "R");     /* 8 KiB read in two parts */
+	blk_ev(p, COMPLETE, 500, loop0, 1000, 8, "R");
+	blk_ev(p, COMPLETE, 610, loop0, 1008, 8, "R");   /* done: 500 ns */
+	blk_ev(p, ISSUE, 700, loop0, 5000, 8, "W");      /* requeued… */
+	blk_ev(p, ISSUE, 800, loop0, 5000, 8, "W");      /* …issued again: 100 ns from here */
+	blk_ev(p, COMPLETE, 900, loop0, 5000, 8, "W");
+	blk_ev(p, COMPLETE, 2100, loop0, 0, 128, "WS");
+	blk_ev(p, ISSUE, 3000, vda, 77, 8, "FWS");       /* never completes */
+}
+
+static void block_pairing(void)
+{
+	Sink k;
+	g_autoptr(PlProfile) p = new_profile(&k);
+	block_stream(&k);
+	pl_profile_finish(p);
+	g_autoptr(PlBlockIo) b = pl_block_io_new(p);
+	PL_CHECK(b->recorded);
+	PL_CHECKF(b->complete_without_issue == 1 && b->reissued == 1, "%" G_GUINT64_FORMAT
+		  " before, %" G_GUINT64_FORMAT " reissued", b->complete_without_issue, b->reissued);
+	const PlBlockDevice *d = pl_block_io_device(b, loop0);
+	PL_CHECK(d);
+	PL_CHECKF(d->requests == 3 && d->by_op[PL_BLOCK_WRITE] == 2 && d->by_op[PL_BLOCK_READ] == 1,
+		  "%" G_GUINT64_FORMAT " requests", d->requests);
+	PL_CHECK(d->bytes_written == 65536 + 4096 && d->bytes_read == 8192 && !d->in_flight_at_end);
+	PL_CHECKF(d->max_ns == 2000 && d->p50_ns == 500, "max %" G_GUINT64_FORMAT " p50 %"
+		  G_GUINT64_FORMAT, d->max_ns, d->p50_ns);
+	PL_CHECK(d->total_ns == 2000 + 500 + 100);
+	const PlBlockDevice *v = pl_block_io_device(b, vda);
+	PL_CHECK(v && v->requests == 0 && v->in_flight_at_end == 1);
+	g_autoptr(GPtrArray) slow = pl_block_io_slowest(b, G_MAXUINT32, 2);
+	PL_CHECK(slow->len == 2);
+	const PlBlockRequest *r = slow->pdata[0];
+	PL_CHECK(r->sector == 0 && r->bytes == 65536 && !strcmp(r->rwbs, "WS") && r->tid == 100);
+	g_autofree char *name = pl_block_dev_name(loop0);
+	PL_CHECKF(!strcmp(name, "7,0 loop"), "%s", name);
+	/* "FWS": a write with a cache flush before it is a write */
+	const PlBlockRequest *last = &g_array_index(b->requests, PlBlockRequest, b->requests->len - 1);
+	PL_CHECK(last->dev == vda && !last->complete && last->op == PL_BLOCK_WRITE);
+}
+
+static gboolean capture_add(const struct pl_msg *m, gpointer c)
+{
+	return vt_capture_add(c, m) == 0;
+}
+
+/* The line of out that starts (after blanks) with head, NULL if none. */
+static char *line_of(const char *out, const char *head)
+{
+	g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+	for (guint i = 0; lines[i]; i++)
+		if (g_str_has_prefix(g_strchug(lines[i]), head))
+			return g_strdup(lines[i]);
+	return NULL;
+}
+
+static void cli_report_export(void)
+{
+	g_autofree char *path = vt_tmp("irq.plens");
+	VtCapture *c = vt_capture_new(path);
+	PL_CHECK(c);
+	vt_hello(c);
+	Sink k = { capture_add, c };
+	setup_stream(&k);
+	nesting_stream(&k);
+	block_stream(&k);
+	vt_capture_close(c);
+
+	g_autofree char *out = NULL, *err = NULL;
+	PL_CHECKF(vt_perflens(&out, &err, "report", "--irq", path, NULL) == 0, "%s", err);
+	/* NUMBER COUNT TOTAL_MS AVG_US MAX_US SHARE% PER_CPU NAME */
+	g_autofree char *net = line_of(out, "3 ");
+	g_autofree char *disk = line_of(out, "36 ");
+	PL_CHECKF(net && disk, "%s", out);
+	g_auto(GStrv) n = g_strsplit_set(net, " ", -1), d = g_strsplit_set(disk, " ", -1);
+	g_autofree char *nj = g_strdup(net), *dj = g_strdup(disk);
+	/* blanks repeat: compare the words */
+	g_autoptr(GPtrArray) nw = g_ptr_array_new(), dw = g_ptr_array_new();
+	for (guint i = 0; n[i]; i++)
+		if (*n[i])
+			g_ptr_array_add(nw, n[i]);
+	for (guint i = 0; d[i]; i++)
+		if (*d[i])
+			g_ptr_array_add(dw, d[i]);
+	PL_CHECKF(nw->len == 8 && !strcmp(nw->pdata[1], "1") && !strcmp(nw->pdata[2], "0.000") &&
+			  !strcmp(nw->pdata[4], "0.09") && !strcmp(nw->pdata[6], "0:1,1:0") &&
+			  !strcmp(nw->pdata[7], "NET_RX"),
+		  "NET_RX row: %s", nj);
+	PL_CHECKF(dw->len == 8 && !strcmp(dw->pdata[1], "2") && !strcmp(dw->pdata[6], "0:2,1:0") &&
+			  !strcmp(dw->pdata[7], "virtio1-req.0") && !strcmp(dw->pdata[4], "0.01"),
+		  "IRQ 36 row: %s", dj);
+	g_autofree char *hard = line_of(out, "hardirqs: ");
+	PL_CHECKF(hard && g_str_has_prefix(hard, "hardirqs: 2,"), "%s", out);
+	g_autofree char *nested = line_of(out, "nested: ");
+	PL_CHECKF(nested && g_str_has_prefix(nested, "nested: 1 "), "%s", out);
+	g_autofree char *unpaired = line_of(out, "unpaired: ");
+	PL_CHECKF(unpaired && g_str_has_prefix(unpaired, "unpaired: 0 at the start") &&
+			  strstr(unpaired, " 0 at the end") && strstr(unpaired, " 0 dropped"),
+		  "%s", out);
+
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	PL_CHECKF(vt_perflens(&out, &err, "report", "--block", "--top", "0", path, NULL) == 0, "%s",
+		  err);
+	/* DEV REQUESTS READS WRITES FLUSHES DISCARDS READ_KIB WRITTEN_KIB ERRORS P50 P90 P99 MAX OPEN DRIVER */
+	g_autofree char *row = line_of(out, "7,0 ");
+	PL_CHECKF(row, "%s", out);
+	g_auto(GStrv) f = g_strsplit_set(row, " ", -1);
+	g_autoptr(GPtrArray) w = g_ptr_array_new();
+	for (guint i = 0; f[i]; i++)
+		if (*f[i])
+			g_ptr_array_add(w, f[i]);
+	PL_CHECKF(w->len == 15 && !strcmp(w->pdata[1], "3") && !strcmp(w->pdata[2], "1") &&
+			  !strcmp(w->pdata[3], "2") && !strcmp(w->pdata[6], "8.0") &&
+			  !strcmp(w->pdata[7], "68.0") && !strcmp(w->pdata[12], "0.002") &&
+			  !strcmp(w->pdata[14], "loop"),
+		  "loop row: %s", row);
+	PL_CHECKF(strstr(out, "1 completions whose issue came before") &&
+			  strstr(out, "1 requests still in flight") && strstr(out, "1 issued again"),
+		  "%s", out);
+	g_autofree char *slowest = line_of(out, "Slowest 3 ");
+	PL_CHECKF(slowest, "%s", out);
+
+	g_autofree char *csv = vt_tmp("irq.csv"), *bcsv = vt_tmp("block.csv");
+	PL_CHECK(vt_perflens(NULL, NULL, "export", path, "--format", "irq-csv", "-o", csv, NULL) == 0);
+	PL_CHECK(vt_perflens(NULL, NULL, "export", path, "--format", "block-csv", "-o", bcsv, NULL) ==
+		 0);
+	g_autofree char *text = NULL, *btext = NULL;
+	PL_CHECK(g_file_get_contents(csv, &text, NULL, NULL));
+	PL_CHECK(g_file_get_contents(bcsv, &btext, NULL, NULL));
+	PL_CHECKF(g_str_has_prefix(text, "kind,number,name,cpu,count,paired,time_ns,max_ns\n") &&
+			  strstr(text, "\nsoftirq,3,NET_RX,0,1,,90,\n") &&
+			  strstr(text, "\nsoftirq,3,NET_RX,all,1,1,90,90\n") &&
+			  strstr(text, "\nhardirq,36,virtio1-req.0,all,2,2,15,10\n") &&
+			  strstr(text, "\nsoftirq,1,TIMER,1,1,,50,\n"),
+		  "%s", text);
+	/* 4 requests: the requeued one counts once, the completion without
+	 * its issue is none; the open one has no completion */
+	g_auto(GStrv) rows = g_strsplit(btext, "\n", -1);
+	PL_CHECKF(g_strv_length(rows) == 6 && !strcmp(rows[5], ""), "%s", btext);
+	PL_CHECKF(g_str_has_prefix(rows[1], "7,0,write,WS,0,65536,1000000100,1000002100,2000,0,100,100,"),
+		  "%s", rows[1]);
+	PL_CHECKF(g_str_has_prefix(rows[4], "254,0,write,FWS,77,4096,1000003000,,,,100,100,"), "%s",
+		  rows[4]);
+}
+
+static void kernel_fields(void)
+{
+	static const char *const want[][4] = {
+		{ "irq/irq_handler_entry", "irq", "name", NULL },
+		{ "irq/irq_handler_exit", "irq", NULL, NULL },
+		{ "irq/softirq_entry", "vec", NULL, NULL },
+		{ "irq/softirq_exit", "vec", NULL, NULL },
+		{ "block/block_rq_issue", "dev", "sector", "nr_sector" },
+		{ "block/block_rq_complete", "dev", "sector", "nr_sector" },
+	};
+	const char *root = "/sys/kernel/tracing/events";
+	if (!g_file_test(root, G_FILE_TEST_IS_DIR))
+		PL_SKIP("[no-kernel-feature:tracefs] %s is not readable here", root);
+	for (guint i = 0; i < G_N_ELEMENTS(want); i++) {
+		g_autofree char *path = g_build_filename(root, want[i][0], "format", NULL);
+		g_autofree char *text = NULL;
+		gsize len;
+		if (!g_file_get_contents(path, &text, &len, NULL))
+			PL_SKIP("[no-kernel-feature:tracefs] %s is not readable here", path);
+		g_autoptr(PlTraceFormat) f = pl_trace_format_parse(text, len, NULL);
+		PL_CHECKF(f, "%s does not parse", path);
+		for (guint k = 1; k < 4 && want[i][k]; k++)
+			PL_CHECKF(pl_trace_format_find(f, want[i][k]), "%s has no %s", path,
+				  want[i][k]);
+	}
+}
+
+PL_TEST_MAIN(PL_CASE(irq_nesting), PL_CASE(irq_edges), PL_CASE(block_pairing),
+	     PL_CASE(cli_report_export), PL_CASE(kernel_fields))

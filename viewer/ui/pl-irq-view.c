@@ -1,0 +1,242 @@
+/* pl-irq-view.c — the Interrupts page (see the header). */
+#include "pl-irq-view.h"
+
+#define LANE_H 14.0
+#define CPU_GAP 6.0
+#define LABEL_W 64.0
+#define PAD 4.0
+
+struct _PlIrqView {
+	GtkWidget parent_instance;
+	GtkWidget *scroll;
+	GtkLabel *summary, *table;
+	GtkWidget *lanes;
+	PlIrqStats *stats;
+	PlProfile *pending; /* grew while the page was not shown: read on map */
+};
+
+G_DEFINE_FINAL_TYPE(PlIrqView, pl_irq_view, GTK_TYPE_WIDGET)
+
+/* hidden in its stack (the window's views) while there is nothing to show */
+static void show_page(PlIrqView *self, gboolean visible)
+{
+	GtkWidget *parent = gtk_widget_get_parent(GTK_WIDGET(self));
+	if (GTK_IS_STACK(parent))
+		gtk_stack_page_set_visible(gtk_stack_get_page(GTK_STACK(parent), GTK_WIDGET(self)),
+					   visible);
+}
+
+static void draw_lanes(GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+	PlIrqView *self = data;
+	const PlIrqStats *s = self->stats;
+	if (!s || !s->ncpus || s->t1 <= s->t0)
+		return;
+	double x0 = LABEL_W, w = width - LABEL_W - PAD;
+	if (w <= 1)
+		return;
+	double scale = w / (double)(s->t1 - s->t0);
+	PangoLayout *text = gtk_widget_create_pango_layout(GTK_WIDGET(area), NULL);
+	for (guint c = 0; c < s->ncpus; c++) {
+		double y = c * (2 * LANE_H + CPU_GAP);
+		char label[32];
+		g_snprintf(label, sizeof(label), "CPU %u", c);
+		pango_layout_set_text(text, label, -1);
+		cairo_set_source_rgb(cr, 0.4, 0.4, 0.4);
+		cairo_move_to(cr, PAD, y + LANE_H / 2);
+		pango_cairo_show_layout(cr, text);
+		cairo_set_source_rgba(cr, 0.5, 0.5, 0.5, 0.12);
+		cairo_rectangle(cr, x0, y, w, 2 * LANE_H);
+		cairo_fill(cr);
+	}
+	/* spans are sorted by start: consecutive ones narrower than a pixel
+	 * fold into one rectangle per lane */
+	for (guint i = 0; i < s->spans->len; i++) {
+		const PlIrqSpan *sp = &g_array_index(s->spans, PlIrqSpan, i);
+		if (sp->cpu >= s->ncpus)
+			continue;
+		const PlIrqSource *src = s->sources->pdata[sp->source];
+		gboolean hard = src->kind == PL_IRQ_HARD;
+		double y = sp->cpu * (2 * LANE_H + CPU_GAP) + (hard ? 0 : LANE_H);
+		double a = x0 + (double)(sp->start > s->t0 ? sp->start - s->t0 : 0) * scale;
+		double b = x0 + (double)(sp->end > s->t0 ? sp->end - s->t0 : 0) * scale;
+		if (hard)
+			cairo_set_source_rgb(cr, sp->depth ? 0.55 : 0.85, 0.2, 0.15);
+		else
+			cairo_set_source_rgb(cr, 0.2, 0.4, 0.8);
+		cairo_rectangle(cr, a, y + 1, MAX(b - a, 1.0), LANE_H - 2);
+		cairo_fill(cr);
+	}
+	g_object_unref(text);
+	(void)height;
+}
+
+static void fill_table(PlIrqView *self, const PlIrqStats *s)
+{
+	double cpu_s = pl_irq_stats_seconds(s) * s->ncpus;
+	GString *t = g_string_new(NULL);
+	for (int kind = PL_IRQ_HARD; kind <= PL_IRQ_SOFT; kind++) {
+		g_string_append_printf(t, "%s\n%6s %10s %11s %9s %9s %7s  %-24s %s\n",
+				       kind == PL_IRQ_HARD ? "Hardirq handlers"
+							   : "Softirqs (without the hardirqs inside)",
+				       kind == PL_IRQ_HARD ? "IRQ" : "Vector", "Count", "Total ms",
+				       "Avg µs", "Max µs", "Share", "Name", "Count per CPU");
+		for (guint i = 0; i < s->sources->len; i++) {
+			const PlIrqSource *src = s->sources->pdata[i];
+			if ((int)src->kind != kind)
+				continue;
+			g_string_append_printf(
+				t, "%6u %10" G_GUINT64_FORMAT " %11.3f %9.2f %9.2f %6.2f%%  %-24s ",
+				src->number, src->count, src->time_ns / 1e6,
+				src->paired ? src->time_ns / 1e3 / (double)src->paired : 0.0,
+				src->max_ns / 1e3, cpu_s > 0 ? src->time_ns / 1e7 / cpu_s : 0.0,
+				src->name);
+			for (guint c = 0; c < src->cpus->len; c++)
+				g_string_append_printf(t, "%s%u:%" G_GUINT64_FORMAT, c ? " " : "", c,
+						       g_array_index(src->cpus, PlIrqCpu, c).count);
+			g_string_append_c(t, '\n');
+		}
+		g_string_append_c(t, '\n');
+	}
+	gtk_label_set_text(self->table, t->str);
+	g_string_free(t, TRUE);
+}
+
+void pl_irq_view_set_profile(PlIrqView *self, PlProfile *profile)
+{
+	g_clear_pointer(&self->stats, pl_irq_stats_free);
+	if (profile)
+		self->stats = pl_irq_stats_new(profile);
+	const PlIrqStats *s = self->stats;
+	gboolean have = s && (s->have_hard || s->have_soft);
+	show_page(self, have);
+	if (!have) {
+		gtk_label_set_text(self->summary, "");
+		gtk_label_set_text(self->table, "");
+		gtk_widget_set_size_request(self->lanes, -1, 0);
+		gtk_widget_queue_draw(self->lanes);
+		return;
+	}
+	double secs = pl_irq_stats_seconds(s), cpu_s = secs * s->ncpus;
+	GString *m = g_string_new(NULL);
+	g_string_append_printf(m,
+			       "<b>%" G_GUINT64_FORMAT " hardirqs</b> (%.3f ms, %.3f %% of the "
+			       "CPUs' time) and <b>%" G_GUINT64_FORMAT " softirqs</b> (%.3f ms, "
+			       "%.3f %%) on %u CPUs over %.3f s.",
+			       s->hard_count, s->hard_ns / 1e6,
+			       cpu_s > 0 ? s->hard_ns / 1e7 / cpu_s : 0.0, s->soft_count,
+			       s->soft_ns / 1e6, cpu_s > 0 ? s->soft_ns / 1e7 / cpu_s : 0.0,
+			       s->ncpus, secs);
+	g_string_append_printf(m,
+			       "\nUnpaired: %" G_GUINT64_FORMAT " at the recording's start, %"
+			       G_GUINT64_FORMAT " at its end (the tracepoints are turned on "
+			       "and off one after the other), %" G_GUINT64_FORMAT " dropped "
+			       "(an entry or exit was lost). %" G_GUINT64_FORMAT " hardirqs "
+			       "interrupted a softirq.",
+			       s->exit_before_start, s->open_at_end, s->mismatched, s->nested);
+	if (s->lost)
+		g_string_append_printf(m, "\n<b>The recording lost %" G_GUINT64_FORMAT
+				       " samples</b>: counts are short.", s->lost);
+	if (s->per_task)
+		g_string_append(m, "\nNot a whole-board recording: only the interrupts that hit "
+				   "the target's threads are here.");
+	if (s->spans_dropped)
+		g_string_append_printf(m, "\nThe lanes show the first %u runs (%" G_GUINT64_FORMAT
+				       " more are counted, not drawn).",
+				       s->spans->len, s->spans_dropped);
+	gtk_label_set_markup(self->summary, m->str);
+	g_string_free(m, TRUE);
+	fill_table(self, s);
+	gtk_widget_set_size_request(self->lanes, -1,
+				    (int)(s->ncpus * (2 * LANE_H + CPU_GAP)));
+	gtk_widget_queue_draw(self->lanes);
+}
+
+const PlIrqStats *pl_irq_view_get_stats(PlIrqView *self)
+{
+	return self->stats;
+}
+
+GtkWidget *pl_irq_view_new(void)
+{
+	return g_object_new(PL_TYPE_IRQ_VIEW, NULL);
+}
+
+static void pl_irq_view_dispose(GObject *obj)
+{
+	PlIrqView *self = PL_IRQ_VIEW(obj);
+	g_clear_pointer(&self->scroll, gtk_widget_unparent);
+	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_IRQ_VIEW);
+	g_clear_pointer(&self->stats, pl_irq_stats_free);
+	G_OBJECT_CLASS(pl_irq_view_parent_class)->dispose(obj);
+}
+
+static void pl_irq_view_class_init(PlIrqViewClass *klass)
+{
+	G_OBJECT_CLASS(klass)->dispose = pl_irq_view_dispose;
+	GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+	gtk_widget_class_set_layout_manager_type(wc, GTK_TYPE_BIN_LAYOUT);
+	gtk_widget_class_set_template_from_resource(wc, "/org/perflens/Viewer/pl-irq-view.ui");
+	gtk_widget_class_bind_template_child(wc, PlIrqView, scroll);
+	gtk_widget_class_bind_template_child(wc, PlIrqView, summary);
+	gtk_widget_class_bind_template_child(wc, PlIrqView, table);
+	gtk_widget_class_bind_template_child(wc, PlIrqView, lanes);
+}
+
+static void pl_irq_view_init(PlIrqView *self)
+{
+	gtk_widget_init_template(GTK_WIDGET(self));
+	gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self->lanes), draw_lanes, self, NULL);
+}
+
+/* ─── the session (pl-profile-session.h) ─────────────────────────────── */
+
+static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlIrqView *self)
+{
+	self->pending = NULL;
+	pl_irq_view_set_profile(self, pl_profile_session_get_profile(s));
+}
+
+/* Whether p holds any of the tracepoints (cheap: the events' counts). */
+static gboolean has_events(PlProfile *p)
+{
+	GPtrArray *evs = pl_profile_get_events(p);
+	for (guint i = 0; evs && i < evs->len; i++) {
+		const PlEvent *e = evs->pdata[i];
+		for (guint k = 0; pl_irq_tracepoints[k]; k++)
+			if (e->samples && !g_strcmp0(e->name, pl_irq_tracepoints[k]))
+				return TRUE;
+	}
+	return FALSE;
+}
+
+/* A live recording grows every second: the page reads it again only while
+ * it is shown (the pairing goes over every event), else when it is next
+ * mapped; whether it is offered follows at once. */
+static void on_session_updated(PlProfileSession *s, PlIrqView *self)
+{
+	PlProfile *p = pl_profile_session_get_profile(s);
+	if (!p || gtk_widget_get_mapped(GTK_WIDGET(self))) {
+		self->pending = NULL;
+		on_session_profile(s, NULL, self);
+		return;
+	}
+	self->pending = p;
+	show_page(self, has_events(p));
+}
+
+static void on_map(GtkWidget *w, PlProfileSession *s)
+{
+	PlIrqView *self = (PlIrqView *)w;
+	if (self->pending && self->pending == pl_profile_session_get_profile(s)) {
+		self->pending = NULL;
+		pl_irq_view_set_profile(self, pl_profile_session_get_profile(s));
+	}
+}
+
+void pl_irq_view_set_session(PlIrqView *self, PlProfileSession *session)
+{
+	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
+	g_signal_connect_object(session, "updated", G_CALLBACK(on_session_updated), self, 0);
+	g_signal_connect_object(self, "map", G_CALLBACK(on_map), session, 0);
+}

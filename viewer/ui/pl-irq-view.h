@@ -1,0 +1,35 @@
+/* pl-irq-view.h — the Interrupts page: hardirq and softirq time of a
+ * `record --irq` recording (pl-irq.h).  A summary (counts, time, share of
+ * the CPUs, what could not be paired), the per-CPU lanes (one for
+ * hardirqs, one for softirqs under it, each run drawn where it ran; a
+ * hardirq that interrupted a softirq in a darker shade), then the table
+ * per IRQ handler and softirq vector with counts per CPU.
+ *
+ * The page hides itself in its GtkStack while the profile holds none of
+ * the irq tracepoints.  A live recording's growth is read again while
+ * the page is shown, else when it is next shown.  The profile is
+ * borrowed.  Main thread only. */
+#ifndef PL_IRQ_VIEW_H
+#define PL_IRQ_VIEW_H
+
+#include <gtk/gtk.h>
+
+#include "pl-irq.h"
+#include "pl-profile-session.h"
+
+G_BEGIN_DECLS
+
+#define PL_TYPE_IRQ_VIEW (pl_irq_view_get_type())
+G_DECLARE_FINAL_TYPE(PlIrqView, pl_irq_view, PL, IRQ_VIEW, GtkWidget)
+
+GtkWidget *pl_irq_view_new(void);
+/* Reads the interrupts of profile (NULL clears and hides the page). */
+void pl_irq_view_set_profile(PlIrqView *self, PlProfile *profile);
+/* What the page shows, borrowed (NULL without a profile). */
+const PlIrqStats *pl_irq_view_get_stats(PlIrqView *self);
+/* Follows session: a new profile or one that grew. */
+void pl_irq_view_set_session(PlIrqView *self, PlProfileSession *session);
+
+G_END_DECLS
+
+#endif
