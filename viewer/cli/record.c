@@ -12,6 +12,7 @@
 #include "pl-cli.h"
 #include "pl-client.h"
 #include "pl-live-session.h"
+#include "pl-locks.h"
 #include "pl-ssh.h"
 #include "pl-block-io.h"
 #include "pl-irq.h"
@@ -107,6 +108,7 @@ int pl_cli_record(int argc, char **argv)
 	gdouble duration = 0;
 	gboolean all = FALSE, switches = FALSE, counters = FALSE, quiet = FALSE, markers = FALSE;
 	gboolean irq = FALSE, block = FALSE;
+	gboolean locks = FALSE;
 	const GOptionEntry entries[] = {
 		{ "token", 't', 0, G_OPTION_ARG_STRING, &token,
 		  "The agent's token (default $PERFLENS_TOKEN)", "T" },
@@ -141,6 +143,9 @@ int pl_cli_record(int argc, char **argv)
 		  "Also record block I/O requests from issue to completion with the issuing stack "
 		  "(block:block_rq_issue/complete): report --block",
 		  NULL },
+		{ "locks", 0, 0, G_OPTION_ARG_NONE, &locks,
+		  "Also record lock contention: futex waits and wakes with their stacks, and "
+		  "which thread woke which (perflens report --locks)", NULL },
 		{ "switch", 0, 0, G_OPTION_ARG_NONE, &switches,
 		  "Also sample context switches with stacks (off-CPU)", NULL },
 		{ "counters", 0, 0, G_OPTION_ARG_NONE, &counters, "Also count perf-stat events",
@@ -202,11 +207,18 @@ int pl_cli_record(int argc, char **argv)
 		pl_cli_fail("record: %s", error->message);
 		goto out;
 	}
+	guint n_lock_events = 0;
+	while (locks && pl_locks_events()[n_lock_events])
+		n_lock_events++;
 	if ((events ? g_strv_length(events) : 0) + (markers != 0) + (syscalls != NULL) +
 		    (irq ? g_strv_length((char **)pl_irq_tracepoints) : 0) +
-		    (block ? g_strv_length((char **)pl_block_io_tracepoints) : 0) >
+		    (block ? g_strv_length((char **)pl_block_io_tracepoints) : 0) + n_lock_events >
 	    PL_MAX_EVENTS) {
-		pl_cli_fail("record: at most %u --event (--irq counts 4, --block 2)", PL_MAX_EVENTS);
+		pl_cli_fail("record: at most %u events in all (--event, --markers, --syscalls; "
+			    "--irq takes %u, --block %u, --locks %u)", PL_MAX_EVENTS,
+			    g_strv_length((char **)pl_irq_tracepoints),
+			    g_strv_length((char **)pl_block_io_tracepoints),
+			    g_strv_length((GStrv)pl_locks_events()));
 		goto out;
 	}
 	guint8 cg = parse_callgraph(callgraph);
@@ -297,6 +309,8 @@ int pl_cli_record(int argc, char **argv)
 		s->events[s->nevents++] = pl_str_c(pl_irq_tracepoints[i]);
 	for (guint i = 0; block && pl_block_io_tracepoints[i]; i++)
 		s->events[s->nevents++] = pl_str_c(pl_block_io_tracepoints[i]);
+	for (guint i = 0; i < n_lock_events; i++)
+		s->events[s->nevents++] = pl_str_c(pl_locks_events()[i]);
 	s->frequency = (guint32)frequency;
 	s->callgraph = cg;
 	s->stack_size = (guint32)stack_size;

@@ -22,7 +22,7 @@ typedef struct {
 	char **fail_if;
 	gboolean lines;
 	gboolean invert;
-	gboolean markers, tracepoints, syscalls, irq, block;
+	gboolean markers, tracepoints, syscalls, irq, block, locks;
 	gboolean findings;
 	char **fail_on;
 	char **pairs;
@@ -665,6 +665,10 @@ int pl_cli_report(int argc, char **argv)
 		{ "block", 0, 0, G_OPTION_ARG_NONE, &a.block,
 		  "Only the block I/O (--block recordings): per device requests, bytes, "
 		  "latency percentiles, the slowest with their stacks (--top N of them)", NULL },
+		{ "locks", 0, 0, G_OPTION_ARG_NONE, &a.locks,
+		  "Only the lock contention (--locks recordings): futex waits by lock, their "
+		  "waiters, who held each lock (the waker's stack), wait-time histograms",
+		  NULL },
 		{ "findings", 0, 0, G_OPTION_ARG_NONE, &a.findings,
 		  "Only the findings: what the rules see as unusual (lost samples, a thread "
 		  "that held a CPU, off-CPU time by reason, runqueue latency, stacks that "
@@ -757,7 +761,7 @@ int pl_cli_report(int argc, char **argv)
 		rc = pl_report_findings(p, TRUE, fail_on);
 		goto out;
 	}
-	if (a.markers || a.tracepoints || a.syscalls || a.irq || a.block) {
+	if (a.markers || a.tracepoints || a.syscalls || a.irq || a.block || a.locks) {
 		/* events, not samples: these sections stand alone */
 		printf("%s\n", argv[1]);
 		if (a.markers && !pl_report_print_markers(p, a.pairs))
@@ -770,6 +774,8 @@ int pl_cli_report(int argc, char **argv)
 			pl_report_print_irq(p);
 		if (a.block)
 			pl_report_print_block(p, (guint)a.top);
+		if (a.locks)
+			pl_report_print_locks(p, a.top > 0 ? (guint)a.top : 10);
 		rc = pl_report_findings(p, FALSE, fail_on);
 		goto out;
 	}

@@ -36,6 +36,9 @@ gboolean pl_report_print_markers(PlProfile *p, char **pairs);
 void pl_report_print_tracepoints(PlProfile *p);
 /* report-syscalls.c: the slow system calls; top: rows of the long lists */
 void pl_report_print_syscalls(PlProfile *p, guint top);
+/* report-locks.c: lock contention (--locks recordings); top: locks and
+ * rows per list */
+void pl_report_print_locks(PlProfile *p, guint top);
 
 /* report-irq.c: hardirq and softirq time per handler, vector and CPU */
 void pl_report_print_irq(PlProfile *p);

@@ -164,6 +164,14 @@ typedef struct _PlSymCache {
 guint pl_symbols_resolve(PlSymbols *self, guint32 pid, guint64 pc, gboolean is_return_address,
 			 PlFrameInfo *out, guint max);
 
+/* The symbol of a mapped file that holds data address addr of pid (a
+ * global variable), with addr's offset in it and the file's basename
+ * (strings interned): looked up in the file whose code is mapped nearest
+ * below addr, since the mappings of data are not sent (pl-data-syms.c).
+ * FALSE when no symbol holds it. */
+gboolean pl_symbols_data_symbol(PlSymbols *self, guint32 pid, guint64 addr, const char **name,
+				guint64 *offset, const char **module);
+
 /* One row per module seen in mappings. */
 typedef struct {
 	char *module;        /* path on the board */

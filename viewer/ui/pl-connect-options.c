@@ -6,6 +6,7 @@
 
 #include "pl-block-io.h"
 #include "pl-irq.h"
+#include "pl-locks.h"
 #include "pl-syscalls.h"
 
 typedef struct {
@@ -33,6 +34,7 @@ struct _PlConnectOptions {
 	GtkSpinButton *freq, *stack;
 	GtkEntry *syscalls, *slower;
 	GtkCheckButton *irq, *block;
+	GtkCheckButton *locks;
 	GtkLabel *probe_notes;
 
 	GPtrArray *probe_events; /* ProbeEvent* */
@@ -188,6 +190,10 @@ gboolean pl_connect_options_fill_start(PlConnectOptions *self, const PlAgentInfo
 	if (gtk_check_button_get_active(self->block))
 		for (guint i = 0; pl_block_io_tracepoints[i] && s->nevents < PL_MAX_EVENTS; i++)
 			s->events[s->nevents++] = pl_str_c(pl_block_io_tracepoints[i]);
+	/* lock contention: the futex tracepoints and the wakeups (pl-locks.h) */
+	for (const char *const *e = pl_locks_events();
+	     gtk_check_button_get_active(self->locks) && *e && s->nevents < PL_MAX_EVENTS; e++)
+		s->events[s->nevents++] = pl_str_c(*e);
 	s->frequency = (guint32)gtk_spin_button_get_value_as_int(self->freq);
 	static const guint8 cgs[] = { PL_CG_AUTO, PL_CG_FP, PL_CG_DWARF, PL_CG_LBR, PL_CG_NONE };
 	guint cgi = gtk_drop_down_get_selected(self->callgraph);
@@ -209,6 +215,11 @@ void pl_connect_options_set_command(PlConnectOptions *self, const char *command)
 void pl_connect_options_set_frequency(PlConnectOptions *self, guint hz)
 {
 	gtk_spin_button_set_value(self->freq, hz);
+}
+
+void pl_connect_options_set_locks(PlConnectOptions *self, gboolean on)
+{
+	gtk_check_button_set_active(self->locks, on);
 }
 
 void pl_connect_options_set_syscalls(PlConnectOptions *self, const char *list,
@@ -261,6 +272,7 @@ static void pl_connect_options_class_init(PlConnectOptionsClass *klass)
 	CHILD(slower);
 	CHILD(irq);
 	CHILD(block);
+	CHILD(locks);
 	CHILD(probe_notes);
 #undef CHILD
 	gtk_widget_class_bind_template_callback(wc, on_freq_changed);

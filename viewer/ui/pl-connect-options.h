@@ -1,7 +1,8 @@
 /* pl-connect-options.h — the "Record" form of the Connect page: what to
  * start (a command, the whole board, or the process chosen in the list),
  * the event, call graph, frequency, stack copy, slow system calls
- * (`--syscalls LIST --slower-than DUR`), and the probe's notes on what the
+ * (`--syscalls LIST --slower-than DUR`), lock contention (`--locks`), and
+ * the probe's notes on what the
  * board cannot do.
  *
  * The form turns itself into a START message (pl_connect_options_fill_start);
@@ -43,7 +44,7 @@ void pl_connect_options_set_max_frequency(PlConnectOptions *self, guint hz);
 /* Fills s (zeroed by the caller) from the form: target (whole board, else
  * the command, else `selected`), events, call graph, frequency, stack
  * size, slow system calls translated with the board's table (agent's
- * e_machine).  *what (g_free) names the target for the session's label.
+ * e_machine), the lock events when that box is ticked.  *what (g_free) names the target for the session's label.
  * FALSE with a sentence for the user when the form is not complete or not
  * right.  s borrows strings owned by self until the next call. */
 gboolean pl_connect_options_fill_start(PlConnectOptions *self, const PlAgentInfo *agent,
@@ -56,6 +57,8 @@ void pl_connect_options_set_frequency(PlConnectOptions *self, guint hz);
  * (NULL: 1ms). */
 void pl_connect_options_set_syscalls(PlConnectOptions *self, const char *list,
 				     const char *slower_than);
+/* The "Lock contention" box (`--locks`: pl_locks_events()). */
+void pl_connect_options_set_locks(PlConnectOptions *self, gboolean on);
 const char *pl_connect_options_get_probe_notes(PlConnectOptions *self);
 
 G_END_DECLS

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pl-locks.h"
 #include "pl-syscalls.h"
 #include "pl-tracepoint.h"
 #include "pl-ui-util.h"
@@ -70,19 +71,26 @@ static gint by_pid_tid(gconstpointer a, gconstpointer b)
 
 static void fill_hist(PlThreadTimeline *self);
 
-/* Markers, and the slow system calls as intervals (bars in their own
- * colour; their entry ticks are not drawn: the bar says it all). */
+/* Markers, and the slow system calls and lock waits as intervals (bars in
+ * their own colours; their entry ticks are not drawn: the bar says it
+ * all). */
 static PlMarkers *markers_new(PlProfile *p)
 {
 	PlMarkers *m = pl_markers_new(p);
 	pl_markers_add_slow_calls(m, p);
+	pl_markers_add_lock_waits(m, p);
 	return m;
 }
 
-static gboolean is_slow_call_event(PlProfile *p, const PlTraceEvent *e)
+static gboolean is_bar_event(PlProfile *p, const PlTraceEvent *e)
 {
 	const PlEvent *ev = pl_profile_lookup_event(p, e->event);
-	return ev && !g_strcmp0(ev->name, PL_SLOW_SYSCALLS_EVENT);
+	if (!ev)
+		return FALSE;
+	for (const char *const *l = pl_locks_events(); *l; l++)
+		if (!g_strcmp0(ev->name, *l))
+			return TRUE;
+	return !g_strcmp0(ev->name, PL_SLOW_SYSCALLS_EVENT);
 }
 
 /* The user's pairs as intervals (their specs were checked when set). */
@@ -251,6 +259,7 @@ static const GdkRGBA marker_rgba = { 0.95, 0.50, 0.05, 1 };
 static const GdkRGBA trace_rgba = { 0.05, 0.60, 0.70, 1 };
 static const GdkRGBA bar_rgba = { 0.60, 0.30, 0.85, 0.85 };
 static const GdkRGBA slow_call_rgba = { 0.85, 0.10, 0.10, 0.9 }; /* a thread blocked */
+static const GdkRGBA lock_wait_rgba = { 0.55, 0.20, 0.75, 0.9 }; /* waiting for a lock */
 
 #define BAR_H 2.5
 
@@ -306,8 +315,9 @@ static void draw_events(PlThreadTimeline *self, cairo_t *cr, double w)
 			continue;
 		double x0 = time_to_x(self, v->start, w), x1 = time_to_x(self, v->end, w);
 		double y = bar_y(l, v->depth);
-		const GdkRGBA *c = g_str_has_suffix(v->name, PL_SLOW_CALL_SUFFIX) ? &slow_call_rgba
-										   : &bar_rgba;
+		const GdkRGBA *c = g_str_has_suffix(v->name, PL_SLOW_CALL_SUFFIX)    ? &slow_call_rgba
+				   : g_str_has_suffix(v->name, PL_LOCK_WAIT_SUFFIX) ? &lock_wait_rgba
+										    : &bar_rgba;
 		set_rgba(cr, c, c->alpha);
 		cairo_rectangle(cr, x0, y, MAX(x1 - x0, 1), BAR_H);
 		cairo_fill(cr);
@@ -317,7 +327,7 @@ static void draw_events(PlThreadTimeline *self, cairo_t *cr, double w)
 	const PlTraceEvent *ev = pl_profile_get_trace_events(self->profile, &n);
 	for (guint i = 0; i < n; i++) {
 		Lane *l = lane_of_tid(self, ev[i].tid);
-		if (!l || is_slow_call_event(self->profile, &ev[i]))
+		if (!l || is_bar_event(self->profile, &ev[i]))
 			continue;
 		double x = time_to_x(self, ev[i].time, w);
 		set_rgba(cr, ev[i].marker ? &marker_rgba : &trace_rgba, 1);
@@ -357,7 +367,7 @@ char *pl_thread_timeline_dup_event_at(PlThreadTimeline *self, guint32 tid, guint
 	const PlTraceEvent *best = NULL;
 	guint64 best_d = slack + 1;
 	for (guint i = 0; i < n; i++) {
-		if (ev[i].tid != tid || is_slow_call_event(self->profile, &ev[i]))
+		if (ev[i].tid != tid || is_bar_event(self->profile, &ev[i]))
 			continue;
 		guint64 d = ev[i].time > time ? ev[i].time - time : time - ev[i].time;
 		if (d < best_d) {

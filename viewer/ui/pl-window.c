@@ -56,6 +56,7 @@ struct _PlWindow {
 	PlIoView *io; /* slow system calls; hidden without */
 	PlIrqView *irq;     /* interrupts; hidden without */
 	PlBlockView *block; /* block requests; hidden without */
+	PlLocksView *locks; /* lock contention; hidden without */
 	PlDiffView *diff_view;
 	PlCoverageView *coverage;
 	PlLiveBar *live_bar;
@@ -628,6 +629,7 @@ PlHeatmapView *pl_window_get_heatmap_view(PlWindow *self) { return self->heatmap
 PlIoView *pl_window_get_io_view(PlWindow *self) { return self->io; }
 PlIrqView *pl_window_get_irq_view(PlWindow *self) { return self->irq; }
 PlBlockView *pl_window_get_block_view(PlWindow *self) { return self->block; }
+PlLocksView *pl_window_get_locks_view(PlWindow *self) { return self->locks; }
 PlViewState *pl_window_get_view_state(PlWindow *self)
 {
 	return pl_profile_session_get_view_state(self->session);
@@ -783,6 +785,7 @@ static void pl_window_class_init(PlWindowClass *klass)
 	g_type_ensure(PL_TYPE_IRQ_VIEW);
 	g_type_ensure(PL_TYPE_BLOCK_VIEW);
 	g_type_ensure(PL_TYPE_IO_VIEW);
+	g_type_ensure(PL_TYPE_LOCKS_VIEW);
 	g_type_ensure(PL_TYPE_DIFF_VIEW);
 	g_type_ensure(PL_TYPE_COVERAGE_VIEW);
 	g_type_ensure(PL_TYPE_LIVE_BAR);
@@ -808,6 +811,7 @@ static void pl_window_class_init(PlWindowClass *klass)
 	CHILD(io);
 	CHILD(irq);
 	CHILD(block);
+	CHILD(locks);
 	CHILD(diff_view);
 	CHILD(coverage);
 	CHILD(live_bar);
@@ -864,6 +868,7 @@ static void pl_window_init(PlWindow *self)
 	pl_io_view_set_profile(self->io, NULL); /* hidden until a session has slow calls */
 	pl_irq_view_set_profile(self->irq, NULL);
 	pl_block_view_set_profile(self->block, NULL);
+	pl_locks_view_set_profile(self->locks, NULL); /* and until one has futex waits */
 	self->diff = pl_diff_controller_new(self->diff_view);
 	pl_diff_controller_set_view_state(self->diff, state);
 	g_signal_connect(self->diff, "status", G_CALLBACK(on_diff_status), self);
@@ -881,6 +886,7 @@ static void pl_window_init(PlWindow *self)
 	pl_io_view_set_session(self->io, self->session);
 	pl_irq_view_set_session(self->irq, self->session);
 	pl_block_view_set_session(self->block, self->session);
+	pl_locks_view_set_session(self->locks, self->session);
 	pl_coverage_view_set_session(self->coverage, self->session);
 	pl_live_bar_set_session(self->live_bar, self->session);
 	g_object_bind_property(self->session, "search", self->search, "text",

@@ -28,6 +28,7 @@
 #include "pl-io-view.h"
 #include "pl-irq-view.h"
 #include "pl-block-view.h"
+#include "pl-locks-view.h"
 #include "pl-target-dialog.h"
 #include "pl-flame-chart.h"
 #include "pl-flame-graph.h"
@@ -100,6 +101,7 @@ PlFlightDialog *pl_window_get_flight_dialog(PlWindow *self);
 /* The Interrupts and Block I/O pages (pl-irq-view.h, pl-block-view.h). */
 PlIrqView *pl_window_get_irq_view(PlWindow *self);
 PlBlockView *pl_window_get_block_view(PlWindow *self);
+PlLocksView *pl_window_get_locks_view(PlWindow *self);
 PlViewState *pl_window_get_view_state(PlWindow *self);
 PlTransformBar *pl_window_get_transform_bar(PlWindow *self);
 PlFlameChart *pl_window_get_flame_chart(PlWindow *self);

@@ -816,6 +816,8 @@ static StepResult run_step(Script *s)
 		t = pl_ui_script_flight_step(w, s->argv, s->ticks, timed_out(s));
 	if (t == PL_UI_STEP_UNKNOWN) /* the Fleet page (pl-ui-script-fleet.c) */
 		t = pl_ui_script_fleet_step(w, s->argv, s->ticks, timed_out(s));
+	if (t == PL_UI_STEP_UNKNOWN) /* the Locks page (pl-ui-script-locks.c) */
+		t = pl_ui_script_locks_step(w, s->argv, s->ticks, timed_out(s));
 	if (t != PL_UI_STEP_UNKNOWN)
 		return t == PL_UI_STEP_WAIT ? STEP_WAIT : STEP_DONE;
 	report(s, "script", FALSE, "unknown command '%s'", cmd);

@@ -142,6 +142,10 @@
  *   fleet-dump NAME                "# fleet-row SELF TOTAL<TAB>FUNCTION<TAB>MODULE"
  *   fleet-diff-dump NAME           "# fleet-diff DELTA<TAB>LABEL", the diff shown
  *   fleet-page flame|functions|diff   bring that page of the Fleet page forward
+ * The Locks page (pl-ui-script-locks.c):
+ *   locks NAME [ADDRESS]           the page is shown with a lock (that of ADDRESS, picked);
+ *                                  its summary and details go to stdout as
+ *                                  "# locks-summary" / "# locks-details"
  */
 #ifndef PL_UI_SCRIPT_H
 #define PL_UI_SCRIPT_H
@@ -168,6 +172,7 @@ PlUiStep pl_ui_script_io_step(PlWindow *w, char **argv, guint ticks, gboolean ti
 PlUiStep pl_ui_script_names_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_flight_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_fleet_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
+PlUiStep pl_ui_script_locks_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 /* "NAME" or "NAME@FILE" (defined in a file whose path ends with /FILE):
  * the first function so named, PL_NO_ID when none. */
 guint32 pl_ui_script_find_function(PlWindow *w, const char *spec);

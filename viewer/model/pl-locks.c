@@ -1,0 +1,532 @@
+/* pl-locks.c — futex waits paired with the wakes that ended them, grouped
+ * by lock (pl-locks.h). */
+#include "pl-locks.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const char *const lock_events[] = {
+	"syscalls:sys_enter_futex",
+	"syscalls:sys_exit_futex",
+	"sched:sched_waking",
+	NULL,
+};
+
+const char *const *pl_locks_events(void)
+{
+	return lock_events;
+}
+
+/* ─── futex ops (include/uapi/linux/futex.h) ──────────────────────────── */
+
+#define FUTEX_CMD_MASK (~(128u | 256u)) /* ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME) */
+
+static const char *const op_names[] = {
+	"FUTEX_WAIT", "FUTEX_WAKE", "FUTEX_FD", "FUTEX_REQUEUE", "FUTEX_CMP_REQUEUE",
+	"FUTEX_WAKE_OP", "FUTEX_LOCK_PI", "FUTEX_UNLOCK_PI", "FUTEX_TRYLOCK_PI",
+	"FUTEX_WAIT_BITSET", "FUTEX_WAKE_BITSET", "FUTEX_WAIT_REQUEUE_PI",
+	"FUTEX_CMP_REQUEUE_PI", "FUTEX_LOCK_PI2",
+};
+
+gboolean pl_futex_op_is_wait(guint32 op)
+{
+	switch (op & FUTEX_CMD_MASK) {
+	case 0: case 6: case 9: case 11: case 13:
+		return TRUE;
+	}
+	return FALSE;
+}
+
+gboolean pl_futex_op_is_wake(guint32 op)
+{
+	switch (op & FUTEX_CMD_MASK) {
+	case 1: case 3: case 4: case 5: case 7: case 10:
+		return TRUE;
+	}
+	return FALSE;
+}
+
+const char *pl_futex_op_name(guint32 op, char *buf, gsize len)
+{
+	guint32 cmd = op & FUTEX_CMD_MASK;
+	if (cmd >= G_N_ELEMENTS(op_names)) {
+		g_snprintf(buf, len, "op 0x%x", op);
+		return buf;
+	}
+	g_snprintf(buf, len, "%s%s%s", op_names[cmd], op & 128 ? "_PRIVATE" : "",
+		   op & 256 ? "|FUTEX_CLOCK_REALTIME" : "");
+	return buf;
+}
+
+guint pl_lock_hist_bucket(guint64 ns)
+{
+	return ns ? 63 - (guint)__builtin_clzll(ns) : 0;
+}
+
+/* ─── pairing ──────────────────────────────────────────────────────────── */
+
+typedef struct {
+	guint32 pid;
+	guint64 uaddr;
+} LockKey;
+
+static guint key_hash(gconstpointer p)
+{
+	const LockKey *k = p;
+	return g_int64_hash(&k->uaddr) ^ (k->pid * 2654435761u);
+}
+
+static gboolean key_equal(gconstpointer a, gconstpointer b)
+{
+	const LockKey *x = a, *y = b;
+	return x->pid == y->pid && x->uaddr == y->uaddr;
+}
+
+typedef struct {
+	guint64 time; /* entry */
+	guint32 tid, stack;
+} WakeCall;
+
+typedef struct {
+	guint64 time;
+	guint32 waker;
+} Waking;
+
+/* A lock's wake calls (by entry time) and its index in the result. */
+typedef struct {
+	GArray *wakes; /* WakeCall */
+	guint lock;
+} LockState;
+
+static void lock_state_free(gpointer p)
+{
+	LockState *s = p;
+	g_array_unref(s->wakes);
+	g_free(s);
+}
+
+static void lock_clear(gpointer p)
+{
+	PlLock *l = p;
+	g_free(l->name);
+	g_free(l->module);
+	g_clear_pointer(&l->holders, g_array_unref);
+	g_clear_pointer(&l->waiters, g_array_unref);
+}
+
+void pl_locks_free(PlLocks *l)
+{
+	if (!l)
+		return;
+	g_array_free(l->locks, TRUE);
+	g_array_free(l->waits, TRUE);
+	g_free(l);
+}
+
+/* The first index of a (sorted by time) whose time is > t. */
+static guint wake_upper(GArray *a, guint64 t)
+{
+	guint lo = 0, hi = a->len;
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+		if (g_array_index(a, WakeCall, mid).time <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Adds ns to the row of (tid, stack) of rows, indexed by index. */
+static void charge(GArray *rows, GHashTable *index, guint32 tid, guint32 stack, guint64 ns,
+		   guint wakes)
+{
+	guint64 key = ((guint64)tid << 32) | stack;
+	gpointer v;
+	if (!g_hash_table_lookup_extended(index, &key, NULL, &v)) {
+		PlLockHolder h = { tid, stack, 0, 0 };
+		g_array_append_val(rows, h);
+		v = GUINT_TO_POINTER(rows->len - 1);
+		g_hash_table_insert(index, g_memdup2(&key, sizeof(key)), v);
+	}
+	PlLockHolder *h = &g_array_index(rows, PlLockHolder, GPOINTER_TO_UINT(v));
+	h->ns += ns;
+	h->wakes += wakes;
+}
+
+/* The releaser of w among the lock's wake calls (see the header). */
+static void find_waker(PlLockWait *w, GArray *wakes, GHashTable *wakings)
+{
+	w->waker_stack = PL_NO_ID;
+	if (w->ret != 0 || !wakes)
+		return;
+	GArray *wk = g_hash_table_lookup(wakings, GUINT_TO_POINTER(w->tid));
+	for (guint i = wk ? wk->len : 0; i-- > 0;) {
+		const Waking *k = &g_array_index(wk, Waking, i);
+		if (k->time > w->end)
+			continue;
+		if (k->time < w->start)
+			break;
+		/* the waker's latest wake call on this word before it woke us */
+		for (guint j = wake_upper(wakes, k->time); j-- > 0;) {
+			const WakeCall *c = &g_array_index(wakes, WakeCall, j);
+			if (c->time < w->start)
+				break;
+			if (c->tid == k->waker) {
+				w->waker_tid = c->tid;
+				w->wake_time = c->time;
+				w->waker_stack = c->stack;
+				w->by_waking = TRUE;
+				return;
+			}
+		}
+		break; /* woken by something else (a signal, another word) */
+	}
+	for (guint j = wake_upper(wakes, w->end); j-- > 0;) {
+		const WakeCall *c = &g_array_index(wakes, WakeCall, j);
+		if (c->time < w->start)
+			break;
+		if (c->tid != w->tid) {
+			w->waker_tid = c->tid;
+			w->wake_time = c->time;
+			w->waker_stack = c->stack;
+			return;
+		}
+	}
+}
+
+/* Charges w's time to the wake calls inside it (see the header). */
+static void charge_holders(PlLockWait *w, GArray *wakes, GArray *rows, GHashTable *index)
+{
+	guint64 prev = w->start;
+	const WakeCall *last = NULL;
+	guint j = 0;
+	if (wakes) {
+		/* the first wake call at or after the start */
+		guint lo = 0, hi = wakes->len;
+		while (lo < hi) {
+			guint mid = lo + (hi - lo) / 2;
+			if (g_array_index(wakes, WakeCall, mid).time < w->start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		j = lo;
+	}
+	for (; wakes && j < wakes->len; j++) {
+		const WakeCall *c = &g_array_index(wakes, WakeCall, j);
+		if (c->time > w->end)
+			break;
+		if (c->tid == w->tid)
+			continue;
+		charge(rows, index, c->tid, c->stack, c->time - prev, 1);
+		prev = c->time;
+		last = c;
+	}
+	if (w->end > prev)
+		charge(rows, index, last ? last->tid : 0, last ? last->stack : PL_NO_ID,
+		       w->end - prev, 0);
+}
+
+static gint holder_cmp(gconstpointer a, gconstpointer b)
+{
+	const PlLockHolder *x = a, *y = b;
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static gint lock_order_cmp(gconstpointer a, gconstpointer b, gpointer locks)
+{
+	const PlLock *x = &g_array_index((GArray *)locks, PlLock, *(const guint *)a);
+	const PlLock *y = &g_array_index((GArray *)locks, PlLock, *(const guint *)b);
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->uaddr < y->uaddr ? -1 : x->uaddr > y->uaddr;
+}
+
+static gint wait_by_start(gconstpointer a, gconstpointer b)
+{
+	const PlLockWait *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+PlLocks *pl_locks_pair(const PlFutexEvent *ev, guint n)
+{
+	PlLocks *out = g_new0(PlLocks, 1);
+	out->locks = g_array_new(FALSE, TRUE, sizeof(PlLock));
+	g_array_set_clear_func(out->locks, lock_clear);
+	out->waits = g_array_new(FALSE, TRUE, sizeof(PlLockWait));
+	out->futex_events = n;
+	/* tid → its futex call under way (a copy of the entry) */
+	g_autoptr(GHashTable) pending = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	/* (pid, uaddr) → LockState */
+	g_autoptr(GHashTable) states = g_hash_table_new_full(key_hash, key_equal, g_free,
+							     lock_state_free);
+	/* wakee tid → GArray of Waking */
+	g_autoptr(GHashTable) wakings = g_hash_table_new_full(NULL, NULL, NULL,
+							      (GDestroyNotify)g_array_unref);
+	for (guint i = 0; i < n; i++) {
+		const PlFutexEvent *e = &ev[i];
+		gpointer tid = GUINT_TO_POINTER(e->tid);
+		switch (e->kind) {
+		case PL_FUTEX_ENTER: {
+			const PlFutexEvent *prev = g_hash_table_lookup(pending, tid);
+			if (prev && pl_futex_op_is_wait(prev->op))
+				out->unended++; /* its exit was lost */
+			g_hash_table_insert(pending, tid, g_memdup2(e, sizeof(*e)));
+			if (!pl_futex_op_is_wake(e->op))
+				break;
+			LockKey k = { e->pid ? e->pid : e->tid, e->uaddr };
+			LockState *s = g_hash_table_lookup(states, &k);
+			if (!s) {
+				s = g_new0(LockState, 1);
+				s->wakes = g_array_new(FALSE, FALSE, sizeof(WakeCall));
+				s->lock = G_MAXUINT;
+				g_hash_table_insert(states, g_memdup2(&k, sizeof(k)), s);
+			}
+			WakeCall c = { e->time, e->tid, e->stack };
+			g_array_append_val(s->wakes, c);
+			break;
+		}
+		case PL_FUTEX_EXIT: {
+			const PlFutexEvent *b = g_hash_table_lookup(pending, tid);
+			if (!b) {
+				out->orphan_exits++;
+				break;
+			}
+			if (pl_futex_op_is_wait(b->op)) {
+				PlLockWait w = { b->time, e->time, b->pid ? b->pid : b->tid, b->tid,
+						 b->uaddr, b->op, e->ret, b->stack, 0, 0, 0,
+						 PL_NO_ID, FALSE };
+				g_array_append_val(out->waits, w);
+			}
+			g_hash_table_remove(pending, tid);
+			break;
+		}
+		case PL_FUTEX_WAKING: {
+			GArray *a = g_hash_table_lookup(wakings, GUINT_TO_POINTER(e->wakee));
+			if (!a) {
+				a = g_array_new(FALSE, FALSE, sizeof(Waking));
+				g_hash_table_insert(wakings, GUINT_TO_POINTER(e->wakee), a);
+			}
+			Waking k = { e->time, e->tid };
+			g_array_append_val(a, k);
+			break;
+		}
+		}
+	}
+	GHashTableIter it;
+	gpointer v;
+	g_hash_table_iter_init(&it, pending);
+	while (g_hash_table_iter_next(&it, NULL, &v))
+		out->unended += pl_futex_op_is_wait(((PlFutexEvent *)v)->op);
+
+	g_array_sort(out->waits, wait_by_start);
+	/* per lock: its rows of holders and waiters, indexed */
+	g_autoptr(GPtrArray) holder_index = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)g_hash_table_unref);
+	g_autoptr(GPtrArray) waiter_index = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)g_hash_table_unref);
+	for (guint i = 0; i < out->waits->len; i++) {
+		PlLockWait *w = &g_array_index(out->waits, PlLockWait, i);
+		LockKey k = { w->pid, w->uaddr };
+		LockState *s = g_hash_table_lookup(states, &k);
+		if (!s) {
+			s = g_new0(LockState, 1);
+			s->wakes = g_array_new(FALSE, FALSE, sizeof(WakeCall));
+			s->lock = G_MAXUINT;
+			g_hash_table_insert(states, g_memdup2(&k, sizeof(k)), s);
+		}
+		if (s->lock == G_MAXUINT) {
+			PlLock l = { .pid = w->pid, .uaddr = w->uaddr, .wake_calls = s->wakes->len };
+			l.holders = g_array_new(FALSE, FALSE, sizeof(PlLockHolder));
+			l.waiters = g_array_new(FALSE, FALSE, sizeof(PlLockHolder));
+			g_array_append_val(out->locks, l);
+			s->lock = out->locks->len - 1;
+			g_ptr_array_add(holder_index, g_hash_table_new_full(g_int64_hash,
+									    g_int64_equal, g_free,
+									    NULL));
+			g_ptr_array_add(waiter_index, g_hash_table_new_full(g_int64_hash,
+									    g_int64_equal, g_free,
+									    NULL));
+		}
+		w->lock = s->lock;
+		PlLock *l = &g_array_index(out->locks, PlLock, s->lock);
+		guint64 d = w->end - w->start;
+		l->waits++;
+		l->slept += w->ret == 0;
+		l->total_ns += d;
+		l->max_ns = MAX(l->max_ns, d);
+		l->hist[pl_lock_hist_bucket(d)]++;
+		charge(l->waiters, waiter_index->pdata[s->lock], w->tid, PL_NO_ID, d, 0);
+		find_waker(w, s->wakes, wakings);
+		charge_holders(w, s->wakes, l->holders, holder_index->pdata[s->lock]);
+	}
+	/* most wait time first, and the waits' indices follow */
+	guint nl = out->locks->len;
+	g_autofree guint *order = g_new(guint, nl ? nl : 1);
+	for (guint i = 0; i < nl; i++) {
+		PlLock *l = &g_array_index(out->locks, PlLock, i);
+		g_array_sort(l->holders, holder_cmp);
+		g_array_sort(l->waiters, holder_cmp);
+		order[i] = i;
+	}
+	g_qsort_with_data(order, (gint)nl, sizeof(guint), lock_order_cmp, out->locks);
+	g_autofree guint *where = g_new(guint, nl ? nl : 1);
+	GArray *sorted = g_array_sized_new(FALSE, TRUE, sizeof(PlLock), nl);
+	g_array_set_clear_func(sorted, lock_clear);
+	for (guint i = 0; i < nl; i++) {
+		g_array_append_val(sorted, g_array_index(out->locks, PlLock, order[i]));
+		where[order[i]] = i;
+	}
+	for (guint i = 0; i < out->waits->len; i++) {
+		PlLockWait *w = &g_array_index(out->waits, PlLockWait, i);
+		w->lock = where[w->lock];
+	}
+	/* the structs moved to sorted: the old array must not free them */
+	g_array_set_clear_func(out->locks, NULL);
+	g_array_free(out->locks, TRUE);
+	out->locks = sorted;
+	return out;
+}
+
+/* ─── from a profile ───────────────────────────────────────────────────── */
+
+typedef struct {
+	gint kind; /* PlFutexKind, -1: not ours */
+	const PlTraceField *uaddr, *op, *val, *ret, *pid;
+} EventFields;
+
+static gboolean field_int(const PlTraceField *f, const guint8 *raw, gsize len, gboolean be,
+			  gint64 *out)
+{
+	return f && pl_trace_field_int(f, raw, len, be, out);
+}
+
+/* The lock's data symbol, when its address lies in a mapped object's. */
+static void name_lock(PlLock *l, PlSymbols *sym)
+{
+	const char *name, *module;
+	guint64 off;
+	if (!pl_symbols_data_symbol(sym, l->pid, l->uaddr, &name, &off, &module))
+		return;
+	l->name = off ? g_strdup_printf("%s+0x%" G_GINT64_MODIFIER "x", name, off) : g_strdup(name);
+	l->module = g_strdup(module);
+}
+
+PlLocks *pl_locks_new(PlProfile *profile)
+{
+	gboolean be = pl_profile_is_big_endian(profile);
+	GPtrArray *events = pl_profile_get_events(profile);
+	guint32 max_index = 0;
+	for (guint i = 0; i < events->len; i++)
+		max_index = MAX(max_index, ((PlEvent *)events->pdata[i])->index);
+	g_autofree EventFields *by_event = g_new0(EventFields, max_index + 1);
+	gboolean recorded = FALSE;
+	for (guint i = 0; i <= max_index; i++)
+		by_event[i].kind = -1;
+	for (guint i = 0; i < events->len; i++) {
+		const PlEvent *e = events->pdata[i];
+		EventFields *f = &by_event[e->index];
+		const PlTraceFormat *fmt = pl_profile_get_trace_format(profile, e->index);
+		if (!fmt)
+			continue;
+		if (!g_strcmp0(e->name, lock_events[0])) {
+			f->kind = PL_FUTEX_ENTER;
+			recorded = TRUE;
+		} else if (!g_strcmp0(e->name, lock_events[1])) {
+			f->kind = PL_FUTEX_EXIT;
+		} else if (!g_strcmp0(e->name, lock_events[2])) {
+			f->kind = PL_FUTEX_WAKING;
+		} else {
+			continue;
+		}
+		f->uaddr = pl_trace_format_find(fmt, "uaddr");
+		f->op = pl_trace_format_find(fmt, "op");
+		f->val = pl_trace_format_find(fmt, "val");
+		f->ret = pl_trace_format_find(fmt, "ret");
+		f->pid = pl_trace_format_find(fmt, "pid");
+	}
+	guint n;
+	const PlTraceEvent *ev = pl_profile_get_trace_events(profile, &n);
+	g_autoptr(GArray) fev = g_array_new(FALSE, TRUE, sizeof(PlFutexEvent));
+	for (guint i = 0; i < n; i++) {
+		if (ev[i].event > max_index || by_event[ev[i].event].kind < 0 || ev[i].marker)
+			continue;
+		const EventFields *f = &by_event[ev[i].event];
+		const guint8 *raw = pl_profile_get_trace_raw(profile, &ev[i]);
+		gsize len = ev[i].raw_len;
+		PlFutexEvent e = { ev[i].time, ev[i].pid, ev[i].tid, ev[i].stack,
+				   (guint8)f->kind, 0, 0, 0, 0, 0 };
+		gint64 x;
+		switch (f->kind) {
+		case PL_FUTEX_ENTER:
+			if (!field_int(f->uaddr, raw, len, be, &x))
+				continue;
+			e.uaddr = (guint64)x;
+			if (!field_int(f->op, raw, len, be, &x))
+				continue;
+			e.op = (guint32)x;
+			if (field_int(f->val, raw, len, be, &x))
+				e.val = (guint32)x;
+			break;
+		case PL_FUTEX_EXIT:
+			if (!field_int(f->ret, raw, len, be, &x))
+				continue;
+			e.ret = x;
+			break;
+		case PL_FUTEX_WAKING:
+			if (!field_int(f->pid, raw, len, be, &x))
+				continue;
+			e.wakee = (guint32)x;
+			break;
+		}
+		g_array_append_val(fev, e);
+	}
+	PlLocks *l = pl_locks_pair((const PlFutexEvent *)(gpointer)fev->data, fev->len);
+	l->recorded = recorded;
+	PlSymbols *sym = pl_profile_get_symbols(profile);
+	for (guint i = 0; sym && i < l->locks->len; i++)
+		name_lock(&g_array_index(l->locks, PlLock, i), sym);
+	return l;
+}
+
+char *pl_lock_dup_label(const PlLock *lock)
+{
+	if (lock->name)
+		return g_strdup_printf("%s (0x%" G_GINT64_MODIFIER "x)", lock->name, lock->uaddr);
+	return g_strdup_printf("0x%" G_GINT64_MODIFIER "x", lock->uaddr);
+}
+
+/* ─── on the timeline ──────────────────────────────────────────────────── */
+
+static gint interval_by_start(gconstpointer a, gconstpointer b)
+{
+	const PlMarkerInterval *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start ? 1 : (gint)x->depth - (gint)y->depth;
+}
+
+guint pl_markers_add_lock_waits(PlMarkers *m, PlProfile *profile)
+{
+	g_autoptr(PlLocks) l = pl_locks_new(profile);
+	guint added = 0;
+	for (guint i = 0; i < l->waits->len; i++) {
+		const PlLockWait *w = &g_array_index(l->waits, PlLockWait, i);
+		if (w->ret != 0)
+			continue; /* did not sleep */
+		g_autofree char *label =
+			pl_lock_dup_label(&g_array_index(l->locks, PlLock, w->lock));
+		PlMarkerInterval iv = { w->start, w->end, w->pid, w->tid, 0,
+					g_strconcat("wait for ", label, PL_LOCK_WAIT_SUFFIX, NULL) };
+		g_array_append_val(m->intervals, iv);
+		added++;
+	}
+	if (added)
+		g_array_sort(m->intervals, interval_by_start);
+	return added;
+}
