@@ -67,7 +67,7 @@ $(BUILD)/viewer/cli/%.o: ALL_CFLAGS += -Iviewer/ui -I$(BUILD)/viewer
 # both (pl-abi.h), lets perflens refuse a module from another build
 # (viewer/cli/app.c) instead of crashing in it.
 PL_ABI_HEADERS := $(sort $(wildcard common/*.h viewer/io/*.h viewer/model/*.h \
-	viewer/symbols/*.h viewer/formats/*.h viewer/core/*.h)) viewer/ui/pl-ui.h
+	viewer/symbols/*.h viewer/formats/*.h viewer/core/*.h viewer/fleet/*.h)) viewer/ui/pl-ui.h
 $(BUILD)/viewer/pl-abi.h: $(PL_ABI_HEADERS) viewer/viewer.mk
 	@mkdir -p $(dir $@)
 	printf '#define PL_VIEWER_ABI "%s"\n' "$$(cat $(PL_ABI_HEADERS) | sha256sum | cut -c1-16)" >$@

@@ -10,6 +10,7 @@
 #include "pl-cli-clickhouse.h"
 #include "pl-cli.h"
 #include "pl-export.h"
+#include "pl-fleet-job.h"
 #include "pl-fleet-profile.h"
 #include "pl-expr.h"
 #include "pl-fleet-query.h"
@@ -211,7 +212,7 @@ static int export_profile(GPtrArray *stacks, const char *format, const char *eve
 			  const char *where, const char *output)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(PlProfile) p = pl_fleet_profile_new(stacks, event, PL_FLEET_PROFILE_MAX_SAMPLES,
+	g_autoptr(PlProfile) p = pl_fleet_profile_new(stacks, event, NULL, PL_FLEET_PROFILE_MAX_SAMPLES,
 						      &error);
 	if (!p) {
 		pl_cli_fail("fleet export: %s", error->message);
@@ -334,8 +335,7 @@ int pl_cli_fleet(int argc, char **argv)
 	}
 	PlFleetSource source = rollup && !strcmp(rollup, "raw") ? PL_FLEET_RAW
 			       : rollup && !strcmp(rollup, "minutes") ? PL_FLEET_MINUTES
-			       : !since_s || since_s >= PL_FLEET_ROLLUP_FROM_S ? PL_FLEET_MINUTES
-										: PL_FLEET_RAW;
+							       : pl_fleet_source_auto(since_s);
 	if (!(ch = pl_cli_clickhouse_open(&cho, "fleet")))
 		goto out;
 	if (!strcmp(action, "schema")) {

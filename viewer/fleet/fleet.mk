@@ -15,6 +15,9 @@ $(BUILD)/viewer/fleet/%.o: ALL_CFLAGS += -Iviewer/fleet $(call pkgconf,--cflags 
 $(BUILD)/test/viewer-fleet-store-test: $(FLEET_OBJS)
 $(BUILD)/test/viewer-fleet-store-test: private VIEWER_CFLAGS += -Iviewer/fleet
 $(BUILD)/test/viewer-fleet-store-test: private VIEWER_LIBS += $(FLEET_LIBS)
+$(BUILD)/test/viewer-fleet-job-test: $(FLEET_OBJS)
+$(BUILD)/test/viewer-fleet-job-test: private VIEWER_CFLAGS += -Iviewer/fleet
+$(BUILD)/test/viewer-fleet-job-test: private VIEWER_LIBS += $(FLEET_LIBS)
 
 $(BUILD)/perflens: $(FLEET_OBJS)
 $(BUILD)/perflens: VIEWER_LIBS += $(FLEET_LIBS)

@@ -36,8 +36,8 @@ static guint64 pc_of(GHashTable *pcs, PlSymEmbed *embed, const char *label)
 	return pc;
 }
 
-PlProfile *pl_fleet_profile_new(GPtrArray *stacks, const char *event, guint64 max_samples,
-				GError **error)
+PlProfile *pl_fleet_profile_new(GPtrArray *stacks, const char *event, const char *name,
+				guint64 max_samples, GError **error)
 {
 	guint64 total = 0;
 	for (guint i = 0; i < stacks->len; i++)
@@ -61,7 +61,7 @@ PlProfile *pl_fleet_profile_new(GPtrArray *stacks, const char *event, guint64 ma
 		.word_size = 8,
 		.page_size = 4096,
 		.kernel_release = str_of(""),
-		.hostname = str_of("fleet"),
+		.hostname = str_of(name ? name : "fleet"),
 		.ncpus = 1,
 	};
 	pl_profile_ingest(&m, p);

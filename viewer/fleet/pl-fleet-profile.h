@@ -21,9 +21,11 @@ G_BEGIN_DECLS
 #define PL_FLEET_PROFILE_MAX_SAMPLES (50u * 1000 * 1000)
 
 /* stacks: PlFleetStack*; event: the samples' event name (NULL:
- * "samples").  A finished profile, or NULL with error (G_IO_ERROR). */
-PlProfile *pl_fleet_profile_new(GPtrArray *stacks, const char *event, guint64 max_samples,
-				GError **error);
+ * "samples"); name: what the profile is called where a recording's board
+ * would be (its hostname; NULL: "fleet").  A finished profile, or NULL
+ * with error (G_IO_ERROR). */
+PlProfile *pl_fleet_profile_new(GPtrArray *stacks, const char *event, const char *name,
+				guint64 max_samples, GError **error);
 
 G_END_DECLS
 

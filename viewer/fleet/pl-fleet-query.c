@@ -163,3 +163,23 @@ GPtrArray *pl_fleet_query_stacks(PlClickhouse *ch, PlFleetSource source, const c
 	}
 	return stacks;
 }
+
+char **pl_fleet_query_labels(PlClickhouse *ch, guint max, GError **error)
+{
+	/* the rollup: far fewer rows than the samples, the same labels */
+	g_autofree char *q = g_strdup_printf(
+		"SELECT DISTINCT concat(k, '=', v) AS l FROM perflens_minutes ARRAY JOIN "
+		"label_keys AS k, label_values AS v ORDER BY l LIMIT %u FORMAT TabSeparated",
+		max);
+	g_autoptr(GByteArray) out = NULL;
+	if (!pl_clickhouse_run(ch, q, NULL, 0, &out, error))
+		return NULL;
+	g_autofree char *text = g_strndup((const char *)out->data, out->len);
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	GPtrArray *labels = g_ptr_array_new();
+	for (guint i = 0; lines[i]; i++)
+		if (*lines[i])
+			g_ptr_array_add(labels, g_strcompress(lines[i]));
+	g_ptr_array_add(labels, NULL);
+	return (char **)g_ptr_array_free(labels, FALSE);
+}

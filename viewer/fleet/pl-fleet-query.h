@@ -62,6 +62,10 @@ typedef struct {
 GPtrArray *pl_fleet_query_stacks(PlClickhouse *ch, PlFleetSource source, const char *where_sql,
 				 guint64 *total, GError **error);
 
+/* The labels the stored samples carry, "KEY=VALUE", sorted, at most max
+ * (a GStrv), or NULL with error: what a user can pick from. */
+char **pl_fleet_query_labels(PlClickhouse *ch, guint max, GError **error);
+
 G_END_DECLS
 
 #endif

@@ -88,6 +88,8 @@ static void on_startup(GApplication *app, gpointer data)
 		{ "win.connect", { "<Control>k", NULL } },
 		{ "win.sessions", { "<Control>l", NULL } },
 		{ "win.diff", { "<Control>d", NULL } },
+		{ "win.flight-save", { "<Control><Shift>s", NULL } },
+		{ "win.fleet", { "<Control><Shift>f", NULL } },
 		{ "app.quit", { "<Control>q", NULL } },
 	};
 	for (guint i = 0; i < G_N_ELEMENTS(accels); i++)

@@ -19,6 +19,8 @@
 #include "pl-findings-view.h"
 #include "pl-heatmap-view.h"
 #include "pl-flame-chart.h"
+#include "pl-fleet-view.h"
+#include "pl-flight-dialog.h"
 #include "pl-flame-page.h"
 #include "pl-frame-menu.h"
 #include "pl-functions-page.h"
@@ -36,7 +38,7 @@ struct _PlWindow {
 	GtkApplicationWindow parent_instance;
 
 	/* from the template */
-	GtkStack *main_stack; /* "empty", "loading", "connect", "sessions", "profile" */
+	GtkStack *main_stack; /* "empty", "loading", "connect", "sessions", "fleet", "profile" */
 	GtkStack *views;
 	GtkWidget *back_btn; /* to the session, from the connect or sessions page */
 	GtkWidget *diff_btn;
@@ -44,6 +46,7 @@ struct _PlWindow {
 	GtkLabel *loading_label;
 	PlConnectView *connect;
 	PlSessionsView *sessions;
+	PlFleetView *fleet;
 	PlFlamePage *flame_page;
 	PlFunctionsPage *functions_page;
 	PlSourceView *source;
@@ -74,6 +77,7 @@ struct _PlWindow {
 	PlFunctionTable *table;
 	GtkWidget *tx_bar; /* the transforms' breadcrumbs */
 	GtkWidget *menu;   /* the last frame menu (pl-frame-menu.c) */
+	PlFlightDialog *flight; /* "Save now", made when first asked */
 
 	PlProfileSession *session; /* what is open and selected */
 	PlDiffController *diff;	   /* the Diff page and the other profile */
@@ -472,10 +476,75 @@ static void act_save(GSimpleAction *a, GVariant *p, gpointer data)
 	gtk_label_set_text(self->status, s);
 }
 
+/* ─── flight recorder: Save now (pl-flight-dialog.c) ───────────────── */
+
+/* host:port of a target, loosely: "localhost" and 127.0.0.1 are one */
+static gboolean same_agent(const char *a, const char *b)
+{
+	if (!a || !b)
+		return FALSE;
+	const char *pa = strrchr(a, ':'), *pb = strrchr(b, ':');
+	if (!pa || !pb || strcmp(pa, pb))
+		return FALSE;
+	g_autofree char *ha = g_strndup(a, (gsize)(pa - a)), *hb = g_strndup(b, (gsize)(pb - b));
+	gboolean la = !strcmp(ha, "localhost") || !strcmp(ha, "127.0.0.1");
+	gboolean lb = !strcmp(hb, "localhost") || !strcmp(hb, "127.0.0.1");
+	return !strcmp(ha, hb) || (la && lb);
+}
+
+/* the Board page holds the recorder's one viewer slot: let it go */
+static gboolean on_flight_connecting(PlFlightDialog *d, const char *target, PlWindow *self)
+{
+	PlLiveSession *live = pl_connect_view_get_session(self->connect);
+	if (!pl_live_session_is_connected(live) ||
+	    !same_agent(pl_live_session_get_peer(live), target))
+		return FALSE;
+	pl_live_session_disconnect(live, NULL);
+	return TRUE;
+}
+
+static void on_flight_saved(PlFlightDialog *d, const char *path, PlWindow *self)
+{
+	pl_window_open_file(self, path);
+	gtk_window_close(GTK_WINDOW(d));
+}
+
+PlFlightDialog *pl_window_flight_save(PlWindow *self)
+{
+	if (!self->flight) {
+		self->flight = pl_flight_dialog_new(GTK_WINDOW(self));
+		g_object_ref(self->flight);
+		gtk_window_set_hide_on_close(GTK_WINDOW(self->flight), TRUE);
+		const char *peer = pl_connect_view_get_peer(self->connect);
+		if (peer && !g_str_has_prefix(peer, "ssh://"))
+			pl_flight_dialog_set_target(self->flight, peer, NULL);
+		g_signal_connect(self->flight, "connecting", G_CALLBACK(on_flight_connecting), self);
+		g_signal_connect(self->flight, "saved", G_CALLBACK(on_flight_saved), self);
+	} else if (pl_flight_dialog_has_saved(self->flight)) {
+		/* the same recorder again: the shortcut alone saves */
+		pl_flight_dialog_save(self->flight);
+	}
+	gtk_window_present(GTK_WINDOW(self->flight));
+	return self->flight;
+}
+
+PlFlightDialog *pl_window_get_flight_dialog(PlWindow *self) { return self->flight; }
+
+static void act_flight_save(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	pl_window_flight_save(data);
+}
+
+static void act_fleet(GSimpleAction *a, GVariant *p, gpointer data)
+{
+	pl_window_show_fleet(data);
+}
+
 #define ACT(name, fn) { name, fn, NULL, NULL, NULL, { 0 } }
 static const GActionEntry win_actions[] = {
 	ACT("open", act_open), ACT("sessions", act_sessions), ACT("diff", act_diff),		 ACT("connect", act_connect),	    ACT("find", act_find),
 	ACT("zoom-out", act_zoom_out), ACT("export-svg", act_export), ACT("save", act_save),
+	ACT("fleet", act_fleet), ACT("flight-save", act_flight_save),
 	{ "transform", act_transform, "s", NULL, NULL, { 0 } },
 	{ "open-source", act_open_source, "u", NULL, NULL, { 0 } },
 };
@@ -610,6 +679,12 @@ void pl_window_show_sessions(PlWindow *self)
 	gtk_stack_set_visible_child_name(self->main_stack, "sessions");
 }
 
+void pl_window_show_fleet(PlWindow *self)
+{
+	gtk_stack_set_visible_child_name(self->main_stack, "fleet");
+}
+PlFleetView *pl_window_get_fleet_view(PlWindow *self) { return self->fleet; }
+
 void pl_window_show_view(PlWindow *self, const char *name)
 {
 	if (profile_of(self))
@@ -700,6 +775,11 @@ static void pl_window_dispose(GObject *obj)
 	if (self->menu && gtk_widget_get_parent(self->menu))
 		gtk_widget_unparent(self->menu);
 	g_clear_object(&self->menu);
+	if (self->flight) {
+		g_signal_handlers_disconnect_by_data(self->flight, self);
+		gtk_window_destroy(GTK_WINDOW(self->flight));
+		g_clear_object(&self->flight);
+	}
 	if (self->live_bar)
 		pl_live_bar_set_session(self->live_bar, NULL);
 	/* no gtk_widget_dispose_template: it would unparent main_stack, the
@@ -715,6 +795,7 @@ static void pl_window_class_init(PlWindowClass *klass)
 	/* the template's own widget types, registered before it is read */
 	g_type_ensure(PL_TYPE_CONNECT_VIEW);
 	g_type_ensure(PL_TYPE_SESSIONS_VIEW);
+	g_type_ensure(PL_TYPE_FLEET_VIEW);
 	g_type_ensure(PL_TYPE_FLAME_PAGE);
 	g_type_ensure(PL_TYPE_FUNCTIONS_PAGE);
 	g_type_ensure(PL_TYPE_SOURCE_VIEW);
@@ -741,6 +822,7 @@ static void pl_window_class_init(PlWindowClass *klass)
 	CHILD(loading_label);
 	CHILD(connect);
 	CHILD(sessions);
+	CHILD(fleet);
 	CHILD(flame_page);
 	CHILD(functions_page);
 	CHILD(source);

@@ -33,6 +33,8 @@
 #include "pl-target-dialog.h"
 #include "pl-flame-chart.h"
 #include "pl-flame-graph.h"
+#include "pl-fleet-view.h"
+#include "pl-flight-dialog.h"
 #include "pl-function-table.h"
 #include "pl-profile.h"
 #include "pl-profile-session.h"
@@ -71,6 +73,13 @@ gboolean pl_window_is_diff_loading(PlWindow *self);
 const char *pl_window_get_diff_error(PlWindow *self);
 void pl_window_set_filter(PlWindow *self, guint32 tid, guint64 t0, guint64 t1);
 
+/* The Fleet page (the fleet store's flame graph, functions, diff). */
+void pl_window_show_fleet(PlWindow *self);
+/* Save now (win.flight-save): the flight recorder dialog, made and shown
+ * (borrowed); when it saved from the recorder in its form before, it
+ * saves again at once.  A saved snapshot opens in this window. */
+PlFlightDialog *pl_window_flight_save(PlWindow *self);
+
 /* State, for the UI tests (their scripted driver, tests/pl-ui-script.c). */
 gboolean pl_window_is_loading(PlWindow *self);
 const char *pl_window_get_load_error(PlWindow *self);
@@ -87,6 +96,9 @@ PlDiffView *pl_window_get_diff_view(PlWindow *self);
 PlHealthView *pl_window_get_health_view(PlWindow *self);
 PlHeatmapView *pl_window_get_heatmap_view(PlWindow *self);
 PlIoView *pl_window_get_io_view(PlWindow *self);
+PlFleetView *pl_window_get_fleet_view(PlWindow *self);
+/* The Save now dialog, NULL until first asked for. */
+PlFlightDialog *pl_window_get_flight_dialog(PlWindow *self);
 /* The Interrupts and Block I/O pages (pl-irq-view.h, pl-block-view.h). */
 PlIrqView *pl_window_get_irq_view(PlWindow *self);
 PlBlockView *pl_window_get_block_view(PlWindow *self);

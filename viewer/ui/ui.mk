@@ -17,7 +17,7 @@ UI_SRCS := $(wildcard viewer/ui/pl-*.c)
 UI_OBJS := $(UI_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/viewer/ui/pl-ui-resources.o \
 	$(VIEWER_PAINT_OBJS)
 UI_CFLAGS := $(call pkgconf,--cflags gtk4) -Iviewer/io -Iviewer/model \
-	-Iviewer/symbols -Iviewer/formats -Iviewer/core -Iviewer/ui
+	-Iviewer/symbols -Iviewer/formats -Iviewer/core -Iviewer/ui -Iviewer/fleet
 UI_LIBS := $(call pkgconf,--libs gtk4) -lm
 
 # The composite widgets' layouts: GtkBuilder templates (viewer/ui/data/ui/
@@ -75,6 +75,7 @@ $(UI_SCRIPT_MODULE): viewer/ui/tests/pl-ui-script.c viewer/ui/tests/pl-ui-script
 		viewer/ui/tests/pl-ui-script-labels.c \
 		viewer/ui/tests/pl-ui-script-source.c viewer/ui/tests/pl-ui-script-io.c \
 		viewer/ui/tests/pl-ui-script-sessions.c viewer/ui/tests/pl-ui-script-names.c \
+		viewer/ui/tests/pl-ui-script-fleet.c viewer/ui/tests/pl-ui-script-flight.c \
 		viewer/ui/tests/pl-ui-script-locks.c \
 		viewer/ui/tests/pl-ui-script-findings.c \
 		$(BUILD)/perflens-ui.so viewer/ui/ui.mk
@@ -96,10 +97,10 @@ $(BUILD)/test/viewer-ui-target-debuginfod-test: $(BUILD)/libplviewer.a $(BUILD)/
 # The views test program needs a display: viewer-ui-views-test.sh records
 # its captures and runs it under Xvfb (so it is not named *-test itself).
 $(BUILD)/test/viewer-ui-views-prog: viewer/ui/tests/viewer-ui-views-test.c $(UI_OBJS) \
-		$(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
+		$(FLEET_OBJS) $(BUILD)/libplviewer.a $(BUILD)/libplcommon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(UI_CFLAGS) -Itest -MF $@.d $(LDFLAGS) -o $@ $(filter %.c,$^) \
-		$(filter %.o,$^) $(filter %.a,$^) $(UI_LIBS) $(VIEWER_LIBS)
+		$(filter %.o,$^) $(filter %.a,$^) $(UI_LIBS) $(VIEWER_LIBS) $(FLEET_LIBS)
 $(BUILD)/test/viewer-ui-views-test: $(BUILD)/test/viewer-ui-views-prog
 
 viewer:: $(BUILD)/perflens-ui.so $(UI_C_TESTS) $(UI_SH_TESTS) $(BUILD)/test/viewer-ui-views-prog \

@@ -812,6 +812,10 @@ static StepResult run_step(Script *s)
 		t = pl_ui_script_io_step(w, s->argv, s->ticks, timed_out(s));
 	if (t == PL_UI_STEP_UNKNOWN) /* functions of one name (pl-ui-script-names.c) */
 		t = pl_ui_script_names_step(w, s->argv, s->ticks, timed_out(s));
+	if (t == PL_UI_STEP_UNKNOWN) /* Save now (pl-ui-script-flight.c) */
+		t = pl_ui_script_flight_step(w, s->argv, s->ticks, timed_out(s));
+	if (t == PL_UI_STEP_UNKNOWN) /* the Fleet page (pl-ui-script-fleet.c) */
+		t = pl_ui_script_fleet_step(w, s->argv, s->ticks, timed_out(s));
 	if (t == PL_UI_STEP_UNKNOWN) /* the Locks page (pl-ui-script-locks.c) */
 		t = pl_ui_script_locks_step(w, s->argv, s->ticks, timed_out(s));
 	if (t == PL_UI_STEP_UNKNOWN) /* the Findings page (pl-ui-script-findings.c) */

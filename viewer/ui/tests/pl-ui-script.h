@@ -125,6 +125,23 @@
  *   expect-row NAME SAMPLES|absent LABEL…   one row shows LABEL, with SAMPLES self
  *                                  samples ("# row …" says what it has); or none
  *   expect-flame-label NAME present|absent LABEL…   a flame graph frame so labelled
+ * Save now (pl-ui-script-flight.c; "# flight saved PATH" once open):
+ *   flight-save HOST:PORT TOKEN DIR NAME   the header's Save now…, the form filled
+ *                                  (TOKEN "-": none), its Save now clicked: the
+ *                                  snapshot saved in DIR opens in the window
+ *   flight-shortcut NAME           Ctrl+Shift+S's action (checked bound): the same
+ *                                  recorder saves again at once, the new file opens
+ *   expect-flight-error HOST:PORT TOKEN WORD NAME   Save now fails, the dialog says WORD
+ *   flight-dialog-shot FILE        PNG of the Save now dialog
+ * The Fleet page (pl-ui-script-fleet.c; "-" for an empty field):
+ *   fleet-show URL CRED WHERE AGAINST SINCE NAME   the form filled ("=": a field kept),
+ *                                  Show clicked, the answer shown ("# fleet total NAME A B",
+ *                                  "# fleet labels KEY=VALUE…")
+ *   fleet-pick KEY=VALUE NAME      a click on that label's link: Labels holds it
+ *   expect-fleet-error URL CRED WHERE WORD NAME    Show fails, the page says WORD
+ *   fleet-dump NAME                "# fleet-row SELF TOTAL<TAB>FUNCTION<TAB>MODULE"
+ *   fleet-diff-dump NAME           "# fleet-diff DELTA<TAB>LABEL", the diff shown
+ *   fleet-page flame|functions|diff   bring that page of the Fleet page forward
  * The Locks page (pl-ui-script-locks.c):
  *   locks NAME [ADDRESS]           the page is shown with a lock (that of ADDRESS, picked);
  *                                  its summary and details go to stdout as
@@ -160,6 +177,8 @@ PlUiStep pl_ui_script_sessions_step(PlWindow *w, char **argv, guint ticks, gbool
 PlUiStep pl_ui_script_source_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_io_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_names_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
+PlUiStep pl_ui_script_flight_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
+PlUiStep pl_ui_script_fleet_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_locks_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_findings_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 /* "NAME" or "NAME@FILE" (defined in a file whose path ends with /FILE):

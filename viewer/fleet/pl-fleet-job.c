@@ -1,0 +1,158 @@
+/* pl-fleet-job.c — see pl-fleet-job.h. */
+#include "pl-fleet-job.h"
+
+#include "pl-clickhouse.h"
+#include "pl-fleet-profile.h"
+
+void pl_fleet_answer_free(PlFleetAnswer *answer)
+{
+	if (!answer)
+		return;
+	g_clear_pointer(&answer->a, pl_profile_free);
+	g_clear_pointer(&answer->b, pl_profile_free);
+	g_strfreev(answer->labels);
+	g_free(answer);
+}
+
+PlFleetSource pl_fleet_source_auto(guint64 since_s)
+{
+	return !since_s || since_s >= PL_FLEET_ROLLUP_FROM_S ? PL_FLEET_MINUTES : PL_FLEET_RAW;
+}
+
+static gboolean empty(const char *s)
+{
+	return !s || !*s;
+}
+
+/* A form field the parser refused: its name, where, and why. */
+static void field_error(GError **error, const char *field, const char *text, const GError *e)
+{
+	g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+		    "%s “%s”: at character %d, %s", field, text, e->code + 1, e->message);
+}
+
+/* One side: its stacks, then its profile. */
+static PlProfile *side(PlClickhouse *ch, PlFleetSource source, const char *where,
+		       const char *field, guint64 since_s, const char *event, guint64 *total,
+		       GError **error)
+{
+	g_autoptr(GPtrArray) matches = NULL;
+	g_autoptr(GError) e = NULL;
+	if (!empty(where) && !(matches = pl_fleet_where_parse(where, &e))) {
+		field_error(error, field, where, e);
+		return NULL;
+	}
+	g_autofree char *sql = pl_fleet_where_sql(source, matches, since_s, event);
+	g_autoptr(GPtrArray) stacks = pl_fleet_query_stacks(ch, source, sql, total, &e);
+	if (!stacks) {
+		const char *todo =
+			g_error_matches(e, PL_CLICKHOUSE_ERROR, PL_CLICKHOUSE_ERROR_UNREACHABLE)
+				? "Check the URL, and that the server runs (ci/clickhouse/server.sh "
+				  "start DIR starts one)."
+			: g_error_matches(e, PL_CLICKHOUSE_ERROR, PL_CLICKHOUSE_ERROR_AUTH)
+				? "Check the credentials file: one line USER:PASSWORD."
+			: g_error_matches(e, PL_CLICKHOUSE_ERROR, PL_CLICKHOUSE_ERROR_BUSY)
+				? "Ask again in a moment."
+				: "Is it the store perflens collect writes into (perflens fleet "
+				  "schema makes its tables)?";
+		g_set_error(error, e->domain, e->code, "%s\n%s", e->message, todo);
+		return NULL;
+	}
+	if (*total == 0) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+			    "No samples%s%s%s in the fleet store.\nCheck the labels (the agents' "
+			    "--label KEY=VALUE) and the time range, or leave %s empty for all.",
+			    empty(where) ? "" : " where ", empty(where) ? "" : where,
+			    since_s ? " in that time range" : "", field);
+		return NULL;
+	}
+	g_autofree char *name = empty(where) ? g_strdup("the fleet (every label)")
+					      : g_strdup_printf("the fleet where %s", where);
+	return pl_fleet_profile_new(stacks, empty(event) ? NULL : event, name,
+				    PL_FLEET_PROFILE_MAX_SAMPLES, error);
+}
+
+PlFleetAnswer *pl_fleet_job_run(const PlFleetAsk *ask, GError **error)
+{
+	if (empty(ask->url) || empty(ask->credentials)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+			    "The fleet store needs its ClickHouse URL (http://HOST:PORT) and a "
+			    "credentials file (one line USER:PASSWORD, readable by you only).");
+		return NULL;
+	}
+	guint64 since_s = 0;
+	g_autoptr(GError) e = NULL;
+	if (!empty(ask->since) && !pl_fleet_since_parse(ask->since, &since_s, &e)) {
+		field_error(error, "Since", ask->since, e);
+		return NULL;
+	}
+	g_autoptr(PlClickhouse) ch = pl_clickhouse_new(ask->url, ask->credentials, &e);
+	if (!ch) {
+		g_set_error(error, e->domain, e->code, "%s", e->message);
+		return NULL;
+	}
+	g_autoptr(PlFleetAnswer) ans = g_new0(PlFleetAnswer, 1);
+	ans->source = pl_fleet_source_auto(since_s);
+	ans->a = side(ch, ans->source, ask->where, "Labels", since_s, ask->event, &ans->total_a,
+		      error);
+	if (!ans->a)
+		return NULL;
+	if (!empty(ask->against)) {
+		ans->b = side(ch, ans->source, ask->against, "Compare with", since_s, ask->event,
+			      &ans->total_b, error);
+		if (!ans->b)
+			return NULL;
+	}
+	/* a help for the next question: the answer stands without it */
+	ans->labels = pl_fleet_query_labels(ch, 300, NULL);
+	return g_steal_pointer(&ans);
+}
+
+typedef struct {
+	char *url, *credentials, *where, *against, *since, *event;
+} Job;
+
+static void job_free(gpointer p)
+{
+	Job *j = p;
+	g_free(j->url);
+	g_free(j->credentials);
+	g_free(j->where);
+	g_free(j->against);
+	g_free(j->since);
+	g_free(j->event);
+	g_free(j);
+}
+
+static void job_thread(GTask *task, gpointer src, gpointer data, GCancellable *c)
+{
+	const Job *j = data;
+	PlFleetAsk ask = { j->url, j->credentials, j->where, j->against, j->since, j->event };
+	GError *error = NULL;
+	PlFleetAnswer *ans = pl_fleet_job_run(&ask, &error);
+	if (ans)
+		g_task_return_pointer(task, ans, (GDestroyNotify)pl_fleet_answer_free);
+	else
+		g_task_return_error(task, error);
+}
+
+void pl_fleet_job_async(const PlFleetAsk *ask, gpointer source_object,
+			GAsyncReadyCallback callback, gpointer user_data)
+{
+	Job *j = g_new0(Job, 1);
+	j->url = g_strdup(ask->url);
+	j->credentials = g_strdup(ask->credentials);
+	j->where = g_strdup(ask->where);
+	j->against = g_strdup(ask->against);
+	j->since = g_strdup(ask->since);
+	j->event = g_strdup(ask->event);
+	GTask *task = g_task_new(source_object, NULL, callback, user_data);
+	g_task_set_task_data(task, j, job_free);
+	g_task_run_in_thread(task, job_thread);
+	g_object_unref(task);
+}
+
+PlFleetAnswer *pl_fleet_job_finish(GAsyncResult *res, GError **error)
+{
+	return g_task_propagate_pointer(G_TASK(res), error);
+}

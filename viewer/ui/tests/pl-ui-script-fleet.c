@@ -1,0 +1,148 @@
+/* pl-ui-script-fleet.c — the scripted driver's Fleet page commands
+ * (listed in pl-ui-script.h).  Test code: part of perflens-ui-script.so
+ * only.
+ *
+ * "fleet-show" fills the page's form and clicks Show (the button's own
+ * "clicked"), then waits for the answer; the dump commands print what
+ * the page shows ("# fleet-…" lines) for the test to compare with
+ * `perflens fleet report` and `fleet diff` on the same store.
+ */
+#include "pl-ui-script.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* "-": the field emptied; "=": the field kept as it is */
+static const char *opt(const char *a)
+{
+	if (a && !strcmp(a, "="))
+		return NULL;
+	return a && strcmp(a, "-") ? a : "";
+}
+
+PlUiStep pl_ui_script_fleet_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out)
+{
+	const char *cmd = argv[0];
+	guint argc = g_strv_length(argv);
+	PlFleetView *fv = pl_window_get_fleet_view(w);
+	if (!strcmp(cmd, "fleet-show") || !strcmp(cmd, "expect-fleet-error")) {
+		/* fleet-show URL CRED WHERE AGAINST SINCE NAME ("-": empty, "=": kept)
+		 * expect-fleet-error URL CRED WHERE WORD NAME */
+		gboolean want_error = !strcmp(cmd, "expect-fleet-error");
+		guint need = want_error ? 6 : 7;
+		const char *name = argc >= need ? argv[need - 1] : cmd;
+		if (argc < need) {
+			pl_ui_script_report(name, FALSE, "%s: too few arguments", cmd);
+			return PL_UI_STEP_DONE;
+		}
+		if (ticks == 0) {
+			pl_window_show_fleet(w);
+			pl_fleet_view_set_form(fv, opt(argv[1]), opt(argv[2]), opt(argv[3]),
+					       want_error ? "" : opt(argv[4]),
+					       want_error ? "" : opt(argv[5]));
+			/* the button's own signal, as a click emits it: the
+			 * question starts at once (busy) */
+			g_signal_emit_by_name(pl_fleet_view_get_show_button(fv), "clicked");
+			if (!pl_fleet_view_is_busy(fv)) {
+				pl_ui_script_report(name, FALSE, "Show started nothing");
+				return PL_UI_STEP_DONE;
+			}
+			return PL_UI_STEP_WAIT;
+		}
+		if (pl_fleet_view_is_busy(fv))
+			return timed_out ? (pl_ui_script_report(name, FALSE, "no answer"),
+					    PL_UI_STEP_DONE)
+					 : PL_UI_STEP_WAIT;
+		const char *err = pl_fleet_view_get_error(fv);
+		if (want_error) {
+			pl_ui_script_report(name, err && strstr(err, argv[4]), "the page says: %s",
+					    err ? err : "nothing (no error)");
+			if (err)
+				printf("# fleet error: %s\n", err);
+			fflush(stdout);
+			return PL_UI_STEP_DONE;
+		}
+		if (err) {
+			pl_ui_script_report(name, FALSE, "the page says: %s", err);
+			return PL_UI_STEP_DONE;
+		}
+		if (!pl_flame_graph_is_ready(pl_fleet_view_get_flame_graph(fv)))
+			return timed_out ? (pl_ui_script_report(name, FALSE, "no flame graph"),
+					    PL_UI_STEP_DONE)
+					 : PL_UI_STEP_WAIT;
+		printf("# fleet total %s %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n", name,
+		       pl_fleet_view_get_total(fv, FALSE), pl_fleet_view_get_total(fv, TRUE));
+		g_auto(GStrv) labels = pl_fleet_view_dup_labels(fv);
+		g_autofree char *all = labels ? g_strjoinv(" ", labels) : NULL;
+		printf("# fleet labels %s\n", all ? all : "");
+		fflush(stdout);
+		pl_ui_script_report(name, pl_fleet_view_get_total(fv, FALSE) > 0, "no samples");
+		return PL_UI_STEP_DONE;
+	}
+	if (!strcmp(cmd, "fleet-dump")) {
+		/* fleet-dump NAME: the Functions page's rows,
+		 * "# fleet-row SELF TOTAL<TAB>FUNCTION<TAB>MODULE" */
+		const char *name = argc > 1 ? argv[1] : cmd;
+		PlFunctionTable *t = pl_fleet_view_get_function_table(fv);
+		PlProfile *p = pl_fleet_view_get_profile(fv);
+		guint n = pl_function_table_get_n_rows(t);
+		for (guint i = 0; p && i < n; i++) {
+			guint32 func;
+			const char *label;
+			PlCount self_count, total;
+			if (!pl_function_table_get_row_at(t, i, &func, &label, &self_count, &total))
+				break;
+			const PlFunction *f = pl_profile_get_function(p, func);
+			printf("# fleet-row %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\t%s\t%s\n",
+			       self_count.samples, total.samples, f && f->name ? f->name : label,
+			       f && f->module ? f->module : "?");
+		}
+		fflush(stdout);
+		pl_ui_script_report(name, p && n > 0, "the Functions page has no rows");
+		return PL_UI_STEP_DONE;
+	}
+	if (!strcmp(cmd, "fleet-diff-dump")) {
+		/* fleet-diff-dump NAME: the diff's rows, "# fleet-diff DELTA<TAB>LABEL" */
+		const char *name = argc > 1 ? argv[1] : cmd;
+		PlDiffView *dv = pl_fleet_view_get_diff_view(fv);
+		guint n = pl_diff_view_get_n_rows(dv);
+		for (guint i = 0; i < n; i++)
+			printf("# fleet-diff %.4f\t%s\n", pl_diff_view_get_row_delta(dv, i),
+			       pl_diff_view_get_row_label(dv, i));
+		fflush(stdout);
+		pl_ui_script_report(name, n > 0 && gtk_widget_get_mapped(GTK_WIDGET(dv)),
+				    "%u diff rows, the diff %s", n,
+				    gtk_widget_get_mapped(GTK_WIDGET(dv)) ? "shown" : "not shown");
+		return PL_UI_STEP_DONE;
+	}
+	if (!strcmp(cmd, "fleet-pick")) {
+		/* fleet-pick KEY=VALUE NAME: a click on that label's link under the
+		 * form (its "activate-link"): Labels then holds it */
+		const char *name = argc > 2 ? argv[2] : cmd;
+		g_autofree char *esc = g_uri_escape_string(argc > 1 ? argv[1] : "", NULL, FALSE);
+		g_autofree char *uri = g_strdup_printf("label:%s", esc);
+		GtkLabel *l = pl_fleet_view_get_labels_line(fv);
+		gboolean handled = FALSE;
+		if (gtk_widget_get_mapped(GTK_WIDGET(l)) &&
+		    strstr(gtk_label_get_label(l), uri))
+			g_signal_emit_by_name(l, "activate-link", uri, &handled);
+		const char *where = pl_fleet_view_get_where(fv);
+		gboolean holds = FALSE;
+		g_auto(GStrv) parts = g_strsplit(where, ",", -1);
+		for (guint i = 0; parts[i]; i++)
+			holds |= !strcmp(parts[i], argv[1] ? argv[1] : "");
+		printf("# fleet where %s\n", where);
+		fflush(stdout);
+		pl_ui_script_report(name, handled && holds,
+				    "the label's link %s; Labels says '%s'",
+				    handled ? "was followed" : "is not shown", where);
+		return PL_UI_STEP_DONE;
+	}
+	if (!strcmp(cmd, "fleet-page")) {
+		/* fleet-page flame|functions|diff */
+		pl_window_show_fleet(w);
+		pl_fleet_view_show_page(fv, argc > 1 ? argv[1] : "flame");
+		return PL_UI_STEP_DONE;
+	}
+	return PL_UI_STEP_UNKNOWN;
+}

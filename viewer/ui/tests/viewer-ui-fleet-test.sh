@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# viewer-ui-fleet-test.sh — the app's Fleet page (issue 29) against
+# `perflens fleet` on the same store: real agents (the burn workload, two
+# firmware labels) report to `perflens collect`, which stores into
+# Debian's real ClickHouse (viewer/tests/viewer-fleet-lib.sh starts one on
+# loopback); the app (under Xvfb, driven by
+# viewer/ui/tests/pl-ui-script-fleet.c) fills the page's form and clicks
+# Show:
+#   fleet_show          fw=2.3.0 alone: the page answers with samples
+#   fleet_rows_a        its Functions page has rows
+#   fleet_compare       fw=2.3.0 compared with fw=2.3.1: answered
+#   fleet_diff_rows     the diff is shown and has rows
+#   fleet_pick          a click on "fw=2.3.1" among the store's labels
+#                       listed under the form puts it into Labels
+#   fleet_picked        Show again: the page answers for fw=2.3.1
+#   fleet_totals        the page's totals of A and B (each Show) equal the
+#                       totals of fleet report --where fw=2.3.0 and fw=2.3.1
+#   fleet_labels        the labels the page lists are the stored samples'
+#                       (ClickHouse asked with curl: every KEY=VALUE in
+#                       perflens_samples)
+#   fleet_functions     every function's self samples on the Functions page
+#                       equal fleet report's (name, module and count, both
+#                       ways)
+#   fleet_diff          every function's change of self share in the page's
+#                       diff equals fleet diff's Δ (to its 0.01 points)
+#   fleet_bad_labels    "fw=" (no value): the page says where and why
+#   fleet_store_down    a URL where no server answers: the page says so
+# Screenshots ($PL_UI_SCREENSHOTS, else a temporary directory):
+# fleet-flame.png, fleet-functions.png, fleet-diff.png, fleet-error.png.
+set -u
+B=${PL_BUILD:-build}
+TOP=${PL_TOP:-.}
+PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
+DRIVER=$B/test/perflens-ui-script.so
+. "$TOP/test/pl-test.sh" || { echo "not ok viewer-ui-fleet: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
+. "$TOP/viewer/tests/viewer-fleet-lib.sh" || { echo "not ok viewer-ui-fleet: cannot read viewer/tests/viewer-fleet-lib.sh"; exit 1; }
+fleet_begin uifleet
+SHOTS=${PL_UI_SCREENSHOTS:-$TMP/shots}
+
+pl_plan fleet_show fleet_rows_a fleet_compare fleet_diff_rows fleet_pick fleet_picked \
+	fleet_totals fleet_labels fleet_functions fleet_diff fleet_bad_labels fleet_store_down
+missing=""
+for x in "$AGENT" "$PERFLENS" "$BURN"; do [ -x "$x" ] || missing="$x not built (make)"; done
+[ -f "$DRIVER" ] || missing="$DRIVER not built (make)"
+for x in python3 curl xvfb-run; do command -v $x >/dev/null || missing="$x is not installed (ci/deps.sh)"; done
+[ -z "$missing" ] || pl_fail_all "$missing"
+if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
+
+fleet_clickhouse
+fleet_token
+fleet_collector "$TMP/collect.log"
+agent() { # FW BOARD COMMAND...
+	local fw=$1 board=$2
+	shift 2
+	"$AGENT" --server "127.0.0.1:$PORT" --token-file "$TMP/token" --label "fw=$fw" \
+		--label "board=$board" --session-period 2 -F 499 -g -- "$@" >/dev/null 2>"$TMP/$board.log" &
+	AGENTS+=($!)
+	PIDS+=($!)
+}
+AGENTS=()
+# two firmwares of one program: 2.3.1 also spawns threads (spawn_worker)
+agent 2.3.0 b1 "$BURN" 3 1
+agent 2.3.1 b2 "$BURN" --spawn-every 5 3 2
+sleep 7
+for p in "${AGENTS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+kill -TERM $COLLECT
+wait $COLLECT || pl_fail_all "perflens collect exited $?: $(tail -c 400 "$TMP/collect.log")"
+PIDS=()
+fleet() { "$PERFLENS" fleet "$@" --clickhouse "$URL" --clickhouse-credentials "$CRED"; }
+fleet report --where fw=2.3.0 --top 0 >"$TMP/rep-a" 2>&1 || pl_fail_all "fleet report: $(head -c 300 "$TMP/rep-a")"
+fleet report --where fw=2.3.1 --top 0 >"$TMP/rep-b" 2>&1 || pl_fail_all "fleet report: $(head -c 300 "$TMP/rep-b")"
+fleet diff --where fw=2.3.0 --against fw=2.3.1 --top 0 >"$TMP/diff" 2>&1 || pl_fail_all "fleet diff: $(head -c 300 "$TMP/diff")"
+sql "SELECT DISTINCT concat(k, '=', v) AS l FROM perflens_samples ARRAY JOIN labels.key AS k, labels.value AS v ORDER BY l" >"$TMP/labels" ||
+	pl_fail_all "ClickHouse did not list the labels"
+
+export XDG_CONFIG_HOME=$TMP/config XDG_DATA_HOME=$TMP/data XDG_CACHE_HOME=$TMP/cache
+export GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1 GSK_RENDERER=${GSK_RENDERER:-cairo}
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+mkdir -p "$SHOTS"
+cat >"$TMP/fleet.script" <<EOS
+fleet-show $URL $CRED fw=2.3.0 - - fleet_show
+fleet-dump fleet_rows_a
+fleet-page flame
+screenshot $SHOTS/fleet-flame.png
+fleet-page functions
+screenshot $SHOTS/fleet-functions.png
+fleet-show $URL $CRED fw=2.3.0 fw=2.3.1 - fleet_compare
+fleet-diff-dump fleet_diff_rows
+screenshot $SHOTS/fleet-diff.png
+fleet-pick fw=2.3.1 fleet_pick
+fleet-show = = = - - fleet_picked
+expect-fleet-error $URL $CRED fw= value fleet_bad_labels
+expect-fleet-error http://127.0.0.1:1 $CRED fw=2.3.0 answer fleet_store_down
+screenshot $SHOTS/fleet-error.png
+EOS
+PERFLENS_UI_TEST_MODULE=$DRIVER PERFLENS_UI_SCRIPT=$TMP/fleet.script \
+	timeout 200 xvfb-run -a -s '-screen 0 1600x1000x24' "$PERFLENS" >"$TMP/app.out" 2>"$TMP/app.err"
+rc=$?
+pl_no_display "$TMP/app.err"
+if grep -qaE 'ERROR: AddressSanitizer|runtime error:' "$TMP/app.err"; then
+	pl_fail_all "exit $rc: $(grep -aE -m1 -A14 'ERROR: |runtime error:' "$TMP/app.err" | tr '\n' '|' | head -c 1500)"
+fi
+grep -aE '^# fleet (total|error|where)' "$TMP/app.out"
+pl_relay "$TMP/app.out"
+
+# ─── the page against fleet report and fleet diff ────────────────────
+python3 - "$TMP/app.out" "$TMP/rep-a" "$TMP/rep-b" "$TMP/diff" "$TMP/labels" >"$TMP/cmp" <<'PY'
+import re, sys
+out = open(sys.argv[1], errors='replace').read().split('\n')
+def total(path):
+    m = re.search(r'^Fleet: (\d+) samples', open(path).read(), re.M)
+    return int(m.group(1)) if m else None
+ta, tb = total(sys.argv[2]), total(sys.argv[3])
+totals = {l.split()[3]: (int(l.split()[4]), int(l.split()[5]))
+          for l in out if l.startswith('# fleet total ')}
+want_t = {'fleet_show': (ta, 0), 'fleet_compare': (ta, tb), 'fleet_picked': (tb, 0)}
+res = {}
+if totals == want_t and ta and tb:
+    res['fleet_totals'] = 'ok'
+else:
+    res['fleet_totals'] = 'the page says %s, fleet report says %s' % (totals, want_t)
+shown = [l[len('# fleet labels '):].split() for l in out if l.startswith('# fleet labels')]
+stored = open(sys.argv[5]).read().split()
+if shown and shown[0] == stored and 'fw=2.3.1' in stored and 'board=b2' in stored:
+    res['fleet_labels'] = 'ok'
+else:
+    res['fleet_labels'] = 'the page lists %s, the samples hold %s' % (shown[:1], stored)
+row = re.compile(r'^\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+(.*?)\s{2,}(\S+)$')
+want = {}
+for line in open(sys.argv[2]).read().split('Top functions by self', 1)[-1].split('\n')[2:]:
+    r = row.match(line)
+    if r and int(r.group(1)):
+        want[(r.group(2), r.group(3))] = int(r.group(1))
+got = {}
+for l in out:
+    if l.startswith('# fleet-row '):
+        counts, name, module = l[len('# fleet-row '):].split('\t')
+        if int(counts.split()[0]):
+            got[(name, module)] = got.get((name, module), 0) + int(counts.split()[0])
+if want and want == got:
+    res['fleet_functions'] = 'ok'
+else:
+    d = sorted(set(want) ^ set(got)) or [k for k in want if want[k] != got.get(k)]
+    res['fleet_functions'] = '%d report rows, %d page rows; differ at %s: report %s, page %s' % (
+        len(want), len(got), d[:3], [want.get(k) for k in d[:3]], [got.get(k) for k in d[:3]])
+drow = re.compile(r'^\s+[\d.]+%\s+[\d.]+%\s+([+-][\d.]+)\s+[\d.]+%\s+[\d.]+%\s+[+-][\d.]+\s+(.*) \[(.*)\]( \((new|gone)\))?$')
+dwant, names = {}, {}
+for line in open(sys.argv[4]):
+    r = drow.match(line.rstrip('\n'))
+    if r:
+        names[r.group(2)] = names.get(r.group(2), 0) + 1
+        dwant[r.group(2)] = float(r.group(1))
+dgot = {}
+for l in out:
+    if l.startswith('# fleet-diff '):
+        delta, label = l[len('# fleet-diff '):].split('\t', 1)
+        dgot[label] = float(delta)
+# a name in two modules is two rows of fleet diff: compared only when one
+bad = [(k, v, dgot.get(k)) for k, v in dwant.items()
+       if names[k] == 1 and (k not in dgot or abs(dgot[k] - v) > 0.0051)]
+extra = [k for k in dgot if k not in dwant]
+if dwant and not bad and not extra:
+    res['fleet_diff'] = 'ok'
+else:
+    res['fleet_diff'] = '%d fleet diff rows, %d page rows; differ (name, fleet diff, page): %s; only on the page: %s' % (
+        len(dwant), len(dgot), bad[:4], extra[:4])
+for k, v in res.items():
+    print('%s %s' % (k, v))
+PY
+for c in fleet_totals fleet_labels fleet_functions fleet_diff; do
+	line=$(grep "^$c " "$TMP/cmp")
+	why=${line#"$c "}
+	if [ "$why" = ok ]; then ok $c; else fail $c "${why:-no comparison: $(tail -c 300 "$TMP/cmp")}"; fi
+done
+[ $rc = 0 ] || echo "# the app exited $rc: $(tail -3 "$TMP/app.err" | tr '\n' ' ')"
