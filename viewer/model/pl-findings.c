@@ -142,9 +142,14 @@ static void rule_cpu_hog(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 #define OFFCPU_SHARE 10.0      /* lock waits + I/O + preemption over this share of thread time */
 #define OFFCPU_MIN_NS 50000000 /* and at least 50 ms of it */
 
-typedef enum { WAIT_LOCK, WAIT_IO, WAIT_SLEEP, WAIT_PREEMPT, WAIT_OTHER, N_WAITS } WaitKind;
+/* A thread that waits for another to end (a main thread in pthread_join)
+ * waits on a futex too, but holds nothing up: it is told apart from the
+ * lock waits and, like sleep, never counts towards the finding. */
+typedef enum {
+	WAIT_LOCK, WAIT_IO, WAIT_SLEEP, WAIT_JOIN, WAIT_PREEMPT, WAIT_OTHER, N_WAITS
+} WaitKind;
 static const char *const wait_names[N_WAITS] = {
-	"lock waits (futex)", "I/O", "sleep", "preemption", "other waits",
+	"lock waits (futex)", "I/O", "sleep", "thread joins", "preemption", "other waits",
 };
 
 /* The name without its libc decorations (__GI___clock_nanosleep,
@@ -165,8 +170,11 @@ static const char *bare(const char *s)
 
 static const char *const lock_prefixes[] = {
 	"futex", "pthread_mutex_lock", "pthread_mutex_timedlock", "pthread_cond_", "pthread_rwlock_",
-	"lll_lock", "sem_wait", "sem_timedwait", "pthread_join", "pthread_barrier_wait",
-	"do_futex",
+	"lll_lock", "sem_wait", "sem_timedwait", "pthread_barrier_wait", "do_futex",
+};
+static const char *const join_prefixes[] = {
+	"pthread_join", "pthread_timedjoin", "pthread_clockjoin", "pthread_tryjoin", "thrd_join",
+	"std::thread::join",
 };
 static const char *const sleep_names[] = {
 	"nanosleep", "clock_nanosleep", "usleep", "sleep", "do_nanosleep", "hrtimer_nanosleep",
@@ -183,6 +191,9 @@ static const char *const io_names[] = {
 static int classify_name(const char *label)
 {
 	const char *b = bare(label);
+	for (guint i = 0; i < G_N_ELEMENTS(join_prefixes); i++)
+		if (g_str_has_prefix(b, join_prefixes[i]))
+			return WAIT_JOIN;
 	for (guint i = 0; i < G_N_ELEMENTS(lock_prefixes); i++)
 		if (g_str_has_prefix(b, lock_prefixes[i]))
 			return WAIT_LOCK;
@@ -196,11 +207,14 @@ static int classify_name(const char *label)
 }
 
 /* The wait a switch-out stack is in: the innermost frame a table names
- * (frames are innermost first); WAIT_OTHER when none does. */
+ * (frames are innermost first), but a join anywhere in it, since the futex
+ * wait inside pthread_join is named first; WAIT_OTHER when none does. */
 static WaitKind classify_stack(PlProfile *p, guint32 stack, GHashTable *memo,
 			       guint32 *named)
 {
 	g_autoptr(GArray) fs = pl_profile_dup_stack_functions(p, stack, 64);
+	int first = -1;
+	*named = PL_NO_ID;
 	for (guint i = 0; i < fs->len; i++) {
 		guint32 f = g_array_index(fs, guint32, i);
 		gpointer v;
@@ -211,13 +225,16 @@ static WaitKind classify_stack(PlProfile *p, guint32 stack, GHashTable *memo,
 			k = classify_name(pl_profile_get_function_label(p, f));
 			g_hash_table_insert(memo, GUINT_TO_POINTER(f), GINT_TO_POINTER(k));
 		}
-		if (k >= 0) {
+		if (k == WAIT_JOIN) {
 			*named = f;
-			return (WaitKind)k;
+			return WAIT_JOIN;
+		}
+		if (k >= 0 && first < 0) {
+			first = k;
+			*named = f;
 		}
 	}
-	*named = PL_NO_ID;
-	return WAIT_OTHER;
+	return first >= 0 ? (WaitKind)first : WAIT_OTHER;
 }
 
 /* The time every thread was seen, on or off a CPU: what the wait shares
@@ -270,7 +287,7 @@ static void rule_off_cpu(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 		w[1] = k;
 	}
 	ns[WAIT_PREEMPT] = all.preempted_ns;
-	guint64 named = ns[WAIT_LOCK] + ns[WAIT_IO] + ns[WAIT_SLEEP];
+	guint64 named = ns[WAIT_LOCK] + ns[WAIT_IO] + ns[WAIT_SLEEP] + ns[WAIT_JOIN];
 	ns[WAIT_OTHER] = all.voluntary_ns > named ? all.voluntary_ns - named : 0;
 	guint64 bad = ns[WAIT_LOCK] + ns[WAIT_IO] + ns[WAIT_PREEMPT];
 	double share = pl_percent(bad, lifetime);
@@ -734,9 +751,9 @@ static const PlFindingRule rules[] = {
 	  "a thread seen for at least 0.5 s through switch records was on-CPU or runnable "
 	  "(preempted) at least 95 % of that time",
 	  rule_cpu_hog },
-	{ "off-cpu", "off-CPU time by reason: lock waits, I/O, sleep, preemption",
+	{ "off-cpu", "off-CPU time by reason: lock waits, I/O, sleep, thread joins, preemption",
 	  "lock waits (futex), I/O and preemption together are at least 10 % of the threads' "
-	  "time and at least 50 ms (sleep alone never fires: the program asked for it)",
+	  "time and at least 50 ms (sleep and joins never fire: the program asked for them)",
 	  rule_off_cpu },
 	{ "runqueue", "runqueue latency storms: runnable threads kept waiting for a CPU",
 	  "at least 20 preemptions, the 99th percentile of the waits from a preemption to "
