@@ -250,6 +250,61 @@ static guint64 threads_lifetime(PlProfile *p)
 	return ns;
 }
 
+/* A futex wait that ends within JOIN_WAKE_NS after another thread of its
+ * process exited is a join: the kernel wakes pthread_join's waiter when
+ * the thread it waits for clears its tid at exit.  Frame-pointer chains
+ * lose pthread_join itself (libc has no frame pointers: the chain reads
+ * __futex_abstimed_wait_common64 < main), so the exits tell it instead. */
+#define JOIN_WAKE_NS 2000000
+
+static gint cmp_u64(gconstpointer a, gconstpointer b)
+{
+	guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* pid -> the sorted exit times of its threads that exited */
+static GHashTable *exits_by_pid(PlProfile *p)
+{
+	GHashTable *h = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
+	GPtrArray *threads = pl_profile_get_threads(p);
+	for (guint i = 0; i < threads->len; i++) {
+		const PlThread *t = threads->pdata[i];
+		if (!t->exited || !t->end || t->tid == t->pid)
+			continue;
+		GArray *a = g_hash_table_lookup(h, GUINT_TO_POINTER(t->pid));
+		if (!a) {
+			a = g_array_new(FALSE, FALSE, sizeof(guint64));
+			g_hash_table_insert(h, GUINT_TO_POINTER(t->pid), a);
+		}
+		g_array_append_val(a, t->end);
+	}
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, h);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		g_array_sort(v, cmp_u64);
+	return h;
+}
+
+/* Whether the wait of thread tid (pid) that ended at `woke` was ended by
+ * one of its process's threads exiting just before. */
+static gboolean woke_by_exit(GHashTable *exits, const PlThread *t, guint64 woke)
+{
+	GArray *a = t ? g_hash_table_lookup(exits, GUINT_TO_POINTER(t->pid)) : NULL;
+	if (!a)
+		return FALSE;
+	guint lo = 0, hi = a->len; /* the first exit after woke */
+	while (lo < hi) {
+		guint mid = (lo + hi) / 2;
+		if (g_array_index(a, guint64, mid) <= woke)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && woke - g_array_index(a, guint64, lo - 1) <= JOIN_WAKE_NS;
+}
+
 static void rule_off_cpu(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 {
 	const PlProfileStats *st = pl_profile_get_stats(p);
@@ -265,6 +320,7 @@ static void rule_off_cpu(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 	guint64 ns[N_WAITS] = { 0 };
 	g_autoptr(GHashTable) memo = g_hash_table_new(NULL, NULL);
 	g_autoptr(GHashTable) by_func = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	g_autoptr(GHashTable) exits = exits_by_pid(p);
 	guint n;
 	const PlSample *s = pl_profile_get_samples(p, &n);
 	for (guint i = 0; i < n; i++) {
@@ -277,6 +333,9 @@ static void rule_off_cpu(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 		WaitKind k = classify_stack(p, s[i].stack, memo, &f);
 		if (k == WAIT_OTHER)
 			continue;
+		if (k == WAIT_LOCK &&
+		    woke_by_exit(exits, pl_profile_lookup_thread(p, s[i].tid), s[i].time + s[i].weight))
+			k = WAIT_JOIN;
 		ns[k] += s[i].weight;
 		guint64 *w = g_hash_table_lookup(by_func, GUINT_TO_POINTER(f));
 		if (!w) {
