@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# viewer-irq-block-test.sh — `perflens record --all --irq --block` through a
+# irq-block-check.sh — `perflens record --all --irq --block` through a
 # live agent, and `report --irq` / `report --block` of the recording,
 # against the kernel's own accounting of the same run.  One recording,
 # with load started once the recording runs and ended before it stops:
