@@ -82,7 +82,11 @@ void pla_sys_exit_attr(const struct pla_collector *c, const struct pla_event_spe
  * carries the registers and the stack copy, msg.h PL_EVENT_STACK). */
 uint64_t pla_sys_record_type(const struct pla_collector *c, const uint8_t *raw, uint32_t size);
 /* The user stack copy of events (msg.h, PL_EVENT_STACK). */
-uint32_t pla_event_stack(const struct pla_collector *c);
+static inline uint32_t pla_event_stack(const struct pla_collector *c)
+{
+	return c->cfg.callgraph == PL_CG_DWARF && c->cfg.stack_size ? c->cfg.stack_size
+								     : PL_EVENT_STACK;
+}
 /* A raw_syscalls sample parsed into c->msg: an entry is kept, an exit
  * pairs with it and, when the call took the threshold or more, c->msg
  * becomes the slow call's SAMPLE and is sent.  Returns pla_stream_msg's

@@ -78,12 +78,6 @@ uint32_t pla_ring_pages_fit(struct pla_collector *c, uint32_t pages)
 
 /* ─── opening ──────────────────────────────────────────────────────────── */
 
-uint32_t pla_event_stack(const struct pla_collector *c)
-{
-	return c->cfg.callgraph == PL_CG_DWARF && c->cfg.stack_size ? c->cfg.stack_size
-								     : PL_EVENT_STACK;
-}
-
 static int add_fd(struct pla_collector *c, int fd, uint32_t event, int cpu)
 {
 	if (c->nfds == c->fds_cap) {

@@ -68,6 +68,7 @@ static const struct {
 	{ "PERFLENS_DEBUG_AHEAD", "=1: print how many stacks were unwound ahead" },
 	{ "PERFLENS_NO_DECODE_THREAD",
 	  "=1: decode a .plens on the loading thread only, not ahead on a second core" },
+	{ "PERFLENS_DEBUG_CHAINS", "=1: print the bytes the distinct call chains of a load took" },
 	{ "PERFLENS_THEME", "dark or light: the desktop app's colours, overriding the desktop's" },
 	{ "DISPLAY, WAYLAND_DISPLAY", "the display of the desktop app" },
 };

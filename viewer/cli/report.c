@@ -685,8 +685,8 @@ int pl_cli_report(int argc, char **argv)
 		  "(--top N of them, 0: all) with the --from/--to that select each",
 		  NULL },
 		{ "period", 0, 0, G_OPTION_ARG_STRING, &a.period,
-		  "With --periods: the period to judge by (10ms, 250us…) instead of each "
-		  "task's detected one", "DUR" },
+		  "With --periods: judge every task by this period, not the one detected "
+		  "(10ms, 250us)", "DUR" },
 		{ "baseline", 0, 0, G_OPTION_ARG_FILENAME, &a.baseline,
 		  "For the findings: another recording to compare with (the regression rule: "
 		  "functions whose share grew, with their confidence)", "FILE" },
