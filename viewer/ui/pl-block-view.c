@@ -1,5 +1,6 @@
 /* pl-block-view.c — the Block I/O page (see the header). */
 #include "pl-block-view.h"
+#include "pl-lazy-page.h"
 
 #include <math.h>
 
@@ -15,18 +16,9 @@ struct _PlBlockView {
 	GtkWidget *chart;
 	PlBlockIo *io;
 	guint64 t0, t1;
-	PlProfile *pending; /* grew while the page was not shown: read on map */
 };
 
 G_DEFINE_FINAL_TYPE(PlBlockView, pl_block_view, GTK_TYPE_WIDGET)
-
-static void show_page(PlBlockView *self, gboolean visible)
-{
-	GtkWidget *parent = gtk_widget_get_parent(GTK_WIDGET(self));
-	if (GTK_IS_STACK(parent))
-		gtk_stack_page_set_visible(gtk_stack_get_page(GTK_STACK(parent), GTK_WIDGET(self)),
-					   visible);
-}
 
 /* One row per device: each request a point at its issue time, as high as
  * its latency on a log scale from 10 µs to 10 s. */
@@ -141,7 +133,7 @@ void pl_block_view_set_profile(PlBlockView *self, PlProfile *profile)
 		self->t1 = pl_profile_get_stats(profile)->last_time;
 	}
 	gboolean have = self->io && self->io->recorded;
-	show_page(self, have);
+	pl_lazy_page_show(GTK_WIDGET(self), have);
 	if (have) {
 		fill(self, profile);
 		gtk_widget_set_size_request(self->chart, -1, (int)(self->io->devices->len * ROW_H));
@@ -192,52 +184,12 @@ static void pl_block_view_init(PlBlockView *self)
 
 /* ─── the session (pl-profile-session.h) ─────────────────────────────── */
 
-static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlBlockView *self)
+static void set_profile(GtkWidget *page, PlProfile *profile)
 {
-	self->pending = NULL;
-	pl_block_view_set_profile(self, pl_profile_session_get_profile(s));
-}
-
-/* Whether p holds any of the tracepoints (cheap: the events' counts). */
-static gboolean has_events(PlProfile *p)
-{
-	GPtrArray *evs = pl_profile_get_events(p);
-	for (guint i = 0; evs && i < evs->len; i++) {
-		const PlEvent *e = evs->pdata[i];
-		for (guint k = 0; pl_block_io_tracepoints[k]; k++)
-			if (e->samples && !g_strcmp0(e->name, pl_block_io_tracepoints[k]))
-				return TRUE;
-	}
-	return FALSE;
-}
-
-/* A live recording grows every second: the page reads it again only while
- * it is shown (the pairing goes over every event), else when it is next
- * mapped; whether it is offered follows at once. */
-static void on_session_updated(PlProfileSession *s, PlBlockView *self)
-{
-	PlProfile *p = pl_profile_session_get_profile(s);
-	if (!p || gtk_widget_get_mapped(GTK_WIDGET(self))) {
-		self->pending = NULL;
-		on_session_profile(s, NULL, self);
-		return;
-	}
-	self->pending = p;
-	show_page(self, has_events(p));
-}
-
-static void on_map(GtkWidget *w, PlProfileSession *s)
-{
-	PlBlockView *self = (PlBlockView *)w;
-	if (self->pending && self->pending == pl_profile_session_get_profile(s)) {
-		self->pending = NULL;
-		pl_block_view_set_profile(self, pl_profile_session_get_profile(s));
-	}
+	pl_block_view_set_profile((PlBlockView *)page, profile);
 }
 
 void pl_block_view_set_session(PlBlockView *self, PlProfileSession *session)
 {
-	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
-	g_signal_connect_object(session, "updated", G_CALLBACK(on_session_updated), self, 0);
-	g_signal_connect_object(self, "map", G_CALLBACK(on_map), session, 0);
+	pl_lazy_page_follow(GTK_WIDGET(self), session, set_profile, pl_block_io_tracepoints);
 }

@@ -1,5 +1,6 @@
 /* pl-irq-view.c — the Interrupts page (see the header). */
 #include "pl-irq-view.h"
+#include "pl-lazy-page.h"
 
 #define LANE_H 14.0
 #define CPU_GAP 6.0
@@ -12,20 +13,11 @@ struct _PlIrqView {
 	GtkLabel *summary, *table;
 	GtkWidget *lanes;
 	PlIrqStats *stats;
-	PlProfile *pending; /* grew while the page was not shown: read on map */
 };
 
 G_DEFINE_FINAL_TYPE(PlIrqView, pl_irq_view, GTK_TYPE_WIDGET)
 
 /* hidden in its stack (the window's views) while there is nothing to show */
-static void show_page(PlIrqView *self, gboolean visible)
-{
-	GtkWidget *parent = gtk_widget_get_parent(GTK_WIDGET(self));
-	if (GTK_IS_STACK(parent))
-		gtk_stack_page_set_visible(gtk_stack_get_page(GTK_STACK(parent), GTK_WIDGET(self)),
-					   visible);
-}
-
 static void draw_lanes(GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
 {
 	PlIrqView *self = data;
@@ -109,7 +101,7 @@ void pl_irq_view_set_profile(PlIrqView *self, PlProfile *profile)
 		self->stats = pl_irq_stats_new(profile);
 	const PlIrqStats *s = self->stats;
 	gboolean have = s && (s->have_hard || s->have_soft);
-	show_page(self, have);
+	pl_lazy_page_show(GTK_WIDGET(self), have);
 	if (!have) {
 		gtk_label_set_text(self->summary, "");
 		gtk_label_set_text(self->table, "");
@@ -191,52 +183,12 @@ static void pl_irq_view_init(PlIrqView *self)
 
 /* ─── the session (pl-profile-session.h) ─────────────────────────────── */
 
-static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlIrqView *self)
+static void set_profile(GtkWidget *page, PlProfile *profile)
 {
-	self->pending = NULL;
-	pl_irq_view_set_profile(self, pl_profile_session_get_profile(s));
-}
-
-/* Whether p holds any of the tracepoints (cheap: the events' counts). */
-static gboolean has_events(PlProfile *p)
-{
-	GPtrArray *evs = pl_profile_get_events(p);
-	for (guint i = 0; evs && i < evs->len; i++) {
-		const PlEvent *e = evs->pdata[i];
-		for (guint k = 0; pl_irq_tracepoints[k]; k++)
-			if (e->samples && !g_strcmp0(e->name, pl_irq_tracepoints[k]))
-				return TRUE;
-	}
-	return FALSE;
-}
-
-/* A live recording grows every second: the page reads it again only while
- * it is shown (the pairing goes over every event), else when it is next
- * mapped; whether it is offered follows at once. */
-static void on_session_updated(PlProfileSession *s, PlIrqView *self)
-{
-	PlProfile *p = pl_profile_session_get_profile(s);
-	if (!p || gtk_widget_get_mapped(GTK_WIDGET(self))) {
-		self->pending = NULL;
-		on_session_profile(s, NULL, self);
-		return;
-	}
-	self->pending = p;
-	show_page(self, has_events(p));
-}
-
-static void on_map(GtkWidget *w, PlProfileSession *s)
-{
-	PlIrqView *self = (PlIrqView *)w;
-	if (self->pending && self->pending == pl_profile_session_get_profile(s)) {
-		self->pending = NULL;
-		pl_irq_view_set_profile(self, pl_profile_session_get_profile(s));
-	}
+	pl_irq_view_set_profile((PlIrqView *)page, profile);
 }
 
 void pl_irq_view_set_session(PlIrqView *self, PlProfileSession *session)
 {
-	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
-	g_signal_connect_object(session, "updated", G_CALLBACK(on_session_updated), self, 0);
-	g_signal_connect_object(self, "map", G_CALLBACK(on_map), session, 0);
+	pl_lazy_page_follow(GTK_WIDGET(self), session, set_profile, pl_irq_tracepoints);
 }
