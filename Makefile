@@ -7,7 +7,7 @@
 #   make clickhouse start a ClickHouse server for the fleet store (loopback)
 #   make agents     static musl agents for the six targets (dist/)
 #   make fuzz       long fuzzing runs;  make bench   benchmarks
-#   make check-irq  the interrupt and block-request counts against /proc (out of check: see there)
+#   make check-irq  interrupt, block and wake-up counts (they need samples from idle CPUs)
 #
 # Variables: BUILD (output dir), SAN=1 (ASan+UBSan build into build-san/).
 
@@ -174,6 +174,7 @@ bench: all agents
 # wants an oracle of samples, or the product a count of what idle hides.
 check-irq: all
 	PL_BUILD=$(BUILD) bash viewer/tests/irq-block-check.sh
+	PL_BUILD=$(BUILD) PL_IDLE_SAMPLES=1 bash viewer/tests/viewer-periods-test.sh
 
 dist: agents all $(BUILD)/man/.stamp
 	ci/dist.sh
