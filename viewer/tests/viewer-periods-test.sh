@@ -47,8 +47,9 @@
 # Margins beyond MARGIN, each derived from what a busy VM does: a read of
 # the start follows the switch-in by MARGIN plus the activation's preempted
 # time; on-CPU time may exceed the thread's CPU clock where the hypervisor
-# steals the vCPU (at most 5 % of the activations, never beyond the span
-# between the program's reads and the read's delay), and the stolen time
+# steals the vCPU, or beyond the span between the program's reads and the
+# read's delay where it runs on to its sleep (together at most 5 % of the
+# activations), and the stolen time
 # may delay the read of the start as preemption does; a start a whole period late cannot be told
 # from the next release's (no release times are recorded): its jitter is
 # not compared and its miss may differ.
@@ -123,10 +124,13 @@ for k, (a, j) in enumerate(zip(acts, pj)):
     # on-CPU time from the switch records against the thread's CPU clock:
     # within MARGIN, except where the hypervisor took the vCPU (steal: the
     # thread stays switched in while its CPU clock stands still), never
-    # more than the program's own span between its reads
-    if r[2] < a[3] - MARGIN or r[2] > a[2] - a[1] + d + MARGIN:
+    # more than the program's own span between its reads, but for what it
+    # runs after its last read until it sleeps (its log line: a stdio
+    # flush's write now and then, 0.48 ms once beside the sanitizer
+    # build's agent), counted with the steal's 5 %
+    if r[2] < a[3] - MARGIN:
         bad.append('activation at %.6f s: exec %.3f ms, program CPU %.3f ms in a span of %.3f ms' % ((a[1] - t0) / 1e9, r[2] / 1e6, a[3] / 1e6, (a[2] - a[1]) / 1e6))
-    if abs(r[2] - a[3]) > MARGIN: stolen += 1
+    if abs(r[2] - a[3]) > MARGIN or r[2] > a[2] - a[1] + d + MARGIN: stolen += 1
     else: worst['exec'] = max(worst['exec'], abs(r[2] - a[3]))
     # jitter: the program's own (start − release) less the earliest of its
     # window's, against the report's; the read's delay as for the start
