@@ -126,7 +126,15 @@ static PlUiStep menu_shot(PlWindow *w, char **argv, guint ticks)
 		g_signal_emit_by_name(table, "function-menu", func, 380.0, 90.0);
 		return PL_UI_STEP_WAIT;
 	}
-	if (ticks == 0) {
+	/* the window may have opened on another page (Findings): the flame
+	 * graph first, laid out before its frames are looked for */
+	if (ticks == 0 && !on_table) {
+		pl_window_show_view(w, "flame");
+		return PL_UI_STEP_WAIT;
+	}
+	if (ticks < 3 && !on_table)
+		return PL_UI_STEP_WAIT;
+	if (ticks == 3 && !on_table) {
 		guint32 node = pl_flame_graph_find_label(fg, argn(argv, 2));
 		int x, y;
 		if (node == NONE || !frame_on_screen(fg, node, &x, &y)) {
@@ -145,7 +153,7 @@ static PlUiStep menu_shot(PlWindow *w, char **argv, guint ticks)
 		}
 		return PL_UI_STEP_WAIT;
 	}
-	if (ticks < 15)
+	if (ticks < (on_table ? 15u : 18u))
 		return PL_UI_STEP_WAIT; /* the menu maps and draws */
 	/* the menu the right click opened: a popover on the flame graph */
 	GtkWidget *pop = NULL;
