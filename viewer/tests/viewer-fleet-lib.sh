@@ -59,3 +59,23 @@ fleet_collector() {
 	done
 	[ -n "$PORT" ] || pl_fail_all "perflens collect did not listen: $(tail -c 300 "$log")"
 }
+
+# fleet_agent FW BOARD COMMAND...: a real agent reporting COMMAND's samples
+# to the collector (fleet_collector's $PORT) with fw= and board= labels,
+# sessions cut every 2 s; its log in $TMP/BOARD.log.
+FLEET_AGENTS=()
+fleet_agent() {
+	local fw=$1 board=$2
+	shift 2
+	"$AGENT" --server "127.0.0.1:$PORT" --token-file "$TMP/token" --label "fw=$fw" \
+		--label "board=$board" --session-period 2 -F 499 -g -- "$@" >/dev/null 2>"$TMP/$board.log" &
+	FLEET_AGENTS+=($!)
+	PIDS+=($!)
+}
+
+# fleet_agents_stop: ends every fleet_agent (their last session is sent).
+fleet_agents_stop() {
+	local p
+	for p in "${FLEET_AGENTS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	FLEET_AGENTS=()
+}

@@ -37,19 +37,10 @@ fleet_token
 cat /usr/bin/bash /usr/bin/python3 2>/dev/null | head -c 3000000 >"$TMP/input"
 
 fleet_collector "$TMP/collect.log"
-agent() { # FW BOARD COMMAND...
-	local fw=$1 board=$2
-	shift 2
-	"$AGENT" --server "127.0.0.1:$PORT" --token-file "$TMP/token" --label "fw=$fw" \
-		--label "board=$board" --session-period 2 -F 499 -g -- "$@" >/dev/null 2>"$TMP/$board.log" &
-	AGENTS+=($!)
-	PIDS+=($!)
-}
-AGENTS=()
-agent 3.0.0 q1 "$BURN" 3 2
-agent 3.0.1 q2 "$(command -v bzip2)" -9 -c "$TMP/input"
+fleet_agent 3.0.0 q1 "$BURN" 3 2
+fleet_agent 3.0.1 q2 "$(command -v bzip2)" -9 -c "$TMP/input"
 sleep 7
-for p in "${AGENTS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+fleet_agents_stop
 kill -TERM $COLLECT
 wait $COLLECT || pl_fail_all "perflens collect exited $?: $(tail -c 400 "$TMP/collect.log")"
 PIDS=()

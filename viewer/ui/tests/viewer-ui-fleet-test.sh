@@ -49,20 +49,11 @@ if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
 fleet_clickhouse
 fleet_token
 fleet_collector "$TMP/collect.log"
-agent() { # FW BOARD COMMAND...
-	local fw=$1 board=$2
-	shift 2
-	"$AGENT" --server "127.0.0.1:$PORT" --token-file "$TMP/token" --label "fw=$fw" \
-		--label "board=$board" --session-period 2 -F 499 -g -- "$@" >/dev/null 2>"$TMP/$board.log" &
-	AGENTS+=($!)
-	PIDS+=($!)
-}
-AGENTS=()
 # two firmwares of one program: 2.3.1 also spawns threads (spawn_worker)
-agent 2.3.0 b1 "$BURN" 3 1
-agent 2.3.1 b2 "$BURN" --spawn-every 5 3 2
+fleet_agent 2.3.0 b1 "$BURN" 3 1
+fleet_agent 2.3.1 b2 "$BURN" --spawn-every 5 3 2
 sleep 7
-for p in "${AGENTS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+fleet_agents_stop
 kill -TERM $COLLECT
 wait $COLLECT || pl_fail_all "perflens collect exited $?: $(tail -c 400 "$TMP/collect.log")"
 PIDS=()
