@@ -97,12 +97,6 @@ static gint dev_cmp(gconstpointer a, gconstpointer b)
 	return x->dev < y->dev ? -1 : x->dev > y->dev;
 }
 
-static gint u64_cmp(gconstpointer a, gconstpointer b)
-{
-	guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
-	return x < y ? -1 : x > y;
-}
-
 static PlBlockDevice *device_get(GArray *devs, guint32 dev)
 {
 	for (guint i = 0; i < devs->len; i++)
@@ -147,7 +141,7 @@ static void summarize(PlBlockIo *b)
 		GArray *l = g_hash_table_lookup(lat, GUINT_TO_POINTER(d->dev + 1));
 		if (!l || !l->len)
 			continue;
-		g_array_sort(l, u64_cmp);
+		g_array_sort(l, pl_cmp_u64);
 		const guint64 *x = (const guint64 *)(gpointer)l->data;
 		d->p50_ns = pl_percentile(x, l->len, 50);
 		d->p90_ns = pl_percentile(x, l->len, 90);

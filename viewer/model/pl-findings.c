@@ -257,12 +257,6 @@ static guint64 threads_lifetime(PlProfile *p)
  * __futex_abstimed_wait_common64 < main), so the exits tell it instead. */
 #define JOIN_WAKE_NS 2000000
 
-static gint cmp_u64(gconstpointer a, gconstpointer b)
-{
-	guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* pid -> the sorted exit times of its threads that exited */
 static GHashTable *exits_by_pid(PlProfile *p)
 {
@@ -283,7 +277,7 @@ static GHashTable *exits_by_pid(PlProfile *p)
 	gpointer k, v;
 	g_hash_table_iter_init(&it, h);
 	while (g_hash_table_iter_next(&it, &k, &v))
-		g_array_sort(v, cmp_u64);
+		g_array_sort(v, pl_cmp_u64);
 	return h;
 }
 

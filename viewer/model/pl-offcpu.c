@@ -5,12 +5,6 @@
 #include "pl-percent.h"
 #include "pl-profile.h"
 
-static int cmp_u64(gconstpointer a, gconstpointer b)
-{
-	guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void add_thread(const PlThread *t, guint64 t0, guint64 t1, PlSwitchStats *out,
 		       GArray *lat)
 {
@@ -47,7 +41,7 @@ void pl_profile_switch_stats(PlProfile *self, guint32 tid, guint64 t0, guint64 t
 		for (guint i = 0; i < threads->len; i++)
 			add_thread(threads->pdata[i], t0, t1, out, lat);
 	}
-	g_array_sort(lat, cmp_u64);
+	g_array_sort(lat, pl_cmp_u64);
 	out->rq_p50 = pl_percentile((const guint64 *)lat->data, lat->len, 50);
 	out->rq_p90 = pl_percentile((const guint64 *)lat->data, lat->len, 90);
 	out->rq_p99 = pl_percentile((const guint64 *)lat->data, lat->len, 99);

@@ -26,12 +26,6 @@ void pl_periodic_task_free(PlPeriodicTask *t)
 	g_free(t);
 }
 
-static int cmp_u64(gconstpointer a, gconstpointer b)
-{
-	guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* ─── wake-ups ──────────────────────────────────────────────────────── */
 
 /* tid → GArray of guint64 wake-up times (time order), from the
@@ -64,7 +58,7 @@ static GHashTable *collect_wakeups(PlProfile *p)
 	gpointer v;
 	g_hash_table_iter_init(&it, by_tid);
 	while (g_hash_table_iter_next(&it, NULL, &v))
-		g_array_sort(v, cmp_u64);
+		g_array_sort(v, pl_cmp_u64);
 	return by_tid;
 }
 
@@ -176,7 +170,7 @@ static gboolean regular(GArray *acts, guint64 given, double *median, double *sha
 			    ref_time(&g_array_index(acts, PlActivation, i - 1));
 		g_array_append_val(d, x);
 	}
-	g_array_sort(d, cmp_u64);
+	g_array_sort(d, pl_cmp_u64);
 	const guint64 *v = (const guint64 *)d->data;
 	*median = d->len % 2 ? (double)v[d->len / 2]
 			     : ((double)v[d->len / 2 - 1] + (double)v[d->len / 2]) / 2;
@@ -380,9 +374,9 @@ static double fit_grid(PlPeriodicTask *t, double per, gboolean try_grid, gboolea
 		if (a[i].wake)
 			g_array_append_val(re, a[i].response_ns);
 	}
-	g_array_sort(ex, cmp_u64);
-	g_array_sort(ji, cmp_u64);
-	g_array_sort(re, cmp_u64);
+	g_array_sort(ex, pl_cmp_u64);
+	g_array_sort(ji, pl_cmp_u64);
+	g_array_sort(re, pl_cmp_u64);
 #define PCTS(arr, f)                                                                       \
 	do {                                                                               \
 		t->f##_p50 = pl_percentile((const guint64 *)arr->data, arr->len, 50);      \

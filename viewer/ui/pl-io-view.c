@@ -64,12 +64,6 @@ static gint by_duration_desc(gconstpointer a, gconstpointer b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
-static gint u64_cmp(gconstpointer a, gconstpointer b)
-{
-	guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
-	return x < y ? -1 : x > y;
-}
-
 static gint row_cmp(gconstpointer a, gconstpointer b)
 {
 	const Row *x = *(Row *const *)a, *y = *(Row *const *)b;
@@ -103,7 +97,7 @@ static void compute_rows(PlIoView *self)
 	g_hash_table_iter_init(&it, by_nr);
 	while (g_hash_table_iter_next(&it, &k, &v)) {
 		GArray *d = v;
-		g_array_sort(d, u64_cmp);
+		g_array_sort(d, pl_cmp_u64);
 		const guint64 *x = (const guint64 *)(gpointer)d->data;
 		Row *r = g_new0(Row, 1);
 		r->name = call_name(self->profile, *(guint64 *)k);
