@@ -172,12 +172,23 @@ int main(int argc, char **argv)
 		for (int t = 0; t < 128; t++)
 			if (counts[t])
 				printf("%s %" PRIu64 "\n", pl_msg_type_name((uint16_t)t), counts[t]);
+	int status = 0;
 	if (rc < 0) {
 		fprintf(stderr, "pl-dump: %s\n", pl_reader_error(&r));
-		return 2;
-	}
-	if (pl_reader_pending(&r))
+		status = 2;
+	} else if (pl_reader_pending(&r)) {
 		fprintf(stderr, "pl-dump: %zu bytes after the last complete block ignored\n",
 			pl_reader_pending(&r));
-	return 0;
+	}
+	/* freed before exit, and stdout flushed here: under ASan a leak ends
+	 * the process inside exit(), before stdio's buffers are written, and
+	 * the tests would read a dump cut short */
+	pl_reader_free(&r);
+	if (f != stdin)
+		fclose(f);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "pl-dump: writing the dump: %s\n", strerror(errno));
+		return 2;
+	}
+	return status;
 }
