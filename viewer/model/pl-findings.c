@@ -250,12 +250,13 @@ static guint64 threads_lifetime(PlProfile *p)
 	return ns;
 }
 
-/* A futex wait that ends within JOIN_WAKE_NS after another thread of its
- * process exited is a join: the kernel wakes pthread_join's waiter when
- * the thread it waits for clears its tid at exit.  Frame-pointer chains
- * lose pthread_join itself (libc has no frame pointers: the chain reads
- * __futex_abstimed_wait_common64 < main), so the exits tell it instead. */
-#define JOIN_WAKE_NS 2000000
+/* A futex wait during which another thread of its process exited is a
+ * join: the kernel wakes pthread_join's waiter when the thread it waits
+ * for clears its tid at exit.  Frame-pointer chains lose pthread_join
+ * itself (libc has no frame pointers: the chain reads
+ * __futex_abstimed_wait_common64 < main), so the exits tell it instead.
+ * The wait's end is when the waiter ran again, which on a busy machine is
+ * any time after the wake: only the exit inside the wait is asked for. */
 
 /* pid -> the sorted exit times of its threads that exited */
 static GHashTable *exits_by_pid(PlProfile *p)
@@ -281,9 +282,9 @@ static GHashTable *exits_by_pid(PlProfile *p)
 	return h;
 }
 
-/* Whether the wait of thread tid (pid) that ended at `woke` was ended by
- * one of its process's threads exiting just before. */
-static gboolean woke_by_exit(GHashTable *exits, const PlThread *t, guint64 woke)
+/* Whether one of the process's other threads exited during the wait of
+ * thread t from `from` to `woke`. */
+static gboolean woke_by_exit(GHashTable *exits, const PlThread *t, guint64 from, guint64 woke)
 {
 	GArray *a = t ? g_hash_table_lookup(exits, GUINT_TO_POINTER(t->pid)) : NULL;
 	if (!a)
@@ -296,7 +297,7 @@ static gboolean woke_by_exit(GHashTable *exits, const PlThread *t, guint64 woke)
 		else
 			hi = mid;
 	}
-	return lo > 0 && woke - g_array_index(a, guint64, lo - 1) <= JOIN_WAKE_NS;
+	return lo > 0 && g_array_index(a, guint64, lo - 1) >= from;
 }
 
 static void rule_off_cpu(PlProfile *p, PlProfile *baseline, GPtrArray *out)
@@ -328,7 +329,8 @@ static void rule_off_cpu(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 		if (k == WAIT_OTHER)
 			continue;
 		if (k == WAIT_LOCK &&
-		    woke_by_exit(exits, pl_profile_lookup_thread(p, s[i].tid), s[i].time + s[i].weight))
+		    woke_by_exit(exits, pl_profile_lookup_thread(p, s[i].tid), s[i].time,
+				 s[i].time + s[i].weight))
 			k = WAIT_JOIN;
 		ns[k] += s[i].weight;
 		guint64 *w = g_hash_table_lookup(by_func, GUINT_TO_POINTER(f));
