@@ -80,6 +80,10 @@ struct summary {
 	uint32_t switch_event; /* index of the switch sampler, or ~0 */
 	long samples, switch_samples;
 	long sample_with_chain, dwarf_ok, dwarf_bad;
+	/* dwarf samples without a stack copy taken in the kernel, and whether
+	 * one came before a thread's last sample with a copy */
+	long dwarf_exit, dwarf_exit_early;
+	uint64_t dwarf_exit_first[MAXT], dwarf_last_ok[MAXT];
 	uint32_t tids[MAXT];
 	long tid_samples[MAXT];
 	int ntids;
@@ -155,10 +159,21 @@ static void summarize(const struct pl_msg *m, void *user)
 		if (s->session.callgraph == PL_CG_DWARF) {
 			if (x->regs_abi == PERF_SAMPLE_REGS_ABI_64 && x->nr_regs == 20 &&
 			    x->stack_size > 0 && x->stack_size <= s->session.stack_size &&
-			    x->stack_requested == s->session.stack_size)
+			    x->stack_requested == s->session.stack_size) {
 				s->dwarf_ok++;
-			else
+				int k = tid_slot(s, x->tid);
+				if (x->time > s->dwarf_last_ok[k])
+					s->dwarf_last_ok[k] = x->time;
+			} else if (x->stack_size == 0 && x->cpumode == PERF_RECORD_MISC_KERNEL) {
+				/* a thread on its way out has no user memory to
+				 * copy: allowed only after its last whole sample */
+				int k = tid_slot(s, x->tid);
+				s->dwarf_exit++;
+				if (!s->dwarf_exit_first[k] || x->time < s->dwarf_exit_first[k])
+					s->dwarf_exit_first[k] = x->time;
+			} else {
 				s->dwarf_bad++;
+			}
 		}
 		break;
 	}
@@ -408,8 +423,13 @@ static void test_output_command_dwarf(void)
 	PL_CHECK(s.session.callgraph == PL_CG_DWARF && s.session.stack_size == 8192);
 	PL_CHECK(s.session.sample_regs_user != 0);
 	PL_CHECKF(s.samples > 100, "%ld samples", s.samples);
-	PL_CHECKF(s.dwarf_ok == s.samples && s.dwarf_bad == 0, "%ld ok %ld bad", s.dwarf_ok,
-		  s.dwarf_bad);
+	for (int i = 0; i < s.ntids; i++)
+		s.dwarf_exit_early += s.dwarf_exit_first[i] && s.dwarf_exit_first[i] < s.dwarf_last_ok[i];
+	PL_CHECKF(s.dwarf_ok + s.dwarf_exit == s.samples && s.dwarf_bad == 0 &&
+			  s.dwarf_exit_early == 0,
+		  "%ld ok, %ld bad, %ld in the kernel without a copy (%ld of them before the "
+		  "thread's last whole sample), %d threads", s.dwarf_ok, s.dwarf_bad, s.dwarf_exit,
+		  s.dwarf_exit_early, s.ntids);
 	PL_CHECK(s.switch_samples == 0);
 }
 

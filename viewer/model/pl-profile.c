@@ -413,7 +413,9 @@ const PlTraceEvent *pl_profile_get_trace_events(PlProfile *self, guint *n)
 
 const guint8 *pl_profile_get_trace_raw(PlProfile *self, const PlTraceEvent *e)
 {
-	return self->trace_raw->data + e->raw_off;
+	/* a session whose hits all had empty payloads never grew the array */
+	static const guint8 none[1];
+	return self->trace_raw->data ? self->trace_raw->data + e->raw_off : none;
 }
 
 const PlTraceFormat *pl_profile_get_trace_format(PlProfile *self, guint32 event)
