@@ -72,9 +72,17 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 			 * (msg.h, PL_EVENT_STACK), the fast ones too until the
 			 * pairing drops them: among 0.1 ms naps with kernel
 			 * stacks on, 32 pages (128 KiB) lost 17 of 20 slow calls,
-			 * 128 pages up to 6, 256 pages none in 4 runs */
-			if (c->cfg.events[e].syscalls && c->cfg.ring_pages < 256)
-				c->cfg.ring_pages = 256;
+			 * 128 pages up to 6, 256 pages none in 4 runs.  A
+			 * dwarf session's copies are its stack size: as many
+			 * times the pages (8 KiB: 1,024), for the calls made
+			 * while the agent is still starting wait in the ring
+			 * (an emulated arm64 board's kallsyms takes it 1.4 s
+			 * of CPU: 32 pages there kept 45 of 120 calls) */
+			uint32_t sys = 256;
+			while (sys < 256 * (pla_event_stack(c) / PL_EVENT_STACK))
+				sys *= 2;
+			if (c->cfg.events[e].syscalls && c->cfg.ring_pages < sys)
+				c->cfg.ring_pages = sys;
 		}
 	}
 	c->cfg.ring_pages = pla_ring_pages_fit(c, c->cfg.ring_pages);

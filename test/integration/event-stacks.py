@@ -50,8 +50,13 @@ for l in subprocess.run([readelf, '-lW', prog], capture_output=True, text=True).
         segs.append((int(f[1], 16), int(f[2], 16)))  # offset, vaddr
 ev = None
 maps, samples = [], []
+note, lost = '', 0  # the agent's counts, to say why calls are missing
 for l in open(dump):
-    if l.startswith('EVENT_DESC') and 'name=slow-syscalls' in l:
+    if l.startswith('LOG ') and 'Slow system calls:' in l:
+        note = l.split('Slow system calls:', 1)[1].strip().rstrip('.')
+    elif l.startswith('LOST '):
+        lost += int(re.search(r'count=(\d+)', l).group(1))
+    elif l.startswith('EVENT_DESC') and 'name=slow-syscalls' in l:
         ev = re.search(r'index=(\d+)', l).group(1)
     elif l.startswith('MMAP') and l.rstrip().endswith(prog.split('/')[-1]):
         m = dict(re.findall(r'(\w+)=(0x[0-9a-f]+|\d+)', l))
@@ -97,5 +102,6 @@ if long_copies != 20: why.append('%d copies hold a return address in sleep_long 
 if big: why.append('%d copies empty or over %d bytes' % (len(big), cap))
 if perf_long is not None and perf_long != 20: why.append('perf: %d entries in sleep_long (want 20)' % perf_long)
 oracle = ('perf --call-graph dwarf: %d entries through sleep_long, and ' % perf_long) if perf_long is not None else 'perf cannot decode this kernel\'s tracepoint records: '
-print(('ok' if not why else 'bad') + ' %d slow calls, %d through sleep_long < main; oracle: %snm: %d copies hold a return address in sleep_long; copies %d..%d bytes, mean %d (at most %d)%s' % (
-    len(ours), len(order), oracle, long_copies, min(sizes or [0]), max(sizes or [0]), mean, cap, ('; ' + '; '.join(why)) if why else ''))
+print(('ok' if not why else 'bad') + ' %d slow calls, %d through sleep_long < main; oracle: %snm: %d copies hold a return address in sleep_long; copies %d..%d bytes, mean %d (at most %d); agent: %s, %d records lost%s' % (
+    len(ours), len(order), oracle, long_copies, min(sizes or [0]), max(sizes or [0]), mean, cap,
+    note or 'no slow-call counts', lost, ('; ' + '; '.join(why)) if why else ''))

@@ -105,8 +105,9 @@ void pl_report_print_tracepoints(PlProfile *p)
 			  : g_strdup_printf("(no format: %u bytes)", ev[i].raw_len);
 		printf("  %10.6f  %8u  %-15.15s  %s  %s  [", rel_s(p, ev[i].time), ev[i].tid,
 		       thread_label(p, ev[i].tid), e ? e->name : "?", fields);
-		/* 8: with kernel stacks the entry path alone takes 4 */
-		print_frames(p, fn, ev[i].stack, 8);
+		/* 16: with kernel stacks the entry path alone takes 4 on
+		 * x86_64 and 8 on arm64, before the program's call site */
+		print_frames(p, fn, ev[i].stack, 16);
 		printf("]\n");
 	}
 }
