@@ -65,7 +65,7 @@ void pl_findings_rule_irq(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 					       ? g_strdup_printf("softirq %s", src->name)
 					       : g_strdup_printf("IRQ %u %s", src->number, src->name);
 		char *what = g_strdup_printf(
-			"%s took %.1f%% of CPU %u's time (over %.0f%% of one CPU): %.1f ms in %"
+			"%s took %.1f%% of CPU %u's time (threshold %.0f%% of a CPU): %.1f ms in %"
 			G_GUINT64_FORMAT " runs over %.3f s, mean %.1f µs, longest %.1f µs",
 			who, top, top_cpu, IRQ_SHARE, src->time_ns / 1e6, src->count, secs,
 			src->paired ? src->time_ns / 1e3 / (double)src->paired : 0.0,

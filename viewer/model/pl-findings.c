@@ -710,9 +710,11 @@ static const PlFindingRule rules[] = {
 	  rule_page_faults },
 	{ "unwound", "stacks unwound below 99 % in a module",
 	  "less than 99 % of the samples with user frames reach their program's or thread's "
-	  "start, for each module where at least 1 % of them (and at least 20) stop short; the "
-	  "stacks of a thread (not a main thread) that all end at one libc return address, "
-	  "at least 10, have reached that thread's start and are not counted",
+	  "start, for each module where at least 1 % of them (and at least 20) stop short; "
+	  "starts no name marks are reached, as in --fail-if 'unwound<N%': a thread's (not a "
+	  "main thread's) stacks that end at one return address in libc where no function is "
+	  "named, when at least 90 % of them and 10 do, and a process's start-up in a "
+	  "stripped loader (its main thread's stacks there before its first elsewhere)",
 	  rule_unwound },
 	{ "periods", "periodic tasks missing deadlines or with jitter over a share of the period",
 	  "a periodic task (report --periods: detected, at least 8 activations) whose "

@@ -457,7 +457,7 @@ static void irq_finding(void)
 	const PlFinding *net = irq_finding_of(fs, "softirq NET_RX ");
 	const PlFinding *dev = irq_finding_of(fs, "IRQ 36 virtio1-req.0 ");
 	PL_CHECK(net && dev);
-	PL_CHECKF(!strcmp(net->what, "softirq NET_RX took 10.0% of CPU 0's time (over 5% of one "
+	PL_CHECKF(!strcmp(net->what, "softirq NET_RX took 10.0% of CPU 0's time (threshold 5% of a "
 				     "CPU): 100.0 ms in 1000 runs over 1.000 s, mean 100.0 µs, "
 				     "longest 100.0 µs"),
 		  "%s", net->what);
