@@ -1,10 +1,11 @@
 /* findings-flood.c — a TCP flood between two processes on loopback, for
  * the irq finding (viewer-findings-test.sh): the sender writes 64-byte
  * messages with TCP_NODELAY (one segment each, received by the kernel in
- * the NET_RX softirq), the receiver reads them; each is pinned to its own
- * CPU when there are two, so both CPUs stay busy for SECONDS.
+ * the NET_RX softirq), the receiver reads them; the sender is pinned to
+ * CPU (default 0) and the receiver to the other one of the first two, so
+ * both stay busy for SECONDS.
  *
- *   findings-flood SECONDS
+ *   findings-flood SECONDS [CPU]
  *
  * Prints "sent N" and "received N" (bytes) at the end. */
 #define _GNU_SOURCE
@@ -43,11 +44,12 @@ static int die(const char *what)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: findings-flood SECONDS\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: findings-flood SECONDS [CPU]\n");
 		return 2;
 	}
 	double secs = atof(argv[1]);
+	int cpu = argc == 3 ? atoi(argv[2]) != 0 : 0;
 	int ls = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t al = sizeof(a);
@@ -58,7 +60,7 @@ int main(int argc, char **argv)
 	if (child < 0)
 		return die("fork");
 	if (child == 0) { /* the receiver */
-		pin(1);
+		pin(!cpu);
 		int c = accept(ls, NULL, NULL);
 		if (c < 0)
 			return die("accept");
@@ -70,7 +72,7 @@ int main(int argc, char **argv)
 		printf("received %lld\n", got);
 		return 0;
 	}
-	pin(0);
+	pin(cpu);
 	close(ls);
 	int s = socket(AF_INET, SOCK_STREAM, 0);
 	int one = 1;
