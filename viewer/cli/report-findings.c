@@ -32,13 +32,70 @@ gboolean pl_report_findings_parse(char **specs, GPtrArray *ids)
 	return TRUE;
 }
 
+#define MAX_COLUMNS 16
+
+static void pad(glong n)
+{
+	for (; n > 0; n--)
+		putchar(' ');
+}
+
+/* Rows lines[from, to) of a detail's table (pl-findings.h): the columns
+ * padded to their widest cell, in characters; the first left aligned,
+ * the others right. */
+static void print_table(char **lines, guint from, guint to)
+{
+	glong width[MAX_COLUMNS] = { 0 };
+	for (guint i = from; i < to; i++) {
+		g_auto(GStrv) cells = g_strsplit(lines[i], "\t", MAX_COLUMNS);
+		for (guint c = 0; cells[c]; c++)
+			width[c] = MAX(width[c], g_utf8_strlen(cells[c], -1));
+	}
+	for (guint i = from; i < to; i++) {
+		g_auto(GStrv) cells = g_strsplit(lines[i], "\t", MAX_COLUMNS);
+		printf("      ");
+		for (guint c = 0; cells[c]; c++) {
+			glong fill = width[c] - g_utf8_strlen(cells[c], -1);
+			if (c) {
+				printf("  ");
+				pad(fill);
+			}
+			fputs(cells[c], stdout);
+			if (!c && cells[1])
+				pad(fill);
+		}
+		putchar('\n');
+	}
+}
+
+char *pl_report_findings_dup_help(void)
+{
+	GString *s = g_string_new("Exit 1 when one of these findings rules fires (said on stderr; "
+				  "repeatable); an unknown rule is refused (exit 2, the rules "
+				  "listed).  The rules, and when each fires:");
+	guint n;
+	const PlFindingRule *rules = pl_findings_rules(&n);
+	for (guint i = 0; i < n; i++)
+		g_string_append_printf(s, "%s %s: %s", i ? ";" : "", rules[i].id, rules[i].thresholds);
+	return g_string_free(s, FALSE);
+}
+
 static void print_one(const PlFinding *f)
 {
 	printf("  [%s] %s\n", f->rule, f->what);
 	if (f->detail) {
 		g_auto(GStrv) lines = g_strsplit(f->detail, "\n", -1);
-		for (char **l = lines; *l; l++)
-			printf("      %s\n", *l);
+		for (guint i = 0; lines[i];) {
+			if (!strchr(lines[i], '\t')) {
+				printf("      %s\n", lines[i++]);
+				continue;
+			}
+			guint end = i;
+			while (lines[end] && strchr(lines[end], '\t'))
+				end++;
+			print_table(lines, i, end);
+			i = end;
+		}
 	}
 	printf("      see: %s\n", f->where);
 }

@@ -545,18 +545,33 @@ static void print_unwind_stops(PlProfile *p, int top)
 	g_autoptr(GArray) rows = pl_profile_dup_unwind_stops(p);
 	if (!rows->len)
 		return;
+	guint64 stopped = 0;
+	for (guint i = 0; i < rows->len; i++)
+		stopped += g_array_index(rows, PlUnwindModule, i).stopped;
 	printf("\nWhere stacks stop short (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
 	       " samples with user frames):\n",
-	       st->unwind_user_samples - st->unwind_rooted, st->unwind_user_samples);
+	       stopped, st->unwind_user_samples);
 	for (guint i = 0; i < rows->len && (top <= 0 || (int)i < top); i++) {
 		const PlUnwindModule *r = &g_array_index(rows, PlUnwindModule, i);
-		printf("  %6.2f%% %9" G_GUINT64_FORMAT "  %s: %s\n",
-		       pl_percent(r->stopped, st->unwind_user_samples), r->stopped, r->module,
-		       pl_unwind_stop_describe(r->main_stop));
+		if (r->stopped)
+			printf("  %6.2f%% %9" G_GUINT64_FORMAT "  %s: %s\n",
+			       pl_percent(r->stopped, st->unwind_user_samples), r->stopped,
+			       r->module, pl_unwind_stop_describe(r->main_stop));
 		for (guint s = 0; s < PL_N_STOPS; s++)
-			if (s != r->main_stop && r->by_stop[s])
+			if (r->stopped && s != r->main_stop && r->by_stop[s])
 				printf("  %7s %9" G_GUINT64_FORMAT "    also: %s\n", "",
 				       r->by_stop[s], pl_unwind_stop_describe((PlUnwindStop)s));
+		if (r->at_start && r->start_threads)
+			printf("  %7s %9" G_GUINT64_FORMAT "    not short, in %s: the stacks of %u "
+			       "thread%s that each end at one return address there, their "
+			       "thread's start (a libc without its name)\n",
+			       "", r->at_start, r->module, r->start_threads,
+			       r->start_threads == 1 ? "" : "s");
+		else if (r->at_start)
+			printf("  %7s %9" G_GUINT64_FORMAT "    not short, in %s: the start-up of "
+			       "%u process%s before main (a loader without its names)\n",
+			       "", r->at_start, r->module, r->start_processes,
+			       r->start_processes == 1 ? "" : "es");
 	}
 }
 
@@ -621,6 +636,7 @@ static void print_losses(PlProfile *p)
 int pl_cli_report(int argc, char **argv)
 {
 	ReportArgs a = { .top = 20 };
+	g_autofree char *fail_on_help = pl_report_findings_dup_help();
 	const GOptionEntry entries[] = {
 		{ "sort", 0, 0, G_OPTION_ARG_STRING, &a.sort, "Order functions by self or total",
 		  "self|total" },
@@ -674,9 +690,11 @@ int pl_cli_report(int argc, char **argv)
 		  NULL },
 		{ "findings", 0, 0, G_OPTION_ARG_NONE, &a.findings,
 		  "Only the findings: what the rules see as unusual (lost samples, a thread "
-		  "that held a CPU, off-CPU time by reason, runqueue latency, stacks that "
-		  "stop short), with the numbers and the section that shows it, over the "
-		  "whole recording (docs/cli.md, \"Findings\")",
+		  "that held a CPU, off-CPU time by reason, runqueue latency, page faults, "
+		  "stacks that stop short, periodic tasks, migrations, interrupts, a "
+		  "regression against --baseline), with the numbers and the section that "
+		  "shows it, over the whole recording (the rules: --fail-on; docs/cli.md, "
+		  "\"Findings\")",
 		  NULL },
 		{ "periods", 0, 0, G_OPTION_ARG_NONE, &a.periods,
 		  "Only the periodic tasks: threads (and marker pairs) that run once per "
@@ -690,9 +708,7 @@ int pl_cli_report(int argc, char **argv)
 		{ "baseline", 0, 0, G_OPTION_ARG_FILENAME, &a.baseline,
 		  "For the findings: another recording to compare with (the regression rule: "
 		  "functions whose share grew, with their confidence)", "FILE" },
-		{ "fail-on", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.fail_on,
-		  "Exit 1 when one of these findings rules fires (said on stderr; "
-		  "repeatable); an unknown rule is refused (exit 2, the rules listed)",
+		{ "fail-on", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.fail_on, fail_on_help,
 		  "RULE[,RULE]" },
 		{ "function", 0, 0, G_OPTION_ARG_STRING, &a.function,
 		  "Also list callers and callees of this function ('NAME (FILE)' for one of "

@@ -52,6 +52,9 @@ void pl_report_print_block(PlProfile *p, guint top);
  * and PL_EXIT_CHECK (each said on stderr) when a rule of fail_on fired. */
 gboolean pl_report_findings_parse(char **specs, GPtrArray *ids);
 int pl_report_findings(PlProfile *p, PlProfile *baseline, gboolean print, GPtrArray *fail_on);
+/* --fail-on's help: the rules, each with when it fires (the man page's
+ * list, from the rules table itself); new string. */
+char *pl_report_findings_dup_help(void);
 
 /* report-periods.c: --period DUR read into *ns (0 when spec is NULL);
  * FALSE (exit 2, said why) when it is no duration or comes without

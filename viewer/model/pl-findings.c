@@ -7,6 +7,7 @@
  * calm program (a sleep, a program that mostly blocks, a compute run under
  * half a second) raises nothing. */
 #include "pl-findings.h"
+#include "pl-findings-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -16,10 +17,8 @@
 #include "pl-percent.h"
 #include "pl-periods.h"
 
-/* A new finding (a warning shown on the flame graph, over everything);
- * the rule sets what differs. */
-static PlFinding *add(GPtrArray *out, const char *rule, double value, char *what, char *detail,
-		      const char *where)
+PlFinding *pl_findings_add(GPtrArray *out, const char *rule, double value, char *what,
+			   char *detail, const char *where)
 {
 	PlFinding *f = g_new0(PlFinding, 1);
 	f->severity = PL_FINDING_WARNING;
@@ -99,7 +98,7 @@ static void rule_lost(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 		"%" G_GUINT64_FORMAT " records lost and %" G_GUINT64_FORMAT " throttle marks "
 		"beside %" G_GUINT64_FORMAT " samples kept: the profile misses part of the run",
 		lost, throttled, st->samples);
-	PlFinding *f = add(out, "lost", (double)lost + (double)throttled, what,
+	PlFinding *f = pl_findings_add(out, "lost", (double)lost + (double)throttled, what,
 			   g_string_free(d, FALSE), "report: Quality (LOST, throttled)");
 	f->severity = PL_FINDING_INFO;
 	f->view = "health";
@@ -132,7 +131,7 @@ static void rule_cpu_hog(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 			s.preempted_ns / 1e6, s.voluntary_ns / 1e6, s.voluntary);
 		char *detail = g_strdup("a busy loop, a spin lock or a poll without sleep keeps a "
 					"core; look at its functions with --tid");
-		add(out, "cpu-hog", share, what, detail, "report --tid N (Threads, Switches)")->tid =
+		pl_findings_add(out, "cpu-hog", share, what, detail, "report --tid N (Threads, Switches)")->tid =
 			t->tid;
 	}
 }
@@ -367,7 +366,7 @@ static void rule_off_cpu(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 	}
 	GString *d = g_string_new(NULL);
 	for (guint k = 0; k < N_WAITS; k++)
-		g_string_append_printf(d, "%s%-20s %10.1f ms %6.2f%% of thread time", k ? "\n" : "",
+		g_string_append_printf(d, "%s%s\t%.1f ms\t%.2f%% of thread time", k ? "\n" : "",
 				       wait_names[k], ns[k] / 1e6, pl_percent(ns[k], lifetime));
 	char *what = g_strdup_printf(
 		"threads spent %.1f ms (%.1f%% of their %.1f ms) in lock waits, I/O or "
@@ -375,7 +374,7 @@ static void rule_off_cpu(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 		bad / 1e6, share, lifetime / 1e6, wait_names[big], ns[big] / 1e6,
 		pl_percent(ns[big], lifetime), top != PL_NO_ID ? ", in " : "",
 		top != PL_NO_ID ? pl_profile_get_function_label(p, top) : "");
-	add(out, "off-cpu", share, what, g_string_free(d, FALSE),
+	pl_findings_add(out, "off-cpu", share, what, g_string_free(d, FALSE),
 	    "report: Off-CPU and Switches (--event of the switches for their stacks)");
 }
 
@@ -435,7 +434,7 @@ static void rule_runqueue(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 		"(%.1f%% of their %.1f ms); runqueue latency p50 %.3f ms, p99 %.3f ms, max %.3f ms",
 		all.preempted_ns / 1e6, all.preempted, share, lifetime / 1e6, all.rq_p50 / 1e6,
 		all.rq_p99 / 1e6, all.rq_max / 1e6);
-	PlFinding *f = add(out, "runqueue", all.rq_p99 / 1e6, what, g_string_free(d, FALSE),
+	PlFinding *f = pl_findings_add(out, "runqueue", all.rq_p99 / 1e6, what, g_string_free(d, FALSE),
 			   "report: Switches (runqueue latency per thread)");
 	f->view = "counters";
 }
@@ -480,7 +479,7 @@ static void rule_page_faults(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 				"back) faults page by page: reuse buffers instead of allocating "
 				"anew, prefault (MAP_POPULATE, memset once), or use huge pages; "
 				"record with --event page-faults for the stacks that fault");
-	add(out, "page-faults", rate, what, detail, "report: Counters (page-faults, task-clock)")
+	pl_findings_add(out, "page-faults", rate, what, detail, "report: Counters (page-faults, task-clock)")
 		->view = "counters";
 }
 
@@ -490,147 +489,40 @@ static void rule_page_faults(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 #define UNWOUND_MODULE 1.0  /* …for each module holding at least 1 % of them */
 #define UNWOUND_MIN 20      /* and at least 20 samples: a handful says nothing */
 
-/* A thread's start in a libc without its name or unwind table (Debian's
- * armhf start_thread is stripped and marked EXIDX_CANTUNWIND): the
- * stacks of such a thread all end at the one return address the thread
- * function returns to.  A broken stack ends wherever the walk failed, so
- * its thread's stacks end at many addresses (or some reach a start).
- * Those of a thread (not a process's main thread) with at least
- * THREAD_START_MIN stacks that all end at one libc return address count
- * as reached. */
-#define THREAD_START_MIN 10
-
-typedef struct {
-	guint64 pc;
-	guint32 func;
-	guint64 n;
-	gboolean one; /* every stack so far ends at pc */
-} ThreadEnd;
-
-static gboolean is_libc(const char *module)
-{
-	return module && (g_str_has_prefix(module, "libc.") || g_str_has_prefix(module, "libc-") ||
-			  g_str_has_prefix(module, "libpthread") || g_str_has_prefix(module, "ld-musl"));
-}
-
-/* The outermost frame of an address stack (below its root); FALSE when
- * it has no user frame. */
-static gboolean outermost_user(PlProfile *p, guint32 stack, PlStackFrame *out)
-{
-	PlStackFrame fr = { 0 };
-	gboolean user = FALSE, have = FALSE;
-	for (guint32 id = stack; id != PL_NO_ID && pl_profile_get_stack_frame(p, id, &fr);
-	     id = fr.parent) {
-		if (fr.root || !fr.pc)
-			break;
-		user |= !fr.kernel;
-		*out = fr;
-		have = TRUE;
-	}
-	return have && user && !out->kernel;
-}
-
-/* The function of a call-tree node's outermost ancestor (inline frames
- * climbed), PL_NO_ID when none. */
-static guint32 top_function(PlProfile *p, guint32 node)
-{
-	while (node && node != PL_NO_ID) {
-		const PlNode *nd = pl_profile_get_node(p, node);
-		if (!nd->parent || nd->parent == PL_NO_ID)
-			return nd->func;
-		node = nd->parent;
-	}
-	return PL_NO_ID;
-}
-
-/* Samples per module whose stacks end at their thread's start (above). */
-static GHashTable *thread_starts(PlProfile *p, guint *threads)
-{
-	g_autoptr(GHashTable) ends = g_hash_table_new_full(NULL, NULL, NULL, g_free);
-	guint n;
-	const PlSample *s = pl_profile_get_samples(p, &n);
-	for (guint i = 0; i < n; i++) {
-		PlStackFrame fr = { 0 };
-		if (s[i].stack == PL_NO_ID || !outermost_user(p, s[i].stack, &fr))
-			continue;
-		ThreadEnd *e = g_hash_table_lookup(ends, GUINT_TO_POINTER(s[i].tid));
-		if (!e) {
-			e = g_new0(ThreadEnd, 1);
-			e->pc = fr.pc;
-			e->func = fr.is_return ? top_function(p, fr.node) : PL_NO_ID;
-			e->one = fr.is_return;
-			g_hash_table_insert(ends, GUINT_TO_POINTER(s[i].tid), e);
-		}
-		e->one &= fr.pc == e->pc;
-		e->n++;
-	}
-	GHashTable *by_module = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
-	*threads = 0;
-	GHashTableIter it;
-	gpointer key, val;
-	g_hash_table_iter_init(&it, ends);
-	while (g_hash_table_iter_next(&it, &key, &val)) {
-		const ThreadEnd *e = val;
-		const PlThread *t = pl_profile_lookup_thread(p, GPOINTER_TO_UINT(key));
-		if (!e->one || e->n < THREAD_START_MIN || e->func == PL_NO_ID || !t ||
-		    t->tid == t->pid)
-			continue;
-		const PlFunction *f = pl_profile_get_function(p, e->func);
-		/* a start known by name was counted rooted already */
-		if (!is_libc(f->module) ||
-		    pl_unwind_is_root_name(pl_profile_get_function_label(p, e->func)))
-			continue;
-		guint64 *c = g_hash_table_lookup(by_module, f->module);
-		if (!c) {
-			c = g_new0(guint64, 1);
-			g_hash_table_insert(by_module, (gpointer)f->module, c);
-		}
-		*c += e->n;
-		(*threads)++;
-	}
-	return by_module;
-}
-
 static void rule_unwound(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 {
 	const PlProfileStats *st = pl_profile_get_stats(p);
 	if (!st->unwind_user_samples)
 		return;
-	if (pl_profile_get_unwound_share(p) >= UNWOUND_SHARE)
-		return;
-	guint nthreads;
-	g_autoptr(GHashTable) starts = thread_starts(p, &nthreads);
-	g_autoptr(GArray) rows = pl_profile_dup_unwind_stops(p);
-	guint64 started = 0;
-	for (guint i = 0; i < rows->len; i++) {
-		const PlUnwindModule *r = &g_array_index(rows, PlUnwindModule, i);
-		const guint64 *c = g_hash_table_lookup(starts, r->module);
-		started += c ? MIN(*c, r->stopped) : 0;
-	}
-	guint64 rooted = MIN(st->unwind_rooted + started, st->unwind_user_samples);
-	double share = pl_percent(rooted, st->unwind_user_samples);
+	/* the share --fail-if 'unwound<N%' judges: a thread's start without
+	 * a name counts as reached (PlUnwindModule.at_start) */
+	double share = pl_profile_get_unwound_share(p);
 	if (share >= UNWOUND_SHARE)
 		return;
+	g_autoptr(GArray) rows = pl_profile_dup_unwind_stops(p);
 	for (guint i = 0; i < rows->len; i++) {
 		const PlUnwindModule *r = &g_array_index(rows, PlUnwindModule, i);
-		const guint64 *c = g_hash_table_lookup(starts, r->module);
-		guint64 stopped = r->stopped - (c ? MIN(*c, r->stopped) : 0);
-		double m = pl_percent(stopped, st->unwind_user_samples);
-		if (m < UNWOUND_MODULE || stopped < UNWOUND_MIN)
+		double m = pl_percent(r->stopped, st->unwind_user_samples);
+		if (m < UNWOUND_MODULE || r->stopped < UNWOUND_MIN)
 			continue;
 		char *what = g_strdup_printf(
 			"%.2f%% of stacks are unwound to their start; %" G_GUINT64_FORMAT
 			" (%.2f%%) of the %" G_GUINT64_FORMAT " with user frames stop short in %s",
-			share, stopped, m, st->unwind_user_samples, r->module);
+			share, r->stopped, m, st->unwind_user_samples, r->module);
 		GString *d = g_string_new(NULL);
 		g_string_append_printf(d, "reason: %s", pl_unwind_stop_describe(r->main_stop));
-		if (c && *c)
+		if (r->at_start && r->start_threads)
 			g_string_append_printf(d, "\nnot counted: %" G_GUINT64_FORMAT " stacks of %u "
 					       "thread%s that each end at one return address in %s, "
 					       "their thread's start",
-					       MIN(*c, r->stopped), nthreads, nthreads == 1 ? "" : "s",
-					       r->module);
-		PlFinding *f = add(out, "unwound", m, what, g_string_free(d, FALSE),
+					       r->at_start, r->start_threads,
+					       r->start_threads == 1 ? "" : "s", r->module);
+		else if (r->at_start)
+			g_string_append_printf(d, "\nnot counted: %" G_GUINT64_FORMAT " stacks of the "
+					       "start-up of %u process%s in %s, before main",
+					       r->at_start, r->start_processes,
+					       r->start_processes == 1 ? "" : "es", r->module);
+		PlFinding *f = pl_findings_add(out, "unwound", m, what, g_string_free(d, FALSE),
 				   "report: Where stacks stop short, Symbol coverage");
 		f->severity = PL_FINDING_INFO;
 		f->view = "symbols";
@@ -684,7 +576,7 @@ static void rule_periods(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 			(w->lateness_ns < 0 ? -w->lateness_ns : w->lateness_ns) / 1e6,
 			w->lateness_ns > 0 ? "after" : "before",
 			(w->start - MIN(w->start, t0)) / 1e9 - 5e-5, (w->end - MIN(w->end, t0)) / 1e9 + 5e-5);
-		PlFinding *f = add(out, "periods", misses ? miss : jit, what, detail, "report --periods");
+		PlFinding *f = pl_findings_add(out, "periods", misses ? miss : jit, what, detail, "report --periods");
 		/* the worst activation on the flame graph: its stacks */
 		f->tid = t->tid;
 		f->t0 = w->start;
@@ -717,7 +609,7 @@ static void rule_migrations(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 	char *what = g_strdup_printf("%.0f CPU migrations in %.1f ms of CPU time: %.0f per CPU "
 				     "second",
 				     migr, cpu_ns / 1e6, rate);
-	add(out, "migrations", rate, what, g_string_free(d, FALSE),
+	pl_findings_add(out, "migrations", rate, what, g_string_free(d, FALSE),
 	    "report: Counters (cpu-migrations, task-clock)")
 		->view = "counters";
 }
@@ -790,7 +682,7 @@ static void rule_regression(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 		"%s: self %.2f%% → %.2f%% of the samples, +%.2f points (z %.1f)",
 		rows->len, rows->len == 1 ? "" : "s", na, nb, top->f->name, 100 * top->f->self_a,
 		100 * top->f->self_b, 100 * (top->f->self_b - top->f->self_a), top->z);
-	PlFinding *f = add(out, "regression", 100 * (top->f->self_b - top->f->self_a), what,
+	PlFinding *f = pl_findings_add(out, "regression", 100 * (top->f->self_b - top->f->self_a), what,
 			   g_string_free(det, FALSE), "perflens diff BASELINE FILE");
 	f->view = "functions";
 }
@@ -820,9 +712,11 @@ static const PlFindingRule rules[] = {
 	  rule_page_faults },
 	{ "unwound", "stacks unwound below 99 % in a module",
 	  "less than 99 % of the samples with user frames reach their program's or thread's "
-	  "start, for each module where at least 1 % of them (and at least 20) stop short; the "
-	  "stacks of a thread (not a main thread) that all end at one libc return address, "
-	  "at least 10, have reached that thread's start and are not counted",
+	  "start, for each module where at least 1 % of them (and at least 20) stop short; "
+	  "starts no name marks are reached, as in --fail-if 'unwound<N%': a thread's (not a "
+	  "main thread's) stacks that end at one return address in libc where no function is "
+	  "named, when at least 90 % of them and 10 do, and a process's start-up in a "
+	  "stripped loader (its main thread's stacks there before its first elsewhere)",
 	  rule_unwound },
 	{ "periods", "periodic tasks missing deadlines or with jitter over a share of the period",
 	  "a periodic task (report --periods: detected, at least 8 activations) whose "
@@ -834,6 +728,11 @@ static const PlFindingRule rules[] = {
 	  "the cpu-migrations counter is at least 1,000 and at least 1,000 per second of the "
 	  "task-clock counter's CPU time (recordings with counters)",
 	  rule_migrations },
+	{ "irq", "an IRQ handler or softirq vector taking a share of a CPU",
+	  "in a recording with the irq tracepoints (record --irq; --all for every interrupt) "
+	  "of at least 0.1 s: one IRQ handler or softirq vector ran at least 5 % of one "
+	  "CPU's time",
+	  pl_findings_rule_irq },
 	{ "regression", "functions that grew against a baseline recording (--baseline)",
 	  "with --baseline FILE: a function's self share of the samples grew by at least 1 "
 	  "percentage point and a two-proportion z-test on the two sample counts gives at "

@@ -26,12 +26,17 @@ typedef enum {
 typedef struct {
 	const char *rule; /* the id of the rule that raised it (static) */
 	char *what;       /* one sentence: what was seen, with the numbers */
-	char *detail;     /* further lines ("\n"-separated), NULL when none */
+	/* further lines ("\n"-separated), NULL when none.  A line holding
+	 * tabs is a row of a table, its cells tab-separated: consecutive such
+	 * lines are one table, whose columns the report pads and the app lays
+	 * out in a grid (the first column left, the others right aligned) */
+	char *detail;
 	char *where;      /* the report section or option (or view) that shows it */
 	double value;     /* the rule's main number (a share, ms…), for sorting */
 	PlFindingSeverity severity;
 	/* the app's view that shows it ("flame", "counters", "health",
-	 * "symbols"; static) and the selection to make there: a thread (0:
+	 * "symbols", "functions", "irq"; static) and the selection to make
+	 * there: a thread (0:
 	 * all) and a time range (profile ns, [t0, t1); 0, 0: all) */
 	const char *view;
 	guint32 tid;

@@ -266,6 +266,22 @@ static gboolean grid_slots(const PlActivation *a, guint n, guint64 t0, double *p
 	return TRUE;
 }
 
+/* The median of the intervals between consecutive activations, each over
+ * the slots it spans. */
+static double slot_median(const PlActivation *a, guint n, const gint64 *slot)
+{
+	g_autoptr(GArray) v = g_array_sized_new(FALSE, FALSE, sizeof(double), n);
+	for (guint i = 1; i < n; i++) {
+		double d = (double)(ref_time(&a[i]) - ref_time(&a[i - 1])) /
+			   (double)(slot[i] - slot[i - 1]);
+		g_array_append_val(v, d);
+	}
+	g_array_sort(v, cmp_double);
+	guint m = v->len;
+	return m % 2 ? g_array_index(v, double, m / 2)
+		     : (g_array_index(v, double, m / 2 - 1) + g_array_index(v, double, m / 2)) / 2;
+}
+
 /* Fits the grid (pl-periods.h) and fills each activation's release,
  * jitter, response, lateness and miss. */
 static double fit_grid(PlPeriodicTask *t, double per, gboolean try_grid, gboolean *used_grid)
@@ -284,11 +300,18 @@ static double fit_grid(PlPeriodicTask *t, double per, gboolean try_grid, gboolea
 	for (guint i = 0; i < n; i++)
 		in[i] = TRUE;
 	*used_grid = try_grid && grid_slots(a, n, t0, &per, t->source == PL_PERIOD_DETECTED, slot);
+	/* the line's slope is the period of a task on a grid; one that keeps
+	 * none (a relative sleep) has the interval it keeps, the median: each
+	 * delay shifts every later start, and a line through those steps
+	 * climbs them, longer than any interval the task keeps */
+	gboolean fit_per = t->source == PL_PERIOD_DETECTED && *used_grid;
 	if (!*used_grid) {
 		slot[0] = 0;
 		for (guint i = 1; i < n; i++)
 			slot[i] = slot[i - 1] +
 				  MAX(1, llround((double)(ref_time(&a[i]) - ref_time(&a[i - 1])) / per));
+		if (t->source == PL_PERIOD_DETECTED)
+			per = slot_median(a, n, slot);
 	}
 	for (int pass = 0; pass < 3; pass++) {
 		/* least squares of (release − t0) on slot, over the inliers */
@@ -302,7 +325,7 @@ static double fit_grid(PlPeriodicTask *t, double per, gboolean try_grid, gboolea
 		double den = m * skk - sk * sk;
 		if (m < n / 2.0 || m < 2 || den <= 0)
 			break;
-		if (t->source == PL_PERIOD_DETECTED)
+		if (fit_per)
 			per = (m * sky - sk * sy) / den;
 		base = (sy - per * sk) / m;
 		for (guint i = 0; i < n; i++) {
@@ -340,7 +363,7 @@ static double fit_grid(PlPeriodicTask *t, double per, gboolean try_grid, gboolea
 		}
 		double den = m * skk - sk * sk;
 		if (m >= 2 && den > 0) {
-			if (t->source == PL_PERIOD_DETECTED)
+			if (fit_per)
 				per = (m * sky - sk * sy) / den;
 			base = (sy - per * sk) / m;
 		}

@@ -29,7 +29,12 @@
  * (the interval over the period, rounded, at least 1); a least-squares
  * line through (slot, release) over the activations within 10 % of a
  * period of it (up to three passes, while at least half are) gives the
- * exact period (a detected one) and the phase.  Slots are also tried from
+ * exact period (a detected one) and the phase; with slots counted from one
+ * activation to the next (a task that keeps no grid, as one that sleeps a
+ * relative time: a delay shifts every later start, and a line through
+ * such steps is steeper than any interval kept) the period is the median
+ * of the intervals, each over the slots it spans, and the line gives the
+ * phase only.  Slots are also tried from
  * the grid itself: the period refined from pairs of activations whole
  * periods apart, the phase where most activations start, each activation
  * in the last slot at or before its start (a busy machine may start one

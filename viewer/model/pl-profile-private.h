@@ -103,6 +103,7 @@ struct _PlProfile {
 	GHashTable *unwind_stops; /* module basename → guint64[PL_N_STOPS] (pl-unwind-quality.c) */
 	GArray *uq_top;      /* guint32 per call-tree node: its outermost function (pl-unwind-quality.c) */
 	GByteArray *uq_root; /* per function: 0 not known yet, 1 a stack's root, 2 not */
+	struct PlUnwindStarts *uq_starts; /* made at the first ask (pl-unwind-starts.c) */
 	PlThread *last_thread; /* the last pl_profile_thread_get found */
 	PlEvent *last_event;   /* the last pl_profile_event_get found, for last_event_index */
 	guint32 last_event_index;
@@ -171,6 +172,24 @@ typedef enum {
  * frame, n its number of frames, user whether any frame is in user space
  * (kernel-only stacks are not counted). */
 void pl_profile_note_unwind(PlProfile *self, guint32 outer, guint n, gboolean user, UqWalk walk);
+
+/* ─── pl-unwind-starts.c ─────────────────────────────────────────────── */
+
+/* Stacks that reached a start no name marks: a thread's, at one return
+ * address in libc where no function is named (Debian armhf's stripped
+ * start_thread), or a process's start-up in a stripped dynamic loader,
+ * before main (the file says how each is told). */
+typedef struct PlUnwindStarts PlUnwindStarts;
+typedef struct {
+	guint64 stacks;   /* samples whose stack ends there */
+	guint threads;    /* the threads they are of (libc) */
+	guint processes;  /* or the processes whose start-up they are (the loader) */
+} PlThreadStarts;
+/* module basename (PlFunction.module) → PlThreadStarts, for the modules
+ * holding such a start; brought up to date with the samples (each sample
+ * is read once).  Borrowed: valid until the next call. */
+GHashTable *pl_profile_thread_starts(PlProfile *self);
+void pl_unwind_starts_free(PlUnwindStarts *s);
 
 /* ─── pl-modules.c ───────────────────────────────────────────────────── */
 

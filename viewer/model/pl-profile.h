@@ -416,16 +416,30 @@ typedef struct {
 	guint64 stopped;               /* samples whose stack ends in it, short */
 	guint64 by_stop[PL_N_STOPS];
 	PlUnwindStop main_stop;        /* the most frequent reason */
+	/* samples whose stack ends in it at a start no name marks: rooted,
+	 * not in stopped.  A thread's start in a libc whose start_thread has
+	 * neither name nor unwind table, as Debian armhf's (at least 90 % of
+	 * the stacks of a thread that is not a main thread, and at least 10,
+	 * end at one return address in libc where no function is named), or
+	 * a process's start-up in a stripped dynamic loader (its main
+	 * thread's stacks that end in the loader before the first that ends
+	 * elsewhere) */
+	guint64 at_start;
+	guint start_threads;   /* the threads whose start that is (libc) */
+	guint start_processes; /* the processes whose start-up (the loader) */
 } PlUnwindModule;
 
-/* Modules where stacks stopped short, most samples first; reasons read
- * with the symbol coverage (a module without its file or its CFI says so).
+/* Modules where stacks stopped short (or ended at a start no name marks:
+ * at_start), most samples stopped first; reasons read with
+ * the symbol coverage (a module without its file or its CFI says so).
  * New GArray of PlUnwindModule (strings owned by the profile). */
 GArray *pl_profile_dup_unwind_stops(PlProfile *self);
 /* One line on what the reason means and what to do about it. */
 const char *pl_unwind_stop_describe(PlUnwindStop stop);
-/* The share (0..100) of samples with user frames whose stack is rooted;
- * 100 when there are none. */
+/* The share (0..100) of samples with user frames whose stack is rooted
+ * (by a start's name, a finished DWARF walk, or a start no name marks:
+ * PlUnwindModule.at_start); 100 when there are none.  What
+ * `report --fail-if 'unwound<N%'` and the findings' unwound rule judge. */
 double pl_profile_get_unwound_share(PlProfile *self);
 /* Whether a function of this label begins stacks (a program's entry, main,
  * a thread's start): a stack whose outermost frame is one is rooted. */

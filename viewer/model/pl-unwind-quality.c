@@ -110,12 +110,29 @@ void pl_profile_note_unwind(PlProfile *self, guint32 outer, guint n, gboolean us
 	counts[stop]++;
 }
 
+/* The samples stopped in module (every reason). */
+static guint64 module_stopped(PlProfile *self, const char *module)
+{
+	const guint64 *counts = g_hash_table_lookup(self->unwind_stops, module);
+	guint64 n = 0;
+	for (guint s = 0; counts && s < PL_N_STOPS; s++)
+		n += counts[s];
+	return n;
+}
+
 double pl_profile_get_unwound_share(PlProfile *self)
 {
 	const PlProfileStats *st = &self->stats;
-	return st->unwind_user_samples ? 100.0 * (double)st->unwind_rooted /
-						 (double)st->unwind_user_samples
-				       : 100.0;
+	if (!st->unwind_user_samples)
+		return 100.0;
+	guint64 rooted = st->unwind_rooted;
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, pl_profile_thread_starts(self));
+	while (g_hash_table_iter_next(&it, &k, &v))
+		rooted += MIN(((const PlThreadStarts *)v)->stacks, module_stopped(self, k));
+	return 100.0 * (double)MIN(rooted, st->unwind_user_samples) /
+	       (double)st->unwind_user_samples;
 }
 
 const char *pl_unwind_stop_describe(PlUnwindStop stop)
@@ -165,11 +182,12 @@ GArray *pl_profile_dup_unwind_stops(PlProfile *self)
 		const char *base = strrchr(r->module, '/');
 		g_hash_table_insert(files, (gpointer)(base ? base + 1 : r->module), (gpointer)r);
 	}
+	GHashTable *starts = pl_profile_thread_starts(self);
 	GHashTableIter it;
 	gpointer k, v;
 	g_hash_table_iter_init(&it, self->unwind_stops);
 	while (g_hash_table_iter_next(&it, &k, &v)) {
-		PlUnwindModule row = { k, 0, { 0 }, PL_STOP_NOT_UNWOUND };
+		PlUnwindModule row = { k, 0, { 0 }, PL_STOP_NOT_UNWOUND, 0, 0, 0 };
 		memcpy(row.by_stop, v, sizeof(row.by_stop));
 		/* a dwarf walk that ended in a module without its file or its
 		 * CFI ended for that reason first: what the walk did without
@@ -185,12 +203,33 @@ GArray *pl_profile_dup_unwind_stops(PlProfile *self)
 					    row.by_stop[PL_STOP_STACK_COPY];
 			row.by_stop[PL_STOP_CFI_ENDED] = row.by_stop[PL_STOP_STACK_COPY] = 0;
 		}
+		/* a start is no stop: those stacks leave the reasons that
+		 * hold the most (they all ended the one way) */
+		const PlThreadStarts *ts = g_hash_table_lookup(starts, k);
+		guint64 total = 0;
+		for (guint s = 0; s < PL_N_STOPS; s++)
+			total += row.by_stop[s];
+		if (ts) {
+			row.at_start = MIN(ts->stacks, total);
+			row.start_threads = ts->threads;
+			row.start_processes = ts->processes;
+		}
+		for (guint64 left = row.at_start; left;) {
+			guint most = 0;
+			for (guint s = 1; s < PL_N_STOPS; s++)
+				if (row.by_stop[s] > row.by_stop[most])
+					most = s;
+			guint64 take = MIN(left, row.by_stop[most]);
+			row.by_stop[most] -= take;
+			left -= take;
+		}
 		for (guint s = 0; s < PL_N_STOPS; s++) {
 			row.stopped += row.by_stop[s];
 			if (row.by_stop[s] > row.by_stop[row.main_stop])
 				row.main_stop = (PlUnwindStop)s;
 		}
-		g_array_append_val(rows, row);
+		if (row.stopped || row.at_start)
+			g_array_append_val(rows, row);
 	}
 	g_array_sort(rows, most_stopped_first);
 	return rows; /* module names are the profile's strings, not cov's */

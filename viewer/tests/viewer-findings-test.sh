@@ -20,23 +20,43 @@
 #             program read with an empty --sysroot: libc's start_thread is
 #             then a bare return address, as Debian armhf's stripped one):
 #             the thread's stacks, as many as its samples in the Threads
-#             table, are not counted short; the main thread's still are
+#             table, are not counted short (the finding, the report's "not
+#             short" line under Where stacks stop short); the main thread's
+#             still are, and --fail-if 'unwound<99%' states the finding's
+#             share
 #   quiet     sleep 1 raises nothing; nor do the lock program's threads
 #             (they block: no cpu-hog) and its stacks (frame pointers all
 #             the way: no unwound), nor burn's sleeper (no cpu-hog)
+#   irq       findings-flood.c (built here): TCP floods of 64-byte
+#             segments between two processes on loopback, four of them
+#             crossing the first two CPUs so that both stay busy (this
+#             kernel gives no tracepoint sample from an idle CPU) and
+#             receive, recorded with --all and the irq
+#             tracepoints while it runs: the NET_RX finding's runs per CPU
+#             against /proc/softirqs' NET_RX deltas around the recording,
+#             its share of each CPU against /proc/stat's softirq time of
+#             that CPU; burn on both CPUs recorded so raises none, though
+#             its timers' softirqs are there (report --irq)
+#   fail_on_every_rule  every rule the command line lists fires with
+#             --fail-on RULE (exit 1, said on stderr, the same sentence as
+#             --findings prints) on a recording of a program made to
+#             trigger it, and stays quiet (exit 0) on sleep 1: a rule
+#             without such a program here fails the case
 set -u
 B=${PL_BUILD:-build}
 PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
 NOFP=$B/workloads/burn-nofp
 . "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok viewer-findings: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 LOCK_SRC=${PL_TOP:-.}/viewer/tests/findings-lock.c
+FLOOD_SRC=${PL_TOP:-.}/viewer/tests/findings-flood.c
+PERIODIC=$B/workloads/periodic
 TMP=$(mktemp -d /tmp/plv-findings-XXXXXX)
-BG=
-trap '[ -n "$BG" ] && kill $BG 2>/dev/null; pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="quiet_sleep fail_on_unknown fail_on_full_report lost_ring lock_waits cpu_hog runqueue_storm page_fault_storm unwound_module unwound_thread_start"
+BG= FLOODS=()
+trap '[ -n "$BG" ] && kill $BG 2>/dev/null; [ ${#FLOODS[@]} -gt 0 ] && kill "${FLOODS[@]}" 2>/dev/null; pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+ALL="quiet_sleep fail_on_unknown fail_on_full_report lost_ring lock_waits cpu_hog runqueue_storm page_fault_storm unwound_module unwound_thread_start irq_softirq_share irq_quiet fail_on_every_rule"
 pl_plan $ALL
 all_fail() { for n in $ALL; do fail "$n" "$1"; done; exit 1; }
-for x in "$PERFLENS" "$AGENT" "$BURN" "$NOFP"; do [ -x "$x" ] || all_fail "$x not built (make)"; done
+for x in "$PERFLENS" "$AGENT" "$BURN" "$NOFP" "$PERIODIC"; do [ -x "$x" ] || all_fail "$x not built (make)"; done
 for x in cc python3 taskset /usr/bin/time; do command -v $x >/dev/null || all_fail "$x missing (ci/deps.sh)"; done
 
 # ─── a quiet program: no finding at all ────────────────────────────────
@@ -240,10 +260,169 @@ else
 		locker=$((locker + ${n:-0}))
 	done
 	libc=$(awk '/^Where stacks stop short/ {on=1} on && $3 == "libc.so.6:" {print $2; exit}' "$TMP/ts-full.txt")
+	started=$(awk '/^Where stacks stop short/ {on=1} on && $2 == "not" && $3 == "short," && $5 == "libc.so.6:" {print $1; exit}' "$TMP/ts-full.txt")
 	skipped=$(sed -n 's/^ *not counted: \([0-9]*\) stacks of 1 thread that each end at one return address in libc.so.6.*/\1/p' "$TMP/ts.txt")
 	short=$(sed -n 's/^  \[unwound\] .* \([0-9]*\) ([0-9.]*%) of the [0-9]* with user frames stop short in libc.so.6$/\1/p' "$TMP/ts.txt")
-	if [ -n "$locker" ] && [ "$locker" -ge 10 ] && [ "$skipped" = "$locker" ] && [ -n "$libc" ] &&
-	   [ "$short" = $((libc - locker)) ]; then
-		ok unwound_thread_start; echo "# locker's $locker stacks counted as started; $short of the main thread's stay short in libc.so.6"
-	else fail unwound_thread_start "locker samples '$locker', not counted '$skipped', libc short '$libc', finding '$short'"; fi
+	fshare=$(sed -n 's/^  \[unwound\] \([0-9.]*\)% of stacks are unwound to their start; .* stop short in libc.so.6$/\1/p' "$TMP/ts.txt")
+	"$PERFLENS" report --top 1 --fail-if 'unwound<99%' "${sym[@]}" "$TMP/lock.plens" >"$TMP/ts-gate.txt" 2>&1
+	gshare=$(sed -n 's/^perflens: --fail-if: \([0-9.]*\)% of stacks are unwound.*/\1/p' "$TMP/ts-gate.txt")
+	if [ -n "$locker" ] && [ "$locker" -ge 10 ] && [ "$skipped" = "$locker" ] && [ "$started" = "$locker" ] &&
+	   [ -n "$libc" ] && [ "$short" = "$libc" ] && [ -n "$fshare" ] && [ "$gshare" = "$fshare" ]; then
+		ok unwound_thread_start; echo "# locker's $locker stacks counted as started; $short of the main thread's stay short in libc.so.6; $gshare% unwound (finding and --fail-if)"
+	else fail unwound_thread_start "locker samples '$locker', not counted '$skipped', report's not short '$started', libc short '$libc', finding '$short', share finding '$fshare' / --fail-if '$gshare'"; fi
 fi
+
+# ─── irq: a loopback TCP flood, against /proc/softirqs and /proc/stat ──
+# per CPU, NET_RX's count in /proc/softirqs and the softirq time in
+# /proc/stat (USER_HZ ticks), with the clock
+irq_snap() {
+	date +%s.%N >"$TMP/$1.time"
+	cat /proc/softirqs >"$TMP/$1.soft"
+	cat /proc/stat >"$TMP/$1.stat"
+}
+IRQ_EV=(-e irq:softirq_entry -e irq:softirq_exit -e irq:irq_handler_entry -e irq:irq_handler_exit)
+irq_why=
+tfs=
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	[ -r "$d/events/irq/softirq_entry/id" ] && tfs=$d && break
+done
+if [ "$(id -u)" != 0 ]; then irq_why="[not-root] the agent records every CPU's tracepoints (--all): root's"
+elif [ -z "$tfs" ]; then irq_why="[no-kernel-feature:irq tracepoints] no irq/softirq_entry in tracefs"
+elif [ "$(nproc)" -lt 2 ]; then irq_why="[no-kernel-feature:a second CPU] the flood keeps two CPUs busy"
+fi
+if [ -n "$irq_why" ]; then
+	skip irq_softirq_share "$irq_why"; skip irq_quiet "$irq_why"
+elif ! cc -O2 -o "$TMP/findings-flood" "$FLOOD_SRC" 2>"$TMP/cc-flood.err"; then
+	fail irq_softirq_share "cannot build findings-flood.c: $(head -1 "$TMP/cc-flood.err")"
+	fail irq_quiet "no flood program (see irq_softirq_share)"
+else
+	# the flood runs before, through and after the recording: every run
+	# the recording holds is between the two snapshots
+	# four of them, two senders on each CPU: a busy machine's other
+	# programs take less of the CPUs from the floods
+	FLOODS=()
+	for k in 0 1 2 3; do
+		"$TMP/findings-flood" 4 $((k % 2)) >"$TMP/flood$k.log" 2>&1 &
+		FLOODS+=($!)
+	done
+	sleep 0.5
+	irq_snap p0
+	"$AGENT" --output "$TMP/irq.plens" --all --no-offcpu "${IRQ_EV[@]}" -e cpu-clock --duration 2 \
+		>"$TMP/irq-rec.log" 2>&1
+	irq_snap p1
+	frc=0
+	for p in "${FLOODS[@]}"; do wait "$p" || frc=$?; done
+	FLOODS=()
+	"$PERFLENS" report --findings --fail-on irq "$TMP/irq.plens" >"$TMP/irq.txt" 2>&1; rc=$?
+	"$PERFLENS" report --irq "$TMP/irq.plens" >"$TMP/irq-report.txt" 2>&1
+	r=$(python3 - "$TMP" <<'PY'
+import re, sys
+tmp = sys.argv[1]
+def softirqs(tag):
+    for l in open('%s/%s.soft' % (tmp, tag)):
+        f = l.split()
+        if f and f[0] == 'NET_RX:': return [int(x) for x in f[1:]]
+def stat(tag): # per CPU: (softirq ticks, all ticks)
+    out = {}
+    for l in open('%s/%s.stat' % (tmp, tag)):
+        f = l.split()
+        if re.match(r'cpu\d+$', f[0]):
+            v = [int(x) for x in f[1:9]]
+            out[int(f[0][3:])] = (v[6], sum(v))
+    return out
+s0, s1 = softirqs('p0'), softirqs('p1')
+st0, st1 = stat('p0'), stat('p1')
+text = open('%s/irq.txt' % tmp).read().splitlines()
+rows, on, what = {}, False, None
+for l in text:
+    if l.startswith('  [irq] softirq NET_RX '): what, on = l, True; continue
+    if on and l.startswith('  ['): on = False
+    m = re.match(r'\s+(\d+)\s+(\d+)\s+([\d.]+) ms\s+([\d.]+)%$', l)
+    if on and m: rows[int(m.group(1))] = (int(m.group(2)), float(m.group(3)), float(m.group(4)))
+bad, notes = [], []
+if not what: bad.append('no NET_RX finding')
+if not rows: bad.append('no per-CPU rows under it')
+top = 0
+for cpu, (runs, ms, share) in sorted(rows.items()):
+    d = s1[cpu] - s0[cpu]
+    st_soft = st1[cpu][0] - st0[cpu][0]; st_all = st1[cpu][1] - st0[cpu][1]
+    proc_share = 100.0 * st_soft / st_all if st_all else 0
+    top = max(top, share)
+    # every run recorded happened between the snapshots; the recording
+    # holds most of that window (the agent's start and stop lie outside)
+    if runs > d: bad.append('CPU %d: %d NET_RX runs, /proc/softirqs counted %d' % (cpu, runs, d))
+    if runs < 0.3 * d: bad.append('CPU %d: %d NET_RX runs, only %.0f%% of /proc/softirqs %d' % (cpu, runs, 100.0 * runs / max(d, 1), d))
+    notes.append('CPU %d: %d runs (/proc/softirqs %d), %.2f%% of the CPU (/proc/stat softirq %.2f%%)' % (cpu, runs, d, share, proc_share))
+    if share >= 5:
+        # the kernel's own (tick-sampled) accounting sees that time too:
+        # within half to twice of ours, and 3 points
+        if not (proc_share >= 0.5 * share - 3 and proc_share <= 2 * share + 3):
+            bad.append('CPU %d: NET_RX %.2f%% of the CPU, /proc/stat softirq %.2f%%' % (cpu, share, proc_share))
+if rows and top < 5: bad.append('no CPU at 5 %')
+print('BAD ' + '; '.join(bad) if bad else 'OK ' + '; '.join(notes))
+PY
+)
+	if [ $frc = 0 ] && [ $rc = 1 ] && [ "${r%% *}" = OK ] &&
+	   grep -q "^perflens: --fail-on irq: softirq NET_RX took" "$TMP/irq.txt"; then
+		ok irq_softirq_share; echo "# ${r#OK }"
+	else fail irq_softirq_share "exit $rc (flood $frc: $(cat "$TMP"/flood?.log | tr '\n' ' ')): ${r#* } $(grep -m2 '^  \[irq\]' "$TMP/irq.txt" | tr '\n' ' ')"; fi
+
+	# quiet: burn on both CPUs; its timers' softirqs are recorded, small
+	"$BURN" 4 2 >/dev/null 2>&1 &
+	BG=$!
+	sleep 0.5
+	"$AGENT" --output "$TMP/irq-quiet.plens" --all --no-offcpu "${IRQ_EV[@]}" -e cpu-clock --duration 2 \
+		>"$TMP/irq-quiet-rec.log" 2>&1
+	kill $BG 2>/dev/null; wait $BG 2>/dev/null; BG=
+	"$PERFLENS" report --findings --fail-on irq "$TMP/irq-quiet.plens" >"$TMP/irq-quiet.txt" 2>&1; rc=$?
+	"$PERFLENS" report --irq "$TMP/irq-quiet.plens" >"$TMP/irq-quiet-report.txt" 2>&1
+	soft=$(sed -n 's/^  softirqs: \([0-9]*\),.*/\1/p' "$TMP/irq-quiet-report.txt")
+	if [ $rc = 0 ] && ! grep -q '^  \[irq\]' "$TMP/irq-quiet.txt" && [ -n "$soft" ] && [ "$soft" -gt 0 ]; then
+		ok irq_quiet; echo "# burn: $soft softirqs recorded, no irq finding; $(grep -m1 '^  softirqs:' "$TMP/irq-quiet-report.txt")"
+	else fail irq_quiet "exit $rc, softirqs recorded '$soft': $(grep -m1 '^  \[irq\]' "$TMP/irq-quiet.txt") $(tail -1 "$TMP/irq-quiet-rec.log")"; fi
+fi
+
+# ─── every rule: a program that triggers it, and sleep that does not ───
+# periods: the periodic program with every 12th activation late;
+# migrations: python3 moving itself between the CPUs; regression: burn's
+# recording against the python3 one as the baseline (both CPU samples of
+# the default event: burn's functions grew from nothing)
+"$AGENT" --output "$TMP/per.plens" -- "$PERIODIC" "$TMP/per.log" 100 12 >"$TMP/per.out" 2>&1
+"$AGENT" --output "$TMP/mig.plens" -- python3 -c '
+import os, time
+cpus = sorted(os.sched_getaffinity(0))
+t, i = time.time(), 0
+while time.time() - t < 1:
+    os.sched_setaffinity(0, {cpus[i % len(cpus)]})
+    i += 1
+' >"$TMP/mig.log" 2>&1
+declare -A trigger=(
+	[lost]="$TMP/lost.plens" [cpu-hog]="$TMP/hog.plens" [off-cpu]="$TMP/lock.plens"
+	[runqueue]="$TMP/hog.plens" [page-faults]="$TMP/pf.plens" [unwound]="$TMP/nofp.plens"
+	[periods]="$TMP/per.plens" [migrations]="$TMP/mig.plens" [irq]="$TMP/irq.plens"
+	[regression]="--baseline $TMP/pf.plens $TMP/hog.plens"
+)
+rules=$(sed -n "s/.*the rules are: \([a-z, -]*\) (docs.*/\1/p" "$TMP/unk.txt" | tr -d ,)
+bad= seen=0
+for rule in $rules; do
+	args=${trigger[$rule]:-}
+	if [ -z "$args" ]; then bad="$bad; $rule: no program here triggers it"; continue; fi
+	if [ "$rule" = irq ] && [ -n "$irq_why" ]; then continue; fi
+	# shellcheck disable=SC2086 # args is an option and a file, or a file
+	"$PERFLENS" report --fail-on "$rule" $args >"$TMP/each.out" 2>"$TMP/each.err"; rc=$?
+	# shellcheck disable=SC2086
+	"$PERFLENS" report --findings $args >"$TMP/each.txt" 2>&1
+	first=$(sed -n "s/^perflens: --fail-on $rule: //p" "$TMP/each.err" | head -1)
+	if [ $rc != 1 ] || [ -z "$first" ] || ! grep -qF "  [$rule] $first" "$TMP/each.txt"; then
+		bad="$bad; $rule: exit $rc, '$(head -c 200 "$TMP/each.err")'"
+	fi
+	base=
+	[ "$rule" = regression ] && base="--baseline $TMP/sleep.plens"
+	# shellcheck disable=SC2086
+	"$PERFLENS" report --fail-on "$rule" $base "$TMP/sleep.plens" >/dev/null 2>"$TMP/each-calm.err"; crc=$?
+	[ $crc = 0 ] || bad="$bad; $rule fires on sleep 1 (exit $crc): $(head -c 200 "$TMP/each-calm.err")"
+	seen=$((seen + 1))
+done
+if [ -z "$rules" ]; then fail fail_on_every_rule "no rule list in the refusal: $(head -c 200 "$TMP/unk.txt")"
+elif [ -n "$bad" ]; then fail fail_on_every_rule "${bad#; }"
+else ok fail_on_every_rule; echo "# $seen rules fire on their program and not on sleep 1: $rules${irq_why:+ (irq skipped: $irq_why)}"; fi

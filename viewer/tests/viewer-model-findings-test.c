@@ -7,10 +7,13 @@
  * activation 4 ms late with 7 ms of work, after which the release it
  * overran is skipped (as test/workloads/periodic does).  The recordings
  * of that program against its own clock are viewer-periods-test.sh. */
+#include <math.h>
+
 #include "viewer-test-util.h"
 #include "viewer-test-profile.h"
 
 #include "pl-findings.h"
+#include "pl-percent.h"
 #include "pl-periods.h"
 #include "pl-profile.h"
 
@@ -117,6 +120,80 @@ static void activations(void)
 		  misses);
 	PL_CHECK(t->preempted_acts == preempted);
 	PL_CHECK(t->exec_max == 7 * MS && t->exec_p50 == 2 * MS);
+}
+
+/* A thread that sleeps a relative 50 ms after each activation (usleep,
+ * nanosleep): it keeps no grid, each interval is the sleep, the work
+ * (150 to 250 µs) and the wake-up latency (50 to 80 µs); every 10th
+ * activation is kept from its CPU 5 ms more after its wake-up (a busy
+ * machine), which shifts every later one (nothing catches up).  Its period
+ * is the interval it keeps, the median: a line fitted through its starts
+ * climbs each shift and comes out longer.  *median gets the median
+ * interval, *mean that of the intervals without a delay. */
+static PlProfile *relative_profile(double *median, double *mean)
+{
+	PlProfile *p = pl_profile_new(NULL);
+	sw(p, T0 - 3 * MS, 0);
+	sw(p, T0 - 2 * MS, PL_SWITCH_OUT);
+	guint32 x = 12345; /* a fixed pseudo-random sequence (an LCG) */
+	guint64 t = T0, prev = 0;
+	g_autoptr(GArray) d = g_array_new(FALSE, FALSE, sizeof(guint64));
+	double sum = 0;
+	guint plain = 0;
+	for (int k = 0; k < N_ACTS; k++) {
+		x = x * 1103515245u + 12345u;
+		guint64 work = 150 * US + (x >> 8) % (100 * US);
+		x = x * 1103515245u + 12345u;
+		guint64 late = 50 * US + (x >> 8) % (30 * US) + (k % 10 == 9 ? 5 * MS : 0);
+		guint64 start = t + late;
+		sw(p, start, 0);
+		sw(p, start + work, PL_SWITCH_OUT);
+		if (prev) {
+			guint64 iv = start - prev;
+			g_array_append_val(d, iv);
+			if (k % 10 != 9) {
+				sum += (double)iv;
+				plain++;
+			}
+		}
+		prev = start;
+		t = start + work + 50 * MS;
+	}
+	sw(p, t + 1 * MS, 0);
+	pl_profile_finish(p);
+	g_array_sort(d, pl_cmp_u64);
+	*median = ((double)g_array_index(d, guint64, d->len / 2 - 1) +
+		   (double)g_array_index(d, guint64, d->len / 2)) / 2;
+	*mean = sum / plain;
+	return p;
+}
+
+/* the period of a relative sleeper is the interval it keeps (within
+ * 0.05 %), its activations counted whole, none missed, and the delayed
+ * ones' jitter the delay */
+static void relative_sleep(void)
+{
+	double median, mean;
+	g_autoptr(PlProfile) p = relative_profile(&median, &mean);
+	g_autoptr(GPtrArray) tasks = pl_periods_find(p, 0);
+	const PlPeriodicTask *t = only_task(tasks);
+	PL_CHECKF(fabs((double)t->period_ns - median) <= 0.0005 * median &&
+			  fabs((double)t->period_ns - mean) <= 0.0005 * mean,
+		  "period %.4f ms, median interval %.4f ms, mean of the undelayed %.4f ms",
+		  t->period_ns / 1e6, median / 1e6, mean / 1e6);
+	PL_CHECKF(t->acts->len == N_ACTS && t->misses == 0, "%u activations, %u misses",
+		  t->acts->len, t->misses);
+	for (guint k = 0; k < t->acts->len; k++) {
+		const PlActivation *a = &g_array_index(t->acts, PlActivation, k);
+		/* the delayed ones 5 ms late, give or take the spread of the
+		 * work and the latency over the 8 activations either side
+		 * whose earliest phase is the release; none later than that
+		 * (those after a delay keep the earlier phase for up to 8
+		 * activations: a relative sleep has no grid to tell them by) */
+		gboolean delayed = k % 10 == 9;
+		PL_CHECKF(a->jitter_ns <= 5500 * US && (!delayed || a->jitter_ns >= 4500 * US),
+			  "activation %u: jitter %.3f ms", k, a->jitter_ns / 1e6);
+	}
 }
 
 /* a given period judges by it; one the activations do not keep finds none */
@@ -273,5 +350,5 @@ static void durations(void)
 	}
 }
 
-PL_TEST_MAIN(PL_CASE(activations), PL_CASE(given_period), PL_CASE(finding), PL_CASE(migrations),
-	     PL_CASE(regression), PL_CASE(durations))
+PL_TEST_MAIN(PL_CASE(activations), PL_CASE(relative_sleep), PL_CASE(given_period), PL_CASE(finding),
+	     PL_CASE(migrations), PL_CASE(regression), PL_CASE(durations))

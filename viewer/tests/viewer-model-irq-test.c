@@ -23,6 +23,7 @@
 #include "viewer-test-util.h"
 
 #include "pl-block-io.h"
+#include "pl-findings.h"
 #include "pl-irq.h"
 #include "pl-tracepoint.h"
 
@@ -411,6 +412,88 @@ static void cli_report_export(void)
 		  rows[4]);
 }
 
+/* The irq finding (pl-findings.h) on a second of interrupts laid out:
+ * CPU 0 runs NET_RX 100 µs of every ms (10 % of it), CPU 1 runs IRQ 36
+ * 60 µs of every ms (6 %) and TIMER 5 µs of every 4 ms (0.125 %); the
+ * last TIMER run ends the second.  A quieter second (NET_RX 40 µs a ms,
+ * IRQ 36 45 µs: 4 % and 4.5 %) raises nothing. */
+static PlProfile *busy_second(guint net_us, guint irq_us)
+{
+	Sink k;
+	PlProfile *p = new_profile(&k);
+	for (guint ms = 0; ms < 1000; ms++) {
+		guint64 t = ms * 1000000ull;
+		irq_ev(&k, SENTRY, t, 0, 3, NULL);
+		irq_ev(&k, SEXIT, t + net_us * 1000ull, 0, 3, NULL);
+		irq_ev(&k, HENTRY, t + 200000, 1, 36, "virtio1-req.0");
+		irq_ev(&k, HEXIT, t + 200000 + irq_us * 1000ull, 1, 36, NULL);
+		if (ms % 4 == 3) {
+			irq_ev(&k, SENTRY, t + 995000, 1, 1, NULL);
+			irq_ev(&k, SEXIT, t + 1000000, 1, 1, NULL);
+		}
+	}
+	pl_profile_finish(p);
+	return p;
+}
+
+static const PlFinding *irq_finding_of(GPtrArray *fs, const char *who)
+{
+	for (guint i = 0; i < fs->len; i++) {
+		const PlFinding *f = fs->pdata[i];
+		if (!strcmp(f->rule, "irq") && g_str_has_prefix(f->what, who))
+			return f;
+	}
+	return NULL;
+}
+
+static void irq_finding(void)
+{
+	g_autoptr(PlProfile) p = busy_second(100, 60);
+	g_autoptr(GPtrArray) fs = pl_findings_run(p);
+	guint n = 0;
+	for (guint i = 0; i < fs->len; i++)
+		n += !strcmp(((const PlFinding *)fs->pdata[i])->rule, "irq");
+	PL_CHECKF(n == 2, "%u irq findings", n);
+	const PlFinding *net = irq_finding_of(fs, "softirq NET_RX ");
+	const PlFinding *dev = irq_finding_of(fs, "IRQ 36 virtio1-req.0 ");
+	PL_CHECK(net && dev);
+	PL_CHECKF(!strcmp(net->what, "softirq NET_RX took 10.0% of CPU 0's time (threshold 5% of a "
+				     "CPU): 100.0 ms in 1000 runs over 1.000 s, mean 100.0 µs, "
+				     "longest 100.0 µs"),
+		  "%s", net->what);
+	PL_CHECKF(g_str_has_prefix(net->detail, "CPU\truns\ttime\tshare of the CPU\n"
+						"0\t1000\t100.0 ms\t10.00%\n"),
+		  "%s", net->detail);
+	PL_CHECKF(g_str_has_prefix(dev->what, "IRQ 36 virtio1-req.0 took 6.0% of CPU 1's time") &&
+			  strstr(dev->detail, "\n1\t1000\t60.0 ms\t6.00%\n"),
+		  "%s / %s", dev->what, dev->detail);
+	PL_CHECK(!strcmp(net->view, "irq") && net->severity == PL_FINDING_WARNING && !net->tid);
+	/* the report prints the table with its columns lined up */
+	g_autofree char *path = vt_tmp("irq-busy.plens");
+	VtCapture *c = vt_capture_new(path);
+	PL_CHECK(c);
+	vt_hello(c);
+	Sink k = { capture_add, c };
+	setup_stream(&k);
+	for (guint ms = 0; ms < 1000; ms++) {
+		irq_ev(&k, SENTRY, ms * 1000000ull, 0, 3, NULL);
+		irq_ev(&k, SEXIT, ms * 1000000ull + 100000, 0, 3, NULL);
+	}
+	vt_capture_close(c);
+	g_autofree char *out = NULL, *err = NULL;
+	int rc = vt_perflens(&out, &err, "report", "--findings", "--fail-on", "irq", path, NULL);
+	PL_CHECKF(rc == 1 && strstr(out, "\n      CPU  runs      time  share of the CPU\n"
+					 "      0    1000  100.0 ms            10.01%\n") &&
+			  strstr(err, "perflens: --fail-on irq: softirq NET_RX took 10.0% of CPU 0's"),
+		  "exit %d: %s%s", rc, out, err);
+
+	g_autoptr(PlProfile) q = busy_second(40, 45);
+	g_autoptr(GPtrArray) qs = pl_findings_run(q);
+	for (guint i = 0; i < qs->len; i++)
+		PL_CHECKF(strcmp(((const PlFinding *)qs->pdata[i])->rule, "irq"), "%s",
+			  ((const PlFinding *)qs->pdata[i])->what);
+}
+
 static void kernel_fields(void)
 {
 	static const char *const want[][4] = {
@@ -439,4 +522,4 @@ static void kernel_fields(void)
 }
 
 PL_TEST_MAIN(PL_CASE(irq_nesting), PL_CASE(irq_edges), PL_CASE(block_pairing),
-	     PL_CASE(cli_report_export), PL_CASE(kernel_fields))
+	     PL_CASE(cli_report_export), PL_CASE(irq_finding), PL_CASE(kernel_fields))

@@ -48,7 +48,7 @@ static const struct {
 	const char *view, *title;
 } view_titles[] = {
 	{ "flame", "Flame graph" }, { "counters", "Counters" }, { "health", "Health" },
-	{ "symbols", "Symbols" },   { "functions", "Functions" },
+	{ "symbols", "Symbols" },   { "functions", "Functions" }, { "irq", "Interrupts" },
 };
 
 static const char *view_title(const char *view)
@@ -110,6 +110,53 @@ static void clear_box(GtkBox *box)
 
 /* ─── findings ──────────────────────────────────────────────────────── */
 
+/* The rows lines[from, to) of a detail's table (pl-findings.h) as a grid:
+ * a proportional font lines up no columns made of spaces. */
+static GtkWidget *detail_grid(char **lines, guint from, guint to)
+{
+	GtkWidget *grid = gtk_grid_new();
+	gtk_grid_set_column_spacing(GTK_GRID(grid), 14);
+	gtk_grid_set_row_spacing(GTK_GRID(grid), 1);
+	gtk_widget_set_halign(grid, GTK_ALIGN_START);
+	for (guint i = from; i < to; i++) {
+		g_auto(GStrv) cells = g_strsplit(lines[i], "\t", -1);
+		for (guint c = 0; cells[c]; c++) {
+			GtkWidget *l = gtk_label_new(cells[c]);
+			gtk_label_set_xalign(GTK_LABEL(l), c ? 1 : 0);
+			gtk_label_set_selectable(GTK_LABEL(l), TRUE);
+			gtk_widget_add_css_class(l, "dim-label");
+			gtk_widget_add_css_class(l, "numeric");
+			gtk_grid_attach(GTK_GRID(grid), l, (int)c, (int)(i - from), 1, 1);
+		}
+	}
+	return grid;
+}
+
+/* A finding's detail lines: text, and each run of table rows a grid. */
+static void append_detail(GtkBox *col, const char *detail)
+{
+	g_auto(GStrv) lines = g_strsplit(detail, "\n", -1);
+	GString *text = g_string_new(NULL);
+	for (guint i = 0; lines[i];) {
+		if (!strchr(lines[i], '\t')) {
+			g_string_append_printf(text, "%s%s", text->len ? "\n" : "", lines[i++]);
+			continue;
+		}
+		if (text->len) {
+			gtk_box_append(col, text_label(text->str, TRUE));
+			g_string_truncate(text, 0);
+		}
+		guint end = i;
+		while (lines[end] && strchr(lines[end], '\t'))
+			end++;
+		gtk_box_append(col, detail_grid(lines, i, end));
+		i = end;
+	}
+	if (text->len)
+		gtk_box_append(col, text_label(text->str, TRUE));
+	g_string_free(text, TRUE);
+}
+
 static const char *rule_title(const char *id)
 {
 	const PlFindingRule *r = pl_findings_lookup(id);
@@ -143,7 +190,7 @@ static GtkWidget *finding_row(PlFindingsView *self, const PlFinding *f)
 	gtk_box_append(GTK_BOX(col), title);
 	gtk_box_append(GTK_BOX(col), text_label(f->what, FALSE));
 	if (f->detail)
-		gtk_box_append(GTK_BOX(col), text_label(f->detail, TRUE));
+		append_detail(GTK_BOX(col), f->detail);
 	gtk_box_append(GTK_BOX(row), col);
 
 	g_autofree char *blabel = g_strdup_printf("Show in %s", view_title(f->view));
@@ -299,7 +346,8 @@ static void rebuild(PlFindingsView *self)
 					  self->findings->len == 1 ? "" : "s", nwarn)
 			: g_strdup_printf("Nothing unusual: %u rules looked at this recording "
 					  "(losses, CPU hogs, off-CPU waits, runqueue latency, page "
-					  "faults, unwinding, periodic tasks, migrations).",
+					  "faults, unwinding, periodic tasks, migrations, "
+					  "interrupts).",
 					  nrules);
 	gtk_label_set_text(self->summary, sum);
 

@@ -151,6 +151,8 @@
  *   expect-view VIEW NAME          the views stack shows VIEW (findings, flame, …)
  *   expect-finding RULE yes|no NAME   a finding of RULE is (not) on the page
  *   findings-click RULE VIEW NAME  its button shows VIEW
+ *   findings-columns CELL NAME     the finding's table holding CELL is a grid whose
+ *                                  columns line up as drawn ("# findings-columns")
  *   periods-click-worst TASK NAME  task TASK's worst activation's Select: the flame
  *                                  graph, with that thread and a time range
  */

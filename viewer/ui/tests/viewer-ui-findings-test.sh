@@ -15,6 +15,12 @@
 #                       activation ran
 #   findings_click      the periods finding's button shows the flame graph
 #                       with the thread the program logged
+#   offcpu_columns      viewer/tests/findings-lock.c (two threads on one
+#                       mutex: the off-cpu finding): its waits by reason
+#                       are a table whose columns line up as the app draws
+#                       them (each cell's text edge measured; spaces in a
+#                       proportional font would not), the reasons the
+#                       report lists
 # The page is photographed to $PL_UI_SCREENSHOTS/findings.png and
 # findings-selected.png (else a temporary directory).
 set -u
@@ -25,11 +31,12 @@ DRIVER=$B/test/perflens-ui-script.so
 TMP=$(mktemp -d /tmp/plv-findings-ui-XXXXXX)
 SHOTS=${PL_UI_SCREENSHOTS:-$TMP/shots}
 trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-CASES="quiet_opens_flame findings_first finding_periods periods_select periods_flame_work findings_click"
+CASES="quiet_opens_flame findings_first finding_periods periods_select periods_flame_work findings_click offcpu_columns"
 pl_plan $CASES
 for x in "$APP" "$AGENT" "$PERIODIC"; do [ -x "$x" ] || pl_fail_all "$x not built (make)"; done
 [ -f "$DRIVER" ] || pl_fail_all "$DRIVER not built (make)"
 command -v xvfb-run >/dev/null || pl_fail_all "xvfb-run not installed (xvfb: ci/deps.sh)"
+command -v cc >/dev/null || pl_fail_all "cc missing (ci/deps.sh)"
 if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
 
 export XDG_CONFIG_HOME=$TMP/config XDG_DATA_HOME=$TMP/data XDG_CACHE_HOME=$TMP/cache
@@ -49,6 +56,11 @@ chrt -f 10 true 2>/dev/null && RT="chrt -f 10"
 	pl_fail_all "the agent could not record periodic: $(tail -2 "$TMP/p.out" | tr '\n' ' ')"
 "$AGENT" --output "$TMP/s.plens" -- $RT "$PERIODIC" "$TMP/s.log" 100 0 >"$TMP/s.out" 2>&1 ||
 	pl_fail_all "the agent could not record periodic: $(tail -2 "$TMP/s.out" | tr '\n' ' ')"
+cc -O2 -g -fno-omit-frame-pointer -pthread -o "$TMP/findings-lock" "${PL_TOP:-.}/viewer/tests/findings-lock.c" 2>"$TMP/cc.err" ||
+	pl_fail_all "cannot build findings-lock.c: $(head -1 "$TMP/cc.err")"
+"$AGENT" --output "$TMP/l.plens" -- "$TMP/findings-lock" 2 >"$TMP/l.out" 2>&1 ||
+	pl_fail_all "the agent could not record findings-lock: $(tail -2 "$TMP/l.out" | tr '\n' ' ')"
+"$APP" report --findings "$TMP/l.plens" >"$TMP/l.txt" 2>&1
 "$APP" report --periods "$TMP/p.plens" >"$TMP/p.txt" 2>&1 ||
 	pl_fail_all "report --periods $TMP/p.plens: $(tail -2 "$TMP/p.txt" | tr '\n' ' ')"
 
@@ -65,6 +77,11 @@ expect-flame work periods_flame_work
 screenshot $SHOTS/findings-selected.png
 view findings
 findings-click periods flame findings_click
+open $TMP/l.plens
+expect-finding off-cpu yes offcpu_shown
+view findings
+findings-columns lock offcpu_grid
+screenshot $SHOTS/findings-offcpu.png
 EOS
 PERFLENS_UI_TEST_MODULE=$DRIVER PERFLENS_UI_SCRIPT=$TMP/ui.script \
 	timeout 150 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" >"$TMP/app.out" 2>"$TMP/app.err"
@@ -104,6 +121,16 @@ done
 line=$(grep -a -m1 -E "^(ok|not ok) periods_select(:|$)" "$TMP/app.out")
 if [ "${line%% *}" = ok ] && [ "${oracle%% *}" = 1 ]; then ok periods_select; echo "# selected: $sel (report: thread $TID, worst at $W s after $T0 ns)"
 else fail periods_select "${line:-never reported}; selected '$sel', want thread $TID at $W s after $T0"; fi
+# the off-cpu table: the reasons the report lists (its rows), each a row of
+# the grid the driver measured
+reasons=$(awk '/^  \[off-cpu\]/ {on=1; next} on && /^  \[/ {on=0} on && / ms  +[0-9.]+% of thread time$/ {n++} END {print n + 0}' "$TMP/l.txt")
+cols=$(grep -a -m1 '^# findings-columns ' "$TMP/app.out")
+shown=$(grep -a -m1 -E "^(ok|not ok) offcpu_shown(:|$)" "$TMP/app.out")
+grid=$(grep -a -m1 -E "^(ok|not ok) offcpu_grid(:|$)" "$TMP/app.out")
+if [ "${shown%% *}" = ok ] && [ "${grid%% *}" = ok ] && [ "$reasons" -ge 2 ] &&
+   echo "$cols" | grep -q ": $reasons rows, 3 columns, 0 cells off"; then
+	ok offcpu_columns; echo "$cols (report: $reasons reasons)"
+else fail offcpu_columns "${shown:-offcpu_shown never reported}; ${grid:-offcpu_grid never reported}; '$cols', the report lists $reasons reasons"; fi
 line=$(grep -a -m1 -E "^(ok|not ok) findings_click(:|$)" "$TMP/app.out")
 if [ "${line%% *}" = ok ] && [ "${oracle##* }" = 1 ]; then ok findings_click; echo "# $clk"
 else fail findings_click "${line:-never reported}; '$clk', want thread $TID"; fi
