@@ -4,11 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "block.h"
+#include "flight.h"
+#include "util.h"
 #include "wire.h"
 
 static int key_char(char c)
@@ -129,4 +132,202 @@ int pla_uplink_start(const struct pla_uplink *u, const struct pla_collect_config
 	if (!cfg.duration_ms || cfg.duration_ms > u->period_ms)
 		cfg.duration_ms = u->period_ms;
 	return pla_collect_start(c, &cfg, out, err, errlen);
+}
+
+/* ─── held while the collector is away ────────────────────────────────── */
+
+/* A held block, before its bytes. */
+struct held {
+	uint32_t len;
+	uint32_t serial;  /* its session */
+	uint32_t samples; /* in it */
+	uint32_t last;    /* it holds the session's END */
+};
+
+static struct held peek(const struct pla_hold *h)
+{
+	struct held e;
+	pla_ring_get(h->ring, h->cap, h->tail, &e, sizeof(e));
+	return e;
+}
+
+/* Drops the oldest held session whole (a part of it would not decode),
+ * and the open one's later blocks when it is that session. */
+static void drop_oldest(struct pla_hold *h)
+{
+	uint32_t serial = peek(h).serial;
+	while (h->tail < h->head) {
+		struct held e = peek(h);
+		if (e.serial != serial)
+			break;
+		h->tail += sizeof(e) + e.len;
+		h->dropped += e.samples;
+		h->dropped_blocks++;
+	}
+	h->dropped_sessions++;
+	if (serial == h->open)
+		h->broken = serial;
+}
+
+static int on_held_block(void *ctx, const uint8_t *p, size_t n)
+{
+	struct pla_hold *h = ctx;
+	/* (a full block flushed while END is encoded comes before END's) */
+	int last = h->ending && h->out->frames >= h->end_frame;
+	struct held e = { (uint32_t)n, h->open, h->out->samples_in_block, (uint32_t)last };
+	if (h->open && h->open != h->broken && sizeof(e) + n <= h->cap) {
+		while (h->cap - (h->head - h->tail) < sizeof(e) + n)
+			drop_oldest(h);
+	}
+	if (!h->open) {
+		/* between sessions (HEALTH): nothing a collector stores */
+	} else if (h->open == h->broken || sizeof(e) + n > h->cap) {
+		h->broken = h->open;
+		h->dropped += e.samples;
+		h->dropped_blocks++;
+	} else {
+		pla_ring_put(h->ring, h->cap, h->head, &e, sizeof(e));
+		pla_ring_put(h->ring, h->cap, h->head + sizeof(e), p, n);
+		h->head += sizeof(e) + n;
+		h->open_bytes += sizeof(e) + n;
+	}
+	if (last)
+		h->open = h->ending = 0;
+	return 0;
+}
+
+static void on_held_msg(void *ctx, const struct pl_msg *m)
+{
+	struct pla_hold *h = ctx;
+	if (m->type == PL_MSG_SESSION) {
+		h->open = ++h->serial;
+		h->open_bytes = 0;
+		h->held_sessions++;
+	} else if (m->type == PL_MSG_END && h->open) {
+		/* END's number: after the held rows, which go out before it as
+		 * a batch (counted a frame a row; an empty one with only stack
+		 * definitions, one) */
+		const struct pla_stream *s = h->out;
+		h->ending = 1;
+		h->end_frame = s->frames + 1 + (s->nrows ? s->nrows : pl_w_len(&s->defs_w) ? 1 : 0);
+	}
+}
+
+int pla_hold_init(struct pla_hold *h, const struct pla_uplink *u, struct pla_stream *out,
+		  char *err, size_t errlen)
+{
+	memset(h, 0, sizeof(*h));
+	h->cap = u->hold_bytes;
+	h->out = out;
+	h->tap = (struct pla_stream_tap){ on_held_block, on_held_msg, h };
+	if (!(h->ring = malloc(h->cap))) {
+		snprintf(err, errlen, "out of memory for the %llu bytes held while the collector is "
+				      "away: lower --flight-size", (unsigned long long)h->cap);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void pla_hold_free(struct pla_hold *h)
+{
+	free(h->ring);
+	h->ring = NULL;
+}
+
+void pla_hold_away(struct pla_hold *h)
+{
+	struct pla_stream *out = h->out;
+	if (h->granted) {
+		/* cut while sending it: the rest would not decode alone */
+		h->open = h->granted;
+		drop_oldest(h);
+		h->open = h->granted = 0;
+	}
+	out->tap = &h->tap;
+	out->dead = 0; /* the socket's error: the ring takes what follows */
+	pl_block_enc_set_chain(&out->enc, 1);
+}
+
+void pla_hold_back(struct pla_hold *h)
+{
+	struct pla_stream *out = h->out;
+	pla_stream_flush(out);
+	out->tap = NULL;
+	h->open = h->ending = 0;
+	if (h->tail < h->head)
+		pl_block_enc_set_chain(&out->enc, 0);
+}
+
+int pla_hold_grant(struct pla_hold *h, struct pl_msg *m)
+{
+	struct pla_stream *out = h->out;
+	if (h->dropped > h->told) {
+		char text[300];
+		snprintf(text, sizeof(text),
+			 "while the collector was away the agent held %llu sessions in %llu bytes "
+			 "of RAM and had to drop the oldest %llu of them: %llu samples in %llu "
+			 "blocks (raise --flight-size)",
+			 (unsigned long long)h->held_sessions, (unsigned long long)h->cap,
+			 (unsigned long long)h->dropped_sessions, (unsigned long long)h->dropped,
+			 (unsigned long long)h->dropped_blocks);
+		pla_log("%s", text);
+		pla_stream_log(out, m, PL_LOG_WARN, text);
+		m->type = PL_MSG_LOST;
+		m->u.lost = (struct pl_msg_lost){ PL_LOST_BACKPRESSURE, 0, pla_now_ns(),
+						 h->dropped - h->told };
+		pla_stream_msg(out, m);
+		pla_stream_flush(out);
+		h->told = h->dropped;
+	}
+	if (h->tail == h->head) {
+		pl_block_enc_set_chain(&out->enc, 1); /* a new frame */
+		return 0;
+	}
+	h->granted = peek(h).serial;
+	return 1;
+}
+
+void pla_hold_pump(struct pla_hold *h)
+{
+	struct pla_stream *out = h->out;
+	while (h->granted && h->tail < h->head) {
+		struct held e = peek(h);
+		if (out->qcap - out->qlen < e.len)
+			return; /* whole blocks only: wait for room */
+		/* into the stream's send queue (both are rings) */
+		uint64_t pos = h->tail + sizeof(e);
+		for (size_t n = e.len; n;) {
+			size_t at = (size_t)(pos % h->cap), to = (out->qstart + out->qlen) % out->qcap;
+			size_t k = n;
+			if (k > h->cap - at)
+				k = (size_t)(h->cap - at);
+			if (k > out->qcap - to)
+				k = out->qcap - to;
+			memcpy(out->queue + to, h->ring + at, k);
+			out->qlen += k;
+			pos += k;
+			n -= k;
+		}
+		h->tail = pos;
+		if (e.last)
+			h->granted = 0;
+	}
+	h->granted = 0;
+}
+
+void pla_hold_report(const struct pla_hold *h)
+{
+	uint64_t held = 0;
+	for (uint64_t pos = h->tail; pos < h->head;) {
+		struct held e;
+		pla_ring_get(h->ring, h->cap, pos, &e, sizeof(e));
+		held += e.samples;
+		pos += sizeof(e) + e.len;
+	}
+	pla_log("reporting: %llu samples recorded; %llu sessions recorded while the collector "
+		"was away, %llu of them dropped (%llu samples, %llu blocks); %llu samples held "
+		"unsent at exit",
+		(unsigned long long)h->recorded, (unsigned long long)h->held_sessions,
+		(unsigned long long)h->dropped_sessions, (unsigned long long)h->dropped,
+		(unsigned long long)h->dropped_blocks, (unsigned long long)held);
 }
