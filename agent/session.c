@@ -260,7 +260,7 @@ static void close_client(struct agent *a, const char *why)
 	pla_stream_detach(&a->out);
 	pl_reader_free(&a->cmd);
 	if (a->o->uplink && !pla_stop_requested)
-		pla_hold_away(&a->hold); /* recording goes on, into RAM */
+		pla_hold_away(&a->hold); /* the collector is gone: record on, into RAM */
 }
 
 /* Returns 0 to keep the connection, -1 to close it. */
@@ -556,7 +556,6 @@ int pla_session_run(struct pla_options *o)
 			fprintf(stderr, "perflens-agent: %s\n", err);
 			return 1;
 		}
-		pla_hold_away(&a->hold); /* until a collector takes it */
 	}
 
 	if (o->flight) {
@@ -675,6 +674,8 @@ int pla_session_run(struct pla_options *o)
 			/* the viewer we dialled did not authenticate, or left */
 			dialled = 0;
 			next_dial = now + (uint64_t)pla_backoff_next(&bo) * 1000000ull;
+			if (o->uplink && !pla_hold_is_away(&a->hold))
+				pla_hold_away(&a->hold); /* the collector refused: record on, into RAM */
 		}
 		if (o->mode == PLA_MODE_SERVER && a->client < 0 && !dialled && now >= next_dial) {
 			int fd = pla_net_dial(o->server_host, o->server_port, 2000, err, sizeof(err));
@@ -692,6 +693,8 @@ int pla_session_run(struct pla_options *o)
 				uint32_t ms = pla_backoff_next(&bo);
 				pla_log("%s; retrying in %u ms", err, ms);
 				next_dial = pla_now_ns() + (uint64_t)ms * 1000000ull;
+				if (o->uplink && !pla_hold_is_away(&a->hold))
+					pla_hold_away(&a->hold); /* unreachable: record on, into RAM */
 			}
 		}
 		int n = 0, lidx = -1, cidx = -1, slot_of[PLA_GATE_SLOTS];
