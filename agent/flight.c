@@ -77,28 +77,18 @@ void pla_flight_free(struct pla_flight *f)
 
 /* ─── the ring ────────────────────────────────────────────────────────── */
 
-void pla_ring_put(uint8_t *ring, uint64_t cap, uint64_t pos, const void *p, size_t n)
-{
-	size_t at = (size_t)(pos % cap), first = cap - at < n ? (size_t)(cap - at) : n;
-	memcpy(ring + at, p, first);
-	memcpy(ring, (const uint8_t *)p + first, n - first);
-}
-
-void pla_ring_get(const uint8_t *ring, uint64_t cap, uint64_t pos, void *p, size_t n)
-{
-	size_t at = (size_t)(pos % cap), first = cap - at < n ? (size_t)(cap - at) : n;
-	memcpy(p, ring + at, first);
-	memcpy((uint8_t *)p + first, ring, n - first);
-}
-
 static void ring_in(struct pla_flight *f, uint64_t pos, const void *p, size_t n)
 {
-	pla_ring_put(f->ring, f->cap, pos, p, n);
+	size_t at = (size_t)(pos % f->cap), first = f->cap - at < n ? (size_t)(f->cap - at) : n;
+	memcpy(f->ring + at, p, first);
+	memcpy(f->ring, (const uint8_t *)p + first, n - first);
 }
 
 static void ring_out(const struct pla_flight *f, uint64_t pos, void *p, size_t n)
 {
-	pla_ring_get(f->ring, f->cap, pos, p, n);
+	size_t at = (size_t)(pos % f->cap), first = f->cap - at < n ? (size_t)(f->cap - at) : n;
+	memcpy(p, f->ring + at, first);
+	memcpy((uint8_t *)p + first, f->ring, n - first);
 }
 
 static void evict(struct pla_flight *f)

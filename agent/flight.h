@@ -126,12 +126,6 @@ struct pla_flight {
 	struct pla_flight_serve *serve; /* with cfg->listen, else NULL */
 };
 
-/* The byte ring under this one and under the sessions an uplink holds
- * (uplink.h): n bytes at position pos, a count that only grows (taken
- * modulo cap). */
-void pla_ring_put(uint8_t *ring, uint64_t cap, uint64_t pos, const void *p, size_t n);
-void pla_ring_get(const uint8_t *ring, uint64_t cap, uint64_t pos, void *p, size_t n);
-
 /* Allocates the ring and buffers, checks that the directory is writable.
  * Returns 0 or -errno with a sentence in err. */
 int pla_flight_init(struct pla_flight *f, const struct pla_flight_config *cfg, char *err,

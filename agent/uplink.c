@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "block.h"
-#include "flight.h"
 #include "util.h"
 #include "wire.h"
 
@@ -121,11 +120,12 @@ int pla_uplink_greet(const struct pla_uplink *u, int fd, const char *token)
 	return s == (ssize_t)n ? 0 : s < 0 ? -errno : -EAGAIN;
 }
 
-int pla_uplink_start(const struct pla_uplink *u, const struct pla_collect_config *own,
-		     uint8_t callgraph, struct pla_collector *c, struct pla_stream *out, char *err,
-		     size_t errlen)
+int pla_uplink_start(const struct pla_uplink *u, struct pla_hold *h,
+		     const struct pla_collect_config *own, uint8_t callgraph,
+		     struct pla_collector *c, struct pla_stream *out, char *err, size_t errlen)
 {
 	struct pla_collect_config cfg = *own;
+	h->recorded += c->samples; /* the session c held last */
 	cfg.callgraph = callgraph;
 	/* the session period is the collection's duration: the agent ends it
 	 * (END, "duration reached") and the collector starts the next */
@@ -135,6 +135,26 @@ int pla_uplink_start(const struct pla_uplink *u, const struct pla_collect_config
 }
 
 /* ─── held while the collector is away ────────────────────────────────── */
+
+/* n bytes at position pos of a ring of cap bytes (pos only grows), as
+ * flight.c's ring does; out of line: inlined at each call (or shared with
+ * flight.c, whose calls it inlines) they cost the static agent 160-190
+ * bytes more */
+__attribute__((noinline)) static void ring_put(uint8_t *ring, uint64_t cap, uint64_t pos,
+					       const void *p, size_t n)
+{
+	size_t at = (size_t)(pos % cap), first = cap - at < n ? (size_t)(cap - at) : n;
+	memcpy(ring + at, p, first);
+	memcpy(ring, (const uint8_t *)p + first, n - first);
+}
+
+__attribute__((noinline)) static void ring_get(const uint8_t *ring, uint64_t cap, uint64_t pos,
+					       void *p, size_t n)
+{
+	size_t at = (size_t)(pos % cap), first = cap - at < n ? (size_t)(cap - at) : n;
+	memcpy(p, ring + at, first);
+	memcpy((uint8_t *)p + first, ring, n - first);
+}
 
 /* A held block, before its bytes. */
 struct held {
@@ -147,15 +167,15 @@ struct held {
 static struct held peek(const struct pla_hold *h)
 {
 	struct held e;
-	pla_ring_get(h->ring, h->cap, h->tail, &e, sizeof(e));
+	ring_get(h->ring, h->cap, h->tail, &e, sizeof(e));
 	return e;
 }
 
-/* Drops the oldest held session whole (a part of it would not decode),
- * and the open one's later blocks when it is that session. */
+/* Drops the oldest held session whole (a part of it would not decode);
+ * when that is the open one (or none is held), its later blocks too. */
 static void drop_oldest(struct pla_hold *h)
 {
-	uint32_t serial = peek(h).serial;
+	uint32_t serial = h->tail < h->head ? peek(h).serial : h->open;
 	while (h->tail < h->head) {
 		struct held e = peek(h);
 		if (e.serial != serial)
@@ -172,22 +192,20 @@ static void drop_oldest(struct pla_hold *h)
 static int on_held_block(void *ctx, const uint8_t *p, size_t n)
 {
 	struct pla_hold *h = ctx;
+	const struct pla_stream *s = h->out;
 	/* (a full block flushed while END is encoded comes before END's) */
-	int last = h->ending && h->out->frames >= h->end_frame;
-	struct held e = { (uint32_t)n, h->open, h->out->samples_in_block, (uint32_t)last };
-	if (h->open && h->open != h->broken && sizeof(e) + n <= h->cap) {
-		while (h->cap - (h->head - h->tail) < sizeof(e) + n)
-			drop_oldest(h);
-	}
-	if (!h->open) {
-		/* between sessions (HEALTH): nothing a collector stores */
-	} else if (h->open == h->broken || sizeof(e) + n > h->cap) {
-		h->broken = h->open;
+	int last = h->ending && s->frames >= h->end_frame;
+	struct held e = { (uint32_t)n, h->open, s->samples_in_block, (uint32_t)last };
+	if (!h->open)
+		return 0; /* between sessions (HEALTH): nothing a collector stores */
+	while (h->open != h->broken && h->cap - (h->head - h->tail) < sizeof(e) + n)
+		drop_oldest(h);
+	if (h->open == h->broken) {
 		h->dropped += e.samples;
 		h->dropped_blocks++;
 	} else {
-		pla_ring_put(h->ring, h->cap, h->head, &e, sizeof(e));
-		pla_ring_put(h->ring, h->cap, h->head + sizeof(e), p, n);
+		ring_put(h->ring, h->cap, h->head, &e, sizeof(e));
+		ring_put(h->ring, h->cap, h->head + sizeof(e), p, n);
 		h->head += sizeof(e) + n;
 		h->open_bytes += sizeof(e) + n;
 	}
@@ -221,8 +239,7 @@ int pla_hold_init(struct pla_hold *h, const struct pla_uplink *u, struct pla_str
 	h->out = out;
 	h->tap = (struct pla_stream_tap){ on_held_block, on_held_msg, h };
 	if (!(h->ring = malloc(h->cap))) {
-		snprintf(err, errlen, "out of memory for the %llu bytes held while the collector is "
-				      "away: lower --flight-size", (unsigned long long)h->cap);
+		snprintf(err, errlen, "out of memory for --flight-size");
 		return -ENOMEM;
 	}
 	return 0;
@@ -237,12 +254,11 @@ void pla_hold_free(struct pla_hold *h)
 void pla_hold_away(struct pla_hold *h)
 {
 	struct pla_stream *out = h->out;
-	if (h->granted) {
-		/* cut while sending it: the rest would not decode alone */
-		h->open = h->granted;
+	if (!out || out->tap == &h->tap)
+		return; /* not reporting, or away already */
+	if (h->granted) /* cut while sending it: the rest would not decode alone */
 		drop_oldest(h);
-		h->open = h->granted = 0;
-	}
+	h->granted = 0;
 	out->tap = &h->tap;
 	out->dead = 0; /* the socket's error: the ring takes what follows */
 	pl_block_enc_set_chain(&out->enc, 1);
@@ -262,16 +278,8 @@ int pla_hold_grant(struct pla_hold *h, struct pl_msg *m)
 {
 	struct pla_stream *out = h->out;
 	if (h->dropped > h->told) {
-		char text[300];
-		snprintf(text, sizeof(text),
-			 "while the collector was away the agent held %llu sessions in %llu bytes "
-			 "of RAM and had to drop the oldest %llu of them: %llu samples in %llu "
-			 "blocks (raise --flight-size)",
-			 (unsigned long long)h->held_sessions, (unsigned long long)h->cap,
-			 (unsigned long long)h->dropped_sessions, (unsigned long long)h->dropped,
-			 (unsigned long long)h->dropped_blocks);
-		pla_log("%s", text);
-		pla_stream_log(out, m, PL_LOG_WARN, text);
+		/* what the collector could not get: LOST, as the stream's own
+		 * drops are told (the collector logs it) */
 		m->type = PL_MSG_LOST;
 		m->u.lost = (struct pl_msg_lost){ PL_LOST_BACKPRESSURE, 0, pla_now_ns(),
 						 h->dropped - h->told };
@@ -290,44 +298,38 @@ int pla_hold_grant(struct pla_hold *h, struct pl_msg *m)
 void pla_hold_pump(struct pla_hold *h)
 {
 	struct pla_stream *out = h->out;
-	while (h->granted && h->tail < h->head) {
+	while (h->granted) {
+		if (h->tail == h->head) {
+			h->granted = 0;
+			break;
+		}
 		struct held e = peek(h);
 		if (out->qcap - out->qlen < e.len)
 			return; /* whole blocks only: wait for room */
-		/* into the stream's send queue (both are rings) */
-		uint64_t pos = h->tail + sizeof(e);
-		for (size_t n = e.len; n;) {
-			size_t at = (size_t)(pos % h->cap), to = (out->qstart + out->qlen) % out->qcap;
-			size_t k = n;
-			if (k > h->cap - at)
-				k = (size_t)(h->cap - at);
-			if (k > out->qcap - to)
-				k = out->qcap - to;
-			memcpy(out->queue + to, h->ring + at, k);
-			out->qlen += k;
-			pos += k;
-			n -= k;
-		}
-		h->tail = pos;
+		/* into the stream's send queue, a ring too */
+		uint64_t pos = h->tail + sizeof(e), q = out->qstart + out->qlen;
+		size_t at = (size_t)(pos % h->cap), first = e.len;
+		if (first > h->cap - at)
+			first = (size_t)(h->cap - at);
+		ring_put(out->queue, out->qcap, q, h->ring + at, first);
+		ring_put(out->queue, out->qcap, q + first, h->ring, e.len - first);
+		out->qlen += e.len;
+		h->tail = pos + e.len;
 		if (e.last)
 			h->granted = 0;
 	}
-	h->granted = 0;
 }
 
-void pla_hold_report(const struct pla_hold *h)
+void pla_hold_report(const struct pla_hold *h, uint64_t last_samples)
 {
 	uint64_t held = 0;
 	for (uint64_t pos = h->tail; pos < h->head;) {
 		struct held e;
-		pla_ring_get(h->ring, h->cap, pos, &e, sizeof(e));
+		ring_get(h->ring, h->cap, pos, &e, sizeof(e));
 		held += e.samples;
 		pos += sizeof(e) + e.len;
 	}
-	pla_log("reporting: %llu samples recorded; %llu sessions recorded while the collector "
-		"was away, %llu of them dropped (%llu samples, %llu blocks); %llu samples held "
-		"unsent at exit",
-		(unsigned long long)h->recorded, (unsigned long long)h->held_sessions,
-		(unsigned long long)h->dropped_sessions, (unsigned long long)h->dropped,
-		(unsigned long long)h->dropped_blocks, (unsigned long long)held);
+	pla_log("held: %llu samples recorded, %llu dropped in %llu sessions, %llu unsent",
+		(unsigned long long)(h->recorded + last_samples), (unsigned long long)h->dropped,
+		(unsigned long long)h->dropped_sessions, (unsigned long long)held);
 }

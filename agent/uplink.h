@@ -25,8 +25,8 @@
  * Each held block goes out once (it leaves the ring as it is queued); a
  * session whose sending a new cut interrupts is dropped and counted,
  * since its rest would not decode without what went before.  What was
- * dropped is told in the next START's stream (a LOG and a
- * LOST(BACKPRESSURE) with the samples), which the collector logs.
+ * dropped is told in the next START's stream (a LOST(BACKPRESSURE) of
+ * that many samples), which the collector logs.
  * What a cut catches in the socket itself (sent, never read) is not
  * known to the agent and not counted: a collector stopped in order
  * (SIGTERM: STOP, END, BYE) loses nothing.
@@ -64,10 +64,12 @@ int pla_uplink_read_labels(struct pla_uplink *u, const char *path, char *err, si
 /* Sends REPORT on a freshly dialled fd (after the gate's greeting), as
  * one raw block. */
 int pla_uplink_greet(const struct pla_uplink *u, int fd, const char *token);
-/* START with PL_TARGET_OWN: own (the command line's) for one period. */
-int pla_uplink_start(const struct pla_uplink *u, const struct pla_collect_config *own,
-		     uint8_t callgraph, struct pla_collector *c, struct pla_stream *out, char *err,
-		     size_t errlen);
+struct pla_hold;
+/* START with PL_TARGET_OWN: own (the command line's) for one period.  h
+ * counts the samples of the session c recorded before (c->samples). */
+int pla_uplink_start(const struct pla_uplink *u, struct pla_hold *h,
+		     const struct pla_collect_config *own, uint8_t callgraph,
+		     struct pla_collector *c, struct pla_stream *out, char *err, size_t errlen);
 
 /* ─── held while the collector is away ──────────────────────────────── */
 
@@ -85,7 +87,7 @@ struct pla_hold {
 	struct pla_stream_tap tap;
 	uint64_t retry_at; /* when a refused own start is tried again */
 	/* statistics, cumulative */
-	uint64_t recorded;            /* samples of every session (the caller adds them) */
+	uint64_t recorded;            /* samples of every session before the last */
 	uint64_t held_sessions;       /* sessions recorded into the ring */
 	uint64_t dropped, dropped_blocks, dropped_sessions;
 	uint64_t told;                /* dropped samples told to a collector */
@@ -95,11 +97,13 @@ struct pla_hold {
 int pla_hold_init(struct pla_hold *h, const struct pla_uplink *u, struct pla_stream *out,
 		  char *err, size_t errlen);
 void pla_hold_free(struct pla_hold *h);
-/* The collector is gone (out detached): out's blocks go to the ring. */
+/* The collector is gone or cannot be reached (out detached): out's
+ * blocks go to the ring.  Nothing when away already, or not reporting
+ * (h zeroed, never initialised). */
 void pla_hold_away(struct pla_hold *h);
 static inline int pla_hold_is_away(const struct pla_hold *h)
 {
-	return h->out->tap == &h->tap;
+	return h->out && h->out->tap == &h->tap;
 }
 /* The session being held is past half the ring: end it (the caller). */
 static inline int pla_hold_full(const struct pla_hold *h)
@@ -115,9 +119,11 @@ void pla_hold_back(struct pla_hold *h);
  * to be sent as its answer, 0 when none is held (record anew). */
 int pla_hold_grant(struct pla_hold *h, struct pl_msg *m);
 /* Moves the granted session's blocks into out's send queue, whole
- * blocks, as they fit.  Call before pumping out. */
+ * blocks, as they fit.  Call before pumping out (nothing when not
+ * reporting). */
 void pla_hold_pump(struct pla_hold *h);
-/* The counts, logged at exit: what was recorded, dropped, left unsent. */
-void pla_hold_report(const struct pla_hold *h);
+/* The counts, logged at exit: what was recorded (last_samples: the last
+ * session's, c->samples), dropped, left unsent. */
+void pla_hold_report(const struct pla_hold *h, uint64_t last_samples);
 
 #endif
