@@ -332,6 +332,7 @@ if [ -n "$bad" ]; then fail $c "$bad"; else ok $c; fi
 
 # ─── collect_away_held, collect_away_dropped ──────────────────────────
 # (after the cases above: their counts are of every session in the store)
+"$TOP/ci/clickhouse/server.sh" stop "$CH2" >/dev/null 2>&1 # the shards are done
 "$NICE" -n 19 "$BURN" 300 1 >/dev/null 2>&1 &
 TARGET=$!
 PIDS+=($TARGET)
