@@ -156,7 +156,9 @@ int main(int argc, char **argv)
 		  "keep the last SECONDS in RAM, compressed; nothing\n"
 		  "is written until a trigger fires (SIGUSR1 saves too;\n"
 		  "with --port, perflens snapshot HOST asks it to)" },
-		{ "flight-size", 1, O_FLIGHT_SIZE, 0, "BYTES", "the ring's size (default 4M; K, M, G)" },
+		{ "flight-size", 1, O_FLIGHT_SIZE, 0, "BYTES",
+		  "the ring's size (default 4M; K, M, G); with --label,\n"
+		  "what is held while the collector is away" },
 		/* (\x25 is '%': help is printed as it is, but fmt-test reads
 		 * every literal of the agent as a format) */
 		{ "trigger", 1, O_TRIGGER, 0, "KIND:ARG",
@@ -576,6 +578,7 @@ int main(int argc, char **argv)
 					"--pid N, --all or -- COMMAND\n");
 			return 2;
 		}
+		uplink.hold_bytes = fl.ring_bytes;
 		o.uplink = &uplink;
 	}
 	if (o.mode < PLA_MODE_OUTPUT || fl.listen) { /* viewers on the network need a token */

@@ -63,6 +63,7 @@ struct agent {
 	struct pla_collector col;
 	struct pla_flight flight; /* --flight */
 	struct pla_stream_tap flight_tap;
+	struct pla_hold hold; /* --label: sessions recorded while the collector is away */
 	uint64_t cpu_prev_ns, cpu_prev_at; /* cpu: triggers: the target's CPU time, when read */
 	int active;      /* a collection runs */
 	int client;      /* socket of the controller (authenticated), -1 none */
@@ -148,6 +149,16 @@ static int end_session(struct agent *a, uint8_t reason, const char *text)
 	send_health(a);
 	a->active = 0;
 	return pla_collect_stop(&a->col, pla_stream_open(&a->out) ? &a->out : NULL, reason, text);
+}
+
+/* The agent's own recording (--label), for the collector or held. */
+static int start_own(struct agent *a, char *err, size_t errlen)
+{
+	return pla_uplink_start(a->o->uplink, &a->hold, &a->o->collect,
+				a->o->callgraph_requested == PL_CG_AUTO
+					? pla_probe_auto_callgraph(&a->probe)
+					: a->o->callgraph_requested,
+				&a->col, &a->out, err, errlen);
 }
 
 struct list_ctx {
@@ -246,6 +257,8 @@ static void close_client(struct agent *a, const char *why)
 	a->client = -1;
 	pla_stream_detach(&a->out);
 	pl_reader_free(&a->cmd);
+	if (!pla_stop_requested)
+		pla_hold_away(&a->hold); /* a collector gone: record on, into RAM */
 }
 
 /* Returns 0 to keep the connection, -1 to close it. */
@@ -288,6 +301,13 @@ static int on_command(struct agent *a, const struct pl_msg *m)
 		reply(a, req, m->type, 0, a->probe.message);
 		return 0;
 	case PL_MSG_START: {
+		/* a collector back: the sessions recorded while it was away, one
+		 * per START, before anything new */
+		if (m->u.start.target == PL_TARGET_OWN && a->o->uplink && !a->active &&
+		    pla_hold_grant(&a->hold, &a->msg)) {
+			reply(a, req, m->type, 0, "held while away");
+			return 0;
+		}
 		if (a->active) {
 			reply(a, req, m->type, -EBUSY, "a session is already running: stop it first");
 			return 0;
@@ -307,11 +327,7 @@ static int on_command(struct agent *a, const struct pl_msg *m)
 			return 0;
 		}
 		int rc = m->u.start.target == PL_TARGET_OWN && a->o->uplink
-			 ? pla_uplink_start(a->o->uplink, &a->o->collect,
-					    a->o->callgraph_requested == PL_CG_AUTO
-						    ? pla_probe_auto_callgraph(&a->probe)
-						    : a->o->callgraph_requested,
-					    &a->col, &a->out, err, sizeof(err))
+			 ? start_own(a, err, sizeof(err))
 			 : start_from_msg(a, &m->u.start, err, sizeof(err));
 		if (rc < 0) {
 			reply(a, req, m->type, rc, err);
@@ -454,6 +470,11 @@ static void promote(struct agent *a, struct pla_pending *p)
 	a->client = p->fd;
 	snprintf(a->peer, sizeof(a->peer), "%s", p->peer);
 	pl_reader_init(&a->cmd, CMD_BLOCK_MAX);
+	if (pla_hold_is_away(&a->hold)) {
+		/* what it recorded meanwhile is held whole: the collector asks */
+		end_session(a, PL_END_STOPPED, "the collector is back");
+		pla_hold_back(&a->hold);
+	}
 	pla_stream_attach(&a->out, p->fd, 1, 0);
 	send_hello(a, 0);
 	pla_log("controller %s connected", a->peer);
@@ -528,6 +549,12 @@ int pla_session_run(struct pla_options *o)
 		return 1;
 	}
 	pla_health_read(&a->hs, &a->msg.u.health);
+	if (o->uplink) {
+		if (pla_hold_init(&a->hold, o->uplink, &a->out, err, sizeof(err)) < 0) {
+			fprintf(stderr, "perflens-agent: %s\n", err);
+			return 1;
+		}
+	}
 
 	if (o->flight) {
 		if (pla_flight_init(&a->flight, o->flight, err, sizeof(err)) < 0) {
@@ -645,6 +672,7 @@ int pla_session_run(struct pla_options *o)
 			/* the viewer we dialled did not authenticate, or left */
 			dialled = 0;
 			next_dial = now + (uint64_t)pla_backoff_next(&bo) * 1000000ull;
+			pla_hold_away(&a->hold); /* a collector refused: record on, into RAM */
 		}
 		if (o->mode == PLA_MODE_SERVER && a->client < 0 && !dialled && now >= next_dial) {
 			int fd = pla_net_dial(o->server_host, o->server_port, 2000, err, sizeof(err));
@@ -662,6 +690,7 @@ int pla_session_run(struct pla_options *o)
 				uint32_t ms = pla_backoff_next(&bo);
 				pla_log("%s; retrying in %u ms", err, ms);
 				next_dial = pla_now_ns() + (uint64_t)ms * 1000000ull;
+				pla_hold_away(&a->hold); /* unreachable: record on, into RAM */
 			}
 		}
 		int n = 0, lidx = -1, cidx = -1, slot_of[PLA_GATE_SLOTS];
@@ -728,6 +757,19 @@ int pla_session_run(struct pla_options *o)
 					break; /* a failed write is reported below */
 			}
 		}
+		if (pla_hold_is_away(&a->hold)) {
+			/* no collector: record on, into RAM (uplink.h) */
+			if (a->active && pla_hold_full(&a->hold))
+				end_session(a, PL_END_STOPPED, "half the held RAM used");
+			if (!a->active && now >= a->hold.retry_at && !pla_stop_requested) {
+				if (start_own(a, err, sizeof(err)) == 0) {
+					a->active = 1;
+				} else {
+					pla_log("%s; again in 10 s", err);
+					a->hold.retry_at = now + 10000 * 1000000ull;
+				}
+			}
+		}
 		if (pla_stream_open(&a->out)) {
 			/* device health goes to any viewer, sampling or not */
 			if (now - a->last_health >= HEALTH_NS) {
@@ -739,6 +781,7 @@ int pla_session_run(struct pla_options *o)
 			pla_stream_maybe_flush(&a->out, now,
 					       (uint64_t)(o->flush_ms ? o->flush_ms : FLUSH_MS_MIN) * 1000000ull,
 					       (uint64_t)(o->flush_ms ? o->flush_ms : FLUSH_MS_MAX) * 1000000ull);
+			pla_hold_pump(&a->hold); /* a held session a collector asked for */
 			if (pla_stream_pump(&a->out) < 0 || a->out.dead) {
 				if (o->mode == PLA_MODE_OUTPUT)
 					break; /* reported below */
@@ -799,6 +842,10 @@ int pla_session_run(struct pla_options *o)
 	} else {
 		close_client(a, NULL);
 		pla_gate_close_all(&a->gate);
+	}
+	if (o->uplink) {
+		pla_hold_report(&a->hold, a->col.samples);
+		pla_hold_free(&a->hold);
 	}
 	if (lfd >= 0)
 		close(lfd);

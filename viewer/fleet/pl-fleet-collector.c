@@ -262,6 +262,14 @@ static void on_ended(PlLiveSession *ls, const char *why, Agent *a)
 	if (why && *why && !a->gone)
 		g_printerr("perflens collect: %s: session ended: %s\n",
 			   pl_live_session_get_peer(ls), why);
+	/* what the board could not record or keep (its kernel rings, or the
+	 * RAM it held sessions in while no collector took them): the session
+	 * file says more, this is where the user sees it */
+	if (pl_live_session_get_lost(ls))
+		g_printerr("perflens collect: %s: session %s: %" G_GUINT64_FORMAT
+			   " samples lost on the board (its LOST records)\n",
+			   pl_live_session_get_peer(ls), path ? path : "(none)",
+			   pl_live_session_get_lost(ls));
 	if (!a->gone && !c->stopping && !a->next) {
 		if (path)
 			a->next = g_idle_add_full(G_PRIORITY_DEFAULT, start_next_idle, a, NULL);

@@ -30,6 +30,16 @@
 #       through the Distributed tables: fleet report --where fw=2.3.1 and
 #       fw=2.3.0 asked through either server print what the single server
 #       printed, and both shards hold some of the sessions.
+#   collect_away_held     two agents attached (--pid) to a running burn; the
+#       collector stopped in order (SIGTERM) for 30 s, then started again
+#       on its port: the agents record on, into RAM, and send what they
+#       held when it is back.  The one with the default ring (4 MiB):
+#       the samples stored under its label equal its own count (its exit
+#       line), none dropped, none left unsent.
+#   collect_away_dropped  the other, with a 256 KiB ring and dwarf stack
+#       copies (far more than 256 KiB in 30 s): it dropped whole sessions,
+#       and stored + dropped equals its own count exactly; the collector's
+#       log says how many samples were lost on the board, the same number.
 #
 # PL_FLEET_AGENTS (default 4, a multiple of 4) and PL_FLEET_SECONDS (default
 # 16) scale the run: `make fleet-long` runs 20 agents for 60 s.
@@ -42,7 +52,7 @@ PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
 fleet_begin fleet
 CH2=$TMP/ch2
 
-CASES="collect_counts_equal fleet_report_matches unauthenticated_refused fleet_where_strict agent_labels_strict fleet_sharded_equals_single"
+CASES="collect_counts_equal fleet_report_matches unauthenticated_refused fleet_where_strict agent_labels_strict fleet_sharded_equals_single collect_away_held collect_away_dropped"
 NAGENTS=${PL_FLEET_AGENTS:-4} SECONDS_RUN=${PL_FLEET_SECONDS:-16}
 pl_plan $CASES
 missing=""
@@ -319,3 +329,79 @@ else
 	fi
 fi
 if [ -n "$bad" ]; then fail $c "$bad"; else ok $c; fi
+
+# ─── collect_away_held, collect_away_dropped ──────────────────────────
+# (after the cases above: their counts are of every session in the store)
+"$TOP/ci/clickhouse/server.sh" stop "$CH2" >/dev/null 2>&1 # the shards are done
+"$NICE" -n 19 "$BURN" 300 1 >/dev/null 2>&1 &
+TARGET=$!
+PIDS+=($TARGET)
+collector 0 "$TMP/away1.log"
+away_agent() { # FW ARGS...
+	local fw=$1
+	shift
+	"$AGENT" --server "127.0.0.1:$PORT" --token-file "$TMP/token" --label "fw=$fw" \
+		--label board=away --session-period 4 --no-offcpu --pid "$TARGET" "$@" \
+		>/dev/null 2>"$TMP/$fw.log" &
+	PIDS+=($!)
+	AWAY+=($!)
+}
+AWAY=()
+away_agent away-held -F 499 -g
+away_agent away-dropped -F 99 --callgraph dwarf --stack-size 4096 --flight-size 256K
+sleep 6
+kill -TERM $COLLECT
+rc1=0
+wait $COLLECT || rc1=$?
+sleep 30
+collector "$PORT" "$TMP/away2.log"
+# the agents dial again with a backoff that grows to 30 s (±25 %): each
+# is back when the session it held at that moment reaches the collector
+for _ in $(seq 600); do
+	[ "$(grep -c 'session ended: the collector is back' "$TMP/away2.log")" -ge 2 ] && break
+	sleep 0.1
+done
+sleep 3
+for p in "${AWAY[@]}"; do kill -TERM "$p"; wait "$p"; done
+kill -TERM $COLLECT
+rc2=0
+wait $COLLECT || rc2=$?
+kill $TARGET 2>/dev/null
+away_counts() { # FW → "RECORDED DROPPED DROPPED_SESSIONS UNSENT STORED"
+	grep 'held: .* samples recorded' "$TMP/$1.log" | tail -1 |
+		sed -n 's/.*held: \([0-9]*\) samples recorded, \([0-9]*\) dropped in \([0-9]*\) sessions, \([0-9]*\) unsent.*/\1 \2 \3 \4/p' |
+		tr '\n' ' '
+	sql "SELECT count() FROM perflens_samples WHERE labels.value[indexOf(labels.key, 'fw')] = '$1'"
+}
+read -r rec dropped dsess unsent stored <<<"$(away_counts away-held)"
+c=collect_away_held
+if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ]; then
+	fail $c "perflens collect exited $rc1, then $rc2: $(tail -c 300 "$TMP/away1.log") / $(tail -c 300 "$TMP/away2.log")"
+elif ! grep -q 'session ended: the collector is back' "$TMP/away2.log"; then
+	fail $c "no session held while the collector was away reached it: $(tail -c 400 "$TMP/away2.log")"
+elif [ -z "$unsent" ]; then
+	fail $c "the agent did not say its counts: $(tail -c 300 "$TMP/away-held.log")"
+elif [ "$dropped" != 0 ] || [ "$unsent" != 0 ]; then
+	fail $c "$dropped samples dropped, $unsent unsent: $(tail -c 300 "$TMP/away-held.log")"
+elif [ "$stored" != "$rec" ]; then
+	fail $c "ClickHouse has $stored samples under its label, the agent recorded $rec"
+else
+	ok $c
+	echo "# away 30 s: $rec samples recorded, $stored stored" >&2
+fi
+read -r rec dropped dsess unsent stored <<<"$(away_counts away-dropped)"
+told=$(sed -n 's/.*session .*: \([0-9]*\) samples lost on the board.*/\1/p' "$TMP/away2.log" |
+	awk '{ s += $1 } END { print s + 0 }')
+c=collect_away_dropped
+if [ -z "$unsent" ]; then
+	fail $c "the agent did not say its counts: $(tail -c 300 "$TMP/away-dropped.log")"
+elif [ "$dsess" -lt 1 ] || [ "$dropped" -lt 1 ]; then
+	fail $c "a 256 KiB ring held 30 s of dwarf stacks without dropping: $(tail -c 300 "$TMP/away-dropped.log")"
+elif [ "$unsent" != 0 ] || [ $((stored + dropped)) != "$rec" ]; then
+	fail $c "stored $stored + dropped $dropped (unsent $unsent) is not the $rec the agent recorded"
+elif [ "$told" != "$dropped" ]; then
+	fail $c "the collector's log says $told samples lost on the board, the agent dropped $dropped: $(grep 'lost on the board' "$TMP/away2.log" | head -3 | tr '\n' '|')"
+else
+	ok $c
+	echo "# away 30 s, 256 KiB: $rec recorded = $stored stored + $dropped dropped ($dsess sessions); the collector said so" >&2
+fi
