@@ -16,17 +16,6 @@ static const char units[][4] = { "", "B", "%", "Hz", "%", "\xc2\xb0" "C", "W", "
 				 "\xc2\xb0" "C" };
 static const int8_t exps[] = { 0, 0, -1, 3, -1, -3, -6, -3, -3, -3 };
 
-/* hwmon inputs (Documentation/hwmon/sysfs-interface.rst) */
-static const struct {
-	char prefix[6];
-	uint8_t kind;
-} hwmon_kinds[] = {
-	{ "power", PL_TRACK_POWER },
-	{ "curr", PL_TRACK_CURRENT },
-	{ "in", PL_TRACK_VOLTAGE },
-	{ "temp", PL_TRACK_TEMP },
-};
-
 /* A small file's text into buf, without its trailing newline; the length,
  * or -1 when it cannot be read. */
 static int read_text(int fd, char *buf, size_t len)
@@ -94,204 +83,6 @@ static int read_stat(struct pla_tracks *ts)
 	return read_text(ts->stat_fd, ts->stat_buf, ts->stat_len) > 0;
 }
 
-/* ─── finding the sources ─────────────────────────────────────────────── */
-
-static int add(struct pla_tracks *ts, struct pla_stream *out, struct pl_msg *m, uint8_t kind,
-	       int fd, int cpu, uint32_t pid, const char *name, const char *source)
-{
-	if (ts->n == PL_MAX_TRACKS) {
-		if (fd >= 0)
-			close(fd);
-		ts->dropped++;
-		return 0;
-	}
-	struct pla_track *t = &ts->t[ts->n];
-	t->fd = fd;
-	t->kind = kind;
-	t->cpu = cpu;
-	m->type = PL_MSG_TRACK_DESC;
-	m->u.track_desc = (struct pl_msg_track_desc){
-		ts->n++,	    kind,	       exps[kind],	    pid, cpu, ts->interval_ms,
-		pl_str_c(name), pl_str_c(units[kind]), pl_str_c(source),
-	};
-	return pla_stream_msg(out, m);
-}
-
-/* Opens path (already in buf) and describes it as a track. */
-static int add_file(struct pla_tracks *ts, struct pla_stream *out, struct pl_msg *m,
-		    uint8_t kind, int cpu, const char *name, const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? 0 : add(ts, out, m, kind, fd, cpu, 0, name, path);
-}
-
-/* The entries of DIR named PREFIX<N>: fn(N's entry) for each. */
-static int each_entry(const char *dir, const char *prefix,
-		      int (*fn)(const char *dir, const char *name, void *u), void *u)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	size_t n = strlen(prefix);
-	int rc = 0;
-	while (d && rc == 0 && (de = readdir(d)))
-		if (!strncmp(de->d_name, prefix, n) && de->d_name[n] >= '0' && de->d_name[n] <= '9')
-			rc = fn(dir, de->d_name, u);
-	if (d)
-		closedir(d);
-	return rc;
-}
-
-struct found {
-	struct pla_tracks *ts;
-	struct pla_stream *out;
-	struct pl_msg *m;
-	const char *hwmon; /* the device's name */
-};
-
-static int on_policy(const char *dir, const char *e, void *u)
-{
-	struct found *f = u;
-	char path[400], cpus[64], name[128];
-	snprintf(path, sizeof(path), "%s/%s/related_cpus", dir, e);
-	read_name(path, cpus, sizeof(cpus));
-	snprintf(name, sizeof(name), "%s frequency (cpus %s)", e, cpus);
-	/* the governor's view, else the hardware's (cpufreq.rst) */
-	snprintf(path, sizeof(path), "%s/%s/scaling_cur_freq", dir, e);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "%s/%s/cpuinfo_cur_freq", dir, e);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	return fd < 0 ? 0 : add(f->ts, f->out, f->m, PL_TRACK_CPU_FREQ, fd,
-				(int)pla_strtou64(e + 6, NULL, 10), 0, name, path);
-}
-
-static int on_zone(const char *dir, const char *e, void *u)
-{
-	struct found *f = u;
-	char path[400], type[80], name[128];
-	snprintf(path, sizeof(path), "%s/%s/type", dir, e);
-	read_name(path, type, sizeof(type));
-	snprintf(name, sizeof(name), "thermal %s", type[0] ? type : e);
-	snprintf(path, sizeof(path), "%s/%s/temp", dir, e);
-	return add_file(f->ts, f->out, f->m, PL_TRACK_THERMAL, -1, name, path);
-}
-
-static int on_input(const char *dir, const char *e, void *u)
-{
-	struct found *f = u;
-	for (size_t k = 0; k < sizeof(hwmon_kinds) / sizeof(hwmon_kinds[0]); k++) {
-		size_t n = strlen(hwmon_kinds[k].prefix);
-		char *end, path[400], label[64], name[160];
-		if (strncmp(e, hwmon_kinds[k].prefix, n) || e[n] < '0' || e[n] > '9')
-			continue;
-		pla_strtou64(e + n, &end, 10);
-		if (strcmp(end, "_input"))
-			return 0;
-		if (snprintf(path, sizeof(path), "%s/%.*slabel", dir, (int)(end + 1 - e), e) >=
-		    (int)sizeof(path))
-			return 0;
-		read_name(path, label, sizeof(label));
-		snprintf(name, sizeof(name), "hwmon %s %.*s%s%s", f->hwmon, (int)(end - e), e,
-			 label[0] ? " " : "", label);
-		if (snprintf(path, sizeof(path), "%s/%s", dir, e) >= (int)sizeof(path))
-			return 0;
-		return add_file(f->ts, f->out, f->m, hwmon_kinds[k].kind, -1, name, path);
-	}
-	return 0;
-}
-
-static int on_hwmon(const char *dir, const char *e, void *u)
-{
-	struct found *f = u;
-	char path[400], name[64];
-	snprintf(path, sizeof(path), "%s/%s/name", dir, e);
-	read_name(path, name, sizeof(name));
-	f->hwmon = name[0] ? name : e;
-	snprintf(path, sizeof(path), "%s/%s", dir, e);
-	/* every entry: on_input keeps the four kinds' inputs */
-	DIR *d = opendir(path);
-	struct dirent *de;
-	int rc = 0;
-	while (d && rc == 0 && (de = readdir(d)))
-		rc = on_input(path, de->d_name, f);
-	if (d)
-		closedir(d);
-	return rc;
-}
-
-int pla_tracks_start(struct pla_tracks *ts, uint32_t interval_ms, pid_t pid, int ncpus,
-		     struct pla_stream *out, struct pl_msg *m)
-{
-	const char *sys = getenv("PERFLENS_SYSFS_ROOT"), *proc = getenv("PERFLENS_PROC_ROOT");
-	char path[400], name[128];
-	struct found f = { ts, out, m, NULL };
-	int rc = 0;
-	sys = sys ? sys : "";
-	ts->stat_fd = -1;
-	ts->interval_ms = interval_ms;
-	ts->page_size = (uint32_t)pla_page_size();
-	if (pid > 0) {
-		snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
-		snprintf(name, sizeof(name), "rss %d", (int)pid);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && (rc = add(ts, out, m, PL_TRACK_RSS, fd, -1, (uint32_t)pid, name, path)))
-			return rc;
-	}
-	snprintf(path, sizeof(path), "%s/proc/stat", proc ? proc : "");
-	ts->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
-	ts->stat_len = (uint32_t)(ncpus + 2) * 224;
-	ts->stat_buf = malloc(ts->stat_len);
-	if (ts->stat_fd >= 0 && ts->stat_buf && read_stat(ts)) {
-		char *row = ts->stat_buf;
-		int cpu;
-		uint64_t busy, total;
-		while (rc == 0 && stat_row(&row, &cpu, &busy, &total)) {
-			uint32_t i = ts->n;
-			snprintf(name, sizeof(name), "cpu%d busy", cpu);
-			rc = add(ts, out, m, PL_TRACK_CPU_BUSY, -1, cpu, 0, name, path);
-			if (i < ts->n) { /* where its shares start */
-				ts->t[i].prev = busy;
-				ts->t[i].prev_total = total;
-			}
-		}
-	}
-	snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpufreq", sys);
-	if (rc == 0)
-		rc = each_entry(path, "policy", on_policy, &f);
-	snprintf(path, sizeof(path), "%s/sys/class/thermal", sys);
-	if (rc == 0)
-		rc = each_entry(path, "thermal_zone", on_zone, &f);
-	snprintf(path, sizeof(path), "%s/sys/class/hwmon", sys);
-	if (rc == 0)
-		rc = each_entry(path, "hwmon", on_hwmon, &f);
-	/* idle states last: CPUs × states may be many */
-	for (int cpu = 0; rc == 0 && cpu < ncpus; cpu++)
-		for (int k = 0; rc == 0; k++) {
-			char st[64];
-			snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name",
-				 sys, cpu, k);
-			read_name(path, st, sizeof(st));
-			if (!st[0])
-				break;
-			snprintf(name, sizeof(name), "cpu%d idle %s", cpu, st);
-			strcpy(path + strlen(path) - 4, "time");
-			uint32_t i = ts->n;
-			rc = add_file(ts, out, m, PL_TRACK_CPU_IDLE, cpu, name, path);
-			if (i < ts->n) { /* the first reading: where the shares start */
-				ts->t[i].prev = (uint64_t)read_num(ts->t[i].fd, 0) * 1000;
-				ts->t[i].prev_total = pla_now_ns();
-			}
-		}
-	if (rc == 0 && ts->dropped) {
-		snprintf(name, sizeof(name), "Counter tracks: %u sources past the first %u are not polled.",
-			 ts->dropped, PL_MAX_TRACKS);
-		rc = pla_stream_log(out, m, PL_LOG_WARN, name);
-	}
-	ts->last_ns = pla_now_ns();
-	return rc;
-}
-
 /* ─── polling ─────────────────────────────────────────────────────────── */
 
 /* part / whole in per mille, from the cumulative values last seen */
@@ -307,19 +98,12 @@ static int64_t share(struct pla_track *t, uint64_t part, uint64_t whole)
 	return dp * 1000 / dw;
 }
 
-int pla_tracks_tick(struct pla_tracks *ts, uint64_t now, struct pla_stream *out,
-		    struct pl_msg *m)
+/* Every track's value now into tv (n and v). */
+static void poll_all(struct pla_tracks *ts, struct pl_msg_track_values *tv)
 {
-	if (!ts->n || now < ts->last_ns + (uint64_t)ts->interval_ms * 1000000u)
-		return 0;
-	ts->last_ns = now;
-	struct pl_msg_track_values *tv = &m->u.track_values;
 	char none[1] = "", *row = ts->stat_fd >= 0 && read_stat(ts) ? ts->stat_buf : none;
 	int rcpu = -1;
 	uint64_t busy = 0, total = 0;
-	m->type = PL_MSG_TRACK_VALUES;
-	tv->time = pla_now_ns(); /* the reads' own time: `now` may be a loop round old */
-	tv->first = 0;
 	tv->n = ts->n;
 	for (uint32_t i = 0; i < ts->n; i++) {
 		struct pla_track *t = &ts->t[i];
@@ -337,6 +121,174 @@ int pla_tracks_tick(struct pla_tracks *ts, uint64_t now, struct pla_stream *out,
 		}
 		tv->v[i] = (uint64_t)v;
 	}
+}
+
+/* ─── finding the sources ─────────────────────────────────────────────── */
+
+static int add(struct pla_tracks *ts, struct pla_stream *out, struct pl_msg *m, uint8_t kind,
+	       int fd, int cpu, uint32_t pid, const char *name, const char *source)
+{
+	if (ts->n == PL_MAX_TRACKS) { /* idle states come last: those are left out */
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	struct pla_track *t = &ts->t[ts->n];
+	t->fd = fd;
+	t->kind = kind;
+	t->cpu = cpu;
+	m->type = PL_MSG_TRACK_DESC;
+	m->u.track_desc = (struct pl_msg_track_desc){
+		ts->n++,	    kind,	       exps[kind],	    pid, cpu, ts->interval_ms,
+		pl_str_c(name), pl_str_c(units[kind]), pl_str_c(source),
+	};
+	return pla_stream_msg(out, m);
+}
+
+/* Opens path and describes it as a track (none when it cannot be
+ * opened). */
+static int add_file(struct pla_tracks *ts, struct pla_stream *out, struct pl_msg *m,
+		    uint8_t kind, int cpu, uint32_t pid, const char *name, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? 0 : add(ts, out, m, kind, fd, cpu, pid, name, path);
+}
+
+/* The sysfs classes whose entries PREFIX<N> are a track each: its label
+ * file names it (in fmt, after the entry's name), its value file is read.
+ * hwmon (kind 0): each device's inputs are tracks.  cpufreq: the
+ * governor's view of the frequency, which every driver gives (the
+ * hardware's, cpuinfo_cur_freq, is optional and root's; cpufreq.rst). */
+static const struct {
+	const char *dir, *prefix, *label, *value, *fmt;
+	uint8_t kind;
+} classes[] = {
+	{ "devices/system/cpu/cpufreq", "policy", "related_cpus", "scaling_cur_freq",
+	  "%s frequency (cpus %s)", PL_TRACK_CPU_FREQ },
+	{ "class/thermal", "thermal_zone", "type", "temp", "%.0sthermal %s", PL_TRACK_THERMAL },
+	{ "class/hwmon", "hwmon", "name", NULL, NULL, 0 },
+};
+
+/* hwmon inputs (Documentation/hwmon/sysfs-interface.rst) */
+static const struct {
+	char prefix[6];
+	uint8_t kind;
+} hwmon_kinds[] = {
+	{ "power", PL_TRACK_POWER },
+	{ "curr", PL_TRACK_CURRENT },
+	{ "in", PL_TRACK_VOLTAGE },
+	{ "temp", PL_TRACK_TEMP },
+};
+
+/* The inputs of the hwmon device in dir, named after dev. */
+static int add_hwmon(struct pla_tracks *ts, struct pla_stream *out, struct pl_msg *m,
+		     const char *dir, const char *dev)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int rc = 0;
+	while (d && rc == 0 && (de = readdir(d))) {
+		const char *e = de->d_name;
+		for (size_t k = 0; k < sizeof(hwmon_kinds) / sizeof(hwmon_kinds[0]); k++) {
+			size_t n = strlen(hwmon_kinds[k].prefix);
+			char *end, path[880], label[64], name[400];
+			if (strncmp(e, hwmon_kinds[k].prefix, n) || e[n] < '0' || e[n] > '9')
+				continue;
+			pla_strtou64(e + n, &end, 10);
+			if (strcmp(end, "_input") ||
+			    snprintf(path, sizeof(path), "%s/%.*slabel", dir, (int)(end + 1 - e), e) >=
+				    (int)sizeof(path))
+				break;
+			read_name(path, label, sizeof(label));
+			snprintf(name, sizeof(name), "hwmon %s %.*s %s", dev, (int)(end - e), e, label);
+			snprintf(path, sizeof(path), "%s/%s", dir, e);
+			rc = add_file(ts, out, m, hwmon_kinds[k].kind, -1, 0, name, path);
+			break;
+		}
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
+
+int pla_tracks_start(struct pla_tracks *ts, uint32_t interval_ms, pid_t pid, int ncpus,
+		     struct pla_stream *out, struct pl_msg *m)
+{
+	const char *sys = getenv("PERFLENS_SYSFS_ROOT");
+	char path[600], name[128];
+	int rc = 0;
+	sys = sys ? sys : "";
+	ts->stat_fd = -1;
+	ts->interval_ms = interval_ms;
+	ts->page_size = (uint32_t)pla_page_size();
+	if (pid > 0) {
+		snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
+		snprintf(name, sizeof(name), "rss %d", (int)pid);
+		rc = add_file(ts, out, m, PL_TRACK_RSS, -1, (uint32_t)pid, name, path);
+	}
+	ts->stat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+	ts->stat_len = (uint32_t)(ncpus + 2) * 224;
+	ts->stat_buf = malloc(ts->stat_len);
+	/* every possible CPU: one offline reads as NONE */
+	for (int cpu = 0; rc == 0 && ts->stat_fd >= 0 && ts->stat_buf && cpu < ncpus; cpu++) {
+		snprintf(name, sizeof(name), "cpu%d busy", cpu);
+		rc = add(ts, out, m, PL_TRACK_CPU_BUSY, -1, cpu, 0, name, "/proc/stat");
+	}
+	for (size_t c = 0; c < sizeof(classes) / sizeof(classes[0]); c++) {
+		char dir[300], label[80];
+		size_t n = strlen(classes[c].prefix);
+		snprintf(dir, sizeof(dir), "%s/sys/%s", sys, classes[c].dir);
+		DIR *d = opendir(dir);
+		struct dirent *de;
+		while (d && rc == 0 && (de = readdir(d))) {
+			const char *e = de->d_name;
+			if (strncmp(e, classes[c].prefix, n) || e[n] < '0' || e[n] > '9')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/%s", dir, e, classes[c].label);
+			read_name(path, label, sizeof(label));
+			snprintf(path, sizeof(path), "%s/%s", dir, e);
+			if (!classes[c].kind) {
+				rc = add_hwmon(ts, out, m, path, label[0] ? label : e);
+				continue;
+			}
+			snprintf(name, sizeof(name), classes[c].fmt, e, label);
+			snprintf(path, sizeof(path), "%s/%s/%s", dir, e, classes[c].value);
+			rc = add_file(ts, out, m, classes[c].kind,
+				      classes[c].kind == PL_TRACK_CPU_FREQ ? (int)pla_strtou64(e + n, NULL, 10)
+									    : -1,
+				      0, name, path);
+		}
+		if (d)
+			closedir(d);
+	}
+	/* idle states last: CPUs × states may be many */
+	for (int cpu = 0; rc == 0 && cpu < ncpus; cpu++)
+		for (int k = 0; rc == 0; k++) {
+			char st[64];
+			snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name",
+				 sys, cpu, k);
+			read_name(path, st, sizeof(st));
+			if (!st[0])
+				break;
+			snprintf(name, sizeof(name), "cpu%d idle %s", cpu, st);
+			strcpy(path + strlen(path) - 4, "time");
+			rc = add_file(ts, out, m, PL_TRACK_CPU_IDLE, cpu, 0, name, path);
+		}
+	poll_all(ts, &m->u.track_values); /* where the shares start */
+	ts->last_ns = pla_now_ns();
+	return rc;
+}
+
+int pla_tracks_tick(struct pla_tracks *ts, uint64_t now, struct pla_stream *out,
+		    struct pl_msg *m)
+{
+	if (!ts->n || now < ts->last_ns + (uint64_t)ts->interval_ms * 1000000u)
+		return 0;
+	ts->last_ns = now;
+	m->type = PL_MSG_TRACK_VALUES;
+	m->u.track_values.time = pla_now_ns(); /* the reads' own: `now` may be a loop round old */
+	m->u.track_values.first = 0;
+	poll_all(ts, &m->u.track_values);
 	return pla_stream_msg(out, m);
 }
 

@@ -10,10 +10,9 @@
  * allocation, no stdio.  Sources the board lacks are not tracks; a file
  * that stops answering (the target exited) gives PL_TRACK_NONE.
  *
- * Test hook: PERFLENS_SYSFS_ROOT and PERFLENS_PROC_ROOT, when set, are
- * put before /sys and before /proc/stat, so that a test can lay out a
- * tree as the kernel documents it (the target's /proc/PID/statm is always
- * the real one).
+ * Test hook: PERFLENS_SYSFS_ROOT, when set, is put before /sys, so that a
+ * test can lay out a tree as the kernel documents it (/proc/stat and the
+ * target's /proc/PID/statm are always the real ones).
  *
  * Errors: pla_tracks_start and pla_tracks_tick return pla_stream_msg's
  * (-errno of a dead stream) or 0.
@@ -37,7 +36,7 @@ struct pla_track {
 };
 
 struct pla_tracks {
-	uint32_t n, interval_ms, dropped; /* dropped: sources past PL_MAX_TRACKS */
+	uint32_t n, interval_ms; /* at most PL_MAX_TRACKS: idle states past it are left out */
 	uint64_t last_ns;
 	int stat_fd;     /* /proc/stat, for CPU_BUSY, or -1 */
 	uint32_t page_size, stat_len;

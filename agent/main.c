@@ -153,10 +153,8 @@ int main(int argc, char **argv)
 		  "no context switches (no off-CPU stacks, no timeline)" },
 		{ "no-counters", 0, O_NOCNT, 0, NULL, "no perf-stat style counters" },
 		{ "tracks", 1, O_TRACKS, 0, "HZ",
-		  "counter tracks polled HZ times a second (default\n"
-		  "10, at most 100; 0: none): the target's RSS, each\n"
-		  "CPU's busy share, frequency and idle states,\n"
-		  "thermal zones, hwmon power/current/voltage/temp" },
+		  "poll counter tracks HZ times a second (RSS, CPU,\n"
+		  "thermal, hwmon; default 10, at most 100; 0: none)" },
 		{ "", 0, 0, 0, 0, 0 },
 		{ "Flight recorder (headless; a trigger saves a window around it):", 0, 0, 0, 0, 0 },
 		{ "flight", 1, O_FLIGHT, 0, "SECONDS",

@@ -47,7 +47,7 @@ static char *str_dup(struct pl_str s)
 		g_free(r);
 		r = v;
 	}
-	return r;
+	return g_strstrip(r); /* the agent leaves a missing label's space */
 }
 
 void pl_counter_tracks_add_desc(PlCounterTracks *t, const struct pl_msg_track_desc *d)
