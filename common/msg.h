@@ -619,7 +619,7 @@ struct pl_msg_configure {
  *   RSS        /proc/PID/statm resident pages × page size: bytes
  *   CPU_BUSY   /proc/stat cpuN: the share of the interval not idle nor
  *              iowait, per mille (unit %, exp10 -1)
- *   CPU_FREQ   cpufreq policyN/scaling_cur_freq (else cpuinfo_cur_freq),
+ *   CPU_FREQ   cpufreq policyN/scaling_cur_freq,
  *              kHz (Documentation/admin-guide/pm/cpufreq.rst)
  *   CPU_IDLE   cpuN/cpuidle/stateK/time (µs) over the interval: the
  *              share spent in that state, per mille
