@@ -115,8 +115,9 @@ static void poll_all(struct pla_tracks *ts, struct pl_msg_track_values *tv)
 			v = rcpu == t->cpu ? share(t, busy, total) : PL_TRACK_NONE;
 		} else {
 			v = read_num(t->fd, t->kind == PL_TRACK_RSS);
-			if (t->kind == PL_TRACK_RSS && v != PL_TRACK_NONE)
-				v *= ts->page_size;
+			/* a zombie's statm reads 0: exited, not a value */
+			if (t->kind == PL_TRACK_RSS)
+				v = v > 0 ? v * ts->page_size : PL_TRACK_NONE;
 			else if (t->kind == PL_TRACK_CPU_IDLE && v != PL_TRACK_NONE)
 				v = share(t, (uint64_t)v * 1000, pla_now_ns()); /* µs → ns */
 		}

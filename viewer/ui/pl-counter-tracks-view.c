@@ -143,17 +143,17 @@ static void draw_row(PlCounterTracksView *self, cairo_t *cr, PangoLayout *pl,
 	gdk_cairo_set_source_rgba(cr, line);
 	cairo_set_line_width(cr, 1.2);
 	const PlTrackPoint *p = (const PlTrackPoint *)(void *)t->points->data;
-	double prev_x = 0;
 	for (guint i = 0; i < t->points->len; i++) {
 		double x = time_to_x(self, p[i].time, w);
 		double yv = y + ROW_H - 2 - (p[i].value - lo) / (hi - lo) * (ROW_H - 4);
-		if (i == 0) {
+		/* a value stands for the interval before it (a share over it, a
+		 * level read at its end): across, then to the next value */
+		if (i == 0)
 			cairo_move_to(cr, x, yv);
-		} else {
-			/* several polls in one pixel: the line goes through them */
-			cairo_line_to(cr, x > prev_x ? x : prev_x, yv);
-		}
-		prev_x = x;
+		else
+			cairo_line_to(cr, x, yv);
+		if (i + 1 < t->points->len)
+			cairo_line_to(cr, time_to_x(self, p[i + 1].time, w), yv);
 	}
 	cairo_stroke(cr);
 	cairo_restore(cr);
