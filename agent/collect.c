@@ -474,6 +474,10 @@ int pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t re
 	 * would double the IPIs to busy CPUs, one per thread, CPU and event.) */
 	if (live && c->ncounters)
 		rc = read_counters(c, out, pla_now_ns());
+	/* and the tracks once more: a session shorter than their interval
+	 * (or one whose loop never came round) still has its values */
+	if (live && rc == 0 && c->tracks)
+		rc = pla_tracks_tick(c->tracks, UINT64_MAX - (1ull << 40), out, &c->msg);
 	for (size_t i = 0; i < c->nfds; i++)
 		close(c->fds[i].fd);
 	c->nfds = 0;
