@@ -198,6 +198,10 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	 * (the frames between stop at the first failure). */
 	pla_stream_msg(out, m);
 	pla_send_event_descs(c, out, 0);
+	if (c->cfg.track_interval_ms && (c->tracks = calloc(1, sizeof(*c->tracks))))
+		pla_tracks_start(c->tracks, c->cfg.track_interval_ms,
+				 c->child ? c->child : cfg->target == PL_TARGET_PID ? cfg->pid : 0,
+				 c->ncpus, out, &c->msg);
 	if (c->note[0])
 		pla_stream_log(out, &c->msg, PL_LOG_WARN, c->note);
 	if (c->attach_skipped) {
@@ -358,6 +362,8 @@ int pla_collect_tick(struct pla_collector *c, struct pla_stream *out, uint64_t n
 		c->last_counter_ns = now;
 		read_counters(c, out, now); /* a dead stream: the caller sees out->dead */
 	}
+	if (c->tracks)
+		pla_tracks_tick(c->tracks, now, out, &c->msg);
 	if (c->child && !c->child_reaped) {
 		int st;
 		if (waitpid(c->child, &st, WNOHANG) == c->child) {
@@ -476,6 +482,10 @@ int pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t re
 	 * would double the IPIs to busy CPUs, one per thread, CPU and event.) */
 	if (live && c->ncounters)
 		rc = read_counters(c, out, pla_now_ns());
+	/* and the tracks once more: a session shorter than their interval
+	 * (or one whose loop never came round) still has its values */
+	if (live && rc == 0 && c->tracks)
+		rc = pla_tracks_tick(c->tracks, UINT64_MAX - (1ull << 40), out, &c->msg);
 	for (size_t i = 0; i < c->nfds; i++)
 		close(c->fds[i].fd);
 	c->nfds = 0;
@@ -487,6 +497,10 @@ int pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t re
 		rc = pla_sys_note(c, out);
 	free(c->sys);
 	c->sys = NULL;
+	if (c->tracks)
+		pla_tracks_stop(c->tracks);
+	free(c->tracks);
+	c->tracks = NULL;
 	if (c->child && !c->child_reaped) {
 		/* we started it: it does not outlive the session */
 		kill(c->child, SIGTERM);

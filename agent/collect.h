@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "counters.h"
 #include "msg.h"
 #include "perf.h"
 #include "ring.h"
@@ -38,6 +39,7 @@ struct pla_collect_config {
 	uint32_t flags; /* enum pl_start_flags */
 	uint32_t counter_interval_ms;
 	uint32_t ring_pages; /* 0: sized from mode and frequency */
+	uint32_t track_interval_ms; /* counter tracks (counters.h), 0: none */
 };
 
 struct pla_fd {
@@ -105,6 +107,7 @@ struct pla_collector {
 	 * when every thread is watched, and the rings never overflow.
 	 * attach_ns: the first open; attach_skipped: the samples left out. */
 	uint64_t attach_ns, attach_skipped;
+	struct pla_tracks *tracks; /* counter tracks (counters.h), or NULL */
 };
 
 int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *cfg,

@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "boot.h"
+#include "counters.h"
 #include "net.h"
 #include "perf.h"
 #include "probe.h"
@@ -106,6 +107,7 @@ int main(int argc, char **argv)
 		O_FLIGHT = 400, O_FLIGHT_SIZE, O_TRIGGER, O_BEFORE, O_AFTER, O_SNAP_DIR, O_SNAP_COUNT,
 		O_SNAP_BYTES, O_TRIGGER_GAP, O_BOOT,
 		O_LABEL, O_LABELS_FILE, O_PERIOD,
+		O_TRACKS = 450,
 	};
 	/* The parser's table and the help's (args.h); the letters are perf
 	 * record's for the same options. */
@@ -150,6 +152,9 @@ int main(int argc, char **argv)
 		{ "no-offcpu", 0, O_NOOFF, 0, NULL,
 		  "no context switches (no off-CPU stacks, no timeline)" },
 		{ "no-counters", 0, O_NOCNT, 0, NULL, "no perf-stat style counters" },
+		{ "tracks", 1, O_TRACKS, 0, "HZ",
+		  "poll counter tracks HZ times a second (RSS, CPU,\n"
+		  "thermal, hwmon; default 10, at most 100; 0: none)" },
 		{ "", 0, 0, 0, 0, 0 },
 		{ "Flight recorder (headless; a trigger saves a window around it):", 0, 0, 0, 0, 0 },
 		{ "flight", 1, O_FLIGHT, 0, "SECONDS",
@@ -229,6 +234,7 @@ int main(int argc, char **argv)
 	o.collect.frequency = 99;
 	o.collect.stacks = PL_STACKS_USER;
 	o.collect.flags = PL_START_SWITCH_STACKS | PL_START_COUNTERS;
+	o.collect.track_interval_ms = 1000 / PLA_TRACKS_HZ;
 	fl.ring_bytes = 4u << 20;
 	fl.before_ms = 10000;
 	fl.after_ms = 2000;
@@ -388,6 +394,11 @@ int main(int argc, char **argv)
 			break;
 		case O_NOCNT:
 			o.collect.flags &= ~(uint32_t)PL_START_COUNTERS;
+			break;
+		case O_TRACKS:
+			if (parse_uint("--tracks", arg, 100, &v) < 0)
+				return 2;
+			o.collect.track_interval_ms = v ? (uint32_t)(1000 / v) : 0;
 			break;
 		case O_WRITE_TOKEN:
 			write_token_path = arg;

@@ -233,6 +233,7 @@ static int start_from_msg(struct agent *a, const struct pl_msg_start *s, char *e
 	cfg.duration_ms = s->duration_ms;
 	cfg.flags = s->flags;
 	cfg.counter_interval_ms = s->counter_interval_ms;
+	cfg.track_interval_ms = s->track_interval_ms;
 	if (a->probe.summary.max_sample_rate && cfg.frequency > a->probe.summary.max_sample_rate) {
 		snprintf(err, errlen,
 			 "frequency %u Hz is above this board's perf_event_max_sample_rate (%u): "

@@ -27,6 +27,7 @@ enum field_kind {
 	F_STRS,    /* uint32_t count at off, struct pl_str[] at off2, cap entries */
 	F_COUNTS,  /* uint32_t count at off, struct pl_counter_value[] at off2 */
 	F_TAIL_BYTES, /* as F_BYTES, a message's last field, absent when empty */
+	F_TAIL_U32,   /* as F_U32, last, absent (0) in older writers' bodies */
 };
 
 struct field {
@@ -211,6 +212,7 @@ static const struct field start_f[] = {
 	FLD(F_U32, pl_msg_start, stack_size), FLD(F_U8, pl_msg_start, stacks),
 	FLD(F_U32, pl_msg_start, duration_ms), FLD(F_U32, pl_msg_start, flags),
 	FLD(F_U32, pl_msg_start, counter_interval_ms),
+	FLD(F_TAIL_U32, pl_msg_start, track_interval_ms),
 };
 static const struct field configure_f[] = {
 	FLD(F_U32, pl_msg_configure, request_id), FLD(F_U32, pl_msg_configure, frequency),
@@ -221,6 +223,17 @@ static const struct field trigger_f[] = {
 	FLD(F_U8, pl_msg_trigger, kind), FLD(F_U64, pl_msg_trigger, time),
 	FLD(F_U64, pl_msg_trigger, from), FLD(F_U64, pl_msg_trigger, to),
 	STR(pl_msg_trigger, spec), STR(pl_msg_trigger, detail),
+};
+static const struct field track_desc_f[] = {
+	FLD(F_U32, pl_msg_track_desc, id), FLD(F_U8, pl_msg_track_desc, kind),
+	FLD(F_S32, pl_msg_track_desc, exp10), FLD(F_U32, pl_msg_track_desc, pid),
+	FLD(F_S32, pl_msg_track_desc, cpu), FLD(F_U32, pl_msg_track_desc, interval_ms),
+	STR(pl_msg_track_desc, name), STR(pl_msg_track_desc, unit),
+	STR(pl_msg_track_desc, source),
+};
+static const struct field track_values_f[] = {
+	FLD(F_U64, pl_msg_track_values, time), FLD(F_U32, pl_msg_track_values, first),
+	ARR(F_S64S, pl_msg_track_values, n, v, PL_MAX_TRACKS),
 };
 /* fleet reporting */
 static const struct field report_f[] = {
@@ -265,6 +278,8 @@ static const struct msg_desc descs[] = {
 	MSG(PL_MSG_BYE, "BYE", request_f),
 	MSG(PL_MSG_TRIGGER, "TRIGGER", trigger_f),
 	MSG(PL_MSG_SNAPSHOT, "SNAPSHOT", request_f),
+	MSG(PL_MSG_TRACK_DESC, "TRACK_DESC", track_desc_f),
+	MSG(PL_MSG_TRACK_VALUES, "TRACK_VALUES", track_values_f),
 	/* fleet reporting */
 	MSG(PL_MSG_REPORT, "REPORT", report_f),
 };
@@ -279,7 +294,7 @@ const uint16_t pl_msg_types[] = {
 	PL_MSG_LOG,	PL_MSG_STACK,	PL_MSG_SAMPLE_BATCH, PL_MSG_STACK_DELTA, PL_MSG_AUTH,	    PL_MSG_LIST,	    PL_MSG_PROBE,
 	PL_MSG_START,	PL_MSG_PAUSE,	    PL_MSG_RESUME,	    PL_MSG_CONFIGURE,
 	PL_MSG_STOP,	PL_MSG_BYE,
-	PL_MSG_TRIGGER, PL_MSG_SNAPSHOT,
+	PL_MSG_TRIGGER, PL_MSG_SNAPSHOT, PL_MSG_TRACK_DESC, PL_MSG_TRACK_VALUES,
 	/* fleet reporting */
 	PL_MSG_REPORT,
 };
@@ -318,6 +333,10 @@ static int encode_field(struct pl_writer *w, const struct field *f, const void *
 	case F_U16:
 		pl_w_varint(w, *CAT(s, f->off, uint16_t));
 		break;
+	case F_TAIL_U32:
+		if (!*CAT(s, f->off, uint32_t))
+			break;
+		/* fall through */
 	case F_U32:
 		pl_w_varint(w, *CAT(s, f->off, uint32_t));
 		break;
@@ -440,6 +459,10 @@ static void decode_field(struct pl_cursor *c, const struct field *f, void *s)
 	case F_U16:
 		*AT(s, f->off, uint16_t) = (uint16_t)pl_cur_varint_max(c, UINT16_MAX);
 		break;
+	case F_TAIL_U32:
+		if (!pl_cur_left(c))
+			break; /* absent: left zero by pl_msg_decode */
+		/* fall through */
 	case F_U32:
 		*AT(s, f->off, uint32_t) = pl_cur_u32v(c);
 		break;
@@ -524,6 +547,8 @@ static size_t header_part(uint16_t type)
 		return offsetof(struct pl_msg_stack, chain);
 	if (type == PL_MSG_STACK_DELTA)
 		return offsetof(struct pl_msg_stack_delta, diff);
+	if (type == PL_MSG_TRACK_VALUES)
+		return offsetof(struct pl_msg_track_values, v);
 	return sizeof(((struct pl_msg *)0)->u);
 }
 

@@ -71,6 +71,9 @@ enum pl_msg_type {
 	PL_MSG_STACK_DELTA = 31,
 	/* flight recorder (agent → viewer) */
 	PL_MSG_TRIGGER = 32,
+	/* counter tracks (agent → viewer) */
+	PL_MSG_TRACK_DESC = 40,
+	PL_MSG_TRACK_VALUES = 41,
 	/* viewer → agent */
 	PL_MSG_AUTH = 64,
 	PL_MSG_LIST = 65,
@@ -592,6 +595,9 @@ struct pl_msg_start {
 	uint32_t duration_ms;
 	uint32_t flags; /* enum pl_start_flags */
 	uint32_t counter_interval_ms;
+	/* counter tracks (below): poll every this many ms, 0 none; last on
+	 * the wire and absent from older viewers' STARTs (none) */
+	uint32_t track_interval_ms;
 };
 
 struct pl_msg_configure {
@@ -599,6 +605,57 @@ struct pl_msg_configure {
 	uint32_t frequency; /* 0: unchanged */
 	uint32_t nevents;   /* 0: unchanged */
 	struct pl_str events[PL_MAX_EVENTS];
+};
+
+/* ─── counter tracks ─────────────────────────────────────────────────────
+ * Values the agent polls from /proc and sysfs every track_interval_ms
+ * (START; agent --tracks) and the viewer draws under the timeline.
+ * TRACK_DESC describes one track, once, right after the session's
+ * EVENT_DESCs; TRACK_VALUES gives tracks first .. first + n - 1 their
+ * values at `time` (the session clock, as samples).  A value times
+ * 10^exp10 is in unit; PL_TRACK_NONE: not read this time (the process
+ * exited, the file vanished).  The sources and their units, as the
+ * kernel documents them:
+ *   RSS        /proc/PID/statm resident pages × page size: bytes
+ *   CPU_BUSY   /proc/stat cpuN: the share of the interval not idle nor
+ *              iowait, per mille (unit %, exp10 -1)
+ *   CPU_FREQ   cpufreq policyN/scaling_cur_freq,
+ *              kHz (Documentation/admin-guide/pm/cpufreq.rst)
+ *   CPU_IDLE   cpuN/cpuidle/stateK/time (µs) over the interval: the
+ *              share spent in that state, per mille
+ *   THERMAL    thermal_zoneN/temp, millidegrees Celsius (type: its name)
+ *   POWER, CURRENT, VOLTAGE, TEMP  hwmonN/{power,curr,in,temp}M_input:
+ *              µW, mA, mV, m°C (Documentation/hwmon/sysfs-interface.rst;
+ *              name and the optional *_label name them) */
+#define PL_MAX_TRACKS 256u
+#define PL_TRACK_NONE INT64_MIN
+enum pl_track_kind {
+	PL_TRACK_RSS = 1,
+	PL_TRACK_CPU_BUSY = 2,
+	PL_TRACK_CPU_FREQ = 3,
+	PL_TRACK_CPU_IDLE = 4,
+	PL_TRACK_THERMAL = 5,
+	PL_TRACK_POWER = 6,
+	PL_TRACK_CURRENT = 7,
+	PL_TRACK_VOLTAGE = 8,
+	PL_TRACK_TEMP = 9,
+};
+struct pl_msg_track_desc {
+	uint32_t id;   /* 0, 1, … in the order described */
+	uint8_t kind;  /* enum pl_track_kind */
+	int32_t exp10; /* value × 10^exp10 is in unit */
+	uint32_t pid;  /* RSS: the process, else 0 */
+	int32_t cpu;   /* CPU_*: the (first) CPU, else -1 */
+	uint32_t interval_ms;
+	struct pl_str name;   /* "cpu1 busy", "thermal cpu-thermal", "hwmon ina226 power1 VDD" */
+	struct pl_str unit;   /* "B", "%", "Hz", "°C", "W", "A", "V" */
+	struct pl_str source; /* the file read, as the agent opened it */
+};
+struct pl_msg_track_values {
+	uint64_t time;
+	uint32_t first;
+	uint32_t n;
+	uint64_t v[PL_MAX_TRACKS]; /* int64_t values, each zig-zag on the wire */
 };
 
 /* ─── fleet reporting ───────────────────────────────────────────────────
@@ -653,6 +710,8 @@ struct pl_msg {
 		struct pl_msg_configure configure;
 		struct pl_msg_trigger trigger;
 		struct pl_msg_report report;
+		struct pl_msg_track_desc track_desc;
+		struct pl_msg_track_values track_values;
 	} u;
 };
 

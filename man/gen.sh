@@ -109,6 +109,9 @@ END {
 	}
 	printf ".SH ENVIRONMENT\n.TP\n.B XDG_RUNTIME_DIR\\fR, \\fBHOME\n" > f
 	printf "where a generated token is written (perflens\\-agent\\-PORT.token, mode 0600)\n" > f
+	printf ".TP\n.B PERFLENS_SYSFS_ROOT\n" > f
+	printf "a test hook: put before /sys where the counter tracks (\\fB\\-\\-tracks\\fR) are read, " > f
+	printf "so that a test can lay out a tree as the kernel documents it; unset on a board\n" > f
 	printf ".SH EXIT STATUS\n0 success; 1 the session failed (perf refused, a file not written); 2 bad usage.\n" > f
 	printf ".SH SEE ALSO\nperflens(1), perflens\\-record(1), perf\\-record(1)\n" > f
 	close(f)

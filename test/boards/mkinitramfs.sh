@@ -17,6 +17,7 @@
 #   /burn-nofp  -fomit-frame-pointer      (dwarf mode)
 #   /burn-lib   hot path in /lib/libboardhot.so, no frame pointers
 #   /naps       test/workloads/naps.c, frame pointers kept: slow calls
+#   /rss        test/workloads/rss.c: known RSS steps (counter tracks)
 #               made through libc (stacks at events)
 # and, fully static against musl with this project's own toolchain
 # (toolchains/cc.sh: clang, lld, unstripped), as Buildroot, Alpine and
@@ -92,6 +93,7 @@ $cc $base -DBURN_HOT_ONLY -fomit-frame-pointer -fPIC -shared -Wl,-soname,libboar
 $cc $base -DBURN_LFIND -DBURN_HOT_EXTERN -fomit-frame-pointer -o "$root/burn-lib" "$src" \
 	-L"$root/lib" -lboardhot
 $cc $base -fno-omit-frame-pointer -o "$root/naps" "$top/test/workloads/naps.c"
+$cc $base -o "$root/rss" "$top/test/workloads/rss.c"
 # lld packs the text segment into a file page it shares with .rodata, so
 # the mapping of the code starts below its PT_LOAD: the viewer must take
 # the load bias from that segment (a wrong one named other functions).

@@ -28,8 +28,8 @@
 #
 # Env: PL_BOARDS=arm64,armhf,arm64be,armeb[,riscv64][,x86_64] (which boards),
 #      PL_BOARD_HZ (default 1000),
-#      PL_BOARD_ROWS=naps (only those rows: each board boots and records
-#      them alone, no clock or icount runs; default every row),
+#      PL_BOARD_ROWS=naps,tracks (only those rows: each board boots and records
+#      them alone, no clock or icount runs; default every row but tracks),
 #      PL_BOARDS_RESULTS (results file, rewritten each run; default
 #      $PL_BUILD/boards/results.md; docs/boards-results.md is refreshed with
 #      PL_BOARDS=arm64,armhf,arm64be,armeb,x86_64
@@ -756,6 +756,65 @@ naps_check() {
 	rows+=("| $arch | $kver | slow calls through libc ($mode, \`/naps\`) | – | – | – | – | – | ${r#* } |")
 }
 
+# Counter tracks (PL_BOARD_ROWS=tracks; issue 30), two records: /rss
+# (test/workloads/rss.c) grows by 3 steps of 8 MiB, holding each 600 ms,
+# and prints what its own /proc/self/statm reads with the board's
+# CLOCK_MONOTONIC (the session clock) to the agent's output, the console
+# (init.sh puts the guest's uptime in brackets before each line);
+# every RSS value the agent polled (20 Hz) inside a hold must be within
+# 256 KiB of the program's.  Then /burn with two threads on the board's one
+# CPU: the CPU's busy track (report --counters, time-weighted mean) must
+# be 90 % or more, as the workload makes it by construction.  (8 s: in a
+# run of 3 s the session's start, compressing kallsyms on the emulated CPU
+# the workload shares, outlasted the workload, and the session ended at
+# the agent's first loop round with no poll in it.)
+tracks_check() {
+	local rec=$out/tracks-rss.plens log=$out/tracks-rss-record.log r
+	if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
+		--command "/rss 3 8 600" --tracks 20 -e cpu-clock -F 99 -o "$rec" >"$log" 2>&1; then
+		nok "boards-$arch-tracks-rss" "perflens record failed: $(tail -n 2 "$log" | tr '\n' ' ')"
+	else
+		"$perflens" export --format counters-csv -o "$rec.csv" "$rec" >"$rec.err" 2>&1
+		tr -d '\r' <"$console" | grep -aoE '\] (step|held) [0-9]+ [0-9]+ [0-9]+$' | cut -c3- | tail -n 6 >"$rec.log"
+		r=$(python3 - "$rec.log" "$rec.csv" <<'PY'
+import csv, sys
+log = [l.split() for l in open(sys.argv[1])]
+rows = [r for r in csv.DictReader(open(sys.argv[2])) if r['kind'] == 'rss']
+bad, n = [], 0
+if len(log) != 6 or not rows:
+    print('bad %d statm lines on the console, %d RSS values' % (len(log), len(rows))); sys.exit()
+for i in range(0, 6, 2):
+    t0, t1, r0 = int(log[i][2]), int(log[i + 1][2]), int(log[i][3])
+    inside = [float(r['value']) for r in rows if t0 < int(r['time_ns']) < t1]
+    n += len(inside)
+    if len(inside) < 2:
+        bad.append('step %s: %d values in its hold' % (log[i][1], len(inside)))
+    bad += ['step %s: agent %.0f, program %d' % (log[i][1], v, r0) for v in inside if abs(v - r0) > 262144]
+print(('bad ' + '; '.join(bad[:3])) if bad else 'ok %d values in 3 holds, RSS %.1f to %.1f MiB as the program read' % (n, int(log[0][3]) / 1048576, int(log[4][3]) / 1048576))
+PY
+)
+		case $r in
+		ok*) ok "boards-$arch-tracks-rss # ${r#ok }" ;;
+		*) nok "boards-$arch-tracks-rss" "${r#bad } (see $rec.log, $rec.csv)" ;;
+		esac
+		rows+=("| $arch | $kver | counter tracks: RSS (\`/rss\`, 20 Hz) | – | – | – | – | – | ${r#* } |")
+	fi
+	rec=$out/tracks-busy.plens log=$out/tracks-busy-record.log
+	if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
+		--command "$fpprog 8 2" --tracks 10 -e cpu-clock -F 99 -o "$rec" >"$log" 2>&1; then
+		nok "boards-$arch-tracks-busy" "perflens record failed: $(tail -n 2 "$log" | tr '\n' ' ')"
+		return 0
+	fi
+	"$perflens" report --counters "$rec" >"$rec.txt" 2>&1
+	r=$(awk '$6 == "cpu0" && $7 == "busy" { print $3 }' "$rec.txt")
+	if [ -n "$r" ] && awk -v m="$r" 'BEGIN { exit !(m >= 90) }'; then
+		ok "boards-$arch-tracks-busy # cpu0 busy ${r} % (mean) under two burning threads"
+	else
+		nok "boards-$arch-tracks-busy" "cpu0 busy '${r}' % (want >= 90: two burning threads on one CPU; see $rec.txt)"
+	fi
+	rows+=("| $arch | $kver | counter tracks: CPU busy (\`$fpprog 8 2\`, 10 Hz) | – | – | – | – | – | cpu0 busy ${r:-?} % (mean), want ≥ 90 |")
+}
+
 board() {
 	local arch=$1 icount=${2:-} qemu sysroot agent_arch modes t_board=$SECONDS fpprog=/burn fpmode=fp kver
 	local dwprog=/burn-nofp
@@ -860,6 +919,9 @@ board() {
 	if [ -z "$icount" ] && [ -n "$sysroot" ] && kill -0 "$qpid" 2>/dev/null; then
 		case ",${PL_BOARD_ROWS:-naps}," in
 		*,naps,*) naps_check fp; naps_check dwarf ;;
+		esac
+		case ",${PL_BOARD_ROWS:-}," in
+		*,tracks,*) tracks_check ;;
 		esac
 	fi
 	if [ "$psrc" -eq 0 ] && grep -q perflens-agent "$out/ps-during-boot.log"; then

@@ -299,6 +299,24 @@ static inline int example(uint16_t type, struct pl_msg *m)
 		s->duration_ms = 3000;
 		s->flags = PL_START_COUNTERS;
 		s->counter_interval_ms = 100;
+		s->track_interval_ms = 100; /* one varint byte, last (the truncation test) */
+		return 1;
+	}
+	case PL_MSG_TRACK_DESC:
+		m->u.track_desc = (struct pl_msg_track_desc){
+			3, PL_TRACK_POWER, -6, 0, -1, 100, pl_str_c("hwmon ina226 power1 VDD_CPU"),
+			pl_str_c("W"), pl_str_c("/sys/class/hwmon/hwmon0/power1_input")
+		};
+		return 1;
+	case PL_MSG_TRACK_VALUES: {
+		struct pl_msg_track_values *v = &m->u.track_values;
+		v->time = 7000000123456ull;
+		v->first = 1;
+		v->n = 4;
+		v->v[0] = 104857600;              /* an RSS in bytes */
+		v->v[1] = (uint64_t)(int64_t)-5500; /* a temperature below zero (m°C) */
+		v->v[2] = (uint64_t)PL_TRACK_NONE;  /* not read */
+		v->v[3] = 1800000;                /* kHz */
 		return 1;
 	}
 	case PL_MSG_CONFIGURE:
@@ -534,6 +552,22 @@ static inline void check_equal(const struct pl_msg *a, const struct pl_msg *b)
 		PL_CHECK(x->stack_size == y->stack_size && x->stacks == y->stacks);
 		PL_CHECK(x->duration_ms == y->duration_ms && x->flags == y->flags);
 		PL_CHECK(x->counter_interval_ms == y->counter_interval_ms);
+		PL_CHECK(x->track_interval_ms == y->track_interval_ms);
+		return;
+	}
+	case PL_MSG_TRACK_DESC: {
+		const struct pl_msg_track_desc *x = &a->u.track_desc, *y = &b->u.track_desc;
+		PL_CHECK(x->id == y->id && x->kind == y->kind && x->exp10 == y->exp10);
+		PL_CHECK(x->pid == y->pid && x->cpu == y->cpu && x->interval_ms == y->interval_ms);
+		PL_CHECK(str_eq(x->name, y->name) && str_eq(x->unit, y->unit));
+		PL_CHECK(str_eq(x->source, y->source));
+		return;
+	}
+	case PL_MSG_TRACK_VALUES: {
+		const struct pl_msg_track_values *x = &a->u.track_values, *y = &b->u.track_values;
+		PL_CHECK(x->time == y->time && x->first == y->first && x->n == y->n);
+		for (uint32_t i = 0; i < x->n && i < PL_MAX_TRACKS; i++)
+			PL_CHECKF(x->v[i] == y->v[i], "track value %u", i);
 		return;
 	}
 	case PL_MSG_CONFIGURE:

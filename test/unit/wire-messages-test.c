@@ -36,6 +36,10 @@ static void test_every_type_round_trips(void)
 		 * but a SAMPLE cut right before its raw payload (an optional
 		 * last field: 1 length byte + 36 bytes here) is a sample without */
 		uint32_t tail = t == PL_MSG_SAMPLE ? fh.len - 1 - ma.u.sample.raw_size : UINT32_MAX;
+		/* and a START cut before its track interval (one byte, last) is
+		 * an older viewer's, which asks for no counter tracks */
+		if (t == PL_MSG_START)
+			tail = fh.len - 1;
 		for (uint32_t cut = 0; cut < fh.len; cut++) {
 			uint8_t *copy = malloc(cut ? cut : 1);
 			memcpy(copy, big + PL_FRAME_HEADER_SIZE, cut);
@@ -87,6 +91,28 @@ static void test_sample_raw_optional(void)
 	ma.u.sample.raw_size = PL_MAX_RAW + 1;
 	pl_w_init(&w, big, sizeof(big));
 	PL_CHECK(pl_msg_encode(&w, &ma) == -EINVAL);
+}
+
+/* A START without counter tracks is encoded as before the field existed
+ * (what an older agent reads), and an older viewer's START decodes with
+ * none. */
+static void test_start_tracks_optional(void)
+{
+	example(PL_MSG_START, &ma);
+	ma.u.start.track_interval_ms = 0;
+	struct pl_writer w;
+	pl_w_init(&w, big, sizeof(big));
+	PL_CHECK(pl_msg_encode(&w, &ma) == 0);
+	size_t n0 = pl_w_len(&w);
+	char err[160];
+	PL_CHECK(pl_msg_decode(PL_MSG_START, big + 8, n0 - 8, &mb, err, sizeof(err)) == 0);
+	PL_CHECK(mb.u.start.track_interval_ms == 0);
+	example(PL_MSG_START, &ma);
+	pl_w_init(&w, big, sizeof(big));
+	PL_CHECK(pl_msg_encode(&w, &ma) == 0);
+	PL_CHECKF(pl_w_len(&w) == n0 + 1, "the interval adds one byte: %zu vs %zu", pl_w_len(&w), n0);
+	PL_CHECK(pl_msg_decode(PL_MSG_START, big + 8, pl_w_len(&w) - 8, &mb, err, sizeof(err)) == 0);
+	PL_CHECK(mb.u.start.track_interval_ms == 100);
 }
 
 static void test_caps_enforced(void)
@@ -187,4 +213,5 @@ static void test_writer_full_leaves_nothing(void)
 
 PL_TEST_MAIN(PL_CASE(test_every_type_round_trips), PL_CASE(test_trailing_fields_ignored),
 	     PL_CASE(test_caps_enforced), PL_CASE(test_writer_full_leaves_nothing),
-	     PL_CASE(test_sample_raw_optional), PL_CASE(test_snapshot_chunk))
+	     PL_CASE(test_sample_raw_optional), PL_CASE(test_snapshot_chunk),
+	     PL_CASE(test_start_tracks_optional))

@@ -24,7 +24,8 @@ static const char *const formats_help =
 	"(a self-contained session: symbols, inline frames, lines, and the source and "
 	"disassembly of the hottest functions embedded, for a machine without the files), "
 	"irq-csv (interrupt time per IRQ, softirq vector and CPU), block-csv (block "
-	"requests with latency and issuing stack)";
+	"requests with latency and issuing stack), counters-csv (the counter tracks' values: "
+	"RSS, CPU busy share, frequency, idle, thermal, hwmon)";
 
 int pl_cli_export(int argc, char **argv)
 {

@@ -104,7 +104,7 @@ int pl_cli_record(int argc, char **argv)
 	char *token = NULL, *command = NULL, *output = NULL, *listen = NULL, *callgraph = NULL;
 	char *remote_dir = NULL, *syscalls = NULL, *slower = NULL;
 	char **events = NULL;
-	gint pid = 0, frequency = 0, stack_size = 0, timeout_s = 10;
+	gint pid = 0, frequency = 0, stack_size = 0, timeout_s = 10, tracks_hz = 10;
 	gdouble duration = 0;
 	gboolean all = FALSE, switches = FALSE, counters = FALSE, quiet = FALSE, markers = FALSE;
 	gboolean irq = FALSE, block = FALSE;
@@ -157,6 +157,10 @@ int pl_cli_record(int argc, char **argv)
 		{ "remote-dir", 0, 0, G_OPTION_ARG_STRING, &remote_dir,
 		  "ssh:// only: the board's directory for the agent (default "
 		  "~/.cache/perflens)", "DIR" },
+		{ "tracks", 0, 0, G_OPTION_ARG_INT, &tracks_hz,
+		  "Counter tracks polled HZ times a second (default 10, at most 100; 0: none): "
+		  "the target's RSS, each CPU's busy share, frequency and idle states, thermal "
+		  "zones, hwmon power/current/voltage (report --counters)", "HZ" },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress messages", NULL },
 		{ NULL }
 	};
@@ -183,6 +187,11 @@ int pl_cli_record(int argc, char **argv)
 	if ((listen == NULL) == (argc != 2)) {
 		pl_cli_fail("record needs HOST[:PORT], ssh://[USER@]HOST[:PORT] or --listen PORT "
 			    "(run perflens record --help)");
+		goto out;
+	}
+	if (tracks_hz < 0 || tracks_hz > 100) {
+		pl_cli_fail("record: --tracks takes 0 (none) to 100 polls a second, not %d",
+			    tracks_hz);
 		goto out;
 	}
 	if ((pid > 0) + (command != NULL) + all != 1) {
@@ -317,6 +326,7 @@ int pl_cli_record(int argc, char **argv)
 	s->stacks = PL_STACKS_BOTH;
 	s->duration_ms = (guint32)(duration * 1000);
 	s->flags = (switches ? PL_START_SWITCH_STACKS : 0) | (counters ? PL_START_COUNTERS : 0);
+	s->track_interval_ms = tracks_hz ? (guint32)(1000 / tracks_hz) : 0;
 	gboolean started = pl_live_session_start(session, m, g_steal_pointer(&writer), &error) &&
 			   pl_live_session_wait_started(session, timeout_ms, &error);
 	g_free(m);

@@ -22,7 +22,7 @@ typedef struct {
 	char **fail_if;
 	gboolean lines;
 	gboolean invert;
-	gboolean markers, tracepoints, syscalls, irq, block, locks;
+	gboolean markers, tracepoints, syscalls, irq, block, locks, counters;
 	gboolean findings;
 	gboolean periods;
 	char *period;
@@ -681,6 +681,10 @@ int pl_cli_report(int argc, char **argv)
 		{ "irq", 0, 0, G_OPTION_ARG_NONE, &a.irq,
 		  "Only the interrupt time (--irq recordings): per IRQ handler and softirq "
 		  "vector, counts per CPU, share of the recording", NULL },
+		{ "counters", 0, 0, G_OPTION_ARG_NONE, &a.counters,
+		  "Only the counter tracks the agent polled (RSS, CPU busy share, frequency, "
+		  "idle states, thermal zones, hwmon): samples, min, mean, max, unit and "
+		  "source per track", NULL },
 		{ "block", 0, 0, G_OPTION_ARG_NONE, &a.block,
 		  "Only the block I/O (--block recordings): per device requests, bytes, "
 		  "latency percentiles, the slowest with their stacks (--top N of them)", NULL },
@@ -805,7 +809,8 @@ int pl_cli_report(int argc, char **argv)
 		rc = pl_report_findings(p, baseline, TRUE, fail_on);
 		goto out;
 	}
-	if (a.markers || a.tracepoints || a.syscalls || a.irq || a.block || a.locks) {
+	if (a.markers || a.tracepoints || a.syscalls || a.irq || a.block || a.locks ||
+	    a.counters) {
 		/* events, not samples: these sections stand alone */
 		printf("%s\n", argv[1]);
 		if (a.markers && !pl_report_print_markers(p, a.pairs))
@@ -820,6 +825,8 @@ int pl_cli_report(int argc, char **argv)
 			pl_report_print_block(p, (guint)a.top);
 		if (a.locks)
 			pl_report_print_locks(p, a.top > 0 ? (guint)a.top : 10);
+		if (a.counters)
+			pl_report_print_counters(p);
 		rc = pl_report_findings(p, baseline, FALSE, fail_on);
 		goto out;
 	}

@@ -45,6 +45,9 @@ void pl_report_print_irq(PlProfile *p);
 /* report-block.c: block requests per device; the top slowest with stacks */
 void pl_report_print_block(PlProfile *p, guint top);
 
+/* report-counters.c: the counter tracks, min/mean/max per track */
+void pl_report_print_counters(PlProfile *p);
+
 /* report-findings.c: --fail-on RULE[,RULE] read into ids (new strings,
  * the array frees them); FALSE (exit 2, the rules listed) for an unknown
  * rule.  Then the findings over the whole recording (baseline, NULL when

@@ -72,6 +72,12 @@ static gboolean write_block_csv(const PlExportInput *in, const char *path, FILE 
 	return pl_export_block_csv(in->profile, fp, error);
 }
 
+static gboolean write_counters_csv(const PlExportInput *in, const char *path, FILE *fp,
+				   GError **error)
+{
+	return pl_export_counters_csv(in->profile, fp, error);
+}
+
 /* ─── the table ────────────────────────────────────────────────────── */
 
 /* The order is the order of the messages and of the Export dialog. */
@@ -97,6 +103,9 @@ static const PlExporter formats[] = {
 	{ "block-csv", ".block.csv", { NULL },
 	  "Block I/O requests with latency and issuing stack (CSV; --block recordings)", NULL,
 	  PL_EXPORT_NEEDS_PROFILE, write_block_csv },
+	{ "counters-csv", ".counters.csv", { NULL },
+	  "Counter tracks: RSS, CPU busy share, frequency, idle, thermal, hwmon values over "
+	  "time (CSV)", NULL, PL_EXPORT_NEEDS_PROFILE, write_counters_csv },
 };
 
 guint pl_export_n_formats(void)

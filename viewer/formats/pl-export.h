@@ -11,6 +11,7 @@
  *   perf-data   the capture's messages as a perf.data for perf report
  *   irq-csv     interrupt time per source and CPU (pl-irq.h) as CSV
  *   block-csv   every block request with its issuing stack (pl-block-io.h)
+ *   counters-csv  every value of the counter tracks (pl-counter-tracks.h)
  *
  * Which of them a caller may choose, and how each is written, is the table
  * (pl-export-table.h); the self-contained session is its own file
@@ -63,6 +64,9 @@ gboolean pl_export_perf_data(const char *in, const char *path, GCancellable *can
  * board's, not a thread's. */
 gboolean pl_export_irq_csv(PlProfile *p, FILE *out, GError **error);
 gboolean pl_export_block_csv(PlProfile *p, FILE *out, GError **error);
+/* pl-export-counters-csv.c: a row per value of each counter track (RSS,
+ * CPU busy, frequency, idle, thermal, hwmon); the header alone when none. */
+gboolean pl_export_counters_csv(PlProfile *p, FILE *out, GError **error);
 
 G_END_DECLS
 

@@ -336,6 +336,12 @@ static gboolean ingest_now(const struct pl_msg *m, gpointer profile)
 		st->end_message = str_dup(m->u.end.message);
 		pl_profile_see_time(self, m->u.end.time);
 		break;
+	case PL_MSG_TRACK_DESC:
+		pl_counter_tracks_add_desc(self->counter_tracks, &m->u.track_desc);
+		break;
+	case PL_MSG_TRACK_VALUES:
+		pl_counter_tracks_add_values(self->counter_tracks, &m->u.track_values);
+		break;
 	case PL_MSG_TRIGGER:
 		/* a snapshot tells each firing once: a few at most */
 		if (self->triggers->len < 256) {

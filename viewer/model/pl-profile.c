@@ -94,6 +94,7 @@ PlProfile *pl_profile_new(const PlSymOptions *opts)
 	self->health = g_array_new(FALSE, FALSE, sizeof(struct pl_msg_health));
 	self->loss_marks = g_array_new(FALSE, FALSE, sizeof(PlLossMark));
 	self->triggers = g_array_new(FALSE, FALSE, sizeof(PlTrigger));
+	self->counter_tracks = pl_counter_tracks_new();
 	self->stats.log = g_ptr_array_new_with_free_func(g_free);
 	self->order = pl_time_order_new();
 	self->uq_top = g_array_new(FALSE, FALSE, sizeof(guint32));
@@ -144,6 +145,7 @@ void pl_profile_free(PlProfile *self)
 		g_free(g_array_index(self->triggers, PlTrigger, i).detail);
 	}
 	g_array_free(self->triggers, TRUE);
+	pl_counter_tracks_free(self->counter_tracks);
 	g_hash_table_destroy(self->module_names);
 	g_hash_table_destroy(self->unwind_stops);
 	g_ptr_array_unref(self->modules);
@@ -385,6 +387,11 @@ const struct pl_msg_health *pl_profile_get_health_series(PlProfile *self, guint 
 {
 	*n = self->health->len;
 	return (const struct pl_msg_health *)(void *)self->health->data;
+}
+
+PlCounterTracks *pl_profile_get_counter_tracks(PlProfile *self)
+{
+	return self->counter_tracks;
 }
 
 const PlTrigger *pl_profile_get_triggers(PlProfile *self, guint *n)

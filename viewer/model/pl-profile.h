@@ -35,6 +35,7 @@
 #include <glib.h>
 
 #include "msg.h"
+#include "pl-counter-tracks.h"
 #include "pl-symbols.h"
 
 G_BEGIN_DECLS
@@ -395,6 +396,9 @@ typedef struct {
 	char *spec, *detail;
 } PlTrigger;
 const PlTrigger *pl_profile_get_triggers(PlProfile *self, guint *n);
+
+/* The counter tracks (pl-counter-tracks.h), owned by the profile. */
+PlCounterTracks *pl_profile_get_counter_tracks(PlProfile *self);
 
 /* ─── unwinding quality (pl-unwind-quality.c) ────────────────────────── */
 

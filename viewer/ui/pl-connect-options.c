@@ -33,7 +33,7 @@ struct _PlConnectOptions {
 	GtkStringList *event_list;
 	GtkSpinButton *freq, *stack;
 	GtkEntry *syscalls, *slower;
-	GtkCheckButton *irq, *block;
+	GtkCheckButton *irq, *block, *tracks;
 	GtkCheckButton *locks;
 	GtkLabel *probe_notes;
 
@@ -202,6 +202,7 @@ gboolean pl_connect_options_fill_start(PlConnectOptions *self, const PlAgentInfo
 	s->stacks = PL_STACKS_USER;
 	s->flags = PL_START_SWITCH_STACKS | PL_START_COUNTERS;
 	s->counter_interval_ms = 100;
+	s->track_interval_ms = gtk_check_button_get_active(self->tracks) ? 100 : 0;
 	return TRUE;
 }
 
@@ -272,6 +273,7 @@ static void pl_connect_options_class_init(PlConnectOptionsClass *klass)
 	CHILD(slower);
 	CHILD(irq);
 	CHILD(block);
+	CHILD(tracks);
 	CHILD(locks);
 	CHILD(probe_notes);
 #undef CHILD

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "pl-counter-tracks-view.h"
 #include "pl-counters-view.h"
 #include "pl-coverage-view.h"
 #include "pl-diff-controller.h"
@@ -66,6 +67,7 @@ struct _PlWindow {
 	GtkLabel *filter_label;
 	GtkWidget *clear_filter;
 	PlThreadTimeline *timeline;
+	PlCounterTracksView *tracks; /* under the timeline */
 	GtkWidget *paned;
 	GtkWidget *views_box;
 	GtkLabel *status;
@@ -163,7 +165,10 @@ static void fit_timeline(PlWindow *self)
 	int min = 0, nat = 0;
 	gtk_widget_measure(GTK_WIDGET(self->timeline), GTK_ORIENTATION_VERTICAL, -1, &min, &nat,
 			   NULL, NULL);
-	gtk_paned_set_position(GTK_PANED(self->paned), CLAMP(nat + 4, 120, 340));
+	int tmin = 0, tnat = 0; /* and the counter tracks under it */
+	gtk_widget_measure(GTK_WIDGET(self->tracks), GTK_ORIENTATION_VERTICAL, -1, &tmin, &tnat,
+			   NULL, NULL);
+	gtk_paned_set_position(GTK_PANED(self->paned), CLAMP(nat + tnat + 4, 120, 340 + tnat / 2));
 	self->lanes = pl_thread_timeline_get_n_lanes(self->timeline);
 }
 
@@ -650,6 +655,7 @@ PlIoView *pl_window_get_io_view(PlWindow *self) { return self->io; }
 PlIrqView *pl_window_get_irq_view(PlWindow *self) { return self->irq; }
 PlBlockView *pl_window_get_block_view(PlWindow *self) { return self->block; }
 PlLocksView *pl_window_get_locks_view(PlWindow *self) { return self->locks; }
+PlCounterTracksView *pl_window_get_counter_tracks(PlWindow *self) { return self->tracks; }
 PlFindingsView *pl_window_get_findings_view(PlWindow *self) { return self->findings; }
 PlViewState *pl_window_get_view_state(PlWindow *self)
 {
@@ -794,6 +800,7 @@ static void pl_window_class_init(PlWindowClass *klass)
 	GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
 	/* the template's own widget types, registered before it is read */
 	g_type_ensure(PL_TYPE_CONNECT_VIEW);
+	g_type_ensure(PL_TYPE_COUNTER_TRACKS_VIEW);
 	g_type_ensure(PL_TYPE_SESSIONS_VIEW);
 	g_type_ensure(PL_TYPE_FLEET_VIEW);
 	g_type_ensure(PL_TYPE_FLAME_PAGE);
@@ -842,6 +849,7 @@ static void pl_window_class_init(PlWindowClass *klass)
 	CHILD(filter_label);
 	CHILD(clear_filter);
 	CHILD(timeline);
+	CHILD(tracks);
 	CHILD(paned);
 	CHILD(views_box);
 	CHILD(status);
@@ -905,6 +913,7 @@ static void pl_window_init(PlWindow *self)
 	pl_flame_chart_set_session(self->chart, self->session);
 	pl_counters_view_set_session(self->counters, self->session);
 	pl_thread_timeline_set_session(self->timeline, self->session);
+	pl_counter_tracks_view_set_session(self->tracks, self->session);
 	pl_health_view_set_session(self->health, self->session);
 	pl_findings_view_set_session(self->findings, self->session);
 	pl_heatmap_view_set_session(self->heatmap, self->session);

@@ -21,6 +21,7 @@
 #include <gtk/gtk.h>
 
 #include "pl-connect-view.h"
+#include "pl-counter-tracks-view.h"
 #include "pl-coverage-view.h"
 #include "pl-diff-view.h"
 #include "pl-findings-view.h"
@@ -103,6 +104,8 @@ PlFlightDialog *pl_window_get_flight_dialog(PlWindow *self);
 PlIrqView *pl_window_get_irq_view(PlWindow *self);
 PlBlockView *pl_window_get_block_view(PlWindow *self);
 PlLocksView *pl_window_get_locks_view(PlWindow *self);
+/* The counter tracks under the timeline (pl-counter-tracks-view.h). */
+PlCounterTracksView *pl_window_get_counter_tracks(PlWindow *self);
 PlFindingsView *pl_window_get_findings_view(PlWindow *self);
 PlViewState *pl_window_get_view_state(PlWindow *self);
 PlTransformBar *pl_window_get_transform_bar(PlWindow *self);

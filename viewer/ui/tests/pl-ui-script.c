@@ -818,6 +818,8 @@ static StepResult run_step(Script *s)
 		t = pl_ui_script_fleet_step(w, s->argv, s->ticks, timed_out(s));
 	if (t == PL_UI_STEP_UNKNOWN) /* the Locks page (pl-ui-script-locks.c) */
 		t = pl_ui_script_locks_step(w, s->argv, s->ticks, timed_out(s));
+	if (t == PL_UI_STEP_UNKNOWN) /* counter tracks (pl-ui-script-tracks.c) */
+		t = pl_ui_script_tracks_step(w, s->argv, s->ticks, timed_out(s));
 	if (t == PL_UI_STEP_UNKNOWN) /* the Findings page (pl-ui-script-findings.c) */
 		t = pl_ui_script_findings_step(w, s->argv, s->ticks, timed_out(s));
 	if (t != PL_UI_STEP_UNKNOWN)

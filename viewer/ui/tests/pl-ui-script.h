@@ -146,6 +146,9 @@
  *   locks NAME [ADDRESS]           the page is shown with a lock (that of ADDRESS, picked);
  *                                  its summary and details go to stdout as
  *                                  "# locks-summary" / "# locks-details"
+ * The counter tracks under the timeline (pl-ui-script-tracks.c):
+ *   tracks N NAME                  at least N rows are drawn; each row's text (name, latest
+ *                                  value, summary, source) goes to stdout as "# track-row"
  * The Findings page (pl-ui-script-findings.c; "# findings-…" lines say
  * the view shown and the window's filter):
  *   expect-view VIEW NAME          the views stack shows VIEW (findings, flame, …)
@@ -182,6 +185,7 @@ PlUiStep pl_ui_script_names_step(PlWindow *w, char **argv, guint ticks, gboolean
 PlUiStep pl_ui_script_flight_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_fleet_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_locks_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
+PlUiStep pl_ui_script_tracks_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_findings_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 /* "NAME" or "NAME@FILE" (defined in a file whose path ends with /FILE):
  * the first function so named, PL_NO_ID when none. */
