@@ -216,8 +216,14 @@ static int export_profile(GPtrArray *stacks, const char *format, const char *eve
 			  const char *where, const char *output)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(PlProfile) p = pl_fleet_profile_new(stacks, event, NULL, PL_FLEET_PROFILE_MAX_SAMPLES,
-						      &error);
+	guint64 total = 0;
+	for (guint i = 0; i < stacks->len; i++)
+		total += ((const PlFleetStack *)stacks->pdata[i])->count;
+	/* an SVG past the cap: each stack once, drawn by its samples as weight */
+	gboolean weighted = !strcmp(format, "svg") && total > PL_FLEET_PROFILE_MAX_SAMPLES;
+	g_autoptr(PlProfile) p = weighted ? pl_fleet_profile_new_weighted(stacks, event, NULL)
+					  : pl_fleet_profile_new(stacks, event, NULL,
+								 PL_FLEET_PROFILE_MAX_SAMPLES, &error);
 	if (!p) {
 		pl_cli_fail("fleet export: %s", error->message);
 		return PL_EXIT_BAD_INPUT;
@@ -234,7 +240,7 @@ static int export_profile(GPtrArray *stacks, const char *format, const char *eve
 		}
 		g_autofree char *title = g_strdup_printf("Fleet%s%s", where ? ": " : "",
 							 where ? where : "");
-		ok = pl_export_svg(agg, f, title, FALSE, &error);
+		ok = pl_export_svg(agg, f, title, weighted, &error);
 		if (fflush(f) != 0 && ok) {
 			ok = FALSE;
 			g_set_error(&error, G_IO_ERROR, g_io_error_from_errno(errno), "%s",

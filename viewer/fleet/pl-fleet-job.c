@@ -85,7 +85,7 @@ GPtrArray *pl_fleet_job_where(const char *where, const char *field, GError **err
 /* One side: its stacks, then its profile. */
 static PlProfile *side(PlClickhouse *ch, PlFleetSource source, const char *where,
 		       const char *field, guint64 since_s, const char *event, guint64 *total,
-		       GError **error)
+		       gboolean *weighted, GError **error)
 {
 	g_autoptr(GPtrArray) matches = NULL;
 	g_autoptr(GError) e = NULL;
@@ -109,6 +109,13 @@ static PlProfile *side(PlClickhouse *ch, PlFleetSource source, const char *where
 	}
 	g_autofree char *name = empty(where) ? g_strdup("the fleet (every label)")
 					      : g_strdup_printf("the fleet where %s", where);
+	/* past the cap, the flame graph and the shares are drawn from the
+	 * stacks weighted by their samples: a hundred million samples cost
+	 * what their distinct stacks cost */
+	if (*total > PL_FLEET_PROFILE_MAX_SAMPLES) {
+		*weighted = TRUE;
+		return pl_fleet_profile_new_weighted(stacks, empty(event) ? NULL : event, name);
+	}
 	return pl_fleet_profile_new(stacks, empty(event) ? NULL : event, name,
 				    PL_FLEET_PROFILE_MAX_SAMPLES, error);
 }
@@ -122,12 +129,12 @@ PlFleetAnswer *pl_fleet_job_run(const PlFleetAsk *ask, GError **error)
 	g_autoptr(PlFleetAnswer) ans = g_new0(PlFleetAnswer, 1);
 	ans->source = pl_fleet_source_auto(since_s);
 	ans->a = side(ch, ans->source, ask->where, "Labels", since_s, ask->event, &ans->total_a,
-		      error);
+		      &ans->weighted, error);
 	if (!ans->a)
 		return NULL;
 	if (!empty(ask->against)) {
 		ans->b = side(ch, ans->source, ask->against, "Compare with", since_s, ask->event,
-			      &ans->total_b, error);
+			      &ans->total_b, &ans->weighted, error);
 		if (!ans->b)
 			return NULL;
 	}

@@ -36,6 +36,10 @@ typedef struct {
 	PlProfile *a, *b;
 	guint64 total_a, total_b;
 	PlFleetSource source;
+	/* more samples than a profile holds one by one (PL_FLEET_PROFILE_MAX_SAMPLES):
+	 * the profiles are weighted (pl_fleet_profile_new_weighted), their
+	 * sample counts count distinct stacks */
+	gboolean weighted;
 	char **labels; /* the store's labels, "KEY=VALUE" (NULL: could not be read) */
 } PlFleetAnswer;
 

@@ -150,6 +150,19 @@ PlProfile *pl_fleet_profile_new(GPtrArray *stacks, const char *event, const char
 	return builder_finish(&b);
 }
 
+PlProfile *pl_fleet_profile_new_weighted(GPtrArray *stacks, const char *event, const char *name)
+{
+	Builder b = { 0 };
+	builder_init(&b, event, name);
+	guint64 time = 0;
+	for (guint i = 0; i < stacks->len; i++) {
+		const PlFleetStack *st = stacks->pdata[i];
+		if (st->count)
+			builder_add(&b, PID, PID, 0, ++time, st->count, st->frames);
+	}
+	return builder_finish(&b);
+}
+
 /* ─── one stored session ─────────────────────────────────────────────── */
 
 static void strv_free(gpointer p)

@@ -30,6 +30,14 @@ G_BEGIN_DECLS
 PlProfile *pl_fleet_profile_new(GPtrArray *stacks, const char *event, const char *name,
 				guint64 max_samples, GError **error);
 
+/* The same stacks, each ingested once with its samples as its weight
+ * (the sample's period): any number of samples in the time and memory
+ * of the distinct stacks.  Its weights (what the flame graph, the
+ * function table's shares and an SVG "by weight" draw) are the samples;
+ * its sample counts are of distinct stacks, not samples.  For selections
+ * over the cap above. */
+PlProfile *pl_fleet_profile_new_weighted(GPtrArray *stacks, const char *event, const char *name);
+
 /* One stored session (perflens collect's name for it, as fleet sessions
  * lists it) as the profile of a recording: every stored sample with its
  * time, process, thread, CPU and weight (the stored value), its stacks'

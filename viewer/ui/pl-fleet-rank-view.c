@@ -71,7 +71,9 @@ static GtkWidget *row_label(const char *text)
 
 static void clear_list(GtkListBox *list)
 {
-	gtk_list_box_remove_all(list);
+	GtkListBoxRow *row;
+	while ((row = gtk_list_box_get_row_at_index(list, 0)))
+		gtk_list_box_remove(list, GTK_WIDGET(row));
 }
 
 /* ─── sessions ───────────────────────────────────────────────────────── */

@@ -210,8 +210,11 @@ static void job_done(GObject *src, GAsyncResult *res, gpointer data)
 	g_autofree char *range = *since ? g_strdup_printf(", the last %s", since)
 					: g_strdup(", all time");
 	g_autofree char *line = g_strdup_printf(
-		"%s%s%s%s%s%s", a, b ? " · " : "", b ? b : "", range,
+		"%s%s%s%s%s%s%s", a, b ? " · " : "", b ? b : "", range,
 		answer->source == PL_FLEET_MINUTES ? " (counted from the per-minute rollup)" : "",
+		answer->weighted ? " — drawn by weight, each stack once (sample columns count "
+				   "stacks)"
+				 : "",
 		kept);
 	set_answer(self, answer);
 	/* the boards are ranked within what is shown */
