@@ -12,7 +12,8 @@
 # 2. Ingest: the kept sessions are put in a new collector's work directory
 #    (what a collector finds after a crash) with the tables of samples
 #    emptied (the symbol cache stays: a running site's steady state), and
-#    that collector started with AGENTS agents reporting to it beside: the
+#    that collector started with AGENTS agents reporting to it beside (the
+#    programs they profile under SCHED_IDLE, the agents not): the
 #    time from its start until it said every one of those sessions stored
 #    (loaded, symbolized, cut into blocks, inserted: its "stored" lines)
 #    gives the samples per second its whole ingest path takes.  The figure
@@ -57,11 +58,13 @@ collector() { # SPOOL LOG [KEEP]
 	[ -n "$port" ] || { echo "bench: perflens collect did not listen: $(tail -c 300 "$2")" >&2; exit 1; }
 }
 agents=()
-start_agents() {
+start_agents() { # [idle]: the programs profiled under SCHED_IDLE (the agents' own is theirs)
 	agents=()
+	local run=()
+	[ -z "${1:-}" ] || run=("$(command -v chrt)" --idle 0)
 	for ((i = 0; i < nagents; i++)); do
 		"$agent" --server "127.0.0.1:$port" --token-file "$tmp/token" --label fw=bench \
-			--label "device=d$i" --session-period 20 -F 4999 -g -- "$burn" 600 2 \
+			--label "device=d$i" --session-period 20 -F 4999 -g -- "${run[@]}" "$burn" 600 2 \
 			>/dev/null 2>"$tmp/agent$i.log" &
 		agents+=($!)
 		pids+=($!)
@@ -97,7 +100,12 @@ for f in "$tmp"/keep/*.plens; do
 done
 s0=$(date +%s.%N)
 collector "$tmp/spool2" "$tmp/collect2.log"
-start_agents
+# the programs beside run when nothing else wants the CPU (SCHED_IDLE: the
+# bench itself runs at nice 19, so nice alone cannot rank them below the
+# collector), as viewer-fleet-collect-test runs its programs at nice 19:
+# 16 busy threads at the collector's priority would measure the share of
+# 2 cores it gets, not its ingest
+start_agents idle
 while [ "$(grep -c 'left by an earlier run' "$tmp/collect2.log")" -lt "$n" ] ||
 	[ "$(grep -E ': session .* stored: |was not stored' "$tmp/collect2.log" | grep -cF -f "$tmp/names")" -lt "$n" ]; do
 	kill -0 $col 2>/dev/null || { echo "bench: the collector died: $(tail -c 300 "$tmp/collect2.log")" >&2; exit 1; }
@@ -127,7 +135,7 @@ out="$outdir/fleet-ingest.md"
 	echo "| | samples | seconds | samples/s | collector CPU s | samples per collector CPU s |"
 	echo "|---|---:|---:|---:|---:|---:|"
 	echo "| live: $nagents agents (burn, -F 4999, fp, 20 s sessions) into the collector, $live_sessions sessions | $live | $(python3 -c "print('%.1f' % ($t1 - $t0))") | $lrate | | |"
-	echo "| ingest: $n stored sessions taken by a started collector, $nagents agents reporting beside | $replayed | $wall | $irate | $cpu | $per_cpu |"
+	echo "| ingest: $n stored sessions taken by a started collector, $nagents agents reporting beside (their programs SCHED_IDLE) | $replayed | $wall | $irate | $cpu | $per_cpu |"
 	echo
 	echo "Ingest's addresses (from the symbol cache, symbolized): $hits.  Load average at the end of the ingest: $load (the machine is shared)."
 } >"$out"
