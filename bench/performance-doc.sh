@@ -50,6 +50,12 @@ section() { # title file
 	fi
 	section "7. Flame graph layout and draw" bench/results/flame.md "build/test/viewer-ui-flame-layout-test"
 	section "8. Fleet ingest into ClickHouse" bench/results/fleet-ingest.md "bench/fleet-ingest.sh"
+	# what each fleet change bought, measured when it was made (issue 29)
+	if [ -f bench/results/fleet-changes.md ]; then
+		echo
+		sed '1{/^# /d}' bench/results/fleet-changes.md
+	fi
+	section "8b. The fleet's flame graph over 100 M stored samples" bench/results/fleet-flame.md "bench/fleet-flame.sh"
 	section "Where the agent's CPU goes" bench/results/agent-profile.md "bench/agent-profile.sh"
 	echo
 	echo "## Static agents under qemu-user (protocol against this x86_64 viewer)"

@@ -69,7 +69,7 @@ int pl_cli_collect(int argc, char **argv)
 	g_autoptr(GError) error = NULL;
 	g_autofree char *token = NULL, *spool_dir = NULL, *work_dir = NULL, *blocks_dir = NULL;
 	g_autoptr(GMainLoop) loop = NULL;
-	PlClickhouse *ch = NULL;
+	PlClickhouse *ch = NULL, *ch_symbols = NULL;
 	PlFleetCollector *col = NULL;
 	PlFleetBoards *boards = NULL;
 	const char *url = NULL;
@@ -106,9 +106,13 @@ int pl_cli_collect(int argc, char **argv)
 		pl_cli_fail("collect: %s", error->message);
 		goto out;
 	}
-	/* the symbol cache and the store share the writer thread, and so
-	 * ClickHouse's handle */
-	col = pl_fleet_collector_new(token, store, pl_fleet_symcache_new(ch),
+	/* the symbol cache asks from the thread that loads sessions, the
+	 * store from the one that sends them: a handle each */
+	if (!(ch_symbols = pl_cli_clickhouse_open(&cho, "collect"))) {
+		pl_fleet_store_free(store);
+		goto out;
+	}
+	col = pl_fleet_collector_new(token, store, pl_fleet_symcache_new(ch_symbols),
 				     g_steal_pointer(&boards), keep, work_dir, &error);
 	if (!col) {
 		pl_cli_fail("collect: %s", error->message);
@@ -150,6 +154,8 @@ out:
 	pl_fleet_collector_free(col);
 	if (ch)
 		pl_clickhouse_free(ch);
+	if (ch_symbols)
+		pl_clickhouse_free(ch_symbols);
 	pl_fleet_boards_free(boards);
 	pl_cli_clickhouse_clear(&cho);
 	g_free(listen);

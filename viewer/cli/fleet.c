@@ -1,7 +1,10 @@
-/* fleet.c — perflens fleet report|diff|export: questions to the fleet's
- * ClickHouse (what perflens collect stored), answered as report, diff and
- * export answer them for files.  The queries are pl-fleet-query's; this
- * file reads the options and prints. */
+/* fleet.c — perflens fleet report|diff|export|rank|sessions: questions to
+ * the fleet's ClickHouse (what perflens collect stored), answered as
+ * report, diff and export answer them for files; rank lists the devices by
+ * one function's share of their samples, sessions what each stored, and
+ * report --session opens one as the app does.  The queries are
+ * pl-fleet-query's and pl-fleet-devices'; this file reads the options and
+ * prints. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,9 +13,10 @@
 #include "pl-cli-clickhouse.h"
 #include "pl-cli.h"
 #include "pl-export.h"
+#include "pl-expr.h"
+#include "pl-fleet-devices.h"
 #include "pl-fleet-job.h"
 #include "pl-fleet-profile.h"
-#include "pl-expr.h"
 #include "pl-fleet-query.h"
 #include "pl-fleet-schema.h"
 
@@ -212,8 +216,14 @@ static int export_profile(GPtrArray *stacks, const char *format, const char *eve
 			  const char *where, const char *output)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(PlProfile) p = pl_fleet_profile_new(stacks, event, NULL, PL_FLEET_PROFILE_MAX_SAMPLES,
-						      &error);
+	guint64 total = 0;
+	for (guint i = 0; i < stacks->len; i++)
+		total += ((const PlFleetStack *)stacks->pdata[i])->count;
+	/* an SVG past the cap: each stack once, drawn by its samples as weight */
+	gboolean weighted = !strcmp(format, "svg") && total > PL_FLEET_PROFILE_MAX_SAMPLES;
+	g_autoptr(PlProfile) p = weighted ? pl_fleet_profile_new_weighted(stacks, event, NULL)
+					  : pl_fleet_profile_new(stacks, event, NULL,
+								 PL_FLEET_PROFILE_MAX_SAMPLES, &error);
 	if (!p) {
 		pl_cli_fail("fleet export: %s", error->message);
 		return PL_EXIT_BAD_INPUT;
@@ -230,7 +240,7 @@ static int export_profile(GPtrArray *stacks, const char *format, const char *eve
 		}
 		g_autofree char *title = g_strdup_printf("Fleet%s%s", where ? ": " : "",
 							 where ? where : "");
-		ok = pl_export_svg(agg, f, title, FALSE, &error);
+		ok = pl_export_svg(agg, f, title, weighted, &error);
 		if (fflush(f) != 0 && ok) {
 			ok = FALSE;
 			g_set_error(&error, G_IO_ERROR, g_io_error_from_errno(errno), "%s",
@@ -250,10 +260,110 @@ static int export_profile(GPtrArray *stacks, const char *format, const char *eve
 	return PL_EXIT_OK;
 }
 
+/* fleet rank: the devices (label `by`) by the function's share. */
+static int rank(PlClickhouse *ch, PlFleetSource source, const char *where_sql, const char *where,
+		const char *by, const char *function, guint top)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) rows = pl_fleet_query_shares(ch, source, where_sql, by, function, &error);
+	if (!rows) {
+		pl_cli_fail("fleet rank: %s", error->message);
+		return PL_EXIT_BAD_INPUT;
+	}
+	guint64 all = 0;
+	guint with = 0;
+	for (guint i = 0; i < rows->len; i++) {
+		const PlFleetShare *r = rows->pdata[i];
+		all += r->samples;
+		with += r->total > 0;
+	}
+	printf("Function %s: its share of each %s's samples%s%s%s\n", function, by,
+	       where ? " where " : "", where ? where : "",
+	       source == PL_FLEET_MINUTES ? " (from the per-minute rollup)" : "");
+	printf("%u of %u %s values have it; %" G_GUINT64_FORMAT " samples in all.\n\n", with,
+	       rows->len, by, all);
+	printf("   Total     Self   Samples  With it  Innermost  Sessions  %s\n", by);
+	for (guint i = 0; i < rows->len && (!top || i < top); i++) {
+		const PlFleetShare *r = rows->pdata[i];
+		printf("  %6.2f%%  %6.2f%%  %8" G_GUINT64_FORMAT "  %7" G_GUINT64_FORMAT
+		       "  %9" G_GUINT64_FORMAT "  %8" G_GUINT64_FORMAT "  %s\n",
+		       pl_fleet_share_total_pct(r), pl_fleet_share_self_pct(r), r->samples, r->total,
+		       r->self, r->sessions, *r->value ? r->value : "(no such label)");
+	}
+	return PL_EXIT_OK;
+}
+
+static char *utc_text(gint64 secs)
+{
+	g_autoptr(GDateTime) t = g_date_time_new_from_unix_utc(secs);
+	return t ? g_date_time_format(t, "%Y-%m-%d %H:%M:%S") : g_strdup("?");
+}
+
+/* fleet sessions: what is stored, oldest first, to open one. */
+static int sessions(PlClickhouse *ch, PlFleetSource source, const char *where_sql,
+		    const char *where, guint top)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) rows = pl_fleet_query_sessions(ch, source, where_sql, &error);
+	if (!rows) {
+		pl_cli_fail("fleet sessions: %s", error->message);
+		return PL_EXIT_BAD_INPUT;
+	}
+	printf("%u sessions%s%s%s (perflens fleet report --session NAME opens one)\n\n", rows->len,
+	       where ? " where " : "", where ? where : "",
+	       source == PL_FLEET_MINUTES ? " (from the per-minute rollup: times to the minute)"
+					  : "");
+	printf("  First (UTC)          Last (UTC)             Samples  Session  Labels\n");
+	for (guint i = 0; i < rows->len && (!top || i < top); i++) {
+		const PlFleetSession *r = rows->pdata[i];
+		g_autofree char *t0 = utc_text(r->first);
+		g_autofree char *t1 = utc_text(r->last);
+		g_autofree char *labels = g_strjoinv(",", r->labels);
+		printf("  %s  %s  %9" G_GUINT64_FORMAT "  %s  %s\n", t0, t1, r->samples, r->session,
+		       labels);
+	}
+	return PL_EXIT_OK;
+}
+
+/* fleet report --session: the stored session opened as the app opens it
+ * (pl_fleet_session_profile), its functions as fleet report prints them. */
+static int report_session(PlClickhouse *ch, const char *session, guint top)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(PlProfile) p = pl_fleet_session_profile(ch, session, PL_FLEET_PROFILE_MAX_SAMPLES,
+							  &error);
+	if (!p) {
+		pl_cli_fail("fleet report: %s", error->message);
+		return PL_EXIT_BAD_INPUT;
+	}
+	g_autoptr(PlAggregate) agg = pl_profile_aggregate(p, &PL_FILTER_ALL);
+	const PlProfileStats *st = pl_profile_get_stats(p);
+	GPtrArray *threads = pl_profile_get_threads(p);
+	g_autoptr(GHashTable) pids = g_hash_table_new(NULL, NULL);
+	for (guint i = 0; threads && i < threads->len; i++)
+		g_hash_table_add(pids, GUINT_TO_POINTER(((PlThread *)threads->pdata[i])->pid + 1));
+	guint64 total = agg->all.samples;
+	printf("Session %s: %" G_GUINT64_FORMAT " samples, %u processes, %u threads, %.1f s\n\n",
+	       session, total, g_hash_table_size(pids), threads ? threads->len : 0,
+	       st->last_time > st->first_time ? (double)(st->last_time - st->first_time) / 1e9 : 0);
+	g_autoptr(GArray) rows = pl_aggregate_functions(agg, FALSE);
+	printf("Top functions by self:\n    Self    Total   Samples  Function\n");
+	for (guint i = 0; i < rows->len && (!top || i < top); i++) {
+		const PlRow *r = &g_array_index(rows, PlRow, i);
+		const PlFunction *f = pl_profile_get_function(p, r->id);
+		printf("  %6.2f%%  %6.2f%%  %8" G_GUINT64_FORMAT "  %s  %s\n",
+		       pct(r->self.samples, total), pct(r->total.samples, total), r->self.samples,
+		       pl_profile_get_function_label(p, r->id),
+		       f && f->module ? f->module : "[unknown]");
+	}
+	return PL_EXIT_OK;
+}
+
 int pl_cli_fleet(int argc, char **argv)
 {
 	char *where = NULL, *against = NULL, *since = NULL;
 	char *event = NULL, *format = NULL, *output = NULL, *rollup = NULL;
+	char *function = NULL, *by = NULL, *session = NULL;
 	PlCliClickhouse cho = { 0 };
 	gint top = 20;
 	const GOptionEntry own[] = {
@@ -269,6 +379,14 @@ int pl_cli_fleet(int argc, char **argv)
 		  "Count from the per-minute rollup (minutes) or every sample (raw); auto (the "
 		  "default): the rollup for all time and for --since 6h or more", "auto|minutes|raw" },
 		{ "top", 0, 0, G_OPTION_ARG_INT, &top, "Rows per table (default 20, 0: all)", "N" },
+		{ "function", 0, 0, G_OPTION_ARG_STRING, &function,
+		  "rank: the function whose share ranks the devices (its name, or \"NAME MODULE\")",
+		  "NAME" },
+		{ "by", 0, 0, G_OPTION_ARG_STRING, &by,
+		  "rank: the label that tells devices apart (default device; e.g. board)", "KEY" },
+		{ "session", 0, 0, G_OPTION_ARG_STRING, &session,
+		  "report, export: one stored session (as fleet sessions lists it), opened as a "
+		  "recording", "NAME" },
 		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "export: collapsed (the default), pprof (needs --output) or svg (a flame graph)",
 		  "FORMAT" },
 		{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "export: to FILE (default stdout)",
@@ -279,8 +397,8 @@ int pl_cli_fleet(int argc, char **argv)
 		own, &cho, "schema: Distributed tables over this cluster (run it on every server of it)");
 	const char *cluster = NULL;
 	g_autoptr(GOptionContext) ctx = g_option_context_new(
-		"report|diff|export|schema — ask the fleet's ClickHouse (what perflens collect "
-		"stored), or make its tables");
+		"report|diff|export|rank|sessions|schema — ask the fleet's ClickHouse (what "
+		"perflens collect stored), or make its tables");
 	pl_cli_add_entries(ctx, entries);
 	int rc = PL_EXIT_BAD_INPUT;
 	g_autoptr(GError) error = NULL;
@@ -294,8 +412,24 @@ int pl_cli_fleet(int argc, char **argv)
 		goto out;
 	action = argc == 2 ? argv[1] : NULL;
 	if (!action || (strcmp(action, "report") && strcmp(action, "diff") && strcmp(action, "export") &&
-			strcmp(action, "schema"))) {
-		pl_cli_fail("fleet needs report, diff, export or schema (perflens fleet --help)");
+			strcmp(action, "rank") && strcmp(action, "sessions") && strcmp(action, "schema"))) {
+		pl_cli_fail("fleet needs report, diff, export, rank, sessions or schema (perflens fleet "
+			    "--help)");
+		goto out;
+	}
+	if (!strcmp(action, "rank") != (function != NULL) || (by && strcmp(action, "rank"))) {
+		pl_cli_fail("fleet: rank ranks the devices by --function NAME (and only rank takes "
+			    "--function and --by)");
+		goto out;
+	}
+	if (by && !*by) {
+		pl_cli_fail("fleet rank: --by names a label (e.g. device or board)");
+		goto out;
+	}
+	if (session && ((strcmp(action, "report") && strcmp(action, "export")) || where || since ||
+			rollup || event)) {
+		pl_cli_fail("fleet: --session goes with report and export, alone (a session is "
+			    "already one device's samples of one time)");
 		goto out;
 	}
 	cluster = cho.cluster;
@@ -351,8 +485,38 @@ int pl_cli_fleet(int argc, char **argv)
 			    "both layouts)");
 		goto out;
 	}
-	if (!(sa = ask(ch, source, where, since_s, event, &ta, "--where")))
+	if (session && !strcmp(action, "report")) {
+		rc = report_session(ch, session, (guint)top);
 		goto out;
+	}
+	if (!strcmp(action, "rank") || !strcmp(action, "sessions")) {
+		g_autoptr(GPtrArray) matches = NULL;
+		if (where && !(matches = pl_fleet_where_parse(where, &error))) {
+			pl_cli_fail("fleet: --where '%s': at character %d: %s", where, error->code + 1,
+				    error->message);
+			goto out;
+		}
+		g_autofree char *sql = pl_fleet_where_sql(source, matches, since_s, event);
+		rc = !strcmp(action, "rank")
+			     ? rank(ch, source, sql, where, by ? by : "device", function, (guint)top)
+			     : sessions(ch, source, sql, where, (guint)top);
+		goto out;
+	}
+	if (session) {
+		g_autofree char *sql = pl_fleet_session_sql(session);
+		if (!(sa = pl_fleet_query_stacks(ch, PL_FLEET_RAW, sql, &ta, &error))) {
+			pl_cli_fail("fleet export: %s", error->message);
+			goto out;
+		}
+		if (!ta) {
+			pl_cli_fail("fleet export: the fleet store holds no samples of session %s "
+				    "(perflens fleet sessions lists the stored ones)",
+				    session);
+			goto out;
+		}
+	} else if (!(sa = ask(ch, source, where, since_s, event, &ta, "--where"))) {
+		goto out;
+	}
 	if (against && !(sb = ask(ch, source, against, since_s, event, &tb, "--against")))
 		goto out;
 	if (!strcmp(action, "report"))
@@ -362,7 +526,7 @@ int pl_cli_fleet(int argc, char **argv)
 	else if (!format || !strcmp(format, "collapsed"))
 		rc = export_collapsed(sa, output);
 	else
-		rc = export_profile(sa, format, event, where, output);
+		rc = export_profile(sa, format, event, session ? session : where, output);
 out:
 	pl_cli_clickhouse_clear(&cho);
 	g_free(where);
@@ -372,5 +536,8 @@ out:
 	g_free(format);
 	g_free(output);
 	g_free(rollup);
+	g_free(function);
+	g_free(by);
+	g_free(session);
 	return rc;
 }

@@ -38,11 +38,13 @@ const PlCliCommand pl_cli_commands[] = {
 		     "--token-file FILE [OPTIONS]",
 	  "Serves agents reporting to it (perflens-agent --server HOST:PORT --label KEY=VALUE) "
 	  "and stores their sessions in ClickHouse, spooling while it is down." },
-	{ "fleet", "report|diff|export|schema --clickhouse URL --clickhouse-credentials FILE "
-		   "[--where LABELS] [OPTIONS]",
+	{ "fleet", "report|diff|export|rank|sessions|schema --clickhouse URL "
+		   "--clickhouse-credentials FILE [--where LABELS] [OPTIONS]",
 	  "Asks the fleet's ClickHouse: the top functions of the samples whose labels match, "
-	  "the diff of two label sets, or their collapsed stacks; schema makes its tables "
-	  "(on every server of a cluster)." },
+	  "the diff of two label sets, or their collapsed stacks; rank --function NAME lists "
+	  "the devices (--by KEY) by that function's share of their samples, sessions the "
+	  "stored sessions, report --session NAME opens one; schema makes its tables (on every "
+	  "server of a cluster)." },
 	{ NULL, NULL, NULL }
 };
 

@@ -129,6 +129,10 @@ GPtrArray *pl_fleet_blocks_from_profile(PlProfile *profile, const char *session,
 	/* the current block's month, looked up only when a sample leaves it
 	 * (not once per sample) */
 	gint64 month_start = 0, month_end = 0;
+	/* the columns every row of a block shares (session … labels), encoded
+	 * once per block: a row is then three appends, not a dozen */
+	g_autoptr(GByteArray) mid = g_byte_array_new();
+	guint32 last_tid = G_MAXUINT32, last_pid = 0;
 	for (guint i = 0; i < n; i++) {
 		if (pl_profile_get_stack_event(profile, s[i].stack) != main_event)
 			continue;
@@ -140,25 +144,34 @@ GPtrArray *pl_fleet_blocks_from_profile(PlProfile *profile, const char *session,
 		if (!b || b->n_samples >= max_rows || new_month) {
 			b = block_new(session, first_block + blocks->len, event);
 			g_ptr_array_add(blocks, b);
+			g_byte_array_set_size(mid, 0);
+			pl_rb_put_str(mid, session);
+			pl_rb_put_int(mid, b->number, 4);
+			pl_rb_put_str(mid, event);
+			pl_rb_put_len(mid, keys->len);
+			for (guint k = 0; k < keys->len; k++)
+				pl_rb_put_str(mid, keys->pdata[k]);
+			pl_rb_put_len(mid, values->len);
+			for (guint k = 0; k < values->len; k++)
+				pl_rb_put_str(mid, values->pdata[k]);
 		}
 		guint64 h = stack_of(&st, s[i].stack, b);
-		const PlThread *t = pl_profile_lookup_thread(profile, s[i].tid);
-		pl_rb_put_int(b->samples, (guint32)secs, 4);
-		pl_rb_put_int(b->samples, (guint32)(wall % 1000000000), 4);
-		pl_rb_put_str(b->samples, session);
-		pl_rb_put_int(b->samples, b->number, 4);
-		pl_rb_put_str(b->samples, event);
-		pl_rb_put_len(b->samples, keys->len);
-		for (guint k = 0; k < keys->len; k++)
-			pl_rb_put_str(b->samples, keys->pdata[k]);
-		pl_rb_put_len(b->samples, values->len);
-		for (guint k = 0; k < values->len; k++)
-			pl_rb_put_str(b->samples, values->pdata[k]);
-		pl_rb_put_int(b->samples, t ? t->pid : 0, 4);
-		pl_rb_put_int(b->samples, s[i].tid, 4);
-		pl_rb_put_int(b->samples, 0, 2); /* the profile keeps no CPU per sample */
-		pl_rb_put_int(b->samples, h, 8);
-		pl_rb_put_int(b->samples, s[i].weight, 8);
+		if (s[i].tid != last_tid) {
+			const PlThread *t = pl_profile_lookup_thread(profile, s[i].tid);
+			last_tid = s[i].tid;
+			last_pid = t ? t->pid : 0;
+		}
+		guint8 head[8], tail[26];
+		pl_rb_le(head, (guint32)secs, 4);
+		pl_rb_le(head + 4, (guint32)(wall % 1000000000), 4);
+		pl_rb_le(tail, last_pid, 4);
+		pl_rb_le(tail + 4, s[i].tid, 4);
+		pl_rb_le(tail + 8, 0, 2); /* the profile keeps no CPU per sample */
+		pl_rb_le(tail + 10, h, 8);
+		pl_rb_le(tail + 18, s[i].weight, 8);
+		g_byte_array_append(b->samples, head, sizeof head);
+		g_byte_array_append(b->samples, mid->data, mid->len);
+		g_byte_array_append(b->samples, tail, sizeof tail);
 		b->n_samples++;
 		b->value += s[i].weight;
 	}

@@ -22,14 +22,15 @@
 
 struct _PlFleetCollector {
 	char *token;
-	PlFleetStore *store; /* the writer thread's from construction on */
-	PlFleetSymcache *symbols; /* the writer thread's too */
+	PlFleetStore *store; /* the sender thread's from construction on */
+	PlFleetSymcache *symbols; /* the writer thread's */
 	PlFleetBoards *boards;    /* read-only */
 	char *keep_dir, *work_dir;
 	GMainContext *ctx;
 	GSocketService *service;
 	GThreadPool *handshakes;
-	GThreadPool *writer;
+	GThreadPool *writer; /* loads, symbolizes, cuts blocks */
+	GThreadPool *sender; /* puts blocks into the store */
 	GList *agents; /* Agent* */
 	guint flush_timer;
 	gboolean stopping;
@@ -57,7 +58,14 @@ typedef struct {
 	char *path; /* NULL: flush the spool only */
 	char *session;
 	char **labels;
+	GPtrArray *blocks; /* PlFleetBlock*, made by the writer for the sender */
+	gboolean failed;   /* the writer could not load it (said on stderr) */
 } StoreJob;
+
+/* Sessions cut into blocks and not stored yet, at most: the writer waits
+ * for the sender beyond that, so a slow ClickHouse holds a bounded number
+ * of sessions' blocks in memory (the rest wait as files). */
+#define SENDER_BACKLOG 2
 
 /* A session's labels beside its file while it is not stored yet
  * (NAME.labels, one a line): a collector killed before storing it finds
@@ -119,6 +127,8 @@ static gboolean retire(PlFleetCollector *c, const char *path, GError **error)
 
 static void store_job_free(StoreJob *j)
 {
+	if (j->blocks)
+		g_ptr_array_unref(j->blocks);
 	g_free(j->path);
 	g_free(j->session);
 	g_strfreev(j->labels);
@@ -133,7 +143,9 @@ static gboolean take_hello(const struct pl_msg *m, gpointer data)
 	return FALSE;
 }
 
-static gboolean store_session(PlFleetCollector *c, StoreJob *j, guint64 *samples, GError **error)
+/* The writer's part: the session loaded, symbolized and cut into blocks
+ * (j->blocks). */
+static gboolean cut_session(PlFleetCollector *c, StoreJob *j, GError **error)
 {
 	gint64 wall = 0;
 	pl_capture_load(j->path, take_hello, &wall, NULL, NULL);
@@ -156,11 +168,17 @@ static gboolean store_session(PlFleetCollector *c, StoreJob *j, guint64 *samples
 		   " from the symbol cache, %" G_GUINT64_FORMAT " symbolized (%" G_GUINT64_FORMAT
 		   " named, kept)\n",
 		   j->session, board ? board : "(defaults)", sy.hits, sy.symbolized, sy.kept);
-	g_autoptr(GPtrArray) blocks = pl_fleet_blocks_from_profile(
-		p, j->session, (const char *const *)j->labels, wall, BLOCK_ROWS, 0);
+	j->blocks = pl_fleet_blocks_from_profile(p, j->session, (const char *const *)j->labels, wall,
+						 BLOCK_ROWS, 0);
+	return TRUE;
+}
+
+/* The sender's part: the blocks into the store, in order. */
+static gboolean store_session(PlFleetCollector *c, StoreJob *j, guint64 *samples, GError **error)
+{
 	*samples = 0;
-	for (guint i = 0; i < blocks->len; i++) {
-		const PlFleetBlock *b = blocks->pdata[i];
+	for (guint i = 0; i < j->blocks->len; i++) {
+		const PlFleetBlock *b = j->blocks->pdata[i];
 		if (!pl_fleet_store_put(c->store, b, error))
 			return FALSE;
 		*samples += b->n_samples;
@@ -168,7 +186,24 @@ static gboolean store_session(PlFleetCollector *c, StoreJob *j, guint64 *samples
 	return TRUE;
 }
 
+/* Loading a session (CPU) and storing the one before (ClickHouse's time)
+ * overlap: the writer hands its blocks to the sender. */
 static void writer_run(gpointer data, gpointer user_data)
+{
+	StoreJob *j = data;
+	PlFleetCollector *c = user_data;
+	g_autoptr(GError) error = NULL;
+	if (j->path && !cut_session(c, j, &error)) {
+		j->failed = TRUE;
+		g_printerr("perflens collect: session %s was not stored: %s (the file stays: %s)\n",
+			   j->session, error ? error->message : "?", j->path);
+	}
+	while (g_thread_pool_unprocessed(c->sender) >= SENDER_BACKLOG)
+		g_usleep(2000);
+	g_thread_pool_push(c->sender, j, NULL);
+}
+
+static void sender_run(gpointer data, gpointer user_data)
 {
 	StoreJob *j = data;
 	PlFleetCollector *c = user_data;
@@ -177,6 +212,13 @@ static void writer_run(gpointer data, gpointer user_data)
 		if (!pl_fleet_store_flush(c->store, &error) && error)
 			g_printerr("perflens collect: the spool could not be sent yet: %s\n",
 				   error->message);
+		store_job_free(j);
+		return;
+	}
+	if (j->failed) {
+		g_mutex_lock(&c->lock);
+		c->stats.sessions_failed++;
+		g_mutex_unlock(&c->lock);
 		store_job_free(j);
 		return;
 	}
@@ -193,7 +235,11 @@ static void writer_run(gpointer data, gpointer user_data)
 	if (!ok)
 		g_printerr("perflens collect: session %s was not stored: %s (the file stays: %s)\n",
 			   j->session, error ? error->message : "?", j->path);
-	else if (!retire(c, j->path, &error))
+	else
+		g_printerr("perflens collect: session %s stored: %" G_GUINT64_FORMAT
+			   " samples in %u blocks (%u in the spool)\n",
+			   j->session, samples, j->blocks->len, pl_fleet_store_get_n_spooled(c->store));
+	if (ok && !retire(c, j->path, &error))
 		g_printerr("perflens collect: session %s is stored, but %s\n", j->session,
 			   error->message);
 	store_job_free(j);
@@ -202,8 +248,8 @@ static void writer_run(gpointer data, gpointer user_data)
 static gboolean on_flush_timer(gpointer data)
 {
 	PlFleetCollector *c = data;
-	if (g_thread_pool_unprocessed(c->writer) == 0)
-		g_thread_pool_push(c->writer, g_new0(StoreJob, 1), NULL);
+	if (g_thread_pool_unprocessed(c->sender) == 0)
+		g_thread_pool_push(c->sender, g_new0(StoreJob, 1), NULL);
 	return G_SOURCE_CONTINUE;
 }
 
@@ -519,6 +565,7 @@ PlFleetCollector *pl_fleet_collector_new(const char *token, PlFleetStore *store,
 	c->ctx = g_main_context_ref_thread_default();
 	g_mutex_init(&c->lock);
 	c->handshakes = g_thread_pool_new(handshake_run, c, HANDSHAKE_THREADS, FALSE, NULL);
+	c->sender = g_thread_pool_new(sender_run, c, 1, FALSE, NULL);
 	c->writer = g_thread_pool_new(writer_run, c, 1, FALSE, NULL);
 	c->flush_timer = g_timeout_add_seconds(FLUSH_PERIOD_S, on_flush_timer, c);
 	recover(c);
@@ -604,9 +651,12 @@ gboolean pl_fleet_collector_shutdown(PlFleetCollector *self, guint timeout_ms)
 		g_main_context_iteration(self->ctx, FALSE) || (g_usleep(10000), 0);
 	while (self->agents)
 		pl_live_session_disconnect(((Agent *)self->agents->data)->ls, NULL);
-	/* the sessions above are queued: the writer stores them all */
+	/* the sessions above are queued: the writer cuts them all, then the
+	 * sender stores them all */
 	g_thread_pool_free(self->writer, FALSE, TRUE);
 	self->writer = NULL;
+	g_thread_pool_free(self->sender, FALSE, TRUE);
+	self->sender = NULL;
 	g_autoptr(GError) error = NULL;
 	gboolean ok = pl_fleet_store_flush(self->store, &error);
 	if (!ok)
@@ -653,6 +703,6 @@ guint pl_fleet_collector_get_n_agents(PlFleetCollector *self)
 
 const PlFleetStoreStats *pl_fleet_collector_get_store_stats(PlFleetCollector *self)
 {
-	g_return_val_if_fail(self->writer == NULL, NULL);
+	g_return_val_if_fail(self->sender == NULL, NULL);
 	return pl_fleet_store_get_stats(self->store);
 }

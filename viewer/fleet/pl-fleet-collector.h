@@ -16,10 +16,11 @@
  * Each ended session's file is loaded and symbolized (pl-loader, the
  * viewer's symbolizer, with the settings its labels choose in the boards
  * file and the symbol cache in front: pl-fleet-boards, pl-fleet-symcache)
- * in one writer thread, cut into blocks
- * (pl-fleet-block) named after the file, and put into the store
- * (pl-fleet-store: exactly once, spooled while ClickHouse is down, the
- * spool flushed every few seconds).  A session is written in work_dir with
+ * and cut into blocks (pl-fleet-block) named after the file in the writer
+ * thread; a sender thread puts them into the store (pl-fleet-store:
+ * exactly once, spooled while ClickHouse is down, the spool flushed every
+ * few seconds) while the writer loads the next session, sessions kept in
+ * order.  A session is written in work_dir with
  * its labels beside it (NAME.labels) and, once its blocks are stored or
  * spooled, moved to keep_dir or deleted; a collector that starts finds
  * there what a killed one had not stored, and stores it (blocks stored
@@ -50,9 +51,9 @@ typedef struct {
 typedef struct _PlFleetCollector PlFleetCollector;
 
 /* token: what agents must present (and what the collector answers with).
- * store: taken; used only from the writer thread from here on, as is
- * symbols (taken): the symbol cache every load asks (its ClickHouse the
- * store's).  boards: taken, may be NULL: the symbol settings per board
+ * store: taken; used only from the sender thread from here on; symbols
+ * (taken): the symbol cache every load asks, only from the writer thread
+ * (its ClickHouse handle must not be the store's: one handle a thread).  boards: taken, may be NULL: the symbol settings per board
  * (NULL: this host's files for every agent).  keep_dir:
  * where stored sessions' files stay (NULL: deleted once stored).  Both
  * are created (0700) if missing. */
@@ -75,7 +76,7 @@ void pl_fleet_collector_free(PlFleetCollector *self);
 void pl_fleet_collector_get_stats(PlFleetCollector *self, PlFleetCollectorStats *out);
 guint pl_fleet_collector_get_n_agents(PlFleetCollector *self);
 /* The store's counts; only after pl_fleet_collector_shutdown (before it
- * the writer thread changes them). */
+ * the sender thread changes them). */
 const PlFleetStoreStats *pl_fleet_collector_get_store_stats(PlFleetCollector *self);
 
 G_END_DECLS

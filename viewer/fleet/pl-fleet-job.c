@@ -31,10 +31,61 @@ static void field_error(GError **error, const char *field, const char *text, con
 		    "%s “%s”: at character %d, %s", field, text, e->code + 1, e->message);
 }
 
+void pl_fleet_job_explain(GError **error, const GError *e)
+{
+	const char *todo =
+		g_error_matches(e, PL_CLICKHOUSE_ERROR, PL_CLICKHOUSE_ERROR_UNREACHABLE)
+			? "Check the URL, and that the server runs (ci/clickhouse/server.sh "
+			  "start DIR starts one)."
+		: g_error_matches(e, PL_CLICKHOUSE_ERROR, PL_CLICKHOUSE_ERROR_AUTH)
+			? "Check the credentials file: one line USER:PASSWORD."
+		: g_error_matches(e, PL_CLICKHOUSE_ERROR, PL_CLICKHOUSE_ERROR_BUSY)
+			? "Ask again in a moment."
+		: e->domain == PL_CLICKHOUSE_ERROR
+			? "Is it the store perflens collect writes into (perflens fleet "
+			  "schema makes its tables)?"
+			: NULL;
+	if (todo)
+		g_set_error(error, e->domain, e->code, "%s\n%s", e->message, todo);
+	else
+		g_set_error(error, e->domain, e->code, "%s", e->message);
+}
+
+PlClickhouse *pl_fleet_job_open_store(const PlFleetAsk *ask, guint64 *since_s, GError **error)
+{
+	if (empty(ask->url) || empty(ask->credentials)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+			    "The fleet store needs its ClickHouse URL (http://HOST:PORT) and a "
+			    "credentials file (one line USER:PASSWORD, readable by you only).");
+		return NULL;
+	}
+	g_autoptr(GError) e = NULL;
+	*since_s = 0;
+	if (!empty(ask->since) && !pl_fleet_since_parse(ask->since, since_s, &e)) {
+		field_error(error, "Since", ask->since, e);
+		return NULL;
+	}
+	PlClickhouse *ch = pl_clickhouse_new(ask->url, ask->credentials, &e);
+	if (!ch)
+		g_set_error(error, e->domain, e->code, "%s", e->message);
+	return ch;
+}
+
+GPtrArray *pl_fleet_job_where(const char *where, const char *field, GError **error)
+{
+	if (empty(where))
+		return g_ptr_array_new_with_free_func(pl_fleet_match_free);
+	g_autoptr(GError) e = NULL;
+	GPtrArray *m = pl_fleet_where_parse(where, &e);
+	if (!m)
+		field_error(error, field, where, e);
+	return m;
+}
+
 /* One side: its stacks, then its profile. */
 static PlProfile *side(PlClickhouse *ch, PlFleetSource source, const char *where,
 		       const char *field, guint64 since_s, const char *event, guint64 *total,
-		       GError **error)
+		       gboolean *weighted, GError **error)
 {
 	g_autoptr(GPtrArray) matches = NULL;
 	g_autoptr(GError) e = NULL;
@@ -45,17 +96,7 @@ static PlProfile *side(PlClickhouse *ch, PlFleetSource source, const char *where
 	g_autofree char *sql = pl_fleet_where_sql(source, matches, since_s, event);
 	g_autoptr(GPtrArray) stacks = pl_fleet_query_stacks(ch, source, sql, total, &e);
 	if (!stacks) {
-		const char *todo =
-			g_error_matches(e, PL_CLICKHOUSE_ERROR, PL_CLICKHOUSE_ERROR_UNREACHABLE)
-				? "Check the URL, and that the server runs (ci/clickhouse/server.sh "
-				  "start DIR starts one)."
-			: g_error_matches(e, PL_CLICKHOUSE_ERROR, PL_CLICKHOUSE_ERROR_AUTH)
-				? "Check the credentials file: one line USER:PASSWORD."
-			: g_error_matches(e, PL_CLICKHOUSE_ERROR, PL_CLICKHOUSE_ERROR_BUSY)
-				? "Ask again in a moment."
-				: "Is it the store perflens collect writes into (perflens fleet "
-				  "schema makes its tables)?";
-		g_set_error(error, e->domain, e->code, "%s\n%s", e->message, todo);
+		pl_fleet_job_explain(error, e);
 		return NULL;
 	}
 	if (*total == 0) {
@@ -68,38 +109,32 @@ static PlProfile *side(PlClickhouse *ch, PlFleetSource source, const char *where
 	}
 	g_autofree char *name = empty(where) ? g_strdup("the fleet (every label)")
 					      : g_strdup_printf("the fleet where %s", where);
+	/* past the cap, the flame graph and the shares are drawn from the
+	 * stacks weighted by their samples: a hundred million samples cost
+	 * what their distinct stacks cost */
+	if (*total > PL_FLEET_PROFILE_MAX_SAMPLES) {
+		*weighted = TRUE;
+		return pl_fleet_profile_new_weighted(stacks, empty(event) ? NULL : event, name);
+	}
 	return pl_fleet_profile_new(stacks, empty(event) ? NULL : event, name,
 				    PL_FLEET_PROFILE_MAX_SAMPLES, error);
 }
 
 PlFleetAnswer *pl_fleet_job_run(const PlFleetAsk *ask, GError **error)
 {
-	if (empty(ask->url) || empty(ask->credentials)) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-			    "The fleet store needs its ClickHouse URL (http://HOST:PORT) and a "
-			    "credentials file (one line USER:PASSWORD, readable by you only).");
-		return NULL;
-	}
 	guint64 since_s = 0;
-	g_autoptr(GError) e = NULL;
-	if (!empty(ask->since) && !pl_fleet_since_parse(ask->since, &since_s, &e)) {
-		field_error(error, "Since", ask->since, e);
+	g_autoptr(PlClickhouse) ch = pl_fleet_job_open_store(ask, &since_s, error);
+	if (!ch)
 		return NULL;
-	}
-	g_autoptr(PlClickhouse) ch = pl_clickhouse_new(ask->url, ask->credentials, &e);
-	if (!ch) {
-		g_set_error(error, e->domain, e->code, "%s", e->message);
-		return NULL;
-	}
 	g_autoptr(PlFleetAnswer) ans = g_new0(PlFleetAnswer, 1);
 	ans->source = pl_fleet_source_auto(since_s);
 	ans->a = side(ch, ans->source, ask->where, "Labels", since_s, ask->event, &ans->total_a,
-		      error);
+		      &ans->weighted, error);
 	if (!ans->a)
 		return NULL;
 	if (!empty(ask->against)) {
 		ans->b = side(ch, ans->source, ask->against, "Compare with", since_s, ask->event,
-			      &ans->total_b, error);
+			      &ans->total_b, &ans->weighted, error);
 		if (!ans->b)
 			return NULL;
 	}

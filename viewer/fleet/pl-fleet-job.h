@@ -36,6 +36,10 @@ typedef struct {
 	PlProfile *a, *b;
 	guint64 total_a, total_b;
 	PlFleetSource source;
+	/* more samples than a profile holds one by one (PL_FLEET_PROFILE_MAX_SAMPLES):
+	 * the profiles are weighted (pl_fleet_profile_new_weighted), their
+	 * sample counts count distinct stacks */
+	gboolean weighted;
 	char **labels; /* the store's labels, "KEY=VALUE" (NULL: could not be read) */
 } PlFleetAnswer;
 
@@ -46,6 +50,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlFleetAnswer, pl_fleet_answer_free)
  * from unless asked otherwise: the per-minute rollup for all time and for
  * PL_FLEET_ROLLUP_FROM_S or more, every sample below. */
 PlFleetSource pl_fleet_source_auto(guint64 since_s);
+
+/* For the page's other questions (pl-fleet-device-job.h): the store ask
+ * names, after checking the form (*since_s: its range, 0: all time); a
+ * where field parsed (empty: no match; field names it in the error); a
+ * server's error e told with what to do about it. */
+PlClickhouse *pl_fleet_job_open_store(const PlFleetAsk *ask, guint64 *since_s, GError **error);
+GPtrArray *pl_fleet_job_where(const char *where, const char *field, GError **error);
+void pl_fleet_job_explain(GError **error, const GError *e);
 
 /* Blocking: the whole question, any thread.  NULL with error (G_IO_ERROR
  * for the form's input and the samples' cap, PL_CLICKHOUSE_ERROR from

@@ -7,12 +7,21 @@
 
 #define WHERE_EXAMPLE "(e.g. fw=2.3.1,board=imx8mp)"
 
-static void match_free(gpointer p)
+void pl_fleet_match_free(gpointer p)
 {
 	PlFleetMatch *m = p;
 	g_free(m->key);
 	g_free(m->value);
 	g_free(m);
+}
+
+PlFleetMatch *pl_fleet_match_new(const char *key, const char *value, gboolean negate)
+{
+	PlFleetMatch *m = g_new0(PlFleetMatch, 1);
+	m->key = g_strdup(key);
+	m->value = g_strdup(value);
+	m->negate = negate;
+	return m;
 }
 
 static gboolean key_char(char c)
@@ -22,7 +31,7 @@ static gboolean key_char(char c)
 
 GPtrArray *pl_fleet_where_parse(const char *text, GError **error)
 {
-	g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(match_free);
+	g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(pl_fleet_match_free);
 	const char *p = text;
 	for (;;) {
 		const char *k = p;

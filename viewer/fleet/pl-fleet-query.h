@@ -27,6 +27,9 @@ typedef struct {
 	gboolean negate; /* != */
 } PlFleetMatch;
 
+PlFleetMatch *pl_fleet_match_new(const char *key, const char *value, gboolean negate);
+void pl_fleet_match_free(gpointer match);
+
 /* A GPtrArray of PlFleetMatch (owning them), or NULL with error. */
 GPtrArray *pl_fleet_where_parse(const char *text, GError **error);
 /* Seconds in *out, or FALSE with a PL_EXPR_ERROR. */

@@ -9,11 +9,17 @@
 #include <glib.h>
 #include <string.h>
 
+/* v's n low bytes, little-endian, at p. */
+static inline void pl_rb_le(guint8 *p, guint64 v, guint n)
+{
+	for (guint i = 0; i < n; i++)
+		p[i] = (guint8)(v >> (8 * i));
+}
+
 static inline void pl_rb_put_int(GByteArray *b, guint64 v, guint n)
 {
 	guint8 x[8];
-	for (guint i = 0; i < n; i++)
-		x[i] = (guint8)(v >> (8 * i));
+	pl_rb_le(x, v, n);
 	g_byte_array_append(b, x, n);
 }
 

@@ -61,14 +61,16 @@ fleet_collector() {
 }
 
 # fleet_agent FW BOARD COMMAND...: a real agent reporting COMMAND's samples
-# to the collector (fleet_collector's $PORT) with fw= and board= labels,
-# sessions cut every 2 s; its log in $TMP/BOARD.log.
+# to the collector (fleet_collector's $PORT) with fw=, board= and device=
+# (the board's name: one device per board) labels, sessions cut every 2 s;
+# its log in $TMP/BOARD.log.
 FLEET_AGENTS=()
 fleet_agent() {
 	local fw=$1 board=$2
 	shift 2
 	"$AGENT" --server "127.0.0.1:$PORT" --token-file "$TMP/token" --label "fw=$fw" \
-		--label "board=$board" --session-period 2 -F 499 -g -- "$@" >/dev/null 2>"$TMP/$board.log" &
+		--label "board=$board" --label "device=$board" --session-period 2 -F 499 -g -- "$@" \
+		>/dev/null 2>"$TMP/$board.log" &
 	FLEET_AGENTS+=($!)
 	PIDS+=($!)
 }

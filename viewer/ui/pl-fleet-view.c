@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pl-fleet-job.h"
+#include "pl-fleet-rank-view.h"
 
 struct _PlFleetView {
 	GtkBox parent_instance;
@@ -18,6 +19,8 @@ struct _PlFleetView {
 	PlFunctionTable *table;
 	PlDiffView *diff;
 	GtkWidget *diff_page;
+	PlFleetRankView *rank;
+	PlFleetAsk asked; /* the form when Show was clicked (strings owned) */
 
 	PlFleetAnswer *answer; /* what is shown */
 	PlAggregate *agg;      /* side A's, for the flame graph and the table */
@@ -61,6 +64,15 @@ static const char *save_store(PlFleetView *self)
 		return " (the store's address could not be remembered: is the config folder "
 		       "writable?)";
 	return "";
+}
+
+static void ask_clear(PlFleetAsk *a)
+{
+	g_free((char *)a->url);
+	g_free((char *)a->credentials);
+	g_free((char *)a->where);
+	g_free((char *)a->since);
+	*a = (PlFleetAsk){ 0 };
 }
 
 /* ─── the answer ─────────────────────────────────────────────────────── */
@@ -198,10 +210,15 @@ static void job_done(GObject *src, GAsyncResult *res, gpointer data)
 	g_autofree char *range = *since ? g_strdup_printf(", the last %s", since)
 					: g_strdup(", all time");
 	g_autofree char *line = g_strdup_printf(
-		"%s%s%s%s%s%s", a, b ? " · " : "", b ? b : "", range,
+		"%s%s%s%s%s%s%s", a, b ? " · " : "", b ? b : "", range,
 		answer->source == PL_FLEET_MINUTES ? " (counted from the per-minute rollup)" : "",
+		answer->weighted ? " — drawn by weight, each stack once (sample columns count "
+				   "stacks)"
+				 : "",
 		kept);
 	set_answer(self, answer);
+	/* the boards are ranked within what is shown */
+	pl_fleet_rank_view_set_ask(self->rank, &self->asked);
 	gtk_label_set_text(self->summary, line);
 	g_free(self->shown_line);
 	self->shown_line = g_strdup(line);
@@ -229,10 +246,43 @@ gboolean pl_fleet_view_show(PlFleetView *self)
 		.against = gtk_editable_get_text(GTK_EDITABLE(self->against)),
 		.since = gtk_editable_get_text(GTK_EDITABLE(self->since)),
 	};
+	ask_clear(&self->asked);
+	self->asked = (PlFleetAsk){ .url = g_strdup(ask.url), .credentials = g_strdup(ask.credentials),
+				    .where = g_strdup(ask.where), .since = g_strdup(ask.since) };
 	set_busy(self, TRUE);
 	gtk_label_set_text(self->summary, "Asking the fleet store…");
 	pl_fleet_job_async(&ask, self, job_done, GUINT_TO_POINTER(++self->generation));
 	return TRUE;
+}
+
+/* A function of the table: its store label ("NAME MODULE") for the
+ * Boards page. */
+static char *function_text(PlFleetView *self, guint32 func)
+{
+	PlProfile *p = self->answer ? self->answer->a : NULL;
+	const PlFunction *f = p ? pl_profile_get_function(p, func) : NULL;
+	if (!f)
+		return NULL;
+	return g_strdup_printf("%s %s", pl_profile_get_function_label(p, func),
+			       f->module ? f->module : "[unknown]");
+}
+
+static void on_function_selected(PlFunctionTable *t, guint func, PlFleetView *self)
+{
+	g_autofree char *text = function_text(self, func);
+	if (text)
+		pl_fleet_rank_view_set_function(self->rank, text);
+}
+
+/* activated (double click, Enter): ranked at once */
+static void on_function_activated(PlFunctionTable *t, guint func, PlFleetView *self)
+{
+	g_autofree char *text = function_text(self, func);
+	if (!text)
+		return;
+	pl_fleet_rank_view_set_function(self->rank, text);
+	gtk_stack_set_visible_child_name(self->pages, "boards");
+	pl_fleet_rank_view_rank(self->rank);
 }
 
 static void on_show(GtkButton *b, PlFleetView *self)
@@ -281,6 +331,7 @@ const char *pl_fleet_view_get_where(PlFleetView *self)
 PlFlameGraph *pl_fleet_view_get_flame_graph(PlFleetView *self) { return self->flame; }
 PlFunctionTable *pl_fleet_view_get_function_table(PlFleetView *self) { return self->table; }
 PlDiffView *pl_fleet_view_get_diff_view(PlFleetView *self) { return self->diff; }
+PlFleetRankView *pl_fleet_view_get_rank_view(PlFleetView *self) { return self->rank; }
 void pl_fleet_view_show_page(PlFleetView *self, const char *name)
 {
 	gtk_stack_set_visible_child_name(self->pages, name);
@@ -302,6 +353,7 @@ static void pl_fleet_view_finalize(GObject *obj)
 	PlFleetView *self = PL_FLEET_VIEW(obj);
 	g_free(self->last_error);
 	g_free(self->shown_line);
+	ask_clear(&self->asked);
 	G_OBJECT_CLASS(pl_fleet_view_parent_class)->finalize(obj);
 }
 
@@ -313,6 +365,7 @@ static void pl_fleet_view_class_init(PlFleetViewClass *klass)
 	g_type_ensure(PL_TYPE_FLAME_GRAPH);
 	g_type_ensure(PL_TYPE_FUNCTION_TABLE);
 	g_type_ensure(PL_TYPE_DIFF_VIEW);
+	g_type_ensure(PL_TYPE_FLEET_RANK_VIEW);
 	gtk_widget_class_set_template_from_resource(wc, "/org/perflens/Viewer/pl-fleet-view.ui");
 #define CHILD(name) gtk_widget_class_bind_template_child(wc, PlFleetView, name)
 	CHILD(url);
@@ -330,10 +383,13 @@ static void pl_fleet_view_class_init(PlFleetViewClass *klass)
 	CHILD(table);
 	CHILD(diff);
 	CHILD(diff_page);
+	CHILD(rank);
 #undef CHILD
 	gtk_widget_class_bind_template_callback(wc, on_show);
 	gtk_widget_class_bind_template_callback(wc, on_activate);
 	gtk_widget_class_bind_template_callback(wc, on_label_link);
+	gtk_widget_class_bind_template_callback(wc, on_function_selected);
+	gtk_widget_class_bind_template_callback(wc, on_function_activated);
 }
 
 static void pl_fleet_view_init(PlFleetView *self)

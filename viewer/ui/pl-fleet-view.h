@@ -4,7 +4,9 @@
  * A form (the store's URL and credentials file, the labels of side A, the
  * labels to compare with, the time range), then the fleet's flame graph
  * and functions, and with a comparison the diff of A against B (the diff
- * page's table and differential flame graph).  The question runs in a
+ * page's table and differential flame graph), and the Boards page (a
+ * function picked in the table ranks the boards by its share, a board's
+ * sessions open as recordings: pl-fleet-rank-view.h).  The question runs in a
  * worker (pl-fleet-job.h); the answer's totals are those of `perflens
  * fleet report` / `fleet diff` on the same store.  The URL and the
  * credentials file's path (never its contents) are remembered in the
@@ -16,6 +18,7 @@
 #include <gtk/gtk.h>
 
 #include "pl-diff-view.h"
+#include "pl-fleet-rank-view.h"
 #include "pl-flame-graph.h"
 #include "pl-function-table.h"
 
@@ -53,7 +56,9 @@ GtkLabel *pl_fleet_view_get_labels_line(PlFleetView *self);
 PlFlameGraph *pl_fleet_view_get_flame_graph(PlFleetView *self);
 PlFunctionTable *pl_fleet_view_get_function_table(PlFleetView *self);
 PlDiffView *pl_fleet_view_get_diff_view(PlFleetView *self);
-/* Brings one of its pages forward: "flame", "functions", "diff". */
+/* The Boards page: boards ranked by a function's share, their sessions. */
+PlFleetRankView *pl_fleet_view_get_rank_view(PlFleetView *self);
+/* Brings one of its pages forward: "flame", "functions", "boards", "diff". */
 void pl_fleet_view_show_page(PlFleetView *self, const char *name);
 
 G_END_DECLS

@@ -138,8 +138,115 @@ PlUiStep pl_ui_script_fleet_step(PlWindow *w, char **argv, guint ticks, gboolean
 				    handled ? "was followed" : "is not shown", where);
 		return PL_UI_STEP_DONE;
 	}
+	if (!strcmp(cmd, "fleet-rank")) {
+		/* fleet-rank ROW NAME: the Functions page's row whose function is
+		 * ROW activated (as a double click), the boards ranked by it:
+		 * "# fleet-rank-row SAMPLES TOTAL SELF SESSIONS VALUE" */
+		const char *name = argc > 2 ? argv[2] : cmd;
+		PlFleetRankView *rv = pl_fleet_view_get_rank_view(fv);
+		if (ticks == 0) {
+			PlFunctionTable *t = pl_fleet_view_get_function_table(fv);
+			PlProfile *p = pl_fleet_view_get_profile(fv);
+			guint n = pl_function_table_get_n_rows(t);
+			for (guint i = 0; p && i < n; i++) {
+				guint32 func;
+				const char *label;
+				PlCount sc, tc;
+				if (!pl_function_table_get_row_at(t, i, &func, &label, &sc, &tc))
+					break;
+				if (strcmp(pl_profile_get_function_label(p, func), argc > 1 ? argv[1] : ""))
+					continue;
+				pl_function_table_select(t, func);
+				g_signal_emit_by_name(t, "function-activated", (guint)func);
+				break;
+			}
+			if (!pl_fleet_rank_view_is_busy(rv)) {
+				pl_ui_script_report(name, FALSE, "activating %s ranked nothing (%s)",
+						    argc > 1 ? argv[1] : "?",
+						    pl_fleet_rank_view_get_error(rv)
+							    ? pl_fleet_rank_view_get_error(rv)
+							    : "no such row");
+				return PL_UI_STEP_DONE;
+			}
+			return PL_UI_STEP_WAIT;
+		}
+		if (pl_fleet_rank_view_is_busy(rv))
+			return timed_out ? (pl_ui_script_report(name, FALSE, "no answer"),
+					    PL_UI_STEP_DONE)
+					 : PL_UI_STEP_WAIT;
+		const char *err = pl_fleet_rank_view_get_error(rv);
+		guint n = pl_fleet_rank_view_get_n_boards(rv);
+		for (guint i = 0; i < n; i++) {
+			const PlFleetShare *b = pl_fleet_rank_view_get_board(rv, i);
+			printf("# fleet-rank-row %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+			       " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %s\n",
+			       b->samples, b->total, b->self, b->sessions, b->value);
+		}
+		fflush(stdout);
+		pl_ui_script_report(name, !err && n > 0, "%s", err ? err : "no boards listed");
+		return PL_UI_STEP_DONE;
+	}
+	if (!strcmp(cmd, "fleet-open")) {
+		/* fleet-open VALUE NAME: board VALUE's row activated, its sessions
+		 * listed, the first one's Open clicked; the window it opens in
+		 * shows it: "# fleet-opened SESSION SAMPLES" (then it is closed) */
+		const char *name = argc > 2 ? argv[2] : cmd;
+		const char *value = argc > 1 ? argv[1] : "";
+		PlFleetRankView *rv = pl_fleet_view_get_rank_view(fv);
+		static guint phase;
+		if (ticks == 0) {
+			phase = 0;
+			guint n = pl_fleet_rank_view_get_n_boards(rv), i = 0;
+			for (; i < n && strcmp(pl_fleet_rank_view_get_board(rv, i)->value, value); i++)
+				;
+			if (i == n || !pl_fleet_rank_view_list_sessions(rv, i)) {
+				pl_ui_script_report(name, FALSE, "no board %s listed to activate", value);
+				return PL_UI_STEP_DONE;
+			}
+			return PL_UI_STEP_WAIT;
+		}
+		if (pl_fleet_rank_view_is_busy(rv))
+			return timed_out ? (pl_ui_script_report(name, FALSE, "no answer"),
+					    PL_UI_STEP_DONE)
+					 : PL_UI_STEP_WAIT;
+		const char *err = pl_fleet_rank_view_get_error(rv);
+		if (err) {
+			pl_ui_script_report(name, FALSE, "the page says: %s", err);
+			return PL_UI_STEP_DONE;
+		}
+		if (phase == 0) {
+			guint n = pl_fleet_rank_view_get_n_sessions(rv);
+			for (guint i = 0; i < n; i++)
+				printf("# fleet-session %s %" G_GUINT64_FORMAT "\n",
+				       pl_fleet_rank_view_get_session(rv, i)->session,
+				       pl_fleet_rank_view_get_session(rv, i)->samples);
+			fflush(stdout);
+			if (!n || !pl_fleet_rank_view_open_session(rv, 0)) {
+				pl_ui_script_report(name, FALSE, "%s lists no session to open", value);
+				return PL_UI_STEP_DONE;
+			}
+			phase = 1;
+			return PL_UI_STEP_WAIT;
+		}
+		GtkWindow *opened = pl_fleet_rank_view_get_opened(rv);
+		PlProfile *p = opened && PL_IS_WINDOW(opened) ? pl_window_get_profile(PL_WINDOW(opened))
+							       : NULL;
+		PlAggregate *agg = p ? pl_window_get_aggregate(PL_WINDOW(opened)) : NULL;
+		if (!p || !agg || agg->profile != p)
+			return timed_out ? (pl_ui_script_report(name, FALSE, "no window shows it"),
+					    PL_UI_STEP_DONE)
+					 : PL_UI_STEP_WAIT;
+		guint64 all = agg->all.samples;
+		printf("# fleet-opened %s %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n",
+		       pl_fleet_rank_view_get_session(rv, 0)->session, pl_profile_get_stats(p)->samples,
+		       all);
+		fflush(stdout);
+		gtk_window_destroy(opened);
+		pl_ui_script_report(name, all > 0, "the opened session's window shows no samples");
+		return PL_UI_STEP_DONE;
+	}
 	if (!strcmp(cmd, "fleet-page")) {
-		/* fleet-page flame|functions|diff */
+		/* fleet-page flame|functions|boards|diff */
 		pl_window_show_fleet(w);
 		pl_fleet_view_show_page(fv, argc > 1 ? argv[1] : "flame");
 		return PL_UI_STEP_DONE;

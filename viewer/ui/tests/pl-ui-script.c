@@ -828,6 +828,9 @@ static StepResult run_step(Script *s)
 	return STEP_DONE;
 }
 
+/* scripts started and not ended: windows opened meanwhile run none */
+static guint scripts_running;
+
 static gboolean tick(gpointer data)
 {
 	Script *s = data;
@@ -857,6 +860,7 @@ static gboolean tick(gpointer data)
 				}
 			}
 			if (!s->argv) {
+				scripts_running--;
 				gtk_window_destroy(GTK_WINDOW(s->win));
 				g_strfreev(s->lines);
 				g_free(s);
@@ -881,6 +885,7 @@ static gboolean tick(gpointer data)
 			return G_SOURCE_CONTINUE;
 		g_clear_pointer(&s->argv, g_strfreev);
 		if (is_quit) {
+			scripts_running--;
 			g_strfreev(s->lines);
 			g_free(s);
 			return G_SOURCE_REMOVE;
@@ -905,6 +910,7 @@ void pl_ui_script_start(PlWindow *win, const char *path)
 	Script *s = g_new0(Script, 1);
 	s->win = win;
 	s->lines = g_strsplit(text, "\n", -1);
+	scripts_running++;
 	g_timeout_add(TICK_MS, tick, s);
 }
 
@@ -918,6 +924,12 @@ static char *script_path; /* PERFLENS_UI_SCRIPT, for the process */
 static gboolean start_in(gpointer data)
 {
 	PlWindow *win = data;
+	/* a window the running script opened (a fleet session) is its to
+	 * check and close, not one more run of the script */
+	if (scripts_running) {
+		g_object_unref(win);
+		return G_SOURCE_REMOVE;
+	}
 	pl_ui_script_start(win, script_path);
 	g_object_unref(win);
 	return G_SOURCE_REMOVE;

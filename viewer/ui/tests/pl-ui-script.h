@@ -141,7 +141,13 @@
  *   expect-fleet-error URL CRED WHERE WORD NAME    Show fails, the page says WORD
  *   fleet-dump NAME                "# fleet-row SELF TOTAL<TAB>FUNCTION<TAB>MODULE"
  *   fleet-diff-dump NAME           "# fleet-diff DELTA<TAB>LABEL", the diff shown
- *   fleet-page flame|functions|diff   bring that page of the Fleet page forward
+ *   fleet-page flame|functions|boards|diff   bring that page of the Fleet page forward
+ *   fleet-rank FUNC NAME           FUNC's row of the Functions page activated: the Boards
+ *                                  page ranks the boards ("# fleet-rank-row SAMPLES TOTAL
+ *                                  SELF SESSIONS VALUE")
+ *   fleet-open VALUE NAME          board VALUE's row activated, its first session opened:
+ *                                  "# fleet-session S N" per session listed, "# fleet-opened
+ *                                  S SAMPLES SHOWN" from the new window (closed after)
  * The Locks page (pl-ui-script-locks.c):
  *   locks NAME [ADDRESS]           the page is shown with a lock (that of ADDRESS, picked);
  *                                  its summary and details go to stdout as

@@ -23,10 +23,21 @@
 #                       ways)
 #   fleet_diff          every function's change of self share in the page's
 #                       diff equals fleet diff's Δ (to its 0.01 points)
+#   fleet_all           every label (Labels emptied): answered
+#   fleet_rank          hot_leaf's row of its Functions page activated: the
+#                       Boards page ranks the devices by its share
+#   fleet_rank_cli      those rows (samples, with it, innermost, sessions,
+#                       device) equal fleet rank --function 'hot_leaf burn'
+#   fleet_open          device b2's row activated lists its sessions (each
+#                       with ClickHouse's count of it, asked with curl), and
+#                       the first one's Open shows it in a new window
+#   fleet_open_totals   that window's profile holds the session's stored
+#                       sample count, all of them shown
 #   fleet_bad_labels    "fw=" (no value): the page says where and why
 #   fleet_store_down    a URL where no server answers: the page says so
 # Screenshots ($PL_UI_SCREENSHOTS, else a temporary directory):
-# fleet-flame.png, fleet-functions.png, fleet-diff.png, fleet-error.png.
+# fleet-flame.png, fleet-functions.png, fleet-diff.png, fleet-boards.png,
+# fleet-error.png.
 set -u
 B=${PL_BUILD:-build}
 TOP=${PL_TOP:-.}
@@ -38,7 +49,8 @@ fleet_begin uifleet
 SHOTS=${PL_UI_SCREENSHOTS:-$TMP/shots}
 
 pl_plan fleet_show fleet_rows_a fleet_compare fleet_diff_rows fleet_pick fleet_picked \
-	fleet_totals fleet_labels fleet_functions fleet_diff fleet_bad_labels fleet_store_down
+	fleet_totals fleet_labels fleet_functions fleet_diff fleet_all fleet_rank fleet_rank_cli \
+	fleet_open fleet_open_totals fleet_bad_labels fleet_store_down
 missing=""
 for x in "$AGENT" "$PERFLENS" "$BURN"; do [ -x "$x" ] || missing="$x not built (make)"; done
 [ -f "$DRIVER" ] || missing="$DRIVER not built (make)"
@@ -61,6 +73,9 @@ fleet() { "$PERFLENS" fleet "$@" --clickhouse "$URL" --clickhouse-credentials "$
 fleet report --where fw=2.3.0 --top 0 >"$TMP/rep-a" 2>&1 || pl_fail_all "fleet report: $(head -c 300 "$TMP/rep-a")"
 fleet report --where fw=2.3.1 --top 0 >"$TMP/rep-b" 2>&1 || pl_fail_all "fleet report: $(head -c 300 "$TMP/rep-b")"
 fleet diff --where fw=2.3.0 --against fw=2.3.1 --top 0 >"$TMP/diff" 2>&1 || pl_fail_all "fleet diff: $(head -c 300 "$TMP/diff")"
+fleet rank --function 'hot_leaf burn' --top 0 >"$TMP/rank" 2>&1 || pl_fail_all "fleet rank: $(head -c 300 "$TMP/rank")"
+sql "SELECT session, count() FROM perflens_samples GROUP BY session FORMAT TabSeparated" >"$TMP/counts" ||
+	pl_fail_all "ClickHouse did not count the sessions"
 sql "SELECT DISTINCT concat(k, '=', v) AS l FROM perflens_samples ARRAY JOIN labels.key AS k, labels.value AS v ORDER BY l" >"$TMP/labels" ||
 	pl_fail_all "ClickHouse did not list the labels"
 
@@ -80,6 +95,10 @@ fleet-diff-dump fleet_diff_rows
 screenshot $SHOTS/fleet-diff.png
 fleet-pick fw=2.3.1 fleet_pick
 fleet-show = = = - - fleet_picked
+fleet-show = = - - - fleet_all
+fleet-rank hot_leaf fleet_rank
+screenshot $SHOTS/fleet-boards.png
+fleet-open b2 fleet_open
 expect-fleet-error $URL $CRED fw= value fleet_bad_labels
 expect-fleet-error http://127.0.0.1:1 $CRED fw=2.3.0 answer fleet_store_down
 screenshot $SHOTS/fleet-error.png
@@ -104,7 +123,8 @@ def total(path):
 ta, tb = total(sys.argv[2]), total(sys.argv[3])
 totals = {l.split()[3]: (int(l.split()[4]), int(l.split()[5]))
           for l in out if l.startswith('# fleet total ')}
-want_t = {'fleet_show': (ta, 0), 'fleet_compare': (ta, tb), 'fleet_picked': (tb, 0)}
+want_t = {'fleet_show': (ta, 0), 'fleet_compare': (ta, tb), 'fleet_picked': (tb, 0),
+          'fleet_all': (ta + tb, 0) if ta and tb else None}
 res = {}
 if totals == want_t and ta and tb:
     res['fleet_totals'] = 'ok'
@@ -158,6 +178,32 @@ else:
 for k, v in res.items():
     print('%s %s' % (k, v))
 PY
+# ─── the Boards page against fleet rank, the opened session against ClickHouse
+c=fleet_rank_cli
+want=$(awk '/^ +[0-9.]+% +[0-9.]+% / { print $3, $4, $5, $6, $7 }' "$TMP/rank")
+got=$(sed -n 's/^# fleet-rank-row //p' "$TMP/app.out")
+if [ -n "$want" ] && [ "$want" = "$got" ]; then ok $c
+else fail $c "the page ranks '$(echo "$got" | tr '\n' '|')', fleet rank '$(echo "$want" | tr '\n' '|')'"; fi
+c=fleet_open_totals
+bad=""
+listed=$(sed -n 's/^# fleet-session //p' "$TMP/app.out")
+[ -n "$listed" ] || bad="no session was listed"
+while read -r s n; do
+	[ -n "$s" ] || continue
+	stored=$(awk -F'\t' -v s="$s" '$1 == s { print $2 }' "$TMP/counts")
+	[ "$n" = "$stored" ] || { bad="session $s: the page lists $n samples, ClickHouse holds ${stored:-none}"; break; }
+	grep -q "^$s[[:space:]]" "$TMP/counts" || bad="session $s is not in the store"
+done <<<"$listed"
+read -r os on oshown <<<"$(sed -n 's/^# fleet-opened //p' "$TMP/app.out")"
+stored=$(awk -F'\t' -v s="$os" '$1 == s { print $2 }' "$TMP/counts")
+[ -n "$bad" ] || [ -n "$os" ] || bad="no session was opened"
+[ -n "$bad" ] || { [ "$on" = "$stored" ] && [ "$oshown" = "$stored" ]; } ||
+	bad="session $os: its window's profile holds $on samples ($oshown shown), ClickHouse ${stored:-none}"
+b2=$(sql "SELECT uniqExact(session) FROM perflens_samples WHERE labels.value[indexOf(labels.key, 'device')] = 'b2'")
+[ -n "$bad" ] || [ "$(echo "$listed" | grep -c .)" = "$b2" ] ||
+	bad="the page lists $(echo "$listed" | grep -c .) sessions of b2, ClickHouse holds $b2"
+if [ -n "$bad" ]; then fail $c "$bad"; else ok $c; echo "# opened $os: $on samples" >&2; fi
+
 for c in fleet_totals fleet_labels fleet_functions fleet_diff; do
 	line=$(grep "^$c " "$TMP/cmp")
 	why=${line#"$c "}
