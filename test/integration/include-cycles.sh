@@ -17,9 +17,10 @@
 #                            (pl-symbols-types.h): no such catch-all header
 #                            comes back.
 #   product_objects_acyclic  the same graph of calls over every object of
-#                            the product — agent/, common/, and viewer's
-#                            io/, model/, symbols/, formats/, core/, cli/
-#                            and ui/ (when built) — together: no files call
+#                            the product — agent/ (and its static libc
+#                            parts), common/, and viewer's io/, model/,
+#                            symbols/, formats/, core/, fleet/, cli/ and
+#                            ui/ — together: no files call
 #                            each other in a circle, within a directory or
 #                            across two (which would also be a layer
 #                            calling up).  Objects whose .c is gone (a
@@ -39,9 +40,10 @@ bad() { fail "$@"; failed=1; }
 cd "$top" || exit 1
 
 # the -I directories of the Makefiles (top Makefile, viewer/viewer.mk,
-# viewer/ui/ui.mk, the .mk files of viewer/formats and viewer/symbols);
+# viewer/ui/ui.mk, the .mk files of viewer/formats, viewer/symbols and
+# viewer/fleet) and agent/static (its files include each other by name);
 # anything not found there (system, generated, test/) is outside the graph
-search="common agent viewer/io viewer/model viewer/symbols viewer/formats viewer/ui viewer/cli viewer/tests"
+search="common agent agent/static viewer/io viewer/model viewer/symbols viewer/formats viewer/core viewer/fleet viewer/ui viewer/cli viewer/tests"
 
 # Prints the cycles tsort finds in the edges "FROM TO" on stdin, as
 # "a -> b -> a; …" (nothing when there are none).  tsort names each loop
@@ -110,7 +112,7 @@ else
 fi
 
 # ─── every object of the product (nm) ────────────────────────────────────
-dirs="agent common viewer/io viewer/model viewer/symbols viewer/formats viewer/core viewer/cli viewer/ui"
+dirs="agent agent/static common viewer/io viewer/model viewer/symbols viewer/formats viewer/core viewer/fleet viewer/cli viewer/ui"
 objs=$(for d in $dirs; do
 	for o in "$build/$d"/*.o; do
 		[ -f "$o" ] || continue

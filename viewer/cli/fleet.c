@@ -19,6 +19,7 @@
 #include "pl-fleet-profile.h"
 #include "pl-fleet-query.h"
 #include "pl-fleet-schema.h"
+#include "pl-percent.h"
 
 typedef struct {
 	char *name;   /* "function" */
@@ -78,11 +79,6 @@ static gint by_self(gconstpointer a, gconstpointer b)
 	return strcmp(x->name, y->name);
 }
 
-static double pct(guint64 n, guint64 total)
-{
-	return total ? 100.0 * (double)n / (double)total : 0;
-}
-
 static GPtrArray *ask(PlClickhouse *ch, PlFleetSource source, const char *where, guint64 since,
 		      const char *event, guint64 *total, const char *opt)
 {
@@ -116,8 +112,9 @@ static int report(GPtrArray *stacks, guint64 total, const char *where, guint top
 	printf("Top functions by self:\n    Self    Total   Samples  Function\n");
 	for (guint i = 0; i < rows->len && (!top || i < top); i++) {
 		const Func *f = rows->pdata[i];
-		printf("  %6.2f%%  %6.2f%%  %8" G_GUINT64_FORMAT "  %s  %s\n", pct(f->self, total),
-		       pct(f->total, total), f->self, f->name, f->module);
+		printf("  %6.2f%%  %6.2f%%  %8" G_GUINT64_FORMAT "  %s  %s\n",
+		       pl_percent(f->self, total), pl_percent(f->total, total), f->self, f->name,
+		       f->module);
 	}
 	return PL_EXIT_OK;
 }
@@ -160,8 +157,10 @@ static int diff(GPtrArray *sa, guint64 ta, GPtrArray *sb, guint64 tb, const char
 		}
 	for (guint i = 0; i < rows->len; i++) {
 		Change *c = &g_array_index(rows, Change, i);
-		c->ds = pct(c->b ? c->b->self : 0, tb) - pct(c->a ? c->a->self : 0, ta);
-		c->dt = pct(c->b ? c->b->total : 0, tb) - pct(c->a ? c->a->total : 0, ta);
+		c->ds = pl_percent(c->b ? c->b->self : 0, tb) -
+			pl_percent(c->a ? c->a->self : 0, ta);
+		c->dt = pl_percent(c->b ? c->b->total : 0, tb) -
+			pl_percent(c->a ? c->a->total : 0, ta);
 	}
 	g_array_sort(rows, by_change);
 	printf("A: where %s (%" G_GUINT64_FORMAT " samples)\nB: where %s (%" G_GUINT64_FORMAT
@@ -174,8 +173,8 @@ static int diff(GPtrArray *sa, guint64 ta, GPtrArray *sb, guint64 tb, const char
 		const Change *c = &g_array_index(rows, Change, i);
 		const Func *f = c->a ? c->a : c->b;
 		printf("   %6.2f%%  %6.2f%%  %+6.2f    %6.2f%%  %6.2f%%  %+6.2f  %s [%s]%s\n",
-		       pct(c->a ? c->a->self : 0, ta), pct(c->b ? c->b->self : 0, tb), c->ds,
-		       pct(c->a ? c->a->total : 0, ta), pct(c->b ? c->b->total : 0, tb), c->dt,
+		       pl_percent(c->a ? c->a->self : 0, ta), pl_percent(c->b ? c->b->self : 0, tb), c->ds,
+		       pl_percent(c->a ? c->a->total : 0, ta), pl_percent(c->b ? c->b->total : 0, tb), c->dt,
 		       f->name, f->module, !c->a ? " (new)" : !c->b ? " (gone)" : "");
 	}
 	return PL_EXIT_OK;

@@ -13,7 +13,6 @@
 #include "pl-client.h"
 #include "pl-live-session.h"
 #include "pl-locks.h"
-#include "pl-ssh.h"
 #include "pl-block-io.h"
 #include "pl-irq.h"
 #include "pl-syscalls.h"
@@ -178,7 +177,7 @@ int pl_cli_record(int argc, char **argv)
 	Recording rec = { .give_up = give_up };
 	guint sources[4] = { 0 };
 	g_autofree char *path = NULL;
-	g_autofree char *advice = NULL; /* pl_ssh_perf_advice */
+	g_autofree char *advice = NULL; /* pl_live_session_dup_perf_advice */
 	g_autofree char *sys_spec = NULL; /* "slow-syscalls:DUR:NR,…" */
 
 	if (!pl_cli_parse(ctx, &argc, &argv, "record"))
@@ -271,8 +270,8 @@ int pl_cli_record(int argc, char **argv)
 			pl_live_session_get_peer(session), agent->hostname, agent->machine,
 			agent->kernel_release, agent->agent_version);
 	/* over SSH as a user perf_event_paranoid refuses, START's refusal
-	 * says it all in one line (pl_ssh_perf_advice) */
-	advice = pl_ssh_perf_advice(pl_live_session_get_client(session), agent->perf_errno, all);
+	 * says it all in one line */
+	advice = pl_live_session_dup_perf_advice(session, agent->perf_errno, all);
 	if (!(agent->flags & PL_HELLO_PERF_AVAILABLE) && agent->perf_errno && !advice)
 		fprintf(stderr, "perflens: warning: the agent reports perf_event_open fails there "
 				"(%s); START will say more\n",
@@ -333,8 +332,7 @@ int pl_cli_record(int argc, char **argv)
 	if (!started) {
 		g_clear_pointer(&advice, g_free);
 		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
-			advice = pl_ssh_perf_advice(pl_live_session_get_client(session), -EACCES,
-						    all);
+			advice = pl_live_session_dup_perf_advice(session, -EACCES, all);
 		const char *why = advice ? advice : error->message;
 		if (!advice && irq && strstr(why, "irq:"))
 			pl_cli_fail("%s (--irq needs the board's irq tracepoints: a kernel with "

@@ -1,6 +1,7 @@
 /* snapshot.c — perflens snapshot: asks a flight recorder (perflens-agent
- * --flight ... --port N) to save its ring now and saves the file it sends
- * (pl-flight-snapshot.h). */
+ * --flight ... --port N) to save its ring now, saves the file it sends
+ * (pl-flight-snapshot.h) and writes its sessions-index sidecar beside it
+ * (pl-sessions-index.h), as the app's Save now does. */
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include "pl-cli.h"
 #include "pl-client.h"
 #include "pl-flight-snapshot.h"
+#include "pl-sessions-index.h"
 
 int pl_cli_snapshot(int argc, char **argv)
 {
@@ -65,6 +67,9 @@ int pl_cli_snapshot(int argc, char **argv)
 		g_free(path);
 		path = g_steal_pointer(&name);
 	}
+	/* indexed as a recording is when it ends: the app's sessions list
+	 * shows its figures and where it came from without reading it again */
+	pl_session_index_add(path, pl_client_get_peer(client), NULL);
 	printf("saved %s (%" G_GUINT64_FORMAT " bytes; on the board: %s)\n", path, size,
 	       board_path && *board_path ? board_path : "?");
 	rc = PL_EXIT_OK;

@@ -22,16 +22,22 @@ static void connect_job_free(gpointer p)
 	g_free(j);
 }
 
+/* Connects and authenticates (blocking); the client, or NULL with *error. */
+static PlClient *connect_client(const ConnectJob *j, GError **error)
+{
+	PlClient *client = j->listen		      ? pl_client_accept(j->target, 120000, error)
+			   : pl_ssh_is_url(j->target) ? pl_ssh_connect(j->target, NULL, j->timeout_ms, error)
+						      : pl_client_connect(j->target, j->timeout_ms, error);
+	if (client && !pl_client_authenticate(client, j->token && *j->token ? j->token : NULL,
+					      j->timeout_ms, error))
+		g_clear_pointer(&client, pl_client_free);
+	return client;
+}
+
 static void connect_thread(GTask *task, gpointer src, gpointer data, GCancellable *c)
 {
-	ConnectJob *j = data;
 	GError *error = NULL;
-	PlClient *client = j->listen		      ? pl_client_accept(j->target, 120000, &error)
-			   : pl_ssh_is_url(j->target) ? pl_ssh_connect(j->target, NULL, j->timeout_ms, &error)
-						      : pl_client_connect(j->target, j->timeout_ms, &error);
-	if (client && !pl_client_authenticate(client, j->token && *j->token ? j->token : NULL,
-					      j->timeout_ms, &error))
-		g_clear_pointer(&client, pl_client_free);
+	PlClient *client = connect_client(data, &error);
 	if (!client)
 		g_task_return_error(task, error);
 	else
@@ -144,12 +150,26 @@ void pl_agent_connect_async(const char *target, const char *token, gboolean list
 	g_object_unref(task);
 }
 
-PlClient *pl_agent_connect_finish(GAsyncResult *res, char **message)
+gboolean pl_agent_connect_finish(GAsyncResult *res, PlLiveSession *session, char **message)
 {
 	GTask *task = G_TASK(res);
 	g_autoptr(GError) error = NULL;
 	PlClient *client = g_task_propagate_pointer(task, &error);
 	*message = client ? NULL : gui_connect_error(error, g_task_get_task_data(task));
+	if (client)
+		pl_live_session_set_client(session, client);
+	return client != NULL;
+}
+
+PlClient *pl_agent_connect_sync(const char *target, const char *token, guint timeout_ms,
+				GError **error, char **message)
+{
+	ConnectJob j = { .target = (char *)target, .token = (char *)token, .timeout_ms = timeout_ms };
+	GError *e = NULL;
+	PlClient *client = connect_client(&j, &e);
+	*message = client ? NULL : gui_connect_error(e, &j);
+	if (e)
+		g_propagate_error(error, e);
 	return client;
 }
 
@@ -199,4 +219,27 @@ char *pl_agent_describe(const PlAgentInfo *a, const char *peer, const char *prob
 		g_string_append_printf(s, "\n%s", e);
 	}
 	return g_string_free(s, FALSE);
+}
+
+/* ─── targets ────────────────────────────────────────────────────────── */
+
+char *pl_agent_target_join(const char *host, guint port)
+{
+	if (!host || !*host)
+		host = "127.0.0.1";
+	if (pl_ssh_is_url(host))
+		return g_strdup(host); /* ssh://[user@]host[:port]: the port field is TCP's */
+	if (strchr(host, ':') && host[0] != '[')
+		return g_strdup(host); /* already host:port */
+	return g_strdup_printf("%s:%u", host, port);
+}
+
+char *pl_agent_target_split(const char *target, guint *port)
+{
+	const char *colon = pl_ssh_is_url(target) ? NULL : strrchr(target, ':');
+	if (!colon || target[0] == '[')
+		return g_strdup(target);
+	double v = g_ascii_strtod(colon + 1, NULL);
+	*port = v <= 0 ? 0 : v >= G_MAXUINT16 ? G_MAXUINT16 : (guint)v;
+	return g_strndup(target, (gsize)(colon - target));
 }

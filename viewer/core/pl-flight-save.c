@@ -6,10 +6,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pl-agent-connect.h"
 #include "pl-flight-snapshot.h"
+#include "pl-sessions-index.h"
+
+/* How long connecting may take, retries of a refused connection included;
+ * and how often an agent still busy with the viewer that let it go is
+ * asked again, 250 ms apart */
+#define CONNECT_TIMEOUT_MS 10000
+#define BUSY_RETRIES 20
 
 typedef struct {
-	PlClient *client;
+	char *target, *token;
+	gboolean retry_busy;
+	PlFlightSaveConnected connected;
 	char *dir, *peer;
 	guint timeout_ms;
 	/* the outcome */
@@ -20,7 +30,8 @@ typedef struct {
 static void save_free(gpointer p)
 {
 	Save *s = p;
-	g_clear_pointer(&s->client, pl_client_free);
+	g_free(s->target);
+	g_free(s->token);
 	g_free(s->dir);
 	g_free(s->peer);
 	g_free(s->path);
@@ -99,10 +110,65 @@ static char *name_it(const char *tmp, const char *dir, const char *board_path, G
 	return NULL;
 }
 
+typedef struct {
+	PlFlightSaveConnected fn;
+	GObject *source;
+	char *peer;
+} Connected;
+
+static gboolean say_connected(gpointer data)
+{
+	Connected *c = data;
+	c->fn(c->source, c->peer);
+	return G_SOURCE_REMOVE;
+}
+
+static void connected_free(gpointer data)
+{
+	Connected *c = data;
+	g_clear_object(&c->source);
+	g_free(c->peer);
+	g_free(c);
+}
+
+/* Connected and authenticated, or NULL with s->message set. */
+static PlClient *connect_agent(Save *s)
+{
+	for (guint attempt = 0;; attempt++) {
+		g_autoptr(GError) error = NULL;
+		g_autofree char *message = NULL;
+		PlClient *client = pl_agent_connect_sync(s->target, s->token, CONNECT_TIMEOUT_MS,
+							 &error, &message);
+		if (client) {
+			s->peer = g_strdup(pl_client_get_peer(client));
+			return client;
+		}
+		if (!s->retry_busy || attempt >= BUSY_RETRIES ||
+		    !g_error_matches(error, G_IO_ERROR, G_IO_ERROR_BUSY)) {
+			s->message = g_steal_pointer(&message);
+			return NULL;
+		}
+		g_usleep(250 * 1000);
+	}
+}
+
 static void save_thread(GTask *task, gpointer src, gpointer data, GCancellable *c)
 {
 	Save *s = data;
 	GError *error = NULL;
+	g_autoptr(PlClient) client = connect_agent(s);
+	if (!client) {
+		g_task_return_boolean(task, FALSE);
+		return;
+	}
+	if (s->connected) {
+		Connected *say = g_new0(Connected, 1);
+		say->fn = s->connected;
+		say->source = src ? g_object_ref(src) : NULL;
+		say->peer = g_strdup(s->peer);
+		g_main_context_invoke_full(g_task_get_context(task), G_PRIORITY_DEFAULT,
+					   say_connected, say, connected_free);
+	}
 	if (g_mkdir_with_parents(s->dir, 0700) < 0) {
 		int e = errno;
 		s->message = g_strdup_printf("Cannot make the folder %s: %s.\nChoose another one in "
@@ -114,7 +180,7 @@ static void save_thread(GTask *task, gpointer src, gpointer data, GCancellable *
 	static gint counter;
 	g_autofree char *tmp = g_strdup_printf("%s/.flight-%d-%d.part", s->dir, (int)getpid(),
 					       g_atomic_int_add(&counter, 1));
-	if (!pl_flight_snapshot_fetch(s->client, tmp, s->timeout_ms, &s->board_path, &s->size,
+	if (!pl_flight_snapshot_fetch(client, tmp, s->timeout_ms, &s->board_path, &s->size,
 				      &error)) {
 		s->message = explain(error, s);
 		g_error_free(error);
@@ -122,22 +188,28 @@ static void save_thread(GTask *task, gpointer src, gpointer data, GCancellable *
 		return;
 	}
 	struct pl_msg bye = { .type = PL_MSG_BYE };
-	pl_client_send(s->client, &bye, NULL);
-	g_clear_pointer(&s->client, pl_client_free);
+	pl_client_send(client, &bye, NULL);
+	g_clear_pointer(&client, pl_client_free);
 	s->path = name_it(tmp, s->dir, s->board_path, &error);
 	if (!s->path) {
 		s->message = explain(error, s);
 		g_error_free(error);
+	} else {
+		/* in the sessions list as a recording is when it ends */
+		pl_session_index_add(s->path, s->peer, NULL);
 	}
 	g_task_return_boolean(task, s->path != NULL);
 }
 
-void pl_flight_save_async(PlClient *client, const char *dir, guint timeout_ms,
+void pl_flight_save_async(const char *target, const char *token, gboolean retry_busy,
+			  const char *dir, guint timeout_ms, PlFlightSaveConnected connected,
 			  gpointer source_object, GAsyncReadyCallback callback, gpointer user_data)
 {
 	Save *s = g_new0(Save, 1);
-	s->client = client;
-	s->peer = g_strdup(pl_client_get_peer(client));
+	s->target = g_strdup(target);
+	s->token = g_strdup(token);
+	s->retry_busy = retry_busy;
+	s->connected = connected;
 	s->dir = g_strdup(dir);
 	s->timeout_ms = timeout_ms;
 	GTask *task = g_task_new(source_object, NULL, callback, user_data);

@@ -255,9 +255,9 @@ gboolean pl_live_session_is_connected(PlLiveSession *self)
 	return self->client != NULL;
 }
 
-PlClient *pl_live_session_get_client(PlLiveSession *self)
+char *pl_live_session_dup_perf_advice(PlLiveSession *self, int perf_errno, gboolean all)
 {
-	return self->client;
+	return self->client ? pl_ssh_perf_advice(self->client, perf_errno, all) : NULL;
 }
 
 const PlAgentInfo *pl_live_session_get_agent(PlLiveSession *self)

@@ -57,8 +57,11 @@ void pl_live_session_set_client(PlLiveSession *self, PlClient *client);
 void pl_live_session_disconnect(PlLiveSession *self, const char *why);
 
 gboolean pl_live_session_is_connected(PlLiveSession *self);
-/* The client (borrowed), NULL when not connected. */
-PlClient *pl_live_session_get_client(PlLiveSession *self);
+/* Over SSH as a user perf_event_paranoid refuses, what to do about
+ * perf_errno (HELLO's, or a START refused with -EACCES) for one target or
+ * (all) the whole board, in one line (pl_ssh_perf_advice); NULL when not
+ * connected, not over SSH, or not that case.  Owned by the caller. */
+char *pl_live_session_dup_perf_advice(PlLiveSession *self, int perf_errno, gboolean all);
 /* The board's HELLO (strings owned by the session), NULL when not
  * connected. */
 const PlAgentInfo *pl_live_session_get_agent(PlLiveSession *self);

@@ -231,6 +231,7 @@ typedef struct {
 	GCancellable *cancel;
 	guint64 samples, n;
 	guint64 first, last, start, end_time;
+	guint64 window; /* a flight recorder's snapshot: where its ring begins */
 	guint8 end_reason;
 } Scan;
 
@@ -250,6 +251,10 @@ static gboolean scan_one(const struct pl_msg *m, gpointer data)
 		if (m->u.sample.time > s->last)
 			s->last = m->u.sample.time;
 		break;
+	case PL_MSG_TRIGGER:
+		if (m->u.trigger.from && (!s->window || m->u.trigger.from < s->window))
+			s->window = m->u.trigger.from;
+		break;
 	case PL_MSG_END:
 		s->end_reason = m->u.end.reason;
 		s->end_time = m->u.end.time;
@@ -258,7 +263,7 @@ static gboolean scan_one(const struct pl_msg *m, gpointer data)
 	return TRUE;
 }
 
-gboolean pl_session_info_scan(PlSessionInfo *info, GCancellable *cancel)
+static gboolean scan(PlSessionInfo *info, GCancellable *cancel, const char *peer)
 {
 	Scan s = { .cancel = cancel };
 	g_autoptr(GError) error = NULL;
@@ -268,16 +273,31 @@ gboolean pl_session_info_scan(PlSessionInfo *info, GCancellable *cancel)
 	     g_error_matches(error, PL_CAPTURE_ERROR, PL_CAPTURE_ERROR_CANCELLED)))
 		return FALSE;
 	/* from the session's start (else the first sample) to its end (else
-	 * the last sample) */
+	 * the last sample); a snapshot's SESSION is the recorder's, begun long
+	 * before the window its ring kept */
 	guint64 t0 = s.start && s.start <= (s.first ? s.first : s.start) ? s.start : s.first;
+	if (s.window > t0)
+		t0 = s.window;
 	guint64 t1 = MAX(s.end_time, s.last);
 	info->samples = s.samples;
 	info->duration_s = t1 > t0 && t0 ? (double)(t1 - t0) / 1e9 : 0;
 	g_free(info->end);
 	info->end = g_strdup(end_text(s.end_reason));
 	info->have_totals = TRUE;
-	pl_session_index_write(info->path, info->samples, info->duration_s, info->end, NULL);
+	pl_session_index_write(info->path, info->samples, info->duration_s, info->end, peer);
 	return TRUE;
+}
+
+gboolean pl_session_info_scan(PlSessionInfo *info, GCancellable *cancel)
+{
+	return scan(info, cancel, NULL);
+}
+
+gboolean pl_session_index_add(const char *path, const char *peer, GCancellable *cancel)
+{
+	g_autoptr(PlSessionInfo) info = g_new0(PlSessionInfo, 1);
+	info->path = g_strdup(path);
+	return scan(info, cancel, peer);
 }
 
 /* ─── the directory ──────────────────────────────────────────────────── */

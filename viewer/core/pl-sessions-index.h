@@ -10,9 +10,11 @@
  *     most PL_SESSION_HEAD_MAX bytes, never the whole file;
  *   - duration and samples need every block, so they live in a small
  *     sidecar, FILE.plens.idx (a GKeyFile), written when the session ends
- *     (the window knows the figures then) or, for a file without one (a
- *     viewer that was killed, `perflens record`), computed once by a full
- *     scan in a worker and written then.  A sidecar records the size of
+ *     (the window knows the figures then), when a flight recorder's
+ *     snapshot is saved (`perflens snapshot`, the app's Save now: read
+ *     once in full then), or, for a file without one (a viewer that was
+ *     killed, `perflens record`), computed once by a full scan in a worker
+ *     and written then.  A sidecar records the size of
  *     the file it describes: a file that grew since is scanned again.
  *
  * Functions here do plain file I/O and no GTK, so they may run in a
@@ -64,6 +66,14 @@ gboolean pl_session_info_scan(PlSessionInfo *info, GCancellable *cancel);
  * may be NULL).  Errors are ignored: the sidecar is only a cache. */
 void pl_session_index_write(const char *path, guint64 samples, double duration_s,
 			    const char *end, const char *peer);
+
+/* Enters a finished file saved by other means than a live recording (a
+ * flight recorder's snapshot) as a recording is entered when it ends: its
+ * sidecar with samples, duration, how it ended (full read, as
+ * pl_session_info_scan) and peer ("host:port" it came from, may be NULL).
+ * FALSE when cancelled or unreadable (no sidecar then: the list scans it
+ * when shown).  Blocking: call from a worker or a command-line tool. */
+gboolean pl_session_index_add(const char *path, const char *peer, GCancellable *cancel);
 
 /* Adds the symbol coverage at the end of the session to its sidecar (the
  * connect view shows it before the next recording from that board). */

@@ -19,7 +19,7 @@
 #include <gtk/gtk.h>
 
 #include "msg.h"
-#include "pl-client.h"
+#include "pl-live-session.h" /* PlAgentInfo */
 #include "pl-proc-item.h"
 
 G_BEGIN_DECLS

@@ -6,7 +6,6 @@
 #include "pl-agent-connect.h"
 #include "pl-connect-options.h"
 #include "pl-proc-item.h"
-#include "pl-ssh.h"
 #include "pl-symbol-check.h"
 #include "pl-ui-util.h"
 
@@ -89,14 +88,14 @@ static const PlAgentInfo *agent_info(PlConnectView *self)
 static void update_facts(PlConnectView *self)
 {
 	const PlAgentInfo *a = agent_info(self);
-	PlClient *client = pl_live_session_get_client(self->session);
 	g_autofree char *text = pl_agent_describe(a, pl_live_session_get_peer(self->session),
 						  self->probe_summary);
 	/* over SSH as a user perf_event_paranoid refuses: what to do, before
-	 * Start is even tried (pl_ssh_perf_advice) */
-	g_autofree char *advice = client && !(a->flags & PL_HELLO_PERF_AVAILABLE)
-					  ? pl_ssh_perf_advice(client, a->perf_errno, FALSE)
-					  : NULL;
+	 * Start is even tried */
+	g_autofree char *advice =
+		!(a->flags & PL_HELLO_PERF_AVAILABLE)
+			? pl_live_session_dup_perf_advice(self->session, a->perf_errno, FALSE)
+			: NULL;
 	if (advice) {
 		g_autofree char *e = g_markup_escape_text(advice, -1);
 		g_autofree char *with = g_strdup_printf("%s\n<b>%s</b>", text, e);
@@ -273,16 +272,15 @@ static void connect_done(GObject *src, GAsyncResult *res, gpointer data)
 {
 	PlConnectView *self = PL_CONNECT_VIEW(src);
 	g_autofree char *msg = NULL;
-	PlClient *client = pl_agent_connect_finish(res, &msg);
+	gboolean connected = pl_agent_connect_finish(res, self->session, &msg);
 	self->connecting = FALSE;
 	gtk_spinner_stop(self->spinner);
-	if (!client) {
+	if (!connected) {
 		show_error(self, msg);
 		set_status(self, "Not connected");
 		update_sensitivity(self);
 		return;
 	}
-	pl_live_session_set_client(self->session, client);
 	if (!pl_agent_connect_is_listen(res)) {
 		pl_ui_recent_add(pl_agent_connect_get_target(res));
 		fill_recent(self);
@@ -324,15 +322,18 @@ static void begin_connect(PlConnectView *self, const char *target, const char *t
 
 static char *form_target(PlConnectView *self)
 {
-	const char *host = gtk_editable_get_text(GTK_EDITABLE(self->host));
-	guint port = (guint)gtk_spin_button_get_value_as_int(self->port);
-	if (!host || !*host)
-		host = "127.0.0.1";
-	if (pl_ssh_is_url(host))
-		return g_strdup(host); /* ssh://[user@]host[:port]: the port field is TCP's */
-	if (strchr(host, ':') && host[0] != '[')
-		return g_strdup(host); /* already host:port */
-	return g_strdup_printf("%s:%u", host, port);
+	return pl_agent_target_join(gtk_editable_get_text(GTK_EDITABLE(self->host)),
+				    (guint)gtk_spin_button_get_value_as_int(self->port));
+}
+
+/* The form's host and port fields from a target "host[:port]" */
+static void fill_target(PlConnectView *self, const char *target)
+{
+	guint port = G_MAXUINT;
+	g_autofree char *host = pl_agent_target_split(target, &port);
+	gtk_editable_set_text(GTK_EDITABLE(self->host), host);
+	if (port != G_MAXUINT)
+		gtk_spin_button_set_value(self->port, port);
 }
 
 static void on_connect_clicked(GtkButton *b, PlConnectView *self)
@@ -361,15 +362,7 @@ static void on_disconnect_clicked(GtkButton *b, PlConnectView *self)
 
 static void on_recent_clicked(GtkButton *b, PlConnectView *self)
 {
-	const char *t = gtk_button_get_label(b);
-	const char *colon = pl_ssh_is_url(t) ? NULL : strrchr(t, ':');
-	if (colon && t[0] != '[') {
-		g_autofree char *host = g_strndup(t, (gsize)(colon - t));
-		gtk_editable_set_text(GTK_EDITABLE(self->host), host);
-		gtk_spin_button_set_value(self->port, g_ascii_strtod(colon + 1, NULL));
-	} else {
-		gtk_editable_set_text(GTK_EDITABLE(self->host), t);
-	}
+	fill_target(self, gtk_button_get_label(b));
 	gtk_widget_grab_focus(GTK_WIDGET(self->token));
 }
 
@@ -501,14 +494,7 @@ PlLiveSession *pl_connect_view_get_session(PlConnectView *self)
 
 void pl_connect_view_connect(PlConnectView *self, const char *target, const char *token)
 {
-	const char *colon = pl_ssh_is_url(target) ? NULL : strrchr(target, ':');
-	if (colon && target[0] != '[') {
-		g_autofree char *host = g_strndup(target, (gsize)(colon - target));
-		gtk_editable_set_text(GTK_EDITABLE(self->host), host);
-		gtk_spin_button_set_value(self->port, g_ascii_strtod(colon + 1, NULL));
-	} else {
-		gtk_editable_set_text(GTK_EDITABLE(self->host), target);
-	}
+	fill_target(self, target);
 	gtk_editable_set_text(GTK_EDITABLE(self->token), token ? token : "");
 	on_connect_clicked(NULL, self);
 }

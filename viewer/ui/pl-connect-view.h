@@ -21,7 +21,6 @@
 #include <gtk/gtk.h>
 
 #include "pl-capture.h"
-#include "pl-client.h"
 #include "pl-live-session.h"
 
 G_BEGIN_DECLS
@@ -59,7 +58,7 @@ const char *pl_connect_view_get_symbols_note(PlConnectView *self);
  * the LBR caveat), filled when the probe's messages arrive. */
 const char *pl_connect_view_get_probe_notes(PlConnectView *self);
 /* The board's facts shown after connecting (machine, kernel, agent, perf;
- * over SSH as a refused user, what to do: pl_ssh_perf_advice), as text. */
+ * over SSH as a refused user, what to do), as text. */
 const char *pl_connect_view_get_facts(PlConnectView *self);
 
 /* Process list (after LIST's reply): rows shown under the current filter. */

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "pl-agent-connect.h"
+#include "pl-agent-connect.h" /* PL_DEFAULT_PORT */
 #include "pl-flight-save.h"
 #include "pl-sessions-index.h"
 
@@ -20,8 +20,6 @@ struct _PlFlightDialog {
 	char *saved_target; /* the target of the last snapshot saved */
 	char *asked;	    /* the target being connected to */
 	gboolean busy;
-	gboolean released; /* "connecting" let go of this app's own connection to it */
-	guint busy_retries;
 };
 
 G_DEFINE_FINAL_TYPE(PlFlightDialog, pl_flight_dialog, GTK_TYPE_WINDOW)
@@ -73,47 +71,14 @@ static void save_done(GObject *src, GAsyncResult *res, gpointer data)
 	g_signal_emit(self, signals[SIG_SAVED], 0, path);
 }
 
-static void connect_done(GObject *src, GAsyncResult *res, gpointer data);
-
-static void begin_connect(PlFlightDialog *self)
-{
-	pl_agent_connect_async(self->asked, gtk_editable_get_text(GTK_EDITABLE(self->token)), FALSE,
-			       10000, self, connect_done, NULL);
-}
-
-static gboolean retry_connect(gpointer data)
-{
-	PlFlightDialog *self = data;
-	begin_connect(self);
-	g_object_unref(self);
-	return G_SOURCE_REMOVE;
-}
-
-static void connect_done(GObject *src, GAsyncResult *res, gpointer data)
+static void on_connected(GObject *src, const char *peer)
 {
 	PlFlightDialog *self = PL_FLIGHT_DIALOG(src);
-	g_autofree char *message = NULL;
-	PlClient *client = pl_agent_connect_finish(res, &message);
-	if (!client && self->released && g_str_has_prefix(message, "Agent busy") &&
-	    self->busy_retries++ < 20) {
-		/* the recorder serves one viewer: the connection this app let go
-		 * of may not be gone on the board yet */
-		g_timeout_add(250, retry_connect, g_object_ref(self));
+	if (!self->busy)
 		return;
-	}
-	if (!client) {
-		set_busy(self, FALSE, "Not saved");
-		/* the connect's words speak of the Board page's fields; they are
-		 * the same here */
-		show_error(self, message);
-		return;
-	}
 	g_autofree char *status = g_strdup_printf(
-		"Connected to %s — the flight recorder saves its ring and sends it…",
-		pl_client_get_peer(client));
+		"Connected to %s — the flight recorder saves its ring and sends it…", peer);
 	set_busy(self, TRUE, status);
-	pl_flight_save_async(client, self->folder, PL_FLIGHT_SAVE_TIMEOUT_MS, self, save_done,
-			     NULL);
 }
 
 gboolean pl_flight_dialog_save(PlFlightDialog *self)
@@ -138,10 +103,13 @@ gboolean pl_flight_dialog_save(PlFlightDialog *self)
 	set_busy(self, TRUE, status);
 	g_free(self->asked);
 	self->asked = g_steal_pointer(&target);
-	self->released = FALSE;
-	self->busy_retries = 0;
-	g_signal_emit(self, signals[SIG_CONNECTING], 0, self->asked, &self->released);
-	begin_connect(self);
+	gboolean released = FALSE;
+	g_signal_emit(self, signals[SIG_CONNECTING], 0, self->asked, &released);
+	/* the connect's words, on failure, speak of the Board page's fields;
+	 * they are the same here */
+	pl_flight_save_async(self->asked, gtk_editable_get_text(GTK_EDITABLE(self->token)),
+			     released, self->folder, PL_FLIGHT_SAVE_TIMEOUT_MS, on_connected, self,
+			     save_done, NULL);
 	return TRUE;
 }
 

@@ -2,8 +2,8 @@
  * (host:port, token), where the snapshot goes (the saved sessions by
  * default), the button, and what happened.
  *
- * Connects with pl-agent-connect.h and fetches with pl-flight-save.h, both
- * off the main loop.  Signals: "saved" (const char *path): the snapshot is
+ * Connects and fetches with pl-flight-save.h (viewer/core), off the main
+ * loop; the dialog never holds the connection.  Signals: "saved" (const char *path): the snapshot is
  * saved there (mode 0600), for the window to open; "connecting" (const
  * char *target, returns gboolean): about to connect to target — a handler
  * that closes the app's own connection to that agent returns TRUE (a

@@ -451,41 +451,34 @@ static void on_dialog_cancel(GtkWidget *w, gpointer data)
 	gtk_window_destroy(GTK_WINDOW(gtk_widget_get_root(w)));
 }
 
-static GtkWindow *small_dialog(PlSessionsView *self, const char *title, GtkWidget *content,
-			       const char *ok_label, gboolean destructive, GCallback ok)
+/* A small modal window from pl-session-dialog.ui: message, the entry
+ * (shown with entry_text), an error line, Cancel and ok_label.  Its
+ * "entry" and "error" are kept as data on the window for ok's handler. */
+static GtkWindow *small_dialog(PlSessionsView *self, const char *title, const char *message,
+			       const char *entry_text, const char *ok_label, gboolean destructive,
+			       GCallback ok)
 {
-	GtkWindow *dlg = GTK_WINDOW(gtk_window_new());
+	g_autoptr(GtkBuilder) b =
+		gtk_builder_new_from_resource("/org/perflens/Viewer/pl-session-dialog.ui");
+	GtkWindow *dlg = GTK_WINDOW(gtk_builder_get_object(b, "dialog"));
 	gtk_window_set_title(dlg, title);
-	gtk_window_set_modal(dlg, TRUE);
-	gtk_window_set_resizable(dlg, FALSE);
 	GtkRoot *root = gtk_widget_get_root(GTK_WIDGET(self));
 	if (GTK_IS_WINDOW(root))
 		gtk_window_set_transient_for(dlg, GTK_WINDOW(root));
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
-	gtk_widget_set_margin_start(box, 18);
-	gtk_widget_set_margin_end(box, 18);
-	gtk_widget_set_margin_top(box, 18);
-	gtk_widget_set_margin_bottom(box, 18);
-	gtk_box_append(GTK_BOX(box), content);
-	GtkWidget *err = gtk_label_new(NULL);
-	gtk_widget_add_css_class(err, "error");
-	gtk_label_set_wrap(GTK_LABEL(err), TRUE);
-	gtk_label_set_xalign(GTK_LABEL(err), 0);
-	gtk_widget_set_visible(err, FALSE);
-	gtk_box_append(GTK_BOX(box), err);
-	g_object_set_data(G_OBJECT(dlg), "error", err);
-	GtkWidget *btns = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-	gtk_widget_set_halign(btns, GTK_ALIGN_END);
-	GtkWidget *cancel = gtk_button_new_with_mnemonic("_Cancel");
-	g_signal_connect(cancel, "clicked", G_CALLBACK(on_dialog_cancel), NULL);
-	GtkWidget *okb = gtk_button_new_with_mnemonic(ok_label);
+	gtk_label_set_text(GTK_LABEL(gtk_builder_get_object(b, "message")), message);
+	GtkWidget *entry = GTK_WIDGET(gtk_builder_get_object(b, "entry"));
+	if (entry_text) {
+		gtk_editable_set_text(GTK_EDITABLE(entry), entry_text);
+		gtk_widget_set_visible(entry, TRUE);
+	}
+	g_object_set_data(G_OBJECT(dlg), "entry", entry);
+	g_object_set_data(G_OBJECT(dlg), "error", gtk_builder_get_object(b, "error"));
+	g_signal_connect(gtk_builder_get_object(b, "cancel"), "clicked",
+			 G_CALLBACK(on_dialog_cancel), NULL);
+	GtkWidget *okb = GTK_WIDGET(gtk_builder_get_object(b, "ok"));
+	gtk_button_set_label(GTK_BUTTON(okb), ok_label);
 	gtk_widget_add_css_class(okb, destructive ? "destructive-action" : "suggested-action");
 	g_signal_connect(okb, "clicked", ok, self);
-	gtk_box_append(GTK_BOX(btns), cancel);
-	gtk_box_append(GTK_BOX(btns), okb);
-	gtk_box_append(GTK_BOX(box), btns);
-	gtk_window_set_child(dlg, box);
-	gtk_window_set_default_widget(dlg, okb);
 	return dlg;
 }
 
@@ -494,18 +487,8 @@ static void on_rename(GtkButton *b, PlSessionsView *self)
 	PlSessionItem *it = selected(self);
 	if (!it)
 		return;
-	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-	GtkWidget *l = gtk_label_new("New name of the session file:");
-	gtk_label_set_xalign(GTK_LABEL(l), 0);
-	gtk_box_append(GTK_BOX(box), l);
-	GtkWidget *e = gtk_entry_new();
-	gtk_editable_set_text(GTK_EDITABLE(e), it->info->name);
-	gtk_entry_set_activates_default(GTK_ENTRY(e), TRUE);
-	gtk_widget_set_size_request(e, 380, -1);
-	gtk_box_append(GTK_BOX(box), e);
-	GtkWindow *dlg = small_dialog(self, "Rename session", box, "_Rename", FALSE,
-				      G_CALLBACK(on_rename_ok));
-	g_object_set_data(G_OBJECT(dlg), "entry", e);
+	GtkWindow *dlg = small_dialog(self, "Rename session", "New name of the session file:",
+				      it->info->name, "_Rename", FALSE, G_CALLBACK(on_rename_ok));
 	gtk_window_present(dlg);
 }
 
@@ -531,11 +514,7 @@ static void on_delete(GtkButton *b, PlSessionsView *self)
 		"Delete the session “%s”?\n\nThe file %s is removed from the disk; this cannot be "
 		"undone.",
 		it->info->name, it->info->path);
-	GtkWidget *l = gtk_label_new(msg);
-	gtk_label_set_wrap(GTK_LABEL(l), TRUE);
-	gtk_label_set_max_width_chars(GTK_LABEL(l), 60);
-	gtk_label_set_xalign(GTK_LABEL(l), 0);
-	GtkWindow *dlg = small_dialog(self, "Delete session", l, "_Delete", TRUE,
+	GtkWindow *dlg = small_dialog(self, "Delete session", msg, NULL, "_Delete", TRUE,
 				      G_CALLBACK(on_delete_ok));
 	gtk_window_present(dlg);
 }

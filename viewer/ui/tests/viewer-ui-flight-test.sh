@@ -19,7 +19,10 @@
 #   flight_files        both files are in the chosen folder, mode 0600, each
 #                       byte for byte one of the board's snapshots in its
 #                       --snapshot-dir (cmp), `perflens report` reads each
-#                       and counts samples and the trigger "viewer fired"
+#                       and counts samples and the trigger "viewer fired",
+#                       and its sessions-index sidecar FILE.idx has those
+#                       samples and the recorder's address, as a
+#                       recording's has
 #   flight_wrong_token  a wrong token: the dialog says "Wrong token"
 #   flight_not_recorder an agent started with --listen (no --flight): the
 #                       dialog says it is not a flight recorder
@@ -122,6 +125,11 @@ for f in $saved; do
 	samples=$(sed -nE 's/^.*: ([0-9]+) samples over .*/\1/p' "$TMP/report" | head -1)
 	[ "${samples:-0}" -gt 0 ] || why="$why report $f counts no samples ($(head -c 200 "$TMP/report" | tr '\n' '|'));"
 	grep -q 'trigger: viewer fired' "$TMP/report" || why="$why report $f names no viewer trigger;"
+	# in the sessions index as a recording is (pl-sessions-index.h)
+	idx_samples=$(sed -n 's/^samples=//p' "$f.idx" 2>/dev/null)
+	idx_peer=$(sed -n 's/^peer=//p' "$f.idx" 2>/dev/null)
+	[ "${idx_samples:-x}" = "${samples:-y}" ] || why="$why $f.idx: samples '${idx_samples}', the report ${samples:-?};"
+	[ "$idx_peer" = "127.0.0.1:$port" ] || why="$why $f.idx: peer '$idx_peer', not 127.0.0.1:$port;"
 	echo "# $f: ${samples:-?} samples, the board's $same"
 done
 ls -a "$TMP/saved" 2>/dev/null | grep -q '\.part$' && why="$why a temporary file was left;"
