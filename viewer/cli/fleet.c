@@ -351,7 +351,7 @@ static int report_session(PlClickhouse *ch, const char *session, guint top)
 		const PlRow *r = &g_array_index(rows, PlRow, i);
 		const PlFunction *f = pl_profile_get_function(p, r->id);
 		printf("  %6.2f%%  %6.2f%%  %8" G_GUINT64_FORMAT "  %s  %s\n",
-		       pct(r->self.samples, total), pct(r->total.samples, total), r->self.samples,
+		       pl_percent(r->self.samples, total), pl_percent(r->total.samples, total), r->self.samples,
 		       pl_profile_get_function_label(p, r->id),
 		       f && f->module ? f->module : "[unknown]");
 	}
