@@ -112,8 +112,10 @@ void pl_load_job_load(PlLoadJob *self, const char *path)
 	self->loading_path = g_strdup(path);
 	__atomic_store_n(&self->load_progress, 0, __ATOMIC_RELAXED);
 	set_fetch_status(self, NULL);
+	/* once a second: each tick repaints the window, which a software
+	 * renderer pays for with the cores the load runs on */
 	if (!self->load_tick)
-		self->load_tick = g_timeout_add(250, on_load_tick, self);
+		self->load_tick = g_timeout_add(1000, on_load_tick, self);
 	self->load_cancel = g_cancellable_new();
 	GTask *task = g_task_new(self, self->load_cancel, load_done, NULL);
 	g_task_set_task_data(task, g_strdup(path), g_free);

@@ -4,7 +4,7 @@
  * No widgets.  The worker is pl_target_load_file (the board's symbol
  * settings over viewer/io/pl-loader.c, the one way a file becomes a
  * model); this object is the app's side of it: it runs one load at a time
- * (starting another cancels the running one), emits "progress" every 250 ms
+ * (starting another cancels the running one), emits "progress" every second
  * while loading, and "finished" (const char *path) on the main thread when
  * a load ends, cancelled, failed or done.  In a "finished" handler,
  * pl_load_job_take_profile steals the profile (NULL when it failed;

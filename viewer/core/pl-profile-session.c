@@ -127,7 +127,12 @@ static void replace_profile(PlProfileSession *self, PlProfile *p, const char *pa
 	self->dirty = FALSE;
 	if (p)
 		pl_profile_set_short_names(p, self->short_names);
+	/* the session's transforms come with it: aggregated once, below */
+	g_signal_handlers_block_by_func(self->state, on_transforms_changed, self);
 	pl_view_state_set_session(self->state, path);
+	g_signal_handlers_unblock_by_func(self->state, on_transforms_changed, self);
+	if (pl_view_state_get_error(self->state))
+		g_signal_emit(self, signals[SIG_PROBLEM], 0, pl_view_state_get_error(self->state));
 	set_path(self, path);
 	self->filter = PL_FILTER_ALL;
 	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_THREAD]);

@@ -1,6 +1,7 @@
 /* pl-counters-view.c — counters and health (see the header). */
 #include "pl-counters-view.h"
 #include "pl-chart.h"
+#include "pl-lazy-page.h"
 #include "pl-ui-util.h"
 
 #include <math.h>
@@ -17,6 +18,7 @@ typedef PlChartSeries Series;
 
 struct _PlCountersView {
 	GtkWidget parent_instance;
+	PlProfileSession *session; /* weak: followed, read when shown */
 	GtkWidget *box;
 	GtkWidget *area;
 	GtkLabel *stats;
@@ -234,11 +236,13 @@ void pl_counters_view_set_profile(PlCountersView *self, PlProfile *p)
 
 guint pl_counters_view_get_n_series(PlCountersView *self)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	return self->series->len;
 }
 
 const char *pl_counters_view_get_series_name(PlCountersView *self, guint i)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	return i < self->series->len ? ((Series *)self->series->pdata[i])->name : NULL;
 }
 
@@ -250,6 +254,9 @@ GtkWidget *pl_counters_view_new(void)
 static void pl_counters_view_dispose(GObject *obj)
 {
 	PlCountersView *self = PL_COUNTERS_VIEW(obj);
+	if (self->session)
+		g_object_remove_weak_pointer(G_OBJECT(self->session), (gpointer *)&self->session);
+	self->session = NULL;
 	/* the template's box is this widget's child, not a box's */
 	g_clear_pointer(&self->box, gtk_widget_unparent);
 	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_COUNTERS_VIEW);
@@ -277,9 +284,17 @@ static void pl_counters_view_init(PlCountersView *self)
 
 /* ─── the session (pl-profile-session.h) ─────────────────────────────── */
 
+/* every sample or record is read: only while the page is shown */
+static void update_from_session(GtkWidget *w)
+{
+	PlCountersView *self = PL_COUNTERS_VIEW(w);
+	if (self->session)
+		pl_counters_view_set_profile(self, pl_profile_session_get_profile(self->session));
+}
+
 static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlCountersView *self)
 {
-	pl_counters_view_set_profile(self, pl_profile_session_get_profile(s));
+	pl_lazy_page_update(GTK_WIDGET(self), update_from_session);
 }
 
 static void on_session_updated(PlProfileSession *s, PlCountersView *self)
@@ -289,6 +304,8 @@ static void on_session_updated(PlProfileSession *s, PlCountersView *self)
 
 void pl_counters_view_set_session(PlCountersView *self, PlProfileSession *session)
 {
+	self->session = session;
+	g_object_add_weak_pointer(G_OBJECT(session), (gpointer *)&self->session);
 	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
 	g_signal_connect_object(session, "updated", G_CALLBACK(on_session_updated), self, 0);
 }

@@ -29,7 +29,9 @@ guint pl_counters_view_get_n_series(PlCountersView *self);
 const char *pl_counters_view_get_series_name(PlCountersView *self, guint i);
 
 /* Follows session (its profile, aggregate and filter; the handlers end
- * with the widget): a new profile or one that grew. */
+ * with the widget): a new profile or one that grew.
+ * Read while the widget is shown: a change meanwhile is read at its next
+ * map, or by a getter first (pl-lazy-page.h). */
 void pl_counters_view_set_session(PlCountersView *self, PlProfileSession *session);
 
 G_END_DECLS

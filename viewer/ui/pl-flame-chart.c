@@ -4,6 +4,7 @@
 #include <pango/pangocairo.h>
 
 #include "pl-flame-layout.h"
+#include "pl-lazy-page.h"
 #include "pl-ui-util.h"
 
 #define ROW_H 18.0
@@ -23,6 +24,7 @@ struct _PlFlameChart {
 	guint64 t_start, t_end;
 	guint32 tid;
 	char *title;
+	PlProfileSession *session; /* weak: followed, read when shown */
 };
 
 G_DEFINE_FINAL_TYPE(PlFlameChart, pl_flame_chart, GTK_TYPE_WIDGET)
@@ -206,6 +208,7 @@ static const Span *span_at(PlFlameChart *self, double x, double y)
 
 guint pl_flame_chart_count_spans(PlFlameChart *self, guint32 func)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	guint n = 0;
 	for (guint i = 0; self->profile && i < self->spans->len; i++)
 		n += pl_profile_get_node(self->profile,
@@ -215,6 +218,7 @@ guint pl_flame_chart_count_spans(PlFlameChart *self, guint32 func)
 
 guint32 pl_flame_chart_node_at(PlFlameChart *self, double x, double y)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	const Span *sp = span_at(self, x, y);
 	return sp ? sp->node : PL_NO_ID;
 }
@@ -256,6 +260,9 @@ GtkWidget *pl_flame_chart_new(void)
 static void pl_flame_chart_dispose(GObject *obj)
 {
 	PlFlameChart *self = PL_FLAME_CHART(obj);
+	if (self->session)
+		g_object_remove_weak_pointer(G_OBJECT(self->session), (gpointer *)&self->session);
+	self->session = NULL;
 	g_clear_pointer(&self->spans, g_array_unref);
 	g_clear_pointer(&self->title, g_free);
 	G_OBJECT_CLASS(pl_flame_chart_parent_class)->dispose(obj);
@@ -292,14 +299,26 @@ static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlFlameChart
 	pl_flame_chart_set_data(self, NULL, NULL, NULL);
 }
 
-static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlFlameChart *self)
+/* the chart walks every sample of its thread: only while it is shown */
+static void update_from_session(GtkWidget *w)
 {
+	PlFlameChart *self = PL_FLAME_CHART(w);
+	PlProfileSession *s = self->session;
+	if (!s)
+		return;
 	PlFilter f = pl_profile_session_get_filter(s);
 	pl_flame_chart_set_data(self, pl_profile_session_get_profile(s), &f, pl_profile_session_get_aggregate(s));
 }
 
+static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlFlameChart *self)
+{
+	pl_lazy_page_update(GTK_WIDGET(self), update_from_session);
+}
+
 void pl_flame_chart_set_session(PlFlameChart *self, PlProfileSession *session)
 {
+	self->session = session;
+	g_object_add_weak_pointer(G_OBJECT(session), (gpointer *)&self->session);
 	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
 	g_signal_connect_object(session, "notify::aggregate", G_CALLBACK(on_session_aggregate), self,
 				0);

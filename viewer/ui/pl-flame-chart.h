@@ -36,7 +36,9 @@ guint pl_flame_chart_count_spans(PlFlameChart *self, guint32 func);
 guint32 pl_flame_chart_node_at(PlFlameChart *self, double x, double y);
 
 /* Follows session (its profile, aggregate and filter; the handlers end
- * with the widget): a new profile, and every new aggregate (the filter, the transforms). */
+ * with the widget): a new profile, and every new aggregate (the filter, the transforms).
+ * Read while the widget is shown: a change meanwhile is read at its next
+ * map, or by a getter first (pl-lazy-page.h). */
 void pl_flame_chart_set_session(PlFlameChart *self, PlProfileSession *session);
 
 G_END_DECLS

@@ -5,6 +5,7 @@
 
 #include "pl-flame-draw.h"
 #include "pl-inverted.h"
+#include "pl-ui-timing.h"
 #include "pl-ui-util.h"
 
 #define ROW_H 18.0
@@ -100,6 +101,7 @@ static void layout_done(GObject *source, GAsyncResult *res, gpointer data)
 	self->hover = -1;
 	gtk_widget_queue_resize(GTK_WIDGET(self));
 	invalidate(self);
+	pl_ui_timing_ready();
 	g_signal_emit(self, signals[SIG_ZOOM_CHANGED], 0);
 }
 
@@ -438,6 +440,7 @@ static void on_click(GtkGestureClick *g, int n_press, double x, double y, PlFlam
 				      self->inverted ? PL_NO_ID : node, self->func[node], x, y);
 		return;
 	}
+	pl_ui_timing_begin("click");
 	pl_flame_graph_zoom(self, node);
 }
 
@@ -475,8 +478,11 @@ void pl_flame_graph_zoom(PlFlameGraph *self, guint32 node)
 {
 	if (!self->tree || node >= self->tree->n)
 		node = 0;
-	if (node == self->zoom && self->layout)
+	if (node == self->zoom && self->layout) {
+		pl_ui_timing_ready(); /* nothing to recompute */
+		gtk_widget_queue_draw(GTK_WIDGET(self));
 		return;
+	}
 	self->zoom = node;
 	if (self->search)
 		compute_matches(self);
@@ -498,6 +504,7 @@ gboolean pl_flame_graph_zoom_out(PlFlameGraph *self)
 
 gboolean pl_flame_graph_set_search(PlFlameGraph *self, const char *pattern, GError **error)
 {
+	pl_ui_timing_begin("search");
 	g_clear_pointer(&self->search, g_regex_unref);
 	if (pattern && *pattern) {
 		self->search = g_regex_new(pattern, G_REGEX_CASELESS | G_REGEX_OPTIMIZE, 0, error);
@@ -510,6 +517,7 @@ gboolean pl_flame_graph_set_search(PlFlameGraph *self, const char *pattern, GErr
 	}
 	compute_matches(self);
 	invalidate(self);
+	pl_ui_timing_ready();
 	g_signal_emit(self, signals[SIG_SEARCH_CHANGED], 0);
 	return TRUE;
 }

@@ -1,6 +1,8 @@
 /* pl-function-table.c — function table with callers/callees (see the header). */
 #include "pl-function-table.h"
 
+#include "pl-lazy-page.h"
+
 #include <string.h>
 
 #include "pl-ui-util.h"
@@ -38,6 +40,7 @@ struct _PlFunctionTable {
 	GtkWidget *paned;
 	guint32 selected;
 	gboolean updating;
+	PlProfileSession *session; /* weak: followed, read when shown */
 };
 
 G_DEFINE_FINAL_TYPE(PlFunctionTable, pl_function_table, GTK_TYPE_WIDGET)
@@ -295,6 +298,7 @@ void pl_function_table_set_data(PlFunctionTable *self, PlProfile *profile, PlAgg
 
 gboolean pl_function_table_select(PlFunctionTable *self, guint32 func)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	GListModel *m = G_LIST_MODEL(self->selection);
 	guint n = g_list_model_get_n_items(m);
 	for (guint i = 0; i < n; i++) {
@@ -317,6 +321,7 @@ gboolean pl_function_table_select(PlFunctionTable *self, guint32 func)
 gboolean pl_function_table_get_row(PlFunctionTable *self, guint32 func, PlCount *self_count,
 				   PlCount *total)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	GListModel *m = G_LIST_MODEL(self->store);
 	for (guint i = 0; i < g_list_model_get_n_items(m); i++) {
 		g_autoptr(PlFuncItem) it = g_list_model_get_item(m, i);
@@ -331,12 +336,14 @@ gboolean pl_function_table_get_row(PlFunctionTable *self, guint32 func, PlCount 
 
 guint pl_function_table_get_n_rows(PlFunctionTable *self)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	return g_list_model_get_n_items(G_LIST_MODEL(self->store));
 }
 
 gboolean pl_function_table_get_row_at(PlFunctionTable *self, guint i, guint32 *func,
 				      const char **name, PlCount *self_count, PlCount *total)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	g_autoptr(PlFuncItem) it = g_list_model_get_item(G_LIST_MODEL(self->store), i);
 	if (!it)
 		return FALSE;
@@ -349,22 +356,28 @@ gboolean pl_function_table_get_row_at(PlFunctionTable *self, guint i, guint32 *f
 
 guint32 pl_function_table_get_selected(PlFunctionTable *self)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	return self->selected;
 }
 
 guint pl_function_table_get_n_callers(PlFunctionTable *self)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	return g_list_model_get_n_items(G_LIST_MODEL(self->callers));
 }
 
 guint pl_function_table_get_n_callees(PlFunctionTable *self)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	return g_list_model_get_n_items(G_LIST_MODEL(self->callees));
 }
 
 static void pl_function_table_dispose(GObject *obj)
 {
 	PlFunctionTable *self = PL_FUNCTION_TABLE(obj);
+	if (self->session)
+		g_object_remove_weak_pointer(G_OBJECT(self->session), (gpointer *)&self->session);
+	self->session = NULL;
 	/* the template's paned is this widget's child, not a box's */
 	g_clear_pointer(&self->paned, gtk_widget_unparent);
 	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_FUNCTION_TABLE);
@@ -445,13 +458,28 @@ static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlFunctionTa
 	pl_function_table_set_data(self, NULL, NULL);
 }
 
+/* a row per function, sorted: made only while the table is shown */
+static void update_from_session(GtkWidget *w)
+{
+	PlFunctionTable *self = PL_FUNCTION_TABLE(w);
+	if (self->session)
+		pl_function_table_set_data(self, pl_profile_session_get_profile(self->session),
+					   pl_profile_session_get_aggregate(self->session));
+}
+
 static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlFunctionTable *self)
 {
-	pl_function_table_set_data(self, pl_profile_session_get_profile(s), pl_profile_session_get_aggregate(s));
+	/* the rows hold their counts; the callers and callees of a selection
+	 * made before the update read the aggregate there is */
+	if (self->profile == pl_profile_session_get_profile(s))
+		self->agg = pl_profile_session_get_aggregate(s);
+	pl_lazy_page_update(GTK_WIDGET(self), update_from_session);
 }
 
 void pl_function_table_set_session(PlFunctionTable *self, PlProfileSession *session)
 {
+	self->session = session;
+	g_object_add_weak_pointer(G_OBJECT(session), (gpointer *)&self->session);
 	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
 	g_signal_connect_object(session, "notify::aggregate", G_CALLBACK(on_session_aggregate), self,
 				0);

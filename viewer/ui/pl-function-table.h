@@ -47,7 +47,9 @@ guint pl_function_table_get_n_callers(PlFunctionTable *self);
 guint pl_function_table_get_n_callees(PlFunctionTable *self);
 
 /* Follows session (its profile, aggregate and filter; the handlers end
- * with the widget): a new profile, and every new aggregate (the filter, the transforms). */
+ * with the widget): a new profile, and every new aggregate (the filter, the transforms).
+ * Read while the widget is shown: a change meanwhile is read at its next
+ * map, or by a getter first (pl-lazy-page.h). */
 void pl_function_table_set_session(PlFunctionTable *self, PlProfileSession *session);
 
 G_END_DECLS

@@ -7,6 +7,7 @@
  */
 #include "pl-health-view.h"
 #include "pl-chart.h"
+#include "pl-lazy-page.h"
 #include "pl-ui-util.h"
 
 #include <math.h>
@@ -30,6 +31,7 @@ typedef struct {
 
 struct _PlHealthView {
 	GtkWidget parent_instance;
+	PlProfileSession *session; /* weak: followed, read when shown */
 	GtkWidget *box;
 	GtkLabel *note;
 	GtkWidget *area;
@@ -329,23 +331,27 @@ static Series *nth(PlHealthView *self, guint i)
 
 guint pl_health_view_get_n_series(PlHealthView *self)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	return self->series->len;
 }
 
 const char *pl_health_view_get_series_name(PlHealthView *self, guint i)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	Series *s = nth(self, i);
 	return s ? s->c.name : NULL;
 }
 
 double pl_health_view_get_series_last(PlHealthView *self, guint i)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	Series *s = nth(self, i);
 	return s ? s->c.last : 0;
 }
 
 double pl_health_view_get_series_peak(PlHealthView *self, guint i)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	Series *s = nth(self, i);
 	return s ? s->c.max : 0;
 }
@@ -358,6 +364,9 @@ GtkWidget *pl_health_view_new(void)
 static void pl_health_view_dispose(GObject *obj)
 {
 	PlHealthView *self = PL_HEALTH_VIEW(obj);
+	if (self->session)
+		g_object_remove_weak_pointer(G_OBJECT(self->session), (gpointer *)&self->session);
+	self->session = NULL;
 	/* the template's box is this widget's child, not a box's */
 	g_clear_pointer(&self->box, gtk_widget_unparent);
 	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_HEALTH_VIEW);
@@ -386,9 +395,17 @@ static void pl_health_view_init(PlHealthView *self)
 
 /* ─── the session (pl-profile-session.h) ─────────────────────────────── */
 
+/* every sample or record is read: only while the page is shown */
+static void update_from_session(GtkWidget *w)
+{
+	PlHealthView *self = PL_HEALTH_VIEW(w);
+	if (self->session)
+		pl_health_view_set_profile(self, pl_profile_session_get_profile(self->session));
+}
+
 static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlHealthView *self)
 {
-	pl_health_view_set_profile(self, pl_profile_session_get_profile(s));
+	pl_lazy_page_update(GTK_WIDGET(self), update_from_session);
 }
 
 static void on_session_updated(PlProfileSession *s, PlHealthView *self)
@@ -404,6 +421,8 @@ static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlHealthVi
 
 void pl_health_view_set_session(PlHealthView *self, PlProfileSession *session)
 {
+	self->session = session;
+	g_object_add_weak_pointer(G_OBJECT(session), (gpointer *)&self->session);
 	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
 	g_signal_connect_object(session, "updated", G_CALLBACK(on_session_updated), self, 0);
 	g_signal_connect_object(session, "notify::aggregate", G_CALLBACK(on_session_aggregate), self,

@@ -36,7 +36,9 @@ double pl_health_view_get_series_last(PlHealthView *self, guint i);
 double pl_health_view_get_series_peak(PlHealthView *self, guint i);
 
 /* Follows session (its profile, aggregate and filter; the handlers end
- * with the widget): a new profile or one that grew, and every new aggregate (the filter, the transforms). */
+ * with the widget): a new profile or one that grew, and every new aggregate (the filter, the transforms).
+ * Read while the widget is shown: a change meanwhile is read at its next
+ * map, or by a getter first (pl-lazy-page.h). */
 void pl_health_view_set_session(PlHealthView *self, PlProfileSession *session);
 
 G_END_DECLS

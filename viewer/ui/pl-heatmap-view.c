@@ -10,6 +10,7 @@
 
 #include <math.h>
 
+#include "pl-lazy-page.h"
 #include "pl-ui-util.h"
 
 #define LEFT_W 54.0  /* row labels */
@@ -30,6 +31,7 @@ struct _PlHeatmapView {
 	guint n_samples;
 	gboolean mapped; /* counted under transforms: recounted every time */
 	guint64 t0, t1;        /* the window's range (0, 0: none) */
+	PlProfileSession *session; /* weak: followed, read when shown */
 	gboolean dragging;
 	guint drag_col, drag_row, cur_col, cur_row;
 };
@@ -176,6 +178,7 @@ static gboolean on_tooltip(GtkWidget *w, int x, int y, gboolean kb, GtkTooltip *
 void pl_heatmap_view_select(PlHeatmapView *self, guint col_a, guint row_a, guint col_b,
 			    guint row_b)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	if (!self->map)
 		return;
 	guint64 t0, t1;
@@ -271,12 +274,16 @@ void pl_heatmap_view_set_range(PlHeatmapView *self, guint64 t0, guint64 t1)
 
 const PlHeatmap *pl_heatmap_view_get_heatmap(PlHeatmapView *self)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	return self->map;
 }
 
 static void pl_heatmap_view_dispose(GObject *obj)
 {
 	PlHeatmapView *self = PL_HEATMAP_VIEW(obj);
+	if (self->session)
+		g_object_remove_weak_pointer(G_OBJECT(self->session), (gpointer *)&self->session);
+	self->session = NULL;
 	/* the template's box is this widget's child, not a box's */
 	g_clear_pointer(&self->box, gtk_widget_unparent);
 	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_HEATMAP_VIEW);
@@ -315,8 +322,13 @@ static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlHeatmapVie
 	pl_heatmap_view_set_profile(self, NULL, 0, PL_NO_ID, NULL);
 }
 
-static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlHeatmapView *self)
+/* the cells count every sample: only while the page is shown */
+static void update_from_session(GtkWidget *w)
 {
+	PlHeatmapView *self = PL_HEATMAP_VIEW(w);
+	PlProfileSession *s = self->session;
+	if (!s)
+		return;
 	PlFilter f = pl_profile_session_get_filter(s);
 	PlAggregate *agg = pl_profile_session_get_aggregate(s);
 	pl_heatmap_view_set_profile(self, pl_profile_session_get_profile(s), f.tid, f.event,
@@ -324,8 +336,15 @@ static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlHeatmapV
 	pl_heatmap_view_set_range(self, f.t0, f.t1);
 }
 
+static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlHeatmapView *self)
+{
+	pl_lazy_page_update(GTK_WIDGET(self), update_from_session);
+}
+
 void pl_heatmap_view_set_session(PlHeatmapView *self, PlProfileSession *session)
 {
+	self->session = session;
+	g_object_add_weak_pointer(G_OBJECT(session), (gpointer *)&self->session);
 	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
 	g_signal_connect_object(session, "notify::aggregate", G_CALLBACK(on_session_aggregate), self,
 				0);

@@ -41,7 +41,9 @@ void pl_heatmap_view_select(PlHeatmapView *self, guint col_a, guint row_a, guint
 			    guint row_b);
 
 /* Follows session (its profile, aggregate and filter; the handlers end
- * with the widget): a new profile, and every new aggregate (the filter, the transforms). */
+ * with the widget): a new profile, and every new aggregate (the filter, the transforms).
+ * Read while the widget is shown: a change meanwhile is read at its next
+ * map, or by a getter first (pl-lazy-page.h). */
 void pl_heatmap_view_set_session(PlHeatmapView *self, PlProfileSession *session);
 
 G_END_DECLS

@@ -1,4 +1,9 @@
-/* pl-lazy-page.c — pages that read a live recording again only while shown.
+/* pl-lazy-page.c — pages that read a profile only while shown.
+ *
+ * A view that is not shown (another page of the window's stack) defers
+ * what a new profile or aggregate asks of it until it is mapped: at ten
+ * million samples each such pass over the samples costs the window
+ * hundreds of milliseconds at open and after every filter change.
  *
  * A live recording grows every second; a page whose reading goes over
  * every event (the Interrupts and Block I/O pages pair them all) would
@@ -71,4 +76,49 @@ void pl_lazy_page_follow(GtkWidget *page, PlProfileSession *session, PlLazyPageS
 	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_profile), page, 0);
 	g_signal_connect_object(session, "updated", G_CALLBACK(on_updated), page, 0);
 	g_signal_connect_object(page, "map", G_CALLBACK(on_map), session, 0);
+}
+
+/* ─── deferred updates ───────────────────────────────────────────────── */
+
+typedef struct {
+	PlLazyUpdate update;
+	gboolean pending;
+} Deferred;
+
+#define DEFER_KEY "pl-lazy-update"
+
+static void run_pending(GtkWidget *view, Deferred *d)
+{
+	if (!d->pending)
+		return;
+	d->pending = FALSE;
+	d->update(view);
+}
+
+static void on_deferred_map(GtkWidget *view, gpointer data)
+{
+	Deferred *d = g_object_get_data(G_OBJECT(view), DEFER_KEY);
+	if (d)
+		run_pending(view, d);
+}
+
+void pl_lazy_page_update(GtkWidget *view, PlLazyUpdate update)
+{
+	Deferred *d = g_object_get_data(G_OBJECT(view), DEFER_KEY);
+	if (!d) {
+		d = g_new0(Deferred, 1);
+		g_object_set_data_full(G_OBJECT(view), DEFER_KEY, d, g_free);
+		g_signal_connect(view, "map", G_CALLBACK(on_deferred_map), NULL);
+	}
+	d->update = update;
+	d->pending = TRUE;
+	if (gtk_widget_get_mapped(view))
+		run_pending(view, d);
+}
+
+void pl_lazy_page_flush(GtkWidget *view)
+{
+	Deferred *d = g_object_get_data(G_OBJECT(view), DEFER_KEY);
+	if (d)
+		run_pending(view, d);
 }

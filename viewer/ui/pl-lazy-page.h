@@ -17,5 +17,19 @@ typedef void (*PlLazyPageSet)(GtkWidget *page, PlProfile *profile);
 void pl_lazy_page_follow(GtkWidget *page, PlProfileSession *session, PlLazyPageSet set_profile,
 			 const char *const *events);
 
+/* What a view does when it is shown with a pending update: read the
+ * session's current state (its profile, aggregate, filter) again. */
+typedef void (*PlLazyUpdate)(GtkWidget *view);
+
+/* Runs update(view) now when view is mapped, else once when it is next
+ * mapped: a page nobody looks at costs nothing, and what it shows when
+ * looked at is computed from the session as it is then, exactly.  The
+ * update of a view is the same function at every call. */
+void pl_lazy_page_update(GtkWidget *view, PlLazyUpdate update);
+
+/* Runs view's pending update now, if any (a getter answering for a page
+ * that is not shown). */
+void pl_lazy_page_flush(GtkWidget *view);
+
 /* Shows or hides the page's tab when it sits in a GtkStack. */
 void pl_lazy_page_show(GtkWidget *page, gboolean visible);

@@ -43,6 +43,13 @@ struct _PlThreadTimeline {
 	GPtrArray *pairs;        /* "BEGIN_RE;END_RE" the user paired (char *) */
 	GHashTable *lane_of_tid; /* tid → lane index + 1 */
 	guint n_ticks, n_bars;   /* drawn at the last snapshot (tests) */
+	gboolean hist_dirty;     /* the lanes' densities are counted at the next draw */
+	/* The lanes as last drawn, for cache_w × cache_h: a frame that only
+	 * moves the selection (a drag) draws this node again instead of every
+	 * lane's intervals. */
+	GskRenderNode *cache;
+	int cache_w, cache_h;
+	gboolean cache_dark;
 };
 
 G_DEFINE_FINAL_TYPE(PlThreadTimeline, pl_thread_timeline, GTK_TYPE_WIDGET)
@@ -70,6 +77,13 @@ static gint by_pid_tid(gconstpointer a, gconstpointer b)
 }
 
 static void fill_hist(PlThreadTimeline *self);
+
+/* What the lanes show changed: drawn again at the next frame. */
+static void invalidate(PlThreadTimeline *self)
+{
+	g_clear_pointer(&self->cache, gsk_render_node_unref);
+	gtk_widget_queue_draw(GTK_WIDGET(self));
+}
 
 /* Markers, and the slow system calls and lock waits as intervals (bars in
  * their own colours; their entry ticks are not drawn: the bar says it
@@ -151,7 +165,7 @@ static void build_lanes(PlThreadTimeline *self)
 	}
 	self->markers = markers_new(self->profile);
 	add_pairs(self);
-	fill_hist(self);
+	self->hist_dirty = TRUE; /* the aggregate that says which samples count comes next */
 }
 
 static Lane *lane_of_tid(PlThreadTimeline *self, guint32 tid)
@@ -173,6 +187,7 @@ static gboolean kept(PlThreadTimeline *self, const PlSample *s)
 /* Sample density for lanes without switch intervals. */
 static void fill_hist(PlThreadTimeline *self)
 {
+	self->hist_dirty = FALSE;
 	if (!self->profile)
 		return;
 	g_autoptr(GHashTable) index = g_hash_table_new(NULL, NULL);
@@ -187,8 +202,14 @@ static void fill_hist(PlThreadTimeline *self)
 	guint n;
 	const PlSample *s = pl_profile_get_samples(self->profile, &n);
 	double span = (double)(self->t_end - self->t_start);
+	/* samples come in runs of one thread: one lookup a run */
+	guint32 last_tid = 0;
+	guint li = 0;
 	for (guint i = 0; i < n; i++) {
-		guint li = GPOINTER_TO_UINT(g_hash_table_lookup(index, GUINT_TO_POINTER(s[i].tid)));
+		if (i == 0 || s[i].tid != last_tid) {
+			last_tid = s[i].tid;
+			li = GPOINTER_TO_UINT(g_hash_table_lookup(index, GUINT_TO_POINTER(last_tid)));
+		}
 		if (!li)
 			continue;
 		Lane *l = &g_array_index(self->lanes, Lane, li - 1);
@@ -423,11 +444,56 @@ static gboolean on_query_tooltip(GtkWidget *widget, int x, int y, gboolean keybo
 	return TRUE;
 }
 
-static void pl_thread_timeline_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
+static const GdkRGBA sel_rgba = { 0.25, 0.55, 0.95, 0.22 };
+
+/* A thread's switch intervals: on CPU as full bars, off CPU as thin ones.
+ * A long recording has far more intervals than the lane has pixels: on-CPU
+ * bars that touch within half a pixel are drawn as one, and each colour
+ * is filled once for the lane. */
+static void draw_intervals(PlThreadTimeline *self, cairo_t *cr, const PlThread *t, double w,
+			   double y0, double lh, const GdkRGBA *on, const GdkRGBA *off)
 {
-	PlThreadTimeline *self = PL_THREAD_TIMELINE(widget);
-	double w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
-	cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
+	double run0 = 0, run1 = -1; /* the on-CPU bar being extended */
+	gboolean any_off = FALSE;
+	set_rgba(cr, off, 1);
+	for (guint k = 0; k < t->intervals->len; k++) {
+		const PlInterval *iv = &g_array_index(t->intervals, PlInterval, k);
+		double x0 = time_to_x(self, iv->start, w), x1 = time_to_x(self, iv->end, w);
+		if (iv->on_cpu || x1 - x0 < 0.5)
+			continue;
+		cairo_rectangle(cr, x0, y0 + lh * 0.3, x1 - x0, lh * 0.4);
+		any_off = TRUE;
+	}
+	if (any_off)
+		cairo_fill(cr);
+	set_rgba(cr, on, 1);
+	gboolean any_on = FALSE;
+	for (guint k = 0; k < t->intervals->len; k++) {
+		const PlInterval *iv = &g_array_index(t->intervals, PlInterval, k);
+		if (!iv->on_cpu)
+			continue;
+		double x0 = time_to_x(self, iv->start, w), x1 = time_to_x(self, iv->end, w);
+		double e = x0 + MAX(x1 - x0, 1);
+		if (run1 >= run0 && x0 <= run1 + 0.5) {
+			run1 = MAX(run1, e);
+			continue;
+		}
+		if (run1 >= run0)
+			cairo_rectangle(cr, run0, y0, run1 - run0, lh);
+		run0 = x0;
+		run1 = e;
+		any_on = TRUE;
+	}
+	if (any_on) {
+		cairo_rectangle(cr, run0, y0, run1 - run0, lh);
+		cairo_fill(cr);
+	}
+}
+
+/* Everything but the selected time range: the axis, the lanes, their
+ * events and the triggers. */
+static void draw_lanes(PlThreadTimeline *self, GtkWidget *widget, cairo_t *cr, double w, double h)
+{
 	GdkRGBA fg;
 	G_GNUC_BEGIN_IGNORE_DEPRECATIONS
 	gtk_style_context_get_color(gtk_widget_get_style_context(widget), &fg);
@@ -435,7 +501,7 @@ static void pl_thread_timeline_snapshot(GtkWidget *widget, GtkSnapshot *snapshot
 	gboolean dark = fg.red + fg.green + fg.blue > 1.5;
 	GdkRGBA on = dark ? (GdkRGBA){ 0.35, 0.80, 0.45, 1 } : (GdkRGBA){ 0.13, 0.60, 0.25, 1 };
 	GdkRGBA off = dark ? (GdkRGBA){ 0.40, 0.50, 0.75, 0.55 } : (GdkRGBA){ 0.62, 0.70, 0.90, 0.8 };
-	GdkRGBA sel = { 0.25, 0.55, 0.95, 0.22 };
+	GdkRGBA sel = sel_rgba;
 
 	PangoLayout *pl = gtk_widget_create_pango_layout(widget, NULL);
 	pango_layout_set_ellipsize(pl, PANGO_ELLIPSIZE_END);
@@ -446,9 +512,10 @@ static void pl_thread_timeline_snapshot(GtkWidget *widget, GtkSnapshot *snapshot
 						: "Open a session or connect to a board",
 			  16, 16, 24, w - 32);
 		g_object_unref(pl);
-		cairo_destroy(cr);
 		return;
 	}
+	if (self->hist_dirty)
+		fill_hist(self);
 
 	/* axis: ticks at a round step, labelled in seconds from the start */
 	double span_s = (double)(self->t_end - self->t_start) / 1e9;
@@ -528,18 +595,7 @@ static void pl_thread_timeline_snapshot(GtkWidget *widget, GtkSnapshot *snapshot
 				cairo_fill(cr);
 			}
 		} else {
-			for (guint k = 0; k < t->intervals->len; k++) {
-				const PlInterval *iv = &g_array_index(t->intervals, PlInterval, k);
-				double x0 = time_to_x(self, iv->start, w), x1 = time_to_x(self, iv->end, w);
-				if (x1 - x0 < 0.5 && !iv->on_cpu)
-					continue;
-				set_rgba(cr, iv->on_cpu ? &on : &off, 1);
-				if (iv->on_cpu)
-					cairo_rectangle(cr, x0, y0, MAX(x1 - x0, 1), lh);
-				else
-					cairo_rectangle(cr, x0, y0 + lh * 0.3, x1 - x0, lh * 0.4);
-				cairo_fill(cr);
-			}
+			draw_intervals(self, cr, t, w, y0, lh, &on, &off);
 		}
 		set_rgba(cr, &fg, 0.06);
 		cairo_rectangle(cr, LABEL_W, l->y + LANE_H - 1, w - LABEL_W, 1);
@@ -549,8 +605,35 @@ static void pl_thread_timeline_snapshot(GtkWidget *widget, GtkSnapshot *snapshot
 	draw_events(self, cr, w);
 	PlTimelineScale sc = scale_of(self, w);
 	pl_timeline_triggers_draw(self->profile, &sc, cr, pl, 0, AXIS_H, h);
+	g_object_unref(pl);
+}
+
+static void pl_thread_timeline_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
+{
+	PlThreadTimeline *self = PL_THREAD_TIMELINE(widget);
+	int iw = gtk_widget_get_width(widget), ih = gtk_widget_get_height(widget);
+	double w = iw, h = ih;
+	if (iw <= 0 || ih <= 0)
+		return;
+	gboolean dark = pl_ui_is_dark(widget);
+	if (!self->cache || self->cache_w != iw || self->cache_h != ih || self->cache_dark != dark) {
+		g_clear_pointer(&self->cache, gsk_render_node_unref);
+		GtkSnapshot *s = gtk_snapshot_new();
+		cairo_t *cr = gtk_snapshot_append_cairo(s, &GRAPHENE_RECT_INIT(0, 0, w, h));
+		draw_lanes(self, widget, cr, w, h);
+		cairo_destroy(cr);
+		self->cache = gtk_snapshot_free_to_node(s);
+		self->cache_w = iw;
+		self->cache_h = ih;
+		self->cache_dark = dark;
+	}
+	if (self->cache)
+		gtk_snapshot_append_node(snapshot, self->cache);
+	if (!self->profile || self->lanes->len == 0)
+		return;
 
 	/* the selected range, or the one being dragged */
+	GdkRGBA sel = sel_rgba;
 	double sx0 = -1, sx1 = -1;
 	if (self->dragging) {
 		sx0 = MIN(self->drag_x0, self->drag_x1);
@@ -561,16 +644,14 @@ static void pl_thread_timeline_snapshot(GtkWidget *widget, GtkSnapshot *snapshot
 	}
 	if (sx1 > sx0) {
 		sx0 = MAX(sx0, LABEL_W);
-		cairo_set_source_rgba(cr, sel.red, sel.green, sel.blue, sel.alpha);
-		cairo_rectangle(cr, sx0, AXIS_H, sx1 - sx0, h - AXIS_H);
-		cairo_fill(cr);
-		cairo_set_source_rgba(cr, sel.red, sel.green, sel.blue, 0.9);
-		cairo_rectangle(cr, sx0, AXIS_H, 1, h - AXIS_H);
-		cairo_rectangle(cr, sx1 - 1, AXIS_H, 1, h - AXIS_H);
-		cairo_fill(cr);
+		gtk_snapshot_append_color(snapshot, &sel,
+					  &GRAPHENE_RECT_INIT(sx0, AXIS_H, sx1 - sx0, h - AXIS_H));
+		GdkRGBA edge = sel;
+		edge.alpha = 0.9;
+		gtk_snapshot_append_color(snapshot, &edge, &GRAPHENE_RECT_INIT(sx0, AXIS_H, 1, h - AXIS_H));
+		gtk_snapshot_append_color(snapshot, &edge,
+					  &GRAPHENE_RECT_INIT(sx1 - 1, AXIS_H, 1, h - AXIS_H));
 	}
-	g_object_unref(pl);
-	cairo_destroy(cr);
 }
 
 static void pl_thread_timeline_measure(GtkWidget *widget, GtkOrientation o, int for_size,
@@ -645,7 +726,7 @@ gboolean pl_thread_timeline_add_pair(PlThreadTimeline *self, const char *spec, G
 		self->markers = markers_new(self->profile);
 		add_pairs(self);
 	}
-	gtk_widget_queue_draw(GTK_WIDGET(self));
+	invalidate(self);
 	return TRUE;
 }
 
@@ -656,7 +737,7 @@ void pl_thread_timeline_clear_pairs(PlThreadTimeline *self)
 		g_clear_pointer(&self->markers, pl_markers_free);
 		self->markers = markers_new(self->profile);
 	}
-	gtk_widget_queue_draw(GTK_WIDGET(self));
+	invalidate(self);
 }
 
 guint pl_thread_timeline_get_n_pair_intervals(PlThreadTimeline *self)
@@ -852,18 +933,21 @@ void pl_thread_timeline_set_profile(PlThreadTimeline *self, PlProfile *profile)
 	self->profile = profile;
 	self->agg = NULL; /* the window hands the new one over next */
 	build_lanes(self);
+	g_clear_pointer(&self->cache, gsk_render_node_unref);
 	gtk_widget_queue_resize(GTK_WIDGET(self));
 }
 
 void pl_thread_timeline_set_aggregate(PlThreadTimeline *self, const PlAggregate *agg)
 {
 	self->agg = agg && agg->profile == self->profile ? agg : NULL;
-	fill_hist(self);
-	gtk_widget_queue_draw(GTK_WIDGET(self));
+	self->hist_dirty = TRUE;
+	invalidate(self);
 }
 
 void pl_thread_timeline_set_filter(PlThreadTimeline *self, guint32 tid, guint64 t0, guint64 t1)
 {
+	if (tid != self->sel_tid)
+		g_clear_pointer(&self->cache, gsk_render_node_unref); /* the lane's highlight */
 	self->sel_tid = tid;
 	self->sel_t0 = t0;
 	self->sel_t1 = t1;
@@ -912,6 +996,7 @@ static void pl_thread_timeline_dispose(GObject *obj)
 {
 	PlThreadTimeline *self = PL_THREAD_TIMELINE(obj);
 	g_clear_pointer(&self->popover, gtk_widget_unparent);
+	g_clear_pointer(&self->cache, gsk_render_node_unref);
 	if (self->lanes) {
 		lanes_clear(self);
 		g_clear_pointer(&self->lanes, g_array_unref);
@@ -927,6 +1012,8 @@ static void pl_thread_timeline_size_allocate(GtkWidget *widget, int w, int h, in
 	PlThreadTimeline *self = PL_THREAD_TIMELINE(widget);
 	if (self->popover)
 		gtk_popover_present(GTK_POPOVER(self->popover));
+	if (w != self->cache_w || h != self->cache_h)
+		g_clear_pointer(&self->cache, gsk_render_node_unref);
 }
 
 static void pl_thread_timeline_class_init(PlThreadTimelineClass *klass)

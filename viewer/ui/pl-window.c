@@ -33,6 +33,7 @@
 #include "pl-profile-session.h"
 #include "pl-window-text.h"
 #include "pl-transform-bar.h"
+#include "pl-ui-timing.h"
 #include "pl-view-state.h"
 
 struct _PlWindow {
@@ -117,6 +118,7 @@ static void update_status(PlWindow *self)
 
 void pl_window_set_filter(PlWindow *self, guint32 tid, guint64 t0, guint64 t1)
 {
+	pl_ui_timing_begin("filter");
 	pl_profile_session_set_range(self->session, tid, t0, t1);
 }
 
@@ -267,6 +269,7 @@ static void on_cancel_load(GtkButton *b, PlWindow *self)
 
 void pl_window_open_file(PlWindow *self, const char *path)
 {
+	pl_ui_timing_open();
 	pl_profile_session_open(self->session, path);
 }
 
@@ -357,6 +360,7 @@ static void act_transform(GSimpleAction *a, GVariant *p, gpointer data)
 {
 	PlWindow *self = data;
 	g_autoptr(GError) error = NULL;
+	pl_ui_timing_begin("transform");
 	if (!pl_view_state_push_text(pl_profile_session_get_view_state(self->session),
 				     g_variant_get_string(p, NULL), &error))
 		gtk_label_set_text(self->status, error->message);
@@ -456,6 +460,7 @@ static void act_find(GSimpleAction *a, GVariant *p, gpointer data)
 static void act_zoom_out(GSimpleAction *a, GVariant *p, gpointer data)
 {
 	PlWindow *self = data;
+	pl_ui_timing_begin("escape");
 	if (!pl_flame_graph_zoom_out(self->flame) &&
 	    pl_profile_session_is_filtered(self->session))
 		pl_window_set_filter(self, 0, 0, 0); /* at the root: Escape clears the filter */
@@ -875,6 +880,15 @@ static void pl_window_class_init(PlWindowClass *klass)
 #undef CALLBACK
 }
 
+/* For pl-ui-timing.h: a loaded profile shows, its flame graph laid out. */
+static gboolean window_shown(GtkWidget *w)
+{
+	PlWindow *self = PL_WINDOW(w);
+	return profile_of(self) && !pl_profile_session_is_loading(self->session) &&
+	       !g_strcmp0(gtk_stack_get_visible_child_name(self->main_stack), "profile") &&
+	       pl_flame_graph_is_ready(self->flame);
+}
+
 static void pl_window_init(PlWindow *self)
 {
 	gtk_widget_init_template(GTK_WIDGET(self));
@@ -942,4 +956,5 @@ static void pl_window_init(PlWindow *self)
 	g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);
 	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drop));
 	update_filter_label(self);
+	pl_ui_timing_watch(GTK_WIDGET(self), window_shown);
 }
