@@ -70,6 +70,8 @@ static const struct {
 	  "=1: decode a .plens on the loading thread only, not ahead on a second core" },
 	{ "PERFLENS_DEBUG_CHAINS", "=1: print the bytes the distinct call chains of a load took" },
 	{ "PERFLENS_THEME", "dark or light: the desktop app's colours, overriding the desktop's" },
+	{ "PERFLENS_TIMING",
+	  "=1: the desktop app prints each frame's time and each recompute's (bench/scale-app.sh)" },
 	{ "DISPLAY, WAYLAND_DISPLAY", "the display of the desktop app" },
 };
 

@@ -17,21 +17,6 @@
 #include "pl-percent.h"
 #include "pl-periods.h"
 
-PlFinding *pl_findings_add(GPtrArray *out, const char *rule, double value, char *what,
-			   char *detail, const char *where)
-{
-	PlFinding *f = g_new0(PlFinding, 1);
-	f->severity = PL_FINDING_WARNING;
-	f->view = "flame";
-	f->rule = rule;
-	f->what = what;
-	f->detail = detail;
-	f->where = g_strdup(where);
-	f->value = value;
-	g_ptr_array_add(out, f);
-	return f;
-}
-
 static void finding_free(gpointer data)
 {
 	PlFinding *f = data;

@@ -104,6 +104,7 @@ struct _PlProfile {
 	GArray *uq_top;      /* guint32 per call-tree node: its outermost function (pl-unwind-quality.c) */
 	GByteArray *uq_root; /* per function: 0 not known yet, 1 a stack's root, 2 not */
 	struct PlUnwindStarts *uq_starts; /* made at the first ask (pl-unwind-starts.c) */
+	GDestroyNotify uq_starts_free;    /* set with it: the profile calls no file above it */
 	PlThread *last_thread; /* the last pl_profile_thread_get found */
 	PlEvent *last_event;   /* the last pl_profile_event_get found, for last_event_index */
 	guint32 last_event_index;
@@ -190,7 +191,6 @@ typedef struct {
  * holding such a start; brought up to date with the samples (each sample
  * is read once).  Borrowed: valid until the next call. */
 GHashTable *pl_profile_thread_starts(PlProfile *self);
-void pl_unwind_starts_free(PlUnwindStarts *s);
 
 /* ─── pl-modules.c ───────────────────────────────────────────────────── */
 

@@ -109,7 +109,8 @@ void pl_profile_free(PlProfile *self)
 	pl_time_order_free(self->order);
 	g_array_free(self->uq_top, TRUE);
 	g_byte_array_free(self->uq_root, TRUE);
-	pl_unwind_starts_free(self->uq_starts);
+	if (self->uq_starts)
+		self->uq_starts_free(self->uq_starts);
 	g_free(self->stack_memo);
 	if (self->serial_memo)
 		g_array_free(self->serial_memo, TRUE);

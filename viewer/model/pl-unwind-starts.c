@@ -76,8 +76,9 @@ static void thread_ends_free(gpointer p)
 	g_free(t);
 }
 
-void pl_unwind_starts_free(PlUnwindStarts *s)
+static void unwind_starts_free(gpointer data)
 {
+	PlUnwindStarts *s = data;
 	if (!s)
 		return;
 	g_hash_table_destroy(s->threads);
@@ -192,6 +193,7 @@ GHashTable *pl_profile_thread_starts(PlProfile *self)
 	PlUnwindStarts *s = self->uq_starts;
 	if (!s) {
 		s = self->uq_starts = g_new0(PlUnwindStarts, 1);
+		self->uq_starts_free = unwind_starts_free;
 		s->threads = g_hash_table_new_full(NULL, NULL, NULL, thread_ends_free);
 		s->stacks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	}

@@ -2,7 +2,6 @@
  * layout in pl-fleet-rank-view.ui, the rows made here. */
 #include "pl-fleet-rank-view.h"
 
-#include "pl-window.h"
 
 struct _PlFleetRankView {
 	GtkBox parent_instance;
@@ -160,6 +159,10 @@ static void on_board_activated(GtkListBox *list, GtkListBoxRow *row, PlFleetRank
 
 /* ─── opening one ────────────────────────────────────────────────────── */
 
+/* "open-profile" (PlProfile *taken, const char *title) → GtkWindow *: the
+ * handler takes the profile and returns the window it opened, or NULL. */
+static guint open_profile_signal;
+
 static void open_done(GObject *src, GAsyncResult *res, gpointer data)
 {
 	PlFleetRankView *self = PL_FLEET_RANK_VIEW(src);
@@ -177,24 +180,24 @@ static void open_done(GObject *src, GAsyncResult *res, gpointer data)
 		g_free(session);
 		return;
 	}
-	GtkRoot *root = gtk_widget_get_root(GTK_WIDGET(self));
-	GtkApplication *app = GTK_IS_WINDOW(root) ? gtk_window_get_application(GTK_WINDOW(root)) : NULL;
-	if (!app) {
+	/* the window that holds this page opens it: the page knows no window */
+	g_autofree char *title = g_strdup_printf("%s (fleet store) — PerfLens", session);
+	GtkWindow *w = NULL;
+	if (g_signal_has_handler_pending(self, open_profile_signal, 0, FALSE))
+		g_signal_emit(self, open_profile_signal, 0, p, title, &w);
+	else
+		pl_profile_free(p);
+	if (!w) {
 		show_error(self, "The session was read, but this page is in no application window "
 				 "to open it beside.");
-		pl_profile_free(p);
 		g_free(session);
 		return;
 	}
-	PlWindow *w = pl_window_new(app);
-	pl_profile_session_set_profile(pl_window_get_session(w), p, NULL);
-	g_autofree char *title = g_strdup_printf("%s (fleet store) — PerfLens", session);
-	gtk_window_set_title(GTK_WINDOW(w), title);
 	if (self->opened)
 		g_object_remove_weak_pointer(G_OBJECT(self->opened), (gpointer *)&self->opened);
-	self->opened = GTK_WINDOW(w);
+	self->opened = w;
 	g_object_add_weak_pointer(G_OBJECT(w), (gpointer *)&self->opened);
-	gtk_window_present(GTK_WINDOW(w));
+	gtk_window_present(w);
 	g_free(session);
 }
 
@@ -355,6 +358,9 @@ static void pl_fleet_rank_view_class_init(PlFleetRankViewClass *klass)
 #undef CHILD
 	gtk_widget_class_bind_template_callback(wc, on_rank);
 	gtk_widget_class_bind_template_callback(wc, on_board_activated);
+	open_profile_signal = g_signal_new("open-profile", G_TYPE_FROM_CLASS(klass),
+					   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_POINTER, 2,
+					   G_TYPE_POINTER, G_TYPE_STRING);
 }
 
 static void pl_fleet_rank_view_init(PlFleetRankView *self)

@@ -889,6 +889,20 @@ static gboolean window_shown(GtkWidget *w)
 	       pl_flame_graph_is_ready(self->flame);
 }
 
+/* a session of the fleet store, opened beside this window */
+static gpointer on_fleet_open_profile(GObject *page, PlProfile *p, const char *title, PlWindow *self)
+{
+	GtkApplication *app = gtk_window_get_application(GTK_WINDOW(self));
+	if (!app) {
+		pl_profile_free(p);
+		return NULL;
+	}
+	PlWindow *w = pl_window_new(app);
+	pl_profile_session_set_profile(pl_window_get_session(w), p, NULL);
+	gtk_window_set_title(GTK_WINDOW(w), title);
+	return w;
+}
+
 static void pl_window_init(PlWindow *self)
 {
 	gtk_widget_init_template(GTK_WIDGET(self));
@@ -919,6 +933,8 @@ static void pl_window_init(PlWindow *self)
 	pl_diff_controller_set_view_state(self->diff, state);
 	g_signal_connect(self->diff, "status", G_CALLBACK(on_diff_status), self);
 	g_signal_connect(self->diff, "shown", G_CALLBACK(on_diff_shown), self);
+	g_signal_connect(pl_fleet_view_get_rank_view(self->fleet), "open-profile",
+			 G_CALLBACK(on_fleet_open_profile), self);
 
 	/* the views follow the session first, the window's lines after them */
 	pl_flame_graph_set_session(self->flame, self->session);
