@@ -9,36 +9,11 @@
 #include <errno.h>
 #include <string.h>
 
+#include "pl-csv.h"
 #include "pl-counter-tracks.h"
 
 static const char *const kinds[] = { "?",	    "rss",     "cpu-busy", "cpu-freq", "cpu-idle",
 				     "thermal", "power",   "current",  "voltage",  "temp" };
-
-static void csv_field(GString *s, const char *v)
-{
-	if (!strpbrk(v, ",\"\n\r")) {
-		g_string_append(s, v);
-		return;
-	}
-	g_string_append_c(s, '"');
-	for (const char *p = v; *p; p++) {
-		if (*p == '"')
-			g_string_append_c(s, '"');
-		g_string_append_c(s, *p);
-	}
-	g_string_append_c(s, '"');
-}
-
-static gboolean put(FILE *out, GString *s, GError **error)
-{
-	if (s->len && fwrite(s->str, 1, s->len, out) != s->len) {
-		int e = errno;
-		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "%s", g_strerror(e));
-		return FALSE;
-	}
-	g_string_truncate(s, 0);
-	return TRUE;
-}
 
 gboolean pl_export_counters_csv(PlProfile *p, FILE *out, GError **error)
 {
@@ -49,20 +24,20 @@ gboolean pl_export_counters_csv(PlProfile *p, FILE *out, GError **error)
 		const PlCounterTrack *t = pl_counter_tracks_get(ct, i);
 		/* the fields that repeat on every row of the track */
 		g_autoptr(GString) name = g_string_new(NULL), tail = g_string_new(NULL);
-		csv_field(name, t->name);
+		pl_csv_field(name, t->name);
 		g_string_append_printf(name, ",%s,", t->kind < G_N_ELEMENTS(kinds) ? kinds[t->kind] : "?");
-		csv_field(name, t->unit);
+		pl_csv_field(name, t->unit);
 		g_string_append_printf(tail, ",%u,%d,", t->pid, t->cpu);
-		csv_field(tail, t->source);
+		pl_csv_field(tail, t->source);
 		for (guint k = 0; k < t->points->len; k++) {
 			const PlTrackPoint *pt = &g_array_index(t->points, PlTrackPoint, k);
 			g_string_append_printf(s, "%" G_GUINT64_FORMAT ",%.6f,%s,%.12g%s\n", pt->time,
 					       pt->time >= t0 ? (double)(pt->time - t0) / 1e9
 							      : -(double)(t0 - pt->time) / 1e9,
 					       name->str, pt->value, tail->str);
-			if (s->len > 65536 && !put(out, s, error))
+			if (s->len > 65536 && !pl_csv_put(out, s, error))
 				return FALSE;
 		}
 	}
-	return put(out, s, error);
+	return pl_csv_put(out, s, error);
 }

@@ -11,34 +11,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include "pl-csv.h"
 #include "pl-block-io.h"
 #include "pl-irq.h"
-
-static void csv_field(GString *s, const char *v)
-{
-	if (!strpbrk(v, ",\"\n\r")) {
-		g_string_append(s, v);
-		return;
-	}
-	g_string_append_c(s, '"');
-	for (const char *p = v; *p; p++) {
-		if (*p == '"')
-			g_string_append_c(s, '"');
-		g_string_append_c(s, *p);
-	}
-	g_string_append_c(s, '"');
-}
-
-static gboolean put(FILE *out, GString *s, GError **error)
-{
-	if (s->len && fwrite(s->str, 1, s->len, out) != s->len) {
-		int e = errno;
-		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "%s", g_strerror(e));
-		return FALSE;
-	}
-	g_string_truncate(s, 0);
-	return TRUE;
-}
 
 gboolean pl_export_irq_csv(PlProfile *p, FILE *out, GError **error)
 {
@@ -50,19 +25,19 @@ gboolean pl_export_irq_csv(PlProfile *p, FILE *out, GError **error)
 		for (guint c = 0; c < src->cpus->len; c++) {
 			const PlIrqCpu *pc = &g_array_index(src->cpus, PlIrqCpu, c);
 			g_string_append_printf(s, "%s,%u,", kind, src->number);
-			csv_field(s, src->name);
+			pl_csv_field(s, src->name);
 			g_string_append_printf(s, ",%u,%" G_GUINT64_FORMAT ",,%" G_GUINT64_FORMAT ",\n",
 					       c, pc->count, pc->time_ns);
 		}
 		g_string_append_printf(s, "%s,%u,", kind, src->number);
-		csv_field(s, src->name);
+		pl_csv_field(s, src->name);
 		g_string_append_printf(s, ",all,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
 				       ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT "\n",
 				       src->count, src->paired, src->time_ns, src->max_ns);
-		if (s->len > 65536 && !put(out, s, error))
+		if (s->len > 65536 && !pl_csv_put(out, s, error))
 			return FALSE;
 	}
-	return put(out, s, error);
+	return pl_csv_put(out, s, error);
 }
 
 gboolean pl_export_block_csv(PlProfile *p, FILE *out, GError **error)
@@ -75,7 +50,7 @@ gboolean pl_export_block_csv(PlProfile *p, FILE *out, GError **error)
 		const PlBlockRequest *r = &g_array_index(b->requests, PlBlockRequest, i);
 		g_string_append_printf(s, "%u,%u,%s,", r->dev >> 20, r->dev & ((1u << 20) - 1),
 				       pl_block_op_name(r->op));
-		csv_field(s, r->rwbs);
+		pl_csv_field(s, r->rwbs);
 		g_string_append_printf(s, ",%" G_GUINT64_FORMAT ",%u,%" G_GUINT64_FORMAT ",", r->sector,
 				       r->bytes, r->issue);
 		if (r->complete)
@@ -85,7 +60,7 @@ gboolean pl_export_block_csv(PlProfile *p, FILE *out, GError **error)
 			g_string_append(s, ",,");
 		PlThread *t = pl_profile_lookup_thread(p, r->tid);
 		g_string_append_printf(s, ",%u,%u,", r->pid, r->tid);
-		csv_field(s, t && t->name ? t->name : "");
+		pl_csv_field(s, t && t->name ? t->name : "");
 		g_string_append_c(s, ',');
 		g_string_truncate(stack, 0);
 		g_autoptr(GArray) fns = pl_profile_dup_stack_functions(p, r->stack, 0);
@@ -93,10 +68,10 @@ gboolean pl_export_block_csv(PlProfile *p, FILE *out, GError **error)
 			g_string_append_printf(stack, "%s%s", stack->len ? ";" : "",
 					       pl_profile_get_function_label(
 						       p, g_array_index(fns, guint32, f)));
-		csv_field(s, stack->str);
+		pl_csv_field(s, stack->str);
 		g_string_append_c(s, '\n');
-		if (s->len > 65536 && !put(out, s, error))
+		if (s->len > 65536 && !pl_csv_put(out, s, error))
 			return FALSE;
 	}
-	return put(out, s, error);
+	return pl_csv_put(out, s, error);
 }
