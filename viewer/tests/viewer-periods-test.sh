@@ -49,7 +49,9 @@
 # time; on-CPU time may exceed the thread's CPU clock where the hypervisor
 # steals the vCPU, or beyond the span between the program's reads and the
 # read's delay where it runs on to its sleep (together at most 5 % of the
-# activations), and the stolen time
+# activations, or more when /proc/stat's steal over the recording covers the
+# time on-CPU beyond the clock: a loaded host takes the vCPU often), and the
+# stolen time
 # may delay the read of the start as preemption does; a start a whole period late cannot be told
 # from the next release's (no release times are recorded): its jitter is
 # not compared and its miss may differ.
@@ -64,11 +66,23 @@ pl_plan $ALL
 for x in "$PERFLENS" "$AGENT" "$PERIODIC"; do [ -x "$x" ] || pl_fail_all "$x not built (make)"; done
 command -v python3 >/dev/null || pl_fail_all "python3 missing (ci/deps.sh)"
 
+# steal_ns — the time the hypervisor took from every vCPU so far
+# (/proc/stat's steal column, in USER_HZ ticks summed before conversion)
+TICK_NS=$((1000000000 / $(getconf CLK_TCK))); export TICK_NS
+steal_ns() { echo $(( $(awk '$1 == "cpu" { print $9; exit }' /proc/stat) * TICK_NS )); }
+# record OUT.plens ARGS… — the agent, with STEAL set to the steal during it
+record() {
+	local out=$1 s0; shift; s0=$(steal_ns)
+	"$AGENT" --output "$out" "$@"; local rc=$?
+	STEAL=$(( $(steal_ns) - s0 )); export STEAL
+	return $rc
+}
 # compare.py LOG REPORT [marker NAME] — the report's task of the program's
 # thread against the program's log; prints "OK figures" or "BAD why"
 cat >"$TMP/compare.py" <<'PY'
-import bisect, re, sys
+import bisect, os, re, sys
 MARGIN = 0.2e6  # ns
+STEAL, TICK = int(os.environ.get('STEAL', '0')), int(os.environ['TICK_NS'])
 WINDOW = 8      # the model's release: the earliest phase 8 activations either side
 log, rep = sys.argv[1], sys.argv[2]
 marker = sys.argv[4] if len(sys.argv) > 4 else None
@@ -108,7 +122,7 @@ rec = sorted(t['acts'])
 starts = [r[0] for r in rec]
 pj = [a[1] - a[0] for a in acts]
 worst = {'start': 0, 'exec': 0, 'jitter': 0}
-matched, ambiguous, late, stolen = 0, 0, 0, 0
+matched, ambiguous, late, stolen, beyond = 0, 0, 0, 0, 0
 for k, (a, j) in enumerate(zip(acts, pj)):
     i = bisect.bisect_right(starts, a[1] + 1000) - 1  # start printed to 1 µs
     if i < 0 or a[1] > rec[i][4] + 1000:
@@ -130,7 +144,8 @@ for k, (a, j) in enumerate(zip(acts, pj)):
     # build's agent), counted with the steal's 5 %
     if r[2] < a[3] - MARGIN:
         bad.append('activation at %.6f s: exec %.3f ms, program CPU %.3f ms in a span of %.3f ms' % ((a[1] - t0) / 1e9, r[2] / 1e6, a[3] / 1e6, (a[2] - a[1]) / 1e6))
-    if abs(r[2] - a[3]) > MARGIN or r[2] > a[2] - a[1] + d + MARGIN: stolen += 1
+    if abs(r[2] - a[3]) > MARGIN or r[2] > a[2] - a[1] + d + MARGIN:
+        stolen += 1; beyond += max(0, r[2] - a[3])
     else: worst['exec'] = max(worst['exec'], abs(r[2] - a[3]))
     # jitter: the program's own (start − release) less the earliest of its
     # window's, against the report's; the read's delay as for the start
@@ -148,16 +163,19 @@ for k, (a, j) in enumerate(zip(acts, pj)):
     dl = a[0] + period
     if min(a[2], r[4]) <= dl + MARGIN and max(a[2], r[4]) >= dl - MARGIN: ambiguous += 1
     elif r[3] != bool(a[4]): bad.append('activation at %.6f s: miss %d, program %d' % ((a[1] - t0) / 1e9, r[3], a[4]))
-if stolen * 20 > len(acts): bad.append('%d activations with exec more than %.1f ms from the CPU clock' % (stolen, MARGIN / 1e6))
+# more than 5 % only where the hypervisor's steal covers the time beyond
+# the clock (to the tick: /proc/stat counts whole ticks)
+if stolen * 20 > len(acts) and (STEAL == 0 or beyond > STEAL + TICK):
+    bad.append('%d activations with exec more than %.1f ms from the CPU clock, %.3f ms beyond it in all, steal %.3f ms' % (stolen, MARGIN / 1e6, beyond / 1e6, STEAL / 1e6))
 pm = sum(a[4] for a in acts)
 if abs(t['misses'] - pm) > ambiguous + late: bad.append('%d misses, program %d (%d on the edge)' % (t['misses'], pm, ambiguous))
-fig = 'period %.3f ms (%s); %d/%d activations matched; misses %d, program %d (%d on the edge of the deadline, %d started a period late); start read at most %.3f ms after the switch-in (less preemption), exec within %.3f ms of the CPU clock (%d more, steal), jitter within %.3f ms' % (
-    t['period'], t['how'], matched, len(acts), t['misses'], pm, ambiguous, late, worst['start'] / 1e6, worst['exec'] / 1e6, stolen, worst['jitter'] / 1e6)
+fig = 'period %.3f ms (%s); %d/%d activations matched; misses %d, program %d (%d on the edge of the deadline, %d started a period late); start read at most %.3f ms after the switch-in (less preemption), exec within %.3f ms of the CPU clock (%d more, %.3f ms beyond it; /proc/stat steal %.3f ms), jitter within %.3f ms' % (
+    t['period'], t['how'], matched, len(acts), t['misses'], pm, ambiguous, late, worst['start'] / 1e6, worst['exec'] / 1e6, stolen, beyond / 1e6, STEAL / 1e6, worst['jitter'] / 1e6)
 print(('BAD ' + '; '.join(bad[:4]) + ' | ' + fig) if bad else 'OK ' + fig)
 PY
 
 # ─── the periodic program with late activations ────────────────────────
-if ! "$AGENT" --output "$TMP/p.plens" --frequency 999 -- "$PERIODIC" "$TMP/p.log" 300 12 >"$TMP/p.out" 2>&1; then
+if ! record "$TMP/p.plens" --frequency 999 -- "$PERIODIC" "$TMP/p.log" 300 12 >"$TMP/p.out" 2>&1; then
 	if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
 	pl_fail_all "the kernel allows perf, but the agent cannot record: $(tail -1 "$TMP/p.out")"
 fi
@@ -191,13 +209,13 @@ if [ $rc = 0 ] && [ -n "$sel" ] && grep -q "MISS" <<<"$(grep -m1 '^      at ' "$
 else fail worst_selects "exit $rc, '--from $from --to $to': $(grep -A3 -m1 'self' "$TMP/sel.txt" | tr '\n' ' ')"; fi
 
 # ─── marker pairs as activations ───────────────────────────────────────
-"$AGENT" --output "$TMP/m.plens" --markers -- "$PERIODIC" "$TMP/m.log" 120 12 1 >"$TMP/m.out" 2>&1
+record "$TMP/m.plens" --markers -- "$PERIODIC" "$TMP/m.log" 120 12 1 >"$TMP/m.out" 2>&1
 "$PERFLENS" report --periods --top 0 "$TMP/m.plens" >"$TMP/m.txt" 2>&1; rc=$?
 # the marker interval holds the work and the marker writes: its start
 # follows the program's clock read, so the start test has the interval's
 # begin a little after, not before; compare counts, misses and CPU time
 r=$(python3 - "$TMP/m.log" "$TMP/m.txt" <<'PY'
-import re, sys
+import os, re, sys
 head = open(sys.argv[1]).readline().split()
 tid = int(head[3])
 acts = [list(map(int, l.split()[2:])) for l in open(sys.argv[1]) if l.startswith('act ')]
@@ -216,11 +234,15 @@ amb = sum(1 for a in acts if abs(a[2] - (a[0] + 10000000)) <= 0.2e6)
 cpu = sorted(a[3] for a in acts)
 ex.sort()
 d = max((abs(x - y) for x, y in zip(ex, cpu)), default=None)
-# the hypervisor's steal, as for the thread above: at most 5 % beyond
+# the hypervisor's steal, as for the thread above: at most 5 % beyond, or
+# what /proc/stat's steal over the recording covers
 stolen = sum(1 for x, y in zip(ex, cpu) if abs(x - y) > 0.2e6)
-ok = n == len(acts) and misses is not None and abs(misses - pm) <= amb and len(ex) == len(cpu) and d is not None and stolen * 20 <= len(cpu)
-print('%s marker task: %s activations (program %d), misses %s (program %d, %d ambiguous), sorted CPU times up to %s ms apart, %d beyond 0.2 ms' % (
-    'OK' if ok else 'BAD', n, len(acts), misses, pm, amb, '%.3f' % (d / 1e6) if d is not None else '?', stolen))
+beyond = sum(max(0, x - y) for x, y in zip(ex, cpu) if abs(x - y) > 0.2e6)
+steal, tick = int(os.environ.get('STEAL', '0')), int(os.environ['TICK_NS'])
+ok = n == len(acts) and misses is not None and abs(misses - pm) <= amb and len(ex) == len(cpu) and d is not None and (
+    stolen * 20 <= len(cpu) or (steal > 0 and beyond <= steal + tick))
+print('%s marker task: %s activations (program %d), misses %s (program %d, %d ambiguous), sorted CPU times up to %s ms apart, %d beyond 0.2 ms (%.3f ms in all; steal %.3f ms)' % (
+    'OK' if ok else 'BAD', n, len(acts), misses, pm, amb, '%.3f' % (d / 1e6) if d is not None else '?', stolen, beyond / 1e6, steal / 1e6))
 PY
 )
 if [ $rc = 0 ] && [ "${r%% *}" = OK ]; then ok periods_markers; echo "# ${r#OK }"
@@ -259,7 +281,7 @@ elif [ $rc = 1 ] && [ -n "$want" ] && [ -n "$got" ] &&
 else fail finding_migrations "exit $rc, report '$got', /proc '$want': $(head -c 300 "$TMP/mig.txt")"; fi
 
 # ─── a steady periodic program: no finding ─────────────────────────────
-"$AGENT" --output "$TMP/s.plens" -- "$PERIODIC" "$TMP/s.log" 200 0 >"$TMP/s.out" 2>&1
+record "$TMP/s.plens" -- "$PERIODIC" "$TMP/s.log" 200 0 >"$TMP/s.out" 2>&1
 "$PERFLENS" report --findings --fail-on periods,migrations "$TMP/s.plens" >"$TMP/sf.txt" 2>&1; rc=$?
 "$PERFLENS" report --periods --top 0 "$TMP/s.plens" >"$TMP/s.txt" 2>&1
 r=$(python3 "$TMP/compare.py" "$TMP/s.log" "$TMP/s.txt")
