@@ -38,7 +38,9 @@
 #       1.5 s in warmup_spin(), marks "startup", sleeps 3 s, bursts, then
 #       spins in after_spin() (30 s, ended by SIGTERM once the clients are
 #       done); `perflens snapshot` 6.5 s in: the file
-#       it saves is the board's (cmp), mode 0600; it decodes, its trigger is
+#       it saves is the board's (cmp), mode 0600, in the sessions folder
+#       (mode 0700, with its .idx sidecar, no part file left) and not in
+#       the directory it ran in; it decodes, its trigger is
 #       "viewer fired" with a window of 2 s before and none after, it holds
 #       after_spin (what ran last) and neither warmup_spin nor "startup"
 #       (older than the ring keeps), and no record earlier than the trigger
@@ -302,15 +304,19 @@ done
 sleep 6.5
 mkdir -p "$TMP/n.got" "$TMP/n.bad"
 P=$(cd "$(dirname "$PERFLENS")" && pwd)/$(basename "$PERFLENS") # (run from those directories)
-(cd "$TMP/n.got" && PERFLENS_TOKEN=$TOKEN "$P" snapshot "127.0.0.1:$port" >"$TMP/n.out" 2>&1); rn=$?
-(cd "$TMP/n.bad" && "$P" snapshot --token wrong-token-0123456789abcdef "127.0.0.1:$port" \
-	>"$TMP/n.bad.out" 2>&1); rbad=$?
+# saved where `perflens record` saves (the sessions folder), not the
+# directory it runs in
+(cd "$TMP/n.got" && XDG_DATA_HOME=$TMP/n.xdg PERFLENS_TOKEN=$TOKEN "$P" snapshot "127.0.0.1:$port" \
+	>"$TMP/n.out" 2>&1); rn=$?
+(cd "$TMP/n.bad" && XDG_DATA_HOME=$TMP/n.bad "$P" snapshot --token wrong-token-0123456789abcdef \
+	"127.0.0.1:$port" >"$TMP/n.bad.out" 2>&1); rbad=$?
 kill -TERM $APID # (glitch spins 30 s: room for a slow machine, not waited for)
 wait $APID
 ra=$?
 APID=
 why=""
-got=$(ls "$TMP/n.got"/flight-*.plens 2>/dev/null | head -1)
+NS=$TMP/n.xdg/perflens/sessions
+got=$(ls "$NS"/flight-*.plens 2>/dev/null | head -1)
 board=$(snapshots "$S" | head -1)
 [ -n "$port" ] || why="$why the agent never said its port ($(head -3 "$TMP/n.log" | tr '
 ' ' '));"
@@ -324,7 +330,11 @@ elif [ -z "$board" ] || ! cmp -s "$got" "$board"; then
 	why="$why the file received ($got) is not the board's ($board);"
 else
 	[ "$(stat -c %a "$got")" = 600 ] || why="$why mode $(stat -c %a "$got"), not 600;"
-	grep -q "saved $(basename "$got") (.* bytes; on the board: $board)" "$TMP/n.out" || why="$why it said: $(cat "$TMP/n.out");"
+	[ "$(stat -c %a "$NS")" = 700 ] || why="$why the sessions folder has mode $(stat -c %a "$NS"), not 700;"
+	[ -s "$got.idx" ] || why="$why no sessions-index sidecar $got.idx;"
+	[ "$(ls -A "$NS" | grep -vc '^flight-.*\.plens\(\.idx\)\?$')" = 0 ] || why="$why the sessions folder holds $(ls -A "$NS" | tr '\n' ' ');"
+	[ -z "$(ls -A "$TMP/n.got")" ] || why="$why it wrote into the directory it ran in: $(ls -A "$TMP/n.got");"
+	grep -q "saved $got (.* bytes; on the board: $board)" "$TMP/n.out" || why="$why it said: $(cat "$TMP/n.out");"
 	"$PERFLENS" report "$got" >"$TMP/n.report" 2>&1 || why="$why report failed: $(head -2 "$TMP/n.report");"
 	"$PERFLENS" report --markers "$got" >"$TMP/n.markers" 2>&1
 	line=$(grep -m1 'trigger: viewer fired' "$TMP/n.report")

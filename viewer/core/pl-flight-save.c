@@ -81,8 +81,8 @@ static char *explain(const GError *e, const Save *s)
 			       s->peer, e->message);
 }
 
-/* tmp linked to DIR/NAME, NAME-2 … (never over another file); the path. */
-static char *name_it(const char *tmp, const char *dir, const char *board_path, GError **error)
+char *pl_flight_save_place(const char *tmp, const char *dir, const char *board_path,
+			   GError **error)
 {
 	g_autofree char *base = g_path_get_basename(board_path && *board_path ? board_path
 									 : "flight.plens");
@@ -190,7 +190,7 @@ static void save_thread(GTask *task, gpointer src, gpointer data, GCancellable *
 	struct pl_msg bye = { .type = PL_MSG_BYE };
 	pl_client_send(client, &bye, NULL);
 	g_clear_pointer(&client, pl_client_free);
-	s->path = name_it(tmp, s->dir, s->board_path, &error);
+	s->path = pl_flight_save_place(tmp, s->dir, s->board_path, &error);
 	if (!s->path) {
 		s->message = explain(error, s);
 		g_error_free(error);

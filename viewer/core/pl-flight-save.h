@@ -42,6 +42,13 @@ void pl_flight_save_async(const char *target, const char *token, gboolean retry_
 char *pl_flight_save_finish(GAsyncResult *res, char **board_path, guint64 *size,
 			    char **message);
 
+/* A fetched snapshot at tmp (a file in dir) linked to dir/NAME.plens,
+ * NAME-2.plens … after the board's file name (board_path may be NULL:
+ * flight.plens), never over another file, and tmp removed; the new path
+ * (owned), or NULL with error saying where the file still is. */
+char *pl_flight_save_place(const char *tmp, const char *dir, const char *board_path,
+			   GError **error);
+
 G_END_DECLS
 
 #endif
