@@ -9,7 +9,9 @@
 # run every function with 2 % or more must have the same name and share
 # (within 1 point); across runs the top share must agree within what the
 # sampling noise allows (of perf record's user-mode samples: the agent
-# records user stacks); no more than 2 % of the time may stay unnamed.
+# records user stacks); no more than 2 % of the time may stay unnamed,
+# or no more than a point beyond what perf report leaves unnamed on the
+# same run (a library shipped without symbols is unnamed to both).
 #
 #   static_musl_named_as_perf   burn.c built fully static by this project's
 #                               own musl toolchain (lld: code and .rodata
@@ -82,6 +84,8 @@ misnamed() {
 }
 # The share of perflens's [anon] / [unknown] / [module] frames.
 unnamed() { awk -F'\t' '$2 ~ /^\[/ { s += $1 } END { printf "%.2f", s + 0 }' "$1"; }
+# The share perf report leaves unnamed (a bare address, [unknown]).
+perf_unnamed() { awk -F'\t' '$2 ~ /^(0x[0-9a-f]+|\[unknown\])$/ { s += $1 } END { printf "%.2f", s + 0 }' "$1"; }
 
 # perf_data CASE DIR: perf record's perf.data read by perflens and by perf
 # report: the same functions of 2 % or more, the same top, little unnamed.
@@ -118,12 +122,13 @@ compare() {
 	local own same perf
 	own=$(share_of "$top" "$d/own.txt") same=$(share_of "$top" "$d/same.txt")
 	perf=$(share_of "$top" "$d/perf.txt")
-	local misnamed unnamed
+	local misnamed unnamed punnamed
 	misnamed=$(misnamed "$d/own.txt" "$d/same.txt")
-	unnamed=$(unnamed "$d/own.txt")
+	unnamed=$(unnamed "$d/own.txt") punnamed=$(perf_unnamed "$d/same.txt")
 	echo "# $name: perflens $top $own %, perf report on the same run $same_top" \
 		"$(share_of "$same_top" "$d/same.txt") %, perf record $perf_top" \
-		"$(share_of "$perf_top" "$d/perf.txt") % of user samples; unnamed $unnamed %"
+		"$(share_of "$perf_top" "$d/perf.txt") % of user samples; unnamed $unnamed %" \
+		"(perf report on the same run: $punnamed %)"
 	echo "# $name: perflens top 5: $(head -n 5 "$d/own.txt" | tr '\t\n' ' ;')"
 	echo "# $name: perf record top 5 (user): $(head -n 5 "$d/perf.txt" | tr '\t\n' ' ;')"
 	if [ "$top" != "$same_top" ] || [ "$top" != "$perf_top" ]; then
@@ -134,8 +139,10 @@ compare() {
 		fail "$name" "named otherwise than perf on the same run (name: perflens %, perf %): $misnamed"
 	elif over "$(apart "$own" "$perf")" "$tol"; then
 		fail "$name" "$top: perflens $own %, perf record $perf % of its user samples (over $tol points apart)"
-	elif over "$unnamed" 2; then
-		fail "$name" "$unnamed % of the time unnamed ($(grep -P '\t\[' "$d/own.txt" | head -3 | tr '\t\n' ' ;'))"
+	# more than 2 % only where perf, reading the same samples with the
+	# same files, cannot name them either (a library without symbols)
+	elif over "$unnamed" 2 && over "$unnamed" "$(awk -v p="$punnamed" 'BEGIN { print p + 1 }')"; then
+		fail "$name" "$unnamed % of the time unnamed, perf report on the same run $punnamed % ($(grep -P '\t\[' "$d/own.txt" | head -3 | tr '\t\n' ' ;'); perf: $(grep -P '\t(0x[0-9a-f]+|\[unknown\])$' "$d/same.txt" | head -3 | tr '\t\n' ' ;'))"
 	else
 		ok "$name"
 	fi
