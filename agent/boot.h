@@ -9,9 +9,12 @@
  * the real init.  The recorder is a flight recorder (flight.h) of --all:
  * it saves once, on a trigger (marker:, proc: "a process named ... is
  * up") or at the --duration limit, into --snapshot-dir (default
- * /run/perflens, RAM) and ends, unless --port keeps it for a viewer
- * (perflens snapshot).  An exec of the real init that fails tries
- * /sbin/init, then /bin/sh: PID 1 never exits (the kernel would panic).
+ * /run/perflens, RAM) and ends, unless --port keeps it for viewers: a
+ * SNAPSHOT (perflens snapshot) then gets that file, and later triggers
+ * are ignored (a viewer that asks before the boot's trigger fired gets
+ * the boot so far, which is then the one saved).  An exec of the real
+ * init that fails tries /sbin/init, then /bin/sh: PID 1 never exits (the
+ * kernel would panic).
  */
 #ifndef PLA_BOOT_H
 #define PLA_BOOT_H

@@ -174,6 +174,11 @@ static int command(struct pla_flight *f, struct pla_flight_serve *s, const struc
 	case PL_MSG_SNAPSHOT:
 		if (s->want) {
 			reply(s, req, -EBUSY, "a snapshot is being saved for this viewer already");
+		} else if (f->cfg->boot && f->snapshots && !f->last_rc) {
+			/* --boot: the boot's recording, saved once, is what a
+			 * viewer comes for (boot.h); it goes out as it is */
+			s->want = req;
+			s->want_attempt = f->attempts - 1;
 		} else if (!pla_flight_fire(f, PL_TRIGGER_VIEWER, now, s->peer)) {
 			reply(s, req, -EAGAIN, "the flight recorder has not started recording yet: "
 					       "ask again in a moment");

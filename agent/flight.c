@@ -149,6 +149,9 @@ static int fired(struct pla_flight *f, const struct pla_firing *x, uint64_t now)
 	}
 	/* a viewer's "Save now": the whole ring, at once, whatever the gap */
 	int asked = x->kind == PL_TRIGGER_VIEWER;
+	/* --boot saves the boot once; what fires later is not the boot */
+	if (f->cfg->boot && f->snapshots && !asked)
+		return 0;
 	if (!asked && x->time < f->quiet_until) {
 		f->suppressed++;
 		return 0;

@@ -12,6 +12,14 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 echo "PL-BOOT uptime=$(cut -d' ' -f1 /proc/uptime) kernel=$(uname -r) machine=$(uname -m)"
+# The kernel's hand-over to init, on its printk clock (its "Run X as init
+# process" line), and that clock against /proc/uptime: a line this script
+# writes to /dev/kmsg between two reads of the uptime (boards.sh's boot row)
+u0=$(cut -d' ' -f1 /proc/uptime)
+echo PL-KCLOCK >/dev/kmsg
+u1=$(cut -d' ' -f1 /proc/uptime)
+dmesg | sed -n 's/^\[ *\([0-9.]*\)\] Run \([^ ]*\) as init process.*/PL-HANDOVER printk=\1 init=\2/p' | head -n 1
+dmesg | sed -n "s/^\[ *\([0-9.]*\)\] PL-KCLOCK.*/PL-KCLOCK printk=\1 uptime=$u0..$u1/p" | tail -n 1
 
 token=; timeout=150
 for a in $(cat /proc/cmdline); do

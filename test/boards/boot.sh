@@ -18,10 +18,18 @@ extra=${PL_BOARD_QEMU_EXTRA:-}
 # PL_BOARD_GUEST_PORT: the guest port PORT forwards to (22 for a board
 # reached over SSH, whose /init runs dropbear; default the agent's 9999)
 gport=${PL_BOARD_GUEST_PORT:-9999}
-net="-netdev user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:$gport -device virtio-net-pci,netdev=n0,romfile="
+# PL_BOARD_PORT2: a second host port, forwarded to the guest's 9998 (the
+# boot row's flight recorder, beside the agent the board's /init starts)
+fwd2=${PL_BOARD_PORT2:+,hostfwd=tcp:127.0.0.1:$PL_BOARD_PORT2-:9998}
+net="-netdev user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:$gport$fwd2 -device virtio-net-pci,netdev=n0,romfile="
 # the big-endian and riscv64 boards' /init has no `ip`: the kernel sets eth0 up (IP_PNP)
 ipcfg="ip=10.0.2.15::10.0.2.2:255.255.255.0::eth0:off"
-append="rdinit=/init panic=-1 quiet pl.token=$token pl.timeout=$timeout"
+# PL_BOARD_INIT, PL_BOARD_INIT_ARGS: the kernel hands over to this program
+# instead of /init (the boot row: the agent, `--boot ... /init`), with
+# these arguments: the kernel passes what follows `--` on its command line
+# to init as argv (init/main.c: set_init_arg; no second `--` in them, it
+# would end them there)
+append="rdinit=${PL_BOARD_INIT:-/init} panic=-1 quiet pl.token=$token pl.timeout=$timeout${PL_BOARD_INIT_ARGS:+ -- $PL_BOARD_INIT_ARGS}"
 case "$arch" in
 arm64)
 	exec qemu-system-aarch64 -M virt -cpu cortex-a57 -m 512 -smp "$smp" -nographic -no-reboot \

@@ -11,8 +11,9 @@
  * exits.  The network needs nothing from here: the kernel configures eth0
  * from its command line (ip=, CONFIG_IP_PNP; boot.sh passes it).
  *
- * Lines the host's boards.sh reads: PL-BOOT, PL-PARANOID, PL-AGENT-START,
- * PL-AGENT-EXIT, PL-WATCHDOG, PL-ERROR (any of these fails the board).
+ * Lines the host's boards.sh reads: PL-BOOT, PL-HANDOVER, PL-KCLOCK,
+ * PL-PARANOID, PL-AGENT-START, PL-AGENT-EXIT, PL-WATCHDOG, PL-ERROR (any
+ * of these last three fails the board).
  * Settings from /proc/cmdline: pl.token=T pl.timeout=S.
  */
 #define _GNU_SOURCE
@@ -78,6 +79,46 @@ static int write_file(const char *path, const char *s)
 	return ok;
 }
 
+/* The kernel's hand-over to init on its printk clock (the "Run X as init
+ * process" record of /dev/kmsg), and that clock against CLOCK_MONOTONIC
+ * (the agent's samples'): a record written here between two reads of it,
+ * read back (boards.sh's boot row).  Prints PL-HANDOVER and PL-KCLOCK. */
+static void handover(void)
+{
+	char rec[1024], t0[32], t1[32];
+	int fd = open("/dev/kmsg", O_RDWR | O_NONBLOCK);
+	if (fd < 0) {
+		printf("PL-ERROR /dev/kmsg: %s\n", strerror(errno));
+		return;
+	}
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	int w = write(fd, "PL-KCLOCK\n", 10) == 10;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	snprintf(t0, sizeof t0, "%ld.%06ld", (long)a.tv_sec, a.tv_nsec / 1000);
+	snprintf(t1, sizeof t1, "%ld.%06ld", (long)b.tv_sec, b.tv_nsec / 1000);
+	/* records "prio,seq,usec,flags;text"; EAGAIN after the last one */
+	for (ssize_t n; (n = read(fd, rec, sizeof rec - 1)) > 0 || (n < 0 && errno == EPIPE);) {
+		unsigned long long us;
+		if (n < 0)
+			continue; /* overwritten records: go on with the next */
+		rec[n] = 0;
+		char *text = strchr(rec, ';');
+		if (!text || sscanf(rec, "%*u,%*u,%llu", &us) != 1)
+			continue;
+		text++;
+		text[strcspn(text, "\n")] = 0;
+		char init[256];
+		if (sscanf(text, "Run %255s as init process", init) == 1)
+			printf("PL-HANDOVER printk=%llu.%06llu init=%s\n", us / 1000000, us % 1000000,
+			       init);
+		else if (w && !strcmp(text, "PL-KCLOCK"))
+			printf("PL-KCLOCK printk=%llu.%06llu monotonic=%s..%s\n", us / 1000000,
+			       us % 1000000, t0, t1);
+	}
+	close(fd);
+}
+
 int main(void)
 {
 	char up[32], token[128] = "", cmdline[4096], line[512], a[64], b[64];
@@ -100,6 +141,7 @@ int main(void)
 	setenv("PATH", "/", 1);
 	uname(&u);
 	printf("PL-BOOT uptime=%s kernel=%s machine=%s\n", uptime(up, sizeof up), u.release, u.machine);
+	handover();
 
 	read_line("/proc/cmdline", cmdline, sizeof cmdline);
 	for (char *w = strtok(cmdline, " "); w; w = strtok(NULL, " ")) {

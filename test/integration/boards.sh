@@ -10,7 +10,10 @@
 # and a fully static musl build in fp mode; the big-endian ones, which have
 # no Debian user space: static musl builds in fp and dwarf mode),
 # `perflens report`/`export` symbolize with Debian's cross sysroot or the
-# board's ELF files alone, and the figures go to the results table.
+# board's ELF files alone, and the figures go to the results table.  Each
+# board then boots a second time with the agent as the kernel's init
+# (boot_row: the boot recorded from the kernel's hand-over until the
+# board's agent serves).
 #
 # Every board also records, in the same boot: `cycles` sampling with the
 # perf-stat style counters (IPC where cycles and instructions both count)
@@ -28,8 +31,9 @@
 #
 # Env: PL_BOARDS=arm64,armhf,arm64be,armeb[,riscv64][,x86_64] (which boards),
 #      PL_BOARD_HZ (default 1000),
-#      PL_BOARD_ROWS=naps,tracks (only those rows: each board boots and records
-#      them alone, no clock or icount runs; default every row but tracks),
+#      PL_BOARD_ROWS=naps,tracks,boot (only those rows: each board boots and
+#      records them alone, no clock or icount runs; boot alone: only the boot
+#      row's own boot; default every row but tracks),
 #      PL_BOARDS_RESULTS (results file, rewritten each run; default
 #      $PL_BUILD/boards/results.md; docs/boards-results.md is refreshed with
 #      PL_BOARDS=arm64,armhf,arm64be,armeb,x86_64
@@ -815,6 +819,143 @@ PY
 	rows+=("| $arch | $kver | counter tracks: CPU busy (\`$fpprog 8 2\`, 10 Hz) | – | – | – | – | – | cpu0 busy ${r:-?} % (mean), want ≥ 90 |")
 }
 
+# The boot row (PL_BOARD_ROWS=boot): the board boots a second time with the
+# kernel handing over to the agent (rdinit=/perflens-agent, its arguments
+# after `--` on the kernel command line: `--boot -e cpu-clock -F HZ
+# --callgraph fp --stacks both --trigger proc:^perflens-agent$ --after 1
+# --port 9998 --token T /init`): PID 1 mounts what recording needs, forks
+# the recorder (the whole system, from the first instant) and execs the
+# board's own /init, which keeps PID 1 and runs as on every boot; the
+# recorder saves when that /init starts the board's agent (the stage the
+# host waits for: the board serves), 1 s later, and keeps the file for a
+# viewer on the guest's 9998, forwarded to a second host port
+# (PL_BOARD_PORT2), where `perflens snapshot` fetches it.  Checked
+# (boot-capture.py): the kernel's hand-over (its "Run /perflens-agent as
+# init process" record, printk clock, put on the samples' CLOCK_MONOTONIC
+# by a record /init writes to /dev/kmsg between two clock reads) comes at
+# most PLA_BOOT_WAIT_MS (3 s) before the first sample, and /init's exec
+# after it; pid 1 is named init with the program it runs, and the
+# processes it started (TASK fork records) with their comms and exec'd
+# programs, among them BOOT_CHILDREN's; the trigger names the agent /init
+# started; samples exist before it, in init's processes too; and `perflens
+# report --to` that moment names kernel functions (the board's kallsyms,
+# sent by the agent).  A row that fails is kept, marked red.
+boot_row() {
+	local arch=$1 icount= agent_arch fetched out kver t_board=$SECONDS why="" children
+	case "$arch" in
+	arm64) agent_arch=aarch64 ;; armhf) agent_arch=armv7l ;; arm64be) agent_arch=aarch64_be ;;
+	armeb) agent_arch=armeb ;; riscv64) agent_arch=riscv64 ;;
+	esac
+	# what /init runs: busybox's applets on the little-endian boards
+	# (init.sh, board-up.sh), only the agent on the others (init.c)
+	case "$arch" in
+	arm64 | armhf) children=mount,ip,perflens-agent ;;
+	*) children=perflens-agent ;;
+	esac
+	if [ -n "${built_out[$arch]:-}" ]; then
+		out=${built_out[$arch]} fetched=${built_fetched[$arch]}
+	else
+		out=$build/boards/$arch
+		board_files || return
+	fi
+	local console=$out/boot-console.log rec=$out/boot.plens rep=$out/boot-report.txt
+	local port port2 t0 label='boot (`rdinit=/perflens-agent -- --boot … /init`, --all, fp)'
+	local args="--boot -e cpu-clock -F $hz --callgraph fp --stacks both --trigger proc:^perflens-agent\$ --after 1 --port 9998 --token $token /init"
+	port=$(free_port) && port2=$(free_port) && [ "$port" != "$port2" ] ||
+		{ nok "boards-$arch-boot-row" "no free port"; return; }
+	: >"$console"
+	rm -f "$rec"
+	t0=$(date +%s.%N)
+	PL_BOARD_INIT=/perflens-agent PL_BOARD_INIT_ARGS="$args" PL_BOARD_PORT2=$port2 \
+		"$here/boot.sh" "$arch" "$fetched" "$out/initrd.gz" "$port" "$token" 300 >"$console" 2>&1 &
+	qpid=$!
+	# the recorder's line once the trigger's window is saved (the host's
+	# bound as board()'s wait for its agent: a loaded host stalls the
+	# emulated CPU for seconds)
+	local waited=0 up_host="" saved_host=""
+	until grep -aq 'flight recorder: proc:.* fired; saved' "$console" 2>/dev/null; do
+		[ -z "$up_host" ] && grep -aq '\] perflens-agent: listening on' "$console" &&
+			up_host=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+		if ! kill -0 "$qpid" 2>/dev/null || [ $waited -ge 1200 ]; then
+			why="no boot capture saved ($(grep -aE 'perflens-agent|PL-|panic' "$console" | tail -n 3 | tr '\n' ' '))"
+			break
+		fi
+		sleep 0.1; waited=$((waited + 1))
+	done
+	[ -n "$why" ] || saved_host=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	if [ -z "$why" ] && ! "$perflens" snapshot "127.0.0.1:$port2" --token "$token" -o "$rec" \
+		--timeout 120 >"$out/boot-snapshot.log" 2>&1; then
+		why="perflens snapshot: $(tail -n 2 "$out/boot-snapshot.log" | tr '\n' ' ')"
+	fi
+	stop_qemu
+	kver=$(grep -am1 -o 'PL-BOOT .*' "$console" | kv kernel | tr -d '\r')
+	if [ -n "$why" ]; then
+		nok "boards-$arch-boot-row" "$why"
+		rows+=("| $arch | ${kver:-?} | $label | – | – | – | – | – | 🔴 **failed**: $why |")
+		return
+	fi
+	ok "boards-$arch-boot-row # qemu start → the board's agent listening ${up_host:-?} s, → the boot capture saved $saved_host s (host)"
+	"$dump" "$rec" >"$out/boot-dump.txt" 2>"$out/boot-dump.err"
+	"$perflens" report "$rec" --top 20 --sysroot "$out/root" >"$rep" 2>&1
+	local rel
+	rel=$(sed -n 's/.*trigger: .* fired at \([0-9.]*\) s .*/\1/p' "$rep" | head -n 1)
+	"$perflens" report "$rec" --top 20 --sysroot "$out/root" --to "${rel:-0}" >"$out/boot-report-before.txt" 2>&1
+	local res line bad="" note="" nsamples=0 lost=0
+	res=$(python3 "$top/test/integration/boot-capture.py" "$console" "$out/boot-dump.txt" "$rep" \
+		"$out/boot-report-before.txt" "$children" 3 2>"$out/boot-checks.err")
+	grep -q '^figures ' <<<"$res" ||
+		res="bad checks: boot-capture.py: $(tail -n 2 "$out/boot-checks.err" | tr '\n' ' ')"
+	[ -s "$out/boot-dump.err" ] && res="bad decode: pl-dump: $(head -n 2 "$out/boot-dump.err" | tr '\n' ' ')
+$res"
+	# the board's own /init ran as on every boot (its lines: board())
+	local gwhy; gwhy=$(grep -am1 -E 'PL-ERROR|PL-WATCHDOG|Kernel panic|Oops' "$console")
+	[ -n "$gwhy" ] && res="$res
+bad guest: $gwhy"
+	while IFS= read -r line; do
+		case "$line" in
+		ok\ *) ok "boards-$arch-boot-${line#ok }" ;;
+		bad\ *) line=${line#bad }; nok "boards-$arch-boot-${line%%:*}" "${line#*: }"; bad="$bad $line;" ;;
+		note\ *) note=${line#note } ;;
+		figures\ *) read -r nsamples lost <<<"${line#figures }" ;;
+		esac
+	done <<<"$res"
+	local fbytes; fbytes=$(stat -c %s "$rec")
+	rows+=("| $arch | ${kver:-?} | $label | $nsamples | – | $lost | – | $((fbytes / (nsamples > 0 ? nsamples : 1))) | ${bad:+🔴 **failed**:$bad }$hz Hz; qemu start → board's agent listening ${up_host:-?} s, boot capture saved ${saved_host} s (host), row $((SECONDS - t_board)) s; $note |")
+}
+
+# The board's files (board()'s and boot_row()'s locals: arch, icount,
+# agent_arch, out): its kernel (fetch.sh, or kernel.sh for the kernels
+# built here) into fetched, its initramfs (mkinitramfs.sh) into out.
+# Returns 1 when there are none (said: a skip or a failure).
+board_files() {
+	if [ ! -x "$agents/perflens-agent-$agent_arch" ]; then
+		nok "boards-$arch${icount:+-icount}-agent" "$agents/perflens-agent-$agent_arch not built (run ci/agents.sh $agent_arch)"; return 1
+	fi
+	case "$arch" in
+	arm64 | armhf)
+		if ! fetched=$("$here/fetch.sh" "$arch" 2>"$build/boards-fetch-$arch.log"); then
+			echo "skip boards-$arch: cannot fetch Debian's $arch kernel and busybox: $(tail -n 1 "$build/boards-fetch-$arch.log")"
+			return 1
+		fi ;;
+	*)
+		# built from the source package ci/deps.sh installed (no
+		# network): a kernel that does not build is a failure
+		local tk=$SECONDS
+		if ! fetched=$(PL_KERNEL_JOBS=${PL_KERNEL_JOBS:-$(nproc)} "$here/kernel.sh" "$arch" 2>"$build/boards-kernel-$arch.log"); then
+			nok "boards-$arch${icount:+-icount}-kernel" "kernel.sh $arch failed: $(tail -n 3 "$build/boards-kernel-$arch.log" | tr '\n' ' ') (see $build/boards-kernel-$arch.log)"
+			return 1
+		fi
+		[ $((SECONDS - tk)) -gt 5 ] && echo "# boards-$arch: kernel built in $((SECONDS - tk)) s ($fetched)"
+		ok "boards-$arch${icount:+-icount}-kernel" ;;
+	esac
+	mkdir -p "$out"
+	if ! "$mkinitramfs" "$arch" "$fetched" "$out" >"$out/mkinitramfs.log" 2>&1; then
+		nok "boards-$arch${icount:+-icount}-initramfs" "$(tail -n 3 "$out/mkinitramfs.log" | tr '\n' ' ')"
+		return 1
+	fi
+	ok "boards-$arch${icount:+-icount}-initramfs"
+}
+
 board() {
 	local arch=$1 icount=${2:-} qemu sysroot agent_arch modes t_board=$SECONDS fpprog=/burn fpmode=fp kver
 	local dwprog=/burn-nofp
@@ -830,34 +971,9 @@ board() {
 	riscv64) qemu=qemu-system-riscv64 sysroot=/usr/riscv64-linux-gnu agent_arch=riscv64 modes="fp dwarf lib musl" ;;
 	esac
 	case "$arch" in arm64be | armeb) fpprog=/burn-musl fpmode=musl dwprog=/burn-musl-nofp ;; esac
-	if [ ! -x "$agents/perflens-agent-$agent_arch" ]; then
-		nok "boards-$arch${icount:+-icount}-agent" "$agents/perflens-agent-$agent_arch not built (run ci/agents.sh $agent_arch)"; return
-	fi
-	local fetched
-	case "$arch" in
-	arm64 | armhf)
-		if ! fetched=$("$here/fetch.sh" "$arch" 2>"$build/boards-fetch-$arch.log"); then
-			echo "skip boards-$arch: cannot fetch Debian's $arch kernel and busybox: $(tail -n 1 "$build/boards-fetch-$arch.log")"
-			return
-		fi ;;
-	*)
-		# built from the source package ci/deps.sh installed (no
-		# network): a kernel that does not build is a failure
-		local tk=$SECONDS
-		if ! fetched=$(PL_KERNEL_JOBS=${PL_KERNEL_JOBS:-$(nproc)} "$here/kernel.sh" "$arch" 2>"$build/boards-kernel-$arch.log"); then
-			nok "boards-$arch${icount:+-icount}-kernel" "kernel.sh $arch failed: $(tail -n 3 "$build/boards-kernel-$arch.log" | tr '\n' ' ') (see $build/boards-kernel-$arch.log)"
-			return
-		fi
-		[ $((SECONDS - tk)) -gt 5 ] && echo "# boards-$arch: kernel built in $((SECONDS - tk)) s ($fetched)"
-		ok "boards-$arch${icount:+-icount}-kernel" ;;
-	esac
-	local out=$build/boards/$arch${icount:+-icount}
-	mkdir -p "$out"
-	if ! "$mkinitramfs" "$arch" "$fetched" "$out" >"$out/mkinitramfs.log" 2>&1; then
-		nok "boards-$arch${icount:+-icount}-initramfs" "$(tail -n 3 "$out/mkinitramfs.log" | tr '\n' ' ')"
-		return
-	fi
-	ok "boards-$arch${icount:+-icount}-initramfs"
+	local fetched out=$build/boards/$arch${icount:+-icount}
+	board_files || return
+	[ -n "$icount" ] || { built_out[$arch]=$out built_fetched[$arch]=$fetched; }
 
 	local port t0 console=$out/console.log
 	port=$(free_port) || { nok "boards-$arch${icount:+-icount}-boot" "no free port"; return; }
@@ -994,12 +1110,15 @@ host_board() {
 }
 
 bootinfo=()
+declare -A built_out=() built_fetched=() # board(): a board's initramfs, for boot_row
 t_all=$SECONDS
 IFS=, read -r -a boards <<<"${PL_BOARDS:-arm64,armhf,arm64be,armeb}"
 for b in "${boards[@]}"; do
 	case "$b" in
 	arm64 | armhf | arm64be | armeb | riscv64)
-		board "$b"
+		# PL_BOARD_ROWS=boot alone: only the boot row's own boot
+		[ "${PL_BOARD_ROWS:-}" = boot ] || board "$b"
+		case ",${PL_BOARD_ROWS:-boot}," in *,boot,*) boot_row "$b" ;; esac
 		# the hardware-event row again with qemu's precise icount, where
 		# the emulated CPU has a PMU: only then does it count instructions
 		[ -n "${PL_BOARD_ROWS:-}" ] && continue
@@ -1034,6 +1153,12 @@ if [ ${#rows[@]} -gt 0 ]; then
 		echo "ARM PMU counts instructions only with precise icount (\`-icount shift=auto\` is adaptive: none), and its cycle counter"
 		echo "is the virtual clock at 1 GHz, which icount advances 2^shift ns per instruction: IPC 1.00 there is qemu's arithmetic,"
 		echo "not the code's.  Samples: both events' (-e cycles -e instructions); rooted: the cycles samples'."
+		echo "Boot: the board booted again with \`rdinit=/perflens-agent\` and, after \`--\` on the kernel command line,"
+		echo "\`--boot -e cpu-clock -F HZ --callgraph fp --stacks both --trigger proc:^perflens-agent\$ --after 1 --port 9998 --token T /init\`"
+		echo "(the board's /init keeps PID 1; the capture saved when /init starts the board's agent, fetched with \`perflens snapshot\`);"
+		echo "hand-over: the kernel's \"Run /perflens-agent as init process\" record (printk clock), put on the samples' CLOCK_MONOTONIC"
+		echo "by a record /init writes to /dev/kmsg between two clock reads; it must precede the first sample by at most 3 s"
+		echo "(PLA_BOOT_WAIT_MS), and /init's exec must follow it.  A row marked 🔴 failed a check (named there); it is kept."
 		echo "Host load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (emulation speed depends on it)."
 		echo
 		echo "| board | kernel | emulator | qemu start → agent listening (host) | agent start (guest uptime) | viewer connects → first sample | perf_event_paranoid | board in all (host) |"

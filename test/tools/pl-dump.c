@@ -58,8 +58,9 @@ static void print(const struct pl_msg *m)
 		printf(" file=%.*s\n", S(m->u.mmap.filename));
 		break;
 	case PL_MSG_COMM:
-		printf("%s pid=%u tid=%u exec=%u snapshot=%u comm=%.*s\n", n, m->u.comm.pid,
-		       m->u.comm.tid, m->u.comm.exec, m->u.comm.snapshot, S(m->u.comm.comm));
+		printf("%s pid=%u tid=%u time=%" PRIu64 " exec=%u snapshot=%u comm=%.*s\n", n,
+		       m->u.comm.pid, m->u.comm.tid, m->u.comm.time, m->u.comm.exec,
+		       m->u.comm.snapshot, S(m->u.comm.comm));
 		break;
 	case PL_MSG_TASK:
 		printf("%s %s pid=%u ppid=%u tid=%u ptid=%u\n", n,
