@@ -51,7 +51,10 @@ static const char *uptime(char *buf, size_t n)
 static void must_mount(const char *src, const char *dir, const char *type)
 {
 	mkdir(dir, 0755);
-	if (mount(src, dir, type, 0, NULL) < 0)
+	/* EBUSY: there already (sysfs and devtmpfs mount once per place), as
+	 * `perflens-agent --boot` as the kernel's init leaves them, and as
+	 * systemd takes the API file systems it finds mounted */
+	if (mount(src, dir, type, 0, NULL) < 0 && errno != EBUSY)
 		printf("PL-ERROR mount %s on %s: %s\n", type, dir, strerror(errno));
 }
 
