@@ -842,7 +842,7 @@ PY
 # report --to` that moment names kernel functions (the board's kallsyms,
 # sent by the agent).  A row that fails is kept, marked red.
 boot_row() {
-	local arch=$1 icount= agent_arch fetched out kver t_board=$SECONDS why="" children
+	local arch=$1 icount='' agent_arch fetched out kver t_board=$SECONDS why="" children
 	case "$arch" in
 	arm64) agent_arch=aarch64 ;; armhf) agent_arch=armv7l ;; arm64be) agent_arch=aarch64_be ;;
 	armeb) agent_arch=armeb ;; riscv64) agent_arch=riscv64 ;;
@@ -851,7 +851,7 @@ boot_row() {
 	# (init.sh, board-up.sh), only the agent on the others (init.c)
 	case "$arch" in
 	arm64 | armhf) children=mount,ip,perflens-agent ;;
-	*) children=perflens-agent ;;
+	*) children='perflens-agent' ;;
 	esac
 	if [ -n "${built_out[$arch]:-}" ]; then
 		out=${built_out[$arch]} fetched=${built_fetched[$arch]}
