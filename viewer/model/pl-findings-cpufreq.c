@@ -309,7 +309,15 @@ static void judge_policy(PlProfile *p, PlCounterTracks *ct, const PlCounterTrack
 	}
 	if (merged->len > CPUFREQ_STRETCHES)
 		g_string_append_printf(d, "\n… %u more such stretches", merged->len - CPUFREQ_STRETCHES);
-	g_string_append_printf(d, "\neach time is good to one poll period (%u ms)", cur->interval_ms);
+	/* the agent's loop may poll later than asked: the longest gap bounds
+	 * the times above */
+	guint64 gap = 0;
+	const PlTrackPoint *cp = (const PlTrackPoint *)(void *)cur->points->data;
+	for (guint i = 1; i < cur->points->len; i++)
+		gap = MAX(gap, cp[i].time > cp[i - 1].time ? cp[i].time - cp[i - 1].time : 0);
+	g_string_append_printf(d, "\neach time is good to one poll interval: every %u ms asked, at "
+			       "most %.0f ms between two polls here",
+			       cur->interval_ms, gap / 1e6);
 	/* the limit */
 	PlCounterSummary ls;
 	if (limit && pl_counter_track_summary(limit, 0, 0, &ls))

@@ -27,7 +27,9 @@
 #                    CPU 0 over phase 2 within two poll periods and 20 ms
 #                    (the jiffies' granularity); its one stretch starts and
 #                    ends at the writer's two times within one poll period
-#                    and 15 ms; its busy time is at least /proc/stat's over
+#                    and 15 ms (a poll period: the longest gap between two
+#                    polls, which the finding states, equal to the CSV's
+#                    poll times, and at most three times the 50 ms asked); its busy time is at least /proc/stat's over
 #                    the inner window (0.6 s to 3.5 s) less two polls and 20
 #                    ms and at most that over the whole recording plus 20
 #                    ms; its mean frequency while busy is 1800 − 900 × (time
@@ -134,14 +136,16 @@ for l in open("/proc/stat"):
 	"$PERFLENS" report --fail-on cpufreq "$TMP/$m.plens" >/dev/null 2>"$TMP/$m.fail"
 	echo "fail-on exit $?" >"$TMP/$m.failrc"
 	"$PERFLENS" report --counters "$TMP/$m.plens" >"$TMP/$m.counters" 2>&1
+	"$PERFLENS" export --format counters-csv -o "$TMP/$m.csv" "$TMP/$m.plens" >/dev/null 2>&1 ||
+		{ echo "export counters-csv failed"; return 1; }
 	return 0
 }
 
 # check MODE: the finding against the writer's log (prints "ok …" or "bad …")
 check() {
-	python3 - "$TMP/$1.txt" "$TMP/$1.json" "$TMP/$1.post" "$TMP/$1.fail" "$TMP/$1.failrc" "$1" "$POLL_MS" <<'PY'
-import json, re, sys
-txt, logf, postf, failf, rcf, mode, poll = sys.argv[1:8]
+	python3 - "$TMP/$1.txt" "$TMP/$1.json" "$TMP/$1.post" "$TMP/$1.fail" "$TMP/$1.failrc" "$1" "$POLL_MS" "$TMP/$1.csv" <<'PY'
+import csv, json, re, sys
+txt, logf, postf, failf, rcf, mode, poll, csvf = sys.argv[1:9]
 poll = int(poll) / 1e3
 lines = open(txt).read().split('\n')
 log = json.load(open(logf))
@@ -165,12 +169,25 @@ m = re.match(r'policy0 \(CPUs 0\) ran below 1440 MHz \(80% of cpuinfo_max_freq 1
 if not m:
     print('bad the sentence: ' + what); sys.exit()
 low, busy, share, mean = float(m.group(1)), float(m.group(2)), float(m.group(3)), int(m.group(4))
+# the agent's loop may poll later than asked: the margins are the longest
+# gap between two polls, which the finding states and the CSV's poll times
+# of the policy's frequency track must show
+times = sorted({int(r['time_ns']) for r in csv.DictReader(open(csvf))
+                if r['track'] == 'policy0 frequency (cpus 0)'})
+gap = max(b - a for a, b in zip(times, times[1:])) / 1e9 if len(times) > 1 else 0
+g = [re.search(r'at most (\d+) ms between two polls here$', l) for l in body]
+g = [x for x in g if x]
+if not g or abs(int(g[0].group(1)) / 1e3 - gap) > 0.001:
+    bad.append('poll gap stated %s, the CSV %.1f ms' % (g[0].group(1) if g else None, gap * 1e3))
+if gap > 3 * poll:
+    bad.append('polls %.0f ms apart, asked every %.0f ms' % (gap * 1e3, poll * 1e3))
+poll = max(poll, gap)
 cause = m.group(6)
 ref_low = (log['w2'][1] - log['w1'][1]) / hz
 inner = (log['in1'][1] - log['in0'][1]) / hz
 outer = (post[1] - log['pre'][1]) / hz
-said = 'below %.3f s (/proc/stat over phase 2: %.3f s), busy %.3f s (inner %.3f, whole %.3f), mean %d MHz' % (
-    low, ref_low, busy, inner, outer, mean)
+said = 'below %.3f s (/proc/stat over phase 2: %.3f s), busy %.3f s (inner %.3f, whole %.3f), mean %d MHz, polls at most %.0f ms apart' % (
+    low, ref_low, busy, inner, outer, mean, poll * 1e3)
 if abs(low - ref_low) > 2 * poll + 0.02:
     bad.append('time below %.3f s, /proc/stat %.3f s over phase 2' % (low, ref_low))
 if busy < inner - 2 * poll - 0.02 or busy > outer + 0.02:

@@ -199,7 +199,8 @@ static void numbers(void)
 	/* polls 21..40 read it: (T0 + 2.0 s, T0 + 4.0 s], the first record at T0 */
 	HAS(f, "below 1440 MHz from 2.000 s to 4.000 s after the first record (clock 7.000000 s "
 	       "to 9.000000 s; report --from 2.000 --to 4.000)");
-	HAS(f, "each time is good to one poll period (100 ms)");
+	HAS(f, "each time is good to one poll interval: every 100 ms asked, at most 100 ms between "
+	       "two polls here");
 	HAS(f, "scaling_max_freq (the policy's limit) read 1800 to 1800 MHz");
 	HAS(f, "thermal soc: 45.0 °C on average while below (max 45.0 °C), 45.0 °C outside");
 	PL_CHECKF(f->t0 == T0 + 2000 * MS && f->t1 == T0 + 4000 * MS + 1, "selection %" G_GUINT64_FORMAT
