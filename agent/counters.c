@@ -160,13 +160,20 @@ static int add_file(struct pla_tracks *ts, struct pla_stream *out, struct pl_msg
  * file names it (in fmt, after the entry's name), its value file is read.
  * hwmon (kind 0): each device's inputs are tracks.  cpufreq: the
  * governor's view of the frequency, which every driver gives (the
- * hardware's, cpuinfo_cur_freq, is optional and root's; cpufreq.rst). */
+ * hardware's, cpuinfo_cur_freq, is optional and root's; cpufreq.rst);
+ * beside it the policy's limit (lowered by a user, a platform limit or a
+ * thermal cooling device) and the hardware's maximum, which the viewer's
+ * cpufreq finding compares it with (it tells them by the file name). */
 static const struct {
 	const char *dir, *prefix, *label, *value, *fmt;
 	uint8_t kind;
 } classes[] = {
 	{ "devices/system/cpu/cpufreq", "policy", "related_cpus", "scaling_cur_freq",
 	  "%s frequency (cpus %s)", PL_TRACK_CPU_FREQ },
+	{ "devices/system/cpu/cpufreq", "policy", "related_cpus", "scaling_max_freq",
+	  "%s frequency limit (cpus %s)", PL_TRACK_CPU_FREQ },
+	{ "devices/system/cpu/cpufreq", "policy", "related_cpus", "cpuinfo_max_freq",
+	  "%s hardware max frequency (cpus %s)", PL_TRACK_CPU_FREQ },
 	{ "class/thermal", "thermal_zone", "type", "temp", "%.0sthermal %s", PL_TRACK_THERMAL },
 	{ "class/hwmon", "hwmon", "name", NULL, NULL, 0 },
 };

@@ -619,7 +619,9 @@ struct pl_msg_configure {
  *   RSS        /proc/PID/statm resident pages × page size: bytes
  *   CPU_BUSY   /proc/stat cpuN: the share of the interval not idle nor
  *              iowait, per mille (unit %, exp10 -1)
- *   CPU_FREQ   cpufreq policyN/scaling_cur_freq,
+ *   CPU_FREQ   cpufreq policyN/scaling_cur_freq, and its limit
+ *              scaling_max_freq and cpuinfo_max_freq as tracks of their
+ *              own (the source's file name says which; cpu: N),
  *              kHz (Documentation/admin-guide/pm/cpufreq.rst)
  *   CPU_IDLE   cpuN/cpuidle/stateK/time (µs) over the interval: the
  *              share spent in that state, per mille

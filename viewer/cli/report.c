@@ -695,8 +695,8 @@ int pl_cli_report(int argc, char **argv)
 		{ "findings", 0, 0, G_OPTION_ARG_NONE, &a.findings,
 		  "Only the findings: what the rules see as unusual (lost samples, a thread "
 		  "that held a CPU, off-CPU time by reason, runqueue latency, page faults, "
-		  "stacks that stop short, periodic tasks, migrations, interrupts, a "
-		  "regression against --baseline), with the numbers and the section that "
+		  "stacks that stop short, periodic tasks, migrations, interrupts, CPU "
+		  "frequency capped while busy, a regression against --baseline), with the numbers and the section that "
 		  "shows it, over the whole recording (the rules: --fail-on; docs/cli.md, "
 		  "\"Findings\")",
 		  NULL },

@@ -26,5 +26,8 @@ static inline PlFinding *pl_findings_add(GPtrArray *out, const char *rule, doubl
 
 /* irq: an IRQ handler or softirq vector over a share of a CPU (pl-findings-irq.c) */
 void pl_findings_rule_irq(PlProfile *p, PlProfile *baseline, GPtrArray *out);
+/* cpufreq: a CPU's frequency well below its maximum while it was busy, from
+ * the counter tracks (pl-findings-cpufreq.c) */
+void pl_findings_rule_cpufreq(PlProfile *p, PlProfile *baseline, GPtrArray *out);
 
 #endif

@@ -718,6 +718,15 @@ static const PlFindingRule rules[] = {
 	  "of at least 0.1 s: one IRQ handler or softirq vector ran at least 5 % of one "
 	  "CPU's time",
 	  pl_findings_rule_irq },
+	{ "cpufreq", "CPU frequency capped or throttled during the busy time",
+	  "in a recording with counter tracks (--tracks, on by default) holding a cpufreq "
+	  "policy's scaling_cur_freq and cpuinfo_max_freq: over the poll intervals in which one "
+	  "of the policy's CPUs was at least 90 % busy (/proc/stat), at least 0.2 s of CPU time "
+	  "in all, the frequency was more than 20 % below cpuinfo_max_freq for at least 25 % of "
+	  "that busy time; the likely cause it names: thermal when a thermal zone read at least "
+	  "5 °C more then than outside that time, a lowered limit when scaling_max_freq was "
+	  "itself that far below the maximum for at least half of it, else the governor",
+	  pl_findings_rule_cpufreq },
 	{ "regression", "functions that grew against a baseline recording (--baseline)",
 	  "with --baseline FILE: a function's self share of the samples grew by at least 1 "
 	  "percentage point and a two-proportion z-test on the two sample counts gives at "

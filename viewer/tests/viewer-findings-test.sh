@@ -41,7 +41,9 @@
 #             --fail-on RULE (exit 1, said on stderr, the same sentence as
 #             --findings prints) on a recording of a program made to
 #             trigger it, and stays quiet (exit 0) on sleep 1: a rule
-#             without such a program here fails the case
+#             without such a program here fails the case (cpufreq: burn
+#             on CPU 0 with a cpufreq tree at half its maximum under
+#             PERFLENS_SYSFS_ROOT)
 set -u
 B=${PL_BUILD:-build}
 PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
@@ -400,10 +402,19 @@ while i < 3000:  # a count, not a time: on a busy machine a second held too few
     os.sched_setaffinity(0, {cpus[i % len(cpus)]})
     i += 1
 ' >"$TMP/mig.log" 2>&1
+# cpufreq: burn on CPU 0 with a cpufreq tree (PERFLENS_SYSFS_ROOT, as the
+# kernel documents it) whose policy0 runs at half its maximum
+# (viewer-findings-cpufreq-test.sh checks the finding's numbers)
+CF=$TMP/cf/sys/devices/system/cpu/cpufreq/policy0
+mkdir -p "$CF"
+echo 0 >"$CF/related_cpus"; echo 1800000 >"$CF/cpuinfo_max_freq"
+echo 1800000 >"$CF/scaling_max_freq"; echo 900000 >"$CF/scaling_cur_freq"
+PERFLENS_SYSFS_ROOT=$TMP/cf "$AGENT" --output "$TMP/cf.plens" -- taskset -c 0 "$BURN" 1 1 >"$TMP/cf.log" 2>&1
 declare -A trigger=(
 	[lost]="$TMP/lost.plens" [cpu-hog]="$TMP/hog.plens" [off-cpu]="$TMP/lock.plens"
 	[runqueue]="$TMP/hog.plens" [page-faults]="$TMP/pf.plens" [unwound]="$TMP/nofp.plens"
 	[periods]="$TMP/per.plens" [migrations]="$TMP/mig.plens" [irq]="$TMP/irq.plens"
+	[cpufreq]="$TMP/cf.plens"
 	[regression]="--baseline $TMP/pf.plens $TMP/hog.plens"
 )
 rules=$(sed -n "s/.*the rules are: \([a-z, -]*\) (docs.*/\1/p" "$TMP/unk.txt" | tr -d ,)

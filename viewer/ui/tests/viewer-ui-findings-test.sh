@@ -21,6 +21,12 @@
 #                       them (each cell's text edge measured; spaces in a
 #                       proportional font would not), the reasons the
 #                       report lists
+#   cpufreq_click       burn pinned to CPU 0, recorded with PERFLENS_SYSFS_ROOT
+#                       at a cpufreq tree (as cpufreq.rst lays it out) whose
+#                       policy0 runs at half its maximum: the cpufreq finding
+#                       is on the page, and its button shows the flame graph
+#                       with the longest stretch below selected, the clock
+#                       times `report --findings` prints for it (to the µs)
 # The page is photographed to $PL_UI_SCREENSHOTS/findings.png and
 # findings-selected.png (else a temporary directory).
 set -u
@@ -31,7 +37,7 @@ DRIVER=$B/test/perflens-ui-script.so
 TMP=$(mktemp -d /tmp/plv-findings-ui-XXXXXX)
 SHOTS=${PL_UI_SCREENSHOTS:-$TMP/shots}
 trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-CASES="quiet_opens_flame findings_first finding_periods periods_select periods_flame_work findings_click offcpu_columns"
+CASES="quiet_opens_flame findings_first finding_periods periods_select periods_flame_work findings_click offcpu_columns cpufreq_click"
 pl_plan $CASES
 for x in "$APP" "$AGENT" "$PERIODIC"; do [ -x "$x" ] || pl_fail_all "$x not built (make)"; done
 [ -f "$DRIVER" ] || pl_fail_all "$DRIVER not built (make)"
@@ -61,6 +67,13 @@ cc -O2 -g -fno-omit-frame-pointer -pthread -o "$TMP/findings-lock" "${PL_TOP:-.}
 "$AGENT" --output "$TMP/l.plens" -- "$TMP/findings-lock" 2 >"$TMP/l.out" 2>&1 ||
 	pl_fail_all "the agent could not record findings-lock: $(tail -2 "$TMP/l.out" | tr '\n' ' ')"
 "$APP" report --findings "$TMP/l.plens" >"$TMP/l.txt" 2>&1
+CF=$TMP/cf/sys/devices/system/cpu/cpufreq/policy0
+mkdir -p "$CF"
+echo 0 >"$CF/related_cpus"; echo 1800000 >"$CF/cpuinfo_max_freq"
+echo 1800000 >"$CF/scaling_max_freq"; echo 900000 >"$CF/scaling_cur_freq"
+PERFLENS_SYSFS_ROOT=$TMP/cf "$AGENT" --output "$TMP/cf.plens" -- taskset -c 0 "$B/workloads/burn" 1 1 >"$TMP/cf.out" 2>&1 ||
+	pl_fail_all "the agent could not record burn: $(tail -2 "$TMP/cf.out" | tr '\n' ' ')"
+"$APP" report --findings "$TMP/cf.plens" >"$TMP/cf.txt" 2>&1
 "$APP" report --periods "$TMP/p.plens" >"$TMP/p.txt" 2>&1 ||
 	pl_fail_all "report --periods $TMP/p.plens: $(tail -2 "$TMP/p.txt" | tr '\n' ' ')"
 
@@ -82,6 +95,10 @@ expect-finding off-cpu yes offcpu_shown
 view findings
 findings-columns lock offcpu_grid
 screenshot $SHOTS/findings-offcpu.png
+open $TMP/cf.plens
+expect-finding cpufreq yes cpufreq_shown
+view findings
+findings-click cpufreq flame cpufreq_clicked
 EOS
 PERFLENS_UI_TEST_MODULE=$DRIVER PERFLENS_UI_SCRIPT=$TMP/ui.script \
 	timeout 150 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" >"$TMP/app.out" 2>"$TMP/app.err"
@@ -96,7 +113,7 @@ TID=$(awk 'NR == 1 {print $4}' "$TMP/p.log")
 T0=$(sed -n 's/.*which is \([0-9]*\) ns of the board.*/\1/p' "$TMP/p.txt")
 W=$(awk -v tid="$TID" '/^  thread / {on = ($2 == tid)} on && /^      at / {print $2; exit}' "$TMP/p.txt")
 sel=$(grep -a '^# periods-click-worst ' "$TMP/app.out")
-clk=$(grep -a '^# findings-click ' "$TMP/app.out")
+clk=$(grep -a -m1 '^# findings-click ' "$TMP/app.out")
 oracle=$(python3 - "$TID" "$T0" "$W" "$sel" "$clk" <<'PY'
 import sys
 tid, t0, w, sel, clk = sys.argv[1:6]
@@ -134,3 +151,28 @@ else fail offcpu_columns "${shown:-offcpu_shown never reported}; ${grid:-offcpu_
 line=$(grep -a -m1 -E "^(ok|not ok) findings_click(:|$)" "$TMP/app.out")
 if [ "${line%% *}" = ok ] && [ "${oracle##* }" = 1 ]; then ok findings_click; echo "# $clk"
 else fail findings_click "${line:-never reported}; '$clk', want thread $TID"; fi
+# the cpufreq finding's button: the longest stretch the report lists
+line=$(grep -a -m1 -E "^(ok|not ok) cpufreq_clicked(:|$)" "$TMP/app.out")
+shown=$(grep -a -m1 -E "^(ok|not ok) cpufreq_shown(:|$)" "$TMP/app.out")
+cclk=$(grep -a '^# findings-click ' "$TMP/app.out" | tail -1)
+want=$(python3 - "$TMP/cf.txt" "$cclk" <<'PY'
+import re, sys
+best = None
+for l in open(sys.argv[1]):
+    m = re.search(r'^      below \d+ MHz from .* \(clock ([\d.]+) s to ([\d.]+) s;', l)
+    if m:
+        a, b = float(m.group(1)), float(m.group(2))
+        if not best or b - a > best[1] - best[0]:
+            best = (a, b)
+c = sys.argv[2].split()
+try:
+    good = best and c[3] == 'flame' and c[5] == '0' and abs(int(c[7]) - best[0] * 1e9) <= 1000 and \
+        abs(int(c[9]) - 1 - best[1] * 1e9) <= 1000
+except (IndexError, ValueError):
+    good = False
+print('%d %s' % (bool(good), best))
+PY
+)
+if [ "${shown%% *}" = ok ] && [ "${line%% *}" = ok ] && [ "${want%% *}" = 1 ]; then
+	ok cpufreq_click; echo "$cclk (report: the longest stretch at clock ${want#* })"
+else fail cpufreq_click "${shown:-cpufreq_shown never reported}; ${line:-cpufreq_clicked never reported}; '$cclk', report: ${want#* } ($(grep -m1 '^  \[' "$TMP/cf.txt" | cut -c1-200))"; fi
