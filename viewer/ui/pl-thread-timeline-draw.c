@@ -77,13 +77,13 @@ static void draw_lanes(PlThreadTimeline *self, GtkWidget *widget, cairo_t *cr, d
 	G_GNUC_END_IGNORE_DEPRECATIONS
 	gboolean dark = fg.red + fg.green + fg.blue > 1.5;
 	GdkRGBA on = dark ? (GdkRGBA){ 0.35, 0.80, 0.45, 1 } : (GdkRGBA){ 0.13, 0.60, 0.25, 1 };
-	GdkRGBA off = dark ? (GdkRGBA){0.40, 0.50, 0.75, 0.55} : (GdkRGBA){0.62, 0.70, 0.90, 0.8};
+	GdkRGBA off = dark ? (GdkRGBA){ 0.40, 0.50, 0.75, 0.55 } : (GdkRGBA){ 0.62, 0.70, 0.90, 0.8 };
 	GdkRGBA sel = sel_rgba;
 
 	PangoLayout *pl = gtk_widget_create_pango_layout(widget, NULL);
 	pango_layout_set_ellipsize(pl, PANGO_ELLIPSIZE_END);
 
-	if (!self->profile || self->lanes->len == 0) {
+	if (!self->profile || (self->lanes->len == 0 && !self->irq)) {
 		pl_timeline_set_rgba(cr, &fg, 0.6);
 		pl_timeline_draw_text(cr, pl, self->profile ? "No thread activity recorded yet"
 						: "Open a session or connect to a board",
@@ -180,8 +180,10 @@ static void draw_lanes(PlThreadTimeline *self, GtkWidget *widget, cairo_t *cr, d
 		cairo_fill(cr);
 	}
 
-	pl_thread_timeline_draw_events(self, cr, w);
 	PlTimelineScale sc = pl_thread_timeline_scale_of(self, w);
+	if (self->irq)
+		pl_timeline_irq_draw(self->irq, &sc, cr, pl, w, LABEL_W, &fg, dark);
+	pl_thread_timeline_draw_events(self, cr, w);
 	pl_timeline_triggers_draw(self->profile, &sc, cr, pl, 0, AXIS_H, h);
 	g_object_unref(pl);
 }
@@ -208,7 +210,7 @@ void pl_thread_timeline_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 	}
 	if (self->cache)
 		gtk_snapshot_append_node(snapshot, self->cache);
-	if (!self->profile || self->lanes->len == 0)
+	if (!self->profile || (self->lanes->len == 0 && !self->irq))
 		return;
 
 	/* the selected range, or the one being dragged */
@@ -247,6 +249,8 @@ void pl_thread_timeline_measure(GtkWidget *widget, GtkOrientation o, int for_siz
 	if (self->lanes->len) {
 		Lane *l = &g_array_index(self->lanes, Lane, self->lanes->len - 1);
 		hgt = l->y + LANE_H + 8;
+	} else if (self->irq) {
+		hgt = pl_timeline_irq_layout(self->irq, AXIS_H, PROC_H, LANE_H) + 8;
 	}
 	*min = *nat = (int)hgt;
 }

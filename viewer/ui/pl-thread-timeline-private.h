@@ -6,12 +6,14 @@
  *   pl-thread-timeline-events.c   markers and tracepoint ticks, begin/end
  *                                 bars (slow calls, lock waits, pairs)
  *   pl-thread-timeline-details.c  a thread's right-click details
+ *   pl-timeline-irq.c             the per-CPU interrupt lanes (its own header)
  * Main thread only, as every widget. */
 #ifndef PL_THREAD_TIMELINE_PRIVATE_H
 #define PL_THREAD_TIMELINE_PRIVATE_H
 
 #include "pl-thread-timeline.h"
 #include "pl-tracepoint.h"
+#include "pl-timeline-irq.h"
 #include "pl-timeline-triggers.h"
 
 G_BEGIN_DECLS
@@ -52,6 +54,12 @@ struct _PlThreadTimeline {
 	GHashTable *lane_of_tid; /* tid → lane index + 1 */
 	guint n_ticks, n_bars;   /* drawn at the last snapshot (tests) */
 	gboolean hist_dirty;     /* the lanes' densities are counted at the next draw */
+	/* the per-CPU interrupt lanes above the threads (NULL: the profile
+	 * has none); irq_open: expanded or collapsed as the user last chose
+	 * for irq_profile, -1 not chosen (the default then) */
+	PlTimelineIrq *irq;
+	int irq_open;
+	PlProfile *irq_profile;
 	/* The lanes as last drawn, for cache_w × cache_h: a frame that only
 	 * moves the selection (a drag) draws this node again instead of every
 	 * lane's intervals. */

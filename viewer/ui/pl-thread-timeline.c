@@ -44,12 +44,42 @@ void pl_thread_timeline_emit_range(PlThreadTimeline *self, guint64 t0, guint64 t
 	g_signal_emit(self, signals[SIG_RANGE], 0, t0, t1);
 }
 
+/* The rows' heights from the top: the axis, the interrupt lanes, then
+ * each process's header and its threads. */
+static void layout_lanes(PlThreadTimeline *self)
+{
+	double y = AXIS_H;
+	if (self->irq)
+		y = pl_timeline_irq_layout(self->irq, y, PROC_H, LANE_H);
+	for (guint i = 0; i < self->lanes->len; i++) {
+		Lane *l = &g_array_index(self->lanes, Lane, i);
+		l->y = y;
+		y += l->is_process ? PROC_H : LANE_H;
+	}
+}
+
+/* The interrupt lanes of the profile, expanded or collapsed as the user
+ * last chose for it (a live recording's profile is read again as it
+ * grows: the choice stays). */
+static void build_irq(PlThreadTimeline *self)
+{
+	g_clear_pointer(&self->irq, pl_timeline_irq_free);
+	if (self->profile != self->irq_profile) {
+		self->irq_profile = self->profile;
+		self->irq_open = -1;
+	}
+	self->irq = pl_timeline_irq_new(self->profile);
+	if (self->irq && self->irq_open >= 0)
+		pl_timeline_irq_set_expanded(self->irq, self->irq_open);
+}
+
 static void build_lanes(PlThreadTimeline *self)
 {
 	lanes_clear(self);
 	g_clear_pointer(&self->markers, pl_markers_free);
 	g_hash_table_remove_all(self->lane_of_tid);
 	self->t_start = self->t_end = 0;
+	build_irq(self);
 	if (!self->profile)
 		return;
 	const PlProfileStats *st = pl_profile_get_stats(self->profile);
@@ -66,27 +96,25 @@ static void build_lanes(PlThreadTimeline *self)
 	}
 	g_ptr_array_sort(sorted, by_pid_tid);
 	GPtrArray *procs = pl_profile_get_processes(self->profile);
-	double y = AXIS_H;
 	guint32 pid = G_MAXUINT32;
 	for (guint i = 0; i < sorted->len; i++) {
 		PlThread *t = sorted->pdata[i];
 		if (t->pid != pid) {
 			pid = t->pid;
-			Lane pl = { TRUE, pid, 0, NULL, NULL, y, NULL, 0 };
+			Lane pl = { TRUE, pid, 0, NULL, NULL, 0, NULL, 0 };
 			for (guint k = 0; k < procs->len; k++)
 				if (((PlProcess *)procs->pdata[k])->pid == pid)
 					pl.process = procs->pdata[k];
 			g_array_append_val(self->lanes, pl);
-			y += PROC_H;
 		}
-		Lane l = { FALSE, t->pid, t->tid, t, NULL, y, NULL, 0 };
+		Lane l = { FALSE, t->pid, t->tid, t, NULL, 0, NULL, 0 };
 		if (!t->intervals || t->intervals->len == 0)
 			l.hist = g_new0(guint32, BUCKETS);
 		g_array_append_val(self->lanes, l);
 		g_hash_table_insert(self->lane_of_tid, GUINT_TO_POINTER(t->tid),
 				    GUINT_TO_POINTER(self->lanes->len));
-		y += LANE_H;
 	}
+	layout_lanes(self);
 	pl_thread_timeline_rebuild_markers(self);
 	self->hist_dirty = TRUE; /* the aggregate that says which samples count comes next */
 }
@@ -176,27 +204,35 @@ Lane *pl_thread_timeline_lane_at(PlThreadTimeline *self, double y)
 	return NULL;
 }
 
-static gboolean on_query_tooltip(GtkWidget *widget, int x, int y, gboolean keyboard,
-				 GtkTooltip *tip, PlThreadTimeline *self)
+/* What the pointer at (x, y) shows: a trigger's line, an interrupt run,
+ * an event or interval on a thread's lane; NULL when nothing. */
+static char *tooltip_at(PlThreadTimeline *self, double x, double y)
 {
-	double w = gtk_widget_get_width(widget);
+	double w = gtk_widget_get_width(GTK_WIDGET(self));
+	if (!self->profile || x < LABEL_W)
+		return NULL;
 	/* a flight recorder's trigger: its line crosses every lane */
 	PlTimelineScale sc = pl_thread_timeline_scale_of(self, w);
-	g_autofree char *trigger =
-		keyboard || x < LABEL_W
-			? NULL
-			: pl_timeline_triggers_dup_at(self->profile, &sc, x, TICK_SLACK_PX);
-	if (trigger) {
-		gtk_tooltip_set_text(tip, trigger);
-		return TRUE;
+	char *trigger = pl_timeline_triggers_dup_at(self->profile, &sc, x, TICK_SLACK_PX);
+	if (trigger)
+		return trigger;
+	if (self->irq && pl_timeline_irq_row_at(self->irq, y) >= 0) {
+		const PlIrqSpan *sp = pl_timeline_irq_span_at(self->irq, &sc, x, y, TICK_SLACK_PX);
+		return sp ? pl_timeline_irq_dup_text(self->irq, sp, self->t_start) : NULL;
 	}
 	Lane *l = pl_thread_timeline_lane_at(self, y);
-	if (keyboard || !l || l->is_process || x < LABEL_W)
-		return FALSE;
+	if (!l || l->is_process)
+		return NULL;
 	guint64 t = pl_thread_timeline_x_to_time(self, x, w);
 	guint64 slack =
 		pl_thread_timeline_x_to_time(self, LABEL_W + TICK_SLACK_PX, w) - self->t_start;
-	g_autofree char *text = pl_thread_timeline_dup_event_at(self, l->tid, t, slack);
+	return pl_thread_timeline_dup_event_at(self, l->tid, t, slack);
+}
+
+static gboolean on_query_tooltip(GtkWidget *widget, int x, int y, gboolean keyboard,
+				 GtkTooltip *tip, PlThreadTimeline *self)
+{
+	g_autofree char *text = keyboard ? NULL : tooltip_at(self, x, y);
 	if (!text)
 		return FALSE;
 	gtk_tooltip_set_text(tip, text);
@@ -225,6 +261,13 @@ static void on_drag_end(GtkGestureDrag *g, double dx, double dy, PlThreadTimelin
 	double start_x, start_y;
 	gtk_gesture_drag_get_start_point(g, &start_x, &start_y);
 	if (!self->dragging) {
+		/* a click on the interrupts' header: expand or collapse them */
+		if (fabs(dx) < 3 && fabs(dy) < 3 && start_x < LABEL_W && self->irq &&
+		    pl_timeline_irq_row_at(self->irq, start_y) == 0) {
+			pl_thread_timeline_set_irq_expanded(
+				self, !pl_timeline_irq_get_expanded(self->irq));
+			return;
+		}
 		/* a click on a thread's name: filter by it (again: clear) */
 		if (fabs(dx) < 3 && fabs(dy) < 3 && start_x < LABEL_W) {
 			Lane *l = pl_thread_timeline_lane_at(self, start_y);
@@ -250,6 +293,15 @@ static void on_drag_end(GtkGestureDrag *g, double dx, double dy, PlThreadTimelin
 void pl_thread_timeline_click(PlThreadTimeline *self, double x, double y)
 {
 	double w = gtk_widget_get_width(GTK_WIDGET(self));
+	PlTimelineScale sc = pl_thread_timeline_scale_of(self, w);
+	const PlIrqSpan *sp = self->irq && w > LABEL_W
+				      ? pl_timeline_irq_span_at(self->irq, &sc, x, y, TICK_SLACK_PX)
+				      : NULL;
+	if (sp) {
+		pl_thread_timeline_emit_range(self, sp->start,
+					      sp->end > sp->start ? sp->end : sp->start + 1);
+		return;
+	}
 	const PlMarkerInterval *v =
 		w > LABEL_W ? pl_thread_timeline_interval_at(self, x, y, w) : NULL;
 	if (v)
@@ -297,6 +349,38 @@ guint pl_thread_timeline_get_n_lanes(PlThreadTimeline *self)
 	return self->lanes->len;
 }
 
+const PlTimelineIrq *pl_thread_timeline_get_irq(PlThreadTimeline *self)
+{
+	return self->irq;
+}
+
+void pl_thread_timeline_set_irq_expanded(PlThreadTimeline *self, gboolean expanded)
+{
+	if (!self->irq)
+		return;
+	self->irq_open = expanded;
+	pl_timeline_irq_set_expanded(self->irq, expanded);
+	layout_lanes(self);
+	pl_thread_timeline_invalidate(self);
+	gtk_widget_queue_resize(GTK_WIDGET(self));
+}
+
+gboolean pl_thread_timeline_get_irq_center(PlThreadTimeline *self, const PlIrqSpan *sp,
+					   double *x, double *y)
+{
+	double w = gtk_widget_get_width(GTK_WIDGET(self));
+	if (!self->irq || w <= LABEL_W)
+		return FALSE;
+	PlTimelineScale sc = pl_thread_timeline_scale_of(self, w);
+	pl_timeline_irq_get_center(self->irq, &sc, sp, x, y);
+	return TRUE;
+}
+
+char *pl_thread_timeline_dup_tooltip_at(PlThreadTimeline *self, double x, double y)
+{
+	return tooltip_at(self, x, y);
+}
+
 char *pl_thread_timeline_dup_lane_label(PlThreadTimeline *self, guint i)
 {
 	if (i >= self->lanes->len)
@@ -319,6 +403,7 @@ static void pl_thread_timeline_dispose(GObject *obj)
 		g_clear_pointer(&self->lanes, g_array_unref);
 	}
 	g_clear_pointer(&self->markers, pl_markers_free);
+	g_clear_pointer(&self->irq, pl_timeline_irq_free);
 	g_clear_pointer(&self->lane_of_tid, g_hash_table_unref);
 	g_clear_pointer(&self->pairs, g_ptr_array_unref);
 	G_OBJECT_CLASS(pl_thread_timeline_parent_class)->dispose(obj);
