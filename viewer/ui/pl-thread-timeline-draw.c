@@ -149,7 +149,7 @@ static void draw_lanes(PlThreadTimeline *self, GtkWidget *widget, cairo_t *cr, d
 			continue;
 		}
 		PlThread *t = l->thread;
-		if (self->sel_tid == t->tid) {
+		if (self->sel_tid && self->sel_tid == t->tid) { /* 0: no thread chosen */
 			cairo_set_source_rgba(cr, sel.red, sel.green, sel.blue, 0.35);
 			cairo_rectangle(cr, 0, l->y, w, LANE_H);
 			cairo_fill(cr);

@@ -229,7 +229,8 @@ static guint draw_runs(const PlTimelineIrq *self, const PlTimelineScale *s, cair
 		double sc = cols[c], hc = cols[ncol + c];
 		if (sc <= 0 && hc <= 0)
 			continue;
-		set_rgba(cr, hc >= sc ? &hard_rgba : soft, 0.45 + 0.55 * MIN(sc + hc, 1.0));
+		/* opaque enough not to read as the threads' pale off-CPU blue */
+		set_rgba(cr, hc >= sc ? &hard_rgba : soft, 0.75 + 0.25 * MIN(sc + hc, 1.0));
 		cairo_rectangle(cr, s->x0 + c, y0, 1, h);
 		cairo_fill(cr);
 		drawn++;
@@ -259,10 +260,11 @@ void pl_timeline_irq_draw(PlTimelineIrq *self, const PlTimelineScale *s, cairo_t
 	PangoFontDescription *bold = pango_font_description_new();
 	pango_font_description_set_weight(bold, PANGO_WEIGHT_BOLD);
 	pango_layout_set_font_description(pl, bold);
-	g_snprintf(buf, sizeof buf, "%s IRQ", self->expanded ? "\u25be" : "\u25b8");
+	g_snprintf(buf, sizeof buf, "%s IRQ (%u CPU%s)", self->expanded ? "\u25be" : "\u25b8",
+		   self->ncpus, self->ncpus == 1 ? "" : "s");
 	set_rgba(cr, fg, 0.95);
 	pango_layout_set_text(pl, buf, -1);
-	pango_layout_set_width(pl, 60 * PANGO_SCALE);
+	pango_layout_set_width(pl, (int)((label_w - 100) * PANGO_SCALE));
 	int tw, th;
 	pango_layout_get_pixel_size(pl, &tw, &th);
 	cairo_move_to(cr, 6, self->top + (self->header_h - th) / 2);
@@ -273,27 +275,20 @@ void pl_timeline_irq_draw(PlTimelineIrq *self, const PlTimelineScale *s, cairo_t
 	const struct {
 		const GdkRGBA *c;
 		const char *text;
-	} legend[] = { { &hard_rgba, "hardirq" }, { dark ? &soft_dark_rgba : &soft_rgba, "softirq" } };
+	} legend[] = { { &hard_rgba, "hard" }, { dark ? &soft_dark_rgba : &soft_rgba, "soft" } };
 	for (guint i = 0; i < G_N_ELEMENTS(legend); i++) {
 		set_rgba(cr, legend[i].c, 1);
 		cairo_rectangle(cr, lx, self->top + self->header_h / 2 - 4, 10, 8);
 		cairo_fill(cr);
 		set_rgba(cr, fg, 0.8);
 		pango_layout_set_text(pl, legend[i].text, -1);
-		pango_layout_set_width(pl, 60 * PANGO_SCALE);
+		pango_layout_set_width(pl, 40 * PANGO_SCALE);
 		pango_layout_get_pixel_size(pl, &tw, &th);
 		cairo_move_to(cr, lx + 13, self->top + (self->header_h - th) / 2);
 		pango_cairo_show_layout(cr, pl);
 		lx += 13 + tw + 8;
 	}
 	if (!self->expanded) {
-		g_snprintf(buf, sizeof buf, "%u CPUs", self->ncpus);
-		set_rgba(cr, fg, 0.55);
-		pango_layout_set_text(pl, buf, -1);
-		pango_layout_set_width(pl, (int)(MAX(label_w - lx - 4, 10) * PANGO_SCALE));
-		pango_layout_get_pixel_size(pl, &tw, &th);
-		cairo_move_to(cr, lx, self->top + (self->header_h - th) / 2);
-		pango_cairo_show_layout(cr, pl);
 		self->n_drawn[0] = draw_runs(self, s, cr, NULL, st->spans->len, self->top + 3,
 					     self->header_h - 6, cols, ncol, dark);
 		return;

@@ -137,6 +137,7 @@ wait $loadpid
 cat >"$TMP/irq.script" <<EOF2
 open $CAP
 irq-lanes irq_lanes
+view flame
 screenshot $SHOTS/irq-lanes.png
 irq-click irq_click
 irq-toggle irq_collapse
