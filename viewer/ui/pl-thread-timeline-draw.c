@@ -190,7 +190,8 @@ static void draw_lanes(PlThreadTimeline *self, GtkWidget *widget, cairo_t *cr, d
 
 void pl_thread_timeline_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 {
-	PlThreadTimeline *self = PL_THREAD_TIMELINE(widget);
+	/* a plain cast: the checked one calls the widget file's get_type */
+	PlThreadTimeline *self = (PlThreadTimeline *)widget;
 	int iw = gtk_widget_get_width(widget), ih = gtk_widget_get_height(widget);
 	double w = iw, h = ih;
 	if (iw <= 0 || ih <= 0)
@@ -239,7 +240,8 @@ void pl_thread_timeline_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 void pl_thread_timeline_measure(GtkWidget *widget, GtkOrientation o, int for_size,
 				       int *min, int *nat, int *min_base, int *nat_base)
 {
-	PlThreadTimeline *self = PL_THREAD_TIMELINE(widget);
+	/* a plain cast: the checked one calls the widget file's get_type */
+	PlThreadTimeline *self = (PlThreadTimeline *)widget;
 	if (o == GTK_ORIENTATION_HORIZONTAL) {
 		*min = (int)LABEL_W + 200;
 		*nat = 1000;

@@ -1,12 +1,15 @@
 /* pl-thread-timeline-private.h — what the files of the thread timeline
  * share (pl-thread-timeline.h is its interface):
- *   pl-thread-timeline.c          the widget: lanes and their layout, input,
- *                                 the public calls, the session
+ *   pl-thread-timeline.c          the widget: its lanes built and laid out,
+ *                                 input, the public calls, the session
+ *   pl-thread-timeline-lanes.c    time and x, the lane at y, sample density
  *   pl-thread-timeline-draw.c     the axis, the lanes, the selection
  *   pl-thread-timeline-events.c   markers and tracepoint ticks, begin/end
  *                                 bars (slow calls, lock waits, pairs)
  *   pl-thread-timeline-details.c  a thread's right-click details
  *   pl-timeline-irq.c             the per-CPU interrupt lanes (its own header)
+ * The widget's file uses the others and none of them uses it (objects
+ * never call each other in a circle: test/integration/include-cycles.sh).
  * Main thread only, as every widget. */
 #ifndef PL_THREAD_TIMELINE_PRIVATE_H
 #define PL_THREAD_TIMELINE_PRIVATE_H
@@ -68,11 +71,10 @@ struct _PlThreadTimeline {
 	gboolean cache_dark;
 };
 
-/* ─── pl-thread-timeline.c ─────────────────────────────────────────────── */
+/* ─── pl-thread-timeline-lanes.c ───────────────────────────────────────── */
 
 /* What the lanes show changed: drawn again at the next frame. */
 void pl_thread_timeline_invalidate(PlThreadTimeline *self);
-void pl_thread_timeline_emit_range(PlThreadTimeline *self, guint64 t0, guint64 t1);
 double pl_thread_timeline_time_to_x(PlThreadTimeline *self, guint64 t, double w);
 guint64 pl_thread_timeline_x_to_time(PlThreadTimeline *self, double x, double w);
 PlTimelineScale pl_thread_timeline_scale_of(PlThreadTimeline *self, double w);
