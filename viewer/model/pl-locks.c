@@ -521,8 +521,15 @@ guint pl_markers_add_lock_waits(PlMarkers *m, PlProfile *profile)
 			continue; /* did not sleep */
 		g_autofree char *label =
 			pl_lock_dup_label(&g_array_index(l->locks, PlLock, w->lock));
+		/* who held it: the thread whose wake call released the waiter */
+		PlThread *h = w->waker_tid ? pl_profile_lookup_thread(profile, w->waker_tid) : NULL;
+		g_autofree char *holder =
+			!w->waker_tid ? g_strdup(", no release seen")
+			: g_strdup_printf(", held by %s %u", h && h->name ? h->name : "thread",
+					  w->waker_tid);
 		PlMarkerInterval iv = { w->start, w->end, w->pid, w->tid, 0,
-					g_strconcat("wait for ", label, PL_LOCK_WAIT_SUFFIX, NULL) };
+					g_strconcat("wait for ", label, holder, PL_LOCK_WAIT_SUFFIX,
+						    NULL) };
 		g_array_append_val(m->intervals, iv);
 		added++;
 	}

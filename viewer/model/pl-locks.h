@@ -138,8 +138,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlLocks, pl_locks_free)
 guint pl_lock_hist_bucket(guint64 ns);
 
 /* Each wait that slept as an interval [start, end] on its thread (depth 0,
- * named "wait for LOCK" PL_LOCK_WAIT_SUFFIX), added to m->intervals, which
- * stay sorted by start; returns how many. */
+ * named "wait for LOCK, held by NAME TID" PL_LOCK_WAIT_SUFFIX, the holder
+ * being the thread whose wake call released it, or "wait for LOCK, no
+ * release seen"), added to m->intervals, which stay sorted by start;
+ * returns how many. */
 guint pl_markers_add_lock_waits(PlMarkers *m, PlProfile *profile);
 #define PL_LOCK_WAIT_SUFFIX " (lock wait)"
 /* "lock_a (0x55…)" or "0x55…": the label of a lock.  New string. */

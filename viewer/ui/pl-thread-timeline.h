@@ -23,6 +23,7 @@
 #include "pl-profile-session.h"
 
 #include "pl-profile.h"
+#include "pl-timeline-irq.h"
 
 G_BEGIN_DECLS
 
@@ -69,6 +70,24 @@ gboolean pl_thread_timeline_get_bar_center(PlThreadTimeline *self, guint32 tid, 
 					   guint64 end, guint depth, double *x, double *y);
 /* Ticks (and bars) drawn by the last snapshot. */
 guint pl_thread_timeline_get_n_ticks(PlThreadTimeline *self, guint *n_bars);
+
+/* The interrupt lanes above the threads (pl-timeline-irq.h; `record
+ * --irq`): one per CPU under an "IRQ" header row, expanded up to
+ * PL_TIMELINE_IRQ_EXPANDED_MAX CPUs, else collapsed into that row; a
+ * click on the header's name expands or collapses them, a click on a run
+ * selects its time range ("range-changed").  NULL when the profile has
+ * no paired handler run; borrowed until the next set_profile. */
+const PlTimelineIrq *pl_thread_timeline_get_irq(PlThreadTimeline *self);
+/* As a click on the header does; kept while the profile stays (a live
+ * one grows). */
+void pl_thread_timeline_set_irq_expanded(PlThreadTimeline *self, gboolean expanded);
+/* Where run sp (of get_irq's stats) is drawn; FALSE without interrupt
+ * lanes or a size yet. */
+gboolean pl_thread_timeline_get_irq_center(PlThreadTimeline *self, const PlIrqSpan *sp,
+					   double *x, double *y);
+/* What the tooltip says with the pointer at (x, y), NULL when it shows
+ * none (for tests and scripts).  Owned by the caller. */
+char *pl_thread_timeline_dup_tooltip_at(PlThreadTimeline *self, double x, double y);
 
 /* Follows session (its profile, aggregate and filter; the handlers end
  * with the widget): a new profile or one that grew, and every new aggregate (the filter, the transforms). */

@@ -155,6 +155,22 @@
  * The counter tracks under the timeline (pl-ui-script-tracks.c):
  *   tracks N NAME                  at least N rows are drawn; each row's text (name, latest
  *                                  value, summary, source) goes to stdout as "# track-row"
+ * The timeline's interrupt lanes and lock waits (pl-ui-script-irq.c; "# irq-…"
+ * lines say what the lanes hold, for the test's oracle):
+ *   irq-lanes NAME                 the lanes are drawn; per CPU "# irq-cpu CPU HARDIRQS
+ *                                  HARD_NS SOFTIRQS SOFT_OWN_NS drawn RECTS", per source
+ *                                  "# irq-source KIND<TAB>NUMBER<TAB>NAME<TAB>RUNS"; fails
+ *                                  when a lane draws more rectangles than runs, or as many
+ *                                  with more runs than pixel columns (no level of detail)
+ *   irq-toggle NAME                click (X) the "IRQ" header's name: the lanes expand or
+ *                                  collapse (collapsed, the header row draws the runs)
+ *   irq-click NAME                 click (X) the longest run: the window's range is its
+ *                                  [entry, exit]; the tooltip there names it and its CPU
+ *   irq-hover FILE NAME            the pointer on the longest run, the screen (with its
+ *                                  tooltip) to FILE
+ *   lock-wait-tip NAME [TID]       the tooltip of the longest lock wait's bar (of those
+ *                                  thread TID released) names the lock's address and
+ *                                  its holder ("# lock-tip …")
  * The Findings page (pl-ui-script-findings.c; "# findings-…" lines say
  * the view shown and the window's filter):
  *   expect-view VIEW NAME          the views stack shows VIEW (findings, flame, …)
@@ -192,6 +208,7 @@ PlUiStep pl_ui_script_flight_step(PlWindow *w, char **argv, guint ticks, gboolea
 PlUiStep pl_ui_script_fleet_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_locks_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_tracks_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
+PlUiStep pl_ui_script_irq_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_findings_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 /* "NAME" or "NAME@FILE" (defined in a file whose path ends with /FILE):
  * the first function so named, PL_NO_ID when none. */
