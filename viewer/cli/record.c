@@ -12,9 +12,7 @@
 #include "pl-cli.h"
 #include "pl-client.h"
 #include "pl-live-session.h"
-#include "pl-locks.h"
-#include "pl-block-io.h"
-#include "pl-irq.h"
+#include "pl-record-extras.h"
 #include "pl-syscalls.h"
 
 /* While the recording runs: what ends it from this side. */
@@ -215,18 +213,18 @@ int pl_cli_record(int argc, char **argv)
 		pl_cli_fail("record: %s", error->message);
 		goto out;
 	}
-	guint n_lock_events = 0;
-	while (locks && pl_locks_events()[n_lock_events])
-		n_lock_events++;
+	PlRecordExtras extras = (irq ? PL_RECORD_IRQ : 0) | (block ? PL_RECORD_BLOCK : 0) |
+				(locks ? PL_RECORD_LOCKS : 0);
+	gboolean sampling_chosen = events && events[0];
 	if ((events ? g_strv_length(events) : 0) + (markers != 0) + (syscalls != NULL) +
-		    (irq ? g_strv_length((char **)pl_irq_tracepoints) : 0) +
-		    (block ? g_strv_length((char **)pl_block_io_tracepoints) : 0) + n_lock_events >
+		    pl_record_extras_count(extras, sampling_chosen) >
 	    PL_MAX_EVENTS) {
 		pl_cli_fail("record: at most %u events in all (--event, --markers, --syscalls; "
-			    "--irq takes %u, --block %u, --locks %u)", PL_MAX_EVENTS,
-			    g_strv_length((char **)pl_irq_tracepoints),
-			    g_strv_length((char **)pl_block_io_tracepoints),
-			    g_strv_length((GStrv)pl_locks_events()));
+			    "--irq takes %u, --block %u, --locks %u, and the sampling event "
+			    "without --event)",
+			    PL_MAX_EVENTS, pl_record_extras_count(PL_RECORD_IRQ, TRUE),
+			    pl_record_extras_count(PL_RECORD_BLOCK, TRUE),
+			    pl_record_extras_count(PL_RECORD_LOCKS, TRUE));
 		goto out;
 	}
 	guint8 cg = parse_callgraph(callgraph);
@@ -313,12 +311,8 @@ int pl_cli_record(int argc, char **argv)
 		s->events[s->nevents++] = pl_str_c("markers");
 	if (sys_spec)
 		s->events[s->nevents++] = pl_str_c(sys_spec);
-	for (guint i = 0; irq && pl_irq_tracepoints[i]; i++)
-		s->events[s->nevents++] = pl_str_c(pl_irq_tracepoints[i]);
-	for (guint i = 0; block && pl_block_io_tracepoints[i]; i++)
-		s->events[s->nevents++] = pl_str_c(pl_block_io_tracepoints[i]);
-	for (guint i = 0; i < n_lock_events; i++)
-		s->events[s->nevents++] = pl_str_c(pl_locks_events()[i]);
+	/* counted above: it fits */
+	pl_record_extras_add(s, extras, sampling_chosen);
 	s->frequency = (guint32)frequency;
 	s->callgraph = cg;
 	s->stack_size = (guint32)stack_size;

@@ -4,9 +4,7 @@
 
 #include <string.h>
 
-#include "pl-block-io.h"
-#include "pl-irq.h"
-#include "pl-locks.h"
+#include "pl-record-extras.h"
 #include "pl-syscalls.h"
 
 typedef struct {
@@ -183,17 +181,18 @@ gboolean pl_connect_options_fill_start(PlConnectOptions *self, const PlAgentInfo
 			return FALSE;
 		s->events[s->nevents++] = pl_str_c(self->sys_spec);
 	}
-	/* the kernel's own tracepoints: interrupts, block requests */
-	if (gtk_check_button_get_active(self->irq))
-		for (guint i = 0; pl_irq_tracepoints[i] && s->nevents < PL_MAX_EVENTS; i++)
-			s->events[s->nevents++] = pl_str_c(pl_irq_tracepoints[i]);
-	if (gtk_check_button_get_active(self->block))
-		for (guint i = 0; pl_block_io_tracepoints[i] && s->nevents < PL_MAX_EVENTS; i++)
-			s->events[s->nevents++] = pl_str_c(pl_block_io_tracepoints[i]);
-	/* lock contention: the futex tracepoints and the wakeups (pl-locks.h) */
-	for (const char *const *e = pl_locks_events();
-	     gtk_check_button_get_active(self->locks) && *e && s->nevents < PL_MAX_EVENTS; e++)
-		s->events[s->nevents++] = pl_str_c(*e);
+	/* the kernel's own tracepoints: interrupts, block requests, lock
+	 * contention (pl-record-extras.h), beside the sampling */
+	PlRecordExtras extras = (gtk_check_button_get_active(self->irq) ? PL_RECORD_IRQ : 0) |
+				(gtk_check_button_get_active(self->block) ? PL_RECORD_BLOCK : 0) |
+				(gtk_check_button_get_active(self->locks) ? PL_RECORD_LOCKS : 0);
+	if (!pl_record_extras_add(s, extras, evname != NULL)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+			    "Too many events for one recording (at most %u): untick one of "
+			    "Interrupts, Block I/O and Lock contention",
+			    PL_MAX_EVENTS);
+		return FALSE;
+	}
 	s->frequency = (guint32)gtk_spin_button_get_value_as_int(self->freq);
 	static const guint8 cgs[] = { PL_CG_AUTO, PL_CG_FP, PL_CG_DWARF, PL_CG_LBR, PL_CG_NONE };
 	guint cgi = gtk_drop_down_get_selected(self->callgraph);

@@ -27,6 +27,9 @@
 #   irq_hover               the pointer on that run: the screen with its
 #                           tooltip (irq-lanes-tooltip.png)
 #   screenshot_irq-lanes.png, screenshot_irq-lanes-collapsed.png
+#   irq_keeps_sampling      the same recording (no --event) also holds
+#                           samples of the default event: --irq adds to the
+#                           profile, it does not replace it
 # Then test/workloads/locks (one thread holds a mutex 5 ms of every 10,
 # three want it) recorded with the events `record --locks` asks for:
 #   lock_wait_tooltip       the tooltip on the bar of the longest wait the
@@ -51,7 +54,7 @@ cleanup() {
 trap cleanup EXIT
 pl_plan irq_lanes irq_lanes_match_report irq_click screenshot_irq-lanes.png irq_collapse \
 	screenshot_irq-lanes-collapsed.png irq_click_collapsed irq_expand irq_hover \
-	lock_wait_tooltip
+	lock_wait_tooltip irq_keeps_sampling
 
 for x in "$APP" "$AGENT" "$W"; do [ -x "$x" ] || pl_fail_all "$x not built (make)"; done
 [ -f "$DRIVER" ] || pl_fail_all "$DRIVER not built (make)"
@@ -131,6 +134,13 @@ sleep 0.5
 	>"$TMP/rec.log" 2>&1 || pl_fail_all "perflens record --all --irq failed: $(tail -c 400 "$TMP/rec.log" | tr '\n' '|')"
 wait $loadpid
 "$APP" report --irq "$CAP" >"$TMP/report.txt" 2>&1 || pl_fail_all "report --irq failed: $(tail -c 300 "$TMP/report.txt")"
+# --irq is an extra: without --event the recording still samples (the
+# default event, cpu-clock where the machine has no PMU) on every CPU
+"$APP" report "$CAP" >"$TMP/plain.txt" 2>&1
+sampled=$(sed -nE 's/^  samples by event: (cycles|cpu-clock) ([0-9]+).*/\2/p' "$TMP/plain.txt")
+if [ "${sampled:-0}" -gt 0 ] && ! grep -q '^  (no samples)' "$TMP/plain.txt"; then
+	ok irq_keeps_sampling; echo "# --all --irq: $(grep -m1 'samples by event' "$TMP/plain.txt" | sed 's/^ *//')"
+else fail irq_keeps_sampling "no sampling event beside the irq tracepoints: $(head -c 400 "$TMP/plain.txt" | tr '\n' '|')"; fi
 "$APP" export --format irq-csv -o "$TMP/irq.csv" "$CAP" >"$TMP/export.log" 2>&1 ||
 	pl_fail_all "export irq-csv failed: $(tail -c 300 "$TMP/export.log")"
 

@@ -1,0 +1,52 @@
+/* pl-record-extras.c — tracepoints beside the sampling (see the header). */
+#include "pl-record-extras.h"
+
+#include <string.h>
+
+#include "pl-block-io.h"
+#include "pl-irq.h"
+#include "pl-locks.h"
+
+static guint length(const char *const *list)
+{
+	guint n = 0;
+	while (list[n])
+		n++;
+	return n;
+}
+
+guint pl_record_extras_count(PlRecordExtras extras, gboolean sampling_chosen)
+{
+	guint n = 0;
+	if (extras & PL_RECORD_IRQ)
+		n += length(pl_irq_tracepoints);
+	if (extras & PL_RECORD_BLOCK)
+		n += length(pl_block_io_tracepoints);
+	if (extras & PL_RECORD_LOCKS)
+		n += length(pl_locks_events());
+	return n + (n && !sampling_chosen);
+}
+
+gboolean pl_record_extras_add(struct pl_msg_start *s, PlRecordExtras extras,
+			      gboolean sampling_chosen)
+{
+	guint n = pl_record_extras_count(extras, sampling_chosen);
+	if (s->nevents + n > PL_MAX_EVENTS)
+		return FALSE;
+	if (!n)
+		return TRUE;
+	if (!sampling_chosen) {
+		memmove(&s->events[1], &s->events[0], s->nevents * sizeof(s->events[0]));
+		s->events[0] = pl_str_c("cycles");
+		s->nevents++;
+	}
+	const char *const *lists[] = {
+		extras & PL_RECORD_IRQ ? pl_irq_tracepoints : NULL,
+		extras & PL_RECORD_BLOCK ? pl_block_io_tracepoints : NULL,
+		extras & PL_RECORD_LOCKS ? pl_locks_events() : NULL,
+	};
+	for (guint l = 0; l < G_N_ELEMENTS(lists); l++)
+		for (const char *const *e = lists[l]; e && *e; e++)
+			s->events[s->nevents++] = pl_str_c(*e);
+	return TRUE;
+}
