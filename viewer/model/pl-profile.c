@@ -304,16 +304,6 @@ static GPtrArray *sorted_values(GHashTable *h, GCompareFunc cmp)
 	return a;
 }
 
-void pl_profile_prepare_readers(PlProfile *self)
-{
-	pl_profile_get_threads(self);
-	pl_profile_get_processes(self);
-	pl_profile_get_events(self);
-	for (guint i = 0; i < self->funcs->len; i++)
-		pl_profile_get_function_label(self, i);
-	pl_profile_thread_starts(self);
-}
-
 GPtrArray *pl_profile_get_threads(PlProfile *self)
 {
 	if (!self->sorted_threads)
