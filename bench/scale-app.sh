@@ -21,7 +21,9 @@
 # With CLICKS=N (default 0) each run then clicks N times on the flame graph
 # and presses Escape after each, like a user, with xdotool (the app's is
 # the only window on this Xvfb); the app's own "recompute click" and "recompute escape"
-# times give the p50 / p95 columns (builds without the variable: "—").
+# times give the p50 / p95 columns (builds without the variable: "—"), its
+# "frame" lines after "shown" the frame column (n: how many frames it
+# painted from then to its exit, asked for or not).
 set -euo pipefail
 old=$(realpath "$1") new=$(realpath "$2") cap=$(realpath "$3") runs=${4:-3}
 clicks=${CLICKS:-0}
@@ -93,6 +95,9 @@ run() { # name build
 	# (time writes "Command exited with non-zero status" first, when it did)
 	tail -1 "$tmp/time" | awk -v t0="$t0" -v s="$shown" -v p="${painted:-}" '{ printf "%.2f %s %.2f %.2f %.0f\n", s - t0, p == "" ? "-" : sprintf("%.2f", p - t0), $1, $2 + $3, $4 / 1024 }' >>"$tmp/$1.rows"
 	awk '$1 == "perflens-timing:" && $2 == "recompute" { print $3, $4 }' "$tmp/$1.err" >>"$tmp/$1.recompute"
+	# every frame painted once the profile was shown (clicks, Escapes, and
+	# any the app asked for with nothing to show: n counts them)
+	awk '$1 == "perflens-timing:" && $2 == "shown" { on = 1 } on && $1 == "perflens-timing:" && $2 == "frame" { print "frame", $3 }' "$tmp/$1.err" >>"$tmp/$1.recompute"
 	echo "$1 $(tail -1 "$tmp/$1.rows")" >&2
 }
 for ((i = 0; i < runs; i++)); do
@@ -104,11 +109,11 @@ pct() { # name what
 	awk -v w="$2" '$1 == w { print $2 }' "$tmp/$1.recompute" 2>/dev/null | sort -g |
 		awk '{a[NR]=$1} END { if (!NR) { print "— / —"; exit } i=int(0.95*NR+0.999); printf "%.0f / %.0f (%d)\n", a[int((NR+1)/2)], a[i], NR }'
 }
-echo "| build | shown after s | painted after s | app life s | CPU s | peak RSS MiB |$( ((clicks > 0)) && echo ' click ms p50 / p95 (n) | Escape ms p50 / p95 (n) |')"
-echo "|---|---:|---:|---:|---:|---:|$( ((clicks > 0)) && echo '---:|---:|')"
+echo "| build | shown after s | painted after s | app life s | CPU s | peak RSS MiB | frame ms after shown p50 / p95 (n) |$( ((clicks > 0)) && echo ' click ms p50 / p95 (n) | Escape ms p50 / p95 (n) |')"
+echo "|---|---:|---:|---:|---:|---:|---:|$( ((clicks > 0)) && echo '---:|---:|')"
 for n in old new; do
 	p=$(col $n 2); [ -n "$p" ] || p="—"
-	echo "| $n | $(col $n 1) | $p | $(col $n 3) | $(col $n 4) | $(col $n 5) |$( ((clicks > 0)) && echo " $(pct $n click) | $(pct $n escape) |")"
+	echo "| $n | $(col $n 1) | $p | $(col $n 3) | $(col $n 4) | $(col $n 5) | $(pct $n frame) |$( ((clicks > 0)) && echo " $(pct $n click) | $(pct $n escape) |")"
 done
 awk -v a="$(col old 1)" -v b="$(col new 1)" -v c="$(col old 4)" -v d="$(col new 4)" -v e="$(col old 5)" -v f="$(col new 5)" \
 	'BEGIN { printf "| ratio old / new | %.2fx | | | %.2fx | %.2fx |\n", a / b, c / d, e / f }'

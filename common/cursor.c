@@ -12,6 +12,19 @@ void pl_cur_fail(struct pl_cursor *c, int err)
 
 uint64_t pl_cur_varint(struct pl_cursor *c)
 {
+	/* Most varints of a capture (deltas, ids, small counts) take one or
+	 * two bytes: read those without the loop's per-byte checks. */
+	const uint8_t *q = c->p;
+	if (!c->err && c->end - q >= 2) {
+		if (!(q[0] & 0x80)) {
+			c->p = q + 1;
+			return q[0];
+		}
+		if (!(q[1] & 0x80)) {
+			c->p = q + 2;
+			return (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
+		}
+	}
 	uint64_t v = 0;
 	for (int shift = 0; shift < 70; shift += 7) {
 		const uint8_t *p = pl_cur_take(c, 1);

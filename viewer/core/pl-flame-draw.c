@@ -31,16 +31,23 @@ void pl_flame_draw(cairo_t *cr, const PlFlameLayout *l, const PlFlameStyle *s, d
 	pango_layout_set_ellipsize(pl, PANGO_ELLIPSIZE_END);
 	pango_font_description_free(fd);
 	double min_text = 28.0; /* px: narrower frames get no label */
+	/* only what the clip shows: the widget draws its visible tiles */
+	double cx0, cy0, cx1, cy1;
+	cairo_clip_extents(cr, &cx0, &cy0, &cx1, &cy1);
+	cy0 = MAX(cy0, 0);
+	cy1 = MIN(cy1, height);
 
 	for (guint d = 0; d < l->n_rows; d++) {
 		double y = pl_flame_row_y(l, s, d, height);
-		if (y + s->row_h < 0 || y > height)
+		if (y + s->row_h < cy0 || y > cy1)
 			continue;
 		for (guint i = l->row_start[d]; i < l->row_start[d + 1]; i++) {
 			const PlFlameRect *r = &l->rects[i];
 			double x = r->x * width, w = r->w * width;
-			if (w < 0.35)
+			if (w < 0.35 || x + w < cx0)
 				continue; /* sub-pixel: invisible anyway */
+			if (x > cx1)
+				break; /* a row is sorted by x */
 			guint32 c = s->colors ? s->colors[r->node] : 0xe08040;
 			if (s->match)
 				c = s->match[r->node] ? MATCH_RGB : dim(c);

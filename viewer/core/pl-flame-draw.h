@@ -17,7 +17,8 @@
 G_BEGIN_DECLS
 
 /* Draws the layout into a width × height area at (0, 0).  Rows beyond the
- * height are clipped by the caller. */
+ * height are clipped by the caller.  Only what lies inside cr's clip is
+ * drawn (a tile of a tall graph costs its own rows, not the graph's). */
 void pl_flame_draw(cairo_t *cr, const PlFlameLayout *l, const PlFlameStyle *s, double width,
 		   double height);
 

@@ -4,6 +4,9 @@
 #include "pl-load-job.h"
 
 #include <gio/gio.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "pl-target-settings.h"
 
@@ -65,6 +68,12 @@ static void load_thread(GTask *task, gpointer src, gpointer data, GCancellable *
 	GError *error = NULL;
 	PlProfile *p = pl_target_load_file_watched(path, cancel, &self->load_progress, on_fetch,
 						   self, &error);
+#ifdef __GLIBC__
+	/* the decoding thread's buffers are free now, but their pages stay in
+	 * its arena, which the window's drawing (another thread) cannot use:
+	 * hand them back before the views allocate theirs */
+	malloc_trim(0);
+#endif
 	if (!p)
 		g_task_return_error(task, error);
 	else

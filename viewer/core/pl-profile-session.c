@@ -3,6 +3,7 @@
  */
 #include "pl-profile-session.h"
 
+#include "pl-findings-job.h"
 #include "pl-load-job.h"
 #include "pl-stack-filter.h"
 #include "pl-target-settings.h"
@@ -24,6 +25,11 @@ struct _PlProfileSession {
 	PlLoadJob *loader;
 	char *load_error;
 	char *load_status;
+
+	/* the findings of a file's profile: computed by a worker while the
+	 * views draw; the profile is not changed while it runs */
+	PlFindingsJob *findings_job;
+	PlFindingsResult *findings;
 
 	PlLiveSession *live_session;
 	gboolean live;	 /* the profile is the followed recording's */
@@ -49,12 +55,39 @@ enum {
 	PROP_OFFCPU,
 	PROP_SHORT_NAMES,
 	PROP_AGGREGATE,
+	PROP_FINDINGS,
 	N_PROPS
 };
 static GParamSpec *props[N_PROPS];
 
 enum { SIG_UPDATED, SIG_REC_STARTED, SIG_REC_ENDED, SIG_PROBLEM, N_SIGNALS };
 static guint signals[N_SIGNALS];
+
+/* ─── the findings ───────────────────────────────────────────────────── */
+
+static void publish_findings(PlProfileSession *self, PlFindingsResult *r)
+{
+	if (!r)
+		return;
+	pl_findings_result_free(self->findings);
+	self->findings = r;
+	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_FINDINGS]);
+}
+
+static void on_findings_done(PlFindingsResult *r, gpointer data)
+{
+	PlProfileSession *self = data;
+	pl_findings_job_free(g_steal_pointer(&self->findings_job));
+	publish_findings(self, r);
+}
+
+/* Before the profile changes or goes: the worker reading it is waited
+ * for, and what it found published now. */
+static void finish_findings(PlProfileSession *self)
+{
+	if (self->findings_job)
+		publish_findings(self, pl_findings_job_wait(g_steal_pointer(&self->findings_job)));
+}
 
 /* ─── the aggregate ──────────────────────────────────────────────────── */
 
@@ -75,6 +108,9 @@ static void reaggregate(PlProfileSession *self)
 	self->agg = NULL;
 	self->filter.event = PL_NO_ID;
 	if (self->profile) {
+		/* a stack filter interns its rewritten tree into the profile */
+		if (!pl_stack_filter_is_empty(pl_view_state_get_stack_filter(self->state)))
+			finish_findings(self);
 		self->filter.event = self->offcpu ? switch_event(self->profile)
 						  : pl_profile_get_main_event(self->profile);
 		self->agg = pl_profile_aggregate_filtered(self->profile, &self->filter,
@@ -118,6 +154,10 @@ static void set_live(PlProfileSession *self, gboolean live)
 
 static void replace_profile(PlProfileSession *self, PlProfile *p, const char *path)
 {
+	/* the old profile's findings are of no use now */
+	pl_findings_job_free(g_steal_pointer(&self->findings_job));
+	gboolean had_findings = self->findings != NULL;
+	g_clear_pointer(&self->findings, pl_findings_result_free);
 	g_object_freeze_notify(G_OBJECT(self));
 	/* the views let the old one go at notify::profile, before it is freed */
 	PlProfile *old = self->profile;
@@ -138,6 +178,8 @@ static void replace_profile(PlProfileSession *self, PlProfile *p, const char *pa
 	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_THREAD]);
 	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_TIME_START]);
 	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_TIME_END]);
+	if (had_findings)
+		g_object_notify_by_pspec(G_OBJECT(self), props[PROP_FINDINGS]);
 	g_object_thaw_notify(G_OBJECT(self));
 	/* outside the freeze: "profile" before "aggregate", each at once */
 	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_PROFILE]);
@@ -152,6 +194,10 @@ void pl_profile_session_set_profile(PlProfileSession *self, PlProfile *p, const 
 {
 	set_live(self, FALSE);
 	replace_profile(self, p, path);
+	/* a file's profile changes no more: its findings are computed beside
+	 * the views' first drawing (a live one's by the Findings page) */
+	if (p)
+		self->findings_job = pl_findings_job_start(p, on_findings_done, self);
 }
 
 void pl_profile_session_rename(PlProfileSession *self, const char *from, const char *to)
@@ -234,6 +280,7 @@ static void on_recorded(PlLiveSession *live, gconstpointer m, PlProfileSession *
 {
 	if (!self->live || !self->profile)
 		return;
+	finish_findings(self); /* none runs on a live profile; a guard */
 	pl_profile_ingest(m, self->profile);
 	self->dirty = TRUE;
 }
@@ -242,6 +289,7 @@ void pl_profile_session_refresh(PlProfileSession *self)
 {
 	if (!self->profile)
 		return;
+	finish_findings(self);
 	self->dirty = FALSE;
 	pl_profile_finish(self->profile);
 	g_signal_emit(self, signals[SIG_UPDATED], 0);
@@ -408,6 +456,7 @@ void pl_profile_session_set_short_names(PlProfileSession *self, gboolean on)
 	if (self->short_names == on)
 		return;
 	self->short_names = on;
+	finish_findings(self); /* the labels are made again */
 	if (self->profile)
 		pl_profile_set_short_names(self->profile, on);
 	g_object_notify_by_pspec(G_OBJECT(self), props[PROP_SHORT_NAMES]);
@@ -417,6 +466,16 @@ gboolean pl_profile_session_get_short_names(PlProfileSession *self) { return sel
 
 PlViewState *pl_profile_session_get_view_state(PlProfileSession *self) { return self->state; }
 PlAggregate *pl_profile_session_get_aggregate(PlProfileSession *self) { return self->agg; }
+
+PlFindingsResult *pl_profile_session_get_findings(PlProfileSession *self)
+{
+	return self->findings;
+}
+
+gboolean pl_profile_session_findings_pending(PlProfileSession *self)
+{
+	return self->findings_job != NULL;
+}
 
 /* ─── GObject ────────────────────────────────────────────────────────── */
 
@@ -443,6 +502,7 @@ static void pl_profile_session_get_property(GObject *obj, guint id, GValue *v, G
 	case PROP_OFFCPU: g_value_set_boolean(v, self->offcpu); break;
 	case PROP_SHORT_NAMES: g_value_set_boolean(v, self->short_names); break;
 	case PROP_AGGREGATE: g_value_set_pointer(v, self->agg); break;
+	case PROP_FINDINGS: g_value_set_pointer(v, self->findings); break;
 	default: G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
 	}
 }
@@ -500,6 +560,8 @@ static void pl_profile_session_dispose(GObject *obj)
 		g_source_destroy(self->tick);
 		g_clear_pointer(&self->tick, g_source_unref);
 	}
+	/* before the profile goes (finalize) */
+	pl_findings_job_free(g_steal_pointer(&self->findings_job));
 	if (self->state)
 		g_signal_handlers_disconnect_by_data(self->state, self);
 	g_clear_object(&self->state);
@@ -509,6 +571,7 @@ static void pl_profile_session_dispose(GObject *obj)
 static void pl_profile_session_finalize(GObject *obj)
 {
 	PlProfileSession *self = PL_PROFILE_SESSION(obj);
+	g_clear_pointer(&self->findings, pl_findings_result_free);
 	g_clear_pointer(&self->agg, pl_aggregate_free);
 	g_clear_pointer(&self->profile, pl_profile_free);
 	g_free(self->path);
@@ -542,6 +605,7 @@ static void pl_profile_session_class_init(PlProfileSessionClass *klass)
 	props[PROP_OFFCPU] = g_param_spec_boolean("offcpu", NULL, NULL, FALSE, rw);
 	props[PROP_SHORT_NAMES] = g_param_spec_boolean("short-names", NULL, NULL, FALSE, rw);
 	props[PROP_AGGREGATE] = g_param_spec_pointer("aggregate", NULL, NULL, ro);
+	props[PROP_FINDINGS] = g_param_spec_pointer("findings", NULL, NULL, ro);
 	g_object_class_install_properties(oc, N_PROPS, props);
 
 	GType t = G_TYPE_FROM_CLASS(klass);

@@ -27,7 +27,13 @@
  *       next profile too);
  *   "aggregate" (gpointer PlAggregate*, read-only, owned): the profile
  *       under the filter and the transforms; notified after every change
- *       of the profile, the filter, the event or the transforms.
+ *       of the profile, the filter, the event or the transforms;
+ *   "findings" (gpointer PlFindingsResult*, read-only, owned): the findings
+ *       and periodic tasks of a file's profile (pl-findings-job.h), made by
+ *       a worker while the views draw the profile; NULL until then, for a
+ *       live profile, and without a profile.  While the worker runs the
+ *       session changes nothing in the profile: a change that would (short
+ *       names, a transform, a refresh) waits for it and publishes first.
  * The transforms are a PlViewState (pl_profile_session_get_view_state),
  * kept beside the session's file.
  *
@@ -54,6 +60,7 @@
 
 #include <glib-object.h>
 
+#include "pl-findings-job.h"
 #include "pl-live-session.h"
 #include "pl-profile.h"
 #include "pl-view-state.h"
@@ -115,6 +122,11 @@ PlViewState *pl_profile_session_get_view_state(PlProfileSession *self);
 /* The aggregate (borrowed until the next notify::aggregate), NULL
  * without a profile. */
 PlAggregate *pl_profile_session_get_aggregate(PlProfileSession *self);
+/* The findings (borrowed until the next notify::findings), NULL while
+ * they are computed or when none are. */
+PlFindingsResult *pl_profile_session_get_findings(PlProfileSession *self);
+/* TRUE while a worker computes the findings of the profile. */
+gboolean pl_profile_session_findings_pending(PlProfileSession *self);
 
 G_END_DECLS
 

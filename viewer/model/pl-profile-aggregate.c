@@ -15,6 +15,18 @@ static inline void count_add(PlCount *c, const PlCount *d)
 	c->weight += d->weight;
 }
 
+/* Here, above the tables it builds (the object, the stack table, the
+ * thread starts), so that no file below calls up. */
+void pl_profile_prepare_readers(PlProfile *self)
+{
+	pl_profile_get_threads(self);
+	pl_profile_get_processes(self);
+	pl_profile_get_events(self);
+	for (guint i = 0; i < self->funcs->len; i++)
+		pl_profile_get_function_label(self, i);
+	pl_profile_thread_starts(self);
+}
+
 PlAggregate *pl_profile_aggregate(PlProfile *self, const PlFilter *filter)
 {
 	return pl_profile_aggregate_mapped(self, filter, NULL);

@@ -27,7 +27,8 @@
  * for context-switch samples, the off-CPU time that followed.
  *
  * Ownership: strings and structs returned by _get functions are owned by the
- * profile and live as long as it.  One thread at a time.  No GTK.
+ * profile and live as long as it.  One thread at a time (but see
+ * pl_profile_prepare_readers).  No GTK.
  */
 #ifndef PL_PROFILE_H
 #define PL_PROFILE_H
@@ -216,6 +217,14 @@ guint32 pl_profile_get_stack_event(PlProfile *self, guint32 stack);
 
 guint pl_profile_get_n_locations(PlProfile *self);
 const PlLocation *pl_profile_get_location(PlProfile *self, guint32 id);
+
+/* Builds now every table the analyses would otherwise make at their first
+ * ask (sorted threads, processes and events, the functions' labels, where
+ * stacks start): afterwards, until the profile changes (ingest, finish,
+ * short names, a stack filter's interning), the findings and periods
+ * (pl-findings.h, pl-periods.h) and the aggregates only read it, so one
+ * worker may run them while the owner's thread reads it too. */
+void pl_profile_prepare_readers(PlProfile *self);
 
 /* Sorted by tid / pid / index.  Borrowed arrays of borrowed structs. */
 GPtrArray *pl_profile_get_threads(PlProfile *self);

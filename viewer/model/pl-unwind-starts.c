@@ -58,12 +58,14 @@ typedef struct {
 	gboolean is_return;
 	guint64 pc;
 	guint32 func; /* its outermost function (inline frames climbed) */
+	gboolean loader; /* that function is the dynamic loader's */
 } StackEnd;
 
 struct PlUnwindStarts {
 	guint scanned;       /* samples looked at */
 	GHashTable *threads; /* tid → ThreadEnds */
-	GHashTable *stacks;  /* stack id → StackEnd (samples share stacks) */
+	GPtrArray *stacks;   /* by stack id: StackEnd (g_free), NULL until a sample has it;
+			      * a sample's is looked up once per sample, by index */
 	GHashTable *modules; /* module basename → PlThreadStarts, made from threads */
 	guint modules_at;    /* scanned when modules was made */
 };
@@ -82,7 +84,7 @@ static void unwind_starts_free(gpointer data)
 	if (!s)
 		return;
 	g_hash_table_destroy(s->threads);
-	g_hash_table_destroy(s->stacks);
+	g_ptr_array_unref(s->stacks);
 	g_clear_pointer(&s->modules, g_hash_table_destroy);
 	g_free(s);
 }
@@ -100,9 +102,14 @@ static guint32 top_function(PlProfile *p, guint32 node)
 	return PL_NO_ID;
 }
 
+static gboolean is_loader(const char *module);
+static const char *module_of(PlProfile *p, guint32 func);
+
 static const StackEnd *stack_end(PlUnwindStarts *s, PlProfile *p, guint32 stack)
 {
-	StackEnd *e = g_hash_table_lookup(s->stacks, GUINT_TO_POINTER(stack));
+	if (stack >= s->stacks->len)
+		g_ptr_array_set_size(s->stacks, MAX(stack + 1, s->stacks->len * 2));
+	StackEnd *e = s->stacks->pdata[stack];
 	if (e)
 		return e;
 	e = g_new0(StackEnd, 1);
@@ -122,7 +129,8 @@ static const StackEnd *stack_end(PlUnwindStarts *s, PlProfile *p, guint32 stack)
 		e->pc = last.pc;
 		e->func = top_function(p, last.node);
 	}
-	g_hash_table_insert(s->stacks, GUINT_TO_POINTER(stack), e);
+	e->loader = is_loader(module_of(p, e->func));
+	s->stacks->pdata[stack] = e;
 	return e;
 }
 
@@ -195,23 +203,28 @@ GHashTable *pl_profile_thread_starts(PlProfile *self)
 		s = self->uq_starts = g_new0(PlUnwindStarts, 1);
 		self->uq_starts_free = unwind_starts_free;
 		s->threads = g_hash_table_new_full(NULL, NULL, NULL, thread_ends_free);
-		s->stacks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+		s->stacks = g_ptr_array_new_with_free_func(g_free);
 	}
 	guint n;
 	const PlSample *smp = pl_profile_get_samples(self, &n);
 	if (n < s->scanned) { /* not the samples seen before: start again */
 		g_hash_table_remove_all(s->threads);
-		g_hash_table_remove_all(s->stacks);
+		g_ptr_array_set_size(s->stacks, 0);
 		g_clear_pointer(&s->modules, g_hash_table_destroy);
 		s->scanned = 0;
 	}
+	/* samples come in runs of one thread: its state is looked up once a run */
+	ThreadEnds *t = NULL;
+	guint32 t_tid = 0;
 	for (guint i = s->scanned; i < n; i++) {
 		if (smp[i].stack == PL_NO_ID)
 			continue;
 		const StackEnd *se = stack_end(s, self, smp[i].stack);
 		if (!se->user)
 			continue;
-		ThreadEnds *t = g_hash_table_lookup(s->threads, GUINT_TO_POINTER(smp[i].tid));
+		if (!t || t_tid != smp[i].tid)
+			t = g_hash_table_lookup(s->threads, GUINT_TO_POINTER(smp[i].tid));
+		t_tid = smp[i].tid;
 		if (!t) {
 			t = g_new0(ThreadEnds, 1);
 			t->ends = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
@@ -221,10 +234,10 @@ GHashTable *pl_profile_thread_starts(PlProfile *self)
 		}
 		t->user++;
 		const char *module = module_of(self, se->func);
-		if (is_loader(module) && smp[i].time < t->left_loader) {
+		if (se->loader && smp[i].time < t->left_loader) {
 			g_array_append_val(t->in_loader, smp[i].time);
 			t->loader = module;
-		} else if (!is_loader(module)) {
+		} else if (!se->loader) {
 			t->left_loader = MIN(t->left_loader, smp[i].time);
 		}
 		if (!se->is_return)
@@ -247,12 +260,12 @@ GHashTable *pl_profile_thread_starts(PlProfile *self)
 	gpointer key, val;
 	g_hash_table_iter_init(&it, s->threads);
 	while (g_hash_table_iter_next(&it, &key, &val)) {
-		const ThreadEnds *t = val;
+		const ThreadEnds *te = val;
 		const PlThread *th = pl_profile_lookup_thread(self, GPOINTER_TO_UINT(key));
 		if (th && th->tid != th->pid)
-			count_thread_start(self, t, s->modules);
+			count_thread_start(self, te, s->modules);
 		else if (th)
-			count_start_up(t, s->modules);
+			count_start_up(te, s->modules);
 	}
 	return s->modules;
 }

@@ -11,12 +11,13 @@
 
 #include <string.h>
 
+#include "pl-findings-job.h"
 #include "pl-findings.h"
 #include "pl-periods.h"
 
 #define WORST_SHOWN 5 /* activations listed per task */
 
-enum { SIG_SHOW, N_SIGNALS };
+enum { SIG_SHOW, SIG_COMPUTED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 typedef struct {
@@ -40,6 +41,8 @@ struct _PlFindingsView {
 	GPtrArray *findings;        /* PlFinding*, owned */
 	GPtrArray *task_buttons;    /* the first worst activation's button per task */
 	gboolean dirty;             /* a live profile grew while the page was hidden */
+	gboolean pending;           /* a profile whose findings are not shown yet */
+	PlProfileSession *session;  /* weak: its findings, when it has them */
 };
 
 G_DEFINE_FINAL_TYPE(PlFindingsView, pl_findings_view, GTK_TYPE_WIDGET)
@@ -307,9 +310,8 @@ static gint cmp_severity(gconstpointer pa, gconstpointer pb)
 
 /* ─── computing ─────────────────────────────────────────────────────── */
 
-static void rebuild(PlFindingsView *self)
+static void clear(PlFindingsView *self)
 {
-	PlProfile *p = self->profile;
 	clear_box(self->list);
 	clear_box(self->periods);
 	g_ptr_array_set_size(self->finding_buttons, 0);
@@ -317,16 +319,24 @@ static void rebuild(PlFindingsView *self)
 	g_clear_pointer(&self->findings, g_ptr_array_unref);
 	self->warnings = FALSE;
 	self->dirty = FALSE;
-	if (!p) {
+	self->pending = FALSE;
+}
+
+/* The rows of r (its arrays are shared, not copied), for self->profile. */
+static void show(PlFindingsView *self, const PlFindingsResult *r)
+{
+	PlProfile *p = self->profile;
+	clear(self);
+	if (!p || !r) {
 		gtk_label_set_text(self->summary, "No session.");
 		gtk_widget_set_visible(self->periods_title, FALSE);
 		gtk_widget_set_visible(GTK_WIDGET(self->periods_summary), FALSE);
 		return;
 	}
 	const PlProfileStats *st = pl_profile_get_stats(p);
-	self->seen_samples = st->samples;
-	self->seen_switches = st->switches;
-	self->findings = pl_findings_run(p);
+	self->seen_samples = r->samples;
+	self->seen_switches = r->switches;
+	self->findings = g_ptr_array_ref(r->findings);
 	guint nrules, nwarn = 0;
 	pl_findings_rules(&nrules);
 	/* warnings first, then what concerns the recording (a stable sort:
@@ -351,7 +361,7 @@ static void rebuild(PlFindingsView *self)
 					  nrules);
 	gtk_label_set_text(self->summary, sum);
 
-	g_autoptr(GPtrArray) tasks = pl_periods_find(p, 0);
+	GPtrArray *tasks = r->tasks;
 	gtk_widget_set_visible(self->periods_title, TRUE);
 	gtk_widget_set_visible(GTK_WIDGET(self->periods_summary), TRUE);
 	g_autofree char *psum =
@@ -366,6 +376,27 @@ static void rebuild(PlFindingsView *self)
 	gtk_label_set_text(self->periods_summary, psum);
 	for (guint i = 0; i < tasks->len; i++)
 		gtk_box_append(self->periods, task_row(self, tasks->pdata[i], st->first_time));
+	g_signal_emit(self, signals[SIG_COMPUTED], 0);
+}
+
+/* Computed here, now (a live profile, or no worker's result to wait for). */
+static void rebuild(PlFindingsView *self)
+{
+	g_autoptr(PlFindingsResult) r = self->profile ? pl_findings_result_compute(self->profile)
+						      : NULL;
+	show(self, r);
+}
+
+/* While a worker computes them: the page says so. */
+static void show_pending(PlFindingsView *self)
+{
+	clear(self);
+	self->pending = TRUE;
+	self->dirty = TRUE; /* computed here when shown, if no result comes */
+	self->seen_samples = self->seen_switches = G_MAXUINT64; /* nothing seen of it */
+	gtk_label_set_text(self->summary, "Looking at the recording…");
+	gtk_widget_set_visible(self->periods_title, FALSE);
+	gtk_widget_set_visible(GTK_WIDGET(self->periods_summary), FALSE);
 }
 
 void pl_findings_view_set_profile(PlFindingsView *self, PlProfile *p)
@@ -377,6 +408,11 @@ void pl_findings_view_set_profile(PlFindingsView *self, PlProfile *p)
 	}
 	self->profile = p;
 	rebuild(self);
+}
+
+gboolean pl_findings_view_is_pending(PlFindingsView *self)
+{
+	return self->pending;
 }
 
 gboolean pl_findings_view_has_warnings(PlFindingsView *self)
@@ -426,8 +462,12 @@ GtkWidget *pl_findings_view_new(void)
 
 static void on_map(GtkWidget *w, PlFindingsView *self)
 {
-	if (self->dirty)
-		rebuild(self);
+	if (!self->dirty)
+		return;
+	/* a worker's result is on its way: it shows itself */
+	if (self->pending && self->session && pl_profile_session_findings_pending(self->session))
+		return;
+	rebuild(self);
 }
 
 static void pl_findings_view_dispose(GObject *obj)
@@ -438,6 +478,9 @@ static void pl_findings_view_dispose(GObject *obj)
 	g_clear_pointer(&self->findings, g_ptr_array_unref);
 	g_clear_pointer(&self->finding_buttons, g_ptr_array_unref);
 	g_clear_pointer(&self->task_buttons, g_ptr_array_unref);
+	if (self->session)
+		g_object_remove_weak_pointer(G_OBJECT(self->session), (gpointer *)&self->session);
+	self->session = NULL;
 	G_OBJECT_CLASS(pl_findings_view_parent_class)->dispose(obj);
 }
 
@@ -456,6 +499,8 @@ static void pl_findings_view_class_init(PlFindingsViewClass *klass)
 	signals[SIG_SHOW] = g_signal_new("show-target", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
 					 0, NULL, NULL, NULL, G_TYPE_NONE, 4, G_TYPE_STRING,
 					 G_TYPE_UINT, G_TYPE_UINT64, G_TYPE_UINT64);
+	signals[SIG_COMPUTED] = g_signal_new("computed", G_TYPE_FROM_CLASS(klass),
+					     G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void pl_findings_view_init(PlFindingsView *self)
@@ -469,11 +514,23 @@ static void pl_findings_view_init(PlFindingsView *self)
 
 /* ─── the session (pl-profile-session.h) ─────────────────────────────── */
 
-/* another profile (its address may be the last one's, freed) */
+/* another profile (its address may be the last one's, freed): a file's
+ * findings come from the session's worker (notify::findings), a live
+ * profile's are computed here as it grows */
 static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlFindingsView *self)
 {
-	self->profile = NULL;
-	pl_findings_view_set_profile(self, pl_profile_session_get_profile(s));
+	self->profile = pl_profile_session_get_profile(s);
+	if (!self->profile)
+		show(self, NULL);
+	else
+		show_pending(self);
+}
+
+static void on_session_findings(PlProfileSession *s, GParamSpec *ps, PlFindingsView *self)
+{
+	PlFindingsResult *r = pl_profile_session_get_findings(s);
+	if (r && self->profile == pl_profile_session_get_profile(s))
+		show(self, r);
 }
 
 /* a live profile grew: recomputed now when shown, else when shown next */
@@ -487,6 +544,10 @@ static void on_session_updated(PlProfileSession *s, PlFindingsView *self)
 
 void pl_findings_view_set_session(PlFindingsView *self, PlProfileSession *session)
 {
+	self->session = session;
+	g_object_add_weak_pointer(G_OBJECT(session), (gpointer *)&self->session);
 	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
+	g_signal_connect_object(session, "notify::findings", G_CALLBACK(on_session_findings), self,
+				0);
 	g_signal_connect_object(session, "updated", G_CALLBACK(on_session_updated), self, 0);
 }

@@ -3,9 +3,12 @@
  * and the thread / time range that show it, and the periodic tasks
  * (pl-periods.h) with their worst activations, each selectable.
  *
- * The profile is borrowed (see PlFlameGraph).  Findings are computed when
- * the profile changes and again, while the page is shown, when a live
- * profile grows.  Main thread only. */
+ * The profile is borrowed (see PlFlameGraph).  Following a session, a
+ * file's findings are the session's (computed by its worker while the
+ * views draw: the page says it is looking until they come); a live
+ * profile's are computed here when it grows while the page is shown, or
+ * when shown next.  Signal "computed": new findings are on the page (the
+ * window's badge reads them).  Main thread only. */
 #ifndef PL_FINDINGS_VIEW_H
 #define PL_FINDINGS_VIEW_H
 
@@ -32,6 +35,8 @@ void pl_findings_view_set_profile(PlFindingsView *self, PlProfile *p);
 /* Whether a finding of warning severity is shown (the window then opens
  * on this page). */
 gboolean pl_findings_view_has_warnings(PlFindingsView *self);
+/* TRUE while the profile's findings are not on the page yet. */
+gboolean pl_findings_view_is_pending(PlFindingsView *self);
 /* Follows session: its profile, and a live profile's growth (the handlers
  * end with the widget). */
 void pl_findings_view_set_session(PlFindingsView *self, PlProfileSession *session);

@@ -1,6 +1,8 @@
 /* pl-flame-chart.c — time-ordered flame chart (see the header). */
 #include "pl-flame-chart.h"
 
+#include <math.h>
+
 #include <pango/pangocairo.h>
 
 #include "pl-flame-layout.h"
@@ -16,11 +18,26 @@ typedef struct {
 	guint32 node, depth;
 } Span;
 
+/* What is drawn for a width: a span a pixel wide or more as it is; the
+ * spans narrower than a pixel that start in one pixel column of a depth,
+ * one box a pixel wide, in the colour of the longest of them. */
+typedef struct {
+	float x0, x1;
+	guint32 node;
+	guint32 depth;
+} Box;
+
 struct _PlFlameChart {
 	GtkWidget parent_instance;
 	PlProfile *profile;
-	GArray *spans; /* Span, by start time within a depth order */
+	GArray *spans; /* Span, by depth, then start time */
+	guint *depth_start; /* max_depth + 1 entries: the spans of depth d are [depth_start[d], depth_start[d + 1]) */
 	guint max_depth;
+	GArray *boxes;	/* Box, for boxes_w (0: none made) */
+	int boxes_w;
+	GskRenderNode *cache; /* drawn for cache_w × cache_h */
+	int cache_w, cache_h;
+	gboolean cache_dark;
 	guint64 t_start, t_end;
 	guint32 tid;
 	char *title;
@@ -47,15 +64,47 @@ static guint32 busiest_thread(PlProfile *p)
 	return best;
 }
 
+/* The spans of one depth close in time order (a depth holds one span at
+ * a time): a stable partition by depth leaves each depth sorted by start. */
+static void index_by_depth(PlFlameChart *self)
+{
+	guint nd = self->max_depth + 1, n = self->spans->len;
+	g_free(self->depth_start);
+	self->depth_start = g_new0(guint, nd + 1);
+	for (guint i = 0; i < n; i++)
+		self->depth_start[MIN(g_array_index(self->spans, Span, i).depth, nd - 1) + 1]++;
+	for (guint d = 0; d < nd; d++)
+		self->depth_start[d + 1] += self->depth_start[d];
+	g_autofree guint *next = g_memdup2(self->depth_start, sizeof(guint) * nd);
+	GArray *sorted = g_array_sized_new(FALSE, FALSE, sizeof(Span), n);
+	g_array_set_size(sorted, n);
+	for (guint i = 0; i < n; i++) {
+		const Span *sp = &g_array_index(self->spans, Span, i);
+		g_array_index(sorted, Span, next[MIN(sp->depth, nd - 1)]++) = *sp;
+	}
+	g_array_unref(self->spans);
+	self->spans = sorted;
+}
+
+static void drop_drawing(PlFlameChart *self)
+{
+	g_array_set_size(self->boxes, 0);
+	self->boxes_w = 0;
+	g_clear_pointer(&self->cache, gsk_render_node_unref);
+}
+
 void pl_flame_chart_set_data(PlFlameChart *self, PlProfile *p, const PlFilter *f,
 			     const PlAggregate *agg)
 {
 	g_array_set_size(self->spans, 0);
+	g_clear_pointer(&self->depth_start, g_free);
+	drop_drawing(self);
 	self->profile = p;
 	self->max_depth = 0;
 	g_clear_pointer(&self->title, g_free);
 	if (!p) {
 		gtk_widget_queue_resize(GTK_WIDGET(self));
+		gtk_widget_queue_draw(GTK_WIDGET(self));
 		return;
 	}
 	self->tid = f && f->tid ? f->tid : busiest_thread(p);
@@ -125,6 +174,7 @@ void pl_flame_chart_set_data(PlFlameChart *self, PlProfile *p, const PlFilter *f
 	}
 	if (self->t_end <= self->t_start)
 		self->t_end = self->t_start + 1;
+	index_by_depth(self);
 	PlThread *t = pl_profile_lookup_thread(p, self->tid);
 	self->title = g_strdup_printf("Flame chart of %s (tid %u)%s — time flows left to right; "
 				      "click a thread name in the timeline to chart another thread",
@@ -134,11 +184,53 @@ void pl_flame_chart_set_data(PlFlameChart *self, PlProfile *p, const PlFilter *f
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
-static void pl_flame_chart_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
+/* The boxes for width w (see Box): once per width and data, not per frame. */
+static void make_boxes(PlFlameChart *self, int w)
 {
-	PlFlameChart *self = PL_FLAME_CHART(widget);
-	double w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
-	cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
+	g_array_set_size(self->boxes, 0);
+	self->boxes_w = w;
+	if (!self->profile || !self->depth_start)
+		return;
+	double span = (double)(self->t_end - self->t_start), scale = w / span;
+	for (guint d = 0; d <= self->max_depth; d++) {
+		gboolean open = FALSE; /* a merged column box is being filled */
+		Box col = { 0 };
+		guint64 col_best = 0;
+		for (guint i = self->depth_start[d]; i < self->depth_start[d + 1]; i++) {
+			const Span *sp = &g_array_index(self->spans, Span, i);
+			double x0 = (double)(sp->t0 - self->t_start) * scale;
+			double x1 = (double)(sp->t1 - self->t_start) * scale;
+			if (x1 - x0 >= 1.0) {
+				if (open)
+					g_array_append_val(self->boxes, col);
+				open = FALSE;
+				Box b = { (float)x0, (float)x1, sp->node, d };
+				g_array_append_val(self->boxes, b);
+				continue;
+			}
+			float c = floorf((float)x0);
+			if (open && c != col.x0) {
+				g_array_append_val(self->boxes, col);
+				open = FALSE;
+			}
+			if (!open) {
+				col = (Box){ c, c + 1, sp->node, d };
+				col_best = 0;
+				open = TRUE;
+			}
+			if (sp->t1 - sp->t0 > col_best) {
+				col_best = sp->t1 - sp->t0;
+				col.node = sp->node;
+			}
+		}
+		if (open)
+			g_array_append_val(self->boxes, col);
+	}
+}
+
+static void draw(PlFlameChart *self, cairo_t *cr, double w)
+{
+	GtkWidget *widget = GTK_WIDGET(self);
 	GdkRGBA fg;
 	G_GNUC_BEGIN_IGNORE_DEPRECATIONS
 	gtk_style_context_get_color(gtk_widget_get_style_context(widget), &fg);
@@ -151,23 +243,19 @@ static void pl_flame_chart_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 	pango_layout_set_width(pl, (int)((w - 16) * PANGO_SCALE));
 	cairo_move_to(cr, 8, 3);
 	pango_cairo_show_layout(cr, pl);
-	double span = (double)(self->t_end - self->t_start);
 	PangoFontDescription *fd = pango_font_description_from_string("Sans 9");
 	pango_layout_set_font_description(pl, fd);
 	pango_font_description_free(fd);
-	for (guint i = 0; self->profile && i < self->spans->len; i++) {
-		const Span *sp = &g_array_index(self->spans, Span, i);
-		double x0 = (double)(sp->t0 - self->t_start) / span * w;
-		double x1 = (double)(sp->t1 - self->t_start) / span * w;
-		if (x1 - x0 < 0.3)
-			continue;
-		double y = HEAD_H + sp->depth * ROW_H;
-		guint32 func = pl_profile_get_node(self->profile, sp->node)->func;
+	for (guint i = 0; self->profile && i < self->boxes->len; i++) {
+		const Box *b = &g_array_index(self->boxes, Box, i);
+		double x0 = b->x0, x1 = b->x1;
+		double y = HEAD_H + b->depth * ROW_H;
+		guint32 func = pl_profile_get_node(self->profile, b->node)->func;
 		const PlFunction *fn = pl_profile_get_function(self->profile, func);
 		guint32 c = pl_flame_color_for(fn->name, fn->module);
 		cairo_set_source_rgb(cr, ((c >> 16) & 0xff) / 255.0, ((c >> 8) & 0xff) / 255.0,
 				     (c & 0xff) / 255.0);
-		cairo_rectangle(cr, x0, y, MAX(x1 - x0 - 0.5, 0.5), ROW_H - 1);
+		cairo_rectangle(cr, x0, y, x1 - x0 > 1.5 ? x1 - x0 - 0.5 : x1 - x0, ROW_H - 1);
 		cairo_fill(cr);
 		if (x1 - x0 > 30) {
 			pango_layout_set_text(pl, pl_function_names_label(self->profile, func), -1);
@@ -178,7 +266,30 @@ static void pl_flame_chart_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 		}
 	}
 	g_object_unref(pl);
-	cairo_destroy(cr);
+}
+
+static void pl_flame_chart_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
+{
+	PlFlameChart *self = PL_FLAME_CHART(widget);
+	int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
+	if (w <= 0 || h <= 0)
+		return;
+	gboolean dark = pl_ui_is_dark(widget);
+	if (!self->cache || self->cache_w != w || self->cache_h != h || self->cache_dark != dark) {
+		g_clear_pointer(&self->cache, gsk_render_node_unref);
+		if (self->boxes_w != w)
+			make_boxes(self, w);
+		GtkSnapshot *s = gtk_snapshot_new();
+		cairo_t *cr = gtk_snapshot_append_cairo(s, &GRAPHENE_RECT_INIT(0, 0, w, h));
+		draw(self, cr, w);
+		cairo_destroy(cr);
+		self->cache = gtk_snapshot_free_to_node(s);
+		self->cache_w = w;
+		self->cache_h = h;
+		self->cache_dark = dark;
+	}
+	if (self->cache)
+		gtk_snapshot_append_node(snapshot, self->cache);
 }
 
 static void pl_flame_chart_measure(GtkWidget *widget, GtkOrientation o, int for_size, int *min,
@@ -193,17 +304,26 @@ static void pl_flame_chart_measure(GtkWidget *widget, GtkOrientation o, int for_
 
 static const Span *span_at(PlFlameChart *self, double x, double y)
 {
-	if (!self->profile || y < HEAD_H)
+	if (!self->profile || !self->depth_start || y < HEAD_H)
 		return NULL;
 	guint depth = (guint)((y - HEAD_H) / ROW_H);
 	double w = gtk_widget_get_width(GTK_WIDGET(self));
+	if (depth > self->max_depth || w <= 0 || x < 0)
+		return NULL;
 	guint64 t = self->t_start + (guint64)(x / w * (double)(self->t_end - self->t_start));
-	for (guint i = 0; i < self->spans->len; i++) {
-		const Span *sp = &g_array_index(self->spans, Span, i);
-		if (sp->depth == depth && t >= sp->t0 && t < sp->t1)
-			return sp;
+	/* the last span of the depth starting at or before t */
+	guint lo = self->depth_start[depth], hi = self->depth_start[depth + 1], first = lo;
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+		if (g_array_index(self->spans, Span, mid).t0 <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return NULL;
+	if (lo == first)
+		return NULL;
+	const Span *sp = &g_array_index(self->spans, Span, lo - 1);
+	return t < sp->t1 ? sp : NULL;
 }
 
 guint pl_flame_chart_count_spans(PlFlameChart *self, guint32 func)
@@ -264,6 +384,9 @@ static void pl_flame_chart_dispose(GObject *obj)
 		g_object_remove_weak_pointer(G_OBJECT(self->session), (gpointer *)&self->session);
 	self->session = NULL;
 	g_clear_pointer(&self->spans, g_array_unref);
+	g_clear_pointer(&self->depth_start, g_free);
+	g_clear_pointer(&self->boxes, g_array_unref);
+	g_clear_pointer(&self->cache, gsk_render_node_unref);
 	g_clear_pointer(&self->title, g_free);
 	G_OBJECT_CLASS(pl_flame_chart_parent_class)->dispose(obj);
 }
@@ -283,6 +406,7 @@ static void pl_flame_chart_class_init(PlFlameChartClass *klass)
 static void pl_flame_chart_init(PlFlameChart *self)
 {
 	self->spans = g_array_new(FALSE, FALSE, sizeof(Span));
+	self->boxes = g_array_new(FALSE, FALSE, sizeof(Box));
 	gtk_widget_set_has_tooltip(GTK_WIDGET(self), TRUE);
 	g_signal_connect(self, "query-tooltip", G_CALLBACK(on_query_tooltip), NULL);
 	GtkGesture *click = gtk_gesture_click_new();

@@ -11,6 +11,11 @@
  * mapped to none is not drawn.  "frame-menu" (guint node, guint func,
  * double x, double y): a right click on a span, as PlFlameGraph's.
  *
+ * Drawn once per width and data, into a cached render node: the spans
+ * narrower than a pixel that start in one pixel column of a depth are one
+ * box a pixel wide, coloured as the longest of them (millions of spans
+ * make thousands of boxes); hit-testing still finds the span itself.
+ *
  * The profile is borrowed (see PlFlameGraph); agg only during the call.
  */
 #ifndef PL_FLAME_CHART_H

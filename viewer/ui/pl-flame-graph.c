@@ -10,6 +10,11 @@
 
 #define ROW_H 18.0
 #define NONE G_MAXUINT32
+/* The graph is drawn in bands this tall, only those in view: a deep
+ * graph is thousands of pixels tall, and a software renderer pays for
+ * every pixel of a node it uploads.  Bands just scrolled out are kept. */
+#define TILE_H 256
+#define TILES_KEPT 2 /* bands beyond the view kept drawn, each way */
 
 struct _PlFlameGraph {
 	GtkWidget parent_instance;
@@ -32,9 +37,10 @@ struct _PlFlameGraph {
 	gboolean ready;
 	GCancellable *cancel;
 
-	GskRenderNode *cache; /* the drawn graph for cache_w × cache_h */
+	GPtrArray *tiles; /* GskRenderNode* per TILE_H band for cache_w × cache_h, NULL: not drawn */
 	int cache_w, cache_h;
 	gboolean cache_dark;
+	GtkAdjustment *vadj; /* the scrolled window's (weak): scrolling shows other bands */
 	gint hover; /* rect index or -1 */
 	/* a new layout of another height, or the icicle turned: show the
 	 * roots (the bottom of a flame graph, the top of an icicle) once the
@@ -51,7 +57,8 @@ static guint signals[N_SIGNALS];
 
 static void invalidate(PlFlameGraph *self)
 {
-	g_clear_pointer(&self->cache, gsk_render_node_unref);
+	if (self->tiles)
+		g_ptr_array_set_size(self->tiles, 0);
 	gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
@@ -320,6 +327,46 @@ static double draw_height(PlFlameGraph *self, double widget_h)
 	return MAX(need, widget_h);
 }
 
+static void on_scrolled(GtkAdjustment *adj, PlFlameGraph *self)
+{
+	gtk_widget_queue_draw(GTK_WIDGET(self)); /* other bands may come into view */
+}
+
+/* The rows [*y0, *y1) of the widget its scrolled window shows (all of it
+ * outside one).  The first call follows the scrolled window's scrolling. */
+static void visible_span(PlFlameGraph *self, int h, double *y0, double *y1)
+{
+	*y0 = 0;
+	*y1 = h;
+	GtkWidget *sw = gtk_widget_get_ancestor(GTK_WIDGET(self), GTK_TYPE_SCROLLED_WINDOW);
+	if (!sw)
+		return;
+	if (!self->vadj) {
+		self->vadj = gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(sw));
+		g_object_add_weak_pointer(G_OBJECT(self->vadj), (gpointer *)&self->vadj);
+		g_signal_connect_object(self->vadj, "value-changed", G_CALLBACK(on_scrolled), self, 0);
+		g_signal_connect_object(self->vadj, "changed", G_CALLBACK(on_scrolled), self, 0);
+	}
+	graphene_point_t pt;
+	if (!gtk_widget_compute_point(GTK_WIDGET(self), sw, &GRAPHENE_POINT_INIT(0, 0), &pt))
+		return;
+	double top = -pt.y;
+	*y0 = CLAMP(top, 0, h);
+	*y1 = CLAMP(top + gtk_widget_get_height(sw), *y0, h);
+}
+
+static GskRenderNode *draw_tile(PlFlameGraph *self, int w, int h, guint tile)
+{
+	double ty = (double)tile * TILE_H, th = MIN(TILE_H, h - ty);
+	GtkSnapshot *s = gtk_snapshot_new();
+	cairo_t *cr = gtk_snapshot_append_cairo(s, &GRAPHENE_RECT_INIT(0, ty, w, th));
+	PlFlameStyle st;
+	fill_style(self, &st);
+	pl_flame_draw(cr, self->layout, &st, w, draw_height(self, h));
+	cairo_destroy(cr);
+	return gtk_snapshot_free_to_node(s);
+}
+
 static void pl_flame_graph_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 {
 	PlFlameGraph *self = PL_FLAME_GRAPH(widget);
@@ -327,21 +374,32 @@ static void pl_flame_graph_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 	if (!self->layout || w <= 0 || h <= 0)
 		return;
 	gboolean dark = pl_ui_is_dark(widget);
-	if (!self->cache || self->cache_w != w || self->cache_h != h || self->cache_dark != dark) {
-		g_clear_pointer(&self->cache, gsk_render_node_unref);
-		GtkSnapshot *s = gtk_snapshot_new();
-		cairo_t *cr = gtk_snapshot_append_cairo(s, &GRAPHENE_RECT_INIT(0, 0, w, h));
-		PlFlameStyle st;
-		fill_style(self, &st);
-		pl_flame_draw(cr, self->layout, &st, w, draw_height(self, h));
-		cairo_destroy(cr);
-		self->cache = gtk_snapshot_free_to_node(s);
+	if (self->cache_w != w || self->cache_h != h || self->cache_dark != dark) {
+		g_ptr_array_set_size(self->tiles, 0);
 		self->cache_w = w;
 		self->cache_h = h;
 		self->cache_dark = dark;
 	}
-	if (self->cache)
-		gtk_snapshot_append_node(snapshot, self->cache);
+	guint n_tiles = (guint)((h + TILE_H - 1) / TILE_H);
+	if (self->tiles->len != n_tiles)
+		g_ptr_array_set_size(self->tiles, n_tiles);
+	double y0, y1;
+	visible_span(self, h, &y0, &y1);
+	guint first = (guint)(y0 / TILE_H), last = y1 > y0 ? (guint)((y1 - 1) / TILE_H) : first;
+	last = MIN(last, n_tiles - 1);
+	for (guint t = 0; t < n_tiles; t++) {
+		GskRenderNode **slot = (GskRenderNode **)&self->tiles->pdata[t];
+		if (t + TILES_KEPT < first || t > last + TILES_KEPT) {
+			g_clear_pointer(slot, gsk_render_node_unref); /* far out of view */
+			continue;
+		}
+		if (t < first || t > last)
+			continue;
+		if (!*slot)
+			*slot = draw_tile(self, w, h, t);
+		if (*slot)
+			gtk_snapshot_append_node(snapshot, *slot);
+	}
 	if (self->hover >= 0 && (guint)self->hover < self->layout->n_rects) {
 		const PlFlameRect *r = &self->layout->rects[self->hover];
 		PlFlameStyle st;
@@ -392,7 +450,7 @@ static void pl_flame_graph_size_allocate(GtkWidget *widget, int w, int h, int ba
 		self->scroll_to_root = FALSE;
 		g_idle_add(scroll_to_root, g_object_ref(self));
 	}
-	invalidate(PL_FLAME_GRAPH(widget));
+	/* nothing to draw again: the bands are for a size, checked when drawn */
 	pl_ui_present_popovers(widget);
 }
 
@@ -617,7 +675,10 @@ static void pl_flame_graph_dispose(GObject *obj)
 	g_clear_object(&self->cancel);
 	g_clear_pointer(&self->tree, pl_flame_tree_unref);
 	g_clear_pointer(&self->layout, pl_flame_layout_free);
-	g_clear_pointer(&self->cache, gsk_render_node_unref);
+	g_clear_pointer(&self->tiles, g_ptr_array_unref);
+	if (self->vadj)
+		g_object_remove_weak_pointer(G_OBJECT(self->vadj), (gpointer *)&self->vadj);
+	self->vadj = NULL;
 	g_clear_pointer(&self->func, g_free);
 	g_clear_pointer(&self->labels, g_free);
 	g_clear_pointer(&self->colors, g_free);
@@ -651,6 +712,7 @@ static void pl_flame_graph_init(PlFlameGraph *self)
 {
 	self->hover = -1;
 	self->ready = TRUE;
+	self->tiles = g_ptr_array_new_with_free_func((GDestroyNotify)gsk_render_node_unref);
 	GtkEventController *motion = gtk_event_controller_motion_new();
 	g_signal_connect(motion, "motion", G_CALLBACK(on_motion), self);
 	g_signal_connect(motion, "leave", G_CALLBACK(on_leave), self);

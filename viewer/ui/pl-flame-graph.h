@@ -4,7 +4,9 @@
  * at the bottom) or an icicle (root at the top).  set_data() copies what
  * the layout needs (links and weights) on the main thread; the layout runs
  * in a worker (GTask) and the drawing is recorded once per size/data/search
- * change, so hovering and scrolling only re-append a cached render node.
+ * change, in bands of the graph's height, only those its scrolled window
+ * shows: hovering re-appends cached render nodes, scrolling draws the
+ * bands that come into view.
  *
  * Signals: "zoom-changed" (the zoomed node changed: breadcrumb),
  * "search-changed" (matches recomputed), "frame-menu"

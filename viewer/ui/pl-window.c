@@ -86,6 +86,9 @@ struct _PlWindow {
 	PlDiffController *diff;	   /* the Diff page and the other profile */
 	gboolean resym_pending;	   /* settings changed while live: reload when it ends */
 	gboolean fit_pending;	   /* a new profile: the timeline's height once aggregated */
+	/* a new profile: the page shown then, left for the Findings page if
+	 * its findings (computed meanwhile) warn and nobody changed pages */
+	char *view_at_open;
 	guint lanes;		   /* the timeline's, at the last fit */
 };
 
@@ -192,16 +195,11 @@ static void on_profile(PlProfileSession *s, GParamSpec *ps, PlWindow *self)
 	if (!p)
 		return;
 	update_coverage(self);
-	/* something wrong with the program: say so first */
-	pl_findings_view_set_profile(self->findings, p);
-	guint nf = pl_findings_view_get_n_findings(self->findings);
-	gboolean warn = pl_findings_view_has_warnings(self->findings);
-	g_autofree char *ft = nf ? g_strdup_printf(warn ? "Findings ⚠ %u" : "Findings (%u)", nf)
-				 : g_strdup("Findings");
-	g_object_set(gtk_stack_get_page(self->views, GTK_WIDGET(self->findings)), "title", ft,
-		     "needs-attention", warn, NULL);
-	if (warn)
-		gtk_stack_set_visible_child_name(self->views, "findings");
+	/* the findings come a little later (on_findings) */
+	g_object_set(gtk_stack_get_page(self->views, GTK_WIDGET(self->findings)), "title",
+		     "Findings", "needs-attention", FALSE, NULL);
+	g_free(self->view_at_open);
+	self->view_at_open = g_strdup(gtk_stack_get_visible_child_name(self->views));
 	self->fit_pending = TRUE;
 	gtk_stack_set_visible_child_name(self->main_stack, "profile");
 	on_main_page(self->main_stack, NULL, self);
@@ -212,6 +210,21 @@ static void on_profile(PlProfileSession *s, GParamSpec *ps, PlWindow *self)
 				     : NULL;
 	gtk_label_set_text(self->origin, line ? line : "");
 	gtk_widget_set_visible(GTK_WIDGET(self->origin), line != NULL);
+}
+
+/* The findings are on their page: its badge, and something wrong with the
+ * program said first, unless another page was picked meanwhile. */
+static void on_findings(PlFindingsView *v, PlWindow *self)
+{
+	guint nf = pl_findings_view_get_n_findings(v);
+	gboolean warn = pl_findings_view_has_warnings(v);
+	g_autofree char *ft = nf ? g_strdup_printf(warn ? "Findings ⚠ %u" : "Findings (%u)", nf)
+				 : g_strdup("Findings");
+	g_object_set(gtk_stack_get_page(self->views, GTK_WIDGET(v)), "title", ft,
+		     "needs-attention", warn, NULL);
+	g_autofree char *at_open = g_steal_pointer(&self->view_at_open);
+	if (warn && at_open && !g_strcmp0(at_open, gtk_stack_get_visible_child_name(self->views)))
+		gtk_stack_set_visible_child_name(self->views, "findings");
 }
 
 static void on_aggregate(PlProfileSession *s, GParamSpec *ps, PlWindow *self)
@@ -783,6 +796,7 @@ static void pl_window_dispose(GObject *obj)
 	if (self->diff)
 		g_signal_handlers_disconnect_by_data(self->diff, self);
 	g_clear_object(&self->diff);
+	g_clear_pointer(&self->view_at_open, g_free);
 	if (self->menu && gtk_widget_get_parent(self->menu))
 		gtk_widget_unparent(self->menu);
 	g_clear_object(&self->menu);
@@ -946,6 +960,7 @@ static void pl_window_init(PlWindow *self)
 	pl_counter_tracks_view_set_session(self->tracks, self->session);
 	pl_health_view_set_session(self->health, self->session);
 	pl_findings_view_set_session(self->findings, self->session);
+	g_signal_connect(self->findings, "computed", G_CALLBACK(on_findings), self);
 	pl_heatmap_view_set_session(self->heatmap, self->session);
 	pl_io_view_set_session(self->io, self->session);
 	pl_irq_view_set_session(self->irq, self->session);

@@ -119,6 +119,13 @@ PlUiStep pl_ui_script_findings_step(PlWindow *w, char **argv, guint ticks, gbool
 	PlFindingsView *v = pl_window_get_findings_view(w);
 	if (!cmd)
 		return PL_UI_STEP_UNKNOWN;
+	/* the page as it is once the session's worker has its findings */
+	if (!strcmp(cmd, "expect-view") || !strcmp(cmd, "expect-finding") ||
+	    !strcmp(cmd, "findings-click") || !strcmp(cmd, "findings-columns") ||
+	    !strcmp(cmd, "periods-click-worst")) {
+		if (pl_profile_session_findings_pending(pl_window_get_session(w)) && !timed_out)
+			return PL_UI_STEP_WAIT;
+	}
 	if (!strcmp(cmd, "expect-view")) {
 		/* expect-view VIEW NAME: the views stack shows VIEW */
 		const char *want = argv[1] ? argv[1] : "", *name = argv[1] && argv[2] ? argv[2] : cmd;

@@ -622,6 +622,9 @@ static StepResult run_step(Script *s)
 		return STEP_DONE;
 	}
 	if (!strcmp(cmd, "view")) {
+		/* after the window's own pick: the findings it waits for */
+		if (pl_profile_session_findings_pending(pl_window_get_session(w)))
+			return STEP_WAIT;
 		pl_window_show_view(w, arg(s, 1));
 		return STEP_DONE;
 	}

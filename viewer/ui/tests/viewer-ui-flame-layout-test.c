@@ -1,6 +1,7 @@
 /* viewer-ui-flame-layout-test.c — the flame graph's layout and drawing
  * without a display: geometry invariants, hit-testing against a linear
- * scan, zoom, and the time to lay out and draw 10k and 100k nodes.
+ * scan, zoom, drawing in clipped bands as the widget does, and the time to
+ * lay out and draw 10k and 100k nodes.
  *
  * Prints "ok NAME" / "not ok NAME: why" lines, and "# " lines with the
  * measured times (docs/PERFORMANCE.md quotes them).
@@ -237,11 +238,71 @@ static void bench(guint n, const char *name)
 	g_free(colors);
 }
 
+/* The widget draws a tall graph band by band, each under a clip: a band
+ * must hold exactly the pixels the whole drawing has there. */
+static void test_clipped(void)
+{
+	const guint n = 20000;
+	g_autoptr(PlFlameTree) t = make_tree(n, 7);
+	char **labels = g_new(char *, n);
+	guint32 *colors = g_new(guint32, n);
+	for (guint i = 0; i < n; i++) {
+		labels[i] = g_strdup_printf("function_%u", i % 997);
+		colors[i] = pl_flame_color_for(labels[i], "app");
+	}
+	g_autoptr(PlFlameLayout) l = pl_flame_layout_compute(t, 0, 1e-5);
+	const int W = 1200, band = 256;
+	int H = (int)pl_flame_layout_height(l, 18);
+	PlFlameStyle st = { (const char *const *)labels, colors, NULL, 18, FALSE, 0x101010, "Sans 9" };
+	cairo_surface_t *whole = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
+	cairo_surface_t *bands = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
+	cairo_t *cr = cairo_create(whole);
+	pl_flame_draw(cr, l, &st, W, H);
+	cairo_destroy(cr);
+	guint drawn = 0;
+	for (int y = 0; y < H; y += band) {
+		cr = cairo_create(bands);
+		/* a band and a narrower clip inside the next: both exact */
+		cairo_rectangle(cr, (y / band) % 2 ? 333 : 0, y, (y / band) % 2 ? 500 : W,
+				MIN(band, H - y));
+		cairo_clip(cr);
+		pl_flame_draw(cr, l, &st, W, H);
+		cairo_destroy(cr);
+		drawn++;
+	}
+	cairo_surface_flush(whole);
+	cairo_surface_flush(bands);
+	const guint8 *a = cairo_image_surface_get_data(whole), *b = cairo_image_surface_get_data(bands);
+	int stride = cairo_image_surface_get_stride(whole);
+	guint differ = 0, inked = 0, checked = 0;
+	for (int y = 0; y < H; y++) {
+		gboolean narrow = (y / band) % 2;
+		for (int x = narrow ? 333 : 0; x < (narrow ? 833 : W); x++) {
+			guint32 pa = ((const guint32 *)(a + (gsize)y * (gsize)stride))[x];
+			guint32 pb = ((const guint32 *)(b + (gsize)y * (gsize)stride))[x];
+			differ += pa != pb;
+			inked += pa != 0;
+			checked++;
+		}
+	}
+	cairo_surface_destroy(whole);
+	cairo_surface_destroy(bands);
+	char why[200];
+	g_snprintf(why, sizeof why, "%u of %u pixels differ between the whole drawing and %u clipped "
+		   "bands (%u inked, %u rows)", differ, checked, drawn, inked, l->n_rows);
+	report("draw_clipped_bands", differ == 0 && inked > 0 && drawn > 1, why);
+	for (guint i = 0; i < n; i++)
+		g_free(labels[i]);
+	g_free(labels);
+	g_free(colors);
+}
+
 int main(int argc, char **argv)
 {
 	test_geometry();
 	test_hit();
 	test_zoom();
+	test_clipped();
 	bench(10000, "bench_10k_nodes");
 	bench(100000, "bench_100k_nodes");
 	return failures ? 1 : 0;
