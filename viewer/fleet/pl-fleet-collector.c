@@ -18,7 +18,7 @@
 #define HANDSHAKE_MS 5000     /* greeting + REPORT + AUTH, per peer */
 #define HANDSHAKE_THREADS 8
 #define FLUSH_PERIOD_S 5
-#define BLOCK_ROWS 500000     /* well under max_insert_block_size (1048576) */
+#define BLOCK_ROWS 500000     /* one Native block, one part: 23 MB of rows at most */
 
 struct _PlFleetCollector {
 	char *token;

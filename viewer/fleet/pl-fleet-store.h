@@ -5,9 +5,14 @@
  * already stored: a block ClickHouse took just before the connection broke,
  * a spooled block replayed after a restart, or one a reconnecting agent sends
  * again is never counted twice.  That holds because a block is written as
- * one part (one month, under max_insert_block_size rows; sharded: one shard,
- * by session, inserted synchronously), so it is stored whole or not at all,
+ * one part (one month, one Native block; sharded: one shard, by session,
+ * inserted synchronously), so it is stored whole or not at all,
  * and because one store writes a session (the collector that holds it).
+ *
+ * A block's session row (name, event, labels: perflens_sessions) goes in
+ * before its first block's samples (or when its first block is found
+ * stored), once per store and session: a restarted collector writes it
+ * again, which readers do not see (they group by session).
  *
  * When ClickHouse cannot take a block (down, busy, a shard missing) the
  * block goes to the spool, a directory of files (0600: they hold stacks),
