@@ -135,7 +135,7 @@ ingest() { # NAME PERFLENS: one ingest of the kept sessions by that perflens; a 
 	local hits
 	hits=$(grep ': session .*: settings' "$tmp/collect-$name.log" | head -"$n" |
 		sed -n 's/.*addresses: \([0-9]*\) from the symbol cache, \([0-9]*\) symbolized.*/\1 \2/p' |
-		awk '{ h += $1; s += $2 } END { print h + 0, s + 0 }')
+		awk '{ h += $1; s += $2 } END { print h + 0, s + 0 }' || true)
 	rows+=("$(python3 - "$name" "$n" "$replayed" "$s0" "$s1" "$cpu" "$ch0" "$ch1" "$disk" "$hits" "$load" <<'PY'
 import sys
 name, n, r, s0, s1, c, a, b, disk, hits, load = sys.argv[1:]
@@ -152,9 +152,9 @@ PY
 		{
 			echo "# perf: ClickHouse (pid $chpid) and the collector during the $name ingest"
 			echo "## by binary"
-			perf report -i "$tmp/perf-$name.data" --no-children --sort comm,dso --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -15
+			perf report -i "$tmp/perf-$name.data" --no-children --sort comm,dso --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -15 || true
 			echo "## top symbols"
-			perf report -i "$tmp/perf-$name.data" --no-children --sort comm,dso,sym --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -40
+			perf report -i "$tmp/perf-$name.data" --no-children --sort comm,dso,sym --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -40 || true
 		} >"$outdir/fleet-ingest-perf-$name.txt"
 	fi
 }
