@@ -327,6 +327,81 @@ static Outcome send_block(PlFleetStore *self, const PlFleetBlock *b, GError **er
 	return later ? NOT_NOW : REFUSED;
 }
 
+/* Sends n blocks (n > 1) as one batch when none is stored yet: one
+ * statement for the sessions' rows not written yet, one for the stacks,
+ * one for the samples (the blocks' Native blocks one after the other: one
+ * part on one server, each block whole on its shard when sharded).  When
+ * one is stored (a retry), each goes on its own through send_block, which
+ * checks it.  *sent: how many blocks, from the first, are stored. */
+static Outcome send_batch(PlFleetStore *self, PlFleetBlock *const *blocks, guint n, guint *sent,
+			  GError **error)
+{
+	*sent = 0;
+	g_autoptr(GError) err = NULL;
+	GString *pairs = g_string_new(NULL);
+	for (guint i = 0; i < n; i++)
+		g_string_append_printf(pairs, "%s(%" G_GUINT64_FORMAT ", %u)", i ? ", " : "",
+				       blocks[i]->session_id, blocks[i]->number);
+	g_autofree char *ask = g_strdup_printf(
+		"SELECT count() FROM perflens_samples WHERE (session, block) IN (%s)", pairs->str);
+	g_string_free(pairs, TRUE);
+	g_autofree char *count = pl_clickhouse_query_value(self->ch, ask, &err);
+	if (count && g_ascii_strtoull(count, NULL, 10) > 0) {
+		for (guint i = 0; i < n; i++) {
+			Outcome o = send_block(self, blocks[i], error);
+			if (o != SENT)
+				return o;
+			(*sent)++;
+		}
+		return SENT;
+	}
+	g_autoptr(GByteArray) rows = g_byte_array_new();
+	g_autoptr(GByteArray) stacks = g_byte_array_new();
+	g_autoptr(GByteArray) samples = g_byte_array_new();
+	g_autoptr(GHashTable) new_sessions = g_hash_table_new(g_int64_hash, g_int64_equal);
+	for (guint i = 0; count && i < n; i++) {
+		const PlFleetBlock *b = blocks[i];
+		if (!g_hash_table_contains(self->sessions, &b->session_id) &&
+		    g_hash_table_add(new_sessions, (gpointer)&b->session_id)) {
+			g_autoptr(GByteArray) row = pl_fleet_block_session_row(b);
+			g_byte_array_append(rows, row->data, row->len);
+		}
+		g_byte_array_append(stacks, b->stacks->data, b->stacks->len);
+		g_byte_array_append(samples, b->samples->data, b->samples->len);
+	}
+	if (count && rows->len)
+		pl_clickhouse_run(self->ch,
+				  "INSERT INTO perflens_sessions " PL_FLEET_SESSION_COLUMNS " FORMAT RowBinary",
+				  rows->data, rows->len, NULL, &err);
+	if (count && !err) {
+		GHashTableIter it;
+		gpointer id;
+		if (g_hash_table_size(self->sessions) + g_hash_table_size(new_sessions) > SESSIONS_REMEMBERED)
+			g_hash_table_remove_all(self->sessions);
+		g_hash_table_iter_init(&it, new_sessions);
+		while (g_hash_table_iter_next(&it, &id, NULL))
+			g_hash_table_add(self->sessions, g_memdup2(id, sizeof(guint64)));
+	}
+	if (count && !err && stacks->len)
+		pl_clickhouse_run(self->ch, "INSERT INTO perflens_stacks " PL_FLEET_STACK_COLUMNS " FORMAT RowBinary",
+				  stacks->data, stacks->len, NULL, &err);
+	if (count && !err)
+		pl_clickhouse_run(self->ch, PL_FLEET_SAMPLES_INSERT, samples->data, samples->len, NULL,
+				  &err);
+	if (!err) {
+		for (guint i = 0; i < n; i++) {
+			self->stats.blocks_inserted++;
+			self->stats.samples_inserted += blocks[i]->n_samples;
+		}
+		*sent = n;
+		return SENT;
+	}
+	gboolean later = err->domain == PL_CLICKHOUSE_ERROR &&
+			 (err->code == PL_CLICKHOUSE_ERROR_UNREACHABLE || err->code == PL_CLICKHOUSE_ERROR_BUSY);
+	g_propagate_error(error, g_steal_pointer(&err));
+	return later ? NOT_NOW : REFUSED;
+}
+
 static gboolean spool_add(PlFleetStore *self, const PlFleetBlock *b, GError **error)
 {
 	guint64 bytes = 0, seq = self->next_seq;
@@ -396,6 +471,29 @@ gboolean pl_fleet_store_put(PlFleetStore *self, const PlFleetBlock *b, GError **
 	}
 	g_propagate_error(error, err);
 	return FALSE;
+}
+
+gboolean pl_fleet_store_put_all(PlFleetStore *self, GPtrArray *blocks, GError **error)
+{
+	if (blocks->len == 1)
+		return pl_fleet_store_put(self, blocks->pdata[0], error);
+	guint sent = 0;
+	GError *err = NULL;
+	Outcome o = SENT;
+	if (blocks->len && (!self->spool.length || pl_fleet_store_flush(self, NULL)))
+		o = send_batch(self, (PlFleetBlock *const *)blocks->pdata, blocks->len, &sent, &err);
+	/* the spool is not empty: behind it, in order */
+	for (guint i = sent; i < blocks->len; i++)
+		if (!spool_add(self, blocks->pdata[i], error)) {
+			g_clear_error(&err);
+			return FALSE;
+		}
+	if (o == REFUSED) {
+		g_propagate_error(error, err);
+		return FALSE;
+	}
+	g_clear_error(&err);
+	return TRUE;
 }
 
 /* ─── the store ───────────────────────────────────────────────────────── */

@@ -55,6 +55,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlFleetStore, pl_fleet_store_free)
  * once that is mended) or the spool cannot be written. */
 gboolean pl_fleet_store_put(PlFleetStore *self, const PlFleetBlock *b, GError **error);
 
+/* Stores blocks as pl_fleet_store_put does each, in one batch (one
+ * statement each for their sessions' rows, their stacks and their
+ * samples) when none of them is stored yet: fewer, larger parts.  A batch
+ * ClickHouse could not take is spooled block by block, and each is
+ * checked on its own when sent again.  Keep a batch under a million
+ * samples (one part on one server).  FALSE with error as put. */
+gboolean pl_fleet_store_put_all(PlFleetStore *self, GPtrArray *blocks, GError **error);
+
 /* Sends the spool's blocks, oldest first, until one cannot go yet.  TRUE
  * when the spool is empty afterwards. */
 gboolean pl_fleet_store_flush(PlFleetStore *self, GError **error);

@@ -29,6 +29,11 @@
  *       session: the same sessions give the same per-function counts asked
  *       through either server as through the single one, and both shards
  *       hold some of them.
+ *   fleet_batch_not_doubled     two sessions' blocks put in one batch, as
+ *       the collector puts the sessions waiting, after all but the last
+ *       were (a retry): the last inserted, the rest found stored; each
+ *       session's count its profile's, the rollup the same; put again by a
+ *       new store: all found stored, none inserted.
  *   fleet_old_store_refused     (last: it drops the single server's tables)
  *       the samples table of the earlier schema (labels in every row): the
  *       schema is refused with what to do, no table made; a block the
@@ -601,6 +606,59 @@ static void test_sharded_equals_single(void)
 	PL_CHECKF(l1 > 0 && l2 > 0, "shard rows %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT ": not sharded", l1, l2);
 }
 
+/* Two sessions' blocks in batches (pl_fleet_store_put_all, as the
+ * collector puts every session waiting): all inserted, then all found
+ * stored by a second store; each session's count is its profile's.  A
+ * batch of which some blocks are stored (a retry) goes block by block,
+ * exactly once. */
+static void test_batch_not_doubled(void)
+{
+	Servers *s = need_servers(&single, 1);
+	g_autoptr(PlClickhouse) ch = connect_to(s, 0);
+	Recording *a = need_recording(&rec_bzip2, "bzip2.plens");
+	Recording *b = need_recording(&rec_burn, "burn.plens");
+	g_autoptr(GError) error = NULL;
+	PL_CHECKF(pl_fleet_schema_apply(ch, NULL, &error), "%s", error ? error->message : "?");
+	g_autoptr(GPtrArray) ba = blocks_of(a, "batch-A", "fw=2.5.0", 500, 0);
+	g_autoptr(GPtrArray) bb = blocks_of(b, "batch-B", "fw=2.5.0", 500, 0);
+	g_autoptr(GPtrArray) all = g_ptr_array_new();
+	for (guint i = 0; i < ba->len; i++)
+		g_ptr_array_add(all, ba->pdata[i]);
+	for (guint i = 0; i < bb->len; i++)
+		g_ptr_array_add(all, bb->pdata[i]);
+	PL_CHECKF(all->len >= 3, "only %u blocks", all->len);
+	/* all but the last stored first: the whole batch put again is a
+	 * retry, sent block by block */
+	g_autoptr(GPtrArray) head = g_ptr_array_new();
+	for (guint i = 0; i + 1 < all->len; i++)
+		g_ptr_array_add(head, all->pdata[i]);
+	for (int round = 0; round < 2; round++) {
+		g_autofree char *name = g_strdup_printf("spool-batch-%d", round);
+		g_autofree char *spool = vt_tmp(name);
+		g_autoptr(PlFleetStore) st = pl_fleet_store_new(ch, spool, 64u << 20, &error);
+		PL_CHECK(st);
+		if (round == 0)
+			PL_CHECKF(pl_fleet_store_put_all(st, head, &error), "%s", error ? error->message : "?");
+		PL_CHECKF(pl_fleet_store_put_all(st, all, &error), "%s", error ? error->message : "?");
+		const PlFleetStoreStats *ss = pl_fleet_store_get_stats(st);
+		guint want_stored = round == 0 ? head->len : all->len;
+		PL_CHECKF(ss->blocks_already_stored == want_stored && !ss->blocks_spooled &&
+				  ss->blocks_inserted == (round == 0 ? all->len : 0),
+			  "round %d: %" G_GUINT64_FORMAT " inserted, %" G_GUINT64_FORMAT
+			  " found stored, %" G_GUINT64_FORMAT " spooled, of %u",
+			  round, ss->blocks_inserted, ss->blocks_already_stored, ss->blocks_spooled, all->len);
+	}
+	PL_CHECK(count_of(ch, "SELECT count() FROM perflens_samples WHERE "
+			      "session GLOBAL IN (SELECT session FROM perflens_sessions WHERE name = 'batch-A')") ==
+		 samples_in(ba));
+	PL_CHECK(count_of(ch, "SELECT count() FROM perflens_samples WHERE "
+			      "session GLOBAL IN (SELECT session FROM perflens_sessions WHERE name = 'batch-B')") ==
+		 samples_in(bb));
+	PL_CHECK(count_of(ch, "SELECT sum(samples) FROM perflens_minutes WHERE session GLOBAL IN "
+			      "(SELECT session FROM perflens_sessions WHERE name IN ('batch-A', 'batch-B'))") ==
+		 samples_in(ba) + samples_in(bb));
+}
+
 /* A store an earlier PerfLens made (labels in every sample row) and a
  * block it spooled: both refused, saying what to do, nothing changed. */
 static void test_old_store_refused(void)
@@ -656,4 +714,5 @@ PL_TEST_MAIN({ "fleet_credentials", test_credentials },
 	     { "fleet_outage_spools_then_flushes", test_outage_spools_then_flushes },
 	     { "fleet_spool_bounded", test_spool_bounded },
 	     { "fleet_sharded_equals_single", test_sharded_equals_single },
+	     { "fleet_batch_not_doubled", test_batch_not_doubled },
 	     { "fleet_old_store_refused", test_old_store_refused })
