@@ -118,7 +118,7 @@ ingest() { # NAME PERFLENS: one ingest of the kept sessions by that perflens; a 
 	cpu=$(cpu_s $col)
 	ch1=$(cpu_s "$chpid")
 	load=$(cut -d' ' -f1-3 /proc/loadavg)
-	[ -z "$perf" ] || { kill -INT "$perf"; wait "$perf" || true; }
+	[ -z "$perf" ] || { kill -INT "$perf" 2>/dev/null || true; wait "$perf" || true; }
 	stop_agents
 	kill -TERM $col
 	wait $col || true
