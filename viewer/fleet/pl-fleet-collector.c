@@ -69,7 +69,7 @@ typedef struct {
 #define SENDER_BACKLOG 4
 /* The samples of one insert at most: the sender puts the blocks of every
  * session waiting in one batch, up to this (under ClickHouse's
- * min_insert_block_size_rows, 1048576: one part) */
+ * min_insert_block_size_rows, 1048576, which it may squash whole) */
 #define BATCH_ROWS 1000000
 
 /* A session's labels beside its file while it is not stored yet

@@ -329,8 +329,8 @@ static Outcome send_block(PlFleetStore *self, const PlFleetBlock *b, GError **er
 
 /* Sends n blocks (n > 1) as one batch when none is stored yet: one
  * statement for the sessions' rows not written yet, one for the stacks,
- * one for the samples (the blocks' Native blocks one after the other: one
- * part on one server, each block whole on its shard when sharded).  When
+ * one for the samples (the blocks' Native blocks one after the other,
+ * each stored whole or not at all, on one server as on its shard).  When
  * one is stored (a retry), each goes on its own through send_block, which
  * checks it.  *sent: how many blocks, from the first, are stored. */
 static Outcome send_batch(PlFleetStore *self, PlFleetBlock *const *blocks, guint n, guint *sent,

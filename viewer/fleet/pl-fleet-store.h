@@ -60,7 +60,8 @@ gboolean pl_fleet_store_put(PlFleetStore *self, const PlFleetBlock *b, GError **
  * samples) when none of them is stored yet: fewer, larger parts.  A batch
  * ClickHouse could not take is spooled block by block, and each is
  * checked on its own when sent again.  Keep a batch under a million
- * samples (one part on one server).  FALSE with error as put. */
+ * samples (min_insert_block_size_rows: ClickHouse may squash it whole).
+ * FALSE with error as put. */
 gboolean pl_fleet_store_put_all(PlFleetStore *self, GPtrArray *blocks, GError **error);
 
 /* Sends the spool's blocks, oldest first, until one cannot go yet.  TRUE
