@@ -26,40 +26,14 @@
 # Writes bench/results/fleet-flame.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 build=${1:-build}
 millions=${2:-100}
-perflens=$(realpath "$build/perflens")
-agent=$(realpath "$build/perflens-agent")
-burn=$(realpath "$build/workloads/burn")
-outdir=${PL_BENCH_OUT:-bench/results}
-mkdir -p "$outdir"
-tmp=$(mktemp -d /tmp/pl-bench-flame-XXXXXX)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
-	ci/clickhouse/server.sh stop "$tmp/ch" >/dev/null 2>&1 || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-ci/clickhouse/server.sh start "$tmp/ch" 1 >"$tmp/ch.log" 2>&1 ||
-	{ echo "bench: ClickHouse did not start: $(tail -c 300 "$tmp/ch.log")" >&2; exit 1; }
-. "$tmp/ch/env"
-url=$PL_CH_URLS cred=$PL_CH_CREDENTIALS
-sql() { curl -sS --fail -u "$(cat "$cred")" --data-binary "$1" "$url/"; }
-head -c 24 /dev/urandom | base64 >"$tmp/token" && chmod 600 "$tmp/token"
+bench_fleet_setup "$build" flame
 
 # ─── 1. real stacks ──────────────────────────────────────────────────
-"$perflens" collect --listen 127.0.0.1:0 --clickhouse "$url" --clickhouse-credentials "$cred" \
-	--token-file "$tmp/token" --spool "$tmp/spool" 2>"$tmp/collect.log" &
-col=$!
-pids+=($col)
-port=
-for _ in $(seq 200); do
-	port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$tmp/collect.log")
-	[ -n "$port" ] && break
-	sleep 0.05
-done
-[ -n "$port" ] || { echo "bench: perflens collect did not listen: $(tail -c 300 "$tmp/collect.log")" >&2; exit 1; }
+bench_fleet_collector "$tmp/spool" "$tmp/collect.log"
 head -c 3000000 /usr/bin/python3 >"$tmp/input"
 "$agent" --server "127.0.0.1:$port" --token-file "$tmp/token" --label fw=real --label device=real1 \
 	--session-period 3 -F 999 -g -- "$burn" --spawn-every 5 4 2 >/dev/null 2>"$tmp/a1.log" &
@@ -94,13 +68,20 @@ g0=$(date +%s.%N)
 per=$(( real < 2940 ? real : 2940 ))
 minutes=$(( n / (100 * per) ))
 slices=$(( real / per ))
-sql "INSERT INTO perflens_minutes (minute, session, block, event, label_keys, label_values, stack, samples, value)
-SELECT minute, session, toUInt32(0), 'cpu-clock', ['fw', 'board', 'device'], [fw, board, dev], stack,
-	c, c * 20408163
+# the generated sessions' ids are made server-side (cityHash64 of the
+# name), not the collector's: `fleet report --session NAME` does not find
+# them, every other question does
+sessions=$(( (minutes - 1) / 10 + 1 ))
+sql "INSERT INTO perflens_sessions (session, name, event, labels.key, labels.value)
+SELECT cityHash64(name), name, 'cpu-clock', ['fw', 'board', 'device'],
+	[if(d < 50, '2.3.0', '2.3.1'), concat('kb', toString(d % 4)), concat('g', toString(d))]
+FROM (SELECT number % 100 AS d, concat('gen-g', toString(d), '-', toString(intDiv(number, 100))) AS name
+	FROM numbers($((sessions * 100))))" >/dev/null
+sql "INSERT INTO perflens_minutes (minute, session, block, stack, samples, value)
+SELECT minute, cityHash64(name), toUInt32(0), stack, c, c * 20408163
 FROM (SELECT number % 100 AS d, intDiv(number, 100) AS m,
 	toDateTime(toStartOfMinute(now()) - ($minutes - m) * 60) AS minute,
-	concat('gen-g', toString(d), '-', toString(intDiv(m, 10))) AS session,
-	if(d < 50, '2.3.0', '2.3.1') AS fw, concat('kb', toString(d % 4)) AS board, concat('g', toString(d)) AS dev,
+	concat('gen-g', toString(d), '-', toString(intDiv(m, 10))) AS name,
 	toUInt64(m % $slices) AS s
 	FROM numbers($((minutes * 100))))
 ALL INNER JOIN (SELECT toUInt64(intDiv(k, $per)) AS s, stack, count() AS c FROM

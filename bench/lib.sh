@@ -175,3 +175,54 @@ bench_header() {
 	echo "bench/workloads/zstd.sh (fp: distro CFLAGS + -fno-omit-frame-pointer; nofp: distro CFLAGS, for dwarf)."
 	echo
 }
+
+# ─── the fleet benches: ClickHouse and a collector ───────────────────
+# bench_fleet_setup BUILD NAME: the frame of the fleet benches: perflens,
+# agent and burn (BUILD's), outdir (PL_BENCH_OUT, else bench/results), tmp
+# (a private temp dir /tmp/pl-bench-NAME-*), pids (killed on exit), one
+# ClickHouse server (Debian's, started on loopback by ci/clickhouse/server.sh
+# in $tmp/ch, stopped on exit) with url, cred and sql QUERY (its answer on
+# stdout), and a collector token in $tmp/token.
+bench_fleet_setup() {
+	perflens=$(realpath "$1/perflens")
+	agent=$(realpath "$1/perflens-agent")
+	burn=$(realpath "$1/workloads/burn")
+	outdir=${PL_BENCH_OUT:-$PL_ROOT/bench/results}
+	mkdir -p "$outdir"
+	tmp=$(mktemp -d "/tmp/pl-bench-$2-XXXXXX")
+	pids=()
+	trap 'bench_fleet_cleanup' EXIT
+	"$PL_ROOT/ci/clickhouse/server.sh" start "$tmp/ch" 1 >"$tmp/ch.log" 2>&1 ||
+		bench_die "ClickHouse did not start: $(tail -c 300 "$tmp/ch.log")"
+	# shellcheck disable=SC1091
+	. "$tmp/ch/env"
+	url=$PL_CH_URLS cred=$PL_CH_CREDENTIALS
+	head -c 24 /dev/urandom | base64 >"$tmp/token" && chmod 600 "$tmp/token"
+}
+
+sql() { curl -sS --fail -u "$(cat "$cred")" --data-binary "$1" "$url/"; }
+
+bench_fleet_cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+	"$PL_ROOT/ci/clickhouse/server.sh" stop "$tmp/ch" >/dev/null 2>&1 || true
+	rm -rf "$tmp"
+}
+
+# bench_fleet_collector SPOOL LOG [KEEP [PERFLENS]]: `perflens collect` on a
+# free loopback port into that server (KEEP: --keep-sessions; PERFLENS:
+# another build's); sets col (its pid) and port.
+bench_fleet_collector() {
+	"${4:-$perflens}" collect --listen 127.0.0.1:0 --clickhouse "$url" --clickhouse-credentials "$cred" \
+		--token-file "$tmp/token" --spool "$1" ${3:+--keep-sessions "$3"} 2>"$2" &
+	col=$!
+	pids+=($col)
+	port=
+	local _
+	for _ in $(seq 200); do
+		port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$2")
+		[ -n "$port" ] && break
+		sleep 0.05
+	done
+	[ -n "$port" ] || bench_die "perflens collect did not listen: $(tail -c 300 "$2")"
+}

@@ -91,7 +91,13 @@ int pl_cli_collect(int argc, char **argv)
 	if (!(ch = pl_cli_clickhouse_open(&cho, "collect")))
 		goto out;
 	/* ClickHouse may be down now: the spool holds the blocks meanwhile */
-	if (!pl_fleet_schema_apply(ch, cho.cluster, &error)) {
+	if (!pl_fleet_schema_apply(ch, cho.cluster, &error) &&
+	    g_error_matches(error, PL_FLEET_SCHEMA_ERROR, PL_FLEET_SCHEMA_ERROR_OLD)) {
+		/* its blocks would be refused for good: nothing to wait for */
+		pl_cli_fail("collect: %s", error->message);
+		goto out;
+	}
+	if (error) {
 		fprintf(stderr, "perflens collect: the schema could not be made on %s now (%s); "
 				"sessions are spooled until it can\n",
 			url, error->message);

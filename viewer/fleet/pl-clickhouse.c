@@ -22,6 +22,7 @@ struct _PlClickhouse {
 	char *user;
 	char *password;
 	CURL *curl;
+	struct curl_slist *headers;
 };
 
 static gboolean read_credentials(const char *path, char **user, char **password, GError **error)
@@ -110,7 +111,10 @@ PlClickhouse *pl_clickhouse_new(const char *url, const char *credentials_file, G
 	while (g_str_has_suffix(self->url, "/"))
 		self->url[strlen(self->url) - 1] = 0;
 	self->curl = curl_easy_init();
-	if (!self->curl) {
+	/* no "Expect: 100-continue" before a large INSERT's body: ClickHouse
+	 * takes it at once, the wait for its go-ahead is a round trip an insert */
+	self->headers = curl_slist_append(NULL, "Expect:");
+	if (!self->curl || !self->headers) {
 		pl_clickhouse_free(self);
 		g_set_error(error, PL_CLICKHOUSE_ERROR, PL_CLICKHOUSE_ERROR_UNREACHABLE,
 			    "libcurl could not start (out of memory?)");
@@ -125,6 +129,7 @@ void pl_clickhouse_free(PlClickhouse *self)
 		return;
 	if (self->curl)
 		curl_easy_cleanup(self->curl);
+	curl_slist_free_all(self->headers);
 	if (self->password) {
 		explicit_bzero(self->password, strlen(self->password));
 		g_free(self->password);
@@ -181,6 +186,7 @@ gboolean pl_clickhouse_run(PlClickhouse *self, const char *query, const void *da
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(query));
 	}
 	curl_easy_setopt(c, CURLOPT_URL, target);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, self->headers);
 	curl_easy_setopt(c, CURLOPT_USERNAME, self->user);
 	curl_easy_setopt(c, CURLOPT_PASSWORD, self->password);
 	curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);

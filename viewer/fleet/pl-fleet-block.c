@@ -1,11 +1,16 @@
-/* pl-fleet-block.c — see pl-fleet-block.h.  RowBinary is ClickHouse's
- * plain binary row format: integers little-endian, strings and arrays a
- * LEB128 length then the bytes or elements, DateTime a UInt32 of seconds. */
+/* pl-fleet-block.c — see pl-fleet-block.h.  Native is ClickHouse's
+ * columnar block format: the number of columns and of rows (LEB128), then
+ * each column's name, its type's name (strings) and its values, for
+ * numbers the rows' values little-endian one after the other.  RowBinary
+ * (the stacks, the session's row) is its plain row format: integers
+ * little-endian, strings and arrays a LEB128 length then the bytes or
+ * elements. */
 #include "pl-fleet-block.h"
 
 #include <string.h>
 
 #include "pl-fleet-rowbinary.h"
+#include "pl-fleet-schema.h"
 
 guint64 pl_fleet_stack_hash(const char *const *frames, guint n)
 {
@@ -30,11 +35,96 @@ void pl_fleet_block_free(PlFleetBlock *b)
 		return;
 	g_free(b->session);
 	g_free(b->event);
+	g_strfreev(b->labels);
 	if (b->samples)
 		g_byte_array_unref(b->samples);
 	if (b->stacks)
 		g_byte_array_unref(b->stacks);
 	g_free(b);
+}
+
+PlFleetBlock *pl_fleet_block_new(const char *session, guint32 number, const char *event,
+				 const char *const *labels)
+{
+	PlFleetBlock *b = g_new0(PlFleetBlock, 1);
+	b->session = g_strdup(session);
+	b->session_id = pl_fleet_session_id(session);
+	b->number = number;
+	b->event = g_strdup(event);
+	b->labels = labels ? g_strdupv((char **)labels) : g_new0(char *, 1);
+	b->samples = g_byte_array_new();
+	b->stacks = g_byte_array_new();
+	return b;
+}
+
+GByteArray *pl_fleet_block_session_row(const PlFleetBlock *b)
+{
+	GByteArray *row = g_byte_array_new();
+	guint n = g_strv_length(b->labels);
+	pl_rb_put_int(row, b->session_id, 8);
+	pl_rb_put_str(row, b->session);
+	pl_rb_put_str(row, b->event);
+	pl_rb_put_len(row, n);
+	for (guint i = 0; i < n; i++) {
+		const char *eq = strchr(b->labels[i], '=');
+		gsize len = eq ? (gsize)(eq - b->labels[i]) : strlen(b->labels[i]);
+		pl_rb_put_len(row, len);
+		g_byte_array_append(row, (const guint8 *)b->labels[i], (guint)len);
+	}
+	pl_rb_put_len(row, n);
+	for (guint i = 0; i < n; i++) {
+		const char *eq = strchr(b->labels[i], '=');
+		pl_rb_put_str(row, eq ? eq + 1 : "");
+	}
+	return row;
+}
+
+/* ─── the samples, as a Native block ─────────────────────────────────── */
+
+/* One sample's own columns (session and block are the block's). */
+typedef struct {
+	guint32 secs, ns, pid, tid;
+	guint64 stack, value;
+	guint16 cpu;
+} Row;
+
+/* The Native block of rows into b->samples: columns in the order of
+ * PL_FLEET_SAMPLE_COLUMNS, each column's values written in one pass. */
+static void encode_rows(PlFleetBlock *b, const GArray *rows)
+{
+	static const struct {
+		const char *name, *type;
+		guint size;
+	} cols[] = { { "time", "DateTime", 4 }, { "time_ns", "UInt32", 4 },
+		     { "session", "UInt64", 8 }, { "block", "UInt32", 4 },
+		     { "pid", "UInt32", 4 },	 { "tid", "UInt32", 4 },
+		     { "cpu", "UInt16", 2 },	 { "stack", "UInt64", 8 },
+		     { "value", "UInt64", 8 } };
+	const Row *r = (const Row *)rows->data;
+	guint n = rows->len;
+	GByteArray *out = b->samples;
+	g_byte_array_set_size(out, 0);
+	pl_rb_put_len(out, G_N_ELEMENTS(cols));
+	pl_rb_put_len(out, n);
+	for (guint c = 0; c < G_N_ELEMENTS(cols); c++) {
+		pl_rb_put_str(out, cols[c].name);
+		pl_rb_put_str(out, cols[c].type);
+		guint at = out->len;
+		g_byte_array_set_size(out, at + n * cols[c].size);
+		guint8 *p = out->data + at;
+		for (guint i = 0; i < n; i++, p += cols[c].size) {
+			guint64 v = c == 0 ? r[i].secs
+				  : c == 1 ? r[i].ns
+				  : c == 2 ? b->session_id
+				  : c == 3 ? b->number
+				  : c == 4 ? r[i].pid
+				  : c == 5 ? r[i].tid
+				  : c == 6 ? r[i].cpu
+				  : c == 7 ? r[i].stack
+					   : r[i].value;
+			pl_rb_le(p, v, cols[c].size);
+		}
+	}
 }
 
 typedef struct {
@@ -74,17 +164,6 @@ static guint64 stack_of(Stacks *st, guint32 stack, PlFleetBlock *b)
 	return h;
 }
 
-static PlFleetBlock *block_new(const char *session, guint32 number, const char *event)
-{
-	PlFleetBlock *b = g_new0(PlFleetBlock, 1);
-	b->session = g_strdup(session);
-	b->number = number;
-	b->event = g_strdup(event);
-	b->samples = g_byte_array_new();
-	b->stacks = g_byte_array_new();
-	return b;
-}
-
 /* The month holding secs, as [*start, *end) in seconds: a block stays in
  * one month, one partition. */
 static void month_of(gint64 secs, gint64 *start, gint64 *end)
@@ -114,24 +193,15 @@ GPtrArray *pl_fleet_blocks_from_profile(PlProfile *profile, const char *session,
 	if (!ev || !ev->name)
 		return blocks;
 	const char *event = ev->name;
-	g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) values = g_ptr_array_new_with_free_func(g_free);
-	for (guint i = 0; labels && labels[i]; i++) {
-		const char *eq = strchr(labels[i], '=');
-		g_ptr_array_add(keys, eq ? g_strndup(labels[i], (gsize)(eq - labels[i])) : g_strdup(labels[i]));
-		g_ptr_array_add(values, g_strdup(eq ? eq + 1 : ""));
-	}
 	Stacks st = { profile, g_hash_table_new(NULL, NULL),
 		      g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL) };
 	guint n = 0;
 	const PlSample *s = pl_profile_get_samples(profile, &n);
 	PlFleetBlock *b = NULL;
+	g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(Row));
 	/* the current block's month, looked up only when a sample leaves it
 	 * (not once per sample) */
 	gint64 month_start = 0, month_end = 0;
-	/* the columns every row of a block shares (session … labels), encoded
-	 * once per block: a row is then three appends, not a dozen */
-	g_autoptr(GByteArray) mid = g_byte_array_new();
 	guint32 last_tid = G_MAXUINT32, last_pid = 0;
 	for (guint i = 0; i < n; i++) {
 		if (pl_profile_get_stack_event(profile, s[i].stack) != main_event)
@@ -142,39 +212,26 @@ GPtrArray *pl_fleet_blocks_from_profile(PlProfile *profile, const char *session,
 		if (new_month)
 			month_of(secs, &month_start, &month_end);
 		if (!b || b->n_samples >= max_rows || new_month) {
-			b = block_new(session, first_block + blocks->len, event);
+			if (b)
+				encode_rows(b, rows);
+			g_array_set_size(rows, 0);
+			b = pl_fleet_block_new(session, first_block + blocks->len, event, labels);
 			g_ptr_array_add(blocks, b);
-			g_byte_array_set_size(mid, 0);
-			pl_rb_put_str(mid, session);
-			pl_rb_put_int(mid, b->number, 4);
-			pl_rb_put_str(mid, event);
-			pl_rb_put_len(mid, keys->len);
-			for (guint k = 0; k < keys->len; k++)
-				pl_rb_put_str(mid, keys->pdata[k]);
-			pl_rb_put_len(mid, values->len);
-			for (guint k = 0; k < values->len; k++)
-				pl_rb_put_str(mid, values->pdata[k]);
 		}
-		guint64 h = stack_of(&st, s[i].stack, b);
 		if (s[i].tid != last_tid) {
 			const PlThread *t = pl_profile_lookup_thread(profile, s[i].tid);
 			last_tid = s[i].tid;
 			last_pid = t ? t->pid : 0;
 		}
-		guint8 head[8], tail[26];
-		pl_rb_le(head, (guint32)secs, 4);
-		pl_rb_le(head + 4, (guint32)(wall % 1000000000), 4);
-		pl_rb_le(tail, last_pid, 4);
-		pl_rb_le(tail + 4, s[i].tid, 4);
-		pl_rb_le(tail + 8, 0, 2); /* the profile keeps no CPU per sample */
-		pl_rb_le(tail + 10, h, 8);
-		pl_rb_le(tail + 18, s[i].weight, 8);
-		g_byte_array_append(b->samples, head, sizeof head);
-		g_byte_array_append(b->samples, mid->data, mid->len);
-		g_byte_array_append(b->samples, tail, sizeof tail);
+		/* the profile keeps no CPU per sample */
+		Row r = { (guint32)secs, (guint32)(wall % 1000000000), last_pid, s[i].tid,
+			  stack_of(&st, s[i].stack, b), s[i].weight, 0 };
+		g_array_append_val(rows, r);
 		b->n_samples++;
 		b->value += s[i].weight;
 	}
+	if (b)
+		encode_rows(b, rows);
 	g_hash_table_destroy(st.by_address); /* its values are defined's keys */
 	g_hash_table_destroy(st.defined);
 	return blocks;

@@ -1,10 +1,13 @@
 /* pl-fleet-block.h — a session's samples cut into insert blocks for the
- * fleet store, encoded as ClickHouse RowBinary rows.
+ * fleet store (pl-fleet-schema.h).
  *
  * A block is the store's unit of insert and of retry: its rows go in one
- * INSERT, all in one month (one partition, so one part: ClickHouse writes
- * it whole or not at all), keyed by (session, block number).  It carries
- * the definitions of the stacks its samples are the first to use.
+ * INSERT, as one ClickHouse Native block (columns of numbers: ClickHouse
+ * copies them, it parses no rows), all in one month (one partition, so one
+ * part: ClickHouse writes it whole or not at all), keyed by (session,
+ * block number).  It carries what its session's row in perflens_sessions
+ * holds (name, event, labels) and the definitions of the stacks its
+ * samples are the first of the session to use.
  */
 #ifndef PL_FLEET_BLOCK_H
 #define PL_FLEET_BLOCK_H
@@ -17,21 +20,26 @@ G_BEGIN_DECLS
 
 typedef struct {
 	char *session;
+	guint64 session_id;  /* pl_fleet_session_id(session) */
 	guint32 number;
 	char *event;
-	GByteArray *samples; /* RowBinary rows of PL_FLEET_SAMPLE_COLUMNS */
+	char **labels;       /* "KEY=VALUE", NULL-terminated (never NULL) */
+	GByteArray *samples; /* a Native block of PL_FLEET_SAMPLE_COLUMNS */
 	guint64 n_samples;
 	guint64 value;       /* the sum of the rows' values */
 	GByteArray *stacks;  /* RowBinary rows of PL_FLEET_STACK_COLUMNS */
 	guint64 n_stacks;
 } PlFleetBlock;
 
-#define PL_FLEET_SAMPLE_COLUMNS \
-	"(time, time_ns, session, block, event, labels.key, labels.value, pid, tid, cpu, stack, value)"
-#define PL_FLEET_STACK_COLUMNS "(stack, frames)"
-
 void pl_fleet_block_free(PlFleetBlock *b);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlFleetBlock, pl_fleet_block_free)
+
+/* A block of no samples yet for session (its labels copied; NULL: none). */
+PlFleetBlock *pl_fleet_block_new(const char *session, guint32 number, const char *event,
+				 const char *const *labels);
+
+/* The block's session as a RowBinary row of PL_FLEET_SESSION_COLUMNS. */
+GByteArray *pl_fleet_block_session_row(const PlFleetBlock *b);
 
 /* The blocks of profile's samples of its main event (none when no sampled
  * event has a sample: switch samples alone are not stored), at most max_rows

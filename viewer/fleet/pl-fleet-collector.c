@@ -18,7 +18,7 @@
 #define HANDSHAKE_MS 5000     /* greeting + REPORT + AUTH, per peer */
 #define HANDSHAKE_THREADS 8
 #define FLUSH_PERIOD_S 5
-#define BLOCK_ROWS 500000     /* well under max_insert_block_size (1048576) */
+#define BLOCK_ROWS 500000     /* one Native block, one part: 23 MB of rows at most */
 
 struct _PlFleetCollector {
 	char *token;
@@ -30,7 +30,8 @@ struct _PlFleetCollector {
 	GSocketService *service;
 	GThreadPool *handshakes;
 	GThreadPool *writer; /* loads, symbolizes, cuts blocks */
-	GThreadPool *sender; /* puts blocks into the store */
+	GThreadPool *sender; /* puts blocks into the store: its tasks are tokens */
+	GAsyncQueue *ready;  /* StoreJob*: cut, for the sender, which takes all there are */
 	GList *agents; /* Agent* */
 	guint flush_timer;
 	gboolean stopping;
@@ -65,7 +66,11 @@ typedef struct {
 /* Sessions cut into blocks and not stored yet, at most: the writer waits
  * for the sender beyond that, so a slow ClickHouse holds a bounded number
  * of sessions' blocks in memory (the rest wait as files). */
-#define SENDER_BACKLOG 2
+#define SENDER_BACKLOG 4
+/* The samples of one insert at most: the sender puts the blocks of every
+ * session waiting in one batch, up to this (under ClickHouse's
+ * min_insert_block_size_rows, 1048576, which it may squash whole) */
+#define BATCH_ROWS 1000000
 
 /* A session's labels beside its file while it is not stored yet
  * (NAME.labels, one a line): a collector killed before storing it finds
@@ -173,19 +178,6 @@ static gboolean cut_session(PlFleetCollector *c, StoreJob *j, GError **error)
 	return TRUE;
 }
 
-/* The sender's part: the blocks into the store, in order. */
-static gboolean store_session(PlFleetCollector *c, StoreJob *j, guint64 *samples, GError **error)
-{
-	*samples = 0;
-	for (guint i = 0; i < j->blocks->len; i++) {
-		const PlFleetBlock *b = j->blocks->pdata[i];
-		if (!pl_fleet_store_put(c->store, b, error))
-			return FALSE;
-		*samples += b->n_samples;
-	}
-	return TRUE;
-}
-
 /* Loading a session (CPU) and storing the one before (ClickHouse's time)
  * overlap: the writer hands its blocks to the sender. */
 static void writer_run(gpointer data, gpointer user_data)
@@ -200,30 +192,16 @@ static void writer_run(gpointer data, gpointer user_data)
 	}
 	while (g_thread_pool_unprocessed(c->sender) >= SENDER_BACKLOG)
 		g_usleep(2000);
-	g_thread_pool_push(c->sender, j, NULL);
+	g_async_queue_push(c->ready, j);
+	g_thread_pool_push(c->sender, c, NULL);
 }
 
-static void sender_run(gpointer data, gpointer user_data)
+/* A session the sender is done with: counted, said, its file retired. */
+static void sent(PlFleetCollector *c, StoreJob *j, gboolean ok, const GError *error)
 {
-	StoreJob *j = data;
-	PlFleetCollector *c = user_data;
-	g_autoptr(GError) error = NULL;
-	if (!j->path) {
-		if (!pl_fleet_store_flush(c->store, &error) && error)
-			g_printerr("perflens collect: the spool could not be sent yet: %s\n",
-				   error->message);
-		store_job_free(j);
-		return;
-	}
-	if (j->failed) {
-		g_mutex_lock(&c->lock);
-		c->stats.sessions_failed++;
-		g_mutex_unlock(&c->lock);
-		store_job_free(j);
-		return;
-	}
 	guint64 samples = 0;
-	gboolean ok = store_session(c, j, &samples, &error);
+	for (guint i = 0; j->blocks && i < j->blocks->len; i++)
+		samples += ((const PlFleetBlock *)j->blocks->pdata[i])->n_samples;
 	g_mutex_lock(&c->lock);
 	if (ok) {
 		c->stats.sessions_stored++;
@@ -239,17 +217,80 @@ static void sender_run(gpointer data, gpointer user_data)
 		g_printerr("perflens collect: session %s stored: %" G_GUINT64_FORMAT
 			   " samples in %u blocks (%u in the spool)\n",
 			   j->session, samples, j->blocks->len, pl_fleet_store_get_n_spooled(c->store));
-	if (ok && !retire(c, j->path, &error))
-		g_printerr("perflens collect: session %s is stored, but %s\n", j->session,
-			   error->message);
-	store_job_free(j);
+	g_autoptr(GError) e = NULL;
+	if (ok && !retire(c, j->path, &e))
+		g_printerr("perflens collect: session %s is stored, but %s\n", j->session, e->message);
+}
+
+/* The sessions of jobs (StoreJob*) into the store in one batch; freed. */
+static void send_jobs(PlFleetCollector *c, GPtrArray *jobs)
+{
+	if (!jobs->len)
+		return;
+	g_autoptr(GPtrArray) blocks = g_ptr_array_new();
+	for (guint i = 0; i < jobs->len; i++) {
+		StoreJob *j = jobs->pdata[i];
+		for (guint k = 0; k < j->blocks->len; k++)
+			g_ptr_array_add(blocks, j->blocks->pdata[k]);
+	}
+	g_autoptr(GError) error = NULL;
+	/* refused: which session's block is not known, so none is said
+	 * stored (their files stay; stored blocks are found so next time) */
+	gboolean ok = pl_fleet_store_put_all(c->store, blocks, &error);
+	for (guint i = 0; i < jobs->len; i++) {
+		sent(c, jobs->pdata[i], ok, error);
+		store_job_free(jobs->pdata[i]);
+	}
+	g_ptr_array_set_size(jobs, 0);
+}
+
+/* Every session waiting goes in one batch (up to BATCH_ROWS samples): a
+ * ClickHouse part costs its files whatever its rows, so the slower the
+ * store, the larger its inserts. */
+static void sender_run(gpointer data, gpointer user_data)
+{
+	PlFleetCollector *c = user_data;
+	g_autoptr(GPtrArray) batch = g_ptr_array_new();
+	guint64 rows = 0;
+	StoreJob *j;
+	while ((j = g_async_queue_try_pop(c->ready))) {
+		if (!j->path) {
+			send_jobs(c, batch);
+			rows = 0;
+			g_autoptr(GError) error = NULL;
+			if (!pl_fleet_store_flush(c->store, &error) && error)
+				g_printerr("perflens collect: the spool could not be sent yet: %s\n",
+					   error->message);
+			store_job_free(j);
+			continue;
+		}
+		if (j->failed) {
+			g_mutex_lock(&c->lock);
+			c->stats.sessions_failed++;
+			g_mutex_unlock(&c->lock);
+			store_job_free(j);
+			continue;
+		}
+		guint64 n = 0;
+		for (guint i = 0; i < j->blocks->len; i++)
+			n += ((const PlFleetBlock *)j->blocks->pdata[i])->n_samples;
+		if (batch->len && rows + n > BATCH_ROWS) {
+			send_jobs(c, batch);
+			rows = 0;
+		}
+		g_ptr_array_add(batch, j);
+		rows += n;
+	}
+	send_jobs(c, batch);
 }
 
 static gboolean on_flush_timer(gpointer data)
 {
 	PlFleetCollector *c = data;
-	if (g_thread_pool_unprocessed(c->sender) == 0)
-		g_thread_pool_push(c->sender, g_new0(StoreJob, 1), NULL);
+	if (g_thread_pool_unprocessed(c->sender) == 0) {
+		g_async_queue_push(c->ready, g_new0(StoreJob, 1));
+		g_thread_pool_push(c->sender, c, NULL);
+	}
 	return G_SOURCE_CONTINUE;
 }
 
@@ -565,6 +606,7 @@ PlFleetCollector *pl_fleet_collector_new(const char *token, PlFleetStore *store,
 	c->ctx = g_main_context_ref_thread_default();
 	g_mutex_init(&c->lock);
 	c->handshakes = g_thread_pool_new(handshake_run, c, HANDSHAKE_THREADS, FALSE, NULL);
+	c->ready = g_async_queue_new();
 	c->sender = g_thread_pool_new(sender_run, c, 1, FALSE, NULL);
 	c->writer = g_thread_pool_new(writer_run, c, 1, FALSE, NULL);
 	c->flush_timer = g_timeout_add_seconds(FLUSH_PERIOD_S, on_flush_timer, c);
@@ -677,6 +719,8 @@ void pl_fleet_collector_free(PlFleetCollector *self)
 		g_source_remove(self->flush_timer);
 	g_clear_object(&self->service);
 	pl_fleet_store_free(self->store);
+	if (self->ready) /* emptied by the sender before shutdown returned */
+		g_async_queue_unref(self->ready);
 	pl_fleet_symcache_free(self->symbols);
 	pl_fleet_boards_free(self->boards);
 	g_main_context_unref(self->ctx);

@@ -79,18 +79,14 @@ typedef enum { RANK, SESSIONS, OPEN } Kind;
 
 typedef struct {
 	Kind kind;
-	char *url, *credentials, *where, *since, *event;
-	char *a, *b; /* function and by; by and value; session */
+	PlFleetAsk *ask; /* the page's form: against unused */
+	char *a, *b;     /* function and by; by and value; session */
 } Job;
 
 static void job_free(gpointer p)
 {
 	Job *j = p;
-	g_free(j->url);
-	g_free(j->credentials);
-	g_free(j->where);
-	g_free(j->since);
-	g_free(j->event);
+	pl_fleet_ask_free(j->ask);
 	g_free(j->a);
 	g_free(j->b);
 	g_free(j);
@@ -99,20 +95,18 @@ static void job_free(gpointer p)
 static void job_thread(GTask *task, gpointer src, gpointer data, GCancellable *c)
 {
 	const Job *j = data;
-	PlFleetAsk ask = { .url = j->url, .credentials = j->credentials, .where = j->where,
-			   .since = j->since, .event = j->event };
 	GError *error = NULL;
 	gpointer out = NULL;
 	GDestroyNotify free_out = (GDestroyNotify)g_ptr_array_unref;
 	switch (j->kind) {
 	case RANK:
-		out = pl_fleet_rank_run(&ask, j->a, j->b, &error);
+		out = pl_fleet_rank_run(j->ask, j->a, j->b, &error);
 		break;
 	case SESSIONS:
-		out = pl_fleet_sessions_run(&ask, j->a, j->b, &error);
+		out = pl_fleet_sessions_run(j->ask, j->a, j->b, &error);
 		break;
 	case OPEN:
-		out = pl_fleet_open_run(&ask, j->a, &error);
+		out = pl_fleet_open_run(j->ask, j->a, &error);
 		free_out = (GDestroyNotify)pl_profile_free;
 		break;
 	}
@@ -127,11 +121,7 @@ static void start(Kind kind, const PlFleetAsk *ask, const char *a, const char *b
 {
 	Job *j = g_new0(Job, 1);
 	j->kind = kind;
-	j->url = g_strdup(ask->url);
-	j->credentials = g_strdup(ask->credentials);
-	j->where = g_strdup(ask->where);
-	j->since = g_strdup(ask->since);
-	j->event = g_strdup(ask->event);
+	j->ask = pl_fleet_ask_dup(ask);
 	j->a = g_strdup(a);
 	j->b = g_strdup(b);
 	GTask *task = g_task_new(src, NULL, callback, user_data);

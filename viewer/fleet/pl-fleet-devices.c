@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pl-fleet-rowbinary.h"
+#include "pl-fleet-schema.h"
 
 static void share_free(gpointer p)
 {
@@ -45,8 +46,7 @@ const char *pl_fleet_label_value(char **labels, const char *key)
 
 char *pl_fleet_session_sql(const char *session)
 {
-	g_autofree char *q = pl_clickhouse_quote(session);
-	return g_strdup_printf("session = %s", q);
+	return g_strdup_printf("session = %" G_GUINT64_FORMAT, pl_fleet_session_id(session));
 }
 
 /* The condition "frame label f (an SQL expression) is function fn (a
@@ -75,12 +75,12 @@ static gint by_share(gconstpointer a, gconstpointer b)
 	return strcmp(x->value, y->value);
 }
 
-/* A label's value per row of source's table. */
-static char *label_sql(PlFleetSource source, const char *key)
+/* Each session's value of label key, as a table (session, d) to join. */
+static char *label_sql(const char *key)
 {
 	g_autofree char *k = pl_clickhouse_quote(key);
-	return g_strdup_printf(source == PL_FLEET_RAW ? "labels.value[indexOf(labels.key, %s)]"
-						      : "label_values[indexOf(label_keys, %s)]",
+	return g_strdup_printf("SELECT session, any(labels.value[indexOf(labels.key, %s)]) AS d "
+			       "FROM perflens_sessions GROUP BY session",
 			       k);
 }
 
@@ -109,16 +109,18 @@ GPtrArray *pl_fleet_query_shares(PlClickhouse *ch, PlFleetSource source, const c
 	g_autofree char *fn = pl_clickhouse_quote(function);
 	g_autofree char *any = match_sql("f", fn);
 	g_autofree char *leaf = match_sql("fr[1]", fn);
-	g_autofree char *label = label_sql(source, by);
-	/* per (device, session, stack) first, so that the stacks' frames are
-	 * matched once per stack, not once per sample */
+	g_autofree char *label = label_sql(by);
+	/* per (session, stack) first, so that the stacks' frames are matched
+	 * once per stack and the session's label once per session, not once
+	 * per sample */
 	g_autofree char *q = g_strdup_printf(
 		"SELECT d, toUInt64(sum(c)), toUInt64(sumIf(c, is_self)), toUInt64(sumIf(c, is_any)), "
-		"toUInt64(uniqExact(session)) FROM (SELECT %s AS d, session, stack, %s AS c FROM %s "
-		"WHERE %s GROUP BY d, session, stack) ANY LEFT JOIN (SELECT stack, "
-		"arrayExists(f -> %s, fr) AS is_any, %s AS is_self FROM (SELECT stack, any(frames) "
-		"AS fr FROM perflens_stacks GROUP BY stack)) USING stack GROUP BY d FORMAT RowBinary",
-		label, count_of(source), table_of(source), where_sql, any, leaf);
+		"toUInt64(uniqExact(session)) FROM (SELECT session, stack, c, d FROM (SELECT session, "
+		"stack, %s AS c FROM %s WHERE %s GROUP BY session, stack) ANY LEFT JOIN (%s) USING "
+		"session) ANY LEFT JOIN (SELECT stack, arrayExists(f -> %s, fr) AS is_any, %s AS "
+		"is_self FROM (SELECT stack, any(frames) AS fr FROM perflens_stacks GROUP BY stack)) "
+		"USING stack GROUP BY d FORMAT RowBinary",
+		count_of(source), table_of(source), where_sql, label, any, leaf);
 	g_autoptr(GByteArray) out = NULL;
 	if (!pl_clickhouse_run(ch, q, NULL, 0, &out, error))
 		return NULL;
@@ -173,14 +175,15 @@ static char **take_strings(PlRbCursor *c)
 GPtrArray *pl_fleet_query_sessions(PlClickhouse *ch, PlFleetSource source, const char *where_sql,
 				   GError **error)
 {
-	gboolean raw = source == PL_FLEET_RAW;
+	const char *t = source == PL_FLEET_RAW ? "time" : "minute";
+	/* the name and labels joined once per session */
 	g_autofree char *q = g_strdup_printf(
-		"SELECT session, any(%s), any(%s), toUInt64(%s), toUInt32(min(%s)) AS t0, "
-		"toUInt32(max(%s)) FROM %s WHERE %s GROUP BY session ORDER BY t0, session "
-		"FORMAT RowBinary",
-		raw ? "labels.key" : "label_keys", raw ? "labels.value" : "label_values",
-		count_of(source), raw ? "time" : "minute", raw ? "time" : "minute", table_of(source),
-		where_sql);
+		"SELECT name, lk, lv, c, t0, t1 FROM (SELECT session, toUInt64(%s) AS c, "
+		"toUInt32(min(%s)) AS t0, toUInt32(max(%s)) AS t1 FROM %s WHERE %s GROUP BY session) "
+		"ANY LEFT JOIN (SELECT session, any(name) AS name, any(labels.key) AS lk, "
+		"any(labels.value) AS lv FROM perflens_sessions GROUP BY session) USING session "
+		"ORDER BY t0, name FORMAT RowBinary",
+		count_of(source), t, t, table_of(source), where_sql);
 	g_autoptr(GByteArray) out = NULL;
 	if (!pl_clickhouse_run(ch, q, NULL, 0, &out, error))
 		return NULL;

@@ -14,6 +14,32 @@ void pl_fleet_answer_free(PlFleetAnswer *answer)
 	g_free(answer);
 }
 
+PlFleetAsk *pl_fleet_ask_dup(const PlFleetAsk *ask)
+{
+	PlFleetAsk *a = g_new0(PlFleetAsk, 1);
+	a->url = g_strdup(ask->url);
+	a->credentials = g_strdup(ask->credentials);
+	a->where = g_strdup(ask->where);
+	a->against = g_strdup(ask->against);
+	a->since = g_strdup(ask->since);
+	a->event = g_strdup(ask->event);
+	return a;
+}
+
+void pl_fleet_ask_free(PlFleetAsk *ask)
+{
+	if (!ask)
+		return;
+	/* the strings are the copy's own (pl_fleet_ask_dup) */
+	g_free((char *)ask->url);
+	g_free((char *)ask->credentials);
+	g_free((char *)ask->where);
+	g_free((char *)ask->against);
+	g_free((char *)ask->since);
+	g_free((char *)ask->event);
+	g_free(ask);
+}
+
 PlFleetSource pl_fleet_source_auto(guint64 since_s)
 {
 	return !since_s || since_s >= PL_FLEET_ROLLUP_FROM_S ? PL_FLEET_MINUTES : PL_FLEET_RAW;
@@ -143,28 +169,10 @@ PlFleetAnswer *pl_fleet_job_run(const PlFleetAsk *ask, GError **error)
 	return g_steal_pointer(&ans);
 }
 
-typedef struct {
-	char *url, *credentials, *where, *against, *since, *event;
-} Job;
-
-static void job_free(gpointer p)
-{
-	Job *j = p;
-	g_free(j->url);
-	g_free(j->credentials);
-	g_free(j->where);
-	g_free(j->against);
-	g_free(j->since);
-	g_free(j->event);
-	g_free(j);
-}
-
 static void job_thread(GTask *task, gpointer src, gpointer data, GCancellable *c)
 {
-	const Job *j = data;
-	PlFleetAsk ask = { j->url, j->credentials, j->where, j->against, j->since, j->event };
 	GError *error = NULL;
-	PlFleetAnswer *ans = pl_fleet_job_run(&ask, &error);
+	PlFleetAnswer *ans = pl_fleet_job_run(data, &error);
 	if (ans)
 		g_task_return_pointer(task, ans, (GDestroyNotify)pl_fleet_answer_free);
 	else
@@ -174,15 +182,8 @@ static void job_thread(GTask *task, gpointer src, gpointer data, GCancellable *c
 void pl_fleet_job_async(const PlFleetAsk *ask, gpointer source_object,
 			GAsyncReadyCallback callback, gpointer user_data)
 {
-	Job *j = g_new0(Job, 1);
-	j->url = g_strdup(ask->url);
-	j->credentials = g_strdup(ask->credentials);
-	j->where = g_strdup(ask->where);
-	j->against = g_strdup(ask->against);
-	j->since = g_strdup(ask->since);
-	j->event = g_strdup(ask->event);
 	GTask *task = g_task_new(source_object, NULL, callback, user_data);
-	g_task_set_task_data(task, j, job_free);
+	g_task_set_task_data(task, pl_fleet_ask_dup(ask), (GDestroyNotify)pl_fleet_ask_free);
 	g_task_run_in_thread(task, job_thread);
 	g_object_unref(task);
 }

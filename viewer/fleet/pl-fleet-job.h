@@ -30,6 +30,11 @@ typedef struct {
 	const char *event;	 /* NULL or "": any */
 } PlFleetAsk;
 
+/* An owned copy of ask (every string duplicated), for a worker thread;
+ * freed with pl_fleet_ask_free. */
+PlFleetAsk *pl_fleet_ask_dup(const PlFleetAsk *ask);
+void pl_fleet_ask_free(PlFleetAsk *ask);
+
 /* The answer: each side's profile (b NULL without a comparison) and its
  * samples, where they were counted from, and the labels to pick from. */
 typedef struct {

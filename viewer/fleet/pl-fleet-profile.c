@@ -7,6 +7,7 @@
 
 #include "msg.h"
 #include "pl-fleet-rowbinary.h"
+#include "pl-fleet-schema.h"
 #include "pl-sym-embed.h"
 
 #define PID 1
@@ -210,8 +211,8 @@ static GHashTable *session_stacks(PlClickhouse *ch, const char *session_sql, GEr
 PlProfile *pl_fleet_session_profile(PlClickhouse *ch, const char *session, guint64 max_samples,
 				    GError **error)
 {
-	g_autofree char *quoted = pl_clickhouse_quote(session);
-	g_autofree char *cond = g_strdup_printf("session = %s", quoted);
+	guint64 id = pl_fleet_session_id(session);
+	g_autofree char *cond = g_strdup_printf("session = %" G_GUINT64_FORMAT, id);
 	g_autofree char *count_q = g_strdup_printf(
 		"SELECT count() FROM perflens_samples WHERE %s", cond);
 	g_autofree char *count = pl_clickhouse_query_value(ch, count_q, error);
@@ -236,9 +237,19 @@ PlProfile *pl_fleet_session_profile(PlClickhouse *ch, const char *session, guint
 	g_autoptr(GHashTable) stacks = session_stacks(ch, cond, error);
 	if (!stacks)
 		return NULL;
+	/* the event is the session's (RowBinary: its name as the agent gave it) */
+	g_autofree char *event_q = g_strdup_printf(
+		"SELECT any(event) FROM perflens_sessions WHERE %s FORMAT RowBinary", cond);
+	g_autoptr(GByteArray) event_out = NULL;
+	if (!pl_clickhouse_run(ch, event_q, NULL, 0, &event_out, error))
+		return NULL;
+	PlRbCursor ec = { event_out->data, event_out->data + event_out->len, FALSE };
+	gsize elen = 0;
+	const char *ev = pl_rb_str(&ec, &elen);
+	g_autofree char *event = g_strndup(ev ? ev : "", ev ? elen : 0);
 	/* in time order, as a recording is ingested */
 	g_autofree char *q = g_strdup_printf(
-		"SELECT time, time_ns, pid, tid, cpu, stack, value, event FROM perflens_samples "
+		"SELECT time, time_ns, pid, tid, cpu, stack, value FROM perflens_samples "
 		"WHERE %s ORDER BY time, time_ns, tid FORMAT RowBinary",
 		cond);
 	g_autoptr(GByteArray) out = NULL;
@@ -252,13 +263,10 @@ PlProfile *pl_fleet_session_profile(PlClickhouse *ch, const char *session, guint
 		guint32 pid = (guint32)pl_rb_int(&c, 4), tid = (guint32)pl_rb_int(&c, 4);
 		guint32 cpu = (guint32)pl_rb_int(&c, 2);
 		guint64 stack = pl_rb_int(&c, 8), value = pl_rb_int(&c, 8);
-		gsize elen = 0;
-		const char *ev = pl_rb_str(&c, &elen);
 		if (c.bad)
 			break;
 		if (!started) {
-			g_autofree char *event = g_strndup(ev, elen);
-			builder_init(&b, event, session);
+			builder_init(&b, *event ? event : NULL, session);
 			started = TRUE;
 		}
 		builder_add(&b, pid, tid, cpu, secs * 1000000000ull + ns, value,

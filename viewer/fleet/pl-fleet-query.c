@@ -111,24 +111,29 @@ gboolean pl_fleet_since_parse(const char *text, guint64 *out, GError **error)
 char *pl_fleet_where_sql(PlFleetSource source, const GPtrArray *where, guint64 since_s,
 			 const char *event)
 {
-	gboolean raw = source == PL_FLEET_RAW;
 	GString *s = g_string_new("1");
-	for (guint i = 0; where && i < where->len; i++) {
-		const PlFleetMatch *m = where->pdata[i];
-		g_autofree char *k = pl_clickhouse_quote(m->key);
-		g_autofree char *v = pl_clickhouse_quote(m->value);
-		g_string_append_printf(s, raw ? " AND labels.value[indexOf(labels.key, %s)] %s %s"
-					      : " AND label_values[indexOf(label_keys, %s)] %s %s",
-				       k, m->negate ? "!=" : "=", v);
+	/* labels and the event are the sessions': the samples of the sessions
+	 * that match, by id (GLOBAL: sharded, the sessions are asked once,
+	 * not by every shard of every shard) */
+	if ((where && where->len) || event) {
+		g_string_append(s, " AND session GLOBAL IN (SELECT session FROM perflens_sessions WHERE 1");
+		for (guint i = 0; where && i < where->len; i++) {
+			const PlFleetMatch *m = where->pdata[i];
+			g_autofree char *k = pl_clickhouse_quote(m->key);
+			g_autofree char *v = pl_clickhouse_quote(m->value);
+			g_string_append_printf(s, " AND labels.value[indexOf(labels.key, %s)] %s %s", k,
+					       m->negate ? "!=" : "=", v);
+		}
+		if (event) {
+			g_autofree char *e = pl_clickhouse_quote(event);
+			g_string_append_printf(s, " AND event = %s", e);
+		}
+		g_string_append(s, ")");
 	}
 	/* from the start of a minute: what the rollup can answer */
 	if (since_s)
 		g_string_append_printf(s, " AND %s >= toStartOfMinute(now() - %" G_GUINT64_FORMAT ")",
-				       raw ? "time" : "minute", since_s);
-	if (event) {
-		g_autofree char *e = pl_clickhouse_quote(event);
-		g_string_append_printf(s, " AND event = %s", e);
-	}
+				       source == PL_FLEET_RAW ? "time" : "minute", since_s);
 	return g_string_free(s, FALSE);
 }
 
@@ -175,10 +180,12 @@ GPtrArray *pl_fleet_query_stacks(PlClickhouse *ch, PlFleetSource source, const c
 
 char **pl_fleet_query_labels(PlClickhouse *ch, guint max, GError **error)
 {
-	/* the rollup: far fewer rows than the samples, the same labels */
+	/* of the sessions with samples (in the rollup: far fewer rows than
+	 * the samples, the same sessions) */
 	g_autofree char *q = g_strdup_printf(
-		"SELECT DISTINCT concat(k, '=', v) AS l FROM perflens_minutes ARRAY JOIN "
-		"label_keys AS k, label_values AS v ORDER BY l LIMIT %u FORMAT TabSeparated",
+		"SELECT DISTINCT concat(k, '=', v) AS l FROM perflens_sessions ARRAY JOIN "
+		"labels.key AS k, labels.value AS v WHERE session GLOBAL IN (SELECT DISTINCT session "
+		"FROM perflens_minutes) ORDER BY l LIMIT %u FORMAT TabSeparated",
 		max);
 	g_autoptr(GByteArray) out = NULL;
 	if (!pl_clickhouse_run(ch, q, NULL, 0, &out, error))

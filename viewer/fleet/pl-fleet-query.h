@@ -37,7 +37,7 @@ gboolean pl_fleet_since_parse(const char *text, guint64 *out, GError **error);
 
 /* Where the samples are counted from: every sample (perflens_samples), or
  * the per-minute rollup (perflens_minutes: a materialized view summing
- * them per minute, session, event and stack as they are inserted), which
+ * them per minute, session and stack as they are inserted), which
  * a long range reads instead of every sample.  Both give the same
  * answers: --since counts from the start of the minute it falls in, in
  * both. */
@@ -50,7 +50,9 @@ typedef enum {
 #define PL_FLEET_ROLLUP_FROM_S (6 * 3600)
 
 /* The SQL condition on source's table for where (may be NULL), the last
- * since_s seconds (0: all time) and event (NULL: any). */
+ * since_s seconds (0: all time) and event (NULL: any): the labels and the
+ * event select sessions in perflens_sessions, the rows are those of their
+ * ids. */
 char *pl_fleet_where_sql(PlFleetSource source, const GPtrArray *where, guint64 since_s,
 			 const char *event);
 

@@ -5,9 +5,14 @@
  * already stored: a block ClickHouse took just before the connection broke,
  * a spooled block replayed after a restart, or one a reconnecting agent sends
  * again is never counted twice.  That holds because a block is written as
- * one part (one month, under max_insert_block_size rows; sharded: one shard,
- * by session, inserted synchronously), so it is stored whole or not at all,
+ * one part (one month, one Native block; sharded: one shard, by session,
+ * inserted synchronously), so it is stored whole or not at all,
  * and because one store writes a session (the collector that holds it).
+ *
+ * A block's session row (name, event, labels: perflens_sessions) goes in
+ * before its first block's samples (or when its first block is found
+ * stored), once per store and session: a restarted collector writes it
+ * again, which readers do not see (they group by session).
  *
  * When ClickHouse cannot take a block (down, busy, a shard missing) the
  * block goes to the spool, a directory of files (0600: they hold stacks),
@@ -49,6 +54,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlFleetStore, pl_fleet_store_free)
  * schema error, the credentials: b is spooled all the same, for a replay
  * once that is mended) or the spool cannot be written. */
 gboolean pl_fleet_store_put(PlFleetStore *self, const PlFleetBlock *b, GError **error);
+
+/* Stores blocks as pl_fleet_store_put does each, in one batch (one
+ * statement each for their sessions' rows, their stacks and their
+ * samples) when none of them is stored yet: fewer, larger parts.  A batch
+ * ClickHouse could not take is spooled block by block, and each is
+ * checked on its own when sent again.  Keep a batch under a million
+ * samples (min_insert_block_size_rows: ClickHouse may squash it whole).
+ * FALSE with error as put. */
+gboolean pl_fleet_store_put_all(PlFleetStore *self, GPtrArray *blocks, GError **error);
 
 /* Sends the spool's blocks, oldest first, until one cannot go yet.  TRUE
  * when the spool is empty afterwards. */

@@ -127,7 +127,7 @@ main_count() { # FILE → "EVENT COUNT" of its main event, as the report heads i
 c=collect_counts_equal
 summary=$(grep 'blocks inserted' "$TMP/collect.log")
 spooled=$(echo "$summary" | sed -n 's/.*inserted, \([0-9]*\) spooled.*/\1/p')
-stored=$(sql "SELECT session, event, count() FROM perflens_samples GROUP BY session, event ORDER BY session FORMAT TabSeparated")
+stored=$(sql "SELECT name, event, c FROM (SELECT session, count() AS c FROM perflens_samples GROUP BY session) ANY LEFT JOIN (SELECT session, any(name) AS name, any(event) AS event FROM perflens_sessions GROUP BY session) USING session ORDER BY name FORMAT TabSeparated")
 nfiles=$(ls "$TMP"/keep/*.plens 2>/dev/null | wc -l)
 bad=""
 for f in "$TMP"/keep/*.plens; do
@@ -231,7 +231,7 @@ c=unauthenticated_refused
 # refusals of both collectors (the first was killed: no closing line)
 refused=$(cat "$TMP/collect1.log" "$TMP/collect.log" | grep -c 'refused 127.0.0.1')
 agents=$(sed -n 's/.*: \([0-9]*\) agents, .*/\1/p' "$TMP/collect.log")
-rogue=$(sql "SELECT count() FROM perflens_samples WHERE labels.value[indexOf(labels.key, 'fw')] = 'rogue'")
+rogue=$(sql "SELECT count() FROM perflens_samples WHERE session IN (SELECT session FROM perflens_sessions WHERE labels.value[indexOf(labels.key, 'fw')] = 'rogue')")
 if [ "$agents" != "$NAGENTS" ]; then
 	fail $c "the collector accepted '$agents' agents, not the $NAGENTS with the token: $(grep -E 'reports|refused' "$TMP/collect.log" | head -8 | tr '\n' '|')"
 elif [ -z "$refused" ] || [ "$refused" -lt 3 ]; then
@@ -306,7 +306,7 @@ else
 		"$PERFLENS" fleet schema --clickhouse "$u" --clickhouse-credentials "$CRED2" \
 			--cluster "$CLUSTER" 2>"$TMP/schema.err" || bad="fleet schema on $u: $(head -c 300 "$TMP/schema.err")"
 	done
-	for t in perflens_samples perflens_stacks; do
+	for t in perflens_sessions perflens_samples perflens_stacks; do
 		[ -n "$bad" ] && break
 		curl -sS --fail -u "$(cat "$CRED")" --data-binary "SELECT * FROM $t FORMAT Native" "$URL/" >"$TMP/$t.native" &&
 			curl -sS --fail -u "$(cat "$CRED2")" --data-binary @"$TMP/$t.native" \
@@ -373,7 +373,7 @@ away_counts() { # FW → "RECORDED DROPPED DROPPED_SESSIONS UNSENT STORED"
 	grep 'held: .* samples recorded' "$TMP/$1.log" | tail -1 |
 		sed -n 's/.*held: \([0-9]*\) samples recorded, \([0-9]*\) dropped in \([0-9]*\) sessions, \([0-9]*\) unsent.*/\1 \2 \3 \4/p' |
 		tr '\n' ' '
-	sql "SELECT count() FROM perflens_samples WHERE labels.value[indexOf(labels.key, 'fw')] = '$1'"
+	sql "SELECT count() FROM perflens_samples WHERE session IN (SELECT session FROM perflens_sessions WHERE labels.value[indexOf(labels.key, 'fw')] = '$1')"
 }
 read -r rec dropped dsess unsent stored <<<"$(away_counts away-held)"
 c=collect_away_held

@@ -74,7 +74,7 @@ for f in "$TMP"/keep/*.plens; do
 	"$PERFLENS" export --format collapsed -o "$f.collapsed" "$f" 2>"$f.err" ||
 		pl_fail_all "perflens export $f failed: $(head -c 200 "$f.err")"
 done
-sql "SELECT DISTINCT session, labels.value[indexOf(labels.key, 'device')], labels.value[indexOf(labels.key, 'board')] FROM perflens_samples ORDER BY session FORMAT TabSeparated" >"$TMP/devices" ||
+sql "SELECT DISTINCT name, labels.value[indexOf(labels.key, 'device')], labels.value[indexOf(labels.key, 'board')] FROM perflens_sessions WHERE session IN (SELECT session FROM perflens_samples) ORDER BY name FORMAT TabSeparated" >"$TMP/devices" ||
 	pl_fail_all "ClickHouse did not say which session is which device's"
 
 oracle() { # KEY (device|board): the rank's rows as the files say, sorted as rank sorts
@@ -182,7 +182,7 @@ if [ -n "$bad" ]; then fail $c "$bad"; else ok $c; fi
 # ─── session_opened ───────────────────────────────────────────────────
 c=session_opened
 s=$(awk -F'\t' '$2 == "d2" { print $1 }' "$TMP/devices" | head -1)
-stored=$(sql "SELECT count() FROM perflens_samples WHERE session = '$s'")
+stored=$(sql "SELECT count() FROM perflens_samples WHERE session IN (SELECT session FROM perflens_sessions WHERE name = '$s')")
 if [ -z "$s" ]; then
 	fail $c "device d2 has no stored session"
 elif ! fleet report --session "$s" --top 0 >"$TMP/opened" 2>&1; then

@@ -29,6 +29,15 @@
  *       session: the same sessions give the same per-function counts asked
  *       through either server as through the single one, and both shards
  *       hold some of them.
+ *   fleet_batch_not_doubled     two sessions' blocks put in one batch, as
+ *       the collector puts the sessions waiting, after all but the last
+ *       were (a retry): the last inserted, the rest found stored; each
+ *       session's count its profile's, the rollup the same; put again by a
+ *       new store: all found stored, none inserted.
+ *   fleet_old_store_refused     (last: it drops the single server's tables)
+ *       the samples table of the earlier schema (labels in every row): the
+ *       schema is refused with what to do, no table made; a block the
+ *       earlier collector spooled is refused by flush(), named, and kept.
  */
 #include <signal.h>
 #include <sys/stat.h>
@@ -417,12 +426,17 @@ static void check_sessions(PlClickhouse *ch)
 	PL_CHECKF(na == a->report_samples && nb == b->report_samples,
 		  "the profiles' %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " samples, the reports' %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT,
 		  na, nb, a->report_samples, b->report_samples);
-	PL_CHECK(count_of(ch, "SELECT count() FROM perflens_samples WHERE session = 'bzip2-A'") == na);
-	PL_CHECK(count_of(ch, "SELECT count() FROM perflens_samples WHERE session = 'bzip2-B'") == na);
-	PL_CHECK(count_of(ch, "SELECT count() FROM perflens_samples WHERE session = 'burn-C'") == nb);
-	g_autoptr(GHashTable) sa = store_leaves(ch, "session = 'bzip2-A'");
+	PL_CHECK(count_of(ch, "SELECT count() FROM perflens_samples WHERE "
+				 "session GLOBAL IN (SELECT session FROM perflens_sessions WHERE name = 'bzip2-A')") == na);
+	PL_CHECK(count_of(ch, "SELECT count() FROM perflens_samples WHERE "
+				 "session GLOBAL IN (SELECT session FROM perflens_sessions WHERE name = 'bzip2-B')") == na);
+	PL_CHECK(count_of(ch, "SELECT count() FROM perflens_samples WHERE "
+				 "session GLOBAL IN (SELECT session FROM perflens_sessions WHERE name = 'burn-C')") == nb);
+	g_autoptr(GHashTable) sa = store_leaves(
+		ch, "session GLOBAL IN (SELECT session FROM perflens_sessions WHERE name = 'bzip2-A')");
 	check_same(la, sa, "bzip2-A");
-	g_autoptr(GHashTable) sc = store_leaves(ch, "session = 'burn-C'");
+	g_autoptr(GHashTable) sc = store_leaves(
+		ch, "session GLOBAL IN (SELECT session FROM perflens_sessions WHERE name = 'burn-C')");
 	check_same(lb, sc, "burn-C");
 	/* every row the report prints, from another process's reading */
 	GHashTableIter it;
@@ -435,7 +449,8 @@ static void check_sessions(PlClickhouse *ch)
 	PL_CHECKF(g_hash_table_size(a->report_rows) >= 3, "the bzip2 report has %u functions with samples",
 		  g_hash_table_size(a->report_rows));
 	guint64 fw231 = count_of(ch, "SELECT count() FROM perflens_samples WHERE "
-				     "labels.value[indexOf(labels.key, 'fw')] = '2.3.1'");
+				     "session GLOBAL IN (SELECT session FROM perflens_sessions WHERE "
+				     "labels.value[indexOf(labels.key, 'fw')] = '2.3.1')");
 	PL_CHECKF(fw231 == na + nb, "fw=2.3.1: %" G_GUINT64_FORMAT " samples, want %" G_GUINT64_FORMAT, fw231, na + nb);
 	guint64 minutes = count_of(ch, "SELECT sum(samples) FROM perflens_minutes");
 	PL_CHECKF(minutes == 2 * na + nb, "the minutes rollup sums %" G_GUINT64_FORMAT ", want %" G_GUINT64_FORMAT,
@@ -520,7 +535,7 @@ static void test_outage_spools_then_flushes(void)
 	PlFleetBlock *last = blocks->pdata[blocks->len - 1];
 	PL_CHECK(pl_clickhouse_run(ch, "INSERT INTO perflens_stacks " PL_FLEET_STACK_COLUMNS " FORMAT RowBinary",
 				   last->stacks->data, last->stacks->len, NULL, NULL));
-	PL_CHECK(pl_clickhouse_run(ch, "INSERT INTO perflens_samples " PL_FLEET_SAMPLE_COLUMNS " FORMAT RowBinary",
+	PL_CHECK(pl_clickhouse_run(ch, PL_FLEET_SAMPLES_INSERT,
 				   last->samples->data, last->samples->len, NULL, NULL));
 	/* a restarted collector takes the spool over */
 	g_autoptr(PlFleetStore) again = pl_fleet_store_new(ch, spool, 64u << 20, &error);
@@ -531,7 +546,8 @@ static void test_outage_spools_then_flushes(void)
 	PL_CHECKF(ss->blocks_already_stored == 1 && ss->blocks_inserted == blocks->len - 2,
 		  "%" G_GUINT64_FORMAT " found stored, %" G_GUINT64_FORMAT " inserted", ss->blocks_already_stored,
 		  ss->blocks_inserted);
-	guint64 stored = count_of(ch, "SELECT count() FROM perflens_samples WHERE session = 'burn-outage'");
+	guint64 stored = count_of(ch, "SELECT count() FROM perflens_samples WHERE "
+				 "session GLOBAL IN (SELECT session FROM perflens_sessions WHERE name = 'burn-outage')");
 	PL_CHECKF(stored == samples_in(blocks), "%" G_GUINT64_FORMAT " stored of %" G_GUINT64_FORMAT, stored,
 		  samples_in(blocks));
 }
@@ -554,7 +570,8 @@ static void test_spool_bounded(void)
 		  "%" G_GUINT64_FORMAT " dropped, %u spooled", ss->blocks_dropped, pl_fleet_store_get_n_spooled(st));
 	PL_CHECKF(server_cmd("restart", s->dir, "1", &why), "%s", why);
 	PL_CHECKF(pl_fleet_store_flush(st, &error), "%s", error ? error->message : "?");
-	guint64 stored = count_of(ch, "SELECT count() FROM perflens_samples WHERE session = 'burn-bounded'");
+	guint64 stored = count_of(ch, "SELECT count() FROM perflens_samples WHERE "
+				 "session GLOBAL IN (SELECT session FROM perflens_sessions WHERE name = 'burn-bounded')");
 	PL_CHECKF(stored + ss->samples_dropped == samples_in(blocks),
 		  "%" G_GUINT64_FORMAT " stored + %" G_GUINT64_FORMAT " dropped != %" G_GUINT64_FORMAT " put", stored,
 		  ss->samples_dropped, samples_in(blocks));
@@ -577,7 +594,8 @@ static void test_sharded_equals_single(void)
 	check_sessions(ch2);
 	g_autoptr(PlClickhouse) single_ch = connect_to(one, 0);
 	fill(single_ch, "spool-single", &ss, &n);
-	const char *where = "session IN ('bzip2-A', 'bzip2-B', 'burn-C')";
+	const char *where = "session GLOBAL IN (SELECT session FROM perflens_sessions WHERE name IN "
+			    "('bzip2-A', 'bzip2-B', 'burn-C'))";
 	g_autoptr(GHashTable) want = store_leaves(single_ch, where);
 	g_autoptr(GHashTable) got1 = store_leaves(ch1, where);
 	g_autoptr(GHashTable) got2 = store_leaves(ch2, where);
@@ -586,6 +604,102 @@ static void test_sharded_equals_single(void)
 	guint64 l1 = count_of(ch1, "SELECT count() FROM perflens_samples_local");
 	guint64 l2 = count_of(ch2, "SELECT count() FROM perflens_samples_local");
 	PL_CHECKF(l1 > 0 && l2 > 0, "shard rows %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT ": not sharded", l1, l2);
+}
+
+/* Two sessions' blocks in batches (pl_fleet_store_put_all, as the
+ * collector puts every session waiting): all inserted, then all found
+ * stored by a second store; each session's count is its profile's.  A
+ * batch of which some blocks are stored (a retry) goes block by block,
+ * exactly once. */
+static void test_batch_not_doubled(void)
+{
+	Servers *s = need_servers(&single, 1);
+	g_autoptr(PlClickhouse) ch = connect_to(s, 0);
+	Recording *a = need_recording(&rec_bzip2, "bzip2.plens");
+	Recording *b = need_recording(&rec_burn, "burn.plens");
+	g_autoptr(GError) error = NULL;
+	PL_CHECKF(pl_fleet_schema_apply(ch, NULL, &error), "%s", error ? error->message : "?");
+	g_autoptr(GPtrArray) ba = blocks_of(a, "batch-A", "fw=2.5.0", 500, 0);
+	g_autoptr(GPtrArray) bb = blocks_of(b, "batch-B", "fw=2.5.0", 500, 0);
+	g_autoptr(GPtrArray) all = g_ptr_array_new();
+	for (guint i = 0; i < ba->len; i++)
+		g_ptr_array_add(all, ba->pdata[i]);
+	for (guint i = 0; i < bb->len; i++)
+		g_ptr_array_add(all, bb->pdata[i]);
+	PL_CHECKF(all->len >= 3, "only %u blocks", all->len);
+	/* all but the last stored first: the whole batch put again is a
+	 * retry, sent block by block */
+	g_autoptr(GPtrArray) head = g_ptr_array_new();
+	for (guint i = 0; i + 1 < all->len; i++)
+		g_ptr_array_add(head, all->pdata[i]);
+	for (int round = 0; round < 2; round++) {
+		g_autofree char *name = g_strdup_printf("spool-batch-%d", round);
+		g_autofree char *spool = vt_tmp(name);
+		g_autoptr(PlFleetStore) st = pl_fleet_store_new(ch, spool, 64u << 20, &error);
+		PL_CHECK(st);
+		if (round == 0)
+			PL_CHECKF(pl_fleet_store_put_all(st, head, &error), "%s", error ? error->message : "?");
+		PL_CHECKF(pl_fleet_store_put_all(st, all, &error), "%s", error ? error->message : "?");
+		const PlFleetStoreStats *ss = pl_fleet_store_get_stats(st);
+		guint want_stored = round == 0 ? head->len : all->len;
+		PL_CHECKF(ss->blocks_already_stored == want_stored && !ss->blocks_spooled &&
+				  ss->blocks_inserted == (round == 0 ? all->len : 0),
+			  "round %d: %" G_GUINT64_FORMAT " inserted, %" G_GUINT64_FORMAT
+			  " found stored, %" G_GUINT64_FORMAT " spooled, of %u",
+			  round, ss->blocks_inserted, ss->blocks_already_stored, ss->blocks_spooled, all->len);
+	}
+	PL_CHECK(count_of(ch, "SELECT count() FROM perflens_samples WHERE "
+			      "session GLOBAL IN (SELECT session FROM perflens_sessions WHERE name = 'batch-A')") ==
+		 samples_in(ba));
+	PL_CHECK(count_of(ch, "SELECT count() FROM perflens_samples WHERE "
+			      "session GLOBAL IN (SELECT session FROM perflens_sessions WHERE name = 'batch-B')") ==
+		 samples_in(bb));
+	PL_CHECK(count_of(ch, "SELECT sum(samples) FROM perflens_minutes WHERE session GLOBAL IN "
+			      "(SELECT session FROM perflens_sessions WHERE name IN ('batch-A', 'batch-B'))") ==
+		 samples_in(ba) + samples_in(bb));
+}
+
+/* A store an earlier PerfLens made (labels in every sample row) and a
+ * block it spooled: both refused, saying what to do, nothing changed. */
+static void test_old_store_refused(void)
+{
+	Servers *s = need_servers(&single, 1);
+	g_autoptr(PlClickhouse) ch = connect_to(s, 0);
+	g_autoptr(GError) error = NULL;
+	static const char *const drop[] = { "perflens_minutes", "perflens_samples",
+					    "perflens_sessions", "perflens_stacks" };
+	for (guint i = 0; i < G_N_ELEMENTS(drop); i++) {
+		g_autofree char *q = g_strdup_printf("DROP TABLE IF EXISTS %s", drop[i]);
+		PL_CHECKF(pl_clickhouse_run(ch, q, NULL, 0, NULL, &error), "%s", error->message);
+	}
+	/* the earlier schema's samples table, as it made it */
+	PL_CHECKF(pl_clickhouse_run(
+			  ch,
+			  "CREATE TABLE perflens_samples (date Date DEFAULT toDate(time), time DateTime, "
+			  "time_ns UInt32, session String, block UInt32, event String, labels "
+			  "Nested(key String, value String), pid UInt32, tid UInt32, cpu UInt16, "
+			  "stack UInt64, value UInt64) ENGINE = MergeTree PARTITION BY toYYYYMM(date) "
+			  "ORDER BY (session, block, stack, time)",
+			  NULL, 0, NULL, &error),
+		  "%s", error->message);
+	PL_CHECK(!pl_fleet_schema_apply(ch, NULL, &error));
+	PL_CHECKF(g_error_matches(error, PL_FLEET_SCHEMA_ERROR, PL_FLEET_SCHEMA_ERROR_OLD) &&
+			  strstr(error->message, "DROP TABLE perflens_samples"),
+		  "%s", error->message);
+	PL_CHECK(count_of(ch, "SELECT count() FROM system.tables WHERE database = currentDatabase() "
+			      "AND name IN ('perflens_sessions', 'perflens_minutes', 'perflens_stacks')") == 0);
+	g_clear_error(&error);
+	/* a block an earlier collector spooled */
+	g_autofree char *spool = vt_tmp("spool-old");
+	PL_CHECK(g_mkdir_with_parents(spool, 0700) == 0);
+	g_autofree char *file = g_build_filename(spool, "0000000000000000.block", NULL);
+	PL_CHECK(g_file_set_contents(file, "PLFLEET1\nold-session", -1, NULL));
+	g_autoptr(PlFleetStore) st = pl_fleet_store_new(ch, spool, 64u << 20, &error);
+	PL_CHECK(st && pl_fleet_store_get_n_spooled(st) == 1);
+	PL_CHECK(!pl_fleet_store_flush(st, &error));
+	PL_CHECKF(error && strstr(error->message, "earlier PerfLens") && strstr(error->message, file),
+		  "%s", error ? error->message : "flush said nothing");
+	PL_CHECK(g_file_test(file, G_FILE_TEST_EXISTS) && pl_fleet_store_get_n_spooled(st) == 1);
 }
 
 static void setup(void) __attribute__((constructor));
@@ -599,4 +713,6 @@ PL_TEST_MAIN({ "fleet_credentials", test_credentials },
 	     { "fleet_retry_not_doubled", test_retry_not_doubled },
 	     { "fleet_outage_spools_then_flushes", test_outage_spools_then_flushes },
 	     { "fleet_spool_bounded", test_spool_bounded },
-	     { "fleet_sharded_equals_single", test_sharded_equals_single })
+	     { "fleet_sharded_equals_single", test_sharded_equals_single },
+	     { "fleet_batch_not_doubled", test_batch_not_doubled },
+	     { "fleet_old_store_refused", test_old_store_refused })

@@ -89,7 +89,7 @@ agent() { # BOARD COMMAND...: the agent's pid in AGENT_PID
 # machine or a sanitizer build takes longer to get there), then the
 # collector
 sessions_of() { # BOARD
-	sql "SELECT uniqExact(session) FROM perflens_samples WHERE labels.value[indexOf(labels.key, 'board')] = '$1'" 2>/dev/null || echo 0
+	sql "SELECT uniqExact(session) FROM perflens_samples WHERE session IN (SELECT session FROM perflens_sessions WHERE labels.value[indexOf(labels.key, 'board')] = '$1')" 2>/dev/null || echo 0
 }
 wait_sessions() { # N BOARD...
 	local want=$1 b i
@@ -124,7 +124,7 @@ rc2=$?
 PIDS=()
 
 # the board of every stored session (sessions are named after the host)
-sql "SELECT session, any(labels.value[indexOf(labels.key, 'board')]) FROM perflens_samples GROUP BY session FORMAT TabSeparated" >"$TMP/boards.tsv"
+sql "SELECT name, any(labels.value[indexOf(labels.key, 'board')]) FROM perflens_sessions WHERE session IN (SELECT session FROM perflens_samples) GROUP BY name FORMAT TabSeparated" >"$TMP/boards.tsv"
 # the collector's line per session, "session S: settings G; addresses: H
 # from the symbol cache, M symbolized (K named, kept)", as
 # "BOARD S G H M K" (BOARD ?: the session stored no sample)
@@ -161,7 +161,7 @@ for k in sorted(rows):
 PY
 }
 stored_rows() { # SESSION
-	sql "SELECT c, f FROM (SELECT stack, count() AS c FROM perflens_samples WHERE session = '$1' GROUP BY stack) ANY LEFT JOIN (SELECT stack, any(frames)[1] AS f FROM perflens_stacks GROUP BY stack) USING stack FORMAT TabSeparated" |
+	sql "SELECT c, f FROM (SELECT stack, count() AS c FROM perflens_samples WHERE session IN (SELECT session FROM perflens_sessions WHERE name = '$1') GROUP BY stack) ANY LEFT JOIN (SELECT stack, any(frames)[1] AS f FROM perflens_stacks GROUP BY stack) USING stack FORMAT TabSeparated" |
 		awk -F'\t' '{ s[$2] += $1 } END { for (k in s) print s[k], k }' | sort -k2
 }
 same_names() { # FILE: empty when ClickHouse's rows for the session equal its report's
@@ -231,8 +231,8 @@ for p in alpha beta gamma; do
 	want=$p
 	[ $p = gamma ] && want="(defaults)"
 	[ "$s" = "$want" ] || { bad="$p's sessions were symbolized with settings '$s', not $want: $(grep "^$p " "$TMP/lines1" | head -2 | tr '\n' '|')"; break; }
-	named=$(sql "SELECT count() FROM perflens_samples ANY LEFT JOIN (SELECT stack, any(frames) AS fr FROM perflens_stacks GROUP BY stack) USING stack WHERE labels.value[indexOf(labels.key, 'board')] = '$p' AND has(fr, 'spin_$p $p')")
-	all=$(sql "SELECT count() FROM perflens_samples WHERE labels.value[indexOf(labels.key, 'board')] = '$p'")
+	named=$(sql "SELECT count() FROM perflens_samples ANY LEFT JOIN (SELECT stack, any(frames) AS fr FROM perflens_stacks GROUP BY stack) USING stack WHERE session IN (SELECT session FROM perflens_sessions WHERE labels.value[indexOf(labels.key, 'board')] = '$p') AND has(fr, 'spin_$p $p')")
+	all=$(sql "SELECT count() FROM perflens_samples WHERE session IN (SELECT session FROM perflens_sessions WHERE labels.value[indexOf(labels.key, 'board')] = '$p')")
 	if [ "${all:-0}" -eq 0 ]; then
 		bad="no samples of board=$p stored"
 	elif [ $p != gamma ] && [ "$named" -lt $((all / 2)) ]; then

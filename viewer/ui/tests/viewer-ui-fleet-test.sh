@@ -17,7 +17,7 @@
 #                       totals of fleet report --where fw=2.3.0 and fw=2.3.1
 #   fleet_labels        the labels the page lists are the stored samples'
 #                       (ClickHouse asked with curl: every KEY=VALUE in
-#                       perflens_samples)
+#                       perflens_sessions of the stored samples)
 #   fleet_functions     every function's self samples on the Functions page
 #                       equal fleet report's (name, module and count, both
 #                       ways)
@@ -74,9 +74,9 @@ fleet report --where fw=2.3.0 --top 0 >"$TMP/rep-a" 2>&1 || pl_fail_all "fleet r
 fleet report --where fw=2.3.1 --top 0 >"$TMP/rep-b" 2>&1 || pl_fail_all "fleet report: $(head -c 300 "$TMP/rep-b")"
 fleet diff --where fw=2.3.0 --against fw=2.3.1 --top 0 >"$TMP/diff" 2>&1 || pl_fail_all "fleet diff: $(head -c 300 "$TMP/diff")"
 fleet rank --function 'hot_leaf burn' --top 0 >"$TMP/rank" 2>&1 || pl_fail_all "fleet rank: $(head -c 300 "$TMP/rank")"
-sql "SELECT session, count() FROM perflens_samples GROUP BY session FORMAT TabSeparated" >"$TMP/counts" ||
+sql "SELECT name, c FROM (SELECT session, count() AS c FROM perflens_samples GROUP BY session) ANY LEFT JOIN (SELECT session, any(name) AS name FROM perflens_sessions GROUP BY session) USING session FORMAT TabSeparated" >"$TMP/counts" ||
 	pl_fail_all "ClickHouse did not count the sessions"
-sql "SELECT DISTINCT concat(k, '=', v) AS l FROM perflens_samples ARRAY JOIN labels.key AS k, labels.value AS v ORDER BY l" >"$TMP/labels" ||
+sql "SELECT DISTINCT concat(k, '=', v) AS l FROM perflens_sessions ARRAY JOIN labels.key AS k, labels.value AS v WHERE session IN (SELECT session FROM perflens_samples) ORDER BY l" >"$TMP/labels" ||
 	pl_fail_all "ClickHouse did not list the labels"
 
 export XDG_CONFIG_HOME=$TMP/config XDG_DATA_HOME=$TMP/data XDG_CACHE_HOME=$TMP/cache
@@ -199,7 +199,7 @@ stored=$(awk -F'\t' -v s="$os" '$1 == s { print $2 }' "$TMP/counts")
 [ -n "$bad" ] || [ -n "$os" ] || bad="no session was opened"
 [ -n "$bad" ] || { [ "$on" = "$stored" ] && [ "$oshown" = "$stored" ]; } ||
 	bad="session $os: its window's profile holds $on samples ($oshown shown), ClickHouse ${stored:-none}"
-b2=$(sql "SELECT uniqExact(session) FROM perflens_samples WHERE labels.value[indexOf(labels.key, 'device')] = 'b2'")
+b2=$(sql "SELECT uniqExact(session) FROM perflens_samples WHERE session IN (SELECT session FROM perflens_sessions WHERE labels.value[indexOf(labels.key, 'device')] = 'b2')")
 [ -n "$bad" ] || [ "$(echo "$listed" | grep -c .)" = "$b2" ] ||
 	bad="the page lists $(echo "$listed" | grep -c .) sessions of b2, ClickHouse holds $b2"
 if [ -n "$bad" ]; then fail $c "$bad"; else ok $c; echo "# opened $os: $on samples" >&2; fi
