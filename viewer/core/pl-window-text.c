@@ -48,8 +48,18 @@ char *pl_window_selection_text(PlProfile *profile, const PlFilter *filter)
 		const PlProfileStats *st = pl_profile_get_stats(profile);
 		double a = (double)(filter->t0 - MIN(filter->t0, st->first_time)) / 1e9;
 		double b = (double)(filter->t1 - MIN(filter->t1, st->first_time)) / 1e9;
-		g_string_append_printf(s, "%s%.3f s – %.3f s (%.3f s)", s->len ? ", " : "", a, b,
-				       b - a);
+		/* enough decimals that a short range (one interrupt, one
+		 * activation) reads as two times and its length, to the µs */
+		guint64 d = filter->t1 - filter->t0;
+		int digits = d >= 100000000 ? 3 : d >= 10000000 ? 4 : d >= 1000000 ? 5 : 6;
+		g_string_append_printf(s, "%s%.*f s – %.*f s (", s->len ? ", " : "", digits, a,
+				       digits, b);
+		if (d >= 1000000000)
+			g_string_append_printf(s, "%.3f s)", (double)d / 1e9);
+		else if (d >= 1000000)
+			g_string_append_printf(s, "%.3f ms)", (double)d / 1e6);
+		else
+			g_string_append_printf(s, "%.0f µs)", (double)d / 1e3);
 	}
 	return g_string_free(s, s->len == 0); /* NULL when nothing is selected */
 }

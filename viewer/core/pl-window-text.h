@@ -15,11 +15,12 @@ char *pl_window_format_weight(PlProfile *p, guint64 w);
 /* The weight unit of the profile's main event is nanoseconds. */
 gboolean pl_window_weight_is_time(PlProfile *p);
 
-/* What the filter selects: "Thread NAME (TID), A s – B s (D s)" (either
+/* What the filter selects: "Thread NAME (TID), A s – B s (D)" (either
  * part alone), NULL when it selects everything.  Times are from the
  * session's start; profile may be NULL (then no times).  g_free. */
 char *pl_window_selection_text(PlProfile *profile, const PlFilter *filter);
-/* "Showing: Thread NAME (TID), A s – B s (D s)", or what to do to filter
+/* "Showing: Thread NAME (TID), A s – B s (D s, ms or µs)", the times to the
+ * µs for short ranges, or what to do to filter
  * when nothing is (profile may be NULL).  g_free. */
 char *pl_window_filter_text(PlProfile *profile, const PlFilter *filter);
 /* "[● live] PATH   HOST · N samples of all events · D s · in view: W (N
