@@ -520,6 +520,8 @@ static void rule_unwound(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 #define PERIOD_MISS_MIN 2        /* …and at least 2 of them, */
 #define PERIOD_JITTER_SHARE 25.0 /* or the 99th percentile of release jitter at
 				  * least 25 % of the period */
+#define PERIOD_PHASE_SHARE 10.0  /* of a task that holds its phase: the median
+				  * release jitter under 10 % of the period */
 
 static void rule_periods(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 {
@@ -532,7 +534,12 @@ static void rule_periods(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 		double jit = pl_percent(t->jitter_p99, t->period_ns);
 		gboolean misses = t->misses >= PERIOD_MISS_MIN && miss >= PERIOD_MISS_SHARE;
 		gboolean jitters = jit >= PERIOD_JITTER_SHARE;
-		if (!misses && !jitters)
+		/* deadlines are a task's that keeps a grid: one whose typical
+		 * start wanders far from it (a kernel thread's timeouts, a
+		 * poll loop that sleeps after its work) has regular intervals
+		 * but no releases to be late for */
+		gboolean phased = pl_percent(t->jitter_p50, t->period_ns) < PERIOD_PHASE_SHARE;
+		if ((!misses && !jitters) || !phased)
 			continue;
 		g_autofree char *who =
 			t->marker ? g_strdup_printf("markers '%s' on thread %u %s", t->marker, t->tid,
@@ -704,7 +711,8 @@ static const PlFindingRule rules[] = {
 	  "stripped loader (its main thread's stacks there before its first elsewhere)",
 	  rule_unwound },
 	{ "periods", "periodic tasks missing deadlines or with jitter over a share of the period",
-	  "a periodic task (report --periods: detected, at least 8 activations) whose "
+	  "a periodic task (report --periods: detected, at least 8 activations) that holds its "
+	  "phase (median release jitter under 10 % of the period) and whose "
 	  "activations missed their deadline (the next release) in at least 1 % of them and "
 	  "at least twice, or whose release jitter's 99th percentile is at least 25 % of the "
 	  "period",

@@ -44,6 +44,12 @@
 #                     finding, and the periods finding exactly when the
 #                     program's own log meets its thresholds (none unless the
 #                     machine made it miss); the task compared as above
+#   unphased_quiet    a loop that sleeps 10 ms after 0-3 ms of work (python,
+#                     its own random draws): regular intervals, but no grid
+#                     to keep; detected as periodic, its median release
+#                     jitter 10 % of the period or more, and no periods
+#                     finding for it (it has no deadlines to miss); the
+#                     finding decided as documented from the report's numbers
 # Margins beyond MARGIN, each derived from what a busy VM does: a read of
 # the start follows the switch-in by MARGIN plus the activation's preempted
 # time; on-CPU time may exceed the thread's CPU clock where the hypervisor
@@ -61,7 +67,7 @@ PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} PERIODIC=$B/workloads/
 . "${PL_TOP:-.}/test/pl-test.sh" || { echo "not ok viewer-periods: cannot read test/pl-test.sh (set PL_TOP)"; exit 1; }
 TMP=$(mktemp -d /tmp/plv-periods-XXXXXX)
 trap 'pl_unreported; [ -n "${PL_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
-ALL="periodic_auto period_given worst_selects periods_markers finding_periods finding_migrations quiet_steady response_wakeups"
+ALL="periodic_auto period_given worst_selects periods_markers finding_periods finding_migrations quiet_steady unphased_quiet response_wakeups"
 pl_plan $ALL
 for x in "$PERFLENS" "$AGENT" "$PERIODIC"; do [ -x "$x" ] || pl_fail_all "$x not built (make)"; done
 command -v python3 >/dev/null || pl_fail_all "python3 missing (ci/deps.sh)"
@@ -301,6 +307,46 @@ fired=0; grep -q '^  \[periods\]' "$TMP/sf.txt" && fired=1
 if [ $rc = "$fired" ] && [ "$fired" = "${due%% *}" ] && ! grep -q '^  \[migrations\]' "$TMP/sf.txt" && [ "${r%% *}" = OK ]; then
 	ok quiet_steady; echo "# steady: periods finding $fired (the program's own misses and p99 jitter: ${due#* }); ${r#OK }"
 else fail quiet_steady "exit $rc: $(grep '^  \[' "$TMP/sf.txt" | head -2 | tr '\n' ' ') ${r#* }"; fi
+
+# ─── a relative sleeper: regular intervals, no deadlines ───────────────
+record "$TMP/u.plens" -- python3 -c '
+import os, random, time
+print(os.getpid(), flush=True)
+end = time.monotonic() + 2.5
+while time.monotonic() < end:
+    t = time.thread_time() + random.uniform(0, 0.003)
+    while time.thread_time() < t: pass
+    time.sleep(0.010)
+' >"$TMP/u.out" 2>&1
+UPID=$(grep -m1 -E "^[0-9]+$" "$TMP/u.out")
+"$PERFLENS" report --periods --top 0 "$TMP/u.plens" >"$TMP/u.txt" 2>&1
+"$PERFLENS" report --findings --fail-on periods "$TMP/u.plens" >"$TMP/uf.txt" 2>&1; urc=$?
+r=$(python3 - "$TMP/u.txt" "$TMP/uf.txt" "$UPID" <<'PY'
+import re, sys
+rep, fnd, pid = open(sys.argv[1]).read().split('\n'), open(sys.argv[2]).read(), sys.argv[3]
+task = None
+for i, l in enumerate(rep):
+    m = re.match(r'  thread (\d+) \S+ \(pid %s\): period ([\d.]+) ms, detected' % pid, l)
+    if m:
+        task = {'tid': m.group(1), 'period': float(m.group(2))}
+        for k in rep[i + 1:i + 4]:
+            a = re.match(r'    activations (\d+), deadline misses (\d+)', k)
+            if a: task['n'], task['misses'] = int(a.group(1)), int(a.group(2))
+            j = re.match(r'    release jitter\s+p50\s+([\d.]+) ms\s+p99\s+([\d.]+) ms', k)
+            if j: task['p50'], task['p99'] = float(j.group(1)), float(j.group(2))
+        break
+if not task or 'p50' not in task or 'n' not in task:
+    print('BAD the loop (pid %s) is not detected as periodic: %s' % (pid, ' | '.join(l for l in rep if l.startswith('  thread'))[:300])); sys.exit()
+fired = ('[periods] thread %s ' % task['tid']) in fnd
+phased = task['p50'] * 100 < 10 * task['period']
+due = phased and ((task['misses'] >= 2 and task['misses'] * 100 >= task['n']) or task['p99'] * 100 >= 25 * task['period'])
+fig = 'period %.3f ms, %d activations, %d misses, jitter p50 %.3f ms p99 %.3f ms; finding %s, due %s' % (
+    task['period'], task['n'], task['misses'], task['p50'], task['p99'], fired, due)
+print(('OK ' if fired == due and not phased else 'BAD ' + ('it kept a phase: ' if phased else 'finding not as documented: ')) + fig)
+PY
+)
+if [ "$urc" = 0 ] && [ "${r%% *}" = OK ]; then ok unphased_quiet; echo "# relative sleeper: ${r#OK }"
+else fail unphased_quiet "exit $urc: ${r#* } $(grep '^  \[' "$TMP/uf.txt" | head -2 | tr '\n' ' ')"; fi
 
 # ─── wake-ups: a system-wide recording with sched:sched_wakeup ─────────
 # Run by `make check-irq` (PL_IDLE_SAMPLES=1), not by make check: a timer
