@@ -130,30 +130,30 @@ if len(sys.argv) > 3:
     # lock that never sleep: the waits that found the word changed
     # (-EAGAIN) and the holder's wakes (microseconds in the kernel): their
     # -T is almost all strace's.
-    st, calls, eagain = {}, {}, []
+    # one pass over strace's files (PREFIX.TID): the waiters' waits on the
+    # lock, and every call on it that did not sleep
+    st, calls, nosleep = {t: 0.0 for t in waiters}, {t: 0 for t in waiters}, []
     for path in glob.glob('%s.*' % sys.argv[3]):
+        t = path.rsplit('.', 1)[1]
         for l in open(path):
-            m = re.match(r'futex\((0x[0-9a-f]+), FUTEX_WAKE[A-Z_]*[^)]*\).*<([0-9.]+)>$', l.strip())
-            if m and m.group(1) == addr:
-                eagain.append(float(m.group(2)) * 1e9)
-    for t in waiters:
-        s, n = 0.0, 0
-        for path in glob.glob('%s.%s' % (sys.argv[3], t)):
-            for l in open(path):
-                m = re.match(r'futex\((0x[0-9a-f]+), (FUTEX_WAIT[A-Z_]*)[^)]*\)(.*)<([0-9.]+)>$', l.strip())
-                if m and m.group(1) == addr:
-                    s += float(m.group(4)) * 1e9
-                    n += 1
-                    if 'EAGAIN' in m.group(3):
-                        eagain.append(float(m.group(4)) * 1e9)
-        st[t], calls[t] = s, n
+            m = re.match(r'futex\((0x[0-9a-f]+), FUTEX_(WAKE|WAIT)[A-Z_]*[^)]*\)(.*)<([0-9.]+)>$', l.strip())
+            if not m or m.group(1) != addr:
+                continue
+            ns = float(m.group(4)) * 1e9
+            if m.group(2) == 'WAKE':
+                nosleep.append(ns)
+            elif t in waiters:
+                st[t] += ns
+                calls[t] += 1
+                if 'EAGAIN' in m.group(3):
+                    nosleep.append(ns)
     # the mean delay, from at least 5 calls that did not sleep, else none
-    delay = sum(eagain) / len(eagain) if len(eagain) >= 5 else 0.0
+    delay = sum(nosleep) / len(nosleep) if len(nosleep) >= 5 else 0.0
     # within 5 %, or below strace by no more than its delay at each call
     bad = ['%s: ours %.3f ms, strace %.3f ms (%d calls, strace\'s delay %.3f ms a call)' % (t, ours.get(t, 0) / 1e6, s / 1e6, calls[t], delay / 1e6)
            for t, s in st.items() if not (s > 0 and ours.get(t, 0) <= 1.05 * s and ours.get(t, 0) >= 0.95 * s - calls[t] * delay)]
     fig = ', '.join('%s ours %.3f ms strace %.3f ms (%+.2f%%)' % (t, ours.get(t, 0) / 1e6, s / 1e6, 100.0 * (ours.get(t, 0) - s) / s if s else 0) for t, s in st.items())
-    fig += '; strace\'s delay %.3f ms a call (%d calls that did not sleep)' % (delay / 1e6, len(eagain))
+    fig += '; strace\'s delay %.3f ms a call (%d calls that did not sleep)' % (delay / 1e6, len(nosleep))
     out.append(('ok' if not bad and len(st) == 3 else 'bad') + ' waits_match_strace: ' + ('; '.join(bad) if bad else fig))
 # held by: the holder first, with most of the time, in holder_thread
 total = sum(float(l.split()[0]) for l in held)
