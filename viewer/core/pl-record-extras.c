@@ -7,23 +7,15 @@
 #include "pl-irq.h"
 #include "pl-locks.h"
 
-static guint length(const char *const *list)
-{
-	guint n = 0;
-	while (list[n])
-		n++;
-	return n;
-}
-
 guint pl_record_extras_count(PlRecordExtras extras, gboolean sampling_chosen)
 {
 	guint n = 0;
 	if (extras & PL_RECORD_IRQ)
-		n += length(pl_irq_tracepoints);
+		n += g_strv_length((char **)pl_irq_tracepoints);
 	if (extras & PL_RECORD_BLOCK)
-		n += length(pl_block_io_tracepoints);
+		n += g_strv_length((char **)pl_block_io_tracepoints);
 	if (extras & PL_RECORD_LOCKS)
-		n += length(pl_locks_events());
+		n += g_strv_length((char **)pl_locks_events());
 	return n + (n && !sampling_chosen);
 }
 
