@@ -21,7 +21,8 @@ $(BUILD)/viewer/symbols/%.o: ALL_CFLAGS += $(SYMBOLS_CFLAGS)
 # Tests find the workloads and compile small programs at run time; they get
 # the build dir through PL_BUILD (test/run.sh) or this default.
 $(BUILD)/test/viewer-symbols-%-test: viewer/symbols/tests/%-test.c $(SYMBOLS_OBJS) \
-		$(BUILD)/libplcommon.a viewer/symbols/tests/sym-test-util.h $(SYMBOLS_HDRS)
+		$(BUILD)/libplcommon.a viewer/symbols/tests/sym-test-util.h \
+		viewer/symbols/tests/snap-test-util.h $(SYMBOLS_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SYMBOLS_CFLAGS) -Itest -Iviewer/symbols \
 		-DPL_DEFAULT_BUILD='"$(abspath $(BUILD))"' -DPL_TOP='"$(abspath .)"' \

@@ -13,7 +13,7 @@
  * only), and big-endian (BE8, clang + lld, freestanding, qemu-armeb: the
  * tables are big-endian words). */
 #include "pl-ehabi.h"
-#include "sym-test-util.h"
+#include "snap-test-util.h"
 
 #define PID 4242u
 #define SYSROOT "/usr/arm-linux-gnueabihf"
@@ -76,22 +76,6 @@ static const char snap_src[] =
 	"  return sort_them(v, 64) != 0;\n"
 	"}\n";
 
-typedef struct {
-	char *dir, *bin;
-	guint64 regs[16];
-	guint8 *stack;
-	gsize stack_size;
-	char *maps;
-} Snap;
-
-static void snap_clear(Snap *s)
-{
-	g_free(s->dir);
-	g_free(s->bin);
-	g_free(s->stack);
-	g_free(s->maps);
-}
-
 static void need_tools(const char *cc, const char *qemu)
 {
 	g_autofree char *c = g_find_program_in_path(cc);
@@ -100,47 +84,23 @@ static void need_tools(const char *cc, const char *qemu)
 	PL_CHECKF(q, "%s is not installed (qemu-user: ci/deps.sh)", qemu);
 }
 
-static void run_cmd(const char *cmd)
+/* perf's ARM registers r0..r15: sp is r13, pc r15. */
+static void read_snap(TSnap *s)
 {
-	gchar **argv = NULL;
-	PL_CHECK(g_shell_parse_argv(cmd, NULL, &argv, NULL));
-	char *why = NULL;
-	char *o = t_run(argv, &why);
-	g_strfreev(argv);
-	PL_CHECKF(o != NULL, "%s: %s", cmd, why);
-	g_free(o);
-}
-
-static void read_snap(Snap *s)
-{
-	g_autofree char *rp = g_build_filename(s->dir, "regs", NULL);
-	g_autofree char *sp = g_build_filename(s->dir, "stack", NULL);
-	g_autofree char *mp = g_build_filename(s->dir, "maps", NULL);
-	g_autofree char *rt = NULL;
-	PL_CHECK(g_file_get_contents(rp, &rt, NULL, NULL));
-	g_auto(GStrv) rl = g_strsplit(rt, "\n", -1);
-	for (guint i = 0; i < 16 && rl[i]; i++)
-		s->regs[i] = g_ascii_strtoull(rl[i], NULL, 10);
-	PL_CHECK(g_file_get_contents(sp, (char **)&s->stack, &s->stack_size, NULL));
-	PL_CHECK(g_file_get_contents(mp, &s->maps, NULL, NULL));
+	t_snap_read(s, 16);
 	PL_CHECKF(s->regs[13] && s->regs[15] && s->stack_size >= 512, "sp %#llx pc %#llx, %zu bytes",
 		  (unsigned long long)s->regs[13], (unsigned long long)s->regs[15], s->stack_size);
 }
 
 /* Cross-compiles snap.c with flags and runs it under qemu-arm. */
-static void take_snapshot(Snap *s, const char *name, const char *flags)
+static void take_snapshot(TSnap *s, const char *name, const char *flags)
 {
 	need_tools("arm-linux-gnueabihf-gcc", "qemu-arm");
-	memset(s, 0, sizeof(*s));
-	s->dir = g_build_filename(t_tmp(), name, NULL);
-	g_mkdir_with_parents(s->dir, 0755);
-	g_autofree char *src = g_build_filename(s->dir, "snap.c", NULL);
-	s->bin = g_build_filename(s->dir, "snap", NULL);
-	t_write(src, snap_src);
+	g_autofree char *src = t_snap_begin(s, name, snap_src);
 	g_autofree char *cc = g_strdup_printf("arm-linux-gnueabihf-gcc %s -o %s %s", flags, s->bin, src);
-	run_cmd(cc);
+	t_run_cmd(cc);
 	g_autofree char *run = g_strdup_printf("qemu-arm -L " SYSROOT " %s %s", s->bin, s->dir);
-	run_cmd(run);
+	t_run_cmd(run);
 	read_snap(s);
 }
 
@@ -169,35 +129,12 @@ static PlSymbols *arm_symbols(const char *bin, const char *bin2, gboolean big)
 	return sym;
 }
 
-static guint unwind_snap(PlSymbols *sym, const Snap *s, gsize copy, guint64 *pcs, guint max,
+static guint unwind_snap(PlSymbols *sym, const TSnap *s, gsize copy, guint64 *pcs, guint max,
 			 gboolean *truncated)
 {
 	/* perf's ARM sample_regs_user order is r0..r15 */
 	return pl_symbols_unwind(sym, PID, PID, 0xffff, s->regs, 16, s->stack,
 				 MIN(copy, s->stack_size), pcs, max, truncated);
-}
-
-static char *chain_of(PlSymbols *sym, const guint64 *pcs, guint n, GPtrArray *names)
-{
-	GString *g = g_string_new(NULL);
-	for (guint i = 0; i < n; i++) {
-		PlFrameInfo f[8];
-		guint k = pl_symbols_resolve(sym, PID, pcs[i], i > 0, f, 8);
-		const char *fn = f[k - 1].function ? f[k - 1].function : "?";
-		g_ptr_array_add(names, (gpointer)fn);
-		g_string_append_printf(g, "%s%s(%s+%#llx)", i ? " <- " : "", fn,
-				       f[k - 1].module ? f[k - 1].module : "?",
-				       (unsigned long long)f[k - 1].rel_addr);
-	}
-	return g_string_free(g, FALSE);
-}
-
-static gint index_of(GPtrArray *names, const char *fn, guint from)
-{
-	for (guint i = from; i < names->len; i++)
-		if (!strcmp(names->pdata[i], fn))
-			return (gint)i;
-	return -1;
 }
 
 /* cmp_cb ... qsort ... sort_them, main, __libc_start_main in this order;
@@ -206,10 +143,10 @@ static gint index_of(GPtrArray *names, const char *fn, guint from)
 static guint check_chain(GPtrArray *names, const char *chain)
 {
 	PL_CHECKF(names->len > 0 && !strcmp(names->pdata[0], "cmp_cb"), "%s", chain);
-	gint q = index_of(names, "qsort", 1);
+	gint q = t_index_of(names, "qsort", 1);
 	PL_CHECKF(q > 1, "qsort not reached: %s", chain);
-	gint st = index_of(names, "sort_them", (guint)q);
-	gint m = index_of(names, "main", (guint)q);
+	gint st = t_index_of(names, "sort_them", (guint)q);
+	gint m = t_index_of(names, "main", (guint)q);
 	/* libc.a calls it __libc_start_main_impl */
 	gint lsm = -1;
 	for (guint i = m > 0 ? (guint)m : names->len; i < names->len && lsm < 0; i++)
@@ -256,7 +193,7 @@ static void check_libc_is_ehabi_only(void)
 static void walk_qsort(const char *name, const char *flags)
 {
 	check_libc_is_ehabi_only();
-	Snap s;
+	TSnap s;
 	take_snapshot(&s, name, flags);
 	g_autoptr(PlSymbols) sym = arm_symbols(s.bin, NULL, FALSE);
 	add_board_maps(sym, s.maps);
@@ -265,7 +202,7 @@ static void walk_qsort(const char *name, const char *flags)
 	gboolean truncated = TRUE;
 	guint n = unwind_snap(sym, &s, s.stack_size, pcs, 128, &truncated);
 	g_autoptr(GPtrArray) names = g_ptr_array_new();
-	g_autofree char *chain = chain_of(sym, pcs, n, names);
+	g_autofree char *chain = t_chain_of(sym, PID, pcs, n, names);
 	if (g_getenv("PL_VERBOSE"))
 		printf("# %s: %u frames, truncated %d: %s\n", name, n, truncated, chain);
 	PL_CHECK(pcs[0] == s.regs[15]);
@@ -287,7 +224,7 @@ static void walk_qsort(const char *name, const char *flags)
 	/* the same sample again through the reused Dwfl */
 	n2 = unwind_snap(sym, &s, s.stack_size, pcs2, 128, &t2);
 	PL_CHECK(n2 == n && !t2 && !memcmp(pcs, pcs2, n * sizeof(pcs[0])));
-	snap_clear(&s);
+	t_snap_clear(&s);
 }
 
 static void dynamic_glibc_qsort(void)
@@ -313,7 +250,7 @@ static void dynamic_thumb_and_arm_mix(void)
  * truncated, without crashing. */
 static void missing_libc_truncates(void)
 {
-	Snap s;
+	TSnap s;
 	take_snapshot(&s, "dyn-nolibc", "-g -O2");
 	PlSymOptions o = t_opts();
 	g_ptr_array_add(o.binaries, g_strdup(s.bin));
@@ -325,7 +262,7 @@ static void missing_libc_truncates(void)
 	gboolean t = FALSE;
 	guint n = unwind_snap(sym, &s, s.stack_size, pcs, 64, &t);
 	PL_CHECKF(n >= 1 && n <= 3 && t, "%u frames, truncated %d", n, t);
-	snap_clear(&s);
+	t_snap_clear(&s);
 }
 
 /* ======================================================================
@@ -350,12 +287,12 @@ static void coverage_names_code_without_tables(void)
 	/* with exidx for C functions, none for the asm one */
 	g_autofree char *c1 = g_strdup_printf("arm-linux-gnueabihf-gcc -O1 -funwind-tables "
 					      "-fno-asynchronous-unwind-tables -o %s %s", bin, src);
-	run_cmd(c1);
+	t_run_cmd(c1);
 	/* no table at all: no unwind tables, no -g */
 	g_autofree char *c2 = g_strdup_printf("arm-linux-gnueabihf-gcc -O1 -fno-unwind-tables "
 					      "-fno-asynchronous-unwind-tables -nostartfiles "
 					      "-e main -o %s %s", bare, src);
-	run_cmd(c2);
+	t_run_cmd(c2);
 
 	g_autoptr(PlSymbols) sym = arm_symbols(bin, bare, FALSE);
 	t_map_elf(sym, PID, bin, bin, 0x10000, NULL, 0);

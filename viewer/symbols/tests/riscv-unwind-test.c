@@ -16,7 +16,7 @@
  * itself (pl-unwind.c, pl_riscv_fp_step).  The last cases check it on a
  * program without CFI, and that without CFI or frame pointers the stack
  * is marked truncated, never passed off as complete. */
-#include "sym-test-util.h"
+#include "snap-test-util.h"
 
 #define PID 4343u
 #define SYSROOT "/usr/riscv64-linux-gnu"
@@ -84,22 +84,6 @@ static const char snap_src[] =
 	"  return sort_them(v, 64) != 0;\n"
 	"}\n";
 
-typedef struct {
-	char *dir, *bin;
-	guint64 regs[NREGS];
-	guint8 *stack;
-	gsize stack_size;
-	char *maps;
-} Snap;
-
-static void snap_clear(Snap *s)
-{
-	g_free(s->dir);
-	g_free(s->bin);
-	g_free(s->stack);
-	g_free(s->maps);
-}
-
 static void need_tools(void)
 {
 	g_autofree char *c = g_find_program_in_path("riscv64-linux-gnu-gcc");
@@ -108,50 +92,25 @@ static void need_tools(void)
 	PL_CHECKF(q, "qemu-riscv64 is not installed (qemu-user: ci/deps.sh)");
 }
 
-static void run_cmd(const char *cmd)
-{
-	gchar **argv = NULL;
-	PL_CHECK(g_shell_parse_argv(cmd, NULL, &argv, NULL));
-	char *why = NULL;
-	char *o = t_run(argv, &why);
-	g_strfreev(argv);
-	PL_CHECKF(o != NULL, "%s: %s", cmd, why);
-	g_free(o);
-}
-
 /* Cross-compiles snap.c with flags, runs it under qemu-riscv64 and reads
  * what it wrote. */
-static void take_snapshot(Snap *s, const char *name, const char *flags)
+static void take_snapshot(TSnap *s, const char *name, const char *flags)
 {
 	need_tools();
-	memset(s, 0, sizeof(*s));
-	s->dir = g_build_filename(t_tmp(), name, NULL);
-	g_mkdir_with_parents(s->dir, 0755);
-	g_autofree char *src = g_build_filename(s->dir, "snap.c", NULL);
-	s->bin = g_build_filename(s->dir, "snap", NULL);
-	t_write(src, snap_src);
+	g_autofree char *src = t_snap_begin(s, name, snap_src);
 	g_autofree char *cc =
 		g_strdup_printf("riscv64-linux-gnu-gcc %s -o %s %s", flags, s->bin, src);
-	run_cmd(cc);
+	t_run_cmd(cc);
 	g_autofree char *run = g_strdup_printf("qemu-riscv64 -L " SYSROOT " %s %s", s->bin, s->dir);
-	run_cmd(run);
-	g_autofree char *rp = g_build_filename(s->dir, "regs", NULL);
-	g_autofree char *sp = g_build_filename(s->dir, "stack", NULL);
-	g_autofree char *mp = g_build_filename(s->dir, "maps", NULL);
-	g_autofree char *rt = NULL;
-	PL_CHECK(g_file_get_contents(rp, &rt, NULL, NULL));
-	g_auto(GStrv) rl = g_strsplit(rt, "\n", -1);
-	for (guint i = 0; i < NREGS && rl[i]; i++)
-		s->regs[i] = g_ascii_strtoull(rl[i], NULL, 10);
-	PL_CHECK(g_file_get_contents(sp, (char **)&s->stack, &s->stack_size, NULL));
-	PL_CHECK(g_file_get_contents(mp, &s->maps, NULL, NULL));
+	t_run_cmd(run);
+	t_snap_read(s, NREGS);
 	PL_CHECKF(s->regs[0] && s->regs[2] && s->stack_size >= 512, "pc %#llx sp %#llx, %zu bytes",
 		  (unsigned long long)s->regs[0], (unsigned long long)s->regs[2], s->stack_size);
 }
 
 /* The board's view: qemu shows the sysroot's paths, a board /lib/...;
  * the program as --binary, the rest from the cross sysroot. */
-static PlSymbols *riscv_symbols(const Snap *s)
+static PlSymbols *riscv_symbols(const TSnap *s)
 {
 	PlSymOptions o = t_opts();
 	o.sysroot = g_strdup(SYSROOT);
@@ -165,7 +124,7 @@ static PlSymbols *riscv_symbols(const Snap *s)
 	return sym;
 }
 
-static guint unwind_snap(PlSymbols *sym, const Snap *s, gsize copy, guint64 *pcs, guint max,
+static guint unwind_snap(PlSymbols *sym, const TSnap *s, gsize copy, guint64 *pcs, guint max,
 			 gboolean *truncated)
 {
 	/* all 32 of perf's riscv registers, the agent's mask (agent/arch.h) */
@@ -173,34 +132,11 @@ static guint unwind_snap(PlSymbols *sym, const Snap *s, gsize copy, guint64 *pcs
 				 MIN(copy, s->stack_size), pcs, max, truncated);
 }
 
-static char *chain_of(PlSymbols *sym, const guint64 *pcs, guint n, GPtrArray *names)
-{
-	GString *g = g_string_new(NULL);
-	for (guint i = 0; i < n; i++) {
-		PlFrameInfo f[8];
-		guint k = pl_symbols_resolve(sym, PID, pcs[i], i > 0, f, 8);
-		const char *fn = f[k - 1].function ? f[k - 1].function : "?";
-		g_ptr_array_add(names, (gpointer)fn);
-		g_string_append_printf(g, "%s%s(%s+%#llx)", i ? " <- " : "", fn,
-				       f[k - 1].module ? f[k - 1].module : "?",
-				       (unsigned long long)f[k - 1].rel_addr);
-	}
-	return g_string_free(g, FALSE);
-}
-
-static gint index_of(GPtrArray *names, const char *fn, guint from)
-{
-	for (guint i = from; i < names->len; i++)
-		if (!strcmp(names->pdata[i], fn))
-			return (gint)i;
-	return -1;
-}
-
 /* glibc's qsort is a tail call to qsort_r: the frame is qsort_r's */
 static gint index_of_qsort(GPtrArray *names)
 {
-	gint q = index_of(names, "qsort", 1);
-	return q > 0 ? q : index_of(names, "qsort_r", 1);
+	gint q = t_index_of(names, "qsort", 1);
+	return q > 0 ? q : t_index_of(names, "qsort_r", 1);
 }
 
 /* cmp_cb → libc's sort internals → qsort(_r) → sort_them → main →
@@ -208,21 +144,21 @@ static gint index_of_qsort(GPtrArray *names)
  * own CFI (_start marks ra undefined): complete, not truncated. */
 static void walk_qsort(const char *name, const char *flags)
 {
-	Snap s;
+	TSnap s;
 	take_snapshot(&s, name, flags);
 	g_autoptr(PlSymbols) sym = riscv_symbols(&s);
 	guint64 pcs[128];
 	gboolean truncated = TRUE;
 	guint n = unwind_snap(sym, &s, s.stack_size, pcs, 128, &truncated);
 	g_autoptr(GPtrArray) names = g_ptr_array_new();
-	g_autofree char *chain = chain_of(sym, pcs, n, names);
+	g_autofree char *chain = t_chain_of(sym, PID, pcs, n, names);
 	if (g_getenv("PL_VERBOSE"))
 		printf("# %s: %u frames, truncated %d: %s\n", name, n, truncated, chain);
 	PL_CHECK(n > 0 && pcs[0] == s.regs[0]);
 	PL_CHECKF(!strcmp(names->pdata[0], "cmp_cb"), "%s", chain);
 	gint q = index_of_qsort(names);
-	gint st = q > 0 ? index_of(names, "sort_them", (guint)q) : -1;
-	gint m = st > 0 ? index_of(names, "main", (guint)st) : -1;
+	gint st = q > 0 ? t_index_of(names, "sort_them", (guint)q) : -1;
+	gint m = st > 0 ? t_index_of(names, "main", (guint)st) : -1;
 	gint lsm = -1;
 	for (guint i = m > 0 ? (guint)m : n; i < n && lsm < 0; i++)
 		if (g_str_has_prefix(names->pdata[i], "__libc_start_main"))
@@ -246,7 +182,7 @@ static void walk_qsort(const char *name, const char *flags)
 	/* the same sample again through the reused Dwfl */
 	n2 = unwind_snap(sym, &s, s.stack_size, pcs2, 128, &t2);
 	PL_CHECK(n2 == n && !t2 && !memcmp(pcs, pcs2, n * sizeof(pcs[0])));
-	snap_clear(&s);
+	t_snap_clear(&s);
 }
 
 static void dynamic_glibc_qsort_nofp(void)
@@ -263,7 +199,7 @@ static void dynamic_glibc_qsort_fp(void)
 
 /* No FDE of the program covers cmp_cb (checked: else the case proves
  * nothing about code without CFI). */
-static void check_no_fde_covers(const Snap *s, const char *fn)
+static void check_no_fde_covers(const TSnap *s, const char *fn)
 {
 	char *why = NULL;
 	char *argv[] = { (char *)"readelf", (char *)"--debug-dump=frames", s->bin, NULL };
@@ -286,7 +222,7 @@ static void check_no_fde_covers(const Snap *s, const char *fn)
  * program's functions and libdw through libc's CFI, to _start. */
 static void frame_without_cfi_takes_fp_step(void)
 {
-	Snap s;
+	TSnap s;
 	take_snapshot(&s, "nocfi-fp",
 		      "-O1 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables");
 	check_no_fde_covers(&s, "cmp_cb");
@@ -296,24 +232,24 @@ static void frame_without_cfi_takes_fp_step(void)
 	gboolean t = TRUE;
 	guint n = unwind_snap(sym, &s, s.stack_size, pcs, 64, &t);
 	g_autoptr(GPtrArray) names = g_ptr_array_new();
-	g_autofree char *chain = chain_of(sym, pcs, n, names);
+	g_autofree char *chain = t_chain_of(sym, PID, pcs, n, names);
 	if (g_getenv("PL_VERBOSE"))
 		printf("# nocfi-fp: %u frames, truncated %d: %s\n", n, t, chain);
 	gint q = index_of_qsort(names);
-	gint st = q > 0 ? index_of(names, "sort_them", (guint)q) : -1;
-	gint m = st > 0 ? index_of(names, "main", (guint)st) : -1;
+	gint st = q > 0 ? t_index_of(names, "sort_them", (guint)q) : -1;
+	gint m = st > 0 ? t_index_of(names, "main", (guint)st) : -1;
 	PL_CHECKF(n > 0 && !strcmp(names->pdata[0], "cmp_cb") && q > 1 && st == q + 1 &&
 			  m == st + 1,
 		  "%s", chain);
 	PL_CHECKF(!strcmp(names->pdata[n - 1], "_start") && !t, "truncated %d: %s", t, chain);
-	snap_clear(&s);
+	t_snap_clear(&s);
 }
 
 /* Neither CFI nor frame pointers: nothing can find cmp_cb's caller, and
  * the stack says it is truncated, never passed off as complete. */
 static void frame_without_cfi_or_fp_is_truncated(void)
 {
-	Snap s;
+	TSnap s;
 	take_snapshot(&s, "nocfi-nofp",
 		      "-O1 -fomit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables");
 	check_no_fde_covers(&s, "cmp_cb");
@@ -322,10 +258,10 @@ static void frame_without_cfi_or_fp_is_truncated(void)
 	gboolean t = FALSE;
 	guint n = unwind_snap(sym, &s, s.stack_size, pcs, 64, &t);
 	g_autoptr(GPtrArray) names = g_ptr_array_new();
-	g_autofree char *chain = chain_of(sym, pcs, n, names);
+	g_autofree char *chain = t_chain_of(sym, PID, pcs, n, names);
 	PL_CHECKF(n >= 1 && t && !strcmp(names->pdata[0], "cmp_cb"), "%u frames, truncated %d: %s",
 		  n, t, chain);
-	snap_clear(&s);
+	t_snap_clear(&s);
 }
 
 PL_TEST_MAIN(PL_CASE(dynamic_glibc_qsort_nofp), PL_CASE(dynamic_glibc_qsort_fp),

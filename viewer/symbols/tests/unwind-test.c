@@ -6,7 +6,7 @@
  * its /proc/self/maps out; the test unwinds that snapshot off-line as the
  * viewer would a PL_MSG_SAMPLE, and checks the frames by name. */
 #include "pl-unwind-ahead.h"
-#include "sym-test-util.h"
+#include "snap-test-util.h"
 
 #define PID 777u
 
@@ -50,54 +50,24 @@ static const char snap_src[] =
 	"__attribute__((noinline)) int caller(int x) { return test_fn(x + 1) + 1; }\n"
 	"int main(int argc, char **argv) { out = argv[1]; return caller(argc) == 0; }\n";
 
-typedef struct {
-	char *dir, *bin;
-	guint64 regs[24];
-	guint8 *stack;
-	gsize stack_size;
-	char *maps;
-} Snap;
-
-static void snap_clear(Snap *s)
-{
-	g_free(s->dir);
-	g_free(s->bin);
-	g_free(s->stack);
-	g_free(s->maps);
-}
-
-static void take_snapshot(Snap *s, const char *name, const char *flags)
+static void take_snapshot(TSnap *s, const char *name, const char *flags)
 {
 #if !defined(__x86_64__)
 	PL_SKIP("[other-arch] the snapshot program captures x86-64 registers; this host is not "
 		"x86-64");
 #endif
-	memset(s, 0, sizeof(*s));
-	s->dir = g_build_filename(t_tmp(), name, NULL);
-	g_mkdir_with_parents(s->dir, 0755);
-	g_autofree char *src = g_build_filename(s->dir, "snap.c", NULL);
-	s->bin = g_build_filename(s->dir, "snap", NULL);
-	t_write(src, snap_src);
+	g_autofree char *src = t_snap_begin(s, name, snap_src);
 	t_cc(src, s->bin, flags);
 	char *argv[] = { s->bin, s->dir, NULL };
 	char *why = NULL;
 	g_autofree char *out = t_run(argv, &why);
 	PL_CHECKF(out, "%s", why);
-	g_autofree char *rp = g_build_filename(s->dir, "regs", NULL);
-	g_autofree char *sp = g_build_filename(s->dir, "stack", NULL);
-	g_autofree char *mp = g_build_filename(s->dir, "maps", NULL);
-	g_autofree char *rt = NULL;
-	PL_CHECK(g_file_get_contents(rp, &rt, NULL, NULL));
-	g_auto(GStrv) rl = g_strsplit(rt, "\n", -1);
-	for (guint i = 0; i < 24 && rl[i]; i++)
-		s->regs[i] = g_ascii_strtoull(rl[i], NULL, 10);
-	PL_CHECK(g_file_get_contents(sp, (char **)&s->stack, &s->stack_size, NULL));
-	PL_CHECK(g_file_get_contents(mp, &s->maps, NULL, NULL));
+	t_snap_read(s, 24);
 	PL_CHECK(s->regs[7] && s->regs[8] && s->stack_size > 256);
 }
 
 /* Unwinds the snapshot with a stack copy of at most copy bytes. */
-static guint unwind(PlSymbols *sym, Snap *s, gsize copy, guint64 *pcs, guint max,
+static guint unwind(PlSymbols *sym, TSnap *s, gsize copy, guint64 *pcs, guint max,
 		    gboolean *truncated)
 {
 	/* perf's sample_regs_user order: AX BX CX DX SI DI BP SP IP (0..8),
@@ -114,26 +84,9 @@ static guint unwind(PlSymbols *sym, Snap *s, gsize copy, guint64 *pcs, guint max
 				 pcs, max, truncated);
 }
 
-static void names_of(PlSymbols *sym, const guint64 *pcs, guint n, GPtrArray *names)
-{
-	for (guint i = 0; i < n; i++) {
-		PlFrameInfo f[8];
-		guint k = pl_symbols_resolve(sym, PID, pcs[i], i > 0, f, 8);
-		g_ptr_array_add(names, (gpointer)(f[k - 1].function ? f[k - 1].function : "?"));
-	}
-}
-
-static char *join(GPtrArray *names)
-{
-	GString *g = g_string_new(NULL);
-	for (guint i = 0; i < names->len; i++)
-		g_string_append_printf(g, "%s%s", i ? " <- " : "", (char *)names->pdata[i]);
-	return g_string_free(g, FALSE);
-}
-
 static void check_full_walk(const char *name, const char *flags, gboolean stripped)
 {
-	Snap s;
+	TSnap s;
 	take_snapshot(&s, name, flags);
 	PlSymOptions o = t_opts();
 	o.host_files = TRUE; /* the "board" is this machine */
@@ -146,8 +99,7 @@ static void check_full_walk(const char *name, const char *flags, gboolean stripp
 	gboolean truncated = TRUE;
 	guint n = unwind(sym, &s, s.stack_size, pcs, 64, &truncated);
 	g_autoptr(GPtrArray) names = g_ptr_array_new();
-	names_of(sym, pcs, n, names);
-	g_autofree char *chain = join(names);
+	g_autofree char *chain = t_chain_of(sym, PID, pcs, n, names);
 	PL_CHECKF(n >= 4, "%u frames: %s", n, chain);
 	PL_CHECK(pcs[0] == s.regs[8]);
 	PL_CHECKF(!truncated, "a full copy reached _start yet truncated: %s", chain);
@@ -176,7 +128,7 @@ static void check_full_walk(const char *name, const char *flags, gboolean stripp
 	/* max reached: truncated too */
 	guint n4 = unwind(sym, &s, s.stack_size, pcs2, 2, &t2);
 	PL_CHECK(n4 == 2 && t2);
-	snap_clear(&s);
+	t_snap_clear(&s);
 }
 
 static void unwind_with_frame_pointers(void)
@@ -210,7 +162,7 @@ static guint count_fds(void)
  * and the walk still works; freeing everything returns every fd. */
 static void overlap_rebuilds_and_frees(void)
 {
-	Snap s;
+	TSnap s;
 	take_snapshot(&s, "overlap", "-g -O1 -fomit-frame-pointer");
 	guint fds = count_fds();
 	{
@@ -234,7 +186,7 @@ static void overlap_rebuilds_and_frees(void)
 		PL_CHECKF(n3 == n && !t2, "%u frames after exit, %u before", n3, n);
 	}
 	PL_CHECKF(count_fds() == fds, "%u fds before, %u after", fds, count_fds());
-	snap_clear(&s);
+	t_snap_clear(&s);
 }
 
 static void bad_input_does_not_crash(void)
@@ -263,7 +215,7 @@ static void bad_input_does_not_crash(void)
 
 /* The snapshot as the messages a perf.data gives: MMAPs at mmap_time, then
  * the sample at sample_time (pl_unwind_ahead_feed's input). */
-static void feed_snapshot(PlUnwindAhead *ua, Snap *s, guint64 mmap_time, guint64 sample_time,
+static void feed_snapshot(PlUnwindAhead *ua, TSnap *s, guint64 mmap_time, guint64 sample_time,
 			  gsize copy, gboolean *queued)
 {
 	struct pl_msg *m = g_new0(struct pl_msg, 1);
@@ -311,7 +263,7 @@ static void feed_snapshot(PlUnwindAhead *ua, Snap *s, guint64 mmap_time, guint64
  * to the caller. */
 static void unwind_ahead_same_answer(void)
 {
-	Snap s;
+	TSnap s;
 	take_snapshot(&s, "ahead", "-g -O1 -fomit-frame-pointer");
 	PlSymOptions o = t_opts();
 	o.host_files = TRUE;
@@ -376,7 +328,7 @@ static void unwind_ahead_same_answer(void)
 		pl_symbols_set_unwind_ahead(sym, NULL);
 	}
 	t_opts_clear(&o);
-	snap_clear(&s);
+	t_snap_clear(&s);
 }
 
 PL_TEST_MAIN(PL_CASE(unwind_with_frame_pointers), PL_CASE(unwind_ahead_same_answer), PL_CASE(unwind_cfi_only),
