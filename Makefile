@@ -82,6 +82,7 @@ $(BUILD)/test/%-test: test/unit/%-test.c $(AGENT_LIB_OBJS) $(BUILD)/libplcommon.
 # header-only fixture, listed so that changing it rebuilds them.
 $(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/wire-*-test.c)): \
 	test/unit/wire-examples.h
+$(BUILD)/test/lbr-test $(BUILD)/test/ring-drain-test: test/unit/perf-record-buf.h
 
 # The static agent's printf (agent/static/, linked only by ci/agents.sh):
 # its test compiles printf.c in under other names, so that glibc's printf

@@ -22,6 +22,7 @@
 #include "collect-private.h"
 #include "lbr.h"
 #include "pl-test.h"
+#include "perf-record-buf.h"
 #include "probe.h"
 #include "reader.h"
 #include "stream.h"
@@ -29,26 +30,7 @@
 #define KCTX PERF_CONTEXT_KERNEL
 #define UCTX PERF_CONTEXT_USER
 
-/* ─── a record, byte by byte ─────────────────────────────────────────── */
-
-struct recbuf {
-	uint8_t b[4096];
-	size_t n;
-};
-static void put(struct recbuf *r, const void *p, size_t n)
-{
-	PL_CHECK(r->n + n <= sizeof(r->b));
-	memcpy(r->b + r->n, p, n);
-	r->n += n;
-}
-static void put64(struct recbuf *r, uint64_t v)
-{
-	put(r, &v, 8);
-}
-static void put32(struct recbuf *r, uint32_t v)
-{
-	put(r, &v, 4);
-}
+/* ─── a record, byte by byte (perf-record-buf.h) ─────────────────────── */
 
 struct br {
 	uint64_t from, to;
@@ -86,9 +68,7 @@ static struct perf_event_header *sample_rec(struct recbuf *r, uint64_t id, uint1
 			put64(r, 0x2ull | (12ull << 4));
 		}
 	}
-	struct perf_event_header *hp = (struct perf_event_header *)r->b;
-	hp->size = (uint16_t)r->n;
-	return hp;
+	return rec_finish(r);
 }
 
 /* ─── the agent's parser, its output read back ────────────────────────── */

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "collect-private.h"
+#include "perf-record-buf.h"
 #include "pl-test.h"
 #include "reader.h"
 #include "stream.h"
@@ -42,32 +43,7 @@
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |          \
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
 
-/* ─── a record, byte by byte ─────────────────────────────────────────── */
-
-struct recbuf {
-	uint8_t b[512];
-	size_t n;
-};
-static void put(struct recbuf *r, const void *p, size_t n)
-{
-	PL_CHECK(r->n + n <= sizeof(r->b));
-	memcpy(r->b + r->n, p, n);
-	r->n += n;
-}
-static void put64(struct recbuf *r, uint64_t v)
-{
-	put(r, &v, 8);
-}
-static void put32(struct recbuf *r, uint32_t v)
-{
-	put(r, &v, 4);
-}
-static void finish(struct recbuf *r)
-{
-	PL_CHECK(r->n % 8 == 0);
-	uint16_t size = (uint16_t)r->n;
-	memcpy(r->b + 6, &size, 2); /* perf_event_header.size */
-}
+/* ─── a record, byte by byte (perf-record-buf.h) ─────────────────────── */
 
 /* A sample in TYPE's order; its call chain's nr field says nr_field while
  * nchain entries are really written. */
@@ -88,7 +64,7 @@ static void sample_rec(struct recbuf *r, uint64_t ip, const uint64_t *chain, uin
 	put64(r, nr_field);      /* PERF_SAMPLE_CALLCHAIN: nr, ips[nr] */
 	for (uint64_t i = 0; i < nchain; i++)
 		put64(r, chain[i]);
-	finish(r);
+	(void)rec_finish(r);
 }
 
 /* A PERF_RECORD_COMM with its sample_id trailer (sample_id_all: TID TIME
@@ -109,7 +85,7 @@ static void comm_rec(struct recbuf *r, uint32_t tid, const char *name, uint64_t 
 	put32(r, 0);    /*          cpu, res */
 	put32(r, 0);
 	put64(r, ID); /*            identifier */
-	finish(r);
+	(void)rec_finish(r);
 }
 
 /* ─── the ring, as the kernel writes it ───────────────────────────────── */
