@@ -1,6 +1,8 @@
 /* pl-irq-view.c — the Interrupts page (see the header). */
 #include "pl-irq-view.h"
 #include "pl-lazy-page.h"
+#include "pl-timeline-irq.h"
+#include "pl-ui-util.h"
 
 #define LANE_H 14.0
 #define CPU_GAP 6.0
@@ -13,11 +15,16 @@ struct _PlIrqView {
 	GtkLabel *summary, *table;
 	GtkWidget *lanes;
 	PlIrqStats *stats;
+	PlTimelineIrq *runs; /* the lanes' runs per CPU, over stats */
+	guint *n_drawn;      /* per lane (2 × CPU + soft), at the last draw */
+	guint n_columns;
 };
 
 G_DEFINE_FINAL_TYPE(PlIrqView, pl_irq_view, GTK_TYPE_WIDGET)
 
-/* hidden in its stack (the window's views) while there is nothing to show */
+/* Each lane with the timeline's level of detail (pl-timeline-irq.h): at
+ * most a rectangle per pixel column plus one per run a pixel wide or
+ * more, however many runs a long whole-board recording holds. */
 static void draw_lanes(GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
 {
 	PlIrqView *self = data;
@@ -27,7 +34,8 @@ static void draw_lanes(GtkDrawingArea *area, cairo_t *cr, int width, int height,
 	double x0 = LABEL_W, w = width - LABEL_W - PAD;
 	if (w <= 1)
 		return;
-	double scale = w / (double)(s->t1 - s->t0);
+	gboolean dark = pl_ui_is_dark(GTK_WIDGET(area));
+	PlTimelineScale scale = { s->t0, s->t1, x0, x0 + w };
 	PangoLayout *text = gtk_widget_create_pango_layout(GTK_WIDGET(area), NULL);
 	for (guint c = 0; c < s->ncpus; c++) {
 		double y = c * (2 * LANE_H + CPU_GAP);
@@ -40,24 +48,12 @@ static void draw_lanes(GtkDrawingArea *area, cairo_t *cr, int width, int height,
 		cairo_set_source_rgba(cr, 0.5, 0.5, 0.5, 0.12);
 		cairo_rectangle(cr, x0, y, w, 2 * LANE_H);
 		cairo_fill(cr);
-	}
-	/* spans are sorted by start: consecutive ones narrower than a pixel
-	 * fold into one rectangle per lane */
-	for (guint i = 0; i < s->spans->len; i++) {
-		const PlIrqSpan *sp = &g_array_index(s->spans, PlIrqSpan, i);
-		if (sp->cpu >= s->ncpus)
+		if (!self->runs)
 			continue;
-		const PlIrqSource *src = s->sources->pdata[sp->source];
-		gboolean hard = src->kind == PL_IRQ_HARD;
-		double y = sp->cpu * (2 * LANE_H + CPU_GAP) + (hard ? 0 : LANE_H);
-		double a = x0 + (double)(sp->start > s->t0 ? sp->start - s->t0 : 0) * scale;
-		double b = x0 + (double)(sp->end > s->t0 ? sp->end - s->t0 : 0) * scale;
-		if (hard)
-			cairo_set_source_rgb(cr, sp->depth ? 0.55 : 0.85, 0.2, 0.15);
-		else
-			cairo_set_source_rgb(cr, 0.2, 0.4, 0.8);
-		cairo_rectangle(cr, a, y + 1, MAX(b - a, 1.0), LANE_H - 2);
-		cairo_fill(cr);
+		for (int soft = 0; soft < 2; soft++)
+			self->n_drawn[2 * c + soft] = pl_timeline_irq_draw_lane(
+				self->runs, &scale, cr, c, !soft, y + (soft ? LANE_H : 0) + 1,
+				LANE_H - 2, dark, &self->n_columns);
 	}
 	g_object_unref(text);
 	(void)height;
@@ -96,9 +92,16 @@ static void fill_table(PlIrqView *self, const PlIrqStats *s)
 
 void pl_irq_view_set_profile(PlIrqView *self, PlProfile *profile)
 {
+	g_clear_pointer(&self->runs, pl_timeline_irq_free);
+	g_clear_pointer(&self->n_drawn, g_free);
+	self->n_columns = 0;
 	g_clear_pointer(&self->stats, pl_irq_stats_free);
 	if (profile)
 		self->stats = pl_irq_stats_new(profile);
+	if (self->stats) {
+		self->runs = pl_timeline_irq_new_for_stats(self->stats);
+		self->n_drawn = g_new0(guint, 2 * (gsize)self->stats->ncpus + 1);
+	}
 	const PlIrqStats *s = self->stats;
 	gboolean have = s && (s->have_hard || s->have_soft);
 	pl_lazy_page_show(GTK_WIDGET(self), have);
@@ -149,6 +152,23 @@ const PlIrqStats *pl_irq_view_get_stats(PlIrqView *self)
 	return self->stats;
 }
 
+guint pl_irq_view_get_n_drawn(PlIrqView *self, guint cpu, gboolean hard, guint *n_runs,
+			      guint *n_columns)
+{
+	gboolean in = self->stats && cpu < self->stats->ncpus && self->runs;
+	if (n_columns)
+		*n_columns = self->n_columns;
+	if (n_runs) {
+		*n_runs = 0;
+		for (guint k = 0; in && k < pl_timeline_irq_get_n_spans(self->runs, cpu); k++) {
+			const PlIrqSpan *sp = pl_timeline_irq_get_span(self->runs, cpu, k);
+			const PlIrqSource *src = self->stats->sources->pdata[sp->source];
+			*n_runs += (src->kind == PL_IRQ_HARD) == !!hard;
+		}
+	}
+	return in ? self->n_drawn[2 * cpu + !hard] : 0;
+}
+
 GtkWidget *pl_irq_view_new(void)
 {
 	return g_object_new(PL_TYPE_IRQ_VIEW, NULL);
@@ -159,6 +179,8 @@ static void pl_irq_view_dispose(GObject *obj)
 	PlIrqView *self = PL_IRQ_VIEW(obj);
 	g_clear_pointer(&self->scroll, gtk_widget_unparent);
 	gtk_widget_dispose_template(GTK_WIDGET(obj), PL_TYPE_IRQ_VIEW);
+	g_clear_pointer(&self->runs, pl_timeline_irq_free);
+	g_clear_pointer(&self->n_drawn, g_free);
 	g_clear_pointer(&self->stats, pl_irq_stats_free);
 	G_OBJECT_CLASS(pl_irq_view_parent_class)->dispose(obj);
 }

@@ -2,7 +2,8 @@
  * `record --irq` recording (pl-irq.h).  A summary (counts, time, share of
  * the CPUs, what could not be paired), the per-CPU lanes (one for
  * hardirqs, one for softirqs under it, each run drawn where it ran; a
- * hardirq that interrupted a softirq in a darker shade), then the table
+ * hardirq that interrupted a softirq in a darker shade; runs narrower than
+ * a pixel summed per pixel column as on the timeline), then the table
  * per IRQ handler and softirq vector with counts per CPU.
  *
  * The page hides itself in its GtkStack while the profile holds none of
@@ -27,6 +28,11 @@ GtkWidget *pl_irq_view_new(void);
 void pl_irq_view_set_profile(PlIrqView *self, PlProfile *profile);
 /* What the page shows, borrowed (NULL without a profile). */
 const PlIrqStats *pl_irq_view_get_stats(PlIrqView *self);
+/* The last draw of CPU cpu's hardirq (hard) or softirq lane: the
+ * rectangles drawn (the level of detail's output), its runs and the
+ * pixel columns it had. */
+guint pl_irq_view_get_n_drawn(PlIrqView *self, guint cpu, gboolean hard, guint *n_runs,
+			      guint *n_columns);
 /* Follows session: a new profile or one that grew. */
 void pl_irq_view_set_session(PlIrqView *self, PlProfileSession *session);
 

@@ -7,6 +7,7 @@
 
 struct _PlTimelineIrq {
 	PlIrqStats *stats;
+	gboolean owns_stats;
 	guint ncpus;
 	GArray **lane;    /* per CPU: guint32 indices into stats->spans, in start order */
 	guint64 *max_ns;  /* per CPU: its longest run (bounds the hit search) */
@@ -26,10 +27,18 @@ static const GdkRGBA soft_dark_rgba = { 0.35, 0.55, 0.95, 1 };
 PlTimelineIrq *pl_timeline_irq_new(PlProfile *profile)
 {
 	PlIrqStats *s = profile ? pl_irq_stats_new(profile) : NULL;
-	if (!s || !s->spans->len || !s->ncpus) {
+	PlTimelineIrq *self = s ? pl_timeline_irq_new_for_stats(s) : NULL;
+	if (self)
+		self->owns_stats = TRUE;
+	else
 		pl_irq_stats_free(s);
+	return self;
+}
+
+PlTimelineIrq *pl_timeline_irq_new_for_stats(PlIrqStats *s)
+{
+	if (!s->spans->len || !s->ncpus)
 		return NULL;
-	}
 	PlTimelineIrq *self = g_new0(PlTimelineIrq, 1);
 	self->stats = s;
 	self->ncpus = s->ncpus;
@@ -76,7 +85,8 @@ void pl_timeline_irq_free(PlTimelineIrq *self)
 	g_free(self->max_ns);
 	g_free(self->nested);
 	g_free(self->n_drawn);
-	pl_irq_stats_free(self->stats);
+	if (self->owns_stats)
+		pl_irq_stats_free(self->stats);
 	g_free(self);
 }
 
@@ -237,6 +247,39 @@ static guint draw_runs(const PlTimelineIrq *self, const PlTimelineScale *s, cair
 	}
 	drawn += runs_pass(self, s, cr, idx, n, y0, h, 1, &hard_rgba, NULL, ncol);
 	drawn += runs_pass(self, s, cr, idx, n, y0, h, 2, &nested_rgba, NULL, ncol);
+	return drawn;
+}
+
+guint pl_timeline_irq_draw_lane(const PlTimelineIrq *self, const PlTimelineScale *s, cairo_t *cr,
+				guint cpu, gboolean hard, double y0, double h, gboolean dark,
+				guint *n_columns)
+{
+	guint ncol = s->x1 > s->x0 ? (guint)ceil(s->x1 - s->x0) + 1 : 1;
+	if (n_columns)
+		*n_columns = ncol;
+	if (cpu >= self->ncpus)
+		return 0;
+	const guint32 *idx = (const guint32 *)(gpointer)self->lane[cpu]->data;
+	guint n = self->lane[cpu]->len;
+	const GdkRGBA *soft = dark ? &soft_dark_rgba : &soft_rgba;
+	const GdkRGBA *own = hard ? &hard_rgba : soft;
+	g_autofree double *col = g_new0(double, ncol);
+	/* the wide softirqs and the narrow runs' columns in one pass; the
+	 * hardirqs' wide runs come after their columns, nested ones darker */
+	guint drawn = runs_pass(self, s, cr, idx, n, y0, h, hard ? 1 : 0, hard ? NULL : soft, col,
+				ncol);
+	for (guint c = 0; c < ncol; c++) {
+		if (col[c] <= 0)
+			continue;
+		set_rgba(cr, own, 0.75 + 0.25 * MIN(col[c], 1.0));
+		cairo_rectangle(cr, s->x0 + c, y0, 1, h);
+		cairo_fill(cr);
+		drawn++;
+	}
+	if (hard) {
+		drawn += runs_pass(self, s, cr, idx, n, y0, h, 1, &hard_rgba, NULL, ncol);
+		drawn += runs_pass(self, s, cr, idx, n, y0, h, 2, &nested_rgba, NULL, ncol);
+	}
 	return drawn;
 }
 

@@ -36,6 +36,9 @@ typedef struct _PlTimelineIrq PlTimelineIrq;
 /* The interrupt lanes of profile; NULL when it holds no paired handler
  * run (no irq tracepoints, or none that could be paired). */
 PlTimelineIrq *pl_timeline_irq_new(PlProfile *profile);
+/* The same for stats already read, borrowed: they must outlive the
+ * object (the Interrupts page draws its own stats' lanes this way). */
+PlTimelineIrq *pl_timeline_irq_new_for_stats(PlIrqStats *stats);
 void pl_timeline_irq_free(PlTimelineIrq *self);
 
 const PlIrqStats *pl_timeline_irq_get_stats(const PlTimelineIrq *self);
@@ -52,6 +55,12 @@ int pl_timeline_irq_row_at(const PlTimelineIrq *self, double y);
 void pl_timeline_irq_draw(PlTimelineIrq *self, const PlTimelineScale *s, cairo_t *cr,
 			  PangoLayout *pl, double w, double label_w, const GdkRGBA *fg,
 			  gboolean dark);
+/* One lane of the Interrupts page: CPU cpu's hardirq runs (hard) or its
+ * softirq runs in the band [y0, y0 + h) on the scale, with the level of
+ * detail above; returns the rectangles drawn and the pixel columns. */
+guint pl_timeline_irq_draw_lane(const PlTimelineIrq *self, const PlTimelineScale *s, cairo_t *cr,
+				guint cpu, gboolean hard, double y0, double h, gboolean dark,
+				guint *n_columns);
 /* Rectangles drawn for row's runs by the last draw (the LOD's output),
  * and the pixel columns the lanes had then. */
 guint pl_timeline_irq_get_n_drawn(const PlTimelineIrq *self, guint row, guint *n_columns);

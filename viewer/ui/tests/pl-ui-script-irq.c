@@ -126,6 +126,53 @@ static PlUiStep irq_lanes(PlWindow *w, const char *name, guint ticks, gboolean t
 	return PL_UI_STEP_DONE;
 }
 
+/* The Interrupts page's lanes (shown by a "view irq" before): drawn with
+ * the level of detail, as irq_lanes checks the timeline's. */
+static PlUiStep irq_page(PlWindow *w, const char *name, guint ticks, gboolean timed_out)
+{
+	PlIrqView *v = pl_window_get_irq_view(w);
+	const PlIrqStats *st = pl_irq_view_get_stats(v);
+	guint ncol = 0;
+	if (st)
+		pl_irq_view_get_n_drawn(v, 0, TRUE, NULL, &ncol);
+	if ((!st || !ncol || ticks < 5) && !timed_out)
+		return PL_UI_STEP_WAIT;
+	if (!st || !ncol) {
+		pl_ui_script_report(name, FALSE, "the Interrupts page drew no lanes (%s)",
+				    st ? "not drawn" : "no interrupts read");
+		return PL_UI_STEP_DONE;
+	}
+	gboolean lod = TRUE;
+	guint total = 0;
+	GString *why = g_string_new(NULL);
+	for (guint c = 0; c < st->ncpus; c++) {
+		guint n[2], drawn[2];
+		for (int soft = 0; soft < 2; soft++) {
+			drawn[soft] = pl_irq_view_get_n_drawn(v, c, !soft, &n[soft], NULL);
+			total += n[soft];
+			if (drawn[soft] > n[soft] || (n[soft] > ncol && drawn[soft] >= n[soft]) ||
+			    (n[soft] && !drawn[soft])) {
+				lod = FALSE;
+				g_string_append_printf(why, "CPU %u %s: %u runs drawn as %u rectangles "
+							    "in %u columns; ",
+						       c, soft ? "softirq" : "hardirq", n[soft],
+						       drawn[soft], ncol);
+			}
+		}
+		printf("# irq-page-cpu %u hardirq %u drawn %u softirq %u drawn %u columns %u\n", c,
+		       n[0], drawn[0], n[1], drawn[1], ncol);
+	}
+	fflush(stdout);
+	if (total != st->spans->len) {
+		lod = FALSE;
+		g_string_append_printf(why, "the lanes hold %u runs, the page's stats %u; ", total,
+				       st->spans->len);
+	}
+	pl_ui_script_report(name, lod, "%s", why->str);
+	g_string_free(why, TRUE);
+	return PL_UI_STEP_DONE;
+}
+
 static int toggled_to; /* what irq-toggle's click should make of the lanes */
 
 static PlUiStep irq_toggle(PlWindow *w, const char *name, guint ticks, gboolean timed_out)
@@ -296,6 +343,8 @@ PlUiStep pl_ui_script_irq_step(PlWindow *w, char **argv, guint ticks, gboolean t
 	const char *name = argv[0] && argv[1] ? argv[1] : cmd;
 	if (!strcmp(cmd, "irq-lanes"))
 		return irq_lanes(w, name, ticks, timed_out);
+	if (!strcmp(cmd, "irq-page"))
+		return irq_page(w, name, ticks, timed_out);
 	if (!strcmp(cmd, "irq-toggle"))
 		return irq_toggle(w, name, ticks, timed_out);
 	if (!strcmp(cmd, "irq-click"))

@@ -162,6 +162,10 @@
  *                                  "# irq-source KIND<TAB>NUMBER<TAB>NAME<TAB>RUNS"; fails
  *                                  when a lane draws more rectangles than runs, or as many
  *                                  with more runs than pixel columns (no level of detail)
+ *   irq-page NAME                  the Interrupts page (after "view irq") drew its lanes;
+ *                                  per CPU "# irq-page-cpu CPU hardirq RUNS drawn RECTS
+ *                                  softirq RUNS drawn RECTS columns N"; fails as irq-lanes
+ *                                  does, or when the lanes miss a run of the page's stats
  *   irq-toggle NAME                click (X) the "IRQ" header's name: the lanes expand or
  *                                  collapse (collapsed, the header row draws the runs)
  *   irq-click NAME                 click (X) the longest run: the window's range is its

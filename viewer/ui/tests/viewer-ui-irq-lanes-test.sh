@@ -27,6 +27,10 @@
 #   irq_hover               the pointer on that run: the screen with its
 #                           tooltip (irq-lanes-tooltip.png)
 #   screenshot_irq-lanes.png, screenshot_irq-lanes-collapsed.png
+#   irq_page_lod            the Interrupts page's own lanes (a hardirq and a
+#                           softirq lane per CPU) hold every run of its stats
+#                           and draw them with the same level of detail (the
+#                           driver's check); screenshot_irq-page.png
 #   irq_keeps_sampling      the same recording (no --event) also holds
 #                           samples of the default event: --irq adds to the
 #                           profile, it does not replace it
@@ -54,7 +58,7 @@ cleanup() {
 trap cleanup EXIT
 pl_plan irq_lanes irq_lanes_match_report irq_click screenshot_irq-lanes.png irq_collapse \
 	screenshot_irq-lanes-collapsed.png irq_click_collapsed irq_expand irq_hover \
-	lock_wait_tooltip irq_keeps_sampling
+	lock_wait_tooltip irq_keeps_sampling irq_page_lod screenshot_irq-page.png
 
 for x in "$APP" "$AGENT" "$W"; do [ -x "$x" ] || pl_fail_all "$x not built (make)"; done
 [ -f "$DRIVER" ] || pl_fail_all "$DRIVER not built (make)"
@@ -155,12 +159,15 @@ screenshot $SHOTS/irq-lanes-collapsed.png
 irq-click irq_click_collapsed
 irq-toggle irq_expand
 irq-hover $SHOTS/irq-lanes-tooltip.png irq_hover
+view irq
+irq-page irq_page_lod
+screenshot $SHOTS/irq-page.png
 EOF2
 PERFLENS_UI_TEST_MODULE=$DRIVER PERFLENS_UI_SCRIPT=$TMP/irq.script \
 	timeout 240 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" >"$TMP/app.out" 2>"$TMP/app.err"
 pl_no_display "$TMP/app.err"
 pl_relay "$TMP/app.out"
-grep -aE '^# irq-(lanes|cpu|click|toggle)' "$TMP/app.out"
+grep -aE '^# irq-(lanes|cpu|click|toggle|page-cpu)' "$TMP/app.out"
 
 res=$("$PY" - "$TMP/report.txt" "$TMP/irq.csv" "$TMP/app.out" <<'PY'
 import csv, re, sys
