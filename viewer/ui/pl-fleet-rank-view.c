@@ -2,17 +2,20 @@
  * layout in pl-fleet-rank-view.ui, the rows made here. */
 #include "pl-fleet-rank-view.h"
 
+#include <string.h>
+
 
 struct _PlFleetRankView {
 	GtkBox parent_instance;
-	GtkEntry *function, *by;
-	GtkWidget *rank_btn;
+	GtkEntry *function, *by, *sessions_of;
+	GtkWidget *rank_btn, *sessions_btn;
 	GtkSpinner *spinner;
 	GtkLabel *status, *error, *sessions_title;
 	GtkListBox *boards_list, *sessions_list;
 
 	char *url, *credentials, *where, *since; /* the question's store and selection */
 	char *ranked_by;   /* the label the boards shown are told apart by */
+	char *sessions_key; /* the label the sessions shown were asked by */
 	GPtrArray *boards;   /* PlFleetShare* shown */
 	GPtrArray *sessions; /* PlFleetSession* shown */
 	char *last_error;
@@ -36,6 +39,7 @@ static void set_busy(PlFleetRankView *self, gboolean busy)
 	self->busy = busy;
 	gtk_spinner_set_spinning(self->spinner, busy);
 	gtk_widget_set_sensitive(self->rank_btn, !busy);
+	gtk_widget_set_sensitive(self->sessions_btn, !busy);
 }
 
 static void ask_of(PlFleetRankView *self, PlFleetAsk *ask)
@@ -83,6 +87,20 @@ static char *utc_text(gint64 secs)
 	return t ? g_date_time_format(t, "%Y-%m-%d %H:%M:%S") : g_strdup("?");
 }
 
+/* A session's length as a person reads it: "42 s", "3 min 05 s", "2 h 07 min". */
+static char *duration_text(gint64 secs)
+{
+	if (secs < 0)
+		secs = 0;
+	if (secs < 60)
+		return g_strdup_printf("%" G_GINT64_FORMAT " s", secs);
+	if (secs < 3600)
+		return g_strdup_printf("%" G_GINT64_FORMAT " min %02" G_GINT64_FORMAT " s", secs / 60,
+				       secs % 60);
+	return g_strdup_printf("%" G_GINT64_FORMAT " h %02" G_GINT64_FORMAT " min", secs / 3600,
+			       secs % 3600 / 60);
+}
+
 static void on_open_clicked(GtkButton *b, PlFleetRankView *self)
 {
 	pl_fleet_rank_view_open_session(
@@ -94,17 +112,21 @@ static void show_sessions(PlFleetRankView *self, GPtrArray *sessions, const char
 	clear_list(self->sessions_list);
 	g_clear_pointer(&self->sessions, g_ptr_array_unref);
 	self->sessions = sessions;
-	g_autofree char *title = g_strdup_printf("Sessions of %s=%s (%u): Open shows one as a "
-						 "recording",
-						 self->ranked_by, value, sessions->len);
+	g_autofree char *title = g_strdup_printf("Sessions of %s=%s (%u, oldest first): Open "
+						 "shows one as a recording",
+						 self->sessions_key, value, sessions->len);
 	gtk_label_set_text(self->sessions_title, title);
 	for (guint i = 0; i < sessions->len; i++) {
 		const PlFleetSession *s = sessions->pdata[i];
 		g_autofree char *t0 = utc_text(s->first);
 		g_autofree char *t1 = utc_text(s->last);
-		g_autofree char *text = g_strdup_printf("%s – %s UTC  %'9" G_GUINT64_FORMAT
+		g_autofree char *length = duration_text(s->last - s->first);
+		/* the day once: a session rarely spans midnight, and then both show */
+		gboolean same_day = !strncmp(t0, t1, 10);
+		g_autofree char *text = g_strdup_printf("%s – %s UTC  %10s  %'9" G_GUINT64_FORMAT
 							" samples  %s",
-							t0, t1 + 11, s->samples, s->session);
+							t0, same_day ? t1 + 11 : t1, length, s->samples,
+							s->session);
 		GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
 		GtkWidget *l = row_label(text);
 		gtk_widget_set_hexpand(l, TRUE);
@@ -137,19 +159,57 @@ static void sessions_done(GObject *src, GAsyncResult *res, gpointer data)
 	show_sessions(self, sessions, value ? value : "");
 }
 
-gboolean pl_fleet_rank_view_list_sessions(PlFleetRankView *self, guint i)
+static gboolean list_sessions_of(PlFleetRankView *self, const char *key, const char *value)
 {
-	if (!self->boards || i >= self->boards->len || !may_ask(self))
+	if (!may_ask(self))
 		return FALSE;
-	const PlFleetShare *b = self->boards->pdata[i];
 	PlFleetAsk ask;
 	ask_of(self, &ask);
+	g_free(self->sessions_key);
+	self->sessions_key = g_strdup(key);
 	gtk_label_set_text(self->sessions_title, "Asking the fleet store for its sessions…");
 	/* the title names the row asked about, whatever is shown when it answers */
-	g_object_set_data_full(G_OBJECT(self), "pl-pending-value", g_strdup(b->value), g_free);
-	pl_fleet_sessions_async(&ask, self->ranked_by, b->value, self, sessions_done,
+	g_object_set_data_full(G_OBJECT(self), "pl-pending-value", g_strdup(value), g_free);
+	pl_fleet_sessions_async(&ask, key, value, self, sessions_done,
 				GUINT_TO_POINTER(++self->generation));
 	return TRUE;
+}
+
+gboolean pl_fleet_rank_view_list_sessions(PlFleetRankView *self, guint i)
+{
+	if (!self->boards || i >= self->boards->len || self->busy)
+		return FALSE;
+	const PlFleetShare *b = self->boards->pdata[i];
+	g_autofree char *typed = g_strdup_printf("%s=%s", self->ranked_by, b->value);
+	gtk_editable_set_text(GTK_EDITABLE(self->sessions_of), typed);
+	return list_sessions_of(self, self->ranked_by, b->value);
+}
+
+gboolean pl_fleet_rank_view_list_sessions_typed(PlFleetRankView *self)
+{
+	if (self->busy)
+		return FALSE;
+	g_autofree char *text =
+		g_strstrip(g_strdup(gtk_editable_get_text(GTK_EDITABLE(self->sessions_of))));
+	const char *eq = strchr(text, '=');
+	g_autofree char *key = eq ? g_strstrip(g_strndup(text, (gsize)(eq - text))) : NULL;
+	const char *value = eq ? eq + 1 : text;
+	if (!key) {
+		const char *by = gtk_editable_get_text(GTK_EDITABLE(self->by));
+		key = g_strdup(*by ? by : "device");
+	}
+	if (!*key || !*value || strchr(value, ',')) {
+		show_error(self, "Sessions of: type one board as LABEL=VALUE (device=SN123), or a "
+				 "value of the label the boards are told apart by; or click a "
+				 "ranked board.");
+		return FALSE;
+	}
+	return list_sessions_of(self, key, value);
+}
+
+static void on_list_sessions(GtkWidget *w, PlFleetRankView *self)
+{
+	pl_fleet_rank_view_list_sessions_typed(self);
 }
 
 static void on_board_activated(GtkListBox *list, GtkListBoxRow *row, PlFleetRankView *self)
@@ -239,11 +299,12 @@ static void rank_done(GObject *src, GAsyncResult *res, gpointer data)
 	for (guint i = 0; i < boards->len; i++) {
 		const PlFleetShare *b = boards->pdata[i];
 		with += b->total > 0;
+		/* the columns fleet rank prints, each named, so a row reads alone */
 		g_autofree char *text = g_strdup_printf(
-			"%6.2f%% total  %6.2f%% self  of %'10" G_GUINT64_FORMAT " samples  %4" G_GUINT64_FORMAT
-			" sessions  %s=%s",
-			pl_fleet_share_total_pct(b), pl_fleet_share_self_pct(b), b->samples, b->sessions,
-			self->ranked_by, *b->value ? b->value : "(none)");
+			"%6.2f%% total  %6.2f%% self  of %'10" G_GUINT64_FORMAT " samples  %'9" G_GUINT64_FORMAT
+			" with it  %'9" G_GUINT64_FORMAT " innermost  %4" G_GUINT64_FORMAT " sessions  %s=%s",
+			pl_fleet_share_total_pct(b), pl_fleet_share_self_pct(b), b->samples, b->total,
+			b->self, b->sessions, self->ranked_by, *b->value ? b->value : "(none)");
 		gtk_list_box_append(self->boards_list, row_label(text));
 	}
 	g_autofree char *line = g_strdup_printf(
@@ -312,6 +373,31 @@ const PlFleetSession *pl_fleet_rank_view_get_session(PlFleetRankView *self, guin
 }
 GtkWindow *pl_fleet_rank_view_get_opened(PlFleetRankView *self) { return self->opened; }
 const char *pl_fleet_rank_view_get_by(PlFleetRankView *self) { return self->ranked_by; }
+/* the text a list's row i shows (its label, or the first label of its box) */
+static char *row_text(GtkListBox *list, guint i)
+{
+	GtkListBoxRow *row = gtk_list_box_get_row_at_index(list, (int)i);
+	GtkWidget *c = row ? gtk_list_box_row_get_child(row) : NULL;
+	if (c && GTK_IS_BOX(c))
+		c = gtk_widget_get_first_child(c);
+	return c && GTK_IS_LABEL(c) ? g_strdup(gtk_label_get_text(GTK_LABEL(c))) : NULL;
+}
+char *pl_fleet_rank_view_dup_board_text(PlFleetRankView *self, guint i)
+{
+	return row_text(self->boards_list, i);
+}
+char *pl_fleet_rank_view_dup_session_text(PlFleetRankView *self, guint i)
+{
+	return row_text(self->sessions_list, i);
+}
+void pl_fleet_rank_view_set_sessions_of(PlFleetRankView *self, const char *board)
+{
+	gtk_editable_set_text(GTK_EDITABLE(self->sessions_of), board ? board : "");
+}
+GtkWidget *pl_fleet_rank_view_get_sessions_button(PlFleetRankView *self)
+{
+	return self->sessions_btn;
+}
 
 static void pl_fleet_rank_view_dispose(GObject *obj)
 {
@@ -334,6 +420,7 @@ static void pl_fleet_rank_view_finalize(GObject *obj)
 	g_free(self->where);
 	g_free(self->since);
 	g_free(self->ranked_by);
+	g_free(self->sessions_key);
 	g_free(self->last_error);
 	G_OBJECT_CLASS(pl_fleet_rank_view_parent_class)->finalize(obj);
 }
@@ -349,6 +436,8 @@ static void pl_fleet_rank_view_class_init(PlFleetRankViewClass *klass)
 	CHILD(function);
 	CHILD(by);
 	CHILD(rank_btn);
+	CHILD(sessions_of);
+	CHILD(sessions_btn);
 	CHILD(spinner);
 	CHILD(status);
 	CHILD(error);
@@ -358,6 +447,7 @@ static void pl_fleet_rank_view_class_init(PlFleetRankViewClass *klass)
 #undef CHILD
 	gtk_widget_class_bind_template_callback(wc, on_rank);
 	gtk_widget_class_bind_template_callback(wc, on_board_activated);
+	gtk_widget_class_bind_template_callback(wc, on_list_sessions);
 	open_profile_signal = g_signal_new("open-profile", G_TYPE_FROM_CLASS(klass),
 					   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_POINTER, 2,
 					   G_TYPE_POINTER, G_TYPE_STRING);
@@ -367,6 +457,7 @@ static void pl_fleet_rank_view_init(PlFleetRankView *self)
 {
 	gtk_widget_init_template(GTK_WIDGET(self));
 	self->ranked_by = g_strdup("device");
+	self->sessions_key = g_strdup("device");
 }
 
 GtkWidget *pl_fleet_rank_view_new(void)

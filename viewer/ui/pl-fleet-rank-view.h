@@ -1,7 +1,7 @@
 /* pl-fleet-rank-view.h — the Fleet page's Boards page: the devices (or
  * boards: any label) ranked by one function's share of their samples,
- * then one device's stored sessions, any of which opens as a recording in
- * a window of its own.
+ * then one device's stored sessions (a ranked row's, or a label typed),
+ * any of which opens as a recording in a window of its own.
  *
  * The function comes from the page's Functions table (or is typed); the
  * store, labels and time range are those of the answer the Fleet page
@@ -29,8 +29,16 @@ void pl_fleet_rank_view_set_ask(PlFleetRankView *self, const PlFleetAsk *ask);
 void pl_fleet_rank_view_set_function(PlFleetRankView *self, const char *function);
 /* What Rank does; FALSE (nothing started) while a question runs. */
 gboolean pl_fleet_rank_view_rank(PlFleetRankView *self);
-/* What activating board row i does: lists its sessions. */
+/* What activating board row i does: lists its sessions (and puts
+ * "LABEL=VALUE" into Sessions of). */
 gboolean pl_fleet_rank_view_list_sessions(PlFleetRankView *self, guint i);
+/* What List sessions does: the sessions of the board typed into Sessions
+ * of, "LABEL=VALUE" or a value of the label in Boards told apart by; FALSE
+ * (and the page says why) when it names no one board, or while a question
+ * runs. */
+gboolean pl_fleet_rank_view_list_sessions_typed(PlFleetRankView *self);
+/* Fills Sessions of. */
+void pl_fleet_rank_view_set_sessions_of(PlFleetRankView *self, const char *board);
 /* What session row i's Open does: the session in a new window. */
 gboolean pl_fleet_rank_view_open_session(PlFleetRankView *self, guint i);
 
@@ -44,6 +52,10 @@ const PlFleetSession *pl_fleet_rank_view_get_session(PlFleetRankView *self, guin
 /* The window the last opened session shows in (NULL: none, or closed). */
 GtkWindow *pl_fleet_rank_view_get_opened(PlFleetRankView *self);
 const char *pl_fleet_rank_view_get_by(PlFleetRankView *self);
+GtkWidget *pl_fleet_rank_view_get_sessions_button(PlFleetRankView *self);
+/* The text board (session) row i shows, NULL past the last; g_free. */
+char *pl_fleet_rank_view_dup_board_text(PlFleetRankView *self, guint i);
+char *pl_fleet_rank_view_dup_session_text(PlFleetRankView *self, guint i);
 
 G_END_DECLS
 

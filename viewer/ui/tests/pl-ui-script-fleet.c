@@ -182,6 +182,13 @@ PlUiStep pl_ui_script_fleet_step(PlWindow *w, char **argv, guint ticks, gboolean
 			       " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %s\n",
 			       b->samples, b->total, b->self, b->sessions, b->value);
 		}
+		/* and what the rows show, for the test to read as a user does */
+		for (guint i = 0;; i++) {
+			g_autofree char *text = pl_fleet_rank_view_dup_board_text(rv, i);
+			if (!text)
+				break;
+			printf("# fleet-rank-shown %s\n", text);
+		}
 		fflush(stdout);
 		pl_ui_script_report(name, !err && n > 0, "%s", err ? err : "no boards listed");
 		return PL_UI_STEP_DONE;
@@ -240,9 +247,55 @@ PlUiStep pl_ui_script_fleet_step(PlWindow *w, char **argv, guint ticks, gboolean
 		printf("# fleet-opened %s %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n",
 		       pl_fleet_rank_view_get_session(rv, 0)->session, pl_profile_get_stats(p)->samples,
 		       all);
+		/* its functions as the window counts them (the views' aggregate) */
+		for (guint f = 0; f < agg->n_functions; f++) {
+			const PlFunction *fn = pl_profile_get_function(p, f);
+			if (!agg->func_self[f].samples || !fn)
+				continue;
+			printf("# fleet-opened-fn %" G_GUINT64_FORMAT "\t%s\t%s\n",
+			       agg->func_self[f].samples, fn->name ? fn->name : "?",
+			       fn->module ? fn->module : "?");
+		}
 		fflush(stdout);
 		gtk_window_destroy(opened);
 		pl_ui_script_report(name, all > 0, "the opened session's window shows no samples");
+		return PL_UI_STEP_DONE;
+	}
+	if (!strcmp(cmd, "fleet-sessions-of")) {
+		/* fleet-sessions-of BOARD NAME: BOARD (LABEL=VALUE) typed into
+		 * Sessions of, List sessions clicked: "# fleet-sessions-of SESSION
+		 * SAMPLES FIRST LAST" per session listed */
+		const char *name = argc > 2 ? argv[2] : cmd;
+		PlFleetRankView *rv = pl_fleet_view_get_rank_view(fv);
+		if (ticks == 0) {
+			pl_window_show_fleet(w);
+			pl_fleet_view_show_page(fv, "boards");
+			pl_fleet_rank_view_set_sessions_of(rv, argc > 1 ? argv[1] : "");
+			g_signal_emit_by_name(pl_fleet_rank_view_get_sessions_button(rv), "clicked");
+			if (!pl_fleet_rank_view_is_busy(rv)) {
+				const char *err = pl_fleet_rank_view_get_error(rv);
+				pl_ui_script_report(name, FALSE, "List sessions started nothing (%s)",
+						    err ? err : "no error shown");
+				return PL_UI_STEP_DONE;
+			}
+			return PL_UI_STEP_WAIT;
+		}
+		if (pl_fleet_rank_view_is_busy(rv))
+			return timed_out ? (pl_ui_script_report(name, FALSE, "no answer"),
+					    PL_UI_STEP_DONE)
+					 : PL_UI_STEP_WAIT;
+		const char *err = pl_fleet_rank_view_get_error(rv);
+		guint n = pl_fleet_rank_view_get_n_sessions(rv);
+		for (guint i = 0; i < n; i++) {
+			const PlFleetSession *s = pl_fleet_rank_view_get_session(rv, i);
+			printf("# fleet-sessions-of %s %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT
+			       " %" G_GINT64_FORMAT "\n",
+			       s->session, s->samples, s->first, s->last);
+			g_autofree char *text = pl_fleet_rank_view_dup_session_text(rv, i);
+			printf("# fleet-sessions-shown %s\n", text ? text : "(no row)");
+		}
+		fflush(stdout);
+		pl_ui_script_report(name, !err && n > 0, "%s", err ? err : "no session listed");
 		return PL_UI_STEP_DONE;
 	}
 	if (!strcmp(cmd, "fleet-page")) {

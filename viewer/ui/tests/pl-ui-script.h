@@ -144,10 +144,14 @@
  *   fleet-page flame|functions|boards|diff   bring that page of the Fleet page forward
  *   fleet-rank FUNC NAME           FUNC's row of the Functions page activated: the Boards
  *                                  page ranks the boards ("# fleet-rank-row SAMPLES TOTAL
- *                                  SELF SESSIONS VALUE")
+ *                                  SELF SESSIONS VALUE", and "# fleet-rank-shown TEXT"
+ *                                  per row as the page shows it)
  *   fleet-open VALUE NAME          board VALUE's row activated, its first session opened:
  *                                  "# fleet-session S N" per session listed, "# fleet-opened
- *                                  S SAMPLES SHOWN" from the new window (closed after)
+ *                                  S SAMPLES SHOWN" and "# fleet-opened-fn SELF<TAB>FUNCTION
+ *                                  <TAB>MODULE" from the new window (closed after)
+ *   fleet-sessions-of BOARD NAME   BOARD (LABEL=VALUE) typed into Sessions of, List
+ *                                  sessions clicked: "# fleet-sessions-of S N FIRST LAST"
  * The Locks page (pl-ui-script-locks.c):
  *   locks NAME [ADDRESS]           the page is shown with a lock (that of ADDRESS, picked);
  *                                  its summary and details go to stdout as

@@ -33,11 +33,24 @@
 #                       the first one's Open shows it in a new window
 #   fleet_open_totals   that window's profile holds the session's stored
 #                       sample count, all of them shown
+#   fleet_rank_shown    the rows the Boards page shows, read as text (both
+#                       shares to 0.01 %, samples, with it, innermost,
+#                       sessions, device), equal fleet rank's rows, in its
+#                       order
+#   fleet_sessions_of   "device=b1" typed into Sessions of, List sessions:
+#                       the sessions listed (name, samples, first and last
+#                       sample to the second, oldest first) equal fleet
+#                       sessions --where device=b1 --rollup raw, and each
+#                       row shows its time, length and samples
+#   fleet_open_functions  the opened session's window: its total and every
+#                       function's self samples equal fleet report
+#                       --session's and those of perflens report on the
+#                       session's file the collector kept (--keep-sessions)
 #   fleet_bad_labels    "fw=" (no value): the page says where and why
 #   fleet_store_down    a URL where no server answers: the page says so
 # Screenshots ($PL_UI_SCREENSHOTS, else a temporary directory):
 # fleet-flame.png, fleet-functions.png, fleet-diff.png, fleet-boards.png,
-# fleet-error.png.
+# fleet-boards-sessions.png, fleet-error.png.
 set -u
 B=${PL_BUILD:-build}
 TOP=${PL_TOP:-.}
@@ -50,7 +63,8 @@ SHOTS=${PL_UI_SCREENSHOTS:-$TMP/shots}
 
 pl_plan fleet_show fleet_rows_a fleet_compare fleet_diff_rows fleet_pick fleet_picked \
 	fleet_totals fleet_labels fleet_functions fleet_diff fleet_all fleet_rank fleet_rank_cli \
-	fleet_open fleet_open_totals fleet_bad_labels fleet_store_down
+	fleet_rank_shown fleet_sessions_of fleet_open fleet_open_totals fleet_open_functions \
+	fleet_bad_labels fleet_store_down
 missing=""
 for x in "$AGENT" "$PERFLENS" "$BURN"; do [ -x "$x" ] || missing="$x not built (make)"; done
 [ -f "$DRIVER" ] || missing="$DRIVER not built (make)"
@@ -60,7 +74,7 @@ if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
 
 fleet_clickhouse
 fleet_token
-fleet_collector "$TMP/collect.log"
+fleet_collector "$TMP/collect.log" 0 --keep-sessions "$TMP/keep"
 # two firmwares of one program: 2.3.1 also spawns threads (spawn_worker)
 fleet_agent 2.3.0 b1 "$BURN" 3 1
 fleet_agent 2.3.1 b2 "$BURN" --spawn-every 5 3 2
@@ -74,6 +88,8 @@ fleet report --where fw=2.3.0 --top 0 >"$TMP/rep-a" 2>&1 || pl_fail_all "fleet r
 fleet report --where fw=2.3.1 --top 0 >"$TMP/rep-b" 2>&1 || pl_fail_all "fleet report: $(head -c 300 "$TMP/rep-b")"
 fleet diff --where fw=2.3.0 --against fw=2.3.1 --top 0 >"$TMP/diff" 2>&1 || pl_fail_all "fleet diff: $(head -c 300 "$TMP/diff")"
 fleet rank --function 'hot_leaf burn' --top 0 >"$TMP/rank" 2>&1 || pl_fail_all "fleet rank: $(head -c 300 "$TMP/rank")"
+fleet sessions --where device=b1 --top 0 --rollup raw >"$TMP/sessions-b1" 2>&1 ||
+	pl_fail_all "fleet sessions: $(head -c 300 "$TMP/sessions-b1")"
 sql "SELECT name, c FROM (SELECT session, count() AS c FROM perflens_samples GROUP BY session) ANY LEFT JOIN (SELECT session, any(name) AS name FROM perflens_sessions GROUP BY session) USING session FORMAT TabSeparated" >"$TMP/counts" ||
 	pl_fail_all "ClickHouse did not count the sessions"
 sql "SELECT DISTINCT concat(k, '=', v) AS l FROM perflens_sessions ARRAY JOIN labels.key AS k, labels.value AS v WHERE session IN (SELECT session FROM perflens_samples) ORDER BY l" >"$TMP/labels" ||
@@ -98,6 +114,8 @@ fleet-show = = = - - fleet_picked
 fleet-show = = - - - fleet_all
 fleet-rank hot_leaf fleet_rank
 screenshot $SHOTS/fleet-boards.png
+fleet-sessions-of device=b1 fleet_sessions_of
+screenshot $SHOTS/fleet-boards-sessions.png
 fleet-open b2 fleet_open
 expect-fleet-error $URL $CRED fw= value fleet_bad_labels
 expect-fleet-error http://127.0.0.1:1 $CRED fw=2.3.0 answer fleet_store_down
@@ -203,6 +221,115 @@ b2=$(sql "SELECT uniqExact(session) FROM perflens_samples WHERE session IN (SELE
 [ -n "$bad" ] || [ "$(echo "$listed" | grep -c .)" = "$b2" ] ||
 	bad="the page lists $(echo "$listed" | grep -c .) sessions of b2, ClickHouse holds $b2"
 if [ -n "$bad" ]; then fail $c "$bad"; else ok $c; echo "# opened $os: $on samples" >&2; fi
+
+# ─── the rows as shown, the sessions typed, the opened session's functions
+c=fleet_rank_shown
+bad=$(python3 - "$TMP/app.out" "$TMP/rank" <<'PY'
+import re, sys
+shown = re.compile(r'^\s*([\d.]+)% total\s+([\d.]+)% self\s+of\s+([\d,]+) samples\s+([\d,]+) with it'
+                   r'\s+([\d,]+) innermost\s+(\d+) sessions\s+device=(.*)$')
+num = lambda t: int(t.replace(',', ''))
+got, unread = [], []
+for l in open(sys.argv[1], errors='replace').read().split('\n'):
+    if l.startswith('# fleet-rank-shown '):
+        m = shown.match(l[len('# fleet-rank-shown '):])
+        if not m:
+            unread.append(l)
+            continue
+        v = m.group(7)
+        got.append((m.group(1), m.group(2), num(m.group(3)), num(m.group(4)), num(m.group(5)),
+                    int(m.group(6)), '(no such label)' if v == '(none)' else v))
+cli = re.compile(r'^\s+([\d.]+)%\s+([\d.]+)%\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(.*)$')
+want = []
+for l in open(sys.argv[2]).read().split('\n'):
+    m = cli.match(l)
+    if m:
+        want.append((m.group(1), m.group(2), int(m.group(3)), int(m.group(4)), int(m.group(5)),
+                     int(m.group(6)), m.group(7)))
+if unread:
+    print('a row reads unlike the others: %s' % unread[0])
+elif not want or got != want:
+    print('the page shows %s, fleet rank prints %s' % (got, want))
+PY
+)
+if [ -n "$bad" ]; then fail $c "$bad"; else ok $c; fi
+
+c=fleet_sessions_of
+bad=$(python3 - "$TMP/app.out" "$TMP/sessions-b1" <<'PY'
+import re, sys, datetime
+out = open(sys.argv[1], errors='replace').read().split('\n')
+utc = lambda t: datetime.datetime.fromtimestamp(int(t), datetime.timezone.utc).strftime('%Y-%m-%d %H:%M:%S')
+got = [tuple(l.split()[2:6]) for l in out if l.startswith('# fleet-sessions-of ')]
+got = [(s, int(n), utc(a), utc(b)) for s, n, a, b in got]
+rows = [l[len('# fleet-sessions-shown '):] for l in out if l.startswith('# fleet-sessions-shown ')]
+want = []
+for l in open(sys.argv[2]).read().split('\n'):
+    m = re.match(r'^  (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)  (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\s+(\d+)  (\S+)  (.*)$', l)
+    if m:
+        want.append((m.group(4), int(m.group(3)), m.group(1), m.group(2)))
+if not want or got != want:
+    print('the page lists %s, fleet sessions %s' % (got[:4], want[:4]))
+elif any('device=b2' in l for l in open(sys.argv[2])):
+    print('fleet sessions --where device=b1 lists a session of b2')
+else:
+    for (s, n, a, b), r in zip(got, rows + [''] * len(got)):
+        # "DAY TIME – TIME UTC  LENGTH  N samples  SESSION"
+        if not (r.startswith(a + ' – ' + b[11:] + ' UTC') and re.search(r'\b%d samples\s+%s$' % (n, re.escape(s)), r)
+                and re.search(r' UTC\s+\d+ (s|min \d\d s|h \d\d min)\s', r)):
+            print('session %s (%s – %s, %d samples) is shown as %r' % (s, a, b, n, r))
+            break
+PY
+)
+if [ -n "$bad" ]; then fail $c "$bad"; else ok $c; fi
+
+c=fleet_open_functions
+os=$(sed -n 's/^# fleet-opened \([^ ]*\) .*/\1/p' "$TMP/app.out")
+if [ -z "$os" ]; then
+	fail $c "no session was opened"
+elif ! fleet report --session "$os" --top 0 >"$TMP/opened" 2>&1; then
+	fail $c "fleet report --session $os failed: $(head -c 300 "$TMP/opened")"
+elif [ ! -f "$TMP/keep/$os.plens" ]; then
+	fail $c "the collector kept no file of session $os: $(ls "$TMP/keep" | head -5 | tr '\n' ' ')"
+elif ! "$PERFLENS" report --top 0 "$TMP/keep/$os.plens" >"$TMP/opened-file" 2>&1; then
+	fail $c "perflens report of the kept $os.plens failed: $(head -c 300 "$TMP/opened-file")"
+else
+	bad=$(python3 - "$TMP/app.out" "$TMP/opened" "$TMP/opened-file" <<'PY'
+import re, sys
+out = open(sys.argv[1], errors='replace').read().split('\n')
+row = re.compile(r'^\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+(.*?)\s{2,}(\S+)')
+def rows(text):
+    acc = {}
+    for line in text.split('Top functions by self', 1)[1].split('\n')[2:]:
+        if not line.strip():
+            break
+        r = row.match(line)
+        if r and int(r.group(1)):
+            k = (r.group(2), r.group(3))
+            acc[k] = acc.get(k, 0) + int(r.group(1))
+    return acc
+page = {}
+for l in out:
+    if l.startswith('# fleet-opened-fn '):
+        n, name, module = l[len('# fleet-opened-fn '):].split('\t')
+        page[(name, module)] = page.get((name, module), 0) + int(n)
+total = int(next(l.split()[3] for l in out if l.startswith('# fleet-opened ')))
+rep, fil = open(sys.argv[2]).read(), open(sys.argv[3]).read()
+t_rep = int(re.search(r'^Session \S+: (\d+) samples', rep, re.M).group(1))
+t_fil = int(re.search(r'^Top functions by self \([^;]*; % of (\d+) samples', fil, re.M).group(1))
+a, b = rows(rep), rows(fil)
+if not (total == t_rep == t_fil):
+    print("the window shows %d samples, fleet report --session %d, the kept file's report %d" % (total, t_rep, t_fil))
+else:
+    for what, want in (('fleet report --session', a), ("the kept file's report", b)):
+        if page != want:
+            d = sorted(set(page) ^ set(want)) or [k for k in page if page[k] != want.get(k)]
+            print('%d window functions, %d of %s; differ at %s: %s %s, window %s' % (
+                len(page), len(want), what, d[:3], what, [want.get(k) for k in d[:3]], [page.get(k) for k in d[:3]]))
+            break
+PY
+)
+	if [ -n "$bad" ]; then fail $c "$bad"; else ok $c; echo "# opened $os: $(grep -c '^# fleet-opened-fn ' "$TMP/app.out") functions with self samples" >&2; fi
+fi
 
 for c in fleet_totals fleet_labels fleet_functions fleet_diff; do
 	line=$(grep "^$c " "$TMP/cmp")
