@@ -15,6 +15,17 @@
  * PL-PARANOID, PL-AGENT-START, PL-AGENT-EXIT, PL-WATCHDOG, PL-ERROR (any
  * of these last three fails the board).
  * Settings from /proc/cmdline: pl.token=T pl.timeout=S.
+ *
+ * The fleet row (boards.sh fleet_row) adds pl.server=ADDR:PORT,
+ * pl.labels=K=V,K=V…, pl.run=SECONDS and pl.now=EPOCH (the host's clock
+ * at qemu's start: these boards have no RTC, and a board in the field sets
+ * its clock by NTP before it reports): the agent then reports to that
+ * collector as a board in a rack would (--server, the token from a 0600
+ * file, the labels from a file, 2 s sessions), profiling /burn-musl,
+ * instead of listening.  An agent with a command runs it again when it
+ * ends (it reports continuously), so after SECONDS /init stops the agent
+ * in order (SIGTERM: it sends the session under way and exits) and the
+ * board powers off.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,6 +41,14 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+static pid_t agent_pid;
+
+static void stop_agent(int sig)
+{
+	(void)sig;
+	kill(agent_pid, SIGTERM);
+}
 
 static void power_off(void)
 {
@@ -125,6 +144,7 @@ static void handover(void)
 int main(void)
 {
 	char up[32], token[128] = "", cmdline[4096], line[512], a[64], b[64];
+	char server[128] = "", labels[512] = "", run[16] = "";
 	long timeout = 150;
 	struct utsname u;
 
@@ -152,6 +172,37 @@ int main(void)
 			snprintf(token, sizeof token, "%s", w + 9);
 		else if (!strncmp(w, "pl.timeout=", 11))
 			timeout = atol(w + 11);
+		else if (!strncmp(w, "pl.server=", 10))
+			snprintf(server, sizeof server, "%s", w + 10);
+		else if (!strncmp(w, "pl.labels=", 10))
+			snprintf(labels, sizeof labels, "%s", w + 10);
+		else if (!strncmp(w, "pl.run=", 7))
+			snprintf(run, sizeof run, "%s", w + 7);
+		else if (!strncmp(w, "pl.now=", 7)) {
+			struct timespec now = { .tv_sec = atoll(w + 7) };
+			if (clock_settime(CLOCK_REALTIME, &now) < 0)
+				printf("PL-ERROR clock_settime: %s\n", strerror(errno));
+		}
+	}
+	if (server[0]) {
+		/* the token and labels as files, as a board in the field keeps
+		 * them (the token never on a command line ps shows) */
+		for (char *c = labels; *c; c++)
+			if (*c == ',')
+				*c = '\n';
+		int e1 = 0, e2 = 0, fd = open("/tmp/token", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || write(fd, token, strlen(token)) != (ssize_t)strlen(token))
+			e1 = errno;
+		if (fd >= 0)
+			close(fd);
+		fd = open("/tmp/labels", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || write(fd, labels, strlen(labels)) != (ssize_t)strlen(labels) ||
+		    write(fd, "\n", 1) != 1)
+			e2 = errno;
+		if (fd >= 0)
+			close(fd);
+		if (e1 || e2)
+			printf("PL-ERROR writing /tmp/token or /tmp/labels: %s\n", strerror(e1 ? e1 : e2));
 	}
 
 	/* the watchdog: qemu always exits, whatever the agent does */
@@ -192,12 +243,24 @@ int main(void)
 	if (agent == 0) {
 		dup2(p[1], 1), dup2(p[1], 2);
 		close(p[0]), close(p[1]);
-		execl("/perflens-agent", "perflens-agent", "--listen", "--port", "9999",
-		      "--token", token, (char *)NULL);
+		if (server[0])
+			execl("/perflens-agent", "perflens-agent", "--server", server, "--token-file",
+			      "/tmp/token", "--labels-file", "/tmp/labels", "--session-period", "2",
+			      "-F", "499", "-g", "--", "/burn-musl", "3600", "2", (char *)NULL);
+		else
+			execl("/perflens-agent", "perflens-agent", "--listen", "--port", "9999",
+			      "--token", token, (char *)NULL);
 		printf("PL-ERROR exec /perflens-agent: %s\n", strerror(errno));
 		_exit(127);
 	}
 	close(p[1]);
+	if (server[0]) {
+		/* SA_RESTART: the read of the agent's lines below goes on */
+		struct sigaction sa = { .sa_handler = stop_agent, .sa_flags = SA_RESTART };
+		agent_pid = agent;
+		sigaction(SIGALRM, &sa, NULL);
+		alarm(run[0] ? (unsigned)atoi(run) : 10);
+	}
 	/* each agent line prefixed with the guest's uptime: the host measures
 	 * "viewer connected -> first sample" on the guest's own clock */
 	FILE *in = fdopen(p[0], "r");

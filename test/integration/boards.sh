@@ -31,9 +31,10 @@
 #
 # Env: PL_BOARDS=arm64,armhf,arm64be,armeb[,riscv64][,x86_64] (which boards),
 #      PL_BOARD_HZ (default 1000),
-#      PL_BOARD_ROWS=naps,tracks,kprobe,boot (only those rows: each board boots and
-#      records them alone, no clock or icount runs; boot alone: only the boot
-#      row's own boot; default every row but tracks and boot: a second boot
+#      PL_BOARD_ROWS=naps,tracks,kprobe,boot,fleet (only those rows: each board
+#      boots and records them alone, no clock or icount runs; boot or fleet
+#      alone: only their own boots, fleet on the big-endian boards; default
+#      every row but tracks, boot and fleet: a second boot
 #      of every board took 6-129 s a board on a loaded host, and make
 #      check's time is CI's),
 #      PL_BOARDS_RESULTS (results file, rewritten each run; default
@@ -930,6 +931,172 @@ bad guest: $gwhy"
 	rows+=("| $arch | ${kver:-?} | $label | $nsamples | – | $lost | – | $((fbytes / (nsamples > 0 ? nsamples : 1))) | ${bad:+🔴 **failed**:$bad }$hz Hz; qemu start → board's agent listening ${up_host:-?} s, boot capture saved ${saved_host} s (host), row $((SECONDS - t_board)) s; $note |")
 }
 
+# The fleet row (PL_BOARD_ROWS=fleet; opt-in): the board as one of a rack
+# reporting to a collector (docs/fleet.md).  The host starts Debian's
+# ClickHouse (ci/clickhouse/server.sh, loopback) and `perflens collect
+# --keep-sessions` with the board's token in a file and a --boards file
+# naming the board's root as its sysroot; the board boots with pl.server=
+# (init.c): its agent dials 10.0.2.2 (the host's loopback through qemu's
+# user-mode network, boot.sh PL_BOARD_HOST_NET) with `--server …
+# --token-file /tmp/token --labels-file /tmp/labels --session-period 2 -F 499
+# -g -- /burn-musl 3600 2`; /init stops the agent in order (SIGTERM: the
+# session under way is sent) after 10 s and the board powers off.  Checked:
+# every kept session's count of its main event in ClickHouse equals its
+# `perflens report` (nothing lost, nothing doubled; at least 3 sessions);
+# the labels read back are those the board's /init wrote; the byte order
+# went right (times within qemu's run on the host's clock, pids and tids
+# the board's); and
+# `fleet report --where board=ARCH` heads with hot_leaf, a function of the
+# board's /burn-musl by the cross nm, its total the kept reports' sum.
+fleet_row() {
+	local arch=$1 icount='' agent_arch fetched out t_board=$SECONDS why="" secs=10
+	case "$arch" in
+	arm64) agent_arch=aarch64 ;; armhf) agent_arch=armv7l ;; arm64be) agent_arch=aarch64_be ;;
+	armeb) agent_arch=armeb ;; riscv64) agent_arch=riscv64 ;;
+	esac
+	case "$arch" in
+	arm64be | armeb) ;;
+	*) echo "skip boards-$arch-fleet: [by-design] the fleet row runs on the big-endian boards (their /init, init.c, takes pl.server=)"; return ;;
+	esac
+	if [ -n "${built_out[$arch]:-}" ]; then
+		out=${built_out[$arch]} fetched=${built_fetched[$arch]}
+	else
+		out=$build/boards/$arch
+		board_files || return
+	fi
+	local fl=$out/fleet ch url cred cpid cport="" port console q0=0 q1=0
+	rm -rf "$fl"
+	mkdir -p "$fl/keep"
+	ch=$fl/ch console=$fl/console.log
+	if ! "$top/ci/clickhouse/server.sh" start "$ch" 1 >"$fl/ch.log" 2>&1; then
+		nok "boards-$arch-fleet" "ClickHouse did not start: $(tail -n 2 "$fl/ch.log" | tr '\n' ' ')"
+		return
+	fi
+	url=$(. "$ch/env"; echo "$PL_CH_URLS") cred=$(. "$ch/env"; echo "$PL_CH_CREDENTIALS")
+	printf '%s\n' "$token" >"$fl/token" && chmod 600 "$fl/token"
+	printf '[%s]\nmatch = board=%s\nsysroot = %s\nhost-files = false\n' "$arch" "$arch" "$out/root" >"$fl/boards.ini"
+	"$perflens" collect --listen 127.0.0.1:0 --clickhouse "$url" --clickhouse-credentials "$cred" \
+		--token-file "$fl/token" --spool "$fl/spool" --keep-sessions "$fl/keep" \
+		--boards "$fl/boards.ini" 2>"$fl/collect.log" &
+	cpid=$!
+	for _ in $(seq 100); do
+		cport=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$fl/collect.log")
+		[ -n "$cport" ] && break
+		sleep 0.1
+	done
+	local device=qemu-$arch-$$ fw=2.3.1-$arch
+	local labels="fw=$fw,board=$arch,device=$device"
+	if [ -z "$cport" ]; then
+		why="perflens collect did not listen: $(tail -n 2 "$fl/collect.log" | tr '\n' ' ')"
+	elif ! port=$(free_port); then
+		why="no free port"
+	else
+		# qemu ends when the agent does (stopped by /init after $secs s,
+		# the last session sent) or at the guest's watchdog (300 s)
+		q0=$(date +%s)
+		PL_BOARD_HOST_NET=1 PL_BOARD_APPEND="pl.server=10.0.2.2:$cport pl.labels=$labels pl.run=$secs pl.now=$q0" \
+			"$here/boot.sh" "$arch" "$fetched" "$out/initrd.gz" "$port" "$token" 300 >"$console" 2>&1 &
+		qpid=$!
+		wait "$qpid"
+		qpid= q1=$(date +%s)
+	fi
+	kill -TERM "$cpid" 2>/dev/null
+	local rc=0
+	wait "$cpid" || rc=$?
+	local exitline; exitline=$(grep -am1 -o 'PL-AGENT-EXIT status=[0-9]*' "$console")
+	if [ -z "$why" ] && [ "$exitline" != "PL-AGENT-EXIT status=0" ]; then
+		why="the board's agent: '${exitline:-no exit line}' ($(grep -a 'perflens-agent' "$console" | tail -n 3 | tr '\n' ' '))"
+	fi
+	[ -z "$why" ] && [ $rc -ne 0 ] && why="perflens collect exited $rc: $(tail -n 2 "$fl/collect.log" | tr '\n' ' ')"
+	local gwhy; gwhy=$(grep -am1 -E 'PL-ERROR|PL-WATCHDOG|Kernel panic|Oops' "$console")
+	[ -z "$why" ] && [ -n "$gwhy" ] && why="bad guest: $gwhy"
+	fsql() { curl -sS --fail -u "$(cat "$cred")" --data-binary "$1" "$url/"; }
+	local stored="" nfiles=0 nsess=0 total=0 f s want got
+	if [ -z "$why" ]; then
+		stored=$(fsql "SELECT name, event, c FROM (SELECT session, count() AS c FROM perflens_samples GROUP BY session) ANY LEFT JOIN (SELECT session, any(name) AS name, any(event) AS event FROM perflens_sessions GROUP BY session) USING session ORDER BY name FORMAT TabSeparated") ||
+			why="ClickHouse did not answer"
+	fi
+	for f in "$fl"/keep/*.plens; do
+		[ -z "$why" ] && [ -e "$f" ] || break
+		nfiles=$((nfiles + 1))
+		s=$(basename "$f" .plens)
+		"$perflens" report --top 0 "$f" >"$f.report" 2>"$f.err" || { why="perflens report $f: $(head -c 200 "$f.err")"; break; }
+		want=$(sed -n 's/^Top functions by self (\([^;]*\); % of \([0-9]*\) samples.*/\1 \2/p' "$f.report" | head -1)
+		got=$(echo "$stored" | awk -F'\t' -v s="$s" '$1 == s { print $2 " " $3 }')
+		# no sampled event's sample (the last session, cut as burn ended): no rows
+		[ -z "$got" ] && { [ -z "$want" ] || [ "${want% *}" = "all events" ]; } && continue
+		[ "$got" = "$want" ] || { why="session $s: ClickHouse has '$got', its report '$want'"; break; }
+		nsess=$((nsess + 1)) total=$((total + ${want##* }))
+	done
+	[ -z "$why" ] && [ "$nsess" -lt 3 ] && why="only $nsess sessions with samples kept ($nfiles files) in ${secs} s of 2 s sessions"
+	[ -z "$why" ] && [ "$(echo "$stored" | grep -c .)" -ne "$nsess" ] && why="$(echo "$stored" | grep -c .) sessions in ClickHouse, $nsess kept with samples"
+	# the labels as stored, sorted, against what /init was given
+	local lab want_lab
+	if [ -z "$why" ]; then
+		lab=$(fsql "SELECT DISTINCT arrayStringConcat(arraySort(arrayMap((k, v) -> concat(k, '=', v), labels.key, labels.value)), ',') FROM perflens_sessions FORMAT TabSeparated")
+		want_lab=$(tr ',' '\n' <<<"$labels" | sort | paste -sd,)
+		[ "$lab" = "$want_lab" ] || why="labels read back '$lab', the board was given '$want_lab'"
+	fi
+	# byte order: the pids and tids stored are the board's (below its
+	# pid_max, 32768: a 32-bit field read in the wrong order is 2^24 times
+	# off), at most one pid a session (the agent runs its command again
+	# for each session); and the times stored (the board's 64-bit clocks,
+	# CLOCK_REALTIME set from the host's at qemu's start, pl.now) lie
+	# between qemu's start and its end on the host's clock: its own check
+	# (boards-ARCH-fleet-times), the others go on without it
+	local tmin="" tmax="" spid tids twhy=""
+	if [ -z "$why" ]; then
+		spid=$(fsql "SELECT arrayStringConcat(arraySort(groupUniqArray(toString(pid))), ',') FROM perflens_samples FORMAT TabSeparated")
+		tids=$(fsql "SELECT arrayStringConcat(arraySort(groupUniqArray(toString(tid))), ',') FROM perflens_samples FORMAT TabSeparated")
+		if [ -z "$spid" ] || [ "$(tr ',' '\n' <<<"$spid,$tids" | awk '!($1 ~ /^[0-9]+$/ && $1 > 0 && $1 < 32768)' | wc -l)" -ne 0 ] ||
+			[ "$(tr ',' '\n' <<<"$spid" | wc -l)" -gt "$nsess" ]; then
+			why="pids '$spid' and tids '$tids' stored: not the board's (0 < id < 32768, at most one pid a session)"
+		fi
+		read -r tmin tmax <<<"$(fsql "SELECT toUInt32(min(time)), toUInt32(max(time)) FROM perflens_samples FORMAT TabSeparated")"
+		if [ -z "$tmin" ] || [ "$tmin" -lt "$q0" ] || [ "$tmax" -gt "$q1" ]; then
+			twhy="samples stored at $((${tmin:-0} - q0))..$((${tmax:-0} - q0)) s after qemu's start, which ran $((q1 - q0)) s (host clock); per session (first..last sample, the collector's name): $(fsql "SELECT concat(toString(toUInt32(min(time)) - $q0), '..', toString(toUInt32(max(time)) - $q0), ' ', any(name)) FROM perflens_samples ANY LEFT JOIN (SELECT session, any(name) AS name FROM perflens_sessions GROUP BY session) USING session GROUP BY session ORDER BY min(time) FORMAT TabSeparated" | tr '\n' ';')"
+		fi
+	fi
+	# fleet report: the hot function, a symbol of the board's binary
+	local top1 total_f nmhit
+	if [ -z "$why" ]; then
+		"$perflens" fleet report --clickhouse "$url" --clickhouse-credentials "$cred" --where "board=$arch" \
+			--since 1h --top 0 >"$fl/fleet-report.txt" 2>"$fl/fleet-report.err" ||
+			why="fleet report: $(head -c 200 "$fl/fleet-report.err")"
+	fi
+	if [ -z "$why" ]; then
+		total_f=$(sed -n 's/.*Fleet: \([0-9]*\) samples.*/\1/p' "$fl/fleet-report.txt" | head -1)
+		top1=$(awk '/^Top functions by self/ { t = 1; getline; next } t && NF { print; exit }' "$fl/fleet-report.txt")
+		# llvm-nm reads the big-endian ELF (binutils' cross nm here are
+		# little-endian ARM's)
+		local nm=llvm-nm
+		nmhit=$("$nm" "$out/root/burn-musl" 2>/dev/null | awk '$3 == "hot_leaf" && $2 ~ /[tT]/ { print $1 }')
+		if [ "$total_f" != "$total" ]; then
+			why="fleet report --where board=$arch: ${total_f:-no} samples, the kept sessions' reports $total"
+		elif ! grep -qw hot_leaf <<<"$top1"; then
+			why="fleet report's top function is not hot_leaf: '$top1'"
+		elif [ -z "$nmhit" ]; then
+			why="$nm finds no hot_leaf in $out/root/burn-musl"
+		fi
+	fi
+	"$top/ci/clickhouse/server.sh" stop "$ch" >/dev/null 2>&1
+	if [ -n "$twhy" ]; then
+		nok "boards-$arch-fleet-times" "$twhy"
+	elif [ -z "$why" ]; then
+		ok "boards-$arch-fleet-times # samples $((tmin - q0))..$((tmax - q0)) s after qemu's start, which ran $((q1 - q0)) s"
+	fi
+	local label="fleet (\`--server 10.0.2.2:PORT --token-file --labels-file --session-period 2 -F 499 -g -- /burn-musl 3600 2\`, stopped after $secs s, into \`perflens collect\` + ClickHouse)"
+	if [ -n "$why" ]; then
+		nok "boards-$arch-fleet" "$why (see $fl)"
+		rows+=("| $arch | – | $label | – | – | – | – | – | 🔴 **failed**: $why |")
+		return
+	fi
+	local tnote="sample times $((tmin - q0))..$((tmax - q0)) s after qemu's start (it ran $((q1 - q0)) s)"
+	[ -n "$twhy" ] && tnote="🔴 **times failed**: $twhy"
+	ok "boards-$arch-fleet # $nsess sessions, $total samples stored = the kept sessions' reports; labels $lab; pids $spid, tids $tids; fleet report --where board=$arch: $total_f, top: $(echo $top1); row $((SECONDS - t_board)) s"
+	rows+=("| $arch | – | $label | $total | – | – | – | – | $nsess sessions stored = their kept files' reports (per session); labels read back \`$lab\`; $tnote; pids $spid, tids $tids; \`fleet report --where board=$arch\` $total_f samples, top \`$(echo $top1)\` (hot_leaf at 0x$nmhit by nm); row $((SECONDS - t_board)) s |")
+}
+
 # The board's files (board()'s and boot_row()'s locals: arch, icount,
 # agent_arch, out): its kernel (fetch.sh, or kernel.sh for the kernels
 # built here) into fetched, its initramfs (mkinitramfs.sh) into out.
@@ -1125,9 +1292,13 @@ IFS=, read -r -a boards <<<"${PL_BOARDS:-arm64,armhf,arm64be,armeb}"
 for b in "${boards[@]}"; do
 	case "$b" in
 	arm64 | armhf | arm64be | armeb | riscv64)
-		# PL_BOARD_ROWS=boot alone: only the boot row's own boot
-		[ "${PL_BOARD_ROWS:-}" = boot ] || board "$b"
+		# PL_BOARD_ROWS of boot and fleet alone: only their own boots
+		case ",${PL_BOARD_ROWS:-}," in
+		,boot, | ,fleet, | ,boot,fleet, | ,fleet,boot,) ;;
+		*) board "$b" ;;
+		esac
 		case ",${PL_BOARD_ROWS:-}," in *,boot,*) boot_row "$b" ;; esac
+		case ",${PL_BOARD_ROWS:-}," in *,fleet,*) fleet_row "$b" ;; esac
 		# the hardware-event row again with qemu's precise icount, where
 		# the emulated CPU has a PMU: only then does it count instructions
 		[ -n "${PL_BOARD_ROWS:-}" ] && continue

@@ -507,7 +507,20 @@ static gboolean save_hello(PlClient *self, PlSessionWriter *w, GError **error)
 	h->kernel_release = pl_str_c(a->kernel_release ? a->kernel_release : "");
 	h->hostname = pl_str_c(a->hostname ? a->hostname : "");
 	h->ncpus = a->ncpus;
-	h->wall_now_ns = (guint64)g_get_real_time() * 1000u; /* dates this session */
+	/* The board's clock pair, both moved on by the time since it came:
+	 * their difference, which puts the samples' clock on the wall (a
+	 * collector's stored times), stays the board's, and the pair dates
+	 * this session.  This host's time alone, with no samples' clock,
+	 * put every session after a connection's first at the host's time
+	 * plus the board's uptime. */
+	if (a->clock_now_ns || a->wall_now_ns) {
+		guint64 since = (guint64)MAX(g_get_monotonic_time() - a->hello_at_us, 0) * 1000u;
+		h->clock_id = a->clock_id;
+		h->clock_now_ns = a->clock_now_ns + since;
+		h->wall_now_ns = a->wall_now_ns + since;
+	} else {
+		h->wall_now_ns = (guint64)g_get_real_time() * 1000u; /* dates this session */
+	}
 	h->flags = a->flags;
 	h->perf_errno = a->perf_errno;
 	struct pl_block_enc enc;
@@ -617,6 +630,10 @@ static void dispatch(PlClient *self, const struct pl_msg *m)
 		a->ncpus = h->ncpus;
 		a->flags = h->flags;
 		a->perf_errno = h->perf_errno;
+		a->clock_id = h->clock_id;
+		a->clock_now_ns = h->clock_now_ns;
+		a->wall_now_ns = h->wall_now_ns;
+		a->hello_at_us = g_get_monotonic_time();
 		self->have_hello = TRUE;
 		/* The greeting before AUTH names nothing (PL_HELLO_PARTIAL); the
 		 * full HELLO follows AUTH and is what a session file starts

@@ -43,6 +43,12 @@ typedef struct {
 	guint32 ncpus;
 	guint32 flags; /* enum pl_hello_flags */
 	gint32 perf_errno;
+	/* the board's clocks read together, and this host's monotonic time
+	 * (µs) when they arrived: what puts the samples' clock on the wall */
+	guint32 clock_id;
+	guint64 clock_now_ns;
+	guint64 wall_now_ns;
+	gint64 hello_at_us;
 } PlAgentInfo;
 
 typedef struct _PlClient PlClient;
