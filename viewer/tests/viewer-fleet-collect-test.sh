@@ -13,6 +13,11 @@
 #       one, every kept session's count of its main event in ClickHouse
 #       equals its report's, no session is missing or extra, and some
 #       blocks went through the spool.
+#   stored_times_in_run   every stored session's samples lie within the run
+#       on the host's clock (the agents run here: the board's clock is this
+#       one): from the first agent's start to the collector's stop, the
+#       second and later sessions of a connection too (they were once
+#       stored a board uptime ahead).
 #   fleet_report_matches  fleet report --where fw=2.3.1 --top 0: its total
 #       and every function's self samples equal the per-session reports of
 #       the burn sessions (fw=2.3.1) merged; --where fw=2.3.0 likewise for
@@ -52,7 +57,7 @@ PERFLENS=$B/perflens AGENT=${PL_AGENT:-$B/perflens-agent} BURN=$B/workloads/burn
 fleet_begin fleet
 CH2=$TMP/ch2
 
-CASES="collect_counts_equal fleet_report_matches unauthenticated_refused fleet_where_strict agent_labels_strict fleet_sharded_equals_single collect_away_held collect_away_dropped"
+CASES="collect_counts_equal stored_times_in_run fleet_report_matches unauthenticated_refused fleet_where_strict agent_labels_strict fleet_sharded_equals_single collect_away_held collect_away_dropped"
 NAGENTS=${PL_FLEET_AGENTS:-4} SECONDS_RUN=${PL_FLEET_SECONDS:-16}
 pl_plan $CASES
 missing=""
@@ -84,6 +89,7 @@ agent() { # NAME FW BOARD COMMAND...
 # beside them, which then answers agents later than their gate allows (5 s)
 # — on a site the collector has a machine of its own.
 NICE=$(command -v nice)
+T0=$(date +%s)
 for ((i = 0; i < NAGENTS; i += 4)); do
 	agent burn1-$i 2.3.1 vm-a$i "$NICE" -n 19 "$BURN" 2 2
 	agent burn2-$i 2.3.1 vm-b$i "$NICE" -n 19 "$BURN" 2 2
@@ -116,6 +122,7 @@ rc=0
 wait $COLLECT || rc=$?
 for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 PIDS=()
+T1=$(date +%s)
 
 # ─── collect_counts_equal ─────────────────────────────────────────────
 main_count() { # FILE → "EVENT COUNT" of its main event, as the report heads its table
@@ -156,6 +163,23 @@ elif [ -z "$spooled" ] || [ "$spooled" -eq 0 ]; then
 else
 	ok $c
 	echo "# $nfiles sessions, $nsessions with samples, counts equal; $summary" >&2
+fi
+
+# ─── stored_times_in_run ──────────────────────────────────────────────
+c=stored_times_in_run
+times=$(sql "SELECT name, lo, hi FROM (SELECT session, toUInt32(min(time)) AS lo, toUInt32(max(time)) AS hi FROM perflens_samples GROUP BY session) ANY LEFT JOIN (SELECT session, any(name) AS name FROM perflens_sessions GROUP BY session) USING session ORDER BY name FORMAT TabSeparated")
+# a second's slack each side: the stored times are whole seconds
+out=$(echo "$times" | awk -F'\t' -v t0=$((T0 - 1)) -v t1=$((T1 + 1)) 'NF == 3 {
+	n++; if ($2 < t0 || $3 > t1) { bad++; if (!w) w = $1 " " ($2 - t0 - 1) ".." ($3 - t0 - 1) " s" } }
+	END { printf "%d %d %s", n, bad, w }')
+read -r ntimes nbad worst <<<"$out"
+if [ "${ntimes:-0}" -lt 2 ]; then
+	fail $c "only ${ntimes:-0} sessions with samples in ClickHouse: $(echo "$times" | head -3 | tr '\n' '|')"
+elif [ "${nbad:-0}" -ne 0 ]; then
+	fail $c "$nbad of $ntimes sessions stored outside the run (0..$((T1 - T0)) s after it began): $worst"
+else
+	ok $c
+	echo "# $ntimes sessions, every sample within the run's $((T1 - T0)) s on the host's clock" >&2
 fi
 
 # ─── fleet_report_matches ─────────────────────────────────────────────
