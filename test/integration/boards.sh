@@ -825,7 +825,7 @@ PY
 # The periods row (PL_BOARD_ROWS=periods): /periods (test/boards/periods.sh)
 # runs /periodic (test/workloads/periodic.c: 10 ms TIMER_ABSTIME grid, 2 ms
 # of CPU time an activation, every 12th 4 ms late with 7 ms, so it misses)
-# beside a busy shell loop (nice 19) on the board's one CPU, recorded with
+# beside a busy shell loop on the board's one CPU, recorded with
 # --switch at 250 Hz (999 Hz lost 920 of 7,500 samples on the emulated CPU;
 # the activations come from the switch records, not the samples);
 # the program's own log (CLOCK_MONOTONIC, the session clock, and its thread
@@ -866,7 +866,7 @@ periods_check() {
 	OK*) ok "boards-$arch-periods # ${r#OK }"; note=${r#OK } ;;
 	*) nok "boards-$arch-periods" "${r#BAD } (see $rec.log, $rec.txt)"; note="🔴 ${r#BAD }" ;;
 	esac
-	rows+=("| $arch | $kver | periodic task (\`/periods 120\`: /periodic beside a nice-19 busy loop, --switch, 250 Hz, --period 10ms) | – | – | – | – | – | $note |")
+	rows+=("| $arch | $kver | periodic task (\`/periods 120\`: /periodic beside a busy loop, --switch, 250 Hz, --period 10ms) | – | – | – | – | – | $note |")
 }
 
 # The boot row (PL_BOARD_ROWS=boot): the board boots a second time with the
