@@ -19,6 +19,9 @@
 #   /naps       test/workloads/naps.c, frame pointers kept: slow calls
 #   /rss        test/workloads/rss.c: known RSS steps (counter tracks)
 #               made through libc (stacks at events)
+#   /periodic   test/workloads/periodic.c: a 10 ms TIMER_ABSTIME task that
+#               logs its own activations; /periods (periods.sh) runs it
+#               beside a CPU hog (the periods row)
 # and, fully static against musl with this project's own toolchain
 # (toolchains/cc.sh: clang, lld, unstripped), as Buildroot, Alpine and
 # single-binary firmware boards run their programs:
@@ -94,6 +97,9 @@ $cc $base -DBURN_LFIND -DBURN_HOT_EXTERN -fomit-frame-pointer -o "$root/burn-lib
 	-L"$root/lib" -lboardhot
 $cc $base -fno-omit-frame-pointer -o "$root/naps" "$top/test/workloads/naps.c"
 $cc $base -o "$root/rss" "$top/test/workloads/rss.c"
+$cc $base -o "$root/periodic" "$top/test/workloads/periodic.c"
+cp "$here/periods.sh" "$root/periods"
+chmod 755 "$root/periods"
 # lld packs the text segment into a file page it shares with .rodata, so
 # the mapping of the code starts below its PT_LOAD: the viewer must take
 # the load bias from that segment (a wrong one named other functions).

@@ -31,10 +31,11 @@
 #
 # Env: PL_BOARDS=arm64,armhf,arm64be,armeb[,riscv64][,x86_64] (which boards),
 #      PL_BOARD_HZ (default 1000),
-#      PL_BOARD_ROWS=naps,tracks,kprobe,boot,fleet (only those rows: each board
-#      boots and records them alone, no clock or icount runs; boot or fleet
-#      alone: only their own boots, fleet on the big-endian boards; default
-#      every row but tracks, boot and fleet: a second boot
+#      PL_BOARD_ROWS=naps,tracks,kprobe,boot,fleet,periods (only those rows:
+#      each board boots and records them alone, no clock or icount runs;
+#      boot or fleet alone: only their own boots, fleet on the big-endian
+#      boards; periods: that boot with -icount shift=0; default every row
+#      but tracks, boot, fleet and periods: a second boot
 #      of every board took 6-129 s a board on a loaded host, and make
 #      check's time is CI's),
 #      PL_BOARDS_RESULTS (results file, rewritten each run; default
@@ -822,6 +823,53 @@ PY
 	rows+=("| $arch | $kver | counter tracks: CPU busy (\`$fpprog 8 2\`, 10 Hz) | – | – | – | – | – | cpu0 busy ${r:-?} % (mean), want ≥ 90 |")
 }
 
+# The periods row (PL_BOARD_ROWS=periods): /periods (test/boards/periods.sh)
+# runs /periodic (test/workloads/periodic.c: 10 ms TIMER_ABSTIME grid, 2 ms
+# of CPU time an activation, every 12th 4 ms late with 7 ms, so it misses)
+# beside a busy shell loop on the board's one CPU, recorded with
+# --switch at 250 Hz (999 Hz lost 920 of 7,500 samples on the emulated CPU;
+# the activations come from the switch records, not the samples);
+# the program's own log (CLOCK_MONOTONIC, the session clock, and its thread
+# CPU clock) comes back on the console.  `perflens report --periods
+# --period 10ms --top 0` (the period named: on an emulated CPU shared with a
+# loaded host the intervals scatter beyond detection's ±10 %) is held against it by test/tools/periods-compare.py, the same comparison
+# as viewer-periods' on the host: every activation found, its start,
+# execution time and release jitter within 0.2 ms, the misses equal (an
+# activation ending within 0.2 ms of its deadline may be judged either
+# way, one started a whole period late has no jitter to compare: both
+# counted in the figures).  STEAL is 0: the guest has no steal account.
+# The board boots with `-icount shift=0` for this row (board(); unless
+# PL_BOARD_QEMU_EXTRA says otherwise): without it the guest's clock runs at
+# the host's pace while qemu's vCPU thread waits for a loaded host's CPUs,
+# and the program's own log showed it (load 10-48 on 2 cores: starts read
+# 3.6-160 ms after their release, 2 ms of work taking 2.1-24.8 ms of its
+# thread's CPU clock, no 10 ms task left to find); with icount the clock
+# advances by the instructions run, 1 ns each, whatever the host does.
+periods_check() {
+	local rec=$out/periods.plens log=$out/periods-record.log r
+	if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
+		--command "/periods 120" --switch -e cpu-clock -F 250 -o "$rec" >"$log" 2>&1; then
+		nok "boards-$arch-periods" "perflens record failed: $(tail -n 2 "$log" | tr '\n' ' ')"
+		return 0
+	fi
+	# the serial console drains after the record ends: wait for the last line
+	local w
+	for w in $(seq 3000); do grep -q 'PERIODIC-END' "$console" && break; sleep 0.1; done
+	tr -d '\r' <"$console" | sed -n 's/^\[[0-9.]*\] PERIODIC //p' >"$rec.log"
+	"$perflens" report --periods --period 10ms --top 0 "$rec" >"$rec.txt" 2>&1
+	if [ ! -s "$rec.log" ] || ! grep -q 'PERIODIC-END 0 hog alive' "$console"; then
+		r="BAD the program's log is not on the console, or the program failed, or the hog did not run: $(grep -a -m1 'PERIODIC-END' "$console" | tr -d '\r') (see $console)"
+	else
+		r=$(STEAL=0 TICK_NS=10000000 python3 "$top/test/tools/periods-compare.py" "$rec.log" "$rec.txt")
+	fi
+	local note
+	case $r in
+	OK*) ok "boards-$arch-periods # ${r#OK }"; note=${r#OK } ;;
+	*) nok "boards-$arch-periods" "${r#BAD } (see $rec.log, $rec.txt)"; note="🔴 ${r#BAD }" ;;
+	esac
+	rows+=("| $arch | $kver | periodic task (\`/periods 120\`: /periodic beside a busy loop, --switch, 250 Hz, --period 10ms) | – | – | – | – | – | $note |")
+}
+
 # The boot row (PL_BOARD_ROWS=boot): the board boots a second time with the
 # kernel handing over to the agent (rdinit=/perflens-agent, its arguments
 # after `--` on the kernel command line: `--boot -e cpu-clock -F HZ
@@ -1158,7 +1206,12 @@ board() {
 	# host stalls the emulated CPU for seconds at a time (a 2 s --all
 	# session lasted 34 s of guest time at load 32), and the board's dozen
 	# records then run past any budget near their usual 50-60 s.
-	PL_BOARD_QEMU_EXTRA=${icount:-${PL_BOARD_QEMU_EXTRA:-}} \
+	# The periods row's 0.2 ms needs a guest clock that stops while qemu's
+	# thread waits for the host: with precise icount the clock follows the
+	# instructions run (see periods_check)
+	local extra=${PL_BOARD_QEMU_EXTRA:-}
+	case ",${PL_BOARD_ROWS:-}," in *,periods,*) extra=${extra:--icount shift=0} ;; esac
+	PL_BOARD_QEMU_EXTRA=${icount:-$extra} \
 		"$here/boot.sh" "$arch" "$fetched" "$out/initrd.gz" "$port" "$token" 900 >"$console" 2>&1 &
 	qpid=$!
 
@@ -1214,6 +1267,9 @@ board() {
 		esac
 		case ",${PL_BOARD_ROWS:-}," in
 		*,tracks,*) tracks_check ;;
+		esac
+		case ",${PL_BOARD_ROWS:-}," in
+		*,periods,*) periods_check ;;
 		esac
 	fi
 	if [ "$psrc" -eq 0 ] && grep -q perflens-agent "$out/ps-during-boot.log"; then
