@@ -10,10 +10,10 @@ void pl_cur_fail(struct pl_cursor *c, int err)
 	c->p = c->end; /* nothing more is read after a failure */
 }
 
-uint64_t pl_cur_varint(struct pl_cursor *c)
+uint64_t pl_cur_varint_long(struct pl_cursor *c)
 {
-	/* Most varints of a capture (deltas, ids, small counts) take one or
-	 * two bytes: read those without the loop's per-byte checks. */
+	/* Two-byte varints (and one-byte ones reached here) are read
+	 * without the loop's per-byte checks. */
 	const uint8_t *q = c->p;
 	if (!c->err && c->end - q >= 2) {
 		if (!(q[0] & 0x80)) {
@@ -40,16 +40,6 @@ uint64_t pl_cur_varint(struct pl_cursor *c)
 	}
 	pl_cur_fail(c, -EBADMSG);
 	return 0;
-}
-
-uint64_t pl_cur_varint_max(struct pl_cursor *c, uint64_t max)
-{
-	uint64_t v = pl_cur_varint(c);
-	if (v > max) {
-		pl_cur_fail(c, -E2BIG);
-		return 0;
-	}
-	return v;
 }
 
 const uint8_t *pl_cur_blob(struct pl_cursor *c, size_t max, uint32_t *len)

@@ -74,10 +74,30 @@ static inline uint64_t pl_cur_le64(struct pl_cursor *c)
 	return p ? pl_get_le64(p) : 0;
 }
 
-/* LEB128: at most 10 bytes; a 10th byte above 1 is malformed. */
-uint64_t pl_cur_varint(struct pl_cursor *c);
+/* LEB128: at most 10 bytes; a 10th byte above 1 is malformed.  Most
+ * varints of a capture (deltas, ids, small counts) are one byte: those are
+ * read inline, the rest by pl_cur_varint_long.  A failed cursor's p is its
+ * end (pl_cur_fail), so it takes the long path and reads 0. */
+uint64_t pl_cur_varint_long(struct pl_cursor *c);
+static inline uint64_t pl_cur_varint(struct pl_cursor *c)
+{
+	const uint8_t *q = c->p;
+	if (q < c->end && !(q[0] & 0x80)) {
+		c->p = q + 1;
+		return q[0];
+	}
+	return pl_cur_varint_long(c);
+}
 /* A varint that must fit `max` (inclusive); larger sets -E2BIG. */
-uint64_t pl_cur_varint_max(struct pl_cursor *c, uint64_t max);
+static inline uint64_t pl_cur_varint_max(struct pl_cursor *c, uint64_t max)
+{
+	uint64_t v = pl_cur_varint(c);
+	if (v > max) {
+		pl_cur_fail(c, -E2BIG);
+		return 0;
+	}
+	return v;
+}
 static inline uint32_t pl_cur_u32v(struct pl_cursor *c)
 {
 	return (uint32_t)pl_cur_varint_max(c, UINT32_MAX);
