@@ -403,6 +403,21 @@ static void waitv_words(GArray *waits, GHashTable *wakings, GHashTable *by_waker
 
 PlLocks *pl_locks_pair(const PlFutexEvent *ev, guint n)
 {
+	return pl_locks_pair_filtered(ev, n, NULL);
+}
+
+/* w is one of the filter's: its waiter's thread, its entry in the range */
+static gboolean wait_kept(const PlLockWait *w, const PlFilter *f)
+{
+	if (!f)
+		return TRUE;
+	if (f->tid && w->tid != f->tid)
+		return FALSE;
+	return w->start >= f->t0 && (!f->t1 || w->start < f->t1);
+}
+
+PlLocks *pl_locks_pair_filtered(const PlFutexEvent *ev, guint n, const PlFilter *filter)
+{
 	PlLocks *out = g_new0(PlLocks, 1);
 	out->locks = g_array_new(FALSE, TRUE, sizeof(PlLock));
 	g_array_set_clear_func(out->locks, lock_clear);
@@ -495,6 +510,13 @@ PlLocks *pl_locks_pair(const PlFutexEvent *ev, guint n)
 		out->unended += pl_futex_op_is_wait(((PlFutexEvent *)v)->op);
 
 	waitv_words(out->waits, wakings, by_waker, by_pid);
+	/* the filter's waits only, paired with all the events */
+	guint kept = 0;
+	for (guint i = 0; i < out->waits->len; i++)
+		if (wait_kept(&g_array_index(out->waits, PlLockWait, i), filter))
+			g_array_index(out->waits, PlLockWait, kept++) =
+				g_array_index(out->waits, PlLockWait, i);
+	g_array_set_size(out->waits, kept);
 	g_array_sort(out->waits, wait_by_start);
 	/* per lock: its rows of holders and waiters, indexed */
 	g_autoptr(GPtrArray) holder_index = g_ptr_array_new_with_free_func(
@@ -591,6 +613,11 @@ static void name_lock(PlLock *l, PlSymbols *sym)
 
 PlLocks *pl_locks_new(PlProfile *profile)
 {
+	return pl_locks_new_filtered(profile, NULL);
+}
+
+PlLocks *pl_locks_new_filtered(PlProfile *profile, const PlFilter *filter)
+{
 	gboolean be = pl_profile_is_big_endian(profile);
 	GPtrArray *events = pl_profile_get_events(profile);
 	guint32 max_index = 0;
@@ -670,7 +697,8 @@ PlLocks *pl_locks_new(PlProfile *profile)
 		}
 		g_array_append_val(fev, e);
 	}
-	PlLocks *l = pl_locks_pair((const PlFutexEvent *)(gpointer)fev->data, fev->len);
+	PlLocks *l = pl_locks_pair_filtered((const PlFutexEvent *)(gpointer)fev->data, fev->len,
+					    filter);
 	l->recorded = recorded;
 	PlSymbols *sym = pl_profile_get_symbols(profile);
 	for (guint i = 0; sym && i < l->locks->len; i++)

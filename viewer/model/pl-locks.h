@@ -156,6 +156,14 @@ PlLocks *pl_locks_pair(const PlFutexEvent *ev, guint n);
 /* The futex events of a profile decoded, paired, and the locks named by
  * the profile's symbols. */
 PlLocks *pl_locks_new(PlProfile *profile);
+/* The same, of the waits of filter->tid (the waiter; 0: every thread)
+ * whose entry lies in [filter->t0, filter->t1) (t1 0: no upper bound),
+ * as the window's thread and range select them; each still paired with
+ * every wake call of the recording.  filter->event is not used.  NULL:
+ * every wait. */
+PlLocks *pl_locks_new_filtered(PlProfile *profile, const PlFilter *filter);
+/* pl_locks_pair of the filter's waits (as above). */
+PlLocks *pl_locks_pair_filtered(const PlFutexEvent *ev, guint n, const PlFilter *filter);
 void pl_locks_free(PlLocks *l);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlLocks, pl_locks_free)
 
