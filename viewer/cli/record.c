@@ -312,7 +312,7 @@ int pl_cli_record(int argc, char **argv)
 	if (sys_spec)
 		s->events[s->nevents++] = pl_str_c(sys_spec);
 	/* counted above: it fits */
-	pl_record_extras_add(s, extras, sampling_chosen);
+	pl_record_extras_add(s, extras, sampling_chosen, agent->kernel_release);
 	s->frequency = (guint32)frequency;
 	s->callgraph = cg;
 	s->stack_size = (guint32)stack_size;

@@ -136,9 +136,9 @@ static void print_lock(PlProfile *p, PlFunctionNames *fn, const PlLocks *l, guin
 		       "########################################");
 }
 
-void pl_report_print_locks(PlProfile *p, guint top)
+void pl_report_print_locks(PlProfile *p, guint top, const PlFilter *filter)
 {
-	g_autoptr(PlLocks) l = pl_locks_new(p);
+	g_autoptr(PlLocks) l = pl_locks_new_filtered(p, filter);
 	if (!l->recorded) {
 		printf("\nLock contention: this recording has no futex events (record with "
 		       "--locks, or the Record form's \"Lock contention\")\n");
@@ -150,6 +150,16 @@ void pl_report_print_locks(PlProfile *p, guint top)
 		const PlLock *k = &g_array_index(l->locks, PlLock, i);
 		total += k->total_ns;
 		slept += k->slept;
+	}
+	if (filter && filter->tid)
+		printf("\nLocks filter: the waits of thread %u only (--tid)", filter->tid);
+	if (filter && (filter->t0 || filter->t1)) {
+		guint64 first = pl_profile_get_stats(p)->first_time;
+		printf("\nLocks filter: the waits entered from %.3f s to %.3f s after the first "
+		       "record only (--from, --to)",
+		       (filter->t0 ? filter->t0 - first : 0) / 1e9,
+		       (filter->t1 ? filter->t1 - first
+				   : pl_profile_get_stats(p)->last_time - first) / 1e9);
 	}
 	printf("\nLock contention: %u locks, %u futex waits (%u slept), %.3f ms waited in all "
 	       "(%" G_GUINT64_FORMAT " futex events; %u waits still open at the end, %u exits "

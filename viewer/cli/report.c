@@ -823,8 +823,17 @@ int pl_cli_report(int argc, char **argv)
 			pl_report_print_irq(p);
 		if (a.block)
 			pl_report_print_block(p, (guint)a.top);
-		if (a.locks)
-			pl_report_print_locks(p, a.top > 0 ? (guint)a.top : 10);
+		if (a.locks) {
+			/* --tid, --from, --to: the waits of that thread, in that
+			 * range, as the Locks page follows the window's */
+			guint64 first = pl_profile_get_stats(p)->first_time;
+			PlFilter lf = { (guint32)a.tid, PL_NO_ID, 0, 0 };
+			if (a.from > 0)
+				lf.t0 = first + (guint64)(a.from * 1e9);
+			if (a.to > 0)
+				lf.t1 = first + (guint64)(a.to * 1e9);
+			pl_report_print_locks(p, a.top > 0 ? (guint)a.top : 10, &lf);
+		}
 		if (a.counters)
 			pl_report_print_counters(p);
 		rc = pl_report_findings(p, baseline, FALSE, fail_on);

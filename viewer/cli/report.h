@@ -38,7 +38,8 @@ void pl_report_print_tracepoints(PlProfile *p);
 void pl_report_print_syscalls(PlProfile *p, guint top);
 /* report-locks.c: lock contention (--locks recordings); top: locks and
  * rows per list */
-void pl_report_print_locks(PlProfile *p, guint top);
+/* filter: the waits of a thread, entered in a time range (pl_locks_new_filtered), NULL: all */
+void pl_report_print_locks(PlProfile *p, guint top, const PlFilter *filter);
 
 /* report-irq.c: hardirq and softirq time per handler, vector and CPU */
 void pl_report_print_irq(PlProfile *p);

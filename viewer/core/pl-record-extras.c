@@ -20,7 +20,7 @@ guint pl_record_extras_count(PlRecordExtras extras, gboolean sampling_chosen)
 }
 
 gboolean pl_record_extras_add(struct pl_msg_start *s, PlRecordExtras extras,
-			      gboolean sampling_chosen)
+			      gboolean sampling_chosen, const char *kernel_release)
 {
 	guint n = pl_record_extras_count(extras, sampling_chosen);
 	if (s->nevents + n > PL_MAX_EVENTS)
@@ -37,8 +37,9 @@ gboolean pl_record_extras_add(struct pl_msg_start *s, PlRecordExtras extras,
 		extras & PL_RECORD_BLOCK ? pl_block_io_tracepoints : NULL,
 		extras & PL_RECORD_LOCKS ? pl_locks_events() : NULL,
 	};
+	guint limit[] = { G_MAXUINT, G_MAXUINT, pl_locks_events_for(kernel_release) };
 	for (guint l = 0; l < G_N_ELEMENTS(lists); l++)
-		for (const char *const *e = lists[l]; e && *e; e++)
-			s->events[s->nevents++] = pl_str_c(*e);
+		for (guint i = 0; lists[l] && lists[l][i] && i < limit[l]; i++)
+			s->events[s->nevents++] = pl_str_c(lists[l][i]);
 	return TRUE;
 }

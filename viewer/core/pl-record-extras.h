@@ -24,14 +24,17 @@ typedef enum {
 	PL_RECORD_LOCKS = 1 << 2,
 } PlRecordExtras;
 
-/* How many events pl_record_extras_add() adds for extras. */
+/* How many events pl_record_extras_add() adds for extras at most (on the
+ * newest kernels). */
 guint pl_record_extras_count(PlRecordExtras extras, gboolean sampling_chosen);
 
 /* Appends the extras' tracepoints to s->events, and the default sampling
  * event first when !sampling_chosen and there are extras.  FALSE (s
- * unchanged) when they would not fit in PL_MAX_EVENTS. */
+ * unchanged) when they would not fit in PL_MAX_EVENTS.  kernel_release
+ * (the agent's HELLO, NULL: unknown): the lock tracepoints that kernel has
+ * (pl_locks_events_for), a missing one refusing the whole recording. */
 gboolean pl_record_extras_add(struct pl_msg_start *s, PlRecordExtras extras,
-			      gboolean sampling_chosen);
+			      gboolean sampling_chosen, const char *kernel_release);
 
 G_END_DECLS
 

@@ -3,18 +3,43 @@
 #include "pl-locks.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
+/* The futex(2) tracepoints, then futex_waitv's (Linux 5.16), then
+ * futex_wait's and futex_wake's (6.7): a kernel without a tracepoint would
+ * refuse the whole recording, so the list is cut by the kernel's release.
+ * futex_wake's exit is not needed (a wake is paired by its entry), nor
+ * futex_requeue's: its words lie in a user array no tracepoint copies. */
+enum { EV_FUTEX_ENTER, EV_FUTEX_EXIT, EV_WAKING, EV_WAITV_ENTER, EV_WAITV_EXIT,
+       EV_WAIT_ENTER, EV_WAIT_EXIT, EV_WAKE_ENTER, EV_COUNT };
 static const char *const lock_events[] = {
 	"syscalls:sys_enter_futex",
 	"syscalls:sys_exit_futex",
 	"sched:sched_waking",
+	"syscalls:sys_enter_futex_waitv",
+	"syscalls:sys_exit_futex_waitv",
+	"syscalls:sys_enter_futex_wait",
+	"syscalls:sys_exit_futex_wait",
+	"syscalls:sys_enter_futex_wake",
 	NULL,
 };
 
 const char *const *pl_locks_events(void)
 {
 	return lock_events;
+}
+
+guint pl_locks_events_for(const char *kernel_release)
+{
+	guint major = 0, minor = 0;
+	if (!kernel_release || sscanf(kernel_release, "%u.%u", &major, &minor) != 2)
+		return EV_WAITV_ENTER;
+	if (major > 6 || (major == 6 && minor >= 7))
+		return EV_COUNT;
+	if (major == 6 || (major == 5 && minor >= 16))
+		return EV_WAIT_ENTER;
+	return EV_WAITV_ENTER;
 }
 
 /* ─── futex ops (include/uapi/linux/futex.h) ──────────────────────────── */
@@ -31,7 +56,7 @@ static const char *const op_names[] = {
 gboolean pl_futex_op_is_wait(guint32 op)
 {
 	switch (op & FUTEX_CMD_MASK) {
-	case 0: case 6: case 9: case 11: case 13:
+	case 0: case 6: case 9: case 11: case 13: case PL_FUTEX2_WAIT: case PL_FUTEX2_WAITV:
 		return TRUE;
 	}
 	return FALSE;
@@ -40,7 +65,7 @@ gboolean pl_futex_op_is_wait(guint32 op)
 gboolean pl_futex_op_is_wake(guint32 op)
 {
 	switch (op & FUTEX_CMD_MASK) {
-	case 1: case 3: case 4: case 5: case 7: case 10:
+	case 1: case 3: case 4: case 5: case 7: case 10: case PL_FUTEX2_WAKE:
 		return TRUE;
 	}
 	return FALSE;
@@ -49,6 +74,12 @@ gboolean pl_futex_op_is_wake(guint32 op)
 const char *pl_futex_op_name(guint32 op, char *buf, gsize len)
 {
 	guint32 cmd = op & FUTEX_CMD_MASK;
+	static const char *const calls[] = { "futex_wait", "futex_wake", "futex_waitv" };
+	if (cmd >= PL_FUTEX2_WAIT && cmd <= PL_FUTEX2_WAITV) {
+		g_snprintf(buf, len, "%s%s", calls[cmd - PL_FUTEX2_WAIT],
+			   op & 128 ? " (FUTEX2_PRIVATE)" : "");
+		return buf;
+	}
 	if (cmd >= G_N_ELEMENTS(op_names)) {
 		g_snprintf(buf, len, "op 0x%x", op);
 		return buf;
@@ -91,6 +122,13 @@ typedef struct {
 	guint64 time;
 	guint32 waker;
 } Waking;
+
+/* A thread's wake call on any word, for futex_waitv's word */
+typedef struct {
+	guint64 time;
+	guint64 uaddr;
+	guint32 pid;
+} AnyWake;
 
 /* A lock's wake calls (by entry time) and its index in the result. */
 typedef struct {
@@ -255,7 +293,130 @@ static gint wait_by_start(gconstpointer a, gconstpointer b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+/* The first index of a (AnyWake, sorted by time) whose time is >= t. */
+static guint any_lower(GArray *a, guint64 t)
+{
+	guint lo = 0, hi = a->len;
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+		if (g_array_index(a, AnyWake, mid).time < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The wake call that woke a futex_waitv: the waker's latest wake call in
+ * the process before the sched_waking (within the wait) that names the
+ * waiter; NULL when none was seen. */
+static const AnyWake *waitv_waker(const PlLockWait *w, GHashTable *wakings,
+				  GHashTable *by_waker)
+{
+	GArray *wk = g_hash_table_lookup(wakings, GUINT_TO_POINTER(w->tid));
+	for (guint i = wk ? wk->len : 0; i-- > 0;) {
+		const Waking *k = &g_array_index(wk, Waking, i);
+		if (k->time > w->end)
+			continue;
+		if (k->time < w->start)
+			break;
+		GArray *any = g_hash_table_lookup(by_waker, GUINT_TO_POINTER(k->waker));
+		for (guint j = any ? any->len : 0; j-- > 0;) {
+			const AnyWake *c = &g_array_index(any, AnyWake, j);
+			if (c->time > k->time)
+				continue;
+			if (c->time < w->start)
+				break;
+			if (c->pid == w->pid)
+				return c;
+		}
+		break; /* woken by something else (a signal, a timeout) */
+	}
+	return NULL;
+}
+
+typedef struct {
+	guint32 tid, stack;
+	gint32 index;
+} WaitvSite;
+
+static guint site_hash(gconstpointer p)
+{
+	const WaitvSite *s = p;
+	return s->tid * 2654435761u ^ s->stack * 40503u ^ (guint)s->index;
+}
+
+static gboolean site_equal(gconstpointer a, gconstpointer b)
+{
+	const WaitvSite *x = a, *y = b;
+	return x->tid == y->tid && x->stack == y->stack && x->index == y->index;
+}
+
+/* The words of the woken futex_waitv calls.  The call returns the index of
+ * the last word (in its array) whose wake found it still queued: when a
+ * second word is released before the waiter runs, that is the second one,
+ * not the one whose sched_waking woke it.  So: a wait during which the
+ * process woke one word only (from the waking's wake call to the exit) is
+ * on that word, and teaches the word of its index at its call site (tid
+ * and stack); a wait with several is on the word its index has at its
+ * site, when one of them, else on the waking's. */
+static void waitv_words(GArray *waits, GHashTable *wakings, GHashTable *by_waker,
+			GHashTable *by_pid)
+{
+	g_autoptr(GHashTable) learned = g_hash_table_new_full(site_hash, site_equal, g_free,
+							      g_free);
+	g_autoptr(GArray) words = g_array_new(FALSE, FALSE, sizeof(guint64));
+	for (guint pass = 0; pass < 2; pass++)
+		for (guint i = 0; i < waits->len; i++) {
+			PlLockWait *w = &g_array_index(waits, PlLockWait, i);
+			if (w->woken_index < 0)
+				continue;
+			const AnyWake *c = waitv_waker(w, wakings, by_waker);
+			if (!c)
+				continue;
+			g_array_set_size(words, 0);
+			GArray *all = g_hash_table_lookup(by_pid, GUINT_TO_POINTER(w->pid));
+			for (guint j = any_lower(all, c->time); j < all->len; j++) {
+				const AnyWake *d = &g_array_index(all, AnyWake, j);
+				if (d->time > w->end)
+					break;
+				guint k = 0;
+				while (k < words->len && g_array_index(words, guint64, k) != d->uaddr)
+					k++;
+				if (k == words->len)
+					g_array_append_val(words, d->uaddr);
+			}
+			WaitvSite site = { w->tid, w->stack, w->woken_index };
+			if (pass == 0) {
+				if (words->len == 1)
+					g_hash_table_insert(learned, g_memdup2(&site, sizeof(site)),
+							    g_memdup2(&c->uaddr, sizeof(guint64)));
+				continue;
+			}
+			w->uaddr = c->uaddr;
+			const guint64 *known = g_hash_table_lookup(learned, &site);
+			for (guint k = 0; known && k < words->len; k++)
+				if (g_array_index(words, guint64, k) == *known)
+					w->uaddr = *known;
+		}
+}
+
 PlLocks *pl_locks_pair(const PlFutexEvent *ev, guint n)
+{
+	return pl_locks_pair_filtered(ev, n, NULL);
+}
+
+/* w is one of the filter's: its waiter's thread, its entry in the range */
+static gboolean wait_kept(const PlLockWait *w, const PlFilter *f)
+{
+	if (!f)
+		return TRUE;
+	if (f->tid && w->tid != f->tid)
+		return FALSE;
+	return w->start >= f->t0 && (!f->t1 || w->start < f->t1);
+}
+
+PlLocks *pl_locks_pair_filtered(const PlFutexEvent *ev, guint n, const PlFilter *filter)
 {
 	PlLocks *out = g_new0(PlLocks, 1);
 	out->locks = g_array_new(FALSE, TRUE, sizeof(PlLock));
@@ -270,6 +431,11 @@ PlLocks *pl_locks_pair(const PlFutexEvent *ev, guint n)
 	/* wakee tid → GArray of Waking */
 	g_autoptr(GHashTable) wakings = g_hash_table_new_full(NULL, NULL, NULL,
 							      (GDestroyNotify)g_array_unref);
+	/* waker tid, and process → GArray of AnyWake */
+	g_autoptr(GHashTable) by_waker = g_hash_table_new_full(NULL, NULL, NULL,
+							       (GDestroyNotify)g_array_unref);
+	g_autoptr(GHashTable) by_pid = g_hash_table_new_full(NULL, NULL, NULL,
+							     (GDestroyNotify)g_array_unref);
 	for (guint i = 0; i < n; i++) {
 		const PlFutexEvent *e = &ev[i];
 		gpointer tid = GUINT_TO_POINTER(e->tid);
@@ -291,6 +457,19 @@ PlLocks *pl_locks_pair(const PlFutexEvent *ev, guint n)
 			}
 			WakeCall c = { e->time, e->tid, e->stack };
 			g_array_append_val(s->wakes, c);
+			GArray *any = g_hash_table_lookup(by_waker, tid);
+			if (!any) {
+				any = g_array_new(FALSE, FALSE, sizeof(AnyWake));
+				g_hash_table_insert(by_waker, tid, any);
+			}
+			AnyWake aw = { e->time, e->uaddr, k.pid };
+			g_array_append_val(any, aw);
+			any = g_hash_table_lookup(by_pid, GUINT_TO_POINTER(k.pid));
+			if (!any) {
+				any = g_array_new(FALSE, FALSE, sizeof(AnyWake));
+				g_hash_table_insert(by_pid, GUINT_TO_POINTER(k.pid), any);
+			}
+			g_array_append_val(any, aw);
 			break;
 		}
 		case PL_FUTEX_EXIT: {
@@ -302,7 +481,11 @@ PlLocks *pl_locks_pair(const PlFutexEvent *ev, guint n)
 			if (pl_futex_op_is_wait(b->op)) {
 				PlLockWait w = { b->time, e->time, b->pid ? b->pid : b->tid, b->tid,
 						 b->uaddr, b->op, e->ret, b->stack, 0, 0, 0,
-						 PL_NO_ID, FALSE };
+						 PL_NO_ID, FALSE, -1 };
+				if ((b->op & FUTEX_CMD_MASK) == PL_FUTEX2_WAITV && e->ret >= 0) {
+					w.woken_index = (gint32)e->ret;
+					w.ret = 0;
+				}
 				g_array_append_val(out->waits, w);
 			}
 			g_hash_table_remove(pending, tid);
@@ -326,6 +509,14 @@ PlLocks *pl_locks_pair(const PlFutexEvent *ev, guint n)
 	while (g_hash_table_iter_next(&it, NULL, &v))
 		out->unended += pl_futex_op_is_wait(((PlFutexEvent *)v)->op);
 
+	waitv_words(out->waits, wakings, by_waker, by_pid);
+	/* the filter's waits only, paired with all the events */
+	guint kept = 0;
+	for (guint i = 0; i < out->waits->len; i++)
+		if (wait_kept(&g_array_index(out->waits, PlLockWait, i), filter))
+			g_array_index(out->waits, PlLockWait, kept++) =
+				g_array_index(out->waits, PlLockWait, i);
+	g_array_set_size(out->waits, kept);
 	g_array_sort(out->waits, wait_by_start);
 	/* per lock: its rows of holders and waiters, indexed */
 	g_autoptr(GPtrArray) holder_index = g_ptr_array_new_with_free_func(
@@ -399,6 +590,7 @@ PlLocks *pl_locks_pair(const PlFutexEvent *ev, guint n)
 
 typedef struct {
 	gint kind; /* PlFutexKind, -1: not ours */
+	guint32 call; /* an entry's op: 0 futex(2)'s own, else PL_FUTEX2_… */
 	const PlTraceField *uaddr, *op, *val, *ret, *pid;
 } EventFields;
 
@@ -421,6 +613,11 @@ static void name_lock(PlLock *l, PlSymbols *sym)
 
 PlLocks *pl_locks_new(PlProfile *profile)
 {
+	return pl_locks_new_filtered(profile, NULL);
+}
+
+PlLocks *pl_locks_new_filtered(PlProfile *profile, const PlFilter *filter)
+{
 	gboolean be = pl_profile_is_big_endian(profile);
 	GPtrArray *events = pl_profile_get_events(profile);
 	guint32 max_index = 0;
@@ -436,18 +633,27 @@ PlLocks *pl_locks_new(PlProfile *profile)
 		const PlTraceFormat *fmt = pl_profile_get_trace_format(profile, e->index);
 		if (!fmt)
 			continue;
-		if (!g_strcmp0(e->name, lock_events[0])) {
-			f->kind = PL_FUTEX_ENTER;
-			recorded = TRUE;
-		} else if (!g_strcmp0(e->name, lock_events[1])) {
-			f->kind = PL_FUTEX_EXIT;
-		} else if (!g_strcmp0(e->name, lock_events[2])) {
-			f->kind = PL_FUTEX_WAKING;
-		} else {
+		guint ev_i = 0;
+		while (ev_i < EV_COUNT && g_strcmp0(e->name, lock_events[ev_i]))
+			ev_i++;
+		static const gint8 kinds[EV_COUNT] = {
+			PL_FUTEX_ENTER, PL_FUTEX_EXIT, PL_FUTEX_WAKING, PL_FUTEX_ENTER,
+			PL_FUTEX_EXIT,  PL_FUTEX_ENTER, PL_FUTEX_EXIT, PL_FUTEX_ENTER,
+		};
+		static const guint32 calls[EV_COUNT] = {
+			[EV_WAITV_ENTER] = PL_FUTEX2_WAITV,
+			[EV_WAIT_ENTER] = PL_FUTEX2_WAIT,
+			[EV_WAKE_ENTER] = PL_FUTEX2_WAKE,
+		};
+		if (ev_i == EV_COUNT)
 			continue;
-		}
+		f->kind = kinds[ev_i];
+		f->call = calls[ev_i];
+		recorded |= ev_i == EV_FUTEX_ENTER;
 		f->uaddr = pl_trace_format_find(fmt, "uaddr");
-		f->op = pl_trace_format_find(fmt, "op");
+		/* futex2: the flags, of which FUTEX2_PRIVATE has
+		 * FUTEX_PRIVATE_FLAG's bit */
+		f->op = pl_trace_format_find(fmt, f->call ? "flags" : "op");
 		f->val = pl_trace_format_find(fmt, "val");
 		f->ret = pl_trace_format_find(fmt, "ret");
 		f->pid = pl_trace_format_find(fmt, "pid");
@@ -466,12 +672,15 @@ PlLocks *pl_locks_new(PlProfile *profile)
 		gint64 x;
 		switch (f->kind) {
 		case PL_FUTEX_ENTER:
-			if (!field_int(f->uaddr, raw, len, be, &x))
+			/* futex_waitv: its words are not in the event (uaddr 0) */
+			if (f->call != PL_FUTEX2_WAITV && !field_int(f->uaddr, raw, len, be, &x))
 				continue;
-			e.uaddr = (guint64)x;
+			e.uaddr = f->call == PL_FUTEX2_WAITV ? 0 : (guint64)x;
 			if (!field_int(f->op, raw, len, be, &x))
 				continue;
-			e.op = (guint32)x;
+			/* futex_waitv's flags argument is 0: its words' flags
+			 * are in the user array */
+			e.op = f->call ? f->call | ((guint32)x & 128u) : (guint32)x;
 			if (field_int(f->val, raw, len, be, &x))
 				e.val = (guint32)x;
 			break;
@@ -488,7 +697,8 @@ PlLocks *pl_locks_new(PlProfile *profile)
 		}
 		g_array_append_val(fev, e);
 	}
-	PlLocks *l = pl_locks_pair((const PlFutexEvent *)(gpointer)fev->data, fev->len);
+	PlLocks *l = pl_locks_pair_filtered((const PlFutexEvent *)(gpointer)fev->data, fev->len,
+					    filter);
 	l->recorded = recorded;
 	PlSymbols *sym = pl_profile_get_symbols(profile);
 	for (guint i = 0; sym && i < l->locks->len; i++)
@@ -498,6 +708,8 @@ PlLocks *pl_locks_new(PlProfile *profile)
 
 char *pl_lock_dup_label(const PlLock *lock)
 {
+	if (!lock->uaddr)
+		return g_strdup("futex_waitv, word not known");
 	if (lock->name)
 		return g_strdup_printf("%s (0x%" G_GINT64_MODIFIER "x)", lock->name, lock->uaddr);
 	return g_strdup_printf("0x%" G_GINT64_MODIFIER "x", lock->uaddr);

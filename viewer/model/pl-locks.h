@@ -28,6 +28,16 @@
  *     glibc's mutex, the thread that held a lock 5 ms while three waited
  *     is charged those 5 ms three times, the waiters passing the lock on
  *     to each other only microseconds.
+ *   - futex_waitv waits on several words and returns the index of the one
+ *     woken (the last in its array, when two were released before the
+ *     waiter ran): its word is the one of the wake call that woke it
+ *     (sched_waking in the waker's context, the waker's latest wake call
+ *     of that process before it), unless the process woke other words
+ *     before the waiter's exit: then the word the same index had at the
+ *     same call site (tid, stack) in the waits where the process woke one
+ *     word only (waitv_words); a futex_waitv that did not sleep, or whose
+ *     waking was not seen, is grouped under uaddr 0 ("futex_waitv, word
+ *     not known").
  * Grouping: by (pid, uaddr): a private futex is one word in one process.
  * A lock is named by the data symbol that holds the address (a global
  * mutex) when the address lies in a mapped object's symbols.
@@ -45,6 +55,10 @@ G_BEGIN_DECLS
 
 /* The events to record, NULL-terminated (what --locks adds). */
 const char *const *pl_locks_events(void);
+/* How many of pl_locks_events() a kernel of that release has (the first
+ * ones): futex_waitv's from 5.16, futex_wait's and futex_wake's from 6.7;
+ * an unreadable release: futex(2)'s only. */
+guint pl_locks_events_for(const char *kernel_release);
 
 /* ─── decoded events, the pairing's input ─────────────────────────────── */
 
@@ -65,6 +79,13 @@ typedef struct {
 	gint64 ret;
 	guint32 wakee;
 } PlFutexEvent;
+
+/* The futex2 calls as ops of their own, beside futex(2)'s (op & 0xff00
+ * is 0 for those): futex_wait, futex_wake and futex_waitv, with the
+ * FUTEX2_PRIVATE flag (128, FUTEX_PRIVATE_FLAG's bit). */
+#define PL_FUTEX2_WAIT 0x1000u
+#define PL_FUTEX2_WAKE 0x1001u
+#define PL_FUTEX2_WAITV 0x1002u
 
 /* The op with FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME masked off is a
  * wait (WAIT, WAIT_BITSET, LOCK_PI, LOCK_PI2, WAIT_REQUEUE_PI) or a wake
@@ -89,6 +110,10 @@ typedef struct {
 	guint64 wake_time;    /* its entry */
 	guint32 waker_stack;  /* PL_NO_ID when none */
 	gboolean by_waking;   /* paired through sched_waking, not by time alone */
+	/* futex_waitv: the index of the word that woke it (the call's return),
+	 * -1 otherwise; its uaddr is that word, taken from the wake calls (the
+	 * words lie in a user array no tracepoint copies), 0 when not known */
+	gint32 woken_index;
 } PlLockWait;
 
 /* Who a lock's wait time is charged to: a thread and its stack at the wake
@@ -131,6 +156,14 @@ PlLocks *pl_locks_pair(const PlFutexEvent *ev, guint n);
 /* The futex events of a profile decoded, paired, and the locks named by
  * the profile's symbols. */
 PlLocks *pl_locks_new(PlProfile *profile);
+/* The same, of the waits of filter->tid (the waiter; 0: every thread)
+ * whose entry lies in [filter->t0, filter->t1) (t1 0: no upper bound),
+ * as the window's thread and range select them; each still paired with
+ * every wake call of the recording.  filter->event is not used.  NULL:
+ * every wait. */
+PlLocks *pl_locks_new_filtered(PlProfile *profile, const PlFilter *filter);
+/* pl_locks_pair of the filter's waits (as above). */
+PlLocks *pl_locks_pair_filtered(const PlFutexEvent *ev, guint n, const PlFilter *filter);
 void pl_locks_free(PlLocks *l);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlLocks, pl_locks_free)
 

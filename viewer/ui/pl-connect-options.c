@@ -186,7 +186,7 @@ gboolean pl_connect_options_fill_start(PlConnectOptions *self, const PlAgentInfo
 	PlRecordExtras extras = (gtk_check_button_get_active(self->irq) ? PL_RECORD_IRQ : 0) |
 				(gtk_check_button_get_active(self->block) ? PL_RECORD_BLOCK : 0) |
 				(gtk_check_button_get_active(self->locks) ? PL_RECORD_LOCKS : 0);
-	if (!pl_record_extras_add(s, extras, evname != NULL)) {
+	if (!pl_record_extras_add(s, extras, evname != NULL, agent ? agent->kernel_release : NULL)) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
 			    "Too many events for one recording (at most %u): untick one of "
 			    "Interrupts, Block I/O and Lock contention",

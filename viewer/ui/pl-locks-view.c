@@ -15,6 +15,8 @@ struct _PlLocksView {
 	PlProfile *profile;
 	guint n_trace; /* the profile's tracepoint events when the locks were read */
 	PlLocks *locks;
+	PlFilter filter; /* the window's thread and range (its event unused) */
+	gboolean stale;  /* the filter changed since the locks were read */
 	PlFunctionNames *names; /* made when a lock is first shown */
 };
 
@@ -146,9 +148,11 @@ void pl_locks_view_set_profile(PlLocksView *self, PlProfile *profile)
 	guint n_trace = 0;
 	if (profile)
 		pl_profile_get_trace_events(profile, &n_trace);
-	if (profile && profile == self->profile && self->locks && n_trace == self->n_trace)
+	if (profile && profile == self->profile && self->locks && n_trace == self->n_trace &&
+	    !self->stale)
 		return;
 	self->n_trace = n_trace;
+	self->stale = FALSE;
 	g_clear_pointer(&self->locks, pl_locks_free);
 	g_clear_pointer(&self->names, pl_function_names_free);
 	GtkWidget *c;
@@ -157,7 +161,7 @@ void pl_locks_view_set_profile(PlLocksView *self, PlProfile *profile)
 	gtk_label_set_text(self->details, "");
 	self->profile = profile;
 	if (profile)
-		self->locks = pl_locks_new(profile);
+		self->locks = pl_locks_new_filtered(profile, &self->filter);
 	guint n = self->locks ? self->locks->locks->len : 0;
 	show_page(self, self->locks && self->locks->waits->len > 0);
 	if (!self->locks) {
@@ -180,9 +184,12 @@ void pl_locks_view_set_profile(PlLocksView *self, PlProfile *profile)
 		gtk_widget_set_margin_bottom(l, 3);
 		gtk_list_box_append(self->list, l);
 	}
+	gboolean filtered = self->filter.tid || self->filter.t0 || self->filter.t1;
 	g_autofree char *sum = g_strdup_printf(
-		"%u locks, %u futex waits, %.3f ms waited in all%s%s", n, self->locks->waits->len,
-		total / 1e6, n > ROWS_SHOWN ? " (the first 200 listed)" : "",
+		"%u locks, %u futex waits, %.3f ms waited in all%s%s%s", n, self->locks->waits->len,
+		total / 1e6,
+		filtered ? " (the selected thread's and time range's waits)" : "",
+		n > ROWS_SHOWN ? " (the first 200 listed)" : "",
 		self->locks->recorded ? "" : " — this recording has no futex events: record with "
 					     "“Lock contention” ticked");
 	gtk_label_set_text(self->summary, sum);
@@ -259,8 +266,22 @@ static void on_session_updated(PlProfileSession *s, PlLocksView *self)
 	on_session_profile(s, NULL, self);
 }
 
+static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlLocksView *self)
+{
+	/* the thread and the range only: the futex waits are not samples of
+	 * the window's event */
+	PlFilter f = pl_profile_session_get_filter(s);
+	if (f.tid == self->filter.tid && f.t0 == self->filter.t0 && f.t1 == self->filter.t1)
+		return;
+	self->filter = (PlFilter){ f.tid, PL_NO_ID, f.t0, f.t1 };
+	self->stale = TRUE;
+	on_session_profile(s, NULL, self);
+}
+
 void pl_locks_view_set_session(PlLocksView *self, PlProfileSession *session)
 {
 	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
 	g_signal_connect_object(session, "updated", G_CALLBACK(on_session_updated), self, 0);
+	g_signal_connect_object(session, "notify::aggregate", G_CALLBACK(on_session_aggregate),
+				self, 0);
 }

@@ -156,6 +156,8 @@
  *   locks NAME [ADDRESS]           the page is shown with a lock (that of ADDRESS, picked);
  *                                  its summary and details go to stdout as
  *                                  "# locks-summary" / "# locks-details"
+ *   locks-filter NAME TID F0 F1 ADDR   the window's thread and range set; the page's
+ *                                  "# NAME-filter/-summary/-details" lines
  * The counter tracks under the timeline (pl-ui-script-tracks.c):
  *   tracks N NAME                  at least N rows are drawn; each row's text (name, latest
  *                                  value, summary, source) goes to stdout as "# track-row"
