@@ -631,6 +631,19 @@ static void print_losses(PlProfile *p)
 		printf("  %s\n", (const char *)st->log->pdata[i]);
 }
 
+/* --tid, --from and --to as a filter of event; the range relative to the
+ * first record, as a timeline shows it. */
+static PlFilter args_filter(PlProfile *p, const ReportArgs *a, guint32 event)
+{
+	guint64 first = pl_profile_get_stats(p)->first_time;
+	PlFilter f = { (guint32)a->tid, event, 0, 0 };
+	if (a->from > 0)
+		f.t0 = first + (guint64)(a->from * 1e9);
+	if (a->to > 0)
+		f.t1 = first + (guint64)(a->to * 1e9);
+	return f;
+}
+
 /* ─── main ───────────────────────────────────────────────────────────── */
 
 int pl_cli_report(int argc, char **argv)
@@ -826,12 +839,7 @@ int pl_cli_report(int argc, char **argv)
 		if (a.locks) {
 			/* --tid, --from, --to: the waits of that thread, in that
 			 * range, as the Locks page follows the window's */
-			guint64 first = pl_profile_get_stats(p)->first_time;
-			PlFilter lf = { (guint32)a.tid, PL_NO_ID, 0, 0 };
-			if (a.from > 0)
-				lf.t0 = first + (guint64)(a.from * 1e9);
-			if (a.to > 0)
-				lf.t1 = first + (guint64)(a.to * 1e9);
+			PlFilter lf = args_filter(p, &a, PL_NO_ID);
 			pl_report_print_locks(p, a.top > 0 ? (guint)a.top : 10, &lf);
 		}
 		if (a.counters)
@@ -847,13 +855,7 @@ int pl_cli_report(int argc, char **argv)
 			    a.tid, argv[1]);
 		goto out;
 	}
-	/* time range: relative to the first record, as a timeline shows it */
-	guint64 t0 = pl_profile_get_stats(p)->first_time;
-	PlFilter filter = { (guint32)a.tid, event, 0, 0 };
-	if (a.from > 0)
-		filter.t0 = t0 + (guint64)(a.from * 1e9);
-	if (a.to > 0)
-		filter.t1 = t0 + (guint64)(a.to * 1e9);
+	PlFilter filter = args_filter(p, &a, event);
 	agg = pl_profile_aggregate_filtered(p, &filter, sf);
 	/* functions of one name are told apart by their files in every table */
 	names = pl_function_names_new(p, agg);
