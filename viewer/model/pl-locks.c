@@ -293,6 +293,18 @@ static gint wait_by_start(gconstpointer a, gconstpointer b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+/* The GArray of elem_size elements h keeps under key (a tid or a pid),
+ * made empty on first use. */
+static GArray *array_at(GHashTable *h, guint32 key, guint elem_size)
+{
+	GArray *a = g_hash_table_lookup(h, GUINT_TO_POINTER(key));
+	if (!a) {
+		a = g_array_new(FALSE, FALSE, elem_size);
+		g_hash_table_insert(h, GUINT_TO_POINTER(key), a);
+	}
+	return a;
+}
+
 /* The first index of a (AnyWake, sorted by time) whose time is >= t. */
 static guint any_lower(GArray *a, guint64 t)
 {
@@ -457,19 +469,9 @@ PlLocks *pl_locks_pair_filtered(const PlFutexEvent *ev, guint n, const PlFilter 
 			}
 			WakeCall c = { e->time, e->tid, e->stack };
 			g_array_append_val(s->wakes, c);
-			GArray *any = g_hash_table_lookup(by_waker, tid);
-			if (!any) {
-				any = g_array_new(FALSE, FALSE, sizeof(AnyWake));
-				g_hash_table_insert(by_waker, tid, any);
-			}
 			AnyWake aw = { e->time, e->uaddr, k.pid };
-			g_array_append_val(any, aw);
-			any = g_hash_table_lookup(by_pid, GUINT_TO_POINTER(k.pid));
-			if (!any) {
-				any = g_array_new(FALSE, FALSE, sizeof(AnyWake));
-				g_hash_table_insert(by_pid, GUINT_TO_POINTER(k.pid), any);
-			}
-			g_array_append_val(any, aw);
+			g_array_append_val(array_at(by_waker, e->tid, sizeof(AnyWake)), aw);
+			g_array_append_val(array_at(by_pid, k.pid, sizeof(AnyWake)), aw);
 			break;
 		}
 		case PL_FUTEX_EXIT: {
@@ -492,13 +494,8 @@ PlLocks *pl_locks_pair_filtered(const PlFutexEvent *ev, guint n, const PlFilter 
 			break;
 		}
 		case PL_FUTEX_WAKING: {
-			GArray *a = g_hash_table_lookup(wakings, GUINT_TO_POINTER(e->wakee));
-			if (!a) {
-				a = g_array_new(FALSE, FALSE, sizeof(Waking));
-				g_hash_table_insert(wakings, GUINT_TO_POINTER(e->wakee), a);
-			}
 			Waking k = { e->time, e->tid };
-			g_array_append_val(a, k);
+			g_array_append_val(array_at(wakings, e->wakee, sizeof(Waking)), k);
 			break;
 		}
 		}
