@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "pl-ui-util.h"
 
 struct _PlFleetRankView {
 	GtkBox parent_instance;
@@ -87,20 +88,6 @@ static char *utc_text(gint64 secs)
 	return t ? g_date_time_format(t, "%Y-%m-%d %H:%M:%S") : g_strdup("?");
 }
 
-/* A session's length as a person reads it: "42 s", "3 min 05 s", "2 h 07 min". */
-static char *duration_text(gint64 secs)
-{
-	if (secs < 0)
-		secs = 0;
-	if (secs < 60)
-		return g_strdup_printf("%" G_GINT64_FORMAT " s", secs);
-	if (secs < 3600)
-		return g_strdup_printf("%" G_GINT64_FORMAT " min %02" G_GINT64_FORMAT " s", secs / 60,
-				       secs % 60);
-	return g_strdup_printf("%" G_GINT64_FORMAT " h %02" G_GINT64_FORMAT " min", secs / 3600,
-			       secs % 3600 / 60);
-}
-
 static void on_open_clicked(GtkButton *b, PlFleetRankView *self)
 {
 	pl_fleet_rank_view_open_session(
@@ -120,7 +107,7 @@ static void show_sessions(PlFleetRankView *self, GPtrArray *sessions, const char
 		const PlFleetSession *s = sessions->pdata[i];
 		g_autofree char *t0 = utc_text(s->first);
 		g_autofree char *t1 = utc_text(s->last);
-		g_autofree char *length = duration_text(s->last - s->first);
+		g_autofree char *length = pl_ui_format_length((double)(s->last - s->first), 0);
 		/* the day once: a session rarely spans midnight, and then both show */
 		gboolean same_day = !strncmp(t0, t1, 10);
 		g_autofree char *text = g_strdup_printf("%s – %s UTC  %10s  %'9" G_GUINT64_FORMAT

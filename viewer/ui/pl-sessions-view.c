@@ -6,6 +6,7 @@
 #include "pl-export-table.h"
 #include "pl-saved-session-export.h"
 #include "pl-target-settings.h"
+#include "pl-ui-util.h"
 
 /* ─── rows ───────────────────────────────────────────────────────────── */
 
@@ -27,12 +28,7 @@ static char *item_duration(PlSessionItem *it)
 		return g_strdup("");
 	if (!it->info->have_totals)
 		return g_strdup(it->scanning ? "reading…" : "…");
-	double d = it->info->duration_s;
-	if (d < 60)
-		return g_strdup_printf("%.1f s", d);
-	if (d < 3600)
-		return g_strdup_printf("%u min %02u s", (guint)(d / 60), (guint)d % 60);
-	return g_strdup_printf("%u h %02u min", (guint)(d / 3600), (guint)(d / 60) % 60);
+	return pl_ui_format_length(it->info->duration_s, 1);
 }
 
 static char *item_samples(PlSessionItem *it)

@@ -13,6 +13,17 @@ char *pl_ui_format_pct(guint64 part, guint64 whole)
 	return g_strdup_printf("%.1f%%", 100.0 * (double)part / (double)whole);
 }
 
+char *pl_ui_format_length(double secs, guint decimals)
+{
+	if (secs < 0)
+		secs = 0;
+	if (secs < 60)
+		return g_strdup_printf("%.*f s", (int)decimals, secs);
+	if (secs < 3600)
+		return g_strdup_printf("%u min %02u s", (guint)(secs / 60), (guint)secs % 60);
+	return g_strdup_printf("%u h %02u min", (guint)(secs / 3600), (guint)(secs / 60) % 60);
+}
+
 char *pl_ui_node_tooltip(PlProfile *p, guint32 node, guint32 func, guint64 self, guint64 total,
 			 guint64 all)
 {

@@ -15,6 +15,9 @@
 G_BEGIN_DECLS
 
 char *pl_ui_format_pct(guint64 part, guint64 whole);
+/* A recording's length as a person reads it: under a minute in seconds
+ * with `decimals` decimals ("4.2 s"), then "3 min 05 s", then "2 h 07 min". */
+char *pl_ui_format_length(double secs, guint decimals);
 
 /* Pango markup for a call-tree node or a function (node may be 0 for the
  * root; func PL_NO_ID then). */
