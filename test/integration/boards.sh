@@ -29,7 +29,7 @@
 # nanosleep syscall path there.  The board x86_64 is this host: the same
 # modes with the x86_64 agent on loopback (not in the default list).
 #
-# Env: PL_BOARDS=arm64,armhf,arm64be,armeb[,riscv64][,x86_64] (which boards),
+# Env: PL_BOARDS=arm64,armhf,arm64be,armeb,riscv64[,x86_64] (which boards),
 #      PL_BOARD_HZ (default 1000),
 #      PL_BOARD_ROWS=naps,tracks,kprobe,boot,fleet,periods (only those rows:
 #      each board boots and records them alone, no clock or icount runs;
@@ -40,7 +40,7 @@
 #      check's time is CI's),
 #      PL_BOARDS_RESULTS (results file, rewritten each run; default
 #      $PL_BUILD/boards/results.md; docs/boards-results.md is refreshed with
-#      PL_BOARDS=arm64,armhf,arm64be,armeb,x86_64
+#      PL_BOARDS=arm64,armhf,arm64be,armeb,riscv64,x86_64
 #      PL_BOARDS_RESULTS=docs/boards-results.md).
 set -u
 top=${PL_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -1344,7 +1344,7 @@ host_board() {
 bootinfo=()
 declare -A built_out=() built_fetched=() # board(): a board's initramfs, for boot_row
 t_all=$SECONDS
-IFS=, read -r -a boards <<<"${PL_BOARDS:-arm64,armhf,arm64be,armeb}"
+IFS=, read -r -a boards <<<"${PL_BOARDS:-arm64,armhf,arm64be,armeb,riscv64}"
 for b in "${boards[@]}"; do
 	case "$b" in
 	arm64 | armhf | arm64be | armeb | riscv64)
@@ -1367,16 +1367,16 @@ for b in "${boards[@]}"; do
 done
 
 # One table, rewritten by each run (of the boards run: refresh the doc with
-# all five, see the header).
+# all six, see the header).
 if [ ${#rows[@]} -gt 0 ]; then
 	mkdir -p "$(dirname "$results")"
 	{
 		echo "# Emulated board results"
 		echo
 		echo "Written by test/integration/boards.sh; \`make check\` writes build/boards/results.md, and"
-		echo "\`PL_BOARDS=arm64,armhf,arm64be,armeb,x86_64 PL_BOARDS_RESULTS=docs/boards-results.md"
+		echo "\`PL_BOARDS=arm64,armhf,arm64be,armeb,riscv64,x86_64 PL_BOARDS_RESULTS=docs/boards-results.md"
 		echo "PL_BUILD=\$PWD/build bash test/integration/boards.sh\` refreshes this file."
-		printf '\n## %s, host %s, boards %s, %d s for the whole test\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(uname -r)" "${PL_BOARDS:-arm64,armhf,arm64be,armeb}" $((SECONDS - t_all))
+		printf '\n## %s, host %s, boards %s, %d s for the whole test\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(uname -r)" "${PL_BOARDS:-arm64,armhf,arm64be,armeb,riscv64}" $((SECONDS - t_all))
 		echo "Workload: test/workloads/burn.c \`burn SECS 2\` (2 burn threads + main + sleeper; -DBURN_LFIND on the boards),"
 		echo "recorded with \`perflens record --command ... -e EVENT -F HZ --duration SECS\` (user and kernel stacks: the"
 		echo "CLI always asks for both) through qemu's forwarded port, 1 vCPU; x86_64 is this host, the agent on loopback."
