@@ -738,8 +738,11 @@ PY
 # and dwarf mode.  Debian's libc has no usable frame chain (on armhf none
 # at all), so the 20 slow calls name sleep_long < main only as unwound
 # with CFI/EHABI from the registers and stack copy each event carries.
-# The oracle is the cross nm (no perf on the boards): each copy the agent
-# sent holds a return address within sleep_long (event-stacks.py).  The
+# The oracles are the cross nm and addr2line (no perf on the boards):
+# each copy the agent sent holds a return address within sleep_long (nm),
+# whose call addr2line places in sleep_long in naps.c, and call by call
+# the report names sleep_long exactly where the copy holds it
+# (event-stacks.py).  The
 # short naps may be slow calls too on a board (the emulated CPU is shared
 # with the starting agent): they must then name sleep_short.
 naps_check() {

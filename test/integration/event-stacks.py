@@ -14,8 +14,12 @@ the same run.  Prints "ok ..." or "bad ...: why", one line.
 The 20 slow calls must name sleep_long < main; each copy the agent sent
 must hold a return address within sleep_long (nm -S, and the load bias
 from the program's mapping: the oracle that does not depend on the
-viewer's unwinder); where perf decoded its records, perf's stacks of the
-same run must go through sleep_long 20 times.
+viewer's unwinder), which addr2line (the tool beside NM) places in
+sleep_long in naps.c; call by call (the report's calls and the capture's
+samples in time order, their spacing equal), the report names
+sleep_long exactly where the copy holds its return address; where perf
+decoded its records, perf's stacks of the same run must go through
+sleep_long 20 times.
 """
 import re, subprocess, sys
 tp, dump, pid, prog, cap, nm_tool, readelf = sys.argv[1:8]
@@ -28,12 +32,13 @@ if pid == '-':  # the program's pid from its name in the capture
             pid = m.group(1)
             break
 # ours: the slow calls of the program, their stacks as the report names them
-ours = []
+ours, ours_t = [], []
 for l in open(tp):
     f = l.split()
     if len(f) > 3 and f[3] == 'slow-syscalls' and f[1] == pid:
         st = re.search(r'\[(.*)\]$', l.strip())
         ours.append(st.group(1).split(' < ') if st else [])
+        ours_t.append(float(f[0]))
 long_ours = [s for s in ours if 'sleep_long' in s]
 bad = [s for s in ours if 'sleep_long' not in s and 'sleep_short' not in s]
 order = [s for s in long_ours if s.index('sleep_long') + 1 < len(s) and s[s.index('sleep_long') + 1] == 'main']
@@ -64,21 +69,44 @@ for l in open(dump):
     elif l.startswith('SAMPLE') and ev is not None and ' ev=%s ' % ev in l and ' pid=%s ' % pid in l:
         samples.append(l)
 def in_fn(addr, name):
-    if name not in nm: return False
+    """addr's address in prog when it is a return address within name, else None"""
+    if name not in nm: return None
     for start, ln, pgoff in maps:
         if not start <= addr < start + ln: continue
         for off, va in segs:
             v = addr - start + pgoff - off + va
             if nm[name][0] < v <= nm[name][0] + nm[name][1]:  # a return address: after the call
-                return True
-    return False
-sizes, long_copies = [], 0
+                return v
+    return None
+samples.sort(key=lambda l: int(re.search(r' time=(\d+)', l).group(1)))
+sizes, long_copies, long_at, holds = [], 0, [], []
 for l in samples:
     st = re.search(r'stack=(\d+)/(\d+)', l)
     sizes.append(int(st.group(1)))
     w = re.search(r'words=(\S+)', l)
-    if w and any(in_fn(int(x, 16), 'sleep_long') for x in w.group(1).split(',')):
+    at = [v for v in (in_fn(int(x, 16), 'sleep_long') for x in w.group(1).split(',')) if v] if w else []
+    holds.append(bool(at))
+    if at:
         long_copies += 1
+        long_at.append(at[0])
+# addr2line: the call before each return address found is in sleep_long, naps.c
+a2l_long = 0
+if long_at:
+    a2l_tool = re.sub(r'nm$', 'addr2line', nm_tool)
+    out = subprocess.run([a2l_tool, '-f', '-e', prog] + ['%#x' % (v - 1) for v in long_at],
+                         capture_output=True, text=True).stdout.splitlines()
+    for fn, where in zip(out[0::2], out[1::2]):
+        a2l_long += fn == 'sleep_long' and where.split(':')[0].endswith('naps.c')
+# call by call: the report's calls and the capture's samples, both in time
+# order, spaced alike (within the report's microsecond), named alike
+per_call = 'report %d calls, capture %d samples' % (len(ours), len(samples))
+if ours and len(ours) == len(samples):
+    t0 = int(re.search(r' time=(\d+)', samples[0]).group(1))
+    spaced = all(abs((int(re.search(r' time=(\d+)', l).group(1)) - t0) / 1e9 - (t - ours_t[0])) < 2e-6
+                 for t, l in zip(ours_t, samples))
+    differ = sum(('sleep_long' in s) != h for s, h in zip(ours, holds))
+    per_call = None if spaced and not differ else ('calls spaced unlike the samples' if not spaced else
+                                                   '%d calls named otherwise than their copies (nm)' % differ)
 big = [n for n in sizes if n > cap or n == 0]
 mean = sum(sizes) / len(sizes) if sizes else 0
 # perf, where it decodes: its entries of the program's main thread whose stack holds sleep_long
@@ -99,9 +127,11 @@ if len(order) != len(long_ours): why.append('%d of them not sleep_long < main' %
 if bad: why.append('%d slow calls in neither sleep function: %s' % (len(bad), ' < '.join(bad[0][:8])))
 if not nm or not maps: why.append('no nm range (%s) or mapping (%d) for %s' % (nm, len(maps), prog))
 if long_copies != 20: why.append('%d copies hold a return address in sleep_long (nm; want 20)' % long_copies)
+if a2l_long != long_copies: why.append('addr2line puts %d of %d of those calls in sleep_long, naps.c' % (a2l_long, long_copies))
+if per_call: why.append('call by call: %s' % per_call)
 if big: why.append('%d copies empty or over %d bytes' % (len(big), cap))
 if perf_long is not None and perf_long != 20: why.append('perf: %d entries in sleep_long (want 20)' % perf_long)
 oracle = ('perf --call-graph dwarf: %d entries through sleep_long, and ' % perf_long) if perf_long is not None else 'perf cannot decode this kernel\'s tracepoint records: '
-print(('ok' if not why else 'bad') + ' %d slow calls, %d through sleep_long < main; oracle: %snm: %d copies hold a return address in sleep_long; copies %d..%d bytes, mean %d (at most %d); agent: %s, %d records lost%s' % (
-    len(ours), len(order), oracle, long_copies, min(sizes or [0]), max(sizes or [0]), mean, cap,
+print(('ok' if not why else 'bad') + ' %d slow calls, %d through sleep_long < main; oracle: %snm: %d copies hold a return address in sleep_long, addr2line: %d in sleep_long (naps.c), the same calls the report names; copies %d..%d bytes, mean %d (at most %d); agent: %s, %d records lost%s' % (
+    len(ours), len(order), oracle, long_copies, a2l_long, min(sizes or [0]), max(sizes or [0]), mean, cap,
     note or 'no slow-call counts', lost, ('; ' + '; '.join(why)) if why else ''))
