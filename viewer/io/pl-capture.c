@@ -130,13 +130,14 @@ out:
  * the decoder waiting meanwhile.  A few chunks circulate: memory stays
  * bounded however far the decoder could run ahead.
  *
- * Loaded for the model (pl_capture_load_ordered), messages go to the
- * caller in the model's ingest order (pl-time-order.h), held on the
- * caller's thread as the bytes they came in (the decoder has the heavier
- * half of the work: the decoding), and a sample's call chain travels as
- * its serial in a PlChainStore (pl-chain-store.h) that both threads
- * share: the bytes passed and held shrink by the chain, and the model
- * finds a stack it has seen by the serial alone. */
+ * Loaded for the model (pl_capture_load_ordered), the decoder also holds
+ * timed messages in the model's ingest order (pl-time-order.h) and passes
+ * each one on as the bytes it was held in: the caller's thread, which
+ * builds the model (the heavier half of a load), only unpacks.  A
+ * sample's call chain travels as its serial in a PlChainStore
+ * (pl-chain-store.h) that both threads share: the bytes held and passed
+ * on shrink by the chain, and the model finds a stack it has seen by the
+ * serial alone. */
 
 #define PIPE_MIN_BYTES (64u << 10) /* smaller files: no thread */
 #define PIPE_CHUNK (1u << 20)
@@ -155,8 +156,8 @@ typedef struct {
 	GAsyncQueue *full, *free, *ack;
 	PipeChunk *cur;
 	gint stop; /* the caller stopped: the decoder stops too */
-	gboolean ordered; /* for the model: chains by serial, times sent along */
-	PlChainStore *chains; /* ordered: samples' chains by serial */
+	PlTimeOrder *order; /* not NULL: messages go out in the model's ingest order */
+	PlChainStore *chains; /* with order: samples' chains by serial */
 	guint32 id_serial[PL_MAX_STACK_IDS + 1]; /* the serial a stack id stood for last */
 	/* the decoder's result */
 	PlCaptureInfo info;
@@ -177,10 +178,9 @@ static void pipe_send(Pipe *pp, gboolean last)
 }
 
 /* Room for one packed message of len bytes in the current batch (sent on
- * first when it would not fit), behind its size and its ingest time t;
- * returns where it goes. */
-#define SLOT_HEAD (sizeof(gsize) + sizeof(guint64))
-static guint8 *pipe_slot(Pipe *pp, gsize len, guint64 t)
+ * first when it would not fit), behind its size; returns where it goes. */
+#define SLOT_HEAD sizeof(gsize)
+static guint8 *pipe_slot(Pipe *pp, gsize len)
 {
 	gsize need = SLOT_HEAD + len;
 	if (pp->cur->len && pp->cur->len + need > pp->cur->cap)
@@ -191,7 +191,6 @@ static guint8 *pipe_slot(Pipe *pp, gsize len, guint64 t)
 	}
 	guint8 *p = pp->cur->data + pp->cur->len;
 	memcpy(p, &need, sizeof(need));
-	memcpy(p + sizeof(gsize), &t, sizeof(t));
 	pp->cur->len += need;
 	return p + SLOT_HEAD;
 }
@@ -207,8 +206,18 @@ static gboolean pipe_put(const struct pl_msg *m, gpointer data)
 		g_async_queue_pop(pp->ack); /* m borrows the reader until delivered */
 		return !g_atomic_int_get(&pp->stop);
 	}
-	guint64 t = pp->ordered ? pl_time_order_msg_time(m) : 0;
-	pl_msg_pack(pipe_slot(pp, pl_msg_packed_size(m), t), m);
+	pl_msg_pack(pipe_slot(pp, pl_msg_packed_size(m)), m);
+	return TRUE;
+}
+
+/* A message the orderer held (or gave out at once), copied on as it was
+ * packed there. */
+static gboolean pipe_put_packed(const guint8 *packed, gsize len, gpointer data)
+{
+	Pipe *pp = data;
+	if (g_atomic_int_get(&pp->stop))
+		return FALSE;
+	memcpy(pipe_slot(pp, len), packed, len);
 	return TRUE;
 }
 
@@ -240,15 +249,19 @@ static gboolean pipe_put_ordered(const struct pl_msg *m, gpointer data)
 			s->flags |= PL_SAMPLE_CHAIN_SERIAL;
 		}
 	}
-	return pipe_put(m, pp);
+	return pl_time_order_push(pp->order, m, pipe_put, pp);
 }
 
 static gpointer pipe_decoder(gpointer data)
 {
 	Pipe *pp = data;
 	pp->cur = g_async_queue_pop(pp->free);
-	pp->ok = load_plens(pp->fd, pp->path, pp->ordered ? pipe_put_ordered : pipe_put, pp,
+	pp->ok = load_plens(pp->fd, pp->path, pp->order ? pipe_put_ordered : pipe_put, pp,
 			    &pp->info, &pp->error);
+	/* what was read before an error is delivered too, as the model's own
+	 * order would at its finish */
+	if (pp->order && !g_atomic_int_get(&pp->stop))
+		pl_time_order_flush(pp->order, pipe_put, pp);
 	pipe_send(pp, TRUE);
 	return NULL;
 }
@@ -288,12 +301,11 @@ static gboolean deliver_msg(const struct pl_msg *m, gpointer data)
 static gboolean load_plens_threaded(int fd, const char *path, PlMsgFunc func, gpointer user_data,
 				    PlCaptureInfo *info, gboolean ordered, GError **error)
 {
-	Pipe pp = { .fd = fd, .path = path, .info = *info, .ordered = ordered };
-	PlTimeOrder *order = NULL;
+	Pipe pp = { .fd = fd, .path = path, .info = *info };
 	if (ordered) {
-		order = pl_time_order_new();
+		pp.order = pl_time_order_new();
 		pp.chains = pl_chain_store_new();
-		pl_time_order_set_packed_out(order, deliver_packed);
+		pl_time_order_set_packed_out(pp.order, pipe_put_packed);
 	}
 	pp.full = g_async_queue_new();
 	pp.free = g_async_queue_new();
@@ -311,13 +323,10 @@ static gboolean load_plens_threaded(int fd, const char *path, PlMsgFunc func, gp
 		PipeChunk *c = g_async_queue_pop(pp.full);
 		for (gsize off = 0; off < c->len && !stopped;) {
 			gsize n;
-			guint64 t;
 			memcpy(&n, c->data + off, sizeof(n));
-			memcpy(&t, c->data + off + sizeof(gsize), sizeof(t));
 			const guint8 *p = c->data + off + SLOT_HEAD;
 			off += n;
-			if (!(order ? pl_time_order_push_packed(order, t, p, n - SLOT_HEAD, &d)
-				    : deliver_packed(p, n - SLOT_HEAD, &d))) {
+			if (!deliver_packed(p, n - SLOT_HEAD, &d)) {
 				stopped = TRUE;
 				g_atomic_int_set(&pp.stop, 1);
 			}
@@ -337,10 +346,6 @@ static gboolean load_plens_threaded(int fd, const char *path, PlMsgFunc func, gp
 			break;
 	}
 	g_thread_join(th);
-	/* what was read before an error is delivered too, as the model's own
-	 * order would at its finish */
-	if (order && !stopped && !pl_time_order_flush(order, deliver_msg, &d))
-		stopped = TRUE;
 	*info = pp.info;
 	info->messages = d.delivered;
 	gboolean ok;
@@ -360,7 +365,7 @@ static gboolean load_plens_threaded(int fd, const char *path, PlMsgFunc func, gp
 	g_async_queue_unref(pp.full);
 	g_async_queue_unref(pp.free);
 	g_async_queue_unref(pp.ack);
-	pl_time_order_free(order);
+	pl_time_order_free(pp.order);
 	if (pp.chains && g_getenv("PERFLENS_DEBUG_CHAINS"))
 		g_printerr("perflens: %" G_GSIZE_FORMAT " bytes of distinct call chains\n",
 			   pl_chain_store_bytes(pp.chains));

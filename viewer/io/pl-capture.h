@@ -69,10 +69,10 @@ gboolean pl_capture_load(const char *path, PlMsgFunc func, gpointer user_data,
 			 PlCaptureInfo *info, GError **error);
 /* As pl_capture_load, but a .plens capture decoded on a second thread
  * (PERFLENS_NO_DECODE_THREAD unset, a large file, several cores) comes
- * in the session model's ingest order (pl-time-order.h), held as the bytes
- * the decoder packed, its samples' chains passed by serial
- * (pl-chain-store.h): less work than the model's own order on the
- * caller's thread.  *ordered is set before the first
+ * in the session model's ingest order (pl-time-order.h), held on the
+ * decoding thread, its samples' chains passed by serial
+ * (pl-chain-store.h): less work on the caller's thread than the model's
+ * own order.  *ordered is set before the first
  * message is delivered: TRUE, give the messages to
  * pl_profile_ingest_ordered; FALSE, they come as read (pl_profile_ingest). */
 gboolean pl_capture_load_ordered(const char *path, PlMsgFunc func, gpointer user_data,

@@ -123,16 +123,14 @@ static void run_compact(Run *run)
 	run->dlen -= base;
 }
 
-/* Appends m packed, or (m NULL) the len bytes at p already packed. */
-static void run_append(Run *run, guint64 t, guint64 seq, const struct pl_msg *m,
-		       const guint8 *p, gsize len)
+static void run_append(Run *run, guint64 t, guint64 seq, const struct pl_msg *m)
 {
 	run_compact(run);
 	if (run->n == run->cap) {
 		run->cap = run->cap ? run->cap * 2 : 64;
 		run->items = g_renew(Item, run->items, run->cap);
 	}
-	gsize need = m ? pl_msg_packed_size(m) : len;
+	gsize need = pl_msg_packed_size(m);
 	if (run->dlen + need > run->dcap) {
 		gsize cap = run->dcap ? run->dcap : 16384;
 		while (cap < run->dlen + need)
@@ -141,10 +139,7 @@ static void run_append(Run *run, guint64 t, guint64 seq, const struct pl_msg *m,
 		run->dcap = cap;
 	}
 	run->items[run->n++] = (Item){ t, seq, run->dlen };
-	if (m)
-		pl_msg_pack(run->data + run->dlen, m);
-	else
-		memcpy(run->data + run->dlen, p, len);
+	pl_msg_pack(run->data + run->dlen, m);
 	run->dlen += need;
 }
 
@@ -164,7 +159,7 @@ static void trim_spare(PlReorder *r)
 		g_ptr_array_remove_range(r->spare, 0, r->spare->len - FREE_RUNS);
 }
 
-static void push(PlReorder *r, guint64 t, const struct pl_msg *m, const guint8 *p, gsize len)
+void pl_reorder_push(PlReorder *r, guint64 t, const struct pl_msg *m)
 {
 	trim_spare(r);
 	/* the held run, among the most recent, that ends latest at or before t */
@@ -180,28 +175,18 @@ static void push(PlReorder *r, guint64 t, const struct pl_msg *m, const guint8 *
 	guint64 seq = r->seq++;
 	r->len++;
 	if (best) { /* its head stays: the heap is unchanged */
-		run_append(best, t, seq, m, p, len);
+		run_append(best, t, seq, m);
 		mru_front(r, best);
 		return;
 	}
 	Run *run = r->spare->len ? g_ptr_array_steal_index_fast(r->spare, r->spare->len - 1)
 				 : g_new0(Run, 1);
 	run->head = run->n = run->dlen = 0;
-	run_append(run, t, seq, m, p, len);
+	run_append(run, t, seq, m);
 	run->in_heap = TRUE;
 	g_ptr_array_add(r->heap, run);
 	heap_up(r, r->heap->len - 1);
 	mru_front(r, run);
-}
-
-void pl_reorder_push(PlReorder *r, guint64 t, const struct pl_msg *m)
-{
-	push(r, t, m, NULL, 0);
-}
-
-void pl_reorder_push_packed(PlReorder *r, guint64 t, const guint8 *p, gsize len)
-{
-	push(r, t, NULL, p, len);
 }
 
 gboolean pl_reorder_peek_time(const PlReorder *r, guint64 *t)

@@ -27,9 +27,6 @@ PlReorder *pl_reorder_new(void);
 void pl_reorder_free(PlReorder *r);
 /* Holds a copy of m (SAMPLE, MMAP, COMM, TASK or SWITCH) at time t. */
 void pl_reorder_push(PlReorder *r, guint64 t, const struct pl_msg *m);
-/* The same for a message already packed (pl_msg_pack): its len bytes at
- * p are copied. */
-void pl_reorder_push_packed(PlReorder *r, guint64 t, const guint8 *p, gsize len);
 /* Messages held. */
 gsize pl_reorder_len(const PlReorder *r);
 /* The time of the earliest held message; FALSE when none is held. */

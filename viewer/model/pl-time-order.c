@@ -41,7 +41,7 @@ gsize pl_time_order_len(const PlTimeOrder *o)
 	return pl_reorder_len(o->reorder);
 }
 
-guint64 pl_time_order_msg_time(const struct pl_msg *m)
+static guint64 msg_time(const struct pl_msg *m)
 {
 	switch (m->type) {
 	case PL_MSG_SAMPLE:
@@ -79,9 +79,13 @@ static gboolean release(PlTimeOrder *o, guint64 limit, PlTimeOrderFunc out, gpoi
 	return TRUE;
 }
 
-/* After a message at t was held: gives out what is ready. */
-static gboolean held(PlTimeOrder *o, guint64 t, PlTimeOrderFunc out, gpointer data)
+gboolean pl_time_order_push(PlTimeOrder *o, const struct pl_msg *m, PlTimeOrderFunc out,
+			    gpointer data)
 {
+	guint64 t = msg_time(m);
+	if (t == 0)
+		return out(m, data);
+	pl_reorder_push(o->reorder, t, m);
 	if (t > o->max_time)
 		o->max_time = t;
 	if (o->max_time > REORDER_WINDOW_NS &&
@@ -94,25 +98,6 @@ static gboolean held(PlTimeOrder *o, guint64 t, PlTimeOrderFunc out, gpointer da
 		if (!release(o, first + 1, out, data))
 			return FALSE;
 	return TRUE;
-}
-
-gboolean pl_time_order_push(PlTimeOrder *o, const struct pl_msg *m, PlTimeOrderFunc out,
-			    gpointer data)
-{
-	guint64 t = pl_time_order_msg_time(m);
-	if (t == 0)
-		return out(m, data);
-	pl_reorder_push(o->reorder, t, m);
-	return held(o, t, out, data);
-}
-
-gboolean pl_time_order_push_packed(PlTimeOrder *o, guint64 t, const guint8 *p, gsize len,
-				   gpointer data)
-{
-	if (t == 0)
-		return o->packed_out(p, len, data);
-	pl_reorder_push_packed(o->reorder, t, p, len);
-	return held(o, t, NULL, data);
 }
 
 gboolean pl_time_order_flush(PlTimeOrder *o, PlTimeOrderFunc out, gpointer data)

@@ -40,14 +40,6 @@ void pl_time_order_set_packed_out(PlTimeOrder *o, PlTimeOrderPackedFunc fn);
 /* Takes m (copied as needed) and gives out, through out, what is ready. */
 gboolean pl_time_order_push(PlTimeOrder *o, const struct pl_msg *m, PlTimeOrderFunc out,
 			    gpointer data);
-/* The same for a message already packed (pl_msg_pack) whose time, as
- * pl_time_order_msg_time gives it, is t; with a packed output set (the
- * output of every held message), which also gets the messages of time 0. */
-gboolean pl_time_order_push_packed(PlTimeOrder *o, guint64 t, const guint8 *p, gsize len,
-				   gpointer data);
-/* The time a message is ordered by; 0: given out at once (descriptions,
- * snapshots, totals, files). */
-guint64 pl_time_order_msg_time(const struct pl_msg *m);
 /* Gives out everything held. */
 gboolean pl_time_order_flush(PlTimeOrder *o, PlTimeOrderFunc out, gpointer data);
 /* Messages held. */
