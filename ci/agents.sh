@@ -23,6 +23,17 @@ objroot=${PERFLENS_AGENTS_OBJ:-build/agents}
 mkdir -p "$dist"
 status=0
 printf '| target | bytes | static | budget (%d bytes = %d KiB) |\n|---|---|---|---|\n' "$budget" $((budget / 1024)) >"$dist/sizes.md"
+# What an agent is built from, hashed: the sources, this script, the
+# toolchain scripts, the compiler and the options.  An arch whose agent
+# was built from the same key (OBJ/ARCH/key, with the sysroot, itself
+# named by its versions) and is still the file built then (its sha256) is
+# not built again: six LTO builds took a minute of every `make check`.
+# The checks below run on it all the same.
+srckey=$({
+	find ci/agents.sh agent common toolchains -type f -print0 | sort -z | xargs -0 sha256sum
+	clang --version
+	echo "map=${PERFLENS_AGENTS_MAP:-0}"
+} | sha256sum | cut -d ' ' -f 1)
 for arch in "${archs[@]}"; do
 	sysroot=$(toolchains/sysroot.sh "$arch" | tail -n 1)
 	out=$dist/perflens-agent-$arch
@@ -36,21 +47,30 @@ for arch in "${archs[@]}"; do
 	# / 128,000 bytes to 154,456 / 152,280 / 153,176 / 118,940 / 123,904
 	# (x86_64 / aarch64 / aarch64_be / armv7l / armeb).
 	obj=$objroot/$arch
-	rm -rf "$obj"
-	mkdir -p "$obj"
-	flags=(-std=gnu11 -D_GNU_SOURCE -DPL_BLOCK_NO_DECOMPRESS
-		-DPL_ZSTD_FAST_ONLY -Oz -Icommon -Iagent)
-	for src in agent/*.c agent/static/*.c common/*.c; do
-		extra=()
-		[ "$src" = agent/probe.c ] && extra=(-fno-omit-frame-pointer)
-		o=$obj/$(echo "$src" | tr / _).o
-		PERFLENS_SYSROOT=$sysroot toolchains/cc.sh "$arch" "${flags[@]}" "${extra[@]}" \
-			-c "$src" -o "$o" &
-	done
-	wait
-	map=()
-	[ "${PERFLENS_AGENTS_MAP:-0}" = 1 ] && map=(-Wl,-Map="$out.map")
-	PERFLENS_SYSROOT=$sysroot toolchains/cc.sh "$arch" -Oz "${map[@]}" -o "$out" "$obj"/*.o
+	key="$srckey $arch $sysroot"
+	if [ -f "$out" ] && [ "$(cat "$obj/key" 2>/dev/null)" = "$key" ] &&
+		[ "$(sha256sum <"$out" | cut -d ' ' -f 1)" = "$(cat "$obj/agent.sha256" 2>/dev/null)" ] &&
+		{ [ "${PERFLENS_AGENTS_MAP:-0}" != 1 ] || [ -f "$out.map" ]; }; then
+		echo "# $out: built before from the same sources and toolchain ($obj/key)" >&2
+	else
+		rm -rf "$obj"
+		mkdir -p "$obj"
+		flags=(-std=gnu11 -D_GNU_SOURCE -DPL_BLOCK_NO_DECOMPRESS
+			-DPL_ZSTD_FAST_ONLY -Oz -Icommon -Iagent)
+		for src in agent/*.c agent/static/*.c common/*.c; do
+			extra=()
+			[ "$src" = agent/probe.c ] && extra=(-fno-omit-frame-pointer)
+			o=$obj/$(echo "$src" | tr / _).o
+			PERFLENS_SYSROOT=$sysroot toolchains/cc.sh "$arch" "${flags[@]}" "${extra[@]}" \
+				-c "$src" -o "$o" &
+		done
+		wait
+		map=()
+		[ "${PERFLENS_AGENTS_MAP:-0}" = 1 ] && map=(-Wl,-Map="$out.map")
+		PERFLENS_SYSROOT=$sysroot toolchains/cc.sh "$arch" -Oz "${map[@]}" -o "$out" "$obj"/*.o
+		sha256sum <"$out" | cut -d ' ' -f 1 >"$obj/agent.sha256"
+		echo "$key" >"$obj/key"
+	fi
 	size=$(stat -c %s "$out")
 	kind=$(file -b "$out")
 	static=no

@@ -57,18 +57,25 @@ cycles() {
 }
 
 # ─── #include "…" lines ──────────────────────────────────────────────────
-edges=$(find viewer agent common -name '*.[ch]' | sort | while read -r f; do
-	dir=$(dirname "$f")
+# (the files found are named by one realpath at the end: one per edge
+# cost ten seconds)
+found=$(find viewer agent common -name '*.[ch]' | sort | while read -r f; do
+	dir=${f%/*}
 	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" |
 		while read -r inc; do
 			for d in "$dir" $search; do
 				if [ -f "$d/$inc" ]; then
-					echo "$f $(realpath -m --relative-to=. "$d/$inc")"
+					echo "$f $d/$inc"
 					break
 				fi
 			done
 		done
 done)
+edges=
+if [ -n "$found" ]; then
+	edges=$(paste -d ' ' <(printf '%s\n' "$found" | cut -d ' ' -f 1) \
+		<(printf '%s\n' "$found" | cut -d ' ' -f 2 | xargs realpath -m --relative-to=.))
+fi
 n=$(printf '%s\n' "$edges" | grep -c .)
 loop=$(printf '%s\n' "$edges" | cycles)
 if [ "$n" -lt 100 ]; then
@@ -82,16 +89,27 @@ echo "# $n include edges"
 
 # Prints the edges "USER DEFINER" of the objects given as "NAME PATH"
 # lines on stdin: USER uses a function or variable that DEFINER defines.
+# One nm over all the objects for each question (nm -A names the object on
+# each line): an nm, sort and join per object cost half a minute.
 calls() {
-	local objs name o
+	local objs
 	objs=$(cat)
-	defs=$(printf '%s\n' "$objs" | while read -r name o; do
-		nm -g --defined-only "$o" | awk -v f="$name" 'NF == 3 { print $3, f }'
-	done | sort)
-	printf '%s\n' "$objs" | while read -r name o; do
-		nm -u "$o" | awk '{ print $NF }' | sort -u | join - <(echo "$defs") |
-			awk -v f="$name" '$2 != f { print f, $2 }'
-	done | sort -u
+	[ -n "$objs" ] || return 0
+	# "name PATH" lines, then nm's definitions, then its uses, each set
+	# after a line "--"
+	{
+		printf '%s\n' "$objs"
+		echo --
+		printf '%s\n' "$objs" | awk '{ print $2 }' | xargs -r nm -A -g --defined-only
+		echo --
+		printf '%s\n' "$objs" | awk '{ print $2 }' | xargs -r nm -A -u
+	} | awk '
+		$0 == "--" { part++; next }
+		part == 0 { name[$2] = $1; next }
+		part == 1 && NF == 3 { o = $1; sub(/:[^:]*$/, "", o); if (o in name) def[$3] = def[$3] " " name[o]; next }
+		part == 2 { o = $1; sub(/:$/, "", o); if (!(o in name) || !($NF in def)) next
+			n = split(def[$NF], d, " ")
+			for (i = 1; i <= n; i++) if (d[i] != name[o]) print name[o], d[i] }' | sort -u
 }
 
 # ─── objects of viewer/symbols (nm) ──────────────────────────────────────

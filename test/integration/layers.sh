@@ -53,7 +53,7 @@ objects() {
 ui_src=$(ls viewer/ui/*.[ch])
 n=$(printf '%s\n' "$ui_src" | grep -c .)
 gtk_include='^[[:space:]]*#[[:space:]]*include[[:space:]]*<(gtk|gdk)/'
-without=$(for f in $ui_src; do grep -qE "$gtk_include|$gtk_words" "$f" || echo "$f"; done)
+without=$(grep -LE "$gtk_include|$gtk_words" $ui_src)
 if [ "$n" -lt 20 ]; then
 	bad ui_files_use_gtk "only $n sources in viewer/ui"
 elif [ -n "$without" ]; then
@@ -69,9 +69,20 @@ n=$(printf '%s\n' "$src" | grep -c .)
 with=$(grep -lE "$gtk_include|$gtk_words" $src)
 objs=$(for d in $headless_dirs; do objects "$d"; done)
 nobj=$(printf '%s\n' "$objs" | grep -c .)
-gtk_users=$(for o in $objs; do
-	nm -u "$o" | awk '{ print $NF }' | grep -qE '^(gtk|gdk)_' && echo "${o#"$build"/}"
-done)
+all_objs=$(for d in $headless_dirs viewer/ui; do objects "$d"; done)
+ui_objs=$(objects viewer/ui)
+# what every object uses, "OBJECT SYMBOL" a line: one nm for them all
+# (an nm per object and question cost half a minute)
+undefined=$(for o in $all_objs; do echo "$o"; done | xargs -r nm -u -A |
+	awk '{ o = $1; sub(/:$/, "", o); print o, $NF }')
+# the objects among $2… (one per line) that use a symbol matching the
+# extended regex $1, one per line
+using() {
+	printf '%s\n' "$undefined" | awk -v re="$1" -v list="$2" -v b="$build/" '
+		BEGIN { n = split(list, l, "\n"); for (i = 1; i <= n; i++) want[l[i]] = 1 }
+		want[$1] && $2 ~ re && !seen[$1]++ { o = $1; if (index(o, b) == 1) o = substr(o, length(b) + 1); print o }'
+}
+gtk_users=$(using '^(gtk|gdk)_' "$objs")
 if [ "$nobj" -lt 100 ]; then
 	bad no_gtk_outside_ui "only $nobj objects outside viewer/ui in $build (make)"
 elif [ -n "$with$gtk_users" ]; then
@@ -84,22 +95,16 @@ echo "# outside viewer/ui: $n sources, $nobj objects, none with GTK"
 # ─── objects ─────────────────────────────────────────────────────────────
 # the objects among $2… that use symbol $1 (nm -u), one per line
 users() {
-	local sym=$1 o
+	local sym=$1
 	shift
-	for o in "$@"; do
-		nm -u "$o" 2>/dev/null | awk '{ print $NF }' | grep -qx "$sym" && echo "${o#"$build"/}"
-	done
+	using "^$sym\$" "$(printf '%s\n' "$@")"
 }
-all_objs=$(for d in $headless_dirs viewer/ui; do objects "$d"; done)
-ui_objs=$(objects viewer/ui)
 
 if [ -z "$ui_objs" ]; then
 	# gtk4's development files are ci/deps.sh's: their absence is a failure
 	bad ui_through_core "no objects in $build/viewer/ui (make; gtk4 development files: ci/deps.sh)"
 else
-	client_users=$(for o in $ui_objs; do
-		nm -u "$o" | awk '{ print $NF }' | grep -q '^pl_client_' && echo "${o#"$build"/}"
-	done)
+	client_users=$(using '^pl_client_' "$ui_objs")
 	includers=$(grep -lE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"pl-client\.h"' viewer/ui/*.[ch])
 	if [ -n "$client_users$includers" ]; then
 		bad ui_through_core "viewer/ui uses the agent client directly: $(echo $client_users $includers)"
