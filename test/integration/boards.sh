@@ -895,7 +895,11 @@ irq_check() {
 	# the serial console drains after the record ends: wait for the last line
 	local w
 	for w in $(seq 300); do grep -aq 'IRQLOAD END' "$console" && break; sleep 0.1; done
-	r=$(python3 "$top/test/tools/irq-compare.py" "$perflens" "$dump" "$rec" "$console")
+	# riscv64's 6.1 kernel takes IPIs outside the IRQ layer: no
+	# irq_handler_entry for them (a run here: /proc 83, recorded 0)
+	local untraced=0
+	[ "$arch" = riscv64 ] && untraced=1
+	r=$(IPI_UNTRACED=$untraced python3 "$top/test/tools/irq-compare.py" "$perflens" "$dump" "$rec" "$console")
 	case $r in
 	ok*) ok "boards-$arch-irq # ${r#ok }"; note=${r#ok } ;;
 	*) nok "boards-$arch-irq" "${r#bad } (see $rec, $console)"; note="🔴 ${r#bad }" ;;
