@@ -35,7 +35,7 @@
 #      each board boots and records them alone, no clock or icount runs;
 #      boot or fleet alone: only their own boots, fleet on the big-endian
 #      boards; periods: that boot with -icount shift=0; default every row
-#      but tracks, boot, fleet, periods and irq: a second boot
+#      but tracks, boot, fleet, periods and irq (irq on arm64 only): a second boot
 #      of every board took 6-129 s a board on a loaded host, and make
 #      check's time is CI's),
 #      PL_BOARDS_RESULTS (results file, rewritten each run; default
@@ -870,7 +870,7 @@ periods_check() {
 	rows+=("| $arch | $kver | periodic task (\`/periods 120\`: /periodic beside a busy loop, --switch, 250 Hz, --period 10ms) | – | – | – | – | – | $note |")
 }
 
-# The interrupt row (PL_BOARD_ROWS=irq; opt-in): /irqload
+# The interrupt row (PL_BOARD_ROWS=irq; by default on arm64 only): /irqload
 # (test/workloads/irqload.c), started by /detach, waits 6 s while
 # `record --all --irq` starts, reads /proc/interrupts and /proc/softirqs
 # with the board's clock around each read, makes 4 s of loopback UDP
@@ -1308,8 +1308,10 @@ board() {
 		case ",${PL_BOARD_ROWS:-}," in
 		*,periods,*) periods_check ;;
 		esac
-		case ",${PL_BOARD_ROWS:-}," in
+		# the irq row: by default on arm64 alone (about 20 s a board)
+		case ",${PL_BOARD_ROWS:-default}," in
 		*,irq,*) irq_check ;;
+		,default,) [ "$arch" = arm64 ] && irq_check ;;
 		esac
 	fi
 	if [ "$psrc" -eq 0 ] && grep -q perflens-agent "$out/ps-during-boot.log"; then
