@@ -43,6 +43,12 @@
 #                           second (its times are from the same first
 #                           record), or on that thread; and the range's is
 #                           less than the whole recording's
+#   irq_page_filter_shown   (the driver's) the page is shown after the pick
+#   irq_page_filter         the window's thread and range set as a pick in
+#                           another view sets them (the most interrupted
+#                           thread, 30 % to 60 % of the session): the
+#                           Interrupts page follows, per handler and vector
+#                           equal to report --irq --tid --from --to
 # Then test/workloads/locks (one thread holds a mutex 5 ms of every 10,
 # three want it) recorded with the events `record --locks` asks for:
 #   lock_wait_tooltip       the tooltip on the bar of the longest wait the
@@ -67,7 +73,8 @@ cleanup() {
 trap cleanup EXIT
 pl_plan irq_lanes irq_lanes_match_report irq_click screenshot_irq-lanes.png irq_collapse \
 	screenshot_irq-lanes-collapsed.png irq_click_collapsed irq_expand irq_hover \
-	lock_wait_tooltip irq_keeps_sampling irq_page_lod screenshot_irq-page.png irq_range
+	lock_wait_tooltip irq_keeps_sampling irq_page_lod screenshot_irq-page.png irq_range \
+	irq_page_filter_shown irq_page_filter
 
 for x in "$APP" "$AGENT" "$W"; do [ -x "$x" ] || pl_fail_all "$x not built (make)"; done
 [ -f "$DRIVER" ] || pl_fail_all "$DRIVER not built (make)"
@@ -249,6 +256,7 @@ irq-hover $SHOTS/irq-lanes-tooltip.png irq_hover
 view irq
 irq-page irq_page_lod
 screenshot $SHOTS/irq-page.png
+irq-filter irq_page_filter_shown $top_tid 0.3 0.6
 EOF2
 PERFLENS_UI_TEST_MODULE=$DRIVER PERFLENS_UI_SCRIPT=$TMP/irq.script \
 	timeout 240 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" >"$TMP/app.out" 2>"$TMP/app.err"
@@ -308,6 +316,46 @@ print(('bad ' if bad else 'ok ') + 'irq_lanes_match_report: %d CPUs, %d runs (%d
 PY
 )
 case $res in ok*) ok irq_lanes_match_report; echo "# ${res#ok }" ;; *) fail irq_lanes_match_report "${res#bad }" ;; esac
+
+# the Interrupts page after the pick, against the report of that filter
+flt=$(grep -a -m1 '^# irq_page_filter_shown-filter: ' "$TMP/app.out" | cut -d' ' -f3-)
+if [ -z "$flt" ]; then
+	fail irq_page_filter "the app printed no filter (see $TMP/app.out)"
+else
+	set -- $flt
+	"$APP" report --irq --tid "$1" --from "$2" --to "$3" "$CAP" >"$TMP/page-filter.txt" 2>&1
+	res=$("$PY" - "$TMP/page-filter.txt" "$TMP/app.out" "$TMP/report.txt" <<'PY'
+import sys
+def report(path):
+    n, kind = {}, None
+    for l in open(path):
+        if l.startswith('Hardirqs'): kind = 'hardirq'
+        elif l.startswith('Softirqs'): kind = 'softirq'
+        elif l.startswith('Per CPU'): kind = None
+        f = l.split()
+        if kind and len(f) >= 8 and f[0].isdigit() and f[1].isdigit():
+            k = (kind, int(f[0])); n[k] = n.get(k, 0) + int(f[1])
+    return {k: v for k, v in n.items() if v}
+want, whole = report(sys.argv[1]), report(sys.argv[3])
+got = {}
+for l in open(sys.argv[2], errors='replace'):
+    f = l.split()
+    if len(f) == 5 and f[1] == 'irq_page_filter_shown-source':
+        k = (f[2], int(f[3])); got[k] = got.get(k, 0) + int(f[4])
+got = {k: v for k, v in got.items() if v}
+if not want or want != got or sum(want.values()) >= sum(whole.values()):
+    print('bad page %s, report %s (whole %d)' % (sorted(got.items())[:5], sorted(want.items())[:5],
+                                                 sum(whole.values())))
+else:
+    print('ok %d runs by %d handlers and vectors, of %d in the recording'
+          % (sum(got.values()), len(got), sum(whole.values())))
+PY
+)
+	case $res in
+	ok*) ok irq_page_filter; echo "# irq_page_filter: tid $1, $2 s to $3 s: ${res#ok }" ;;
+	*) fail irq_page_filter "${res#bad } (tid $1, $2 s to $3 s)" ;;
+	esac
+fi
 
 # ─── lock waits on the waiting threads' lanes ───────────────────────────
 LCAP=$TMP/locks.plens
