@@ -881,12 +881,15 @@ periods_check() {
 # delta <= recorded around + lost.
 irq_check() {
 	local rec=$out/irq.plens log=$out/irq-record.log r note
+	# each connection's host time (clock_check counts the board's)
+	host_starts+=("$(date +%s.%N)")
 	if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
 		--command "/detach /irqload 6 4" -e cpu-clock -F 10 --duration 5 \
 		-o "$out/irq-start.plens" >"$out/irq-start-record.log" 2>&1; then
 		nok "boards-$arch-irq" "starting /irqload: $(tail -n 2 "$out/irq-start-record.log" | tr '\n' ' ')"
 		return 0
 	fi
+	host_starts+=("$(date +%s.%N)")
 	if ! "$perflens" record "127.0.0.1:$port" --token "$token" --timeout 120 \
 		--all --irq -e cpu-clock -F 99 --duration 16 -o "$rec" >"$log" 2>&1; then
 		nok "boards-$arch-irq" "perflens record --all --irq failed: $(tail -n 2 "$log" | tr '\n' ' ')"
