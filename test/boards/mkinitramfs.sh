@@ -22,6 +22,8 @@
 #   /periodic   test/workloads/periodic.c: a 10 ms TIMER_ABSTIME task that
 #               logs its own activations; /periods (periods.sh) runs it
 #               beside a CPU hog (the periods row)
+#   /irqload    test/workloads/irqload.c: /proc's interrupt counts around
+#               known loopback and timer load (the irq row)
 # and, fully static against musl with this project's own toolchain
 # (toolchains/cc.sh: clang, lld, unstripped), as Buildroot, Alpine and
 # single-binary firmware boards run their programs:
@@ -98,6 +100,7 @@ $cc $base -DBURN_LFIND -DBURN_HOT_EXTERN -fomit-frame-pointer -o "$root/burn-lib
 $cc $base -fno-omit-frame-pointer -o "$root/naps" "$top/test/workloads/naps.c"
 $cc $base -o "$root/rss" "$top/test/workloads/rss.c"
 $cc $base -o "$root/periodic" "$top/test/workloads/periodic.c"
+$cc $base -o "$root/irqload" "$top/test/workloads/irqload.c"
 cp "$here/periods.sh" "$root/periods"
 chmod 755 "$root/periods"
 # lld packs the text segment into a file page it shares with .rodata, so

@@ -89,10 +89,13 @@ int pl_cli_export(int argc, char **argv)
 		pl_cli_fail("--tid, --from, --to take positive numbers (and --to > --from)");
 		goto done;
 	}
-	if ((tid || from || to) && !(e->needs & PL_EXPORT_NEEDS_PROFILE)) {
-		/* these formats copy or rewrite the whole recording */
+	if ((tid || from || to) &&
+	    (!(e->needs & PL_EXPORT_NEEDS_PROFILE) || (e->needs & PL_EXPORT_WHOLE))) {
+		/* these formats copy or rewrite the whole recording, or list
+		 * the board's rows (requests, tracks) whatever the thread */
 		pl_cli_fail("export --format %s writes the whole recording: --tid, --from and --to "
-			    "apply to the profile formats only",
+			    "apply to the profile formats only (collapsed, pprof, svg, speedscope, irq-csv): "
+			    "leave them out",
 			    e->name);
 		goto done;
 	}

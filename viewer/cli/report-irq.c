@@ -27,9 +27,9 @@ static void print_rows(const PlIrqStats *s, PlIrqKind kind, double cpu_s)
 	}
 }
 
-void pl_report_print_irq(PlProfile *p)
+void pl_report_print_irq(PlProfile *p, const PlFilter *filter)
 {
-	g_autoptr(PlIrqStats) s = pl_irq_stats_new(p);
+	g_autoptr(PlIrqStats) s = pl_irq_stats_new_filtered(p, filter);
 	if (!s->have_hard && !s->have_soft) {
 		printf("\nIRQ and softirq time: this recording has none of the irq tracepoints "
 		       "(record with --irq)\n");

@@ -693,7 +693,9 @@ int pl_cli_report(int argc, char **argv)
 		  NULL },
 		{ "irq", 0, 0, G_OPTION_ARG_NONE, &a.irq,
 		  "Only the interrupt time (--irq recordings): per IRQ handler and softirq "
-		  "vector, counts per CPU, share of the recording", NULL },
+		  "vector, counts per CPU, share of the recording (--from/--to: of the runs "
+		  "entered in that range; --tid: of the runs that interrupted that thread)",
+		  NULL },
 		{ "counters", 0, 0, G_OPTION_ARG_NONE, &a.counters,
 		  "Only the counter tracks the agent polled (RSS, CPU busy share, frequency, "
 		  "idle states, thermal zones, hwmon): samples, min, mean, max, unit and "
@@ -832,8 +834,12 @@ int pl_cli_report(int argc, char **argv)
 			pl_report_print_tracepoints(p);
 		if (a.syscalls)
 			pl_report_print_syscalls(p, a.top > 0 ? (guint)a.top : 10);
-		if (a.irq)
-			pl_report_print_irq(p);
+		if (a.irq) {
+			/* --tid: the interrupted thread's; --from, --to: the
+			 * runs entered in that range */
+			PlFilter irf = args_filter(p, &a, PL_NO_ID);
+			pl_report_print_irq(p, &irf);
+		}
 		if (a.block)
 			pl_report_print_block(p, (guint)a.top);
 		if (a.locks) {

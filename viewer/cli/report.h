@@ -42,7 +42,7 @@ void pl_report_print_syscalls(PlProfile *p, guint top);
 void pl_report_print_locks(PlProfile *p, guint top, const PlFilter *filter);
 
 /* report-irq.c: hardirq and softirq time per handler, vector and CPU */
-void pl_report_print_irq(PlProfile *p);
+void pl_report_print_irq(PlProfile *p, const PlFilter *filter);
 /* report-block.c: block requests per device; the top slowest with stacks */
 void pl_report_print_block(PlProfile *p, guint top);
 

@@ -15,9 +15,9 @@
 #include "pl-block-io.h"
 #include "pl-irq.h"
 
-gboolean pl_export_irq_csv(PlProfile *p, FILE *out, GError **error)
+gboolean pl_export_irq_csv(PlProfile *p, const PlFilter *filter, FILE *out, GError **error)
 {
-	g_autoptr(PlIrqStats) st = pl_irq_stats_new(p);
+	g_autoptr(PlIrqStats) st = pl_irq_stats_new_filtered(p, filter);
 	g_autoptr(GString) s = g_string_new("kind,number,name,cpu,count,paired,time_ns,max_ns\n");
 	for (guint i = 0; i < st->sources->len; i++) {
 		const PlIrqSource *src = st->sources->pdata[i];

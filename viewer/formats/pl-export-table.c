@@ -63,7 +63,7 @@ static gboolean write_self_contained(const PlExportInput *in, const char *path, 
 static gboolean write_irq_csv(const PlExportInput *in, const char *path, FILE *fp,
 			      GError **error)
 {
-	return pl_export_irq_csv(in->profile, fp, error);
+	return pl_export_irq_csv(in->profile, &in->filter, fp, error);
 }
 
 static gboolean write_block_csv(const PlExportInput *in, const char *path, FILE *fp,
@@ -102,10 +102,10 @@ static const PlExporter formats[] = {
 	  PL_EXPORT_NEEDS_PROFILE, write_irq_csv },
 	{ "block-csv", ".block.csv", { NULL },
 	  "Block I/O requests with latency and issuing stack (CSV; --block recordings)", NULL,
-	  PL_EXPORT_NEEDS_PROFILE, write_block_csv },
+	  PL_EXPORT_NEEDS_PROFILE | PL_EXPORT_WHOLE, write_block_csv },
 	{ "counters-csv", ".counters.csv", { NULL },
 	  "Counter tracks: RSS, CPU busy share, frequency, idle, thermal, hwmon values over "
-	  "time (CSV)", NULL, PL_EXPORT_NEEDS_PROFILE, write_counters_csv },
+	  "time (CSV)", NULL, PL_EXPORT_NEEDS_PROFILE | PL_EXPORT_WHOLE, write_counters_csv },
 };
 
 guint pl_export_n_formats(void)

@@ -37,6 +37,9 @@ typedef enum {
 	PL_EXPORT_NEEDS_SYMBOLS = 1 << 2,
 	/* a file to write: it cannot go to standard output */
 	PL_EXPORT_NEEDS_FILE = 1 << 3,
+	/* the whole recording's rows, whatever .filter says (the board's
+	 * block requests, its counter tracks): --tid, --from, --to refused */
+	PL_EXPORT_WHOLE = 1 << 4,
 } PlExportNeeds;
 
 typedef struct {

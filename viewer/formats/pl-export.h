@@ -60,9 +60,10 @@ gboolean pl_export_perf_data(const char *in, const char *path, GCancellable *can
 
 /* The kernel's side as CSV tables (pl-export-kernel-csv.c): a header line
  * and the rows; a recording without the tracepoints gives the header
- * alone.  The filter does not apply: interrupts and requests are the
- * board's, not a thread's. */
-gboolean pl_export_irq_csv(PlProfile *p, FILE *out, GError **error);
+ * alone.  Interrupts: the runs the filter keeps (pl_irq_stats_new_filtered:
+ * entered in its range, on its thread; NULL: all); requests: all of them,
+ * the board's, not a thread's. */
+gboolean pl_export_irq_csv(PlProfile *p, const PlFilter *filter, FILE *out, GError **error);
 gboolean pl_export_block_csv(PlProfile *p, FILE *out, GError **error);
 /* pl-export-counters-csv.c: a row per value of each counter track (RSS,
  * CPU busy, frequency, idle, thermal, hwmon); the header alone when none. */

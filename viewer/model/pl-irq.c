@@ -43,6 +43,7 @@ typedef struct {
 	guint64 start;
 	guint32 number, source, stack;
 	guint64 nested_ns; /* softirq: time of the hardirqs inside it */
+	gboolean kept;     /* its entry is the filter's: counted, timed, drawn */
 } Open;
 
 typedef struct {
@@ -148,12 +149,35 @@ static gint source_cmp(gconstpointer a, gconstpointer b)
 
 PlIrqStats *pl_irq_stats_new(PlProfile *profile)
 {
+	return pl_irq_stats_new_filtered(profile, NULL);
+}
+
+/* e is one of the filter's: its entry (or a lone exit) on the interrupted
+ * thread, in the range */
+static gboolean event_kept(const PlTraceEvent *e, const PlFilter *f)
+{
+	if (!f)
+		return TRUE;
+	if (f->tid && e->tid != f->tid)
+		return FALSE;
+	return e->time >= f->t0 && (!f->t1 || e->time < f->t1);
+}
+
+PlIrqStats *pl_irq_stats_new_filtered(PlProfile *profile, const PlFilter *filter)
+{
 	PlIrqStats *s = g_new0(PlIrqStats, 1);
 	s->sources = g_ptr_array_new_with_free_func(source_free);
 	s->spans = g_array_new(FALSE, FALSE, sizeof(PlIrqSpan));
 	const PlProfileStats *st = pl_profile_get_stats(profile);
 	s->t0 = st->first_time;
 	s->t1 = st->last_time;
+	if (filter) {
+		/* the shares are of the range's CPU time */
+		s->t0 = MAX(s->t0, filter->t0);
+		if (filter->t1)
+			s->t1 = MIN(s->t1, filter->t1);
+		s->t1 = MAX(s->t1, s->t0);
+	}
 	s->per_task = st->target != PL_TARGET_ALL;
 	for (guint k = 0; k < G_N_ELEMENTS(st->lost); k++)
 		s->lost += st->lost[k];
@@ -229,9 +253,12 @@ PlIrqStats *pl_irq_stats_new(PlProfile *profile)
 			guint32 idx = source_get(&b, hard ? PL_IRQ_HARD : PL_IRQ_SOFT, (guint32)number,
 						 name);
 			PlIrqSource *src = s->sources->pdata[idx];
-			src->count++;
-			source_cpu(src, e->cpu)->count++;
-			if (o->open) {
+			gboolean kept = event_kept(e, filter);
+			if (kept) {
+				src->count++;
+				source_cpu(src, e->cpu)->count++;
+			}
+			if (o->open && o->kept) {
 				/* its exit never came: before the exits were on, after
 				 * they were off, or lost */
 				const guint64 *sp =
@@ -247,10 +274,12 @@ PlIrqStats *pl_irq_stats_new(PlProfile *profile)
 				else
 					s->mismatched++;
 			}
-			*o = (Open){ TRUE, e->time, (guint32)number, idx, e->stack, 0 };
+			*o = (Open){ TRUE, e->time, (guint32)number, idx, e->stack, 0, kept };
 			continue;
 		}
 		if (!o->open) {
+			if (!event_kept(e, filter))
+				continue;
 			/* after the first entry of its kind on that CPU, its own
 			 * entry was lost; before, it ran when the recording began */
 			const guint64 *sp = (const guint64 *)(gpointer)(exit_span->data +
@@ -263,11 +292,20 @@ PlIrqStats *pl_irq_stats_new(PlProfile *profile)
 			continue;
 		}
 		if (o->number != (guint32)number) {
-			s->mismatched++;
+			s->mismatched += o->kept;
 			o->open = FALSE;
 			continue;
 		}
 		gboolean inside_soft = hard && c->soft.open && c->soft.start <= o->start;
+		if (!o->kept) {
+			/* a run the filter leaves out: only its time inside a
+			 * softirq the filter keeps is taken from that one's */
+			guint64 d = e->time > o->start ? e->time - o->start : 0;
+			if (inside_soft)
+				c->soft.nested_ns += d;
+			o->open = FALSE;
+			continue;
+		}
 		guint64 d = close_run(&b, o, e->cpu, e->time, inside_soft);
 		if (inside_soft) {
 			c->soft.nested_ns += d;
@@ -276,7 +314,7 @@ PlIrqStats *pl_irq_stats_new(PlProfile *profile)
 	}
 	for (guint c = 0; c < b.cpus->len; c++) {
 		CpuState *cs = &g_array_index(b.cpus, CpuState, c);
-		s->open_at_end += cs->hard.open + cs->soft.open;
+		s->open_at_end += (cs->hard.open && cs->hard.kept) + (cs->soft.open && cs->soft.kept);
 	}
 	for (guint i = 0; i < s->sources->len; i++) {
 		PlIrqSource *src = s->sources->pdata[i];

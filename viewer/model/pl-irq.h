@@ -94,6 +94,11 @@ typedef struct {
 /* The interrupts of profile; empty (have_hard and have_soft FALSE) when
  * it has none of the tracepoints. */
 PlIrqStats *pl_irq_stats_new(PlProfile *profile);
+/* Only the runs whose entry is the filter's (its event is ignored): in its
+ * time range, on its thread (the one interrupted: --tid); pairing still
+ * reads every event, so a run the range cuts keeps its whole time, and
+ * t0/t1 (the shares' time) are the range's. */
+PlIrqStats *pl_irq_stats_new_filtered(PlProfile *profile, const PlFilter *filter);
 void pl_irq_stats_free(PlIrqStats *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PlIrqStats, pl_irq_stats_free)
 

@@ -5,6 +5,14 @@
  * What the lanes hold goes to stdout as "# irq-…" lines for the test
  * script to compare with `perflens report --irq` and `export irq-csv` of
  * the same file; the clicks go through X (xdotool), as the user's do.
+ *
+ *   irq-filter NAME TID F0 F1   the window's thread set to TID (0: all) and
+ *                its range to [F0, F1] (fractions of the session, rounded
+ *                to the millisecond after the first record), as a pick in
+ *                another view sets them; the Interrupts page, shown, must
+ *                follow: "# NAME-filter: TID FROM TO" (the report's --tid,
+ *                --from, --to) and a "# NAME-source KIND NUMBER COUNT" line
+ *                per handler and vector of what it shows.
  */
 #include "pl-ui-script.h"
 
@@ -170,6 +178,54 @@ static PlUiStep irq_page(PlWindow *w, const char *name, guint ticks, gboolean ti
 	}
 	pl_ui_script_report(name, lod, "%s", why->str);
 	g_string_free(why, TRUE);
+	return PL_UI_STEP_DONE;
+}
+
+static gboolean filter_set;
+static guint filter_tick;
+
+static PlUiStep irq_filter(PlWindow *w, char **argv, guint ticks, gboolean timed_out)
+{
+	const char *name = argv[1];
+	if (!name || !argv[2] || !argv[3] || !argv[4]) {
+		pl_ui_script_report(name ? name : "irq-filter", FALSE, "irq-filter NAME TID F0 F1");
+		return PL_UI_STEP_DONE;
+	}
+	PlProfile *p = pl_window_get_profile(w);
+	guint32 tid = (guint32)g_ascii_strtoull(argv[2], NULL, 10);
+	guint64 ms0 = 0, ms1 = 0, first = 0;
+	if (p) {
+		const PlProfileStats *st = pl_profile_get_stats(p);
+		double span = (double)(st->last_time - st->first_time);
+		first = st->first_time;
+		ms0 = (guint64)(g_ascii_strtod(argv[3], NULL) * span / 1e6);
+		ms1 = (guint64)(g_ascii_strtod(argv[4], NULL) * span / 1e6);
+	}
+	PlIrqView *v = pl_window_get_irq_view(w);
+	if (!filter_set) {
+		pl_window_set_filter(w, tid, ms0 ? first + ms0 * 1000000 : 0,
+				     ms1 ? first + ms1 * 1000000 : 0);
+		pl_window_show_view(w, "irq");
+		filter_set = TRUE;
+		filter_tick = ticks;
+		return PL_UI_STEP_WAIT;
+	}
+	/* shown: mapped, and read with the new filter (a few frames) */
+	if ((!gtk_widget_get_mapped(GTK_WIDGET(v)) || ticks < filter_tick + 5) && !timed_out)
+		return PL_UI_STEP_WAIT;
+	filter_set = FALSE;
+	const PlIrqStats *st = pl_irq_view_get_stats(v);
+	printf("# %s-filter: %u %.3f %.3f\n", name, tid, ms0 / 1e3, ms1 / 1e3);
+	for (guint i = 0; st && i < st->sources->len; i++) {
+		const PlIrqSource *src = st->sources->pdata[i];
+		printf("# %s-source %s %u %" G_GUINT64_FORMAT "\n", name,
+		       src->kind == PL_IRQ_HARD ? "hardirq" : "softirq", src->number, src->count);
+	}
+	fflush(stdout);
+	pl_ui_script_report(name, st && gtk_widget_get_mapped(GTK_WIDGET(v)),
+			    "thread %u, %.3f s to %.3f s: %u handlers and vectors%s", tid,
+			    ms0 / 1e3, ms1 / 1e3, st ? st->sources->len : 0,
+			    gtk_widget_get_mapped(GTK_WIDGET(v)) ? "" : ", the page not shown");
 	return PL_UI_STEP_DONE;
 }
 
@@ -345,6 +401,8 @@ PlUiStep pl_ui_script_irq_step(PlWindow *w, char **argv, guint ticks, gboolean t
 		return irq_lanes(w, name, ticks, timed_out);
 	if (!strcmp(cmd, "irq-page"))
 		return irq_page(w, name, ticks, timed_out);
+	if (!strcmp(cmd, "irq-filter"))
+		return irq_filter(w, argv, ticks, timed_out);
 	if (!strcmp(cmd, "irq-toggle"))
 		return irq_toggle(w, name, ticks, timed_out);
 	if (!strcmp(cmd, "irq-click"))

@@ -172,6 +172,10 @@
  *                                  per CPU "# irq-page-cpu CPU hardirq RUNS drawn RECTS
  *                                  softirq RUNS drawn RECTS columns N"; fails as irq-lanes
  *                                  does, or when the lanes miss a run of the page's stats
+ *   irq-filter NAME TID F0 F1      the window's thread TID (0: all) and range [F0, F1]
+ *                                  (session fractions); the Interrupts page shown follows:
+ *                                  "# NAME-filter: TID FROM TO", "# NAME-source KIND NUMBER
+ *                                  COUNT" per handler and vector (pl-ui-script-irq.c)
  *   irq-toggle NAME                click (X) the "IRQ" header's name: the lanes expand or
  *                                  collapse (collapsed, the header row draws the runs)
  *   irq-click NAME                 click (X) the longest run: the window's range is its

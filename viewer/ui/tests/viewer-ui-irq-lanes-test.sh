@@ -34,6 +34,21 @@
 #   irq_keeps_sampling      the same recording (no --event) also holds
 #                           samples of the default event: --irq adds to the
 #                           profile, it does not replace it
+#   irq_range               report --irq and export irq-csv with --from 1
+#                           --to 2 (moved off any entry by 10 us steps: the
+#                           listing rounds to the microsecond), and with
+#                           --tid (the thread interrupted
+#                           most): per handler and vector, the count equals
+#                           the entries `report --tracepoints` lists in that
+#                           second (its times are from the same first
+#                           record), or on that thread; and the range's is
+#                           less than the whole recording's
+#   irq_page_filter_shown   (the driver's) the page is shown after the pick
+#   irq_page_filter         the window's thread and range set as a pick in
+#                           another view sets them (the most interrupted
+#                           thread, 30 % to 60 % of the session): the
+#                           Interrupts page follows, per handler and vector
+#                           equal to report --irq --tid --from --to
 # Then test/workloads/locks (one thread holds a mutex 5 ms of every 10,
 # three want it) recorded with the events `record --locks` asks for:
 #   lock_wait_tooltip       the tooltip on the bar of the longest wait the
@@ -58,7 +73,8 @@ cleanup() {
 trap cleanup EXIT
 pl_plan irq_lanes irq_lanes_match_report irq_click screenshot_irq-lanes.png irq_collapse \
 	screenshot_irq-lanes-collapsed.png irq_click_collapsed irq_expand irq_hover \
-	lock_wait_tooltip irq_keeps_sampling irq_page_lod screenshot_irq-page.png
+	lock_wait_tooltip irq_keeps_sampling irq_page_lod screenshot_irq-page.png irq_range \
+	irq_page_filter_shown irq_page_filter
 
 for x in "$APP" "$AGENT" "$W"; do [ -x "$x" ] || pl_fail_all "$x not built (make)"; done
 [ -f "$DRIVER" ] || pl_fail_all "$DRIVER not built (make)"
@@ -148,6 +164,84 @@ else fail irq_keeps_sampling "no sampling event beside the irq tracepoints: $(he
 "$APP" export --format irq-csv -o "$TMP/irq.csv" "$CAP" >"$TMP/export.log" 2>&1 ||
 	pl_fail_all "export irq-csv failed: $(tail -c 300 "$TMP/export.log")"
 
+# a second of the recording, and the thread interrupted most, against the
+# entries the tracepoint listing shows (another path through the file)
+"$APP" report --tracepoints "$CAP" >"$TMP/tp.txt" 2>&1
+# (a thread's name may hold spaces: the event is found among the fields)
+entries='{ for (i = 3; i < NF; i++) if ($i == "irq:softirq_entry" || $i == "irq:irq_handler_entry") { '
+top_tid=$(awk "$entries"'n[$2]++; break } } END { for (t in n) if (n[t] > m) { m = n[t]; b = t } print b }' "$TMP/tp.txt")
+# the listing prints microseconds: edges near 1 s and 2 s with no entry
+# within 5 us of them, so its rounding cannot put one on the wrong side
+edges=$(awk "$entries"'print $1; break } }' "$TMP/tp.txt" |
+	"$PY" -c '
+import sys
+ts = [float(l) for l in sys.stdin]
+def clear(e):
+    while any(abs(t - e) < 5e-6 for t in ts): e += 1e-5
+    return "%.5f" % e
+print(clear(1.0), clear(2.0))')
+set -- $edges
+from=${1:-1} to=${2:-2}
+"$APP" report --irq --from "$from" --to "$to" "$CAP" >"$TMP/range.txt" 2>&1
+"$APP" export --format irq-csv --from "$from" --to "$to" -o "$TMP/range.csv" "$CAP" >>"$TMP/range.txt" 2>&1
+"$APP" report --irq --tid "${top_tid:-0}" "$CAP" >"$TMP/tid.txt" 2>&1
+"$APP" export --format irq-csv --tid "${top_tid:-0}" -o "$TMP/tid.csv" "$CAP" >>"$TMP/tid.txt" 2>&1
+res=$("$PY" - "$TMP/tp.txt" "$TMP/range.txt" "$TMP/range.csv" "$TMP/tid.txt" "$TMP/tid.csv" \
+	"$TMP/irq.csv" "${top_tid:-0}" "$from" "$to" <<'PY'
+import csv, re, sys
+tp = [l.split() for l in open(sys.argv[1])]
+def listed(keep):
+    n = {}
+    for f in tp:
+        i = next((i for i in range(2, len(f) - 1)
+                  if f[i] in ('irq:softirq_entry', 'irq:irq_handler_entry')), None)
+        if i is None: continue
+        try: t = float(f[0])
+        except ValueError: continue
+        if not keep(t, f[1]): continue
+        m = re.match(r'(vec|irq)=(\d+)', f[i + 1])
+        k = ('softirq' if m.group(1) == 'vec' else 'hardirq', int(m.group(2)))
+        n[k] = n.get(k, 0) + 1
+    return n
+def report(path):
+    n, kind = {}, None
+    for l in open(path):
+        if l.startswith('Hardirqs'): kind = 'hardirq'
+        elif l.startswith('Softirqs'): kind = 'softirq'
+        elif l.startswith('Per CPU'): kind = None
+        f = l.split()
+        if kind and len(f) >= 8 and f[0].isdigit() and f[1].isdigit():
+            k = (kind, int(f[0])); n[k] = n.get(k, 0) + int(f[1])
+    return n
+def exported(path):
+    n = {}
+    for r in csv.DictReader(open(path)):
+        if r['cpu'] == 'all':
+            k = (r['kind'], int(r['number'])); n[k] = n.get(k, 0) + int(r['count'])
+    return n
+def nz(d): return {k: v for k, v in d.items() if v}
+bad = []
+t0, t1 = float(sys.argv[8]), float(sys.argv[9])
+rng = nz(listed(lambda t, tid: t0 <= t < t1))
+tid = nz(listed(lambda t, tid: tid == sys.argv[7]))
+whole = nz(exported(sys.argv[6]))
+for name, want, got in (('--from/--to report', rng, nz(report(sys.argv[2]))),
+                        ('--from/--to irq-csv', rng, nz(exported(sys.argv[3]))),
+                        ('--tid %s report' % sys.argv[7], tid, nz(report(sys.argv[4]))),
+                        ('--tid %s irq-csv' % sys.argv[7], tid, nz(exported(sys.argv[5])))):
+    if want != got:
+        bad.append('%s: %s, listed %s' % (name, sorted(got.items())[:6], sorted(want.items())[:6]))
+if not rng or sum(rng.values()) >= sum(whole.values()):
+    bad.append('the second holds %d entries of the recording\'s %d' % (sum(rng.values()), sum(whole.values())))
+print(('bad ' + '; '.join(bad)) if bad else 'ok %d entries in [%s s, %s s) of %d, %d on tid %s, by %d handlers and vectors'
+      % (sum(rng.values()), sys.argv[8], sys.argv[9], sum(whole.values()), sum(tid.values()), sys.argv[7], len(rng)))
+PY
+)
+case $res in
+ok*) ok irq_range; echo "# irq_range: ${res#ok }" ;;
+*) fail irq_range "${res#bad } (see $TMP/range.txt, $TMP/tid.txt)" ;;
+esac
+
 cat >"$TMP/irq.script" <<EOF2
 open $CAP
 irq-lanes irq_lanes
@@ -162,6 +256,7 @@ irq-hover $SHOTS/irq-lanes-tooltip.png irq_hover
 view irq
 irq-page irq_page_lod
 screenshot $SHOTS/irq-page.png
+irq-filter irq_page_filter_shown $top_tid 0.3 0.6
 EOF2
 PERFLENS_UI_TEST_MODULE=$DRIVER PERFLENS_UI_SCRIPT=$TMP/irq.script \
 	timeout 240 xvfb-run -a -s '-screen 0 1600x1000x24' "$APP" >"$TMP/app.out" 2>"$TMP/app.err"
@@ -221,6 +316,46 @@ print(('bad ' if bad else 'ok ') + 'irq_lanes_match_report: %d CPUs, %d runs (%d
 PY
 )
 case $res in ok*) ok irq_lanes_match_report; echo "# ${res#ok }" ;; *) fail irq_lanes_match_report "${res#bad }" ;; esac
+
+# the Interrupts page after the pick, against the report of that filter
+flt=$(grep -a -m1 '^# irq_page_filter_shown-filter: ' "$TMP/app.out" | cut -d' ' -f3-)
+if [ -z "$flt" ]; then
+	fail irq_page_filter "the app printed no filter (see $TMP/app.out)"
+else
+	set -- $flt
+	"$APP" report --irq --tid "$1" --from "$2" --to "$3" "$CAP" >"$TMP/page-filter.txt" 2>&1
+	res=$("$PY" - "$TMP/page-filter.txt" "$TMP/app.out" "$TMP/report.txt" <<'PY'
+import sys
+def report(path):
+    n, kind = {}, None
+    for l in open(path):
+        if l.startswith('Hardirqs'): kind = 'hardirq'
+        elif l.startswith('Softirqs'): kind = 'softirq'
+        elif l.startswith('Per CPU'): kind = None
+        f = l.split()
+        if kind and len(f) >= 8 and f[0].isdigit() and f[1].isdigit():
+            k = (kind, int(f[0])); n[k] = n.get(k, 0) + int(f[1])
+    return {k: v for k, v in n.items() if v}
+want, whole = report(sys.argv[1]), report(sys.argv[3])
+got = {}
+for l in open(sys.argv[2], errors='replace'):
+    f = l.split()
+    if len(f) == 5 and f[1] == 'irq_page_filter_shown-source':
+        k = (f[2], int(f[3])); got[k] = got.get(k, 0) + int(f[4])
+got = {k: v for k, v in got.items() if v}
+if not want or want != got or sum(want.values()) >= sum(whole.values()):
+    print('bad page %s, report %s (whole %d)' % (sorted(got.items())[:5], sorted(want.items())[:5],
+                                                 sum(whole.values())))
+else:
+    print('ok %d runs by %d handlers and vectors, of %d in the recording'
+          % (sum(got.values()), len(got), sum(whole.values())))
+PY
+)
+	case $res in
+	ok*) ok irq_page_filter; echo "# irq_page_filter: tid $1, $2 s to $3 s: ${res#ok }" ;;
+	*) fail irq_page_filter "${res#bad } (tid $1, $2 s to $3 s)" ;;
+	esac
+fi
 
 # ─── lock waits on the waiting threads' lanes ───────────────────────────
 LCAP=$TMP/locks.plens
