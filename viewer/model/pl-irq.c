@@ -156,11 +156,7 @@ PlIrqStats *pl_irq_stats_new(PlProfile *profile)
  * thread, in the range */
 static gboolean event_kept(const PlTraceEvent *e, const PlFilter *f)
 {
-	if (!f)
-		return TRUE;
-	if (f->tid && e->tid != f->tid)
-		return FALSE;
-	return e->time >= f->t0 && (!f->t1 || e->time < f->t1);
+	return pl_filter_keeps(f, e->tid, e->time);
 }
 
 PlIrqStats *pl_irq_stats_new_filtered(PlProfile *profile, const PlFilter *filter)

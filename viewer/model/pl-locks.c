@@ -421,11 +421,7 @@ PlLocks *pl_locks_pair(const PlFutexEvent *ev, guint n)
 /* w is one of the filter's: its waiter's thread, its entry in the range */
 static gboolean wait_kept(const PlLockWait *w, const PlFilter *f)
 {
-	if (!f)
-		return TRUE;
-	if (f->tid && w->tid != f->tid)
-		return FALSE;
-	return w->start >= f->t0 && (!f->t1 || w->start < f->t1);
+	return pl_filter_keeps(f, w->tid, w->start);
 }
 
 PlLocks *pl_locks_pair_filtered(const PlFutexEvent *ev, guint n, const PlFilter *filter)

@@ -267,6 +267,17 @@ typedef struct {
 } PlFilter;
 #define PL_FILTER_ALL ((PlFilter){ 0, PL_NO_ID, 0, 0 })
 
+/* Whether what thread tid did at time t is f's by its thread and range
+ * (its event is not looked at); a NULL filter keeps everything. */
+static inline gboolean pl_filter_keeps(const PlFilter *f, guint32 tid, guint64 t)
+{
+	if (!f)
+		return TRUE;
+	if (f->tid && tid != f->tid)
+		return FALSE;
+	return t >= f->t0 && (!f->t1 || t < f->t1);
+}
+
 typedef struct {
 	PlProfile *profile;
 	PlFilter filter;

@@ -191,20 +191,11 @@ static PlUiStep irq_filter(PlWindow *w, char **argv, guint ticks, gboolean timed
 		pl_ui_script_report(name ? name : "irq-filter", FALSE, "irq-filter NAME TID F0 F1");
 		return PL_UI_STEP_DONE;
 	}
-	PlProfile *p = pl_window_get_profile(w);
 	guint32 tid = (guint32)g_ascii_strtoull(argv[2], NULL, 10);
-	guint64 ms0 = 0, ms1 = 0, first = 0;
-	if (p) {
-		const PlProfileStats *st = pl_profile_get_stats(p);
-		double span = (double)(st->last_time - st->first_time);
-		first = st->first_time;
-		ms0 = (guint64)(g_ascii_strtod(argv[3], NULL) * span / 1e6);
-		ms1 = (guint64)(g_ascii_strtod(argv[4], NULL) * span / 1e6);
-	}
+	guint64 ms0, ms1;
+	pl_ui_script_pick(w, tid, argv[3], argv[4], !filter_set, &ms0, &ms1);
 	PlIrqView *v = pl_window_get_irq_view(w);
 	if (!filter_set) {
-		pl_window_set_filter(w, tid, ms0 ? first + ms0 * 1000000 : 0,
-				     ms1 ? first + ms1 * 1000000 : 0);
 		pl_window_show_view(w, "irq");
 		filter_set = TRUE;
 		filter_tick = ticks;

@@ -37,18 +37,9 @@ static PlUiStep filter_step(PlWindow *w, char **argv)
 				    "locks-filter NAME TID F0 F1 ADDRESS");
 		return PL_UI_STEP_DONE;
 	}
-	PlProfile *p = pl_window_get_profile(w);
 	guint32 tid = (guint32)g_ascii_strtoull(argv[2], NULL, 10);
-	guint64 ms0 = 0, ms1 = 0, first = 0;
-	if (p) {
-		const PlProfileStats *st = pl_profile_get_stats(p);
-		double span = (double)(st->last_time - st->first_time);
-		first = st->first_time;
-		ms0 = (guint64)(g_ascii_strtod(argv[3], NULL) * span / 1e6);
-		ms1 = (guint64)(g_ascii_strtod(argv[4], NULL) * span / 1e6);
-	}
-	pl_window_set_filter(w, tid, ms0 ? first + ms0 * 1000000 : 0,
-			     ms1 ? first + ms1 * 1000000 : 0);
+	guint64 ms0, ms1;
+	pl_ui_script_pick(w, tid, argv[3], argv[4], TRUE, &ms0, &ms1);
 	PlLocksView *v = pl_window_get_locks_view(w);
 	const PlLocks *l = pl_locks_view_get_locks(v);
 	guint64 addr = g_ascii_strtoull(argv[5], NULL, 16);

@@ -50,6 +50,24 @@ static void report(Script *s, const char *name, gboolean ok, const char *fmt, ..
 	fflush(stdout);
 }
 
+void pl_ui_script_pick(PlWindow *w, guint32 tid, const char *f0, const char *f1, gboolean apply,
+		       guint64 *ms0, guint64 *ms1)
+{
+	PlProfile *p = pl_window_get_profile(w);
+	guint64 first = 0;
+	*ms0 = *ms1 = 0;
+	if (p) {
+		const PlProfileStats *st = pl_profile_get_stats(p);
+		double span = (double)(st->last_time - st->first_time);
+		first = st->first_time;
+		*ms0 = (guint64)(g_ascii_strtod(f0, NULL) * span / 1e6);
+		*ms1 = (guint64)(g_ascii_strtod(f1, NULL) * span / 1e6);
+	}
+	if (apply)
+		pl_window_set_filter(w, tid, *ms0 ? first + *ms0 * 1000000 : 0,
+				     *ms1 ? first + *ms1 * 1000000 : 0);
+}
+
 void pl_ui_script_report(const char *name, gboolean ok, const char *fmt, ...)
 {
 	va_list ap;

@@ -205,6 +205,12 @@
 typedef enum { PL_UI_STEP_DONE, PL_UI_STEP_WAIT, PL_UI_STEP_UNKNOWN } PlUiStep;
 void pl_ui_script_report(const char *name, gboolean ok, const char *fmt, ...)
 	G_GNUC_PRINTF(3, 4);
+/* The range [f0, f1], fractions of w's session, each rounded to the
+ * millisecond after its first record (*ms0, *ms1; "0" "0": none); with
+ * apply, the window's thread set to tid (0: all) and its range to that, as
+ * a pick in another view sets them. */
+void pl_ui_script_pick(PlWindow *w, guint32 tid, const char *f0, const char *f1, gboolean apply,
+		       guint64 *ms0, guint64 *ms1);
 /* The first widget under root (root included, depth first) that match
  * accepts, or NULL. */
 GtkWidget *pl_ui_script_find_widget(GtkWidget *root,
