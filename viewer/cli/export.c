@@ -89,14 +89,13 @@ int pl_cli_export(int argc, char **argv)
 		pl_cli_fail("--tid, --from, --to take positive numbers (and --to > --from)");
 		goto done;
 	}
-	if ((tid || from || to) &&
-	    (!(e->needs & PL_EXPORT_NEEDS_PROFILE) || (e->needs & PL_EXPORT_WHOLE))) {
+	if ((tid || from || to) && !pl_export_takes_filter(e)) {
 		/* these formats copy or rewrite the whole recording, or list
 		 * the board's rows (requests, tracks) whatever the thread */
+		g_autofree char *names = pl_export_dup_filter_names();
 		pl_cli_fail("export --format %s writes the whole recording: --tid, --from and --to "
-			    "apply to the profile formats only (collapsed, pprof, svg, speedscope, irq-csv): "
-			    "leave them out",
-			    e->name);
+			    "apply to the profile formats only (%s): leave them out",
+			    e->name, names);
 		goto done;
 	}
 	PlExportInput x = { .in = argv[1], .title = title, .by_weight = weight, .info = &info };

@@ -139,15 +139,36 @@ const PlExporter *pl_export_for_path(const char *path)
 	return NULL;
 }
 
+gboolean pl_export_takes_filter(const PlExporter *e)
+{
+	return (e->needs & PL_EXPORT_NEEDS_PROFILE) && !(e->needs & PL_EXPORT_WHOLE);
+}
+
+/* "a, b, … or z" of the formats keep takes (NULL: all) */
+static char *dup_names_where(gboolean (*keep)(const PlExporter *e))
+{
+	GPtrArray *names = g_ptr_array_new();
+	for (guint i = 0; i < G_N_ELEMENTS(formats); i++)
+		if (!keep || keep(&formats[i]))
+			g_ptr_array_add(names, (gpointer)formats[i].name);
+	GString *s = g_string_new(NULL);
+	for (guint i = 0; i < names->len; i++) {
+		if (i)
+			g_string_append(s, i + 1 < names->len ? ", " : " or ");
+		g_string_append(s, names->pdata[i]);
+	}
+	g_ptr_array_free(names, TRUE);
+	return g_string_free(s, FALSE);
+}
+
 char *pl_export_dup_names(void)
 {
-	GString *s = g_string_new(NULL);
-	for (guint i = 0; i < G_N_ELEMENTS(formats); i++) {
-		if (i)
-			g_string_append(s, i + 1 < G_N_ELEMENTS(formats) ? ", " : " or ");
-		g_string_append(s, formats[i].name);
-	}
-	return g_string_free(s, FALSE);
+	return dup_names_where(NULL);
+}
+
+char *pl_export_dup_filter_names(void)
+{
+	return dup_names_where(pl_export_takes_filter);
 }
 
 /* ─── writing ──────────────────────────────────────────────────────── */

@@ -80,6 +80,11 @@ const PlExporter *pl_export_find(const char *name);
 const PlExporter *pl_export_for_path(const char *path);
 /* "collapsed, pprof, …, perf-data or plens-symbolized", for messages. */
 char *pl_export_dup_names(void);
+/* Whether e writes what .filter keeps (--tid, --from, --to): a profile
+ * format that lists more than the board's whole rows. */
+gboolean pl_export_takes_filter(const PlExporter *e);
+/* The names of those formats, as pl_export_dup_names. */
+char *pl_export_dup_filter_names(void);
 
 /* Writes in with e to out (NULL: standard output, for a format that does
  * not need a file).  A stream format's file is created or truncated, and

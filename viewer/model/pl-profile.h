@@ -278,6 +278,17 @@ static inline gboolean pl_filter_keeps(const PlFilter *f, guint32 tid, guint64 t
 	return t >= f->t0 && (!f->t1 || t < f->t1);
 }
 
+/* Sets *to to from's thread and range, every event (the pages that follow
+ * the window's pick read events, not samples of its event); TRUE when that
+ * changed *to. */
+static inline gboolean pl_filter_take_range(PlFilter *to, const PlFilter *from)
+{
+	if (from->tid == to->tid && from->t0 == to->t0 && from->t1 == to->t1)
+		return FALSE;
+	*to = (PlFilter){ from->tid, PL_NO_ID, from->t0, from->t1 };
+	return TRUE;
+}
+
 typedef struct {
 	PlProfile *profile;
 	PlFilter filter;

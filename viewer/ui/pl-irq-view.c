@@ -225,10 +225,7 @@ static void set_profile(GtkWidget *page, PlProfile *profile)
 static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlIrqView *self)
 {
 	PlFilter f = pl_profile_session_get_filter(s);
-	if (f.tid == self->filter.tid && f.t0 == self->filter.t0 && f.t1 == self->filter.t1)
-		return;
-	self->filter = (PlFilter){ f.tid, PL_NO_ID, f.t0, f.t1 };
-	if (!self->profile)
+	if (!pl_filter_take_range(&self->filter, &f) || !self->profile)
 		return;
 	if (gtk_widget_get_mapped(GTK_WIDGET(self)))
 		pl_irq_view_set_profile(self, self->profile);

@@ -271,9 +271,8 @@ static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlLocksVie
 	/* the thread and the range only: the futex waits are not samples of
 	 * the window's event */
 	PlFilter f = pl_profile_session_get_filter(s);
-	if (f.tid == self->filter.tid && f.t0 == self->filter.t0 && f.t1 == self->filter.t1)
+	if (!pl_filter_take_range(&self->filter, &f))
 		return;
-	self->filter = (PlFilter){ f.tid, PL_NO_ID, f.t0, f.t1 };
 	self->stale = TRUE;
 	on_session_profile(s, NULL, self);
 }
