@@ -19,6 +19,8 @@ import re
 import subprocess
 import sys
 
+import irq_report
+
 perflens, dump, rec, console = sys.argv[1:5]
 # IPI_UNTRACED=1: the kernel's IPIs are not IRQs (riscv64's 6.1 takes them
 # outside the IRQ layer, with no irq_handler_entry): /proc's IPIn lines are
@@ -127,22 +129,13 @@ if outer[0] <= 0 or outer[1] >= rec_end:
 def report(w):
     out = subprocess.run([perflens, 'report', '--irq', '--from', '%.6f' % w[0], '--to',
                           '%.6f' % w[1], rec], capture_output=True, text=True).stdout
-    hard, soft, kind, lost = {}, {}, None, 0
-    for l in out.split('\n'):
-        m = re.search(r'the recording lost (\d+) samples', l)
-        if m:
-            lost = int(m.group(1))
-        if l.startswith('Hardirqs'):
-            kind = hard
-        elif l.startswith('Softirqs'):
-            kind = soft
-        elif l.startswith('Per CPU'):
-            kind = None
-        f = l.split()
-        if kind is not None and len(f) >= 8 and f[0].isdigit() and f[1].isdigit():
-            # arm64's IPIs are IRQs named IPI, counted on /proc's IPIn lines
-            key = f[-1] if kind is soft or f[-1] == 'IPI' else int(f[0])
-            kind[key] = kind.get(key, 0) + int(f[1])
+    hard, soft = {}, {}
+    m = re.search(r'the recording lost (\d+) samples', out)
+    lost = int(m.group(1)) if m else 0
+    for kind, number, name, count in irq_report.rows(out):
+        # arm64's IPIs are IRQs named IPI, counted on /proc's IPIn lines
+        d, key = (soft, name) if kind == 'softirq' else (hard, 'IPI' if name == 'IPI' else number)
+        d[key] = d.get(key, 0) + count
     return hard, soft, lost
 
 

@@ -164,19 +164,6 @@ else fail irq_keeps_sampling "no sampling event beside the irq tracepoints: $(he
 "$APP" export --format irq-csv -o "$TMP/irq.csv" "$CAP" >"$TMP/export.log" 2>&1 ||
 	pl_fail_all "export irq-csv failed: $(tail -c 300 "$TMP/export.log")"
 
-# report --irq's rows, per (kind, number) summed over handlers, nonzero
-cat >"$TMP/irqreport.py" <<'PY'
-def report(path):
-    n, kind = {}, None
-    for l in open(path):
-        if l.startswith('Hardirqs'): kind = 'hardirq'
-        elif l.startswith('Softirqs'): kind = 'softirq'
-        elif l.startswith('Per CPU'): kind = None
-        f = l.split()
-        if kind and len(f) >= 8 and f[0].isdigit() and f[1].isdigit():
-            k = (kind, int(f[0])); n[k] = n.get(k, 0) + int(f[1])
-    return {k: v for k, v in n.items() if v}
-PY
 # a second of the recording, and the thread interrupted most, against the
 # entries the tracepoint listing shows (another path through the file)
 "$APP" report --tracepoints "$CAP" >"$TMP/tp.txt" 2>&1
@@ -200,7 +187,7 @@ from=${1:-1} to=${2:-2}
 "$APP" report --irq --tid "${top_tid:-0}" "$CAP" >"$TMP/tid.txt" 2>&1
 "$APP" export --format irq-csv --tid "${top_tid:-0}" -o "$TMP/tid.csv" "$CAP" >>"$TMP/tid.txt" 2>&1
 res=$("$PY" - "$TMP/tp.txt" "$TMP/range.txt" "$TMP/range.csv" "$TMP/tid.txt" "$TMP/tid.csv" \
-	"$TMP/irq.csv" "${top_tid:-0}" "$from" "$to" "$TMP" <<'PY'
+	"$TMP/irq.csv" "${top_tid:-0}" "$from" "$to" "$TOP/test/tools" <<'PY'
 import csv, re, sys
 sys.path.insert(0, sys.argv[10])
 tp = [l.split() for l in open(sys.argv[1])]
@@ -217,7 +204,7 @@ def listed(keep):
         k = ('softirq' if m.group(1) == 'vec' else 'hardirq', int(m.group(2)))
         n[k] = n.get(k, 0) + 1
     return n
-from irqreport import report
+from irq_report import counts as report
 def exported(path):
     n = {}
     for r in csv.DictReader(open(path)):
@@ -329,10 +316,10 @@ if [ -z "$flt" ]; then
 else
 	set -- $flt
 	"$APP" report --irq --tid "$1" --from "$2" --to "$3" "$CAP" >"$TMP/page-filter.txt" 2>&1
-	res=$("$PY" - "$TMP/page-filter.txt" "$TMP/app.out" "$TMP/report.txt" "$TMP" <<'PY'
+	res=$("$PY" - "$TMP/page-filter.txt" "$TMP/app.out" "$TMP/report.txt" "$TOP/test/tools" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[4])
-from irqreport import report
+from irq_report import counts as report
 want, whole = report(sys.argv[1]), report(sys.argv[3])
 got = {}
 for l in open(sys.argv[2], errors='replace'):
