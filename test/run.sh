@@ -37,6 +37,9 @@ export PERFLENS_BENCH_CACHE=${PERFLENS_BENCH_CACHE:-$user_cache/perflens/bench}
 # network; a test that wants a server starts its own and names it.
 unset DEBUGINFOD_URLS
 pass=0 fail=0 skip=0
+# every failed case's line, printed again last: a CI log shown only by its
+# tail must still say which case failed and why
+failed_cases=()
 failed_names=()
 
 # The allowed tags, as the pattern of a good skip line; a tag listed as
@@ -74,6 +77,10 @@ run_one() {
 	printf '%-40s %3d ok %3d failed %3d skipped  (%ds)\n' "$name" "$p" "$f" "$s" $((SECONDS - t0))
 	if [ "$f" -ne 0 ]; then
 		failed_names+=("$name")
+		local line
+		while IFS= read -r line; do
+			failed_cases+=("[$name] ${line:0:400}")
+		done < <(grep -a '^not ok ' "$log" | head -n 10)
 		echo "---- tail of $log ----"; tail -n 40 "$log"; echo "----"
 	fi
 }
@@ -102,6 +109,10 @@ for build in "$@"; do
 	done
 done
 
+if [ ${#failed_cases[@]} -gt 0 ]; then
+	echo "failed cases (each program's log tail is above):"
+	printf '  %s\n' "${failed_cases[@]:0:30}"
+fi
 [ ${#failed_names[@]} -gt 0 ] && echo "failed programs: ${failed_names[*]}"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
