@@ -378,20 +378,27 @@ char *pl_proc_irq_compare_dup_summary(const PlProcIrqCompare *c, gboolean filter
 			g_string_append_printf(s, "%scpu%u %" G_GINT64_FORMAT, cpu ? ", " : "", cpu,
 					       g_array_index(c->missing, gint64, cpu));
 		g_string_append(s, "): ");
-		if (c->lost) {
-			guint64 idle = (guint64)c->missing_total > c->lost
-					       ? (guint64)c->missing_total - c->lost
-					       : 0;
+		if (c->lost >= (guint64)c->missing_total) {
+			/* idle is not blamed for what the ring dropped */
 			g_string_append_printf(s, "the recording lost %" G_GUINT64_FORMAT " samples "
-					       "in that time (the ring was full), so up to that many "
-					       "are losses; the other %" G_GUINT64_FORMAT " or more were ",
-					       c->lost, idle);
+					       "in that time (the ring was full): they may all be "
+					       "losses, not idle.  Hint: record fewer events (a lower "
+					       "--frequency, no --block) so the agent keeps up; /proc's "
+					       "column is the count to quote",
+					       c->lost);
+		} else {
+			if (c->lost)
+				g_string_append_printf(
+					s, "the recording lost %" G_GUINT64_FORMAT " samples in that "
+					   "time (the ring was full), so up to that many are losses; "
+					   "the other %" G_GINT64_FORMAT " or more were ",
+					c->lost, c->missing_total - (gint64)c->lost);
+			g_string_append(s, "taken while the CPU idled: this kernel gives no "
+					   "tracepoint sample for those; the counts above are samples, "
+					   "/proc's are totals.  Hint: quote /proc's column for how "
+					   "often; the recorded runs give the time and what was "
+					   "interrupted, of the busy CPUs' interrupts");
 		}
-		g_string_append(s, "taken while the CPU idled: this kernel gives no tracepoint "
-				   "sample for those; the counts above are samples, /proc's are "
-				   "totals.  Hint: quote /proc's column for how often; the recorded "
-				   "runs give the time and what was interrupted, of the busy CPUs' "
-				   "interrupts");
 	}
 	if (c->untraced)
 		g_string_append_printf(s, "; %" G_GINT64_FORMAT " more in /proc rows no tracepoint "

@@ -16,7 +16,8 @@
 # again when told to stop), p1 after record ended.  So per line or vector
 # and CPU, exactly:
 #   proc_reads_present     report --irq has the "Recorded against /proc"
-#       section with a row per traced line the test saw counting, and the
+#       section with a row per traced line the test saw counting between
+#       i0 and i1, and the
 #       disk's line grew by dd's requests (>= 300 between i0 and i1)
 #   proc_deltas_bounded    the product's /proc delta lies in [inner delta
 #       (i1 - i0), outer delta (p1 - p0)] for every IRQ line and softirq
@@ -191,7 +192,7 @@ if summary is None or not rows:
 elif disk_inner < 300:
     res['present'] = 'the disk lines %s counted %d interrupts between i0 and i1, want >= 300 (dd\'s 300 requests)' % (disk, disk_inner)
 else:
-    seen = [(kd, k) for (kd, k, c), v in outer.items() if v and (kd, k) not in rows]
+    seen = [(kd, k) for (kd, k, c), v in inner.items() if v and (kd, k) not in rows]
     res['present'] = 'lines counting in /proc without a row: %s' % seen[:5] if seen else ''
 # proc_deltas_bounded
 bad = []
@@ -221,9 +222,15 @@ if summary is not None:
         m = re.search(r'/proc counted (-?\d+) interrupts', summary)
         if said != percpu or not m or int(m.group(1)) != total:
             bad.append('the sentence says %s (%s), the rows sum to %s (%d)' % (said, m and m.group(1), percpu, total))
-        if 'idled' not in summary: bad.append('the sentence does not say why (idle)')
-        if lost and 'lost %d samples' % lost not in summary and not re.search(r'lost \d+ samples', summary):
+        m = re.search(r'the recording lost (\d+) samples in that time', summary)
+        if lost and not m:
             bad.append('the recording lost %d samples and the sentence does not say so' % lost)
+        if m and int(m.group(1)) > lost:
+            bad.append('the sentence says %s lost in the span, the recording %d in all' % (m.group(1), lost))
+        if (not m or int(m.group(1)) < total) and 'idled' not in summary:
+            bad.append('the sentence does not say why (idle)')
+        if m and int(m.group(1)) >= total and 'idled' in summary:
+            bad.append('idle blamed for what the losses may explain')
     elif 'holds them all' not in summary:
         bad.append('nothing missing, but the sentence says: ' + summary[:200])
 res['adds'] = '; '.join(bad[:4])

@@ -630,8 +630,17 @@ static void proc_counts(void)
 	emit(&k, &m);
 	g_autoptr(PlProcIrqCompare) cl = pl_proc_irq_compare_new(p);
 	g_autofree char *lost = pl_proc_irq_compare_dup_summary(cl, FALSE);
-	PL_CHECKF(cl->lost == 4 && strstr(lost, "lost 4 samples") && strstr(lost, "the other 6"),
+	PL_CHECKF(cl->lost == 4 && strstr(lost, "lost 4 samples") && strstr(lost, "the other 6") &&
+			  strstr(lost, "idled"),
 		  "%s", lost);
+	/* as many lost as missing: idle is not blamed */
+	m.u.lost.count = 6;
+	emit(&k, &m);
+	g_autoptr(PlProcIrqCompare) cm = pl_proc_irq_compare_new(p);
+	g_autofree char *all = pl_proc_irq_compare_dup_summary(cm, FALSE);
+	PL_CHECKF(cm->lost == 10 && strstr(all, "lost 10 samples") && strstr(all, "all be losses") &&
+			  !strstr(all, "idled"),
+		  "%s", all);
 
 	/* a chunk out of order spoils that read, and it is said */
 	Sink k2;
