@@ -43,6 +43,10 @@ void pla_snapshot_before(struct pla_collector *c, const struct pla_collect_confi
 int pla_send_vdso(struct pla_collector *c, struct pla_stream *out, pid_t pid, uint64_t addr);
 /* /tmp/perf-PID.map of the target, when there is one. */
 int pla_send_perf_map(struct pla_collector *c, struct pla_stream *out);
+/* /proc/interrupts and /proc/softirqs, each stamped with its read's time,
+ * when an event is an irq tracepoint; else nothing.  Returns 0 or the
+ * stream's -errno. */
+int pla_send_irq_counts(struct pla_collector *c, struct pla_stream *out);
 
 /* ─── records.c ────────────────────────────────────────────────────────── */
 

@@ -198,6 +198,7 @@ int pla_collect_start(struct pla_collector *c, const struct pla_collect_config *
 	 * (the frames between stop at the first failure). */
 	pla_stream_msg(out, m);
 	pla_send_event_descs(c, out, 0);
+	pla_send_irq_counts(c, out); /* the events are on since their open */
 	if (c->cfg.track_interval_ms && (c->tracks = calloc(1, sizeof(*c->tracks))))
 		pla_tracks_start(c->tracks, c->cfg.track_interval_ms,
 				 c->child ? c->child : cfg->target == PL_TARGET_PID ? cfg->pid : 0,
@@ -486,6 +487,10 @@ int pla_collect_stop(struct pla_collector *c, struct pla_stream *out, uint8_t re
 	 * (or one whose loop never came round) still has its values */
 	if (live && rc == 0 && c->tracks)
 		rc = pla_tracks_tick(c->tracks, UINT64_MAX - (1ull << 40), out, &c->msg);
+	/* while the events are still on: what /proc counts after this read
+	 * could not be recorded */
+	if (live && rc == 0)
+		rc = pla_send_irq_counts(c, out);
 	for (size_t i = 0; i < c->nfds; i++)
 		close(c->fds[i].fd);
 	c->nfds = 0;

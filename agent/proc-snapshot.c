@@ -133,7 +133,7 @@ int pla_send_vdso(struct pla_collector *c, struct pla_stream *out, pid_t pid, ui
  * viewer uses the file only when it is whole).  A file that cannot be
  * read is not sent (0); returns the stream's -errno. */
 static int send_text_file(struct pla_collector *c, struct pla_stream *out, uint8_t kind,
-			  pid_t pid, const char *path, int (*keep)(const char *line))
+			  pid_t pid, uint64_t addr, const char *path, int (*keep)(const char *line))
 {
 	struct pla_lines f;
 	if (pla_lines_open(&f, path) < 0)
@@ -149,7 +149,7 @@ static int send_text_file(struct pla_collector *c, struct pla_stream *out, uint8
 			continue;
 		size_t l = eof ? 0 : strlen(line);
 		if (eof || n + l > sizeof(buf)) {
-			rc = send_chunk(c, out, kind, pid, 0, path, (const uint8_t *)buf, n, off,
+			rc = send_chunk(c, out, kind, pid, addr, path, (const uint8_t *)buf, n, off,
 					eof ? off + n : 0);
 			off += n;
 			n = 0;
@@ -175,7 +175,24 @@ int pla_send_perf_map(struct pla_collector *c, struct pla_stream *out)
 	if (pid <= 0)
 		return 0;
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
-	return send_text_file(c, out, PL_CHUNK_PERF_MAP, pid, path, NULL);
+	return send_text_file(c, out, PL_CHUNK_PERF_MAP, pid, 0, path, NULL);
+}
+
+/* The kernel's interrupt counts, when the session records the irq
+ * tracepoints: an interrupt a CPU takes while it idles gives no
+ * tracepoint sample on some kernels (6.18 in a VM), and these totals are
+ * what the viewer holds the samples to (msg.h, PL_CHUNK_INTERRUPTS). */
+int pla_send_irq_counts(struct pla_collector *c, struct pla_stream *out)
+{
+	int rc = 0;
+	for (uint32_t e = 0; e < c->nevents; e++)
+		if (!memcmp(c->names[e], "irq:", 4)) {
+			rc = send_text_file(c, out, PL_CHUNK_INTERRUPTS, 0, pla_now_ns(),
+					    "/proc/interrupts", NULL);
+			return rc ? rc : send_text_file(c, out, PL_CHUNK_SOFTIRQS, 0, pla_now_ns(),
+							"/proc/softirqs", NULL);
+		}
+	return rc;
 }
 
 /* What existed before the events (a process's threads and mappings, or
@@ -211,8 +228,9 @@ void pla_snapshot_before(struct pla_collector *c, const struct pla_collect_confi
 	if (cfg->stacks & PL_STACKS_KERNEL) {
 		long kptr = 0;
 		pla_read_int_file("/proc/sys/kernel/kptr_restrict", &kptr);
-		if (send_text_file(c, out, PL_CHUNK_KALLSYMS, 0, "/proc/kallsyms", kallsyms_keep) == 0)
-			send_text_file(c, out, PL_CHUNK_MODULES, 0, "/proc/modules", NULL);
+		if (send_text_file(c, out, PL_CHUNK_KALLSYMS, 0, 0, "/proc/kallsyms",
+				   kallsyms_keep) == 0)
+			send_text_file(c, out, PL_CHUNK_MODULES, 0, 0, "/proc/modules", NULL);
 		/* the kernel's build-id note: the viewer refuses a --vmlinux of
 		 * another build (a few hundred bytes; binary, so not a text file) */
 		static uint8_t notes[1024];

@@ -504,6 +504,18 @@ enum pl_chunk_kind {
 	 * addr 0; the REPLY to SNAPSHOT follows the last chunk (its message:
 	 * the file's path on the board). */
 	PL_CHUNK_SNAPSHOT = 8,
+	/* The kernel's interrupt counts, sent when a session records an irq
+	 * tracepoint (`record --irq`): /proc/interrupts and /proc/softirqs
+	 * as they are, once right after the events are on (after the
+	 * EVENT_DESCs) and once before they close (before END), each a text
+	 * file in chunks (offset/total as PERF_MAP's), pid 0, name the path,
+	 * addr = when it was read (CLOCK_MONOTONIC ns, the samples' clock),
+	 * the same in every chunk of one read.  An interrupt a CPU takes
+	 * while it idles gives no tracepoint sample on some kernels (6.18 in
+	 * a VM): the viewer holds the runs it recorded between the two reads
+	 * to the difference.  Viewers before it skip unknown kinds. */
+	PL_CHUNK_INTERRUPTS = 9,
+	PL_CHUNK_SOFTIRQS = 10,
 };
 struct pl_msg_file_chunk {
 	uint8_t kind;

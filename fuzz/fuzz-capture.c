@@ -29,6 +29,7 @@
 
 #include "fuzz-util.h"
 #include "pl-capture.h"
+#include "pl-proc-irq-counts.h"
 #include "pl-profile.h"
 #include "pl-tracepoint.h"
 
@@ -161,6 +162,21 @@ static void load(const uint8_t *data, size_t size, uint64_t seed)
 		FZ_CHECK(v->end >= v->start, "interval %u ends before it starts", i);
 	}
 	pl_markers_free(mk);
+
+	/* /proc's interrupt counts (the agent's reads, FILE_CHUNK kinds 9
+	 * and 10): parsed and held to the runs; every row adds up */
+	PlProcIrqCompare *pc = pl_proc_irq_compare_new(p);
+	for (guint i = 0; i < pc->rows->len; i++) {
+		const PlProcIrqRow *r = pc->rows->pdata[i];
+		FZ_CHECK(!r->traced || (gint64)r->recorded + r->missing == r->proc,
+			 "/proc row %s: %" G_GUINT64_FORMAT " + %" G_GINT64_FORMAT " != %" G_GINT64_FORMAT,
+			 r->key, r->recorded, r->missing, r->proc);
+	}
+	char *said = pl_proc_irq_compare_dup_summary(pc, FALSE);
+	FZ_CHECK(!said == (!pc->have && !pc->problem), "/proc summary %s without reads",
+		 said ? "given" : "missing");
+	g_free(said);
+	pl_proc_irq_compare_free(pc);
 
 	analyse(p, &PL_FILTER_ALL);
 	PlFilter f = PL_FILTER_ALL;

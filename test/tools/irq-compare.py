@@ -12,7 +12,10 @@ line, `perflens report --irq --from A --to B` must hold
           LOST records between samples around the window; else all)
 (arm64's IPIs, IRQs named IPI there, against the sum of /proc's IPIn
 lines) with windows moved 10 us further in and out (the listing that gives the
-recording's first time rounds to the microsecond).  Prints "ok SUMMARY"
+recording's first time rounds to the microsecond); and per vector and IRQ
+line, the product's /proc delta between the agent's own reads at the
+session's start and end (report --irq's "Recorded against /proc" rows) is at
+least the console snapshots' delta (the agent's reads bracket them).  Prints "ok SUMMARY"
 or "bad WHY"."""
 import os
 import re
@@ -186,6 +189,26 @@ for irq in sorted(set(h1) | set(ho), key=str):
     elif not (lo <= delta * handlers and delta <= hi_ + lost):
         problems.append('IRQ %s: /proc %d (x%d handlers), recorded %d inside .. %d around'
                         % (irq, delta, handlers, lo, hi_))
+# The agent's own reads of /proc (report --irq over the whole session) are
+# taken before /irqload's first snapshot and after its second: per softirq
+# vector and IRQ line, their delta is at least the console's.
+whole = subprocess.run([perflens, 'report', '--irq', rec], capture_output=True, text=True).stdout
+agent_proc = irq_report.proc_rows(whole)
+n_agent = 0
+if not agent_proc:
+    problems.append('report --irq has no "Recorded against /proc" rows (the agent\'s reads)')
+for name in sorted(s1):
+    delta = s1[name] - s0.get(name, 0)
+    got = agent_proc.get(('softirq', name), (0, 0, 0))[1]
+    n_agent += 1
+    if delta > got:
+        problems.append('softirq %s: the agent\'s /proc delta %d < the console\'s %d' % (name, got, delta))
+for irq in sorted(i for i in h1 if isinstance(i, int)):
+    delta = h1[irq][0] - h0.get(irq, (h1[irq][0], 1))[0]
+    got = agent_proc.get(('hardirq', str(irq)), (0, 0, 0))[1]
+    n_agent += 1
+    if delta > got:
+        problems.append('IRQ %d: the agent\'s /proc delta %d < the console\'s %d' % (irq, got, delta))
 net_rx = s1.get('NET_RX', 0) - s0.get('NET_RX', 0)
 if net_rx * 2 < sent:
     problems.append('NET_RX rose by %d for %d datagrams: no network load' % (net_rx, sent))
@@ -197,4 +220,5 @@ timer = max(((h1[i][0] - h0.get(i, (0, 1))[0], str(i)) for i in h1), default=(0,
 print('ok %d softirq vectors and %d IRQ lines within [recorded inside, recorded around + %d lost '
       'there (%d in all)] of /proc over %.2f s; NET_RX %d for %d datagrams, busiest IRQ %s: %d%s'
       % (n_soft, n_hard, lost, lost_all, (times['1'][0] - times['0'][1]) / 1e9, net_rx, sent, timer[1],
-         timer[0], '; %d IPIs not IRQs on this kernel, left out' % ipis if ipi_untraced else ''))
+         timer[0], '; %d IPIs not IRQs on this kernel, left out' % ipis if ipi_untraced else '')
+      + '; the agent\'s /proc reads around hold the console\'s delta on %d lines and vectors' % n_agent)

@@ -25,3 +25,25 @@ def counts(path):
     for kind, number, _, count in rows(open(path).read()):
         n[(kind, number)] = n.get((kind, number), 0) + count
     return {k: v for k, v in n.items() if v}
+
+
+def proc_rows(text):
+    """{(kind, key): (recorded, proc, missing)} of the "Recorded against
+    /proc" section (the agent's reads at the session's start and end);
+    key the IRQ number as text or the vector's name."""
+    rows, kind, inside = {}, None, False
+    for line in text.split('\n'):
+        if line.startswith('Recorded against /proc'):
+            inside = True
+            continue
+        if not inside:
+            continue
+        f = line.split()
+        if line.startswith('  missing: ') or not f:
+            break
+        if f[0] in ('IRQ', 'Vector'):
+            kind = 'hardirq' if f[0] == 'IRQ' else 'softirq'
+            continue
+        if kind and len(f) >= 5:
+            rows[(kind, f[0])] = (int(f[1]), int(f[2]), int(f[3]))
+    return rows

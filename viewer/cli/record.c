@@ -134,7 +134,9 @@ int pl_cli_record(int argc, char **argv)
 		  "With --syscalls: the threshold (default 1ms; 250us, 2s)", "DUR" },
 		{ "irq", 0, 0, G_OPTION_ARG_NONE, &irq,
 		  "Also record interrupt handlers and softirqs per CPU (irq:irq_handler_entry/exit, "
-		  "irq:softirq_entry/exit; with --all for the whole board): report --irq",
+		  "irq:softirq_entry/exit; with --all for the whole board), and /proc/interrupts "
+		  "and /proc/softirqs at the start and end, whose counts are the kernel's "
+		  "totals, against which report --irq says what the samples lack",
 		  NULL },
 		{ "block", 0, 0, G_OPTION_ARG_NONE, &block,
 		  "Also record block I/O requests from issue to completion with the issuing stack "

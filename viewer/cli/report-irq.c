@@ -3,10 +3,15 @@
  * vector with counts per CPU, each CPU's totals, and what could not be
  * paired.  The columns are fixed, one row a line, so that scripts read
  * them: a row is NUMBER COUNT TOTAL_MS AVG_US MAX_US SHARE% PER_CPU NAME,
- * PER_CPU being "cpu:count,cpu:count,…" over every CPU. */
+ * PER_CPU being "cpu:count,cpu:count,…" over every CPU.  Then, when the
+ * agent read /proc's counts at the session's start and end
+ * (pl-proc-irq-counts.h), a row per line and vector: KEY RECORDED PROC
+ * MISSING PER_CPU DESC, PER_CPU being "cpu:recorded/proc,…", and the
+ * sentence on what the recording lacks and why. */
 #include <stdio.h>
 
 #include "pl-irq.h"
+#include "pl-proc-irq-counts.h"
 #include "report.h"
 
 static void print_rows(const PlIrqStats *s, PlIrqKind kind, double cpu_s)
@@ -25,6 +30,48 @@ static void print_rows(const PlIrqStats *s, PlIrqKind kind, double cpu_s)
 		       src->max_ns / 1e3, cpu_s > 0 ? src->time_ns / 1e7 / cpu_s : 0.0, per->str,
 		       src->name);
 	}
+}
+
+static void print_proc_rows(const PlProcIrqCompare *c, PlIrqKind kind)
+{
+	for (guint i = 0; i < c->rows->len; i++) {
+		const PlProcIrqRow *r = c->rows->pdata[i];
+		if (r->kind != kind || !r->traced || (!r->proc && !r->recorded))
+			continue;
+		g_autoptr(GString) per = g_string_new(NULL);
+		for (guint cpu = 0; cpu < r->cpus->len; cpu++) {
+			const PlProcIrqCpuCount *pc = &g_array_index(r->cpus, PlProcIrqCpuCount, cpu);
+			g_string_append_printf(per, "%s%u:%" G_GUINT64_FORMAT "/%" G_GINT64_FORMAT,
+					       cpu ? "," : "", cpu, pc->recorded, pc->proc);
+		}
+		printf("  %8s %10" G_GUINT64_FORMAT " %10" G_GINT64_FORMAT " %10" G_GINT64_FORMAT
+		       "  %s  %s\n", r->key, r->recorded, r->proc, r->missing, per->str,
+		       *r->desc ? r->desc : r->key);
+	}
+}
+
+/* /proc's counts between the agent's reads against the recorded runs; an
+ * old capture (no reads) says nothing. */
+static void print_proc(PlProfile *p, const PlFilter *filter)
+{
+	g_autoptr(PlProcIrqCompare) c = pl_proc_irq_compare_new(p);
+	gboolean narrowed = pl_proc_irq_filter_narrows(filter);
+	g_autofree char *summary = pl_proc_irq_compare_dup_summary(c, narrowed);
+	if (!summary)
+		return;
+	if (!c->have || narrowed) {
+		printf("\n%s\n", summary);
+		return;
+	}
+	printf("\nRecorded against /proc, between the agent's reads at the session's start and "
+	       "end (interrupts: a shared line once; Missing = /proc - recorded):\n"
+	       "  %8s %10s %10s %10s  %s  %s\n", "IRQ", "Recorded", "/proc", "Missing",
+	       "Per CPU (cpu:recorded/proc)", "Line");
+	print_proc_rows(c, PL_IRQ_HARD);
+	printf("  %8s %10s %10s %10s  %s  %s\n", "Vector", "Recorded", "/proc", "Missing",
+	       "Per CPU (cpu:recorded/proc)", "Name");
+	print_proc_rows(c, PL_IRQ_SOFT);
+	printf("  missing: %s\n", summary);
 }
 
 void pl_report_print_irq(PlProfile *p, const PlFilter *filter)
@@ -89,4 +136,5 @@ void pl_report_print_irq(PlProfile *p, const PlFilter *filter)
 		       " %11.3f %6.2f%%\n", c, hc, hn / 1e6, secs > 0 ? hn / 1e7 / secs : 0.0, sc,
 		       sn / 1e6, secs > 0 ? sn / 1e7 / secs : 0.0);
 	}
+	print_proc(p, filter);
 }

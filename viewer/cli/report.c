@@ -694,7 +694,12 @@ int pl_cli_report(int argc, char **argv)
 		{ "irq", 0, 0, G_OPTION_ARG_NONE, &a.irq,
 		  "Only the interrupt time (--irq recordings): per IRQ handler and softirq "
 		  "vector, counts per CPU, share of the recording (--from/--to: of the runs "
-		  "entered in that range; --tid: of the runs that interrupted that thread)",
+		  "entered in that range; --tid: of the runs that interrupted that thread); "
+		  "then, per line and vector, the runs recorded against /proc's counts between "
+		  "the agent's reads at the session's start and end: /proc's are totals, the "
+		  "recorded runs are samples, short by the interrupts a CPU took while it "
+		  "idled where the kernel gives no tracepoint sample for those (the whole "
+		  "session only)",
 		  NULL },
 		{ "counters", 0, 0, G_OPTION_ARG_NONE, &a.counters,
 		  "Only the counter tracks the agent polled (RSS, CPU busy share, frequency, "

@@ -1,7 +1,11 @@
 /* pl-export-kernel-csv.c — the kernel's side of a recording as CSV tables
  * (RFC 4180: a header line, fields with a comma, quote or newline quoted):
  *   irq-csv    one row per interrupt source and CPU, and one per source
- *              over all CPUs (cpu "all"), from pl-irq.h
+ *              over all CPUs (cpu "all"), from pl-irq.h; proc_count is
+ *              /proc's count of its line or vector between the agent's
+ *              reads at the session's start and end (pl-proc-irq-counts.h:
+ *              a shared line's on each of its handlers' rows), empty with
+ *              no reads or a narrower filter (the reads are the session's)
  *   block-csv  one row per block request (pl-block-io.h), with the stack
  *              that issued it, callers first, ';' between frames (as the
  *              collapsed format folds them)
@@ -14,26 +18,48 @@
 #include "pl-csv.h"
 #include "pl-block-io.h"
 #include "pl-irq.h"
+#include "pl-proc-irq-counts.h"
 
 gboolean pl_export_irq_csv(PlProfile *p, const PlFilter *filter, FILE *out, GError **error)
 {
 	g_autoptr(PlIrqStats) st = pl_irq_stats_new_filtered(p, filter);
-	g_autoptr(GString) s = g_string_new("kind,number,name,cpu,count,paired,time_ns,max_ns\n");
+	g_autoptr(PlProcIrqCompare) cmp = pl_proc_irq_filter_narrows(filter)
+						  ? NULL
+						  : pl_proc_irq_compare_new(p);
+	g_autoptr(GString) s =
+		g_string_new("kind,number,name,cpu,count,paired,time_ns,max_ns,proc_count\n");
 	for (guint i = 0; i < st->sources->len; i++) {
 		const PlIrqSource *src = st->sources->pdata[i];
 		const char *kind = src->kind == PL_IRQ_HARD ? "hardirq" : "softirq";
+		char key[16];
+		if (src->kind == PL_IRQ_HARD)
+			g_snprintf(key, sizeof(key), "%u", src->number);
+		const PlProcIrqRow *row =
+			cmp && cmp->have ? pl_proc_irq_compare_find(cmp, src->kind,
+								    src->kind == PL_IRQ_HARD
+									    ? key
+									    : src->name)
+					 : NULL;
 		for (guint c = 0; c < src->cpus->len; c++) {
 			const PlIrqCpu *pc = &g_array_index(src->cpus, PlIrqCpu, c);
 			g_string_append_printf(s, "%s,%u,", kind, src->number);
 			pl_csv_field(s, src->name);
-			g_string_append_printf(s, ",%u,%" G_GUINT64_FORMAT ",,%" G_GUINT64_FORMAT ",\n",
+			g_string_append_printf(s, ",%u,%" G_GUINT64_FORMAT ",,%" G_GUINT64_FORMAT ",,",
 					       c, pc->count, pc->time_ns);
+			if (row && c < row->cpus->len)
+				g_string_append_printf(
+					s, "%" G_GINT64_FORMAT,
+					g_array_index(row->cpus, PlProcIrqCpuCount, c).proc);
+			g_string_append_c(s, '\n');
 		}
 		g_string_append_printf(s, "%s,%u,", kind, src->number);
 		pl_csv_field(s, src->name);
 		g_string_append_printf(s, ",all,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-				       ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT "\n",
+				       ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",",
 				       src->count, src->paired, src->time_ns, src->max_ns);
+		if (row)
+			g_string_append_printf(s, "%" G_GINT64_FORMAT, row->proc);
+		g_string_append_c(s, '\n');
 		if (s->len > 65536 && !pl_csv_put(out, s, error))
 			return FALSE;
 	}

@@ -6,6 +6,7 @@
  * pl-profile-samples.c, MMAP to pl-modules.c and the symbolizer. */
 #include "pl-profile.h"
 #include "pl-profile-private.h"
+#include "pl-proc-irq-reads.h"
 #include "pl-time-order.h"
 #include "pl-tracepoint.h"
 
@@ -315,6 +316,11 @@ static gboolean ingest_now(const struct pl_msg *m, gpointer profile)
 		const struct pl_msg_file_chunk *c = &m->u.chunk;
 		if (c->kind == PL_CHUNK_TRACE_FORMAT) {
 			ingest_trace_format(self, c);
+			break;
+		}
+		if (c->kind == PL_CHUNK_INTERRUPTS || c->kind == PL_CHUNK_SOFTIRQS) {
+			pl_proc_irq_reads_add_chunk(self->proc_irq_reads, c->kind, c->addr, c->offset,
+						    c->total, c->data, c->len);
 			break;
 		}
 		pl_symbols_add_chunk(pl_profile_get_symbols(self), c->kind, c->pid, c->addr,

@@ -117,6 +117,7 @@ struct _PlProfile {
 	GArray *health;     /* struct pl_msg_health, in arrival order (capped) */
 	GArray *loss_marks; /* PlLossMark, in arrival order (capped) */
 	GArray *triggers;   /* PlTrigger, in arrival order (capped) */
+	PlProcIrqReads *proc_irq_reads;
 	struct _PlCounterTracks *counter_tracks;
 	/* the ingest order (pl-time-order.h) */
 	struct _PlTimeOrder *order;

@@ -6,6 +6,7 @@
  * are in pl-profile-aggregate.c. */
 #include "pl-profile.h"
 #include "pl-profile-private.h"
+#include "pl-proc-irq-reads.h"
 #include "pl-time-order.h"
 #include "pl-tracepoint.h"
 
@@ -94,6 +95,7 @@ PlProfile *pl_profile_new(const PlSymOptions *opts)
 	self->health = g_array_new(FALSE, FALSE, sizeof(struct pl_msg_health));
 	self->loss_marks = g_array_new(FALSE, FALSE, sizeof(PlLossMark));
 	self->triggers = g_array_new(FALSE, FALSE, sizeof(PlTrigger));
+	self->proc_irq_reads = pl_proc_irq_reads_new();
 	self->counter_tracks = pl_counter_tracks_new();
 	self->stats.log = g_ptr_array_new_with_free_func(g_free);
 	self->order = pl_time_order_new();
@@ -141,6 +143,7 @@ void pl_profile_free(PlProfile *self)
 	g_hash_table_destroy(self->trace_formats);
 	g_array_free(self->health, TRUE);
 	g_array_free(self->loss_marks, TRUE);
+	pl_proc_irq_reads_free(self->proc_irq_reads);
 	for (guint i = 0; i < self->triggers->len; i++) {
 		g_free(g_array_index(self->triggers, PlTrigger, i).spec);
 		g_free(g_array_index(self->triggers, PlTrigger, i).detail);
@@ -399,6 +402,11 @@ const PlTrigger *pl_profile_get_triggers(PlProfile *self, guint *n)
 {
 	*n = self->triggers->len;
 	return (const PlTrigger *)(void *)self->triggers->data;
+}
+
+const PlProcIrqReads *pl_profile_get_proc_irq_reads(PlProfile *self)
+{
+	return self->proc_irq_reads;
 }
 
 const PlLossMark *pl_profile_get_loss_marks(PlProfile *self, guint *n)

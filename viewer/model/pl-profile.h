@@ -36,6 +36,7 @@
 #include <glib.h>
 
 #include "msg.h"
+#include "pl-proc-irq-reads.h"
 #include "pl-counter-tracks.h"
 #include "pl-symbols.h"
 
@@ -417,6 +418,10 @@ typedef struct {
 	guint8 kind;
 } PlLossMark;
 const PlLossMark *pl_profile_get_loss_marks(PlProfile *self, guint *n);
+
+/* The agent's reads of /proc/interrupts and /proc/softirqs at a --irq
+ * session's start and end (pl-proc-irq-reads.h); never NULL. */
+const PlProcIrqReads *pl_profile_get_proc_irq_reads(PlProfile *self);
 
 /* A flight recorder trigger (msg.h, TRIGGER) that fired in the capture:
  * what fired, when, and the window the snapshot was asked to hold

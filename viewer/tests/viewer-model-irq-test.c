@@ -16,6 +16,14 @@
  *                    --irq` / `--block` print the model's figures in the
  *                    columns scripts read, `export --format irq-csv` /
  *                    `block-csv` write them as CSV rows
+ *   proc_counts      the agent's reads of /proc/interrupts and /proc/softirqs
+ *                    (FILE_CHUNKs, one in two pieces) around the nesting
+ *                    stream: per line and vector and CPU, /proc's delta, the
+ *                    runs recorded between the reads, missing = the
+ *                    difference; a shared line, IPI rows, a total-only row;
+ *                    the sentence per CPU, with losses apart; filtered: the
+ *                    whole session's only; a read out of order said
+ *   proc_parse       the parser on bounded, malformed and odd text
  *   kernel_fields    the running kernel's formats of the five tracepoints
  *                    carry every field the models read (tracefs) */
 #include <string.h>
@@ -25,6 +33,7 @@
 #include "pl-block-io.h"
 #include "pl-findings.h"
 #include "pl-irq.h"
+#include "pl-proc-irq-counts.h"
 #include "pl-tracepoint.h"
 
 /* this kernel's formats (6.18), common fields elided as the agent's
@@ -396,11 +405,13 @@ static void cli_report_export(void)
 	g_autofree char *text = NULL, *btext = NULL;
 	PL_CHECK(g_file_get_contents(csv, &text, NULL, NULL));
 	PL_CHECK(g_file_get_contents(bcsv, &btext, NULL, NULL));
-	PL_CHECKF(g_str_has_prefix(text, "kind,number,name,cpu,count,paired,time_ns,max_ns\n") &&
-			  strstr(text, "\nsoftirq,3,NET_RX,0,1,,90,\n") &&
-			  strstr(text, "\nsoftirq,3,NET_RX,all,1,1,90,90\n") &&
-			  strstr(text, "\nhardirq,36,virtio1-req.0,all,2,2,15,10\n") &&
-			  strstr(text, "\nsoftirq,1,TIMER,1,1,,50,\n"),
+	/* no /proc reads in this capture: proc_count empty */
+	PL_CHECKF(g_str_has_prefix(text, "kind,number,name,cpu,count,paired,time_ns,max_ns,"
+					 "proc_count\n") &&
+			  strstr(text, "\nsoftirq,3,NET_RX,0,1,,90,,\n") &&
+			  strstr(text, "\nsoftirq,3,NET_RX,all,1,1,90,90,\n") &&
+			  strstr(text, "\nhardirq,36,virtio1-req.0,all,2,2,15,10,\n") &&
+			  strstr(text, "\nsoftirq,1,TIMER,1,1,,50,,\n"),
 		  "%s", text);
 	/* 4 requests: the requeued one counts once, the completion without
 	 * its issue is none; the open one has no completion */
@@ -521,5 +532,159 @@ static void kernel_fields(void)
 	}
 }
 
+static void proc_chunk(const Sink *k, guint kind, guint64 t, const char *text, gsize off,
+		       gsize len, gsize total)
+{
+	struct pl_msg m = { .type = PL_MSG_FILE_CHUNK };
+	m.u.chunk.kind = (guint8)kind;
+	m.u.chunk.addr = T0 + t;
+	m.u.chunk.offset = off;
+	m.u.chunk.total = total;
+	m.u.chunk.name = pl_str_c(kind == PL_CHUNK_INTERRUPTS ? "/proc/interrupts" : "/proc/softirqs");
+	m.u.chunk.len = (guint32)len;
+	m.u.chunk.data = (const guint8 *)text + off;
+	emit(k, &m);
+}
+
+static const char int0[] =
+	"           CPU0       CPU1\n"
+	"  0:         10          0   IO-APIC   2-edge      timer\n"
+	" 11:          5          0   IO-APIC  11-fasteoi   uhci_hcd:usb1, virtio3\n"
+	" 36:        100          7   PCI-MSIX-0000:00:02.0   1-edge      virtio1-req.0\n"
+	"NMI:          0          0   Non-maskable interrupts\n"
+	"LOC:       1000       2000   Local timer interrupts\n"
+	"ERR:          0\n";
+static const char int1[] =
+	"           CPU0       CPU1\n"
+	"  0:         10          0   IO-APIC   2-edge      timer\n"
+	" 11:          7          0   IO-APIC  11-fasteoi   uhci_hcd:usb1, virtio3\n"
+	" 36:        105          8   PCI-MSIX-0000:00:02.0   1-edge      virtio1-req.0\n"
+	"NMI:          0          0   Non-maskable interrupts\n"
+	"LOC:       1300       2400   Local timer interrupts\n"
+	"ERR:          3\n";
+static const char soft0[] = "                    CPU0       CPU1\n"
+			    "          HI:          0          0\n"
+			    "       TIMER:         50         60\n"
+			    "      NET_RX:         20         30\n";
+static const char soft1[] = "                    CPU0       CPU1\n"
+			    "          HI:          0          0\n"
+			    "       TIMER:         50         61\n"
+			    "      NET_RX:         21         34\n";
+
+static void proc_counts(void)
+{
+	Sink k;
+	g_autoptr(PlProfile) p = new_profile(&k);
+	{ /* a capture without the reads: nothing said */
+		g_autoptr(PlProcIrqCompare) c = pl_proc_irq_compare_new(p);
+		PL_CHECK(!c->have && !pl_proc_irq_compare_dup_summary(c, FALSE));
+	}
+	proc_chunk(&k, PL_CHUNK_INTERRUPTS, 50, int0, 0, 60, 0); /* in two pieces */
+	proc_chunk(&k, PL_CHUNK_INTERRUPTS, 50, int0, 60, strlen(int0) - 60, strlen(int0));
+	proc_chunk(&k, PL_CHUNK_SOFTIRQS, 51, soft0, 0, strlen(soft0), strlen(soft0));
+	nesting_stream(&k); /* CPU 0: NET_RX once, IRQ 36 twice; CPU 1: TIMER once */
+	proc_chunk(&k, PL_CHUNK_INTERRUPTS, 500, int1, 0, strlen(int1), strlen(int1));
+	proc_chunk(&k, PL_CHUNK_SOFTIRQS, 501, soft1, 0, strlen(soft1), strlen(soft1));
+	irq_ev(&k, HENTRY, 600, 1, 36, "virtio1-req.0"); /* after the last read: not counted */
+	irq_ev(&k, HEXIT, 601, 1, 36, NULL);
+	pl_profile_finish(p);
+
+	g_autoptr(PlProcIrqCompare) c = pl_proc_irq_compare_new(p);
+	PL_CHECKF(c->have && c->ncpus == 2 && !c->problem, "have %d ncpus %u %s", c->have, c->ncpus,
+		  c->problem ? c->problem : "");
+	PL_CHECK(c->t0[PL_PROC_INTERRUPTS] == T0 + 50 && c->t1[PL_PROC_SOFTIRQS] == T0 + 501);
+	const PlProcIrqRow *r36 = pl_proc_irq_compare_find(c, PL_IRQ_HARD, "36");
+	PL_CHECKF(r36, "no row 36");
+	PL_CHECKF(r36->traced && r36->number == 36 && r36->proc == 6 && r36->recorded == 2 &&
+		 r36->missing == 4 && !strcmp(r36->desc, "PCI-MSIX-0000:00:02.0   1-edge      "
+							  "virtio1-req.0"),
+		  "36: traced %d number %u proc %" G_GINT64_FORMAT " recorded %" G_GUINT64_FORMAT
+		  " missing %" G_GINT64_FORMAT " desc '%s'", r36->traced, r36->number, r36->proc,
+		  r36->recorded, r36->missing, r36->desc);
+	const PlProcIrqCpuCount *c0 = &g_array_index(r36->cpus, PlProcIrqCpuCount, 0);
+	const PlProcIrqCpuCount *c1 = &g_array_index(r36->cpus, PlProcIrqCpuCount, 1);
+	PL_CHECK(c0->proc == 5 && c0->recorded == 2 && c1->proc == 1 && c1->recorded == 0);
+	const PlProcIrqRow *r11 = pl_proc_irq_compare_find(c, PL_IRQ_HARD, "11");
+	PL_CHECK(r11 && r11->handlers == 2 && r11->proc == 2 && r11->missing == 2);
+	const PlProcIrqRow *loc = pl_proc_irq_compare_find(c, PL_IRQ_HARD, "LOC");
+	const PlProcIrqRow *err = pl_proc_irq_compare_find(c, PL_IRQ_HARD, "ERR");
+	PL_CHECK(loc && !loc->traced && loc->proc == 700 && err && !err->traced && err->proc == 3);
+	const PlProcIrqRow *net = pl_proc_irq_compare_find(c, PL_IRQ_SOFT, "NET_RX");
+	const PlProcIrqRow *tim = pl_proc_irq_compare_find(c, PL_IRQ_SOFT, "TIMER");
+	PL_CHECK(net && net->traced && net->number == 3 && net->proc == 5 && net->recorded == 1 &&
+		 net->missing == 4);
+	PL_CHECK(tim && tim->proc == 1 && tim->recorded == 1 && tim->missing == 0);
+	/* per CPU: 3 (IRQ 36) + 2 (IRQ 11) on CPU 0, 1 (IRQ 36) + 4 (NET_RX) on CPU 1 */
+	PL_CHECK(c->missing_total == 10 && g_array_index(c->missing, gint64, 0) == 5 &&
+		 g_array_index(c->missing, gint64, 1) == 5 && c->untraced == 703 && c->lost == 0);
+	g_autofree char *said = pl_proc_irq_compare_dup_summary(c, FALSE);
+	PL_CHECKF(strstr(said, "/proc counted 10 interrupts") && strstr(said, "(cpu0 5, cpu1 5)") &&
+			  strstr(said, "idled") && !strstr(said, "lost") && strstr(said, "703 more"),
+		  "%s", said);
+	g_autofree char *narrow = pl_proc_irq_compare_dup_summary(c, TRUE);
+	PL_CHECKF(strstr(narrow, "whole session only"), "%s", narrow);
+
+	/* losses in the span are said apart: up to 4 of the 10 */
+	struct pl_msg m = { .type = PL_MSG_LOST };
+	m.u.lost = (struct pl_msg_lost){ PL_LOST_RING, 0, T0 + 300, 4 };
+	emit(&k, &m);
+	g_autoptr(PlProcIrqCompare) cl = pl_proc_irq_compare_new(p);
+	g_autofree char *lost = pl_proc_irq_compare_dup_summary(cl, FALSE);
+	PL_CHECKF(cl->lost == 4 && strstr(lost, "lost 4 samples") && strstr(lost, "the other 6") &&
+			  strstr(lost, "idled"),
+		  "%s", lost);
+	/* as many lost as missing: idle is not blamed */
+	m.u.lost.count = 6;
+	emit(&k, &m);
+	g_autoptr(PlProcIrqCompare) cm = pl_proc_irq_compare_new(p);
+	g_autofree char *all = pl_proc_irq_compare_dup_summary(cm, FALSE);
+	PL_CHECKF(cm->lost == 10 && strstr(all, "lost 10 samples") && strstr(all, "all be losses") &&
+			  !strstr(all, "idled"),
+		  "%s", all);
+
+	/* a chunk out of order spoils that read, and it is said */
+	Sink k2;
+	g_autoptr(PlProfile) p2 = new_profile(&k2);
+	proc_chunk(&k2, PL_CHUNK_SOFTIRQS, 50, soft0, 0, strlen(soft0), strlen(soft0));
+	proc_chunk(&k2, PL_CHUNK_SOFTIRQS, 500, soft1, 0, 10, 0);
+	proc_chunk(&k2, PL_CHUNK_SOFTIRQS, 500, soft1, 20, strlen(soft1) - 20, strlen(soft1));
+	g_autoptr(PlProcIrqCompare) c2 = pl_proc_irq_compare_new(p2);
+	g_autofree char *bad = pl_proc_irq_compare_dup_summary(c2, FALSE);
+	PL_CHECKF(!c2->have && bad && strstr(bad, "/proc/softirqs came in pieces"), "%s",
+		  bad ? bad : "(none)");
+}
+
+static void proc_parse(void)
+{
+	g_autoptr(GError) error = NULL;
+	PL_CHECK(!pl_proc_irq_table_parse("  0: 1 2\n", 9, &error) && error);
+	g_clear_error(&error);
+	PL_CHECK(!pl_proc_irq_table_parse("  CPUx\n 0: 1\n", 13, &error) && error);
+	g_clear_error(&error);
+	PL_CHECK(!pl_proc_irq_table_parse(NULL, 0, &error) && error);
+	g_clear_error(&error);
+	/* bounded by len, not by a NUL: the cut row keeps the counts before it */
+	static const char text[] = "  CPU0 CPU3\n 5: 1 2 desc\n"
+				   " 7: 99999999999999999999999 1\n" /* too long: no counts */
+				   "no colon here\n"
+				   "a b: 1 1\n" /* a key with a blank */
+				   "RES: 4 5\r\n"
+				   " 9: 3";
+	g_autoptr(PlProcIrqTable) t = pl_proc_irq_table_parse(text, strlen(text), &error);
+	PL_CHECKF(t && t->ncols == 2 && t->cpu[0] == 0 && t->cpu[1] == 3, "%s",
+		  error ? error->message : "");
+	PL_CHECKF(t->lines->len == 3, "%u lines", t->lines->len);
+	const PlProcIrqLine *l5 = t->lines->pdata[0], *res = t->lines->pdata[1],
+			    *l9 = t->lines->pdata[2];
+	PL_CHECK(!strcmp(l5->key, "5") && l5->n == 2 && l5->counts[1] == 2 &&
+		 !strcmp(l5->desc, "desc") && l5->handlers == 1);
+	PL_CHECK(!strcmp(res->key, "RES") && res->n == 2 && res->counts[0] == 4 && !*res->desc);
+	PL_CHECK(!strcmp(l9->key, "9") && l9->n == 1 && l9->counts[0] == 3);
+	g_autoptr(PlProcIrqTable) cut = pl_proc_irq_table_parse(text, 25, &error);
+	PL_CHECK(cut && cut->lines->len == 1 &&
+		 ((const PlProcIrqLine *)cut->lines->pdata[0])->n == 2);
+}
+
 PL_TEST_MAIN(PL_CASE(irq_nesting), PL_CASE(irq_edges), PL_CASE(block_pairing),
-	     PL_CASE(cli_report_export), PL_CASE(irq_finding), PL_CASE(kernel_fields))
+	     PL_CASE(cli_report_export), PL_CASE(irq_finding), PL_CASE(proc_counts),
+	     PL_CASE(proc_parse), PL_CASE(kernel_fields))

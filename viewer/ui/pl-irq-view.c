@@ -1,6 +1,7 @@
 /* pl-irq-view.c — the Interrupts page (see the header). */
 #include "pl-irq-view.h"
 #include "pl-lazy-page.h"
+#include "pl-proc-irq-counts.h"
 #include "pl-timeline-irq.h"
 #include "pl-ui-util.h"
 
@@ -143,6 +144,15 @@ void pl_irq_view_set_profile(PlIrqView *self, PlProfile *profile)
 	if (s->per_task)
 		g_string_append(m, "\nNot a whole-board recording: only the interrupts that hit "
 				   "the target's threads are here.");
+	/* /proc's counts between the agent's reads: what idle CPUs' interrupts
+	 * the recording lacks (report --irq gives the rows) */
+	g_autoptr(PlProcIrqCompare) cmp = pl_proc_irq_compare_new(profile);
+	g_autofree char *proc = pl_proc_irq_compare_dup_summary(
+		cmp, pl_proc_irq_filter_narrows(&self->filter));
+	if (proc) {
+		g_autofree char *esc = g_markup_escape_text(proc, -1);
+		g_string_append_printf(m, "\n%s.", esc);
+	}
 	if (s->spans_dropped)
 		g_string_append_printf(m, "\nThe lanes show the first %u runs (%" G_GUINT64_FORMAT
 				       " more are counted, not drawn).",
