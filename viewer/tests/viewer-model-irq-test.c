@@ -624,8 +624,19 @@ static void proc_counts(void)
 	g_autofree char *narrow = pl_proc_irq_compare_dup_summary(c, TRUE);
 	PL_CHECKF(strstr(narrow, "whole session only"), "%s", narrow);
 
-	/* losses in the span are said apart: up to 4 of the 10 */
+	/* losses before the first read (a --all session's start) or after
+	 * the last are not the span's: nothing said of them */
 	struct pl_msg m = { .type = PL_MSG_LOST };
+	m.u.lost = (struct pl_msg_lost){ PL_LOST_RING, 0, T0 + 10, 7 };
+	emit(&k, &m);
+	m.u.lost.time = T0 + 700;
+	emit(&k, &m);
+	g_autoptr(PlProcIrqCompare) co = pl_proc_irq_compare_new(p);
+	g_autofree char *outside = pl_proc_irq_compare_dup_summary(co, FALSE);
+	PL_CHECKF(co->lost == 0 && !strstr(outside, "lost") && strstr(outside, "idled"), "%s",
+		  outside);
+
+	/* losses in the span are said apart: up to 4 of the 10 */
 	m.u.lost = (struct pl_msg_lost){ PL_LOST_RING, 0, T0 + 300, 4 };
 	emit(&k, &m);
 	g_autoptr(PlProcIrqCompare) cl = pl_proc_irq_compare_new(p);
