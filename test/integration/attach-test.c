@@ -120,18 +120,32 @@ static pid_t start_perf(pid_t pid)
 	return pl_spawn(argv, NULL);
 }
 
+/* Ends the workload (SIGKILL, reaped) once nothing samples it any more:
+ * left spinning, its NTHREADS threads would starve perf script and
+ * perflens report, which read files only, as they starve perf's start. */
+static void stop_threads(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	for (int i = 0; i < pl_nspawned; i++)
+		if (pl_spawned[i] == pid)
+			pl_spawned[i] = 0;
+}
+
 /* perf's sample times (CLOCK_MONOTONIC s), sorted; their count, or -1
- * when perf is not here */
+ * when perf is not here.  THREADS, the workload, is stopped once perf
+ * has exited. */
 static double pt[MAXT];
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
 }
-static long perf_samples(pid_t perf)
+static long perf_samples(pid_t perf, pid_t threads_pid)
 {
 	char cmd[PATH_MAX + 300], line[256];
 	int st = pl_wait(perf, 300000);
+	stop_threads(threads_pid);
 	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return -1;
 	snprintf(cmd, sizeof(cmd), "perf script -F time -i %s/perf.data 2>/dev/null", tmpdir);
@@ -178,7 +192,7 @@ static void many_threads_attach(void)
 	PL_CHECKF(pl_capture_each(cap, in_window, &w, err, sizeof(err)) > 0, "%s", err);
 	PL_CHECKF(w.all > 0, "no cpu-clock samples");
 
-	long nperf = perf_samples(perf);
+	long nperf = perf_samples(perf, pid);
 	printf("# attach to %d threads, --duration 3: the agent took %.1f s, %ld cpu-clock "
 	       "samples in its 3 s (%ld in all); perf record -p alongside: %ld\n",
 	       NTHREADS, (double)took / 1000, w.n, w.all, nperf);
