@@ -549,6 +549,20 @@ static size_t header_part(uint16_t type)
 		return offsetof(struct pl_msg_stack_delta, diff);
 	if (type == PL_MSG_TRACK_VALUES)
 		return offsetof(struct pl_msg_track_values, v);
+#ifndef PL_BLOCK_NO_DECOMPRESS
+	/* the frames of a capture after SAMPLE: their own struct, not the
+	 * union's ~75 KiB (a reader met one every few dozen samples) */
+	if (type == PL_MSG_SAMPLE_BATCH)
+		return sizeof(struct pl_msg_sample_batch);
+	if (type == PL_MSG_SWITCH)
+		return sizeof(struct pl_msg_switch);
+	if (type == PL_MSG_MMAP)
+		return sizeof(struct pl_msg_mmap);
+	if (type == PL_MSG_COMM)
+		return sizeof(struct pl_msg_comm);
+	if (type == PL_MSG_TASK)
+		return sizeof(struct pl_msg_task);
+#endif
 	return sizeof(((struct pl_msg *)0)->u);
 }
 

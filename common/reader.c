@@ -24,7 +24,7 @@ void pl_reader_free(struct pl_reader *r)
 		for (uint32_t i = 0; i < PL_MAX_STACK_IDS; i++)
 			free(r->stacks[i]);
 	free(r->stacks);
-	free(r->stack_len);
+	free(r->stack_info);
 	free(r->chain_tmp);
 	free(r->def_tmp);
 	free(r->batch);
@@ -155,8 +155,8 @@ static int define_stack(struct pl_reader *r, uint32_t id, const uint64_t *entrie
 			    (unsigned long long)r->blocks, id, PL_MAX_STACK_IDS);
 	if (!r->stacks) {
 		r->stacks = calloc(PL_MAX_STACK_IDS, sizeof(*r->stacks));
-		r->stack_len = calloc(PL_MAX_STACK_IDS, sizeof(*r->stack_len));
-		if (!r->stacks || !r->stack_len)
+		r->stack_info = calloc(PL_MAX_STACK_IDS, sizeof(*r->stack_info));
+		if (!r->stacks || !r->stack_info)
 			return fail(r, -ENOMEM, "out of memory for the stack dictionary");
 	}
 	uint32_t i = id - 1;
@@ -165,7 +165,7 @@ static int define_stack(struct pl_reader *r, uint32_t id, const uint64_t *entrie
 		return fail(r, -ENOMEM, "out of memory for a %u-entry stack", nr);
 	memcpy(chain, entries, nr * sizeof(uint64_t));
 	r->stacks[i] = chain;
-	r->stack_len[i] = nr;
+	r->stack_info[i] = (struct pl_reader_stack){ ++r->stack_defs, nr };
 	return 0;
 }
 
@@ -180,7 +180,7 @@ static int define_stack_delta(struct pl_reader *r, const struct pl_msg_stack_del
 	if (!r->chain_tmp && !(r->chain_tmp = malloc(PL_MAX_CALLCHAIN * sizeof(uint64_t))))
 		return fail(r, -ENOMEM, "out of memory for a stack");
 	const uint64_t *base = d->base ? r->stacks[b] : NULL;
-	uint32_t base_nr = d->base ? r->stack_len[b] : 0;
+	uint32_t base_nr = d->base ? r->stack_info[b].len : 0;
 	uint32_t n = pl_stack_delta_apply(d, base, base_nr, r->chain_tmp);
 	if (n == 0)
 		return fail(r, -EBADMSG,
@@ -202,11 +202,14 @@ static int expand_sample(struct pl_reader *r, struct pl_msg_sample *s)
 	s->flags = 0; /* wire-level only (msg.h): none reaches a consumer */
 	r->prev_time = s->time;
 	r->have_prev_time = 1;
+	r->chain_def = 0;
 	if (s->stack_id && s->nr_callchain == 0) {
 		uint32_t i = s->stack_id - 1;
 		if (s->stack_id <= PL_MAX_STACK_IDS && r->stacks && r->stacks[i]) {
-			memcpy(s->callchain, r->stacks[i], r->stack_len[i] * sizeof(uint64_t));
-			s->nr_callchain = r->stack_len[i];
+			s->nr_callchain = r->stack_info[i].len;
+			r->chain_def = r->stack_info[i].def;
+			if (!r->chains_by_ref)
+				memcpy(s->callchain, r->stacks[i], s->nr_callchain * sizeof(uint64_t));
 		} else {
 			r->unresolved_stacks++;
 		}
@@ -248,7 +251,7 @@ static int batch_sample(struct pl_reader *r, struct pl_msg *m)
 		return 0;
 	if ((rc = expand_sample(r, s)) < 0)
 		return rc;
-	s->ip = pl_batch_ip_base(s->callchain, s->nr_callchain) + (uint64_t)ip_delta;
+	s->ip = pl_batch_ip_base(pl_reader_sample_chain(r, s), s->nr_callchain) + (uint64_t)ip_delta;
 	return 1;
 }
 #endif

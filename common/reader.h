@@ -8,7 +8,8 @@
  * It also undoes the wire's sample compaction (msg.h): STACK and
  * STACK_DELTA frames are kept in a dictionary (at most PL_MAX_STACK_IDS
  * chains) and not returned;
- * SAMPLEs come out with absolute times and their full call chains, and a
+ * SAMPLEs come out with absolute times and their full call chains (unless
+ * asked to leave a dictionary chain where it is: pl_reader_set_chains_by_ref), and a
  * SAMPLE_BATCH comes out as its SAMPLEs, one per call (never itself).
  *
  * Errors are final for the stream: once pl_reader_next() returns < 0 it
@@ -36,6 +37,14 @@
  * the call. */
 typedef void (*pl_reader_block_fn)(const uint8_t *block, size_t len, void *data);
 
+/* A chain of the stack dictionary: its length, and which definition it is
+ * (numbered 1, 2, ... as read: an id redefined gets a new number, so the
+ * number names one chain for the whole stream). */
+struct pl_reader_stack {
+	uint64_t def;
+	uint32_t len;
+};
+
 struct pl_reader {
 	uint8_t *buf; /* undecoded input */
 	size_t len, cap, max_cap;
@@ -57,12 +66,17 @@ struct pl_reader {
 	uint64_t unresolved_stacks; /* samples naming a stack id never defined */
 	/* sample decompaction state */
 	uint64_t **stacks; /* PL_MAX_STACK_IDS slots, allocated on first STACK */
-	uint32_t *stack_len;
+	struct pl_reader_stack *stack_info; /* beside stacks */
 	uint64_t *chain_tmp; /* PL_MAX_CALLCHAIN entries: a STACK_DELTA being rebuilt */
 	struct pl_msg_stack_delta *def_tmp; /* a SAMPLE_BATCH's definition being read */
 	uint64_t prev_time; /* of the previous SAMPLE in this block */
 	int have_prev_time;
 	struct pl_batch_iter *batch; /* the SAMPLE_BATCH being expanded; made on first use */
+	uint64_t stack_defs; /* definitions read: the last one's number */
+	/* the definition the last SAMPLE's chain is (its number, as in
+	 * stack_info), 0 when the chain came whole on the wire or not at all */
+	uint64_t chain_def;
+	int chains_by_ref; /* pl_reader_set_chains_by_ref */
 };
 
 /* max_block bounds the input buffer (header + stored payload of one
@@ -82,6 +96,26 @@ const char *pl_reader_error(const struct pl_reader *r);
 /* Bytes fed but not yet part of a complete block: at end of file, a torn
  * tail that was ignored. */
 size_t pl_reader_pending(const struct pl_reader *r);
+/* On (nonzero): a SAMPLE whose chain comes from the stack dictionary gets
+ * its nr_callchain but not its callchain, which stays in the dictionary:
+ * read it with pl_reader_sample_chain (for a consumer that needs the chain
+ * of a definition once, not once per sample). */
+static inline void pl_reader_set_chains_by_ref(struct pl_reader *r, int on)
+{
+	r->chains_by_ref = on;
+}
+/* The call chain of the SAMPLE pl_reader_next() just returned in s, valid
+ * until the next call; pl_reader_chain_def tells which definition of the
+ * dictionary it is (0: none, the chain came whole in the sample). */
+static inline const uint64_t *pl_reader_sample_chain(const struct pl_reader *r,
+						      const struct pl_msg_sample *s)
+{
+	return r->chain_def ? r->stacks[s->stack_id - 1] : s->callchain;
+}
+static inline uint64_t pl_reader_chain_def(const struct pl_reader *r)
+{
+	return r->chain_def;
+}
 /* The stored bytes of the block the last message came from (to append it
  * verbatim to a capture file), valid until the next call. */
 static inline const uint8_t *pl_reader_block(const struct pl_reader *r, size_t *n)

@@ -41,8 +41,12 @@ char *pl_capture_info_dup_note(const PlCaptureInfo *info)
 
 /* ─── .plens ─────────────────────────────────────────────────────────── */
 
+/* reader_out (may be NULL) gets the reader before any message is read, and
+ * func then finds a sample's chain through it (pl_reader_sample_chain): a
+ * chain of the stack dictionary is left there, not copied into each
+ * sample. */
 static gboolean load_plens(int fd, const char *path, PlMsgFunc func, gpointer user_data,
-			   PlCaptureInfo *info, GError **error)
+			   PlCaptureInfo *info, struct pl_reader **reader_out, GError **error)
 {
 	struct pl_reader r;
 	struct pl_msg *m = g_new0(struct pl_msg, 1); /* ~75 KiB: not on the stack */
@@ -54,6 +58,10 @@ static gboolean load_plens(int fd, const char *path, PlMsgFunc func, gpointer us
 		g_free(m);
 		g_set_error(error, PL_CAPTURE_ERROR, PL_CAPTURE_ERROR_IO, "out of memory");
 		return FALSE;
+	}
+	if (reader_out) {
+		pl_reader_set_chains_by_ref(&r, 1);
+		*reader_out = &r;
 	}
 	for (;;) {
 		ssize_t n = read(fd, buf, CHUNK);
@@ -158,7 +166,9 @@ typedef struct {
 	gint stop; /* the caller stopped: the decoder stops too */
 	PlTimeOrder *order; /* not NULL: messages go out in the model's ingest order */
 	PlChainStore *chains; /* with order: samples' chains by serial */
+	struct pl_reader *reader; /* with order: load_plens', chains left in its dictionary */
 	guint32 id_serial[PL_MAX_STACK_IDS + 1]; /* the serial a stack id stood for last */
+	guint64 id_def[PL_MAX_STACK_IDS + 1];    /* and the dictionary definition it was */
 	/* the decoder's result */
 	PlCaptureInfo info;
 	GError *error;
@@ -221,19 +231,29 @@ static gboolean pipe_put_packed(const guint8 *packed, gsize len, gpointer data)
 	return TRUE;
 }
 
-/* The serial of a sample's chain: the capture's stack ids are redefined
- * as the agent's dictionary turns over, so the chain the id stood for
- * last is compared first (the common case: the same), then interned. */
+/* The serial of a sample's chain (0: none could be given).  Most chains
+ * come from the reader's stack dictionary, left there: a definition seen
+ * before has its serial already.  The capture's stack ids are redefined as
+ * the agent's dictionary turns over, so a new definition (or a chain that
+ * came whole) is compared with the chain its id stood for last (often the
+ * same), then interned. */
 static guint32 chain_serial(Pipe *pp, const struct pl_msg_sample *s)
 {
 	guint32 id = s->stack_id <= PL_MAX_STACK_IDS ? s->stack_id : 0;
-	guint32 last = id ? pp->id_serial[id] : 0, nr;
+	guint64 def = pl_reader_chain_def(pp->reader);
+	if (def && pp->id_def[id] == def)
+		return pp->id_serial[id];
+	const guint64 *chain = pl_reader_sample_chain(pp->reader, s);
+	guint32 last = id ? pp->id_serial[id] : 0, nr, serial;
 	const guint64 *c = last ? pl_chain_store_get(pp->chains, last, &nr) : NULL;
-	if (c && nr == s->nr_callchain && !memcmp(c, s->callchain, nr * sizeof(guint64)))
-		return last;
-	guint32 serial = pl_chain_store_intern(pp->chains, s->callchain, s->nr_callchain);
-	if (id)
+	if (c && nr == s->nr_callchain && !memcmp(c, chain, nr * sizeof(guint64)))
+		serial = last;
+	else
+		serial = pl_chain_store_intern(pp->chains, chain, s->nr_callchain);
+	if (id) {
 		pp->id_serial[id] = serial;
+		pp->id_def[id] = serial ? def : 0;
+	}
 	return serial;
 }
 
@@ -247,6 +267,10 @@ static gboolean pipe_put_ordered(const struct pl_msg *m, gpointer data)
 		if (serial) {
 			s->stack_id = serial;
 			s->flags |= PL_SAMPLE_CHAIN_SERIAL;
+		} else if (pl_reader_chain_def(pp->reader)) {
+			/* no serial: the message carries its chain itself */
+			memcpy(s->callchain, pl_reader_sample_chain(pp->reader, s),
+			       s->nr_callchain * sizeof(guint64));
 		}
 	}
 	return pl_time_order_push(pp->order, m, pipe_put, pp);
@@ -257,7 +281,7 @@ static gpointer pipe_decoder(gpointer data)
 	Pipe *pp = data;
 	pp->cur = g_async_queue_pop(pp->free);
 	pp->ok = load_plens(pp->fd, pp->path, pp->order ? pipe_put_ordered : pipe_put, pp,
-			    &pp->info, &pp->error);
+			    &pp->info, pp->order ? &pp->reader : NULL, &pp->error);
 	/* what was read before an error is delivered too, as the model's own
 	 * order would at its finish */
 	if (pp->order && !g_atomic_int_get(&pp->stop))
@@ -411,7 +435,7 @@ static gboolean capture_load(const char *path, PlMsgFunc func, gpointer user_dat
 			ok = load_plens_threaded(fd, path, func, user_data, info, ordered != NULL,
 						 error);
 		} else
-			ok = load_plens(fd, path, func, user_data, info, error);
+			ok = load_plens(fd, path, func, user_data, info, NULL, error);
 		info->kind = PL_FILE_PLENS;
 	} else if (n < 0) {
 		g_set_error(error, PL_CAPTURE_ERROR, PL_CAPTURE_ERROR_IO, "cannot read %s: %s",

@@ -28,6 +28,10 @@ struct _PlReorder {
 	Run *mru[MRU];
 	guint64 seq;
 	gsize len;
+	/* the heap's first head's time, kept beside the heap: it is asked for
+	 * at every push, and that head was written a window ago (a cache
+	 * miss through the run and its items) */
+	guint64 first_time;
 };
 
 static void run_free(Run *run)
@@ -97,6 +101,14 @@ static void heap_down(PlReorder *r, guint i)
 		v[i] = v[m];
 		v[m] = t;
 		i = m;
+	}
+}
+
+static inline void note_first(PlReorder *r)
+{
+	if (r->heap->len) {
+		const Run *run = r->heap->pdata[0];
+		r->first_time = run->items[run->head].time;
 	}
 }
 
@@ -186,6 +198,8 @@ void pl_reorder_push(PlReorder *r, guint64 t, const struct pl_msg *m)
 	run->in_heap = TRUE;
 	g_ptr_array_add(r->heap, run);
 	heap_up(r, r->heap->len - 1);
+	if (r->heap->pdata[0] == run)
+		r->first_time = t;
 	mru_front(r, run);
 }
 
@@ -193,8 +207,7 @@ gboolean pl_reorder_peek_time(const PlReorder *r, guint64 *t)
 {
 	if (!r->heap->len)
 		return FALSE;
-	const Run *run = r->heap->pdata[0];
-	*t = run->items[run->head].time;
+	*t = r->first_time;
 	return TRUE;
 }
 
@@ -213,6 +226,7 @@ static gboolean pop_bytes(PlReorder *r, const guint8 **p, gsize *len)
 	r->len--;
 	if (run->head < run->n) {
 		heap_down(r, 0);
+		note_first(r);
 		return TRUE;
 	}
 	/* emptied: out of the heap, kept for reuse (its buffers still hold *p) */
@@ -222,6 +236,7 @@ static gboolean pop_bytes(PlReorder *r, const guint8 **p, gsize *len)
 		r->heap->pdata[0] = last;
 		heap_down(r, 0);
 	}
+	note_first(r);
 	for (guint i = 0; i < MRU; i++)
 		if (r->mru[i] == run)
 			r->mru[i] = NULL;

@@ -49,6 +49,10 @@ typedef struct {
 	GArray *in_loader;
 	const char *loader; /* the loader's module basename */
 	guint64 left_loader;
+	/* the return address counted last and its count: a thread's stacks
+	 * mostly end at the same one (its start routine's caller) */
+	guint64 last_pc;
+	EndCount *last;
 } ThreadEnds;
 
 /* The outermost user frame of an address stack, as a thread-start test
@@ -242,12 +246,15 @@ GHashTable *pl_profile_thread_starts(PlProfile *self)
 		}
 		if (!se->is_return)
 			continue;
-		EndCount *c = g_hash_table_lookup(t->ends, &se->pc);
+		EndCount *c = t->last && t->last_pc == se->pc ? t->last
+							     : g_hash_table_lookup(t->ends, &se->pc);
 		if (!c) {
 			c = g_new0(EndCount, 1);
 			c->func = se->func;
 			g_hash_table_insert(t->ends, g_memdup2(&se->pc, sizeof(se->pc)), c);
 		}
+		t->last_pc = se->pc;
+		t->last = c;
 		c->n++;
 	}
 	s->scanned = n;
