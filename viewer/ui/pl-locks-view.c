@@ -140,7 +140,8 @@ static void read_locks(PlLocksView *self, PlProfile *profile)
 	if (profile)
 		pl_profile_get_trace_events(profile, &n_trace);
 	self->n_trace = n_trace;
-	pl_filter_take_range(&self->read_with, pl_lazy_page_get_pick(GTK_WIDGET(self)));
+	const PlFilter *pick = pl_lazy_page_get_pick(GTK_WIDGET(self));
+	pl_filter_take_range(&self->read_with, pick);
 	g_clear_pointer(&self->locks, pl_locks_free);
 	g_clear_pointer(&self->names, pl_function_names_free);
 	GtkWidget *c;
@@ -150,8 +151,7 @@ static void read_locks(PlLocksView *self, PlProfile *profile)
 	self->profile = profile;
 	gboolean filtered = pl_lazy_page_has_pick(GTK_WIDGET(self));
 	if (profile)
-		self->locks = pl_locks_new_filtered(profile,
-						    pl_lazy_page_get_pick(GTK_WIDGET(self)));
+		self->locks = pl_locks_new_filtered(profile, pick);
 	guint n = self->locks ? self->locks->locks->len : 0;
 	/* a pick of a thread without waits empties the page, never hides
 	 * the tab the user is on */
@@ -214,6 +214,7 @@ const PlLocks *pl_locks_view_get_locks(PlLocksView *self)
 
 void pl_locks_view_select(PlLocksView *self, guint i)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	GtkListBoxRow *row = gtk_list_box_get_row_at_index(self->list, (int)i);
 	if (row)
 		gtk_list_box_select_row(self->list, row);
