@@ -15,6 +15,7 @@ struct _PlBlockView {
 	GtkLabel *summary, *table;
 	GtkWidget *chart;
 	PlBlockIo *io;
+	PlProfile *profile; /* the one read (the session's: not owned) */
 	guint64 t0, t1;
 };
 
@@ -32,6 +33,16 @@ static void draw_chart(GtkDrawingArea *area, cairo_t *cr, int width, int height,
 	if (w <= 1)
 		return;
 	double scale = w / (double)(self->t1 - self->t0);
+	const PlFilter *pick = pl_lazy_page_get_pick(GTK_WIDGET(self));
+	gboolean picked = pl_lazy_page_has_pick(GTK_WIDGET(self));
+	if (pick->t0 || pick->t1) {
+		/* the window's range, over every device's row */
+		guint64 a = MAX(pick->t0, self->t0), z = pick->t1 ? MIN(pick->t1, self->t1) : self->t1;
+		cairo_set_source_rgba(cr, 0.2, 0.4, 0.9, 0.18);
+		cairo_rectangle(cr, x0 + (double)(a - self->t0) * scale, 0,
+				z > a ? (double)(z - a) * scale : 1, b->devices->len * ROW_H);
+		cairo_fill(cr);
+	}
 	PangoLayout *text = gtk_widget_create_pango_layout(GTK_WIDGET(area), NULL);
 	for (guint d = 0; d < b->devices->len; d++) {
 		const PlBlockDevice *dev = &g_array_index(b->devices, PlBlockDevice, d);
@@ -52,10 +63,12 @@ static void draw_chart(GtkDrawingArea *area, cairo_t *cr, int width, int height,
 			double f = (log10(MAX(lat, 1e4)) - 4) / 6; /* 10 µs .. 10 s */
 			f = CLAMP(f, 0, 1);
 			double x = x0 + (double)(r->issue > self->t0 ? r->issue - self->t0 : 0) * scale;
+			/* the pick's requests stand out; the others stay, faded */
+			double alpha = !picked || pl_filter_keeps(pick, r->tid, r->issue) ? 1 : 0.25;
 			if (r->op == PL_BLOCK_READ)
-				cairo_set_source_rgb(cr, 0.2, 0.5, 0.2);
+				cairo_set_source_rgba(cr, 0.2, 0.5, 0.2, alpha);
 			else
-				cairo_set_source_rgb(cr, 0.8, 0.4, 0.1);
+				cairo_set_source_rgba(cr, 0.8, 0.4, 0.1, alpha);
 			cairo_rectangle(cr, x - 1, y + ROW_H - 4 - f * (ROW_H - 8) - 1, 2, 2);
 			cairo_fill(cr);
 		}
@@ -70,6 +83,39 @@ static void append_stack(GString *t, PlProfile *p, guint32 stack)
 	for (guint f = 0; f < fns->len; f++)
 		g_string_append_printf(t, "%s%s", f ? " < " : "",
 				       pl_profile_get_function_label(p, g_array_index(fns, guint32, f)));
+}
+
+/* Block requests are the board's: the thread current at issue is the
+ * submitter only when it dispatched the request itself, a kworker when
+ * the queue ran later, so a thread's pick would drop most of its I/O;
+ * `perflens report --block` and `export block-csv` count the whole
+ * session too.  The page says so rather than seem to follow the pick. */
+static void append_whole_session(PlBlockView *self, GString *m, PlProfile *p,
+				 const PlFilter *pick, const GPtrArray *slow)
+{
+	g_string_append(m, "\n<b>The whole session</b>, not only the window's ");
+	if (pick->tid) {
+		PlThread *th = pl_profile_lookup_thread(p, pick->tid);
+		g_autofree char *name = g_markup_escape_text(th && th->name ? th->name : "?", -1);
+		g_string_append_printf(m, "thread (%s %u)%s", name, pick->tid,
+				       pick->t0 || pick->t1 ? " and " : "");
+	}
+	if (pick->t0 || pick->t1)
+		g_string_append_printf(m, "range (%.3f s to %.3f s)",
+				       pick->t0 > self->t0 ? (pick->t0 - self->t0) / 1e9 : 0.0,
+				       ((pick->t1 ? pick->t1 : self->t1) - self->t0) / 1e9);
+	guint done = 0, in = 0;
+	for (guint i = 0; i < self->io->requests->len; i++) {
+		const PlBlockRequest *r = &g_array_index(self->io->requests, PlBlockRequest, i);
+		done += r->complete != 0;
+		in += r->complete && pl_filter_keeps(pick, r->tid, r->issue);
+	}
+	g_string_append_printf(m, ": a request's thread is whichever ran the queue when it went "
+			       "to the driver (often a kworker, not the thread that asked for the "
+			       "I/O), so the counts and latencies are the board's, as "
+			       "<tt>perflens report --block</tt> gives them.  Of the %u completed "
+			       "requests, %u were issued in the pick: drawn in full colour%s.",
+			       done, in, slow->len ? ", marked ▶ among the slowest" : "");
 }
 
 static void fill(PlBlockView *self, PlProfile *p)
@@ -96,12 +142,17 @@ static void fill(PlBlockView *self, PlProfile *p)
 			d->p99_ns / 1e6, d->max_ns / 1e6);
 	}
 	g_autoptr(GPtrArray) slow = pl_block_io_slowest(b, G_MAXUINT32, SLOWEST);
-	g_string_append_printf(t, "\nSlowest %u (the stack that issued each, innermost first)\n",
-			       slow->len);
+	const PlFilter *pick = pl_lazy_page_get_pick(GTK_WIDGET(self));
+	gboolean picked = pl_lazy_page_has_pick(GTK_WIDGET(self));
+	g_string_append_printf(t, "\nSlowest %u (the stack that issued each, innermost first%s)\n",
+			       slow->len, picked ? "; ▶ issued by the picked thread in the "
+						   "picked range" : "");
 	for (guint i = 0; i < slow->len; i++) {
 		const PlBlockRequest *r = slow->pdata[i];
 		PlThread *th = pl_profile_lookup_thread(p, r->tid);
 		g_autofree char *name = pl_block_dev_name(r->dev);
+		if (picked)
+			g_string_append(t, pl_filter_keeps(pick, r->tid, r->issue) ? "▶ " : "  ");
 		g_string_append_printf(t, "%10.3f ms  %-10s %-5s %8.1f KiB  %s (%u)  ",
 				       (r->complete - r->issue) / 1e6, name, r->rwbs,
 				       r->bytes / 1024.0, th && th->name ? th->name : "?", r->tid);
@@ -117,6 +168,8 @@ static void fill(PlBlockView *self, PlProfile *p)
 			       " completions whose issue came before the recording, %"
 			       G_GUINT64_FORMAT " requests still in flight at its end.",
 			       done, b->devices->len, b->complete_without_issue, open);
+	if (picked)
+		append_whole_session(self, m, p, pick, slow);
 	if (b->lost)
 		g_string_append_printf(m, "\n<b>The recording lost %" G_GUINT64_FORMAT
 				       " samples</b>: some requests are missing.", b->lost);
@@ -127,6 +180,7 @@ static void fill(PlBlockView *self, PlProfile *p)
 void pl_block_view_set_profile(PlBlockView *self, PlProfile *profile)
 {
 	g_clear_pointer(&self->io, pl_block_io_free);
+	self->profile = profile;
 	if (profile) {
 		self->io = pl_block_io_new(profile);
 		self->t0 = pl_profile_get_stats(profile)->first_time;
@@ -147,7 +201,20 @@ void pl_block_view_set_profile(PlBlockView *self, PlProfile *profile)
 
 const PlBlockIo *pl_block_view_get_io(PlBlockView *self)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	return self->io;
+}
+
+const char *pl_block_view_get_summary(PlBlockView *self)
+{
+	pl_lazy_page_flush(GTK_WIDGET(self));
+	return gtk_label_get_text(self->summary);
+}
+
+const char *pl_block_view_get_table(PlBlockView *self)
+{
+	pl_lazy_page_flush(GTK_WIDGET(self));
+	return gtk_label_get_text(self->table);
 }
 
 GtkWidget *pl_block_view_new(void)
@@ -189,7 +256,17 @@ static void set_profile(GtkWidget *page, PlProfile *profile)
 	pl_block_view_set_profile((PlBlockView *)page, profile);
 }
 
+/* The pick changes what is marked, not what is read: the requests stay. */
+static void refresh(GtkWidget *page)
+{
+	PlBlockView *self = PL_BLOCK_VIEW(page);
+	if (self->io && self->io->recorded)
+		fill(self, self->profile);
+	gtk_widget_queue_draw(self->chart);
+}
+
 void pl_block_view_set_session(PlBlockView *self, PlProfileSession *session)
 {
 	pl_lazy_page_follow(GTK_WIDGET(self), session, set_profile, pl_block_io_tracepoints);
+	pl_lazy_page_follow_pick(GTK_WIDGET(self), session, refresh);
 }

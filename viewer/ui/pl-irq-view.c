@@ -20,8 +20,6 @@ struct _PlIrqView {
 	guint *n_drawn;      /* per lane (2 × CPU + soft), at the last draw */
 	guint n_columns;
 	PlProfile *profile;  /* the one read (the session's: not owned) */
-	PlFilter filter;     /* the window's thread and range (its event unused) */
-	gboolean stale;      /* the filter changed while the page was hidden */
 };
 
 G_DEFINE_FINAL_TYPE(PlIrqView, pl_irq_view, GTK_TYPE_WIDGET)
@@ -101,9 +99,10 @@ void pl_irq_view_set_profile(PlIrqView *self, PlProfile *profile)
 	self->n_columns = 0;
 	g_clear_pointer(&self->stats, pl_irq_stats_free);
 	self->profile = profile;
-	self->stale = FALSE;
+	/* the window's thread and range (pl-lazy-page.h) */
 	if (profile)
-		self->stats = pl_irq_stats_new_filtered(profile, &self->filter);
+		self->stats = pl_irq_stats_new_filtered(profile,
+							pl_lazy_page_get_pick(GTK_WIDGET(self)));
 	if (self->stats) {
 		self->runs = pl_timeline_irq_new_for_stats(self->stats);
 		self->n_drawn = g_new0(guint, 2 * (gsize)self->stats->ncpus + 1);
@@ -128,7 +127,7 @@ void pl_irq_view_set_profile(PlIrqView *self, PlProfile *profile)
 			       cpu_s > 0 ? s->hard_ns / 1e7 / cpu_s : 0.0, s->soft_count,
 			       s->soft_ns / 1e6, cpu_s > 0 ? s->soft_ns / 1e7 / cpu_s : 0.0,
 			       s->ncpus, secs);
-	if (self->filter.tid || self->filter.t0 || self->filter.t1)
+	if (pl_lazy_page_has_pick(GTK_WIDGET(self)))
 		g_string_append(m, " Of the selected thread's and time range's runs (those "
 				   "that interrupted the thread, entered in the range).");
 	g_string_append_printf(m,
@@ -167,6 +166,7 @@ void pl_irq_view_set_profile(PlIrqView *self, PlProfile *profile)
 
 const PlIrqStats *pl_irq_view_get_stats(PlIrqView *self)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	return self->stats;
 }
 
@@ -217,7 +217,6 @@ static void pl_irq_view_class_init(PlIrqViewClass *klass)
 
 static void pl_irq_view_init(PlIrqView *self)
 {
-	self->filter = PL_FILTER_ALL;
 	gtk_widget_init_template(GTK_WIDGET(self));
 	gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self->lanes), draw_lanes, self, NULL);
 }
@@ -229,31 +228,17 @@ static void set_profile(GtkWidget *page, PlProfile *profile)
 	pl_irq_view_set_profile((PlIrqView *)page, profile);
 }
 
-/* The window's thread and range, as the Locks page follows them: read
- * now when shown, else when next mapped (the pairing goes over every
- * event). */
-static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlIrqView *self)
-{
-	PlFilter f = pl_profile_session_get_filter(s);
-	if (!pl_filter_take_range(&self->filter, &f) || !self->profile)
-		return;
-	if (gtk_widget_get_mapped(GTK_WIDGET(self)))
-		pl_irq_view_set_profile(self, self->profile);
-	else
-		self->stale = TRUE;
-}
-
-static void on_map(GtkWidget *page, gpointer data)
+/* The pairing goes over every event: a new pick is read now when shown,
+ * else when next shown. */
+static void refresh(GtkWidget *page)
 {
 	PlIrqView *self = PL_IRQ_VIEW(page);
-	if (self->stale && self->profile)
+	if (self->profile)
 		pl_irq_view_set_profile(self, self->profile);
 }
 
 void pl_irq_view_set_session(PlIrqView *self, PlProfileSession *session)
 {
 	pl_lazy_page_follow(GTK_WIDGET(self), session, set_profile, pl_irq_tracepoints);
-	g_signal_connect_object(session, "notify::aggregate", G_CALLBACK(on_session_aggregate),
-				self, 0);
-	g_signal_connect(self, "map", G_CALLBACK(on_map), NULL);
+	pl_lazy_page_follow_pick(GTK_WIDGET(self), session, refresh);
 }

@@ -7,9 +7,10 @@
  * per IRQ handler and softirq vector with counts per CPU.
  *
  * The page hides itself in its GtkStack while the profile holds none of
- * the irq tracepoints.  A live recording's growth is read again while
- * the page is shown, else when it is next shown.  The profile is
- * borrowed.  Main thread only. */
+ * the irq tracepoints.  A live recording's growth and the window's pick
+ * (the interrupted thread, the runs entered in the range) are read again
+ * while the page is shown, else when it is next shown (pl-lazy-page.h).
+ * The profile is borrowed.  Main thread only. */
 #ifndef PL_IRQ_VIEW_H
 #define PL_IRQ_VIEW_H
 
@@ -33,7 +34,7 @@ const PlIrqStats *pl_irq_view_get_stats(PlIrqView *self);
  * pixel columns it had. */
 guint pl_irq_view_get_n_drawn(PlIrqView *self, guint cpu, gboolean hard, guint *n_runs,
 			      guint *n_columns);
-/* Follows session: a new profile or one that grew. */
+/* Follows session: a new profile, one that grew, the window's pick. */
 void pl_irq_view_set_session(PlIrqView *self, PlProfileSession *session);
 
 G_END_DECLS

@@ -1,5 +1,6 @@
 /* pl-lazy-page.h — a page of the window that follows the session's profile
- * but reads a growing live recording only while it is shown. */
+ * and the window's pick (thread and time range) but reads them only while
+ * it is shown. */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -27,8 +28,26 @@ typedef void (*PlLazyUpdate)(GtkWidget *view);
  * update of a view is the same function at every call. */
 void pl_lazy_page_update(GtkWidget *view, PlLazyUpdate update);
 
-/* Runs view's pending update now, if any (a getter answering for a page
- * that is not shown). */
+/* Connects page to the window's pick, the thread and time range of the
+ * session's filter (its event is not the page's: the pages that follow a
+ * pick read events, not samples).  When the pick changes, refresh(page)
+ * runs at once while the page is mapped, else once when it is next mapped
+ * (or flushed); a profile read through pl_lazy_page_follow meanwhile reads
+ * the pick as it is then, and the pending refresh is dropped.  The page
+ * reads the pick with pl_lazy_page_get_pick, in refresh and in set. */
+void pl_lazy_page_follow_pick(GtkWidget *page, PlProfileSession *session, PlLazyUpdate refresh);
+
+/* The pick page follows, borrowed: the thread (0: every one) and the range
+ * ([t0, t1), t1 0: no end) of the session's filter when it last changed,
+ * every event; PL_FILTER_ALL for a page that does not follow the pick. */
+const PlFilter *pl_lazy_page_get_pick(GtkWidget *page);
+
+/* Whether a pick narrows what the page reads (a thread or a range). */
+gboolean pl_lazy_page_has_pick(GtkWidget *page);
+
+/* Runs view's pending work now, if any: a profile that grew, a pick that
+ * changed, a deferred update (a getter answering for a page that is not
+ * shown). */
 void pl_lazy_page_flush(GtkWidget *view);
 
 /* Shows or hides the page's tab when it sits in a GtkStack. */

@@ -2,6 +2,7 @@
 #include "pl-locks-view.h"
 
 #include "pl-function-names.h"
+#include "pl-lazy-page.h"
 
 #define ROWS_SHOWN 200
 #define STACK_FRAMES 16
@@ -15,8 +16,7 @@ struct _PlLocksView {
 	PlProfile *profile;
 	guint n_trace; /* the profile's tracepoint events when the locks were read */
 	PlLocks *locks;
-	PlFilter filter; /* the window's thread and range (its event unused) */
-	gboolean stale;  /* the filter changed since the locks were read */
+	PlFilter read_with; /* the window's pick when the locks were read */
 	PlFunctionNames *names; /* made when a lock is first shown */
 };
 
@@ -133,26 +133,15 @@ static void on_row_activated(GtkListBox *box, GtkListBoxRow *row, PlLocksView *s
 
 /* ─── the profile ────────────────────────────────────────────────────── */
 
-static void show_page(PlLocksView *self, gboolean visible)
+/* The waits of profile with the window's thread and range (pl-lazy-page.h). */
+static void read_locks(PlLocksView *self, PlProfile *profile)
 {
-	GtkWidget *parent = gtk_widget_get_parent(GTK_WIDGET(self));
-	if (GTK_IS_STACK(parent))
-		gtk_stack_page_set_visible(gtk_stack_get_page(GTK_STACK(parent), GTK_WIDGET(self)),
-					   visible);
-}
-
-void pl_locks_view_set_profile(PlLocksView *self, PlProfile *profile)
-{
-	/* a live profile grows often: read again only when it has new
-	 * tracepoint events (the futex ones among them) */
 	guint n_trace = 0;
 	if (profile)
 		pl_profile_get_trace_events(profile, &n_trace);
-	if (profile && profile == self->profile && self->locks && n_trace == self->n_trace &&
-	    !self->stale)
-		return;
 	self->n_trace = n_trace;
-	self->stale = FALSE;
+	const PlFilter *pick = pl_lazy_page_get_pick(GTK_WIDGET(self));
+	pl_filter_take_range(&self->read_with, pick);
 	g_clear_pointer(&self->locks, pl_locks_free);
 	g_clear_pointer(&self->names, pl_function_names_free);
 	GtkWidget *c;
@@ -160,10 +149,14 @@ void pl_locks_view_set_profile(PlLocksView *self, PlProfile *profile)
 		gtk_list_box_remove(self->list, c);
 	gtk_label_set_text(self->details, "");
 	self->profile = profile;
+	gboolean filtered = pl_lazy_page_has_pick(GTK_WIDGET(self));
 	if (profile)
-		self->locks = pl_locks_new_filtered(profile, &self->filter);
+		self->locks = pl_locks_new_filtered(profile, pick);
 	guint n = self->locks ? self->locks->locks->len : 0;
-	show_page(self, self->locks && self->locks->waits->len > 0);
+	/* a pick of a thread without waits empties the page, never hides
+	 * the tab the user is on */
+	pl_lazy_page_show(GTK_WIDGET(self), self->locks && (self->locks->waits->len > 0 ||
+							    (filtered && self->locks->recorded)));
 	if (!self->locks) {
 		gtk_label_set_text(self->summary, "");
 		return;
@@ -184,7 +177,6 @@ void pl_locks_view_set_profile(PlLocksView *self, PlProfile *profile)
 		gtk_widget_set_margin_bottom(l, 3);
 		gtk_list_box_append(self->list, l);
 	}
-	gboolean filtered = self->filter.tid || self->filter.t0 || self->filter.t1;
 	g_autofree char *sum = g_strdup_printf(
 		"%u locks, %u futex waits, %.3f ms waited in all%s%s%s", n, self->locks->waits->len,
 		total / 1e6,
@@ -199,13 +191,30 @@ void pl_locks_view_set_profile(PlLocksView *self, PlProfile *profile)
 	}
 }
 
+void pl_locks_view_set_profile(PlLocksView *self, PlProfile *profile)
+{
+	/* a live profile grows often: read again only when it has new
+	 * tracepoint events (the futex ones among them) */
+	guint n_trace = 0;
+	if (profile)
+		pl_profile_get_trace_events(profile, &n_trace);
+	PlFilter pick = self->read_with;
+	gboolean new_pick = pl_filter_take_range(&pick, pl_lazy_page_get_pick(GTK_WIDGET(self)));
+	if (profile && profile == self->profile && self->locks && n_trace == self->n_trace &&
+	    !new_pick)
+		return;
+	read_locks(self, profile);
+}
+
 const PlLocks *pl_locks_view_get_locks(PlLocksView *self)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	return self->locks;
 }
 
 void pl_locks_view_select(PlLocksView *self, guint i)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	GtkListBoxRow *row = gtk_list_box_get_row_at_index(self->list, (int)i);
 	if (row)
 		gtk_list_box_select_row(self->list, row);
@@ -214,11 +223,13 @@ void pl_locks_view_select(PlLocksView *self, guint i)
 
 const char *pl_locks_view_get_summary(PlLocksView *self)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	return gtk_label_get_text(self->summary);
 }
 
 const char *pl_locks_view_get_details(PlLocksView *self)
 {
+	pl_lazy_page_flush(GTK_WIDGET(self));
 	return gtk_label_get_text(self->details);
 }
 
@@ -251,36 +262,28 @@ static void pl_locks_view_class_init(PlLocksViewClass *klass)
 
 static void pl_locks_view_init(PlLocksView *self)
 {
+	self->read_with = PL_FILTER_ALL;
 	gtk_widget_init_template(GTK_WIDGET(self));
 }
 
 /* ─── the session (pl-profile-session.h) ─────────────────────────────── */
 
-static void on_session_profile(PlProfileSession *s, GParamSpec *ps, PlLocksView *self)
+static void set_profile(GtkWidget *page, PlProfile *profile)
 {
-	pl_locks_view_set_profile(self, pl_profile_session_get_profile(s));
+	pl_locks_view_set_profile(PL_LOCKS_VIEW(page), profile);
 }
 
-static void on_session_updated(PlProfileSession *s, PlLocksView *self)
+/* the thread and the range only: the futex waits are not samples of the
+ * window's event */
+static void refresh(GtkWidget *page)
 {
-	on_session_profile(s, NULL, self);
-}
-
-static void on_session_aggregate(PlProfileSession *s, GParamSpec *ps, PlLocksView *self)
-{
-	/* the thread and the range only: the futex waits are not samples of
-	 * the window's event */
-	PlFilter f = pl_profile_session_get_filter(s);
-	if (!pl_filter_take_range(&self->filter, &f))
-		return;
-	self->stale = TRUE;
-	on_session_profile(s, NULL, self);
+	PlLocksView *self = PL_LOCKS_VIEW(page);
+	if (self->profile)
+		pl_locks_view_set_profile(self, self->profile);
 }
 
 void pl_locks_view_set_session(PlLocksView *self, PlProfileSession *session)
 {
-	g_signal_connect_object(session, "notify::profile", G_CALLBACK(on_session_profile), self, 0);
-	g_signal_connect_object(session, "updated", G_CALLBACK(on_session_updated), self, 0);
-	g_signal_connect_object(session, "notify::aggregate", G_CALLBACK(on_session_aggregate),
-				self, 0);
+	pl_lazy_page_follow(GTK_WIDGET(self), session, set_profile, pl_locks_events());
+	pl_lazy_page_follow_pick(GTK_WIDGET(self), session, refresh);
 }

@@ -7,7 +7,11 @@
  * wait-time histogram.
  *
  * The page hides itself in its GtkStack while the profile has no futex
- * waits.  The profile is borrowed.  Main thread only. */
+ * waits (a pick of a thread without any empties it instead).  A live
+ * recording's growth and the window's pick (the waiter, the waits begun
+ * in the range) are read again while the page is shown, else when it is
+ * next shown (pl-lazy-page.h); the getters read what is pending first.
+ * The profile is borrowed.  Main thread only. */
 #ifndef PL_LOCKS_VIEW_H
 #define PL_LOCKS_VIEW_H
 
@@ -31,7 +35,7 @@ void pl_locks_view_select(PlLocksView *self, guint i);
 /* The summary line and the details shown, borrowed. */
 const char *pl_locks_view_get_summary(PlLocksView *self);
 const char *pl_locks_view_get_details(PlLocksView *self);
-/* Follows session: a new profile, or one that grew. */
+/* Follows session: a new profile, one that grew, the window's pick. */
 void pl_locks_view_set_session(PlLocksView *self, PlProfileSession *session);
 
 G_END_DECLS

@@ -185,6 +185,12 @@
  *   lock-wait-tip NAME [TID]       the tooltip of the longest lock wait's bar (of those
  *                                  thread TID released) names the lock's address and
  *                                  its holder ("# lock-tip …")
+ * The Block I/O page (pl-ui-script-block.c):
+ *   block-pick NAME TID F0 F1      with the page hidden, the window's thread TID (0: all)
+ *                                  and range [F0, F1] (session fractions; 0 0: none); then
+ *                                  the page is shown: "# NAME-filter: TID FROM TO T0 T1",
+ *                                  "# NAME-hidden: 1", its "# NAME-summary" and
+ *                                  "# NAME-table" lines
  * The Findings page (pl-ui-script-findings.c; "# findings-…" lines say
  * the view shown and the window's filter):
  *   expect-view VIEW NAME          the views stack shows VIEW (findings, flame, …)
@@ -229,6 +235,7 @@ PlUiStep pl_ui_script_fleet_step(PlWindow *w, char **argv, guint ticks, gboolean
 PlUiStep pl_ui_script_locks_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_tracks_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_irq_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
+PlUiStep pl_ui_script_block_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_findings_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 /* "NAME" or "NAME@FILE" (defined in a file whose path ends with /FILE):
  * the first function so named, PL_NO_ID when none. */
