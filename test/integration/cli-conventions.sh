@@ -22,8 +22,8 @@ cleanup() {
 }
 trap cleanup EXIT
 pl_plan port_zero_logged port_zero_token_file refused_at_once wrong_token_sentence unknown_option missing_file \
-	capture_stub_refused capture_torn_kept version_format help_80_columns help_environment \
-	agent_perf_letters
+	capture_stub_refused capture_torn_kept whole_sections_refuse_filter version_format \
+	help_80_columns help_environment agent_perf_letters
 
 [ -x "$AGENT" ] && [ -x "$PERFLENS" ] || pl_fail_all "$AGENT or $PERFLENS not built (make)"
 
@@ -146,12 +146,30 @@ if "$AGENT" --output "$cap" --frequency 499 -- "$B/workloads/burn" 0.5 1 >"$TMP/
 	else
 		fail capture_torn_kept "exit $rc: $err $(head -n 1 "$TMP/torn.out")"
 	fi
+	# a report section of the whole recording refuses a thread or range
+	# instead of listing everything as if it had taken them; the profile
+	# and --locks take them
+	bad=
+	for sec in --block --counters --markers --tracepoints --syscalls --findings --periods; do
+		for f in "--tid 1" "--from 0.1" "--to 0.2"; do
+			# shellcheck disable=SC2086 # "$f" is an option and its value
+			err=$("$PERFLENS" report "$cap" $sec $f 2>&1 >/dev/null); rc=$?
+			echo "$err" | grep -q "report $sec lists the whole recording" && [ $rc = 2 ] ||
+				bad="$bad|$sec $f: exit $rc: $(echo "$err" | head -c 160)"
+		done
+	done
+	"$PERFLENS" report "$cap" --locks --from 0.1 >/dev/null 2>"$TMP/locks.err" ||
+		bad="$bad|--locks --from 0.1 refused: $(head -c 160 "$TMP/locks.err")"
+	if [ -z "$bad" ]; then ok whole_sections_refuse_filter
+	else fail whole_sections_refuse_filter "${bad#|}"; fi
 elif why=$(pl_perf_refused); then
 	skip capture_stub_refused "$why"
 	skip capture_torn_kept "$why"
+	skip whole_sections_refuse_filter "$why"
 else
 	fail capture_stub_refused "the agent could not record: $(tail -n 2 "$TMP/cap.log")"
 	fail capture_torn_kept "the agent could not record"
+	fail whole_sections_refuse_filter "the agent could not record"
 fi
 
 # ─── one version format: NAME VERSION (protocol N), the same VERSION ────

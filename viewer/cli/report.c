@@ -806,6 +806,19 @@ int pl_cli_report(int argc, char **argv)
 		g_regex_unref(e);
 	}
 
+	/* the sections of the whole recording say so rather than ignore a
+	 * thread or range asked of them (export refuses them alike) */
+	const char *whole = a.periods ? "--periods" : a.findings ? "--findings"
+			    : a.markers ? "--markers" : a.tracepoints ? "--tracepoints"
+			    : a.syscalls ? "--syscalls" : a.block ? "--block"
+			    : a.counters ? "--counters" : NULL;
+	if ((a.tid || a.from || a.to) && whole) {
+		pl_cli_fail("report %s lists the whole recording: --tid, --from and --to apply to "
+			    "the profile, --irq and --locks only: leave them out",
+			    whole);
+		goto out;
+	}
+
 	gboolean bad_filter;
 	sf = pl_cli_stack_filter(&a.flt, &bad_filter);
 	if (bad_filter)

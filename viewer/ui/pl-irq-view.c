@@ -147,7 +147,7 @@ void pl_irq_view_set_profile(PlIrqView *self, PlProfile *profile)
 	 * the recording lacks (report --irq gives the rows) */
 	g_autoptr(PlProcIrqCompare) cmp = pl_proc_irq_compare_new(profile);
 	g_autofree char *proc = pl_proc_irq_compare_dup_summary(
-		cmp, pl_proc_irq_filter_narrows(&self->filter));
+		cmp, pl_proc_irq_filter_narrows(pl_lazy_page_get_pick(GTK_WIDGET(self))));
 	if (proc) {
 		g_autofree char *esc = g_markup_escape_text(proc, -1);
 		g_string_append_printf(m, "\n%s.", esc);
