@@ -274,7 +274,9 @@ static void record_and_check(const char *mode)
 	PL_CHECKF(c.spawner, "no FORK of a spawned-N thread in the capture");
 
 	/* pair as the viewer does: the latest FORK by the same thread, at or
-	 * before the sample, not yet taken */
+	 * before the sample (or up to 10 µs after it: the kernel stamps the
+	 * two on different paths, and the sample may read 289 ns earlier),
+	 * not yet taken */
 	int from_spawner = 0, paired = 0, right_child = 0, with_copy = 0, with_creator = 0;
 	for (int i = 0; i < c.ncr; i++) {
 		const struct creation *x = &c.cr[i];
@@ -285,10 +287,11 @@ static void record_and_check(const char *mode)
 		with_creator += x->hits_creator;
 		struct fork_rec *best = NULL;
 		for (int k = 0; k < c.nforks; k++)
-			if (c.forks[k].ptid == x->tid && c.forks[k].time <= x->time &&
+			if (c.forks[k].ptid == x->tid && c.forks[k].time <= x->time + 10000 &&
 			    (!best || c.forks[k].time > best->time))
 				best = &c.forks[k];
-		if (!best || best->paired || x->time - best->time > 100ull * 1000 * 1000)
+		if (!best || best->paired ||
+		    (x->time > best->time && x->time - best->time > 100ull * 1000 * 1000))
 			continue;
 		best->paired = 1;
 		paired++;

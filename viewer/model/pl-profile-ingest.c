@@ -59,11 +59,20 @@ static void ingest_task(PlProfile *self, const struct pl_msg_task *k)
 		if (k->ptid && k->ptid != k->tid) {
 			ForkMark *f = g_hash_table_lookup(self->forks, GUINT_TO_POINTER(k->ptid));
 			if (!f) {
-				f = g_new(ForkMark, 1);
+				f = g_new0(ForkMark, 1);
 				g_hash_table_insert(self->forks, GUINT_TO_POINTER(k->ptid), f);
 			}
 			f->child = k->tid;
 			f->time = k->time;
+			if (f->early && k->time >= f->early_time &&
+			    k->time - f->early_time <= CREATION_EARLY_NS) {
+				/* this FORK's creation sample came first */
+				if (t->creation_stack == PL_NO_ID) {
+					t->creation_stack = f->early_stack;
+					self->stats.creation_unpaired--;
+				}
+				f->early = FALSE;
+			}
 		}
 		PlThread *parent = g_hash_table_lookup(self->threads, GUINT_TO_POINTER(k->ptid));
 		if (!t->name && parent && parent->name)

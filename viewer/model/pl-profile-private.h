@@ -125,12 +125,19 @@ struct _PlProfile {
 	guint8 pc_flags[PL_MAX_CALLCHAIN + 8];
 };
 
-/* A FORK waiting for its creation sample (pl_profile_thread_creation_stack). */
+/* A FORK waiting for its creation sample (pl_profile_thread_creation_stack),
+ * and a creation sample waiting for its FORK: the two are stamped by
+ * different kernel paths, and the sample's time may come first, by up to
+ * 289 ns seen on a 6.18 VM (the ingest is in time order). */
 typedef struct {
 	guint32 child;
 	guint64 time;
+	gboolean early;	    /* a creation sample came before its FORK: */
+	guint32 early_stack; /* its stack */
+	guint64 early_time;
 } ForkMark;
 #define CREATION_MAX_DELAY_NS (100ull * 1000 * 1000)
+#define CREATION_EARLY_NS (10ull * 1000)
 
 /* ─── pl-profile.c ───────────────────────────────────────────────────── */
 

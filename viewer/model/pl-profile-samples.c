@@ -348,7 +348,15 @@ static void ingest_creation(PlProfile *self, const struct pl_msg_sample *s)
 	PlThread *child = f ? g_hash_table_lookup(self->threads, GUINT_TO_POINTER(f->child)) : NULL;
 	if (!child || s->time < f->time || s->time - f->time > CREATION_MAX_DELAY_NS ||
 	    child->creation_stack != PL_NO_ID) {
+		/* unpaired unless its FORK follows within CREATION_EARLY_NS */
 		self->stats.creation_unpaired++;
+		if (!f) {
+			f = g_new0(ForkMark, 1);
+			g_hash_table_insert(self->forks, GUINT_TO_POINTER(s->tid), f);
+		}
+		f->early = TRUE;
+		f->early_stack = stack;
+		f->early_time = s->time;
 		return;
 	}
 	child->creation_stack = stack;

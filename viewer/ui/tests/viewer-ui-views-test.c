@@ -472,7 +472,7 @@ static void comm(PlProfile *p, guint32 tid, const char *name)
 }
 
 /* Each creation sample goes to the latest FORK by its thread within
- * 100 ms; a FORK without one, a sample without one, a late sample and a
+ * 100 ms, or to the FORK that follows it within 10 µs; a FORK without one, a sample without one, a late sample and a
  * thread from before the session each get their answer, and no creation
  * sample counts anywhere CPU samples do. */
 static void creation_pairing(void)
@@ -493,6 +493,10 @@ static void creation_pairing(void)
 	fork_of(p, 106, 101, 1601 * ms);      /* 101's latest child */
 	sample(p, 1, 101, 1601 * ms + 10, 0x3000);    /* → 106, not 105 */
 	sample(p, 0, 101, 1700 * ms, 0x2000);         /* the one CPU sample */
+	sample(p, 1, 101, 1800 * ms - 289, 0x3000);   /* its FORK stamped 289 ns later */
+	fork_of(p, 107, 101, 1800 * ms);              /* → 107 */
+	sample(p, 1, 101, 1900 * ms - 20000, 0x3000); /* 20 µs before: another's */
+	fork_of(p, 108, 101, 1900 * ms);
 	pl_profile_finish(p);
 
 	const char *why = "unset";
@@ -508,8 +512,10 @@ static void creation_pairing(void)
 		 strstr(why, "lost"));
 	PL_CHECK(pl_profile_thread_creation_stack(p, 104, &why) == PL_NO_ID && why);
 	PL_CHECK(pl_profile_thread_creation_stack(p, 101, &why) == PL_NO_ID && why == NULL);
+	PL_CHECK(pl_profile_thread_creation_stack(p, 107, NULL) != PL_NO_ID);
+	PL_CHECK(pl_profile_thread_creation_stack(p, 108, &why) == PL_NO_ID && why);
 	const PlProfileStats *st = pl_profile_get_stats(p);
-	PL_CHECKF(st->creation_samples == 4 && st->creation_unpaired == 2,
+	PL_CHECKF(st->creation_samples == 6 && st->creation_unpaired == 3,
 		  "%" G_GUINT64_FORMAT " creation samples, %" G_GUINT64_FORMAT " unpaired",
 		  st->creation_samples, st->creation_unpaired);
 	guint n;
