@@ -31,6 +31,9 @@
  *                   there cannot be unwound by anyone; lfind is a plain C
  *                   loop with unwind tables whose callback does real work:
  *                   the stacks the EHABI unwinder must carry back to main.
+ *                   BURN_LFIND_EVERY=N takes that path every N calls of
+ *                   compute_outer instead of 150 (viewer-baseline-test
+ *                   wants it a tenth of the samples or more).
  *   BURN_HOT_ONLY   only the hot path (hot_leaf … compute_outer), for the
  *                   boards' libboardhot.so;
  *   BURN_HOT_EXTERN the program without the hot path, linked against that
@@ -126,7 +129,11 @@ __attribute__((noinline)) void search_step(unsigned long seed)
 	sink += lfind(&key, v, &n, sizeof(v[0]), cmp_key) != NULL;
 }
 #define libc_step search_step
+#ifdef BURN_LFIND_EVERY /* a heavier libc path (viewer-baseline-test) */
+#define COMPUTE_PER_LIBC_STEP BURN_LFIND_EVERY
+#else
 #define COMPUTE_PER_LIBC_STEP 150
+#endif
 #endif
 
 __attribute__((noinline)) void worker_loop(unsigned long seed)
