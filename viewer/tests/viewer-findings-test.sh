@@ -268,9 +268,14 @@ else
 	fshare=$(sed -n 's/^  \[unwound\] \([0-9.]*\)% of stacks are unwound to their start; .* stop short in libc.so.6$/\1/p' "$TMP/ts.txt")
 	"$PERFLENS" report --top 1 --fail-if 'unwound<99%' "${sym[@]}" "$TMP/lock.plens" >"$TMP/ts-gate.txt" 2>&1
 	gshare=$(sed -n 's/^perflens: --fail-if: \([0-9.]*\)% of stacks are unwound.*/\1/p' "$TMP/ts-gate.txt")
-	if [ -n "$locker" ] && [ "$locker" -ge 10 ] && [ "$skipped" = "$locker" ] && [ "$started" = "$locker" ] &&
+	# every locker stack that ends at its start routine's return address
+	# is not counted short; a sample or two may fall in libc's own part
+	# of the thread (before the routine is called, after it returns) and
+	# end elsewhere: a fresh-machine run had 730 of 731
+	if [ -n "$locker" ] && [ "$locker" -ge 10 ] && [ -n "$skipped" ] && [ "$skipped" -le "$locker" ] &&
+	   [ "$skipped" -ge $((locker - 2)) ] && [ "$started" = "$skipped" ] &&
 	   [ -n "$libc" ] && [ "$short" = "$libc" ] && [ -n "$fshare" ] && [ "$gshare" = "$fshare" ]; then
-		ok unwound_thread_start; echo "# locker's $locker stacks counted as started; $short of the main thread's stay short in libc.so.6; $gshare% unwound (finding and --fail-if)"
+		ok unwound_thread_start; echo "# $skipped of the locker's $locker stacks counted as started; $short of the main thread's stay short in libc.so.6; $gshare% unwound (finding and --fail-if)"
 	else fail unwound_thread_start "locker samples '$locker', not counted '$skipped', report's not short '$started', libc short '$libc', finding '$short', share finding '$fshare' / --fail-if '$gshare'"; fi
 fi
 
