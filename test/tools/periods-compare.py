@@ -39,7 +39,10 @@ if t0 is None or not t:
     print('BAD no task for thread %d%s in the report (tasks: %s)' % (tid, ' marker ' + marker if marker else '', [(x['tid'], x['marker']) for x in tasks])); sys.exit()
 t = t[0]
 bad = []
-if abs(t['period'] * 1e6 - period) > 2000: bad.append('period %.3f ms, program %.3f ms' % (t['period'], period / 1e6))
+# 5 µs: on a 2026 VM the detected period of the program's 10.000 ms came
+# out 10.003 and 9.997 ms in two fresh-machine runs (either side: the
+# fit's noise over 200-300 activations, not a bias), past the 2 µs this was
+if abs(t['period'] * 1e6 - period) > 5000: bad.append('period %.3f ms, program %.3f ms' % (t['period'], period / 1e6))
 if t['n'] != len(acts): bad.append('%d activations, program %d' % (t['n'], len(acts)))
 if len(t['acts']) != t['n']: bad.append('%d activations listed of %d (use --top 0)' % (len(t['acts']), t['n']))
 # each program activation: the recorded one running when the program read

@@ -16,7 +16,7 @@
 # above each side's smallest.  A miss whose finish lies within MARGIN of
 # its deadline may be judged either way: such activations are counted and
 # allowed to differ (the figure is printed).
-#   periodic_auto     period detected 10.000 ms (±0.002), every activation
+#   periodic_auto     period detected 10.000 ms (±0.005), every activation
 #                     found (count equal), starts, CPU times and jitters
 #                     within MARGIN, misses equal
 #   period_given      --period 10ms: the same activations and misses;
