@@ -65,6 +65,19 @@ pl_no_display() {
 		pl_skip_all "[no-display] Xvfb failed to start: $(grep -m1 -v '^$' "$1" | head -c 200)"
 }
 
+# pl_tracefs GROUP/EVENT: prints the tracefs directory that has that
+# tracepoint (mounting tracefs at /sys/kernel/tracing where nothing is
+# mounted), or fails.  The agent reads the same directories.
+pl_tracefs() {
+	local d
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ -r "$d/events/$1/id" ] && { echo "$d"; return 0; }
+	done
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	[ -r "/sys/kernel/tracing/events/$1/id" ] && { echo /sys/kernel/tracing; return 0; }
+	return 1
+}
+
 pl_perf_refused() {
 	local out
 	command -v perf >/dev/null 2>&1 || return 1 # ci/deps.sh installs it: no excuse

@@ -66,15 +66,8 @@ PY=/usr/bin/python3
 command -v perf >/dev/null || pl_fail_all "perf missing (ci/deps.sh)"
 if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
 [ "$(id -u)" = 0 ] || pl_skip_all "[not-root] the agent records every CPU's tracepoints and the test makes a loop device: root's"
-tfs=
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -r "$d/events/irq/softirq_entry/id" ] && tfs=$d && break
-done
-if [ -z "$tfs" ]; then
-	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-	[ -r /sys/kernel/tracing/events/irq/softirq_entry/id ] && tfs=/sys/kernel/tracing
-fi
-[ -n "$tfs" ] || pl_skip_all "[no-kernel-feature:irq tracepoints] no irq/softirq_entry in tracefs"
+tfs=$(pl_tracefs irq/softirq_entry) ||
+	pl_skip_all "[no-kernel-feature:irq tracepoints] no irq/softirq_entry in tracefs"
 
 # ─── the loop device (the block cases skip without one) ─────────────────
 block_skip=

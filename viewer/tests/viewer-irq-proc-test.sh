@@ -51,15 +51,8 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || pl_fail_all "$PY is not installed (ci/deps.sh)"
 if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
 [ "$(id -u)" = 0 ] || pl_skip_all "[not-root] the agent records every CPU's tracepoints and the test makes a loop device: root's"
-tfs=
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -r "$d/events/irq/softirq_entry/id" ] && tfs=$d && break
-done
-if [ -z "$tfs" ]; then
-	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-	[ -r /sys/kernel/tracing/events/irq/softirq_entry/id ] && tfs=/sys/kernel/tracing
-fi
-[ -n "$tfs" ] || pl_skip_all "[no-kernel-feature:irq tracepoints] no irq/softirq_entry in tracefs"
+pl_tracefs irq/softirq_entry >/dev/null ||
+	pl_skip_all "[no-kernel-feature:irq tracepoints] no irq/softirq_entry in tracefs"
 
 BACK=$(mktemp /var/tmp/pl-loop-XXXXXX)
 dd if=/dev/zero of="$BACK" bs=1M count=32 status=none 2>"$TMP/loop.err" ||

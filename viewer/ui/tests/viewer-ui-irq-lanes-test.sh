@@ -85,15 +85,8 @@ for c in xvfb-run xdotool import curl; do
 done
 if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
 [ "$(id -u)" = 0 ] || pl_skip_all "[not-root] the agent records every CPU's irq tracepoints: root's"
-tfs=
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -r "$d/events/irq/softirq_entry/id" ] && tfs=$d && break
-done
-if [ -z "$tfs" ]; then
-	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-	[ -r /sys/kernel/tracing/events/irq/softirq_entry/id ] && tfs=/sys/kernel/tracing
-fi
-[ -n "$tfs" ] || pl_skip_all "[no-kernel-feature:irq tracepoints] no irq/softirq_entry in tracefs"
+pl_tracefs irq/softirq_entry >/dev/null ||
+	pl_skip_all "[no-kernel-feature:irq tracepoints] no irq/softirq_entry in tracefs"
 export XDG_CONFIG_HOME=$TMP/config XDG_DATA_HOME=$TMP/data XDG_CACHE_HOME=$TMP/cache HOME=$TMP/home
 export GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1 GSK_RENDERER=${GSK_RENDERER:-cairo}
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 DEBUGINFOD_URLS=
