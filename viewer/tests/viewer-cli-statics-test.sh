@@ -137,10 +137,11 @@ ann=$(sed -n '/^Instructions of/,/^$/p' "$TMP/fa.txt")
 b_hex=$(printf '%x' "0x$B_ADDR")
 ann_self=$(echo "$ann" | awk '/^ +[0-9.]+% +[0-9.]+% +[0-9a-f]+:/ { v = $1; sub(/%/, "", v); s += v } END { printf "%.2f", s }')
 # the source says run_b alone calls b.c's helper; the listing is the code at
-# nm's address of b.c's helper, its instructions holding all of its self share
+# nm's address of b.c's helper (its first instruction, with or without
+# samples), its instructions holding all of its self share
 if echo "$rel" | grep -qF "Callers and callees of $BB:" && echo "$rel" | grep -qE '^  caller +[0-9.]+%  run_b$' &&
    ! echo "$rel" | grep -q run_a && echo "$ann" | grep -qF "Instructions of $BB:" &&
-   echo "$ann" | grep -qE "^ +$b_hex:" && ! echo "$ann" | grep -q 'fall on no instruction' &&
+   echo "$ann" | grep -qE "^ +([0-9.]+% +[0-9.]+% +)?$b_hex:" && ! echo "$ann" | grep -q 'fall on no instruction' &&
    awk -v a="$ann_self" -v b="$b_self" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.05) }'; then
 	ok function_and_annotate
 else fail function_and_annotate "$(echo "$rel" | head -3 | tr '\n' ' ') / $(echo "$ann" | head -4 | tr '\n' ' ') instructions $ann_self% of $b_self% $(head -c 200 "$TMP/fa.err")"; fi
