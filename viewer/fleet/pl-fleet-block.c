@@ -197,6 +197,7 @@ GPtrArray *pl_fleet_blocks_from_profile(PlProfile *profile, const char *session,
 		      g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL) };
 	guint n = 0;
 	const PlSample *s = pl_profile_get_samples(profile, &n);
+	const PlSampleCtx *s_cx = pl_profile_get_sample_ctx(profile);
 	PlFleetBlock *b = NULL;
 	g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(Row));
 	/* the current block's month, looked up only when a sample leaves it
@@ -218,17 +219,19 @@ GPtrArray *pl_fleet_blocks_from_profile(PlProfile *profile, const char *session,
 			b = pl_fleet_block_new(session, first_block + blocks->len, event, labels);
 			g_ptr_array_add(blocks, b);
 		}
-		if (s[i].tid != last_tid) {
-			const PlThread *t = pl_profile_lookup_thread(profile, s[i].tid);
-			last_tid = s[i].tid;
+		guint32 tid = pl_sample_tid(s_cx, &s[i]);
+		guint64 weight = pl_sample_weight(s_cx, &s[i]);
+		if (tid != last_tid) {
+			const PlThread *t = pl_profile_lookup_thread(profile, tid);
+			last_tid = tid;
 			last_pid = t ? t->pid : 0;
 		}
 		/* the profile keeps no CPU per sample */
-		Row r = { (guint32)secs, (guint32)(wall % 1000000000), last_pid, s[i].tid,
-			  stack_of(&st, s[i].stack, b), s[i].weight, 0 };
+		Row r = { (guint32)secs, (guint32)(wall % 1000000000), last_pid, tid,
+			  stack_of(&st, s[i].stack, b), weight, 0 };
 		g_array_append_val(rows, r);
 		b->n_samples++;
-		b->value += s[i].weight;
+		b->value += weight;
 	}
 	if (b)
 		encode_rows(b, rows);

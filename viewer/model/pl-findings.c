@@ -302,8 +302,10 @@ static void rule_off_cpu(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 	g_autoptr(GHashTable) exits = exits_by_pid(p);
 	guint n;
 	const PlSample *s = pl_profile_get_samples(p, &n);
+	const PlSampleCtx *s_cx = pl_profile_get_sample_ctx(p);
 	for (guint i = 0; i < n; i++) {
-		if (!s[i].weight || s[i].stack == PL_NO_ID)
+		guint64 weight = pl_sample_weight(s_cx, &s[i]);
+		if (!weight || s[i].stack == PL_NO_ID)
 			continue;
 		const PlEvent *e = pl_profile_lookup_event(p, pl_profile_get_stack_event(p, s[i].stack));
 		if (!e || e->role != PL_ROLE_SWITCH)
@@ -313,16 +315,16 @@ static void rule_off_cpu(PlProfile *p, PlProfile *baseline, GPtrArray *out)
 		if (k == WAIT_OTHER)
 			continue;
 		if (k == WAIT_LOCK &&
-		    woke_by_exit(exits, pl_profile_lookup_thread(p, s[i].tid), s[i].time,
-				 s[i].time + s[i].weight))
+		    woke_by_exit(exits, pl_profile_lookup_thread(p, pl_sample_tid(s_cx, &s[i])),
+				 s[i].time, s[i].time + weight))
 			k = WAIT_JOIN;
-		ns[k] += s[i].weight;
+		ns[k] += weight;
 		guint64 *w = g_hash_table_lookup(by_func, GUINT_TO_POINTER(f));
 		if (!w) {
 			w = g_new0(guint64, 2);
 			g_hash_table_insert(by_func, GUINT_TO_POINTER(f), w);
 		}
-		w[0] += s[i].weight;
+		w[0] += weight;
 		w[1] = k;
 	}
 	ns[WAIT_PREEMPT] = all.preempted_ns;

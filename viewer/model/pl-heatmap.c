@@ -25,8 +25,9 @@ PlHeatmap *pl_heatmap_new_mapped(PlProfile *p, guint32 tid, guint32 event, guint
 	self->counts = g_new0(guint64, (gsize)self->n_cols * self->n_rows);
 	guint n;
 	const PlSample *s = pl_profile_get_samples(p, &n);
+	const PlSampleCtx *s_cx = pl_profile_get_sample_ctx(p);
 	for (guint i = 0; i < n; i++) {
-		if (tid && s[i].tid != tid)
+		if (tid && pl_sample_tid(s_cx, &s[i]) != tid)
 			continue;
 		if (event != PL_NO_ID && pl_profile_get_stack_event(p, s[i].stack) != event)
 			continue;

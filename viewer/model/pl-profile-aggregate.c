@@ -57,6 +57,7 @@ static void count_part(CountPart *p)
 	const guint32 *node_map = p->node_map;
 	const AddrNode *addrs = (const AddrNode *)(void *)self->addrs->data;
 	const PlSample *samples = (const PlSample *)(void *)self->samples->data;
+	const PlSampleCtx *ctx = (const PlSampleCtx *)(void *)self->sample_ctx->data;
 	PlCount *per_stack = p->per_stack;
 	PlCount all = { 0 };
 	/* samples of one thread come in runs: its count is looked up once a run */
@@ -64,7 +65,8 @@ static void count_part(CountPart *p)
 	PlCount *tc = NULL;
 	for (guint i = p->from; i < p->to; i++) {
 		const PlSample *s = &samples[i];
-		if (f->tid && s->tid != f->tid)
+		const PlSampleCtx *c = &ctx[s->ctx];
+		if (f->tid && c->tid != f->tid)
 			continue;
 		if (f->event != PL_NO_ID && addrs[s->stack].event != f->event)
 			continue;
@@ -74,21 +76,21 @@ static void count_part(CountPart *p)
 		if (node_map && node_map[addrs[s->stack].fnode] == PL_NO_ID)
 			continue;
 		per_stack[s->stack].samples++;
-		per_stack[s->stack].weight += s->weight;
+		per_stack[s->stack].weight += c->weight;
 		all.samples++;
-		all.weight += s->weight;
-		if (!tc || s->tid != last_tid) {
-			tc = g_hash_table_lookup(p->threads, GUINT_TO_POINTER(s->tid));
+		all.weight += c->weight;
+		if (!tc || c->tid != last_tid) {
+			tc = g_hash_table_lookup(p->threads, GUINT_TO_POINTER(c->tid));
 			if (!tc) {
 				tc = g_new0(PlCount, 1);
-				g_hash_table_insert(p->threads, GUINT_TO_POINTER(s->tid), tc);
+				g_hash_table_insert(p->threads, GUINT_TO_POINTER(c->tid), tc);
 				if (p->tid_order)
-					g_array_append_val(p->tid_order, s->tid);
+					g_array_append_val(p->tid_order, c->tid);
 			}
-			last_tid = s->tid;
+			last_tid = c->tid;
 		}
 		tc->samples++;
-		tc->weight += s->weight;
+		tc->weight += c->weight;
 	}
 	p->all = all;
 }

@@ -90,6 +90,9 @@ struct _PlProfile {
 	GArray *node_locs; /* guint32 location ids, innermost first per addr node */
 
 	GArray *samples; /* PlSample */
+	GArray *sample_ctx;  /* PlSampleCtx, each (tid, weight) once */
+	PlIdTable ctx_tab;   /* (tid, weight) → index in sample_ctx */
+	guint32 last_ctx;    /* the last one interned: samples come in runs */
 	GArray *trace_events;    /* PlTraceEvent (pl-tracepoint.h), not CPU samples */
 	GByteArray *trace_raw;   /* their payloads, one after the other */
 	GHashTable *trace_formats; /* event index → PlTraceFormat* */
@@ -152,6 +155,8 @@ PlEvent *pl_profile_event_get(PlProfile *self, guint32 index);
 /* ─── pl-profile-samples.c ───────────────────────────────────────────── */
 
 void pl_profile_ingest_sample(PlProfile *self, const struct pl_msg_sample *s);
+/* The index in sample_ctx of (tid, weight), added when new. */
+guint32 pl_profile_sample_ctx_intern(PlProfile *self, guint32 tid, guint64 weight);
 
 /* ─── pl-stack-table.c ───────────────────────────────────────────────── */
 

@@ -443,6 +443,24 @@ static void ingest_trace(PlProfile *self, PlEvent *ev, const struct pl_msg_sampl
 	g_array_append_val(self->trace_events, e);
 }
 
+guint32 pl_profile_sample_ctx_intern(PlProfile *self, guint32 tid, guint64 weight)
+{
+	if (self->last_ctx != PL_NO_ID) {
+		const PlSampleCtx *c = &g_array_index(self->sample_ctx, PlSampleCtx, self->last_ctx);
+		if (c->tid == tid && c->weight == weight)
+			return self->last_ctx;
+	}
+	guint32 id = pl_id_table_lookup(&self->ctx_tab, tid, weight);
+	if (id == PL_NO_ID) {
+		id = self->sample_ctx->len;
+		PlSampleCtx c = { weight, tid };
+		g_array_append_val(self->sample_ctx, c);
+		pl_id_table_insert(&self->ctx_tab, tid, weight, id);
+	}
+	self->last_ctx = id;
+	return id;
+}
+
 void pl_profile_ingest_sample(PlProfile *self, const struct pl_msg_sample *s)
 {
 	PlProfileStats *st = &self->stats;
@@ -469,10 +487,11 @@ void pl_profile_ingest_sample(PlProfile *self, const struct pl_msg_sample *s)
 	PlThread *t = pl_profile_thread_get(self, s->pid, s->tid);
 	t->samples++;
 	ev->samples++;
-	PlSample sm = { s->time, s->period ? s->period : 1, s->tid, node };
+	/* a switch sample is weighed by the off-CPU time that follows:
+	 * known at switch-in */
+	guint64 w = ev->role == PL_ROLE_SWITCH ? 0 : s->period ? s->period : 1;
+	PlSample sm = { s->time, node, pl_profile_sample_ctx_intern(self, s->tid, w) };
 	if (ev->role == PL_ROLE_SWITCH) {
-		/* weighed by the off-CPU time that follows: known at switch-in */
-		sm.weight = 0;
 		guint idx = self->samples->len;
 		if (t->pending->len < 4096)
 			g_array_append_val(t->pending, idx);

@@ -71,6 +71,9 @@ PlProfile *pl_profile_new(const PlSymOptions *opts)
 	self->locs = g_array_new(FALSE, FALSE, sizeof(PlLocation));
 	self->node_locs = g_array_new(FALSE, FALSE, sizeof(guint32));
 	self->samples = g_array_new(FALSE, FALSE, sizeof(PlSample));
+	self->sample_ctx = g_array_new(FALSE, FALSE, sizeof(PlSampleCtx));
+	pl_id_table_init(&self->ctx_tab);
+	self->last_ctx = PL_NO_ID;
 	self->trace_events = g_array_new(FALSE, FALSE, sizeof(PlTraceEvent));
 	self->trace_raw = g_byte_array_new();
 	self->trace_formats = g_hash_table_new_full(NULL, NULL, NULL,
@@ -138,6 +141,8 @@ void pl_profile_free(PlProfile *self)
 	g_array_free(self->locs, TRUE);
 	g_array_free(self->node_locs, TRUE);
 	g_array_free(self->samples, TRUE);
+	g_array_free(self->sample_ctx, TRUE);
+	pl_id_table_free(&self->ctx_tab);
 	g_array_free(self->trace_events, TRUE);
 	g_byte_array_free(self->trace_raw, TRUE);
 	g_hash_table_destroy(self->trace_formats);
@@ -358,6 +363,11 @@ const PlSample *pl_profile_get_samples(PlProfile *self, guint *n)
 {
 	*n = self->samples->len;
 	return (const PlSample *)self->samples->data;
+}
+
+const PlSampleCtx *pl_profile_get_sample_ctx(PlProfile *self)
+{
+	return (const PlSampleCtx *)(void *)self->sample_ctx->data;
 }
 
 GArray *pl_profile_get_counter(PlProfile *self, guint32 event)

@@ -119,11 +119,18 @@ typedef struct {
 	gboolean everywhere; /* a uprobe or kprobe: opened for every process */
 } PlEvent;
 
+/* A sample's thread and weight.  Samples share them: a thread's period
+ * is steady (a 10.6 M-sample session of 17 threads at 100 kHz has 34
+ * pairs), so a sample is 16 bytes, not 24: 85 MB at 10 M samples. */
 typedef struct {
-	guint64 time;
 	guint64 weight;
 	guint32 tid;
+} PlSampleCtx;
+
+typedef struct {
+	guint64 time;
 	guint32 stack; /* address-trie leaf; pl_profile_get_stack_node() gives the call-tree node */
+	guint32 ctx;   /* its thread and weight: pl_sample_tid(), pl_sample_weight() */
 } PlSample;
 
 typedef struct {
@@ -237,6 +244,17 @@ guint32 pl_profile_get_main_event(PlProfile *self);
 const PlEvent *pl_profile_lookup_event(PlProfile *self, guint32 index);
 
 const PlSample *pl_profile_get_samples(PlProfile *self, guint *n);
+/* What the samples' ctx index: read again after the profile grows, as the
+ * samples. */
+const PlSampleCtx *pl_profile_get_sample_ctx(PlProfile *self);
+static inline guint32 pl_sample_tid(const PlSampleCtx *c, const PlSample *s)
+{
+	return c[s->ctx].tid;
+}
+static inline guint64 pl_sample_weight(const PlSampleCtx *c, const PlSample *s)
+{
+	return c[s->ctx].weight;
+}
 /* Counter series: event index → GArray of PlCounterPoint; NULL when none. */
 GArray *pl_profile_get_counter(PlProfile *self, guint32 event);
 /* Event indices that have counter series, sorted. */

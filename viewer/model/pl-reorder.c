@@ -114,16 +114,42 @@ static inline void note_first(PlReorder *r)
 
 /* ─── runs ───────────────────────────────────────────────────────────── */
 
+/* A run's buffers larger than this are given back when they hold a
+ * quarter of it or less: a run that held a burst keeps its peak size
+ * otherwise, and at 100 kHz on 2 CPUs the runs of a 500 ms window are
+ * tens of MB beside the samples (a 10.6 M-sample load's peak). */
+#define RUN_KEEP_BYTES (64u << 10)
+
+static void run_shrink(Run *run)
+{
+	if (run->dcap > RUN_KEEP_BYTES && run->dlen * 4 <= run->dcap) {
+		gsize cap = run->dcap / 2;
+		while (cap > RUN_KEEP_BYTES && run->dlen * 4 <= cap)
+			cap /= 2;
+		run->data = g_realloc(run->data, cap);
+		run->dcap = cap;
+	}
+	if (run->cap * sizeof(Item) > RUN_KEEP_BYTES && run->n * 4 <= run->cap) {
+		gsize cap = run->cap / 2;
+		while (cap * sizeof(Item) > RUN_KEEP_BYTES && run->n * 4 <= cap)
+			cap /= 2;
+		run->items = g_renew(Item, run->items, cap);
+		run->cap = cap;
+	}
+}
+
 /* Drops what was given out from the front of a run's buffers (only in a
- * push: a popped message borrows them until then). */
+ * push: a popped message borrows them until then), once that is as much
+ * as what it still holds: the moves cost at most what was given out. */
 static void run_compact(Run *run)
 {
 	if (run->head == run->n) {
 		run->head = run->n = 0;
 		run->dlen = 0;
+		run_shrink(run);
 		return;
 	}
-	if (run->head < 1024 || run->head * 4 < run->n * 3)
+	if (run->head < 1024 || run->head * 2 < run->n)
 		return;
 	gsize base = run->items[run->head].off;
 	memmove(run->items, run->items + run->head, (run->n - run->head) * sizeof(Item));
@@ -133,6 +159,7 @@ static void run_compact(Run *run)
 		run->items[i].off -= base;
 	memmove(run->data, run->data + base, run->dlen - base);
 	run->dlen -= base;
+	run_shrink(run);
 }
 
 static void run_append(Run *run, guint64 t, guint64 seq, const struct pl_msg *m)
@@ -164,9 +191,15 @@ static void mru_front(PlReorder *r, Run *run)
 	r->mru[0] = run;
 }
 
-/* Frees the spare runs past FREE_RUNS (no message borrows them now). */
+/* Frees the spare runs past FREE_RUNS, and gives back the large buffers
+ * of the one the last pop emptied (no message borrows them now). */
 static void trim_spare(PlReorder *r)
 {
+	if (r->spare->len) {
+		Run *last = r->spare->pdata[r->spare->len - 1];
+		last->head = last->n = last->dlen = 0;
+		run_shrink(last);
+	}
 	if (r->spare->len > FREE_RUNS)
 		g_ptr_array_remove_range(r->spare, 0, r->spare->len - FREE_RUNS);
 }

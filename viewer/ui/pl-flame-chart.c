@@ -115,6 +115,7 @@ void pl_flame_chart_set_data(PlFlameChart *self, PlProfile *p, const PlFilter *f
 	guint64 gap = st->frequency ? 3000000000ull / st->frequency : 30000000ull;
 	guint n;
 	const PlSample *s = pl_profile_get_samples(p, &n);
+	const PlSampleCtx *s_cx = pl_profile_get_sample_ctx(p);
 	guint32 open_node[MAX_DEPTH];
 	guint64 open_t0[MAX_DEPTH];
 	guint open_n = 0;
@@ -126,7 +127,7 @@ void pl_flame_chart_set_data(PlFlameChart *self, PlProfile *p, const PlFilter *f
 		gboolean end = i == n;
 		guint depth = 0;
 		if (!end) {
-			if (s[i].tid != self->tid || (f && s[i].time < f->t0) ||
+			if (pl_sample_tid(s_cx, &s[i]) != self->tid || (f && s[i].time < f->t0) ||
 			    (f && f->t1 && s[i].time >= f->t1))
 				continue;
 			if (event != PL_NO_ID && pl_profile_get_stack_event(p, s[i].stack) != event)

@@ -55,17 +55,18 @@ static char *thread_details(PlThreadTimeline *self, PlThread *t)
 	}
 	guint n = 0;
 	const PlSample *smp = pl_profile_get_samples(p, &n);
+	const PlSampleCtx *smp_cx = pl_profile_get_sample_ctx(p);
 	guint32 ev = pl_profile_get_main_event(p);
 	guint64 weight = 0, count = 0;
 	for (guint i = 0; i < n; i++) {
-		if (smp[i].tid != t->tid)
+		if (pl_sample_tid(smp_cx, &smp[i]) != t->tid)
 			continue;
 		if (!first || smp[i].time < first)
 			first = smp[i].time;
 		last = MAX(last, smp[i].time);
 		if ((ev == PL_NO_ID || pl_profile_get_stack_event(p, smp[i].stack) == ev) &&
 		    pl_thread_timeline_kept(self, &smp[i])) {
-			weight += smp[i].weight;
+			weight += pl_sample_weight(smp_cx, &smp[i]);
 			count++;
 		}
 	}

@@ -46,13 +46,14 @@ void pl_thread_timeline_fill_hist(PlThreadTimeline *self)
 	}
 	guint n;
 	const PlSample *s = pl_profile_get_samples(self->profile, &n);
+	const PlSampleCtx *s_cx = pl_profile_get_sample_ctx(self->profile);
 	double span = (double)(self->t_end - self->t_start);
 	/* samples come in runs of one thread: one lookup a run */
 	guint32 last_tid = 0;
 	guint li = 0;
 	for (guint i = 0; i < n; i++) {
-		if (i == 0 || s[i].tid != last_tid) {
-			last_tid = s[i].tid;
+		if (i == 0 || pl_sample_tid(s_cx, &s[i]) != last_tid) {
+			last_tid = pl_sample_tid(s_cx, &s[i]);
 			li = GPOINTER_TO_UINT(
 				g_hash_table_lookup(index, GUINT_TO_POINTER(last_tid)));
 		}

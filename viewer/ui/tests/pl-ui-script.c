@@ -605,14 +605,15 @@ static StepResult run_step(Script *s)
 		guint64 win = (guint64)(g_ascii_strtod(arg(s, 1), NULL) * 1e9);
 		guint n = 0;
 		const PlSample *sm = p ? pl_profile_get_samples(p, &n) : NULL;
+		const PlSampleCtx *sm_cx = p ? pl_profile_get_sample_ctx(p) : NULL;
 		guint64 best_t = 0;
 		guint best = 0, lo = 0, count = 0;
 		for (guint hi = 0; hi < n; hi++) {
-			if (tid && sm[hi].tid != tid)
+			if (tid && pl_sample_tid(sm_cx, &sm[hi]) != tid)
 				continue;
 			count++;
 			while (sm[lo].time + win < sm[hi].time) {
-				if (!tid || sm[lo].tid == tid)
+				if (!tid || pl_sample_tid(sm_cx, &sm[lo]) == tid)
 					count--;
 				lo++;
 			}
