@@ -73,6 +73,10 @@ static const struct {
 	{ "PERFLENS_TIMING",
 	  "=1: the desktop app prints each frame's time and each recompute's (bench/scale-app.sh)" },
 	{ "DISPLAY, WAYLAND_DISPLAY", "the display of the desktop app" },
+	{ "GSK_RENDERER",
+	  "GTK's renderer for the desktop app; unset, the app takes cairo on a machine without "
+	  "a GPU render node (/dev/dri/renderD*), where GL would be software; set, it goes to "
+	  "GTK as it is (ngl or gl for GTK's GL renderer)" },
 };
 
 static void print_environment(void)
