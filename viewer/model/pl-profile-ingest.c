@@ -127,7 +127,7 @@ static void ingest_switch(PlProfile *self, const struct pl_msg_switch *s)
 		for (guint i = 0; i < t->pending->len; i++) {
 			PlSample *sm = &g_array_index(self->samples, PlSample,
 						      g_array_index(t->pending, guint, i));
-			sm->ctx = pl_profile_sample_ctx_intern(
+			sm->ctx = pl_profile_sample_ctx_add(
 				self, s->tid, s->time > sm->time ? s->time - sm->time : 0);
 		}
 		g_array_set_size(t->pending, 0);

@@ -157,6 +157,9 @@ PlEvent *pl_profile_event_get(PlProfile *self, guint32 index);
 void pl_profile_ingest_sample(PlProfile *self, const struct pl_msg_sample *s);
 /* The index in sample_ctx of (tid, weight), added when new. */
 guint32 pl_profile_sample_ctx_intern(PlProfile *self, guint32 tid, guint64 weight);
+/* A new pair for a weight no other sample has (an off-CPU time): not
+ * interned, so a session of many switches holds no table of them. */
+guint32 pl_profile_sample_ctx_add(PlProfile *self, guint32 tid, guint64 weight);
 
 /* ─── pl-stack-table.c ───────────────────────────────────────────────── */
 

@@ -461,6 +461,13 @@ guint32 pl_profile_sample_ctx_intern(PlProfile *self, guint32 tid, guint64 weigh
 	return id;
 }
 
+guint32 pl_profile_sample_ctx_add(PlProfile *self, guint32 tid, guint64 weight)
+{
+	PlSampleCtx c = { weight, tid };
+	g_array_append_val(self->sample_ctx, c);
+	return self->sample_ctx->len - 1;
+}
+
 void pl_profile_ingest_sample(PlProfile *self, const struct pl_msg_sample *s)
 {
 	PlProfileStats *st = &self->stats;

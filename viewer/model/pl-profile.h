@@ -119,9 +119,11 @@ typedef struct {
 	gboolean everywhere; /* a uprobe or kprobe: opened for every process */
 } PlEvent;
 
-/* A sample's thread and weight.  Samples share them: a thread's period
- * is steady (a 10.6 M-sample session of 17 threads at 100 kHz has 34
- * pairs), so a sample is 16 bytes, not 24: 85 MB at 10 M samples. */
+/* A sample's thread and weight.  CPU samples share them: a thread's
+ * period is steady (a 10.6 M-sample session of 17 threads at 100 kHz has
+ * 34 pairs), so a sample is 16 bytes, not 24: 85 MB at 10 M samples.  An
+ * off-CPU sample's weight is its own (the time its thread stayed off):
+ * 32 bytes with its pair. */
 typedef struct {
 	guint64 weight;
 	guint32 tid;
@@ -244,8 +246,8 @@ guint32 pl_profile_get_main_event(PlProfile *self);
 const PlEvent *pl_profile_lookup_event(PlProfile *self, guint32 index);
 
 const PlSample *pl_profile_get_samples(PlProfile *self, guint *n);
-/* What the samples' ctx index: read again after the profile grows, as the
- * samples. */
+/* The pairs the samples' ctx index; like the samples, read again after the
+ * profile grew. */
 const PlSampleCtx *pl_profile_get_sample_ctx(PlProfile *self);
 static inline guint32 pl_sample_tid(const PlSampleCtx *c, const PlSample *s)
 {
