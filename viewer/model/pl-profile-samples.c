@@ -452,9 +452,7 @@ guint32 pl_profile_sample_ctx_intern(PlProfile *self, guint32 tid, guint64 weigh
 	}
 	guint32 id = pl_id_table_lookup(&self->ctx_tab, tid, weight);
 	if (id == PL_NO_ID) {
-		id = self->sample_ctx->len;
-		PlSampleCtx c = { weight, tid };
-		g_array_append_val(self->sample_ctx, c);
+		id = pl_profile_sample_ctx_add(self, tid, weight);
 		pl_id_table_insert(&self->ctx_tab, tid, weight, id);
 	}
 	self->last_ctx = id;

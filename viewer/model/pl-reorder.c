@@ -120,19 +120,24 @@ static inline void note_first(PlReorder *r)
  * tens of MB beside the samples (a 10.6 M-sample load's peak). */
 #define RUN_KEEP_BYTES (64u << 10)
 
+/* The capacity (in units of size bytes) a buffer of cap holding used
+ * shrinks to: halved while over RUN_KEEP_BYTES and a quarter full or less. */
+static gsize shrunk_cap(gsize cap, gsize used, gsize size)
+{
+	while (cap * size > RUN_KEEP_BYTES && used * 4 <= cap)
+		cap /= 2;
+	return cap;
+}
+
 static void run_shrink(Run *run)
 {
-	if (run->dcap > RUN_KEEP_BYTES && run->dlen * 4 <= run->dcap) {
-		gsize cap = run->dcap / 2;
-		while (cap > RUN_KEEP_BYTES && run->dlen * 4 <= cap)
-			cap /= 2;
-		run->data = g_realloc(run->data, cap);
-		run->dcap = cap;
+	gsize dcap = shrunk_cap(run->dcap, run->dlen, 1);
+	if (dcap != run->dcap) {
+		run->data = g_realloc(run->data, dcap);
+		run->dcap = dcap;
 	}
-	if (run->cap * sizeof(Item) > RUN_KEEP_BYTES && run->n * 4 <= run->cap) {
-		gsize cap = run->cap / 2;
-		while (cap * sizeof(Item) > RUN_KEEP_BYTES && run->n * 4 <= cap)
-			cap /= 2;
+	gsize cap = shrunk_cap(run->cap, run->n, sizeof(Item));
+	if (cap != run->cap) {
 		run->items = g_renew(Item, run->items, cap);
 		run->cap = cap;
 	}

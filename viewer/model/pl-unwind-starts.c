@@ -227,15 +227,16 @@ GHashTable *pl_profile_thread_starts(PlProfile *self)
 		const StackEnd *se = stack_end(s, self, smp[i].stack);
 		if (!se->user)
 			continue;
-		if (!t || t_tid != pl_sample_tid(smp_cx, &smp[i]))
-			t = g_hash_table_lookup(s->threads, GUINT_TO_POINTER(pl_sample_tid(smp_cx, &smp[i])));
-		t_tid = pl_sample_tid(smp_cx, &smp[i]);
+		guint32 tid = pl_sample_tid(smp_cx, &smp[i]);
+		if (!t || t_tid != tid)
+			t = g_hash_table_lookup(s->threads, GUINT_TO_POINTER(tid));
+		t_tid = tid;
 		if (!t) {
 			t = g_new0(ThreadEnds, 1);
 			t->ends = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
 			t->in_loader = g_array_new(FALSE, FALSE, sizeof(guint64));
 			t->left_loader = G_MAXUINT64;
-			g_hash_table_insert(s->threads, GUINT_TO_POINTER(pl_sample_tid(smp_cx, &smp[i])), t);
+			g_hash_table_insert(s->threads, GUINT_TO_POINTER(tid), t);
 		}
 		t->user++;
 		const char *module = module_of(self, se->func);

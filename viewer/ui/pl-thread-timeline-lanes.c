@@ -52,8 +52,9 @@ void pl_thread_timeline_fill_hist(PlThreadTimeline *self)
 	guint32 last_tid = 0;
 	guint li = 0;
 	for (guint i = 0; i < n; i++) {
-		if (i == 0 || pl_sample_tid(s_cx, &s[i]) != last_tid) {
-			last_tid = pl_sample_tid(s_cx, &s[i]);
+		guint32 tid = pl_sample_tid(s_cx, &s[i]);
+		if (i == 0 || tid != last_tid) {
+			last_tid = tid;
 			li = GPOINTER_TO_UINT(
 				g_hash_table_lookup(index, GUINT_TO_POINTER(last_tid)));
 		}
