@@ -34,8 +34,14 @@ while read -r m; do
 	insmod "/modules/$m" || echo "PL-ERROR insmod $m failed"
 done </modules.order
 ip link set lo up
-ip addr add 10.0.2.15/24 dev eth0 && ip link set eth0 up && ip route add default via 10.0.2.2 ||
-	echo "PL-ERROR no eth0: $(ls /sys/class/net)"
+# a kernel built here (kernel.sh: virtio-net and IP_PNP built in) has set
+# eth0 up from its ip= parameter already
+if ip addr show dev eth0 2>/dev/null | grep -q 'inet 10\.0\.2\.15/'; then
+	:
+else
+	ip addr add 10.0.2.15/24 dev eth0 && ip link set eth0 up && ip route add default via 10.0.2.2 ||
+		echo "PL-ERROR no eth0: $(ls /sys/class/net)"
+fi
 # Otherwise the emulated kernel, seeing slow sampling interrupts, lowers
 # perf_event_max_sample_rate within seconds and requests above it fail.
 echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent

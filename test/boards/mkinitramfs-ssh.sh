@@ -5,9 +5,13 @@
 # workload, and init-ssh.sh as /init.  No agent: the host's `perflens
 # record ssh://root@…` deploys one from dist/, which is what is tested.
 #
-#   ARCH             arm64 | armhf (Debian user space: glibc, busybox)
-#   FETCHED          the directory `fetch.sh ARCH` printed (kernel, modules, busybox)
-#   DROPBEAR         the directory `fetch.sh ARCH dropbear` printed
+#   ARCH             arm64 | armhf (Debian user space: glibc, busybox) |
+#                    riscv64 (busybox and dropbear built by userland.sh)
+#   FETCHED          the directory `fetch.sh ARCH` printed (kernel, modules,
+#                    busybox); riscv64: userland.sh's (no modules: the
+#                    kernel kernel.sh built has virtio built in)
+#   DROPBEAR         the directory `fetch.sh ARCH dropbear` printed;
+#                    riscv64: userland.sh's
 #   AUTHORIZED_KEYS  becomes root's ~/.ssh/authorized_keys on the board
 #   OUT              output directory; gets root/ (the guest's files: the
 #                    host's copies for symbolization) and initrd.gz
@@ -25,7 +29,8 @@ top=$(dirname "$(dirname "$here")")
 case "$arch" in
 arm64) cc=aarch64-linux-gnu-gcc cflags= ;;
 armhf) cc=arm-linux-gnueabihf-gcc cflags=-marm ;;
-*) echo "mkinitramfs-ssh.sh: no Debian user space for $arch (arm64 or armhf)" >&2; exit 2 ;;
+riscv64) cc=riscv64-linux-gnu-gcc cflags= ;;
+*) echo "mkinitramfs-ssh.sh: no user space for $arch (arm64, armhf or riscv64)" >&2; exit 2 ;;
 esac
 
 root=$out/root
@@ -46,7 +51,9 @@ for f in "$(basename "$interp")" libc.so.6 $(cat "$dropbear/libc-needed"); do
 	[ -f "$p" ] || { echo "mkinitramfs-ssh.sh: $cc has no $f" >&2; exit 1; }
 	cp -L "$p" "$root/lib/$f"
 done
-cp "$dropbear"/lib/* "$root/lib/"
+for l in "$dropbear"/lib/*; do # none when dropbear needs glibc alone
+	[ -e "$l" ] && cp "$l" "$root/lib/"
+done
 cp "$dropbear/sbin/dropbear" "$root/sbin/"
 cp "$dropbear/bin/dropbearkey" "$root/bin/"
 
@@ -65,7 +72,9 @@ for h in "$root/root" "$root/home/pl"; do
 done
 
 cp "$fetched/busybox" "$root/bin/busybox"
-cp "$fetched"/modules/*.ko "$root/modules/"
+for m in "$fetched"/modules/*.ko; do
+	[ -e "$m" ] && cp "$m" "$root/modules/"
+done
 cp "$fetched/modules.order" "$root/modules.order"
 cp "$here/init-ssh.sh" "$root/init"
 cp "$here/board-up.sh" "$root/board-up.sh"

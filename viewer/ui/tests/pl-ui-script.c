@@ -222,12 +222,22 @@ static StepResult run_step(Script *s)
 		return STEP_DONE;
 	}
 	if (!strcmp(cmd, "expect-facts")) {
-		/* expect-facts WORD NAME: the board's facts, once connected, say WORD */
+		/* expect-facts WORDS… NAME: the board's facts, once connected, say
+		 * WORDS (one or more, joined by single spaces) */
+		guint n = argc_of(s);
+		if (n < 3) {
+			report(s, arg(s, 1), FALSE, "expect-facts wants WORDS and a NAME");
+			return STEP_DONE;
+		}
+		char *last = s->argv[n - 1];
+		s->argv[n - 1] = NULL;
+		g_autofree char *want = g_strjoinv(" ", s->argv + 1);
+		s->argv[n - 1] = last;
 		const char *f = pl_connect_view_is_connected(cv) ? pl_connect_view_get_facts(cv) : NULL;
-		if (!(f && strstr(f, arg(s, 1))) && !timed_out(s))
+		if (!(f && strstr(f, want)) && !timed_out(s))
 			return STEP_WAIT;
-		report(s, arg(s, 2), f && strstr(f, arg(s, 1)), "the facts do not say '%s': %s",
-		       arg(s, 1), f ? f : "(not connected)");
+		report(s, last, f && strstr(f, want), "the facts do not say '%s': %s", want,
+		       f ? f : "(not connected)");
 		printf("# board facts: %s\n", f ? f : "");
 		fflush(stdout);
 		return STEP_DONE;
