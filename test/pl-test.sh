@@ -78,6 +78,25 @@ pl_tracefs() {
 	return 1
 }
 
+# pl_loop_device MB ERRFILE: a loop device over a new MB MiB backing file
+# under /var/tmp, with direct I/O where the kernel allows it, in the
+# globals BACK and LOOP (the caller's cleanup detaches LOOP and removes
+# BACK).  Returns 1 when the backing file cannot be written, 2 when no loop
+# device can be set up; ERRFILE then holds the line to fail or skip with.
+pl_loop_device() {
+	BACK=$(mktemp /var/tmp/pl-loop-XXXXXX) || { echo "mktemp in /var/tmp failed" >"$2"; return 1; }
+	if ! dd if=/dev/zero of="$BACK" bs=1M count="$1" status=none 2>"$2"; then
+		echo "cannot write the loop device's backing file $BACK: $(head -c 200 "$2")" >"$2"
+		return 1
+	fi
+	if ! LOOP=$(losetup --direct-io=on -f --show "$BACK" 2>"$2") &&
+		! LOOP=$(losetup -f --show "$BACK" 2>"$2"); then
+		LOOP=
+		echo "[no-kernel-feature:loop] losetup: $(head -c 200 "$2")" >"$2"
+		return 2
+	fi
+}
+
 pl_perf_refused() {
 	local out
 	command -v perf >/dev/null 2>&1 || return 1 # ci/deps.sh installs it: no excuse

@@ -71,14 +71,12 @@ tfs=$(pl_tracefs irq/softirq_entry) ||
 
 # ─── the loop device (the block cases skip without one) ─────────────────
 block_skip=
-BACK=$(mktemp /var/tmp/pl-loop-XXXXXX)
-dd if=/dev/zero of="$BACK" bs=1M count=32 status=none 2>"$TMP/loop.err" ||
-	pl_fail_all "cannot write the loop device's backing file $BACK: $(head -c 200 "$TMP/loop.err")"
-if ! LOOP=$(losetup --direct-io=on -f --show "$BACK" 2>"$TMP/loop.err") &&
-	! LOOP=$(losetup -f --show "$BACK" 2>"$TMP/loop.err"); then
-	LOOP=
-	block_skip="[no-kernel-feature:loop] losetup: $(head -c 200 "$TMP/loop.err")"
-elif [ ! -r "$tfs/events/block/block_rq_issue/id" ]; then
+pl_loop_device 32 "$TMP/loop.err"
+case $? in
+1) pl_fail_all "$(cat "$TMP/loop.err")" ;;
+2) block_skip=$(cat "$TMP/loop.err") ;;
+esac
+if [ -z "$block_skip" ] && [ ! -r "$tfs/events/block/block_rq_issue/id" ]; then
 	block_skip="[no-kernel-feature:block tracepoints] no block/block_rq_issue in tracefs"
 fi
 LOOPDEV=${LOOP#/dev/}

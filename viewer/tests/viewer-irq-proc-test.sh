@@ -54,14 +54,11 @@ if why=$(pl_perf_refused); then pl_skip_all "$why"; fi
 pl_tracefs irq/softirq_entry >/dev/null ||
 	pl_skip_all "[no-kernel-feature:irq tracepoints] no irq/softirq_entry in tracefs"
 
-BACK=$(mktemp /var/tmp/pl-loop-XXXXXX)
-dd if=/dev/zero of="$BACK" bs=1M count=32 status=none 2>"$TMP/loop.err" ||
-	pl_fail_all "cannot write the loop device's backing file $BACK: $(head -c 200 "$TMP/loop.err")"
-if ! LOOP=$(losetup --direct-io=on -f --show "$BACK" 2>"$TMP/loop.err") &&
-	! LOOP=$(losetup -f --show "$BACK" 2>"$TMP/loop.err"); then
-	LOOP=
-	pl_skip_all "[no-kernel-feature:loop] losetup: $(head -c 200 "$TMP/loop.err")"
-fi
+pl_loop_device 32 "$TMP/loop.err"
+case $? in
+1) pl_fail_all "$(cat "$TMP/loop.err")" ;;
+2) pl_skip_all "$(cat "$TMP/loop.err")" ;;
+esac
 command -v udevadm >/dev/null && udevadm settle 2>/dev/null
 sleep 1
 dd if=/dev/urandom of="$TMP/data" bs=64k count=200 status=none

@@ -64,14 +64,11 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 DEBUGINFOD_URL
 mkdir -p "$SHOTS" "$HOME"
 
 # ─── the loop device and the recording ──────────────────────────────────
-BACK=$(mktemp /var/tmp/pl-loop-XXXXXX)
-dd if=/dev/zero of="$BACK" bs=1M count=16 status=none 2>"$TMP/loop.err" ||
-	pl_fail_all "cannot write the loop device's backing file $BACK: $(head -c 200 "$TMP/loop.err")"
-if ! LOOP=$(losetup --direct-io=on -f --show "$BACK" 2>"$TMP/loop.err") &&
-	! LOOP=$(losetup -f --show "$BACK" 2>"$TMP/loop.err"); then
-	LOOP=
-	pl_skip_all "[no-kernel-feature:loop] losetup: $(head -c 200 "$TMP/loop.err")"
-fi
+pl_loop_device 16 "$TMP/loop.err"
+case $? in
+1) pl_fail_all "$(cat "$TMP/loop.err")" ;;
+2) pl_skip_all "$(cat "$TMP/loop.err")" ;;
+esac
 # udev's probe of a new device (blkid reads it) over before the recording
 command -v udevadm >/dev/null && udevadm settle 2>/dev/null
 sleep 0.5
