@@ -9,8 +9,10 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "pl-text-syms-cache.h"
 #include "pl-text-syms.h"
 
 #define MAX_NAME 1024u
@@ -61,8 +63,20 @@ static void load_pending(PlTextFile *f)
 static gpointer bg_parse(gpointer p)
 {
 	PlTextFile *f = p;
+	/* a file (perf's copy of kallsyms): its table may be on disk already */
+	struct stat st;
+	gboolean file = f->load_pending && fstat(f->load_fd, &st) == 0 && S_ISREG(st.st_mode);
 	load_pending(f);
-	return pl_text_syms_parse_kallsyms(NULL, (const char *)f->text->data, f->text->len);
+	const char *text = (const char *)f->text->data;
+	gsize len = f->text->len;
+	file = file && len == (gsize)st.st_size;
+	PlTextSyms *t = file ? pl_text_syms_cache_load(&st, text, len) : NULL;
+	if (t)
+		return t;
+	t = pl_text_syms_parse_kallsyms(NULL, text, len);
+	if (file)
+		pl_text_syms_cache_store(&st, text, len, t);
+	return t;
 }
 
 void pl_text_file_parse_async(PlTextFile *f)
