@@ -16,9 +16,9 @@
 # and peak RSS (/usr/bin/time) give samples per second and the ratios.
 # hotspot-perfparser is Debian's (apt install hotspot), else
 # $HOTSPOT_PERFPARSER, else the binary of `apt-get download hotspot`
-# unpacked into the bench cache (it needs libqt5core5a and libqt5network5:
-# the script says so when they are missing); without it those columns
-# read n/a.
+# unpacked into the bench cache (it needs libqt5core5a and libqt5network5,
+# which bench/deps.sh installs: the script says so when they are missing);
+# without it those columns read n/a.
 # Then 60 s of fp samples (throughput rather than process start) and a
 # dwarf perf.data of about BIG_MB MiB (default 500), measured the same way:
 # time to the first report and peak memory.  Writes the Markdown table to
@@ -60,7 +60,7 @@ find_perfparser() {
 	fi
 	[ -n "$p" ] || return 0
 	if ldd "$p" | grep -q "not found"; then
-		echo "bench/ingest.sh: $p needs $(ldd "$p" | awk '/not found/ {print $1}' | tr '\n' ' ')(apt install libqt5core5a libqt5network5); its columns read n/a" >&2
+		echo "bench/ingest.sh: $p needs $(ldd "$p" | awk '/not found/ {print $1}' | tr '\n' ' ')(bench/deps.sh installs them: libqt5core5a libqt5network5); its columns read n/a" >&2
 		return 0
 	fi
 	echo "$p"
