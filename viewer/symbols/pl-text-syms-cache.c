@@ -64,11 +64,11 @@ static char *entry_path(const struct stat *st)
 				"kallsyms", name, NULL);
 }
 
-static gboolean read_all(int fd, void *buf, gsize n)
+static gboolean read_at(int fd, void *buf, gsize n, gsize at)
 {
 	gsize got = 0;
 	while (got < n) {
-		ssize_t k = pread(fd, (char *)buf + got, n - got, (off_t)got);
+		ssize_t k = pread(fd, (char *)buf + got, n - got, (off_t)(at + got));
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -92,6 +92,42 @@ static gboolean write_all(int fd, const void *buf, gsize n)
 	return TRUE;
 }
 
+/* The entry's symbols and module names, read straight into the table
+ * (no copy of the whole entry: it is 3 MB for a kernel's kallsyms). */
+static PlTextSyms *read_entry(int fd, gsize total, const Head *h, const char *text, gsize len)
+{
+	PlTextSyms *t = g_new0(PlTextSyms, 1);
+	t->syms = g_array_sized_new(FALSE, FALSE, sizeof(PlTextSym), (guint)h->nsyms);
+	t->text = text;
+	t->modules = g_ptr_array_new();
+	t->local = g_string_chunk_new(4096);
+	t->lines_bad = h->lines_bad;
+	t->all_zero = h->all_zero != 0;
+	g_array_set_size(t->syms, (guint)h->nsyms);
+	g_autofree char *mods = g_malloc(h->mods_bytes + 1u);
+	gsize syms_bytes = h->nsyms * sizeof(PlTextSym);
+	gboolean ok = read_at(fd, t->syms->data, syms_bytes, sizeof *h) &&
+		      read_at(fd, mods, h->mods_bytes, sizeof *h + syms_bytes);
+	const PlTextSym *v = (const PlTextSym *)(void *)t->syms->data;
+	for (guint64 i = 0; ok && i < h->nsyms; i++)
+		ok = (guint64)v[i].name_off + v[i].name_len <= len && v[i].module < h->nmods &&
+		     (i == 0 || v[i].addr >= v[i - 1].addr);
+	const char *m = mods, *mend = mods + h->mods_bytes;
+	for (guint32 i = 0; ok && i < h->nmods; i++) {
+		const char *nul = m < mend ? memchr(m, 0, (gsize)(mend - m)) : NULL;
+		ok = nul != NULL;
+		if (ok) {
+			g_ptr_array_add(t->modules, g_string_chunk_insert_const(t->local, m));
+			m = nul + 1;
+		}
+	}
+	if (!ok || m != mend || total != sizeof *h + syms_bytes + h->mods_bytes) {
+		pl_text_syms_free(t);
+		return NULL;
+	}
+	return t;
+}
+
 PlTextSyms *pl_text_syms_cache_load(const struct stat *st, const char *text, gsize len)
 {
 	g_autofree char *path = entry_path(st);
@@ -101,54 +137,18 @@ PlTextSyms *pl_text_syms_cache_load(const struct stat *st, const char *text, gsi
 	if (fd < 0)
 		return NULL;
 	struct stat est;
-	g_autofree guint8 *buf = NULL;
-	gboolean ok = fstat(fd, &est) == 0 && S_ISREG(est.st_mode) &&
-		      est.st_size >= (off_t)sizeof(Head) && est.st_size <= (off_t)MAX_ENTRY;
-	if (ok) {
-		buf = g_malloc((gsize)est.st_size);
-		ok = read_all(fd, buf, (gsize)est.st_size);
-	}
-	close(fd);
-	if (!ok)
-		return NULL;
 	Head h;
-	memcpy(&h, buf, sizeof h);
-	gsize total = (gsize)est.st_size;
-	if (memcmp(h.magic, MAGIC, sizeof h.magic) != 0 || h.sym_size != sizeof(PlTextSym) ||
-	    h.dev != (guint64)st->st_dev || h.ino != (guint64)st->st_ino || h.size != len ||
-	    h.mtime_ns != mtime_ns(st) || h.nsyms > len || h.nmods == 0 ||
-	    h.nmods > G_MAXUINT16 + 1u || h.mods_bytes > total ||
-	    total != sizeof h + h.nsyms * sizeof(PlTextSym) + h.mods_bytes ||
-	    h.sample != sample_hash(text, len))
-		return NULL;
-	const PlTextSym *v = (const PlTextSym *)(void *)(buf + sizeof h);
-	for (guint64 i = 0; i < h.nsyms; i++)
-		if ((guint64)v[i].name_off + v[i].name_len > len || v[i].module >= h.nmods ||
-		    (i && v[i].addr < v[i - 1].addr))
-			return NULL;
-	const char *m = (const char *)buf + sizeof h + h.nsyms * sizeof(PlTextSym);
-	const char *mend = m + h.mods_bytes;
-	PlTextSyms *t = g_new0(PlTextSyms, 1);
-	t->syms = g_array_sized_new(FALSE, FALSE, sizeof(PlTextSym), (guint)h.nsyms);
-	g_array_append_vals(t->syms, v, (guint)h.nsyms);
-	t->text = text;
-	t->modules = g_ptr_array_new();
-	t->local = g_string_chunk_new(4096);
-	t->lines_bad = h.lines_bad;
-	t->all_zero = h.all_zero != 0;
-	for (guint32 i = 0; i < h.nmods; i++) {
-		const char *nul = m < mend ? memchr(m, 0, (gsize)(mend - m)) : NULL;
-		if (!nul) {
-			pl_text_syms_free(t);
-			return NULL;
-		}
-		g_ptr_array_add(t->modules, g_string_chunk_insert_const(t->local, m));
-		m = nul + 1;
-	}
-	if (m != mend) {
-		pl_text_syms_free(t);
-		return NULL;
-	}
+	PlTextSyms *t = NULL;
+	if (fstat(fd, &est) == 0 && S_ISREG(est.st_mode) && est.st_size >= (off_t)sizeof(Head) &&
+	    est.st_size <= (off_t)MAX_ENTRY && read_at(fd, &h, sizeof h, 0) &&
+	    memcmp(h.magic, MAGIC, sizeof h.magic) == 0 && h.sym_size == sizeof(PlTextSym) &&
+	    h.dev == (guint64)st->st_dev && h.ino == (guint64)st->st_ino && h.size == len &&
+	    h.mtime_ns == mtime_ns(st) && h.nsyms <= len && h.nmods > 0 &&
+	    h.nmods <= G_MAXUINT16 + 1u && h.mods_bytes <= (guint64)est.st_size &&
+	    (gsize)est.st_size == sizeof h + h.nsyms * sizeof(PlTextSym) + h.mods_bytes &&
+	    h.sample == sample_hash(text, len))
+		t = read_entry(fd, (gsize)est.st_size, &h, text, len);
+	close(fd);
 	return t;
 }
 
