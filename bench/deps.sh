@@ -7,7 +7,7 @@ set -euo pipefail
 
 pkgs=(
 	linux-perf                      # perf record (the recordings) and perf report, an anchor
-	zstd time                       # bench/lib.sh; /usr/bin/time: CPU and peak RSS of each run
+	zstd time python3               # bench/lib.sh; /usr/bin/time; python3: bench/ingest.sh times runs (wait4)
 	dpkg-dev debian-archive-keyring # apt-get source libzstd (bench/workloads/zstd.sh), apt-get download hotspot
 	gcc make                        # building the zstd workload from that source
 	# hotspot-perfparser, bench/ingest.sh's anchor: Debian's hotspot package is
