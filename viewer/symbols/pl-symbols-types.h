@@ -112,6 +112,9 @@ typedef struct {
 				* parser thread), load_size bytes */
 	int load_fd;
 	gsize load_size;
+	const guint8 *map; /* the loaded file mapped (map_len bytes), in place of
+			    * text's bytes (text is then empty) */
+	gsize map_len;
 } PlTextFile;
 
 /* ======================================================================
