@@ -92,6 +92,16 @@ static gboolean write_all(int fd, const void *buf, gsize n)
 	return TRUE;
 }
 
+/* A table this file made (pl_text_syms_free's work: calling it would make
+ * pl-text-syms and this file use each other). */
+static void table_free(PlTextSyms *t)
+{
+	g_array_unref(t->syms);
+	g_ptr_array_unref(t->modules);
+	g_string_chunk_free(t->local);
+	g_free(t);
+}
+
 /* The entry's symbols and module names, read straight into the table
  * (no copy of the whole entry: it is 3 MB for a kernel's kallsyms). */
 static PlTextSyms *read_entry(int fd, gsize total, const Head *h, const char *text, gsize len)
@@ -122,7 +132,7 @@ static PlTextSyms *read_entry(int fd, gsize total, const Head *h, const char *te
 		}
 	}
 	if (!ok || m != mend || total != sizeof *h + syms_bytes + h->mods_bytes) {
-		pl_text_syms_free(t);
+		table_free(t);
 		return NULL;
 	}
 	return t;
