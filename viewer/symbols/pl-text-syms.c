@@ -41,6 +41,7 @@ void pl_text_file_append(PlTextFile *f, guint64 offset, const guint8 *data, gsiz
 	if (f->map) { /* a loaded file goes on as text */
 		g_byte_array_append(f->text, f->map, (guint)f->map_len);
 		unmap(f);
+		f->dirty = TRUE; /* the table named into the mapping: made again */
 	}
 	if (offset == 0 && f->text->len) {
 		/* a new copy of the file: start over */

@@ -204,6 +204,12 @@ static void load_file_refuses(void)
 	PlFrameInfo f[2];
 	pl_symbols_resolve(s, PID, 0xffffffff81001010ull, FALSE, f, 2);
 	PL_CHECK(f[0].function && !strcmp(f[0].function, "second"));
+	/* a chunk out of order is dropped: the file's symbols stay (the
+	 * loaded file, mapped, goes on as text, its table made again) */
+	const char *late = "ffffffff81000000 T late\n";
+	pl_symbols_add_chunk(s, 3, 0, 0, 4096, (const guint8 *)late, strlen(late));
+	pl_symbols_resolve(s, PID, 0xffffffff81001010ull, FALSE, f, 2);
+	PL_CHECK(f[0].function && !strcmp(f[0].function, "second"));
 	const char *chunk = "ffffffff81000000 T other\n";
 	pl_symbols_add_chunk(s, 3, 0, 0, 0, (const guint8 *)chunk, strlen(chunk));
 	pl_symbols_resolve(s, PID, 0xffffffff81001010ull, FALSE, f, 2);
