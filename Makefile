@@ -48,7 +48,7 @@ UNIT_TESTS := $(patsubst test/unit/%.c,$(BUILD)/test/%,$(wildcard test/unit/*-te
 TOOLS := $(BUILD)/tools/pl-dump
 WORKLOADS := $(patsubst test/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test/workloads/*.c))
 
-.PHONY: all check check-fresh check-deps demo agents dist fuzz bench check-irq clean install reliability clickhouse clickhouse-stop
+.PHONY: all check check-fresh check-deps demo agents dist fuzz bench bench-deps check-irq clean install reliability clickhouse clickhouse-stop
 all: $(BUILD)/perflens-agent $(UNIT_TESTS) $(WORKLOADS) $(TOOLS) viewer
 
 $(BUILD)/%.o: %.c
@@ -162,8 +162,12 @@ reliability: all
 	$(MAKE) SAN=1 all
 	ci/reliability.sh
 
-bench: all agents
+# bench/deps.sh: what the benchmarks need beyond ci/deps.sh (hotspot's
+# parser's Qt libraries, the zstd workload's source tools)
+bench: bench-deps all agents
 	bench/run-all.sh
+bench-deps:
+	@bench/deps.sh
 
 # Interrupts and block requests against /proc and perf stat (viewer/tests/
 # irq-block-check.sh).  Kept out of `make check`: an interrupt taken while

@@ -4,8 +4,8 @@
  * status); libcurl speaks HTTP for us, so nothing here parses a response
  * beyond the body ClickHouse writes. */
 #include "pl-clickhouse.h"
+#include "pl-curl.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -21,6 +21,7 @@ struct _PlClickhouse {
 	char *url;
 	char *user;
 	char *password;
+	const PlCurl *lc; /* libcurl, loaded at the first PlClickhouse */
 	CURL *curl;
 	struct curl_slist *headers;
 };
@@ -97,12 +98,14 @@ PlClickhouse *pl_clickhouse_new(const char *url, const char *credentials_file, G
 			    url);
 		return NULL;
 	}
-	static gsize curl_ready;
-	if (g_once_init_enter(&curl_ready)) {
-		curl_global_init(CURL_GLOBAL_DEFAULT);
-		g_once_init_leave(&curl_ready, 1);
+	g_autofree char *why = NULL;
+	const PlCurl *lc = pl_curl_get(&why);
+	if (!lc) {
+		g_set_error_literal(error, PL_CLICKHOUSE_ERROR, PL_CLICKHOUSE_ERROR_UNREACHABLE, why);
+		return NULL;
 	}
 	PlClickhouse *self = g_new0(PlClickhouse, 1);
+	self->lc = lc;
 	if (!read_credentials(credentials_file, &self->user, &self->password, error)) {
 		g_free(self);
 		return NULL;
@@ -110,10 +113,10 @@ PlClickhouse *pl_clickhouse_new(const char *url, const char *credentials_file, G
 	self->url = g_strdup(url);
 	while (g_str_has_suffix(self->url, "/"))
 		self->url[strlen(self->url) - 1] = 0;
-	self->curl = curl_easy_init();
+	self->curl = lc->easy_init();
 	/* no "Expect: 100-continue" before a large INSERT's body: ClickHouse
 	 * takes it at once, the wait for its go-ahead is a round trip an insert */
-	self->headers = curl_slist_append(NULL, "Expect:");
+	self->headers = lc->slist_append(NULL, "Expect:");
 	if (!self->curl || !self->headers) {
 		pl_clickhouse_free(self);
 		g_set_error(error, PL_CLICKHOUSE_ERROR, PL_CLICKHOUSE_ERROR_UNREACHABLE,
@@ -128,8 +131,9 @@ void pl_clickhouse_free(PlClickhouse *self)
 	if (!self)
 		return;
 	if (self->curl)
-		curl_easy_cleanup(self->curl);
-	curl_slist_free_all(self->headers);
+		self->lc->easy_cleanup(self->curl);
+	if (self->headers)
+		self->lc->slist_free_all(self->headers);
 	if (self->password) {
 		explicit_bzero(self->password, strlen(self->password));
 		g_free(self->password);
@@ -170,44 +174,45 @@ static gboolean busy_code(int code)
 gboolean pl_clickhouse_run(PlClickhouse *self, const char *query, const void *data, gsize len,
 			   GByteArray **out, GError **error)
 {
+	const PlCurl *lc = self->lc;
 	CURL *c = self->curl;
-	curl_easy_reset(c);
+	lc->easy_reset(c);
 	g_autoptr(GByteArray) body = g_byte_array_new();
 	g_autofree char *target = NULL;
 	if (data) {
-		char *q = curl_easy_escape(c, query, 0);
+		char *q = lc->easy_escape(c, query, 0);
 		target = g_strdup_printf("%s/?query=%s", self->url, q);
-		curl_free(q);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, data);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+		lc->free(q);
+		lc->easy_setopt(c, CURLOPT_POSTFIELDS, data);
+		lc->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	} else {
 		target = g_strdup_printf("%s/", self->url);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, query);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(query));
+		lc->easy_setopt(c, CURLOPT_POSTFIELDS, query);
+		lc->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(query));
 	}
-	curl_easy_setopt(c, CURLOPT_URL, target);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, self->headers);
-	curl_easy_setopt(c, CURLOPT_USERNAME, self->user);
-	curl_easy_setopt(c, CURLOPT_PASSWORD, self->password);
-	curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, body);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	lc->easy_setopt(c, CURLOPT_URL, target);
+	lc->easy_setopt(c, CURLOPT_HTTPHEADER, self->headers);
+	lc->easy_setopt(c, CURLOPT_USERNAME, self->user);
+	lc->easy_setopt(c, CURLOPT_PASSWORD, self->password);
+	lc->easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+	lc->easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	lc->easy_setopt(c, CURLOPT_WRITEDATA, body);
+	lc->easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
+	lc->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	/* a statement that makes no progress for 60 s is given up */
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
+	lc->easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	lc->easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
 	char curl_err[CURL_ERROR_SIZE] = "";
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
-	CURLcode rc = curl_easy_perform(c);
+	lc->easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
+	CURLcode rc = lc->easy_perform(c);
 	if (rc != CURLE_OK) {
 		g_set_error(error, PL_CLICKHOUSE_ERROR, PL_CLICKHOUSE_ERROR_UNREACHABLE,
 			    "ClickHouse at %s did not answer: %s", self->url,
-			    *curl_err ? curl_err : curl_easy_strerror(rc));
+			    *curl_err ? curl_err : lc->easy_strerror(rc));
 		return FALSE;
 	}
 	long status = 0;
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	lc->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (status != 200) {
 		g_autofree char *text = g_strndup((const char *)body->data, MIN(body->len, 600));
 		g_strstrip(text);

@@ -117,7 +117,7 @@ static const char *ldmap_name(PlSymbols *self, PlElf *elf, guint64 a)
 }
 
 /* The scope table of the CU cu of elf, built at its first use. */
-static const PlInlineTable *elf_inline_table(PlElf *elf, Dwarf_Die *cu)
+static PlInlineTable *elf_inline_table(PlElf *elf, Dwarf_Die *cu)
 {
 	if (!elf->inline_tables)
 		elf->inline_tables = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
@@ -245,7 +245,7 @@ guint pl_sym_frames(PlSymbols *self, PlElf *elf, guint64 a, PlFrameInfo *fr, gui
 	}
 
 	guint n = 0;
-	const PlInlineTable *it = cu && !self->opts.no_inline ? elf_inline_table(elf, cu) : NULL;
+	PlInlineTable *it = cu && !self->opts.no_inline ? elf_inline_table(elf, cu) : NULL;
 	const PlScopeNode *s = it ? pl_inline_table_lookup(it, a - bias) : NULL;
 	for (; s && s->inlined && n + 1 < max && n < PL_SYM_MAX_INLINE;
 	     s = pl_inline_table_parent(it, s)) {

@@ -28,7 +28,9 @@
  *   pl-debuginfod      fetches sampled modules' files from debuginfod servers
  *   pl-elf-locator     finds the files, reports them to libdwfl
  *   pl-debug-inflate   separate debug files decompressed, cached
- *   pl-build-id, pl-demangle, pl-text-syms, pl-sym-table, pl-inline-table,
+ *   pl-text-syms       kallsyms and perf-PID.map tables
+ *   pl-text-syms-cache a kallsyms file's table kept on disk
+ *   pl-build-id, pl-demangle, pl-sym-table, pl-inline-table,
  *   pl-ehabi (the decoder), pl-ldmap, pl-sym-embed (the embedded table of a
  *   self-contained session): use no other file
  *
@@ -112,6 +114,9 @@ typedef struct {
 				* parser thread), load_size bytes */
 	int load_fd;
 	gsize load_size;
+	const guint8 *map; /* the loaded file mapped (map_len bytes), in place of
+			    * text's bytes (text is then empty) */
+	gsize map_len;
 } PlTextFile;
 
 /* ======================================================================

@@ -9,17 +9,40 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "pl-text-syms-cache.h"
 #include "pl-text-syms.h"
 
 #define MAX_NAME 1024u
+
+/* f's bytes: the mapped file, else the text. */
+static const char *file_bytes(const PlTextFile *f, gsize *len)
+{
+	*len = f->map ? f->map_len : f->text->len;
+	return f->map ? (const char *)f->map : (const char *)f->text->data;
+}
+
+static void unmap(PlTextFile *f)
+{
+	if (f->map)
+		munmap((void *)f->map, f->map_len);
+	f->map = NULL;
+	f->map_len = 0;
+}
 
 void pl_text_file_append(PlTextFile *f, guint64 offset, const guint8 *data, gsize len)
 {
 	pl_text_file_join(f, NULL); /* a parse of the old text must not race the append */
 	if (!f->text)
 		f->text = g_byte_array_new();
+	if (f->map) { /* a loaded file goes on as text */
+		g_byte_array_append(f->text, f->map, (guint)f->map_len);
+		unmap(f);
+		f->dirty = TRUE; /* the table named into the mapping: made again */
+	}
 	if (offset == 0 && f->text->len) {
 		/* a new copy of the file: start over */
 		g_byte_array_set_size(f->text, 0);
@@ -37,11 +60,29 @@ void pl_text_file_append(PlTextFile *f, guint64 offset, const guint8 *data, gsiz
 
 /* ─── kallsyms parsed on a second thread ─── */
 
-/* Reads the pending file into f->text (empty when the read fails). */
+/* Maps the pending file, else reads it into f->text (empty when the read
+ * fails).  Mapped, only the pages a parse or a name lookup touches are
+ * read, and nothing is copied (a kernel's kallsyms is 5 MB, a report names
+ * a few hundred of its symbols).  The file is perf's copy in its build-id
+ * cache, which perf writes to a temporary file and renames, never in
+ * place (like the ELF files libelf maps): it does not shrink under us. */
 static void load_pending(PlTextFile *f)
 {
 	if (!f->load_pending)
 		return;
+	void *m = f->load_size ? mmap(NULL, f->load_size, PROT_READ, MAP_PRIVATE, f->load_fd, 0)
+			       : MAP_FAILED;
+	struct stat st;
+	if (m != MAP_FAILED && fstat(f->load_fd, &st) == 0 && (gsize)st.st_size == f->load_size) {
+		f->map = m;
+		f->map_len = f->load_size;
+		close(f->load_fd);
+		f->load_fd = -1;
+		f->load_pending = FALSE;
+		return;
+	}
+	if (m != MAP_FAILED)
+		munmap(m, f->load_size);
 	g_byte_array_set_size(f->text, (guint)f->load_size);
 	gsize got = 0;
 	while (got < f->load_size) {
@@ -61,8 +102,20 @@ static void load_pending(PlTextFile *f)
 static gpointer bg_parse(gpointer p)
 {
 	PlTextFile *f = p;
+	/* a file (perf's copy of kallsyms): its table may be on disk already */
+	struct stat st;
+	gboolean file = f->load_pending && fstat(f->load_fd, &st) == 0 && S_ISREG(st.st_mode);
 	load_pending(f);
-	return pl_text_syms_parse_kallsyms(NULL, (const char *)f->text->data, f->text->len);
+	gsize len;
+	const char *text = file_bytes(f, &len);
+	file = file && len == (gsize)st.st_size;
+	PlTextSyms *t = file ? pl_text_syms_cache_load(&st, text, len) : NULL;
+	if (t)
+		return t;
+	t = pl_text_syms_parse_kallsyms(NULL, text, len);
+	if (file)
+		pl_text_syms_cache_store(&st, text, len, t);
+	return t;
 }
 
 void pl_text_file_parse_async(PlTextFile *f)
@@ -112,6 +165,7 @@ void pl_text_file_clear(PlTextFile *f)
 		close(f->load_fd);
 	if (f->text)
 		g_byte_array_unref(f->text);
+	unmap(f);
 	g_clear_pointer(&f->table, pl_text_syms_free);
 	memset(f, 0, sizeof(*f));
 }
@@ -445,13 +499,13 @@ const PlTextSyms *pl_text_file_table(PlSymbols *self, PlTextFile *f, guint32 pid
 	pl_text_file_join(f, self);
 	if (f->dirty && f->text) {
 		g_clear_pointer(&f->table, pl_text_syms_free);
+		gsize len;
+		const char *text = file_bytes(f, &len);
 		if (f == &self->kallsyms) {
-			f->table = pl_text_syms_parse_kallsyms(self, (const char *)f->text->data,
-							       f->text->len);
+			f->table = pl_text_syms_parse_kallsyms(self, text, len);
 		} else {
 			g_autofree char *mod = g_strdup_printf("perf-%u.map", pid);
-			f->table = pl_text_syms_parse_perf_map(self, (const char *)f->text->data,
-							       f->text->len, mod);
+			f->table = pl_text_syms_parse_perf_map(self, text, len, mod);
 		}
 		f->dirty = FALSE;
 	}

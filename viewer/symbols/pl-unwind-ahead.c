@@ -57,11 +57,12 @@ struct _PlUnwindAhead {
 	guint64 regs_mask; /* SESSION's sample_regs_user */
 	GThread *thread;
 	GPtrArray *batch; /* Jobs not yet handed over (loader thread only) */
+	guint batched;    /* sample Jobs in batch (loader thread only) */
 	GMutex lock;      /* the rest: */
 	GCond todo_cond, done_cond;
 	GQueue todo;      /* Jobs for the worker, in order */
 	GQueue done;      /* answered sample Jobs, in order */
-	guint outstanding; /* sample jobs handed over or batched, not yet answered */
+	guint outstanding; /* sample jobs handed over, not yet answered */
 	gboolean worker_idle, taker_waiting;
 	guint64 pending_bytes; /* stack bytes queued or answered, not taken */
 	guint64 max_sample_time, max_map_time;
@@ -164,6 +165,9 @@ static void flush(PlUnwindAhead *ua)
 	for (guint i = 0; i < ua->batch->len; i++)
 		g_queue_push_tail(&ua->todo, ua->batch->pdata[i]);
 	g_ptr_array_set_size(ua->batch, 0);
+	/* counted here, under the lock taken anyway, not once per sample */
+	ua->outstanding += ua->batched;
+	ua->batched = 0;
 	if (ua->worker_idle)
 		g_cond_signal(&ua->todo_cond);
 	g_mutex_unlock(&ua->lock);
@@ -390,9 +394,7 @@ gboolean pl_unwind_ahead_feed(PlUnwindAhead *ua, const struct pl_msg *m)
 		j->pcs = NULL;
 		ua->max_sample_time = MAX(ua->max_sample_time, s->time);
 		ua->pending_bytes += j->stack_size;
-		g_mutex_lock(&ua->lock);
-		ua->outstanding++;
-		g_mutex_unlock(&ua->lock);
+		ua->batched++; /* before push: a full batch is flushed there */
 		push(ua, j);
 		return !ua->off;
 	}
@@ -429,7 +431,7 @@ static gint pl_unwind_ahead_take(PlUnwindAhead *ua, const PlTargetArch *arch, gu
 			  arch->e_machine != EM_ARM;
 	g_mutex_lock(&ua->lock);
 	/* the next answer is almost always the one asked for: wait for it */
-	if (usable && ua->done.length == 0 && ua->outstanding > 0 && ua->batch->len) {
+	if (usable && ua->done.length == 0 && ua->batched) {
 		g_mutex_unlock(&ua->lock);
 		flush(ua);
 		g_mutex_lock(&ua->lock);

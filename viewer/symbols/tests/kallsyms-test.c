@@ -5,7 +5,10 @@
  * (16-digit addresses, names scanned eight bytes at a time) must read as
  * the general path does.
  */
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "sym-test-util.h"
 
@@ -201,6 +204,12 @@ static void load_file_refuses(void)
 	PlFrameInfo f[2];
 	pl_symbols_resolve(s, PID, 0xffffffff81001010ull, FALSE, f, 2);
 	PL_CHECK(f[0].function && !strcmp(f[0].function, "second"));
+	/* a chunk out of order is dropped: the file's symbols stay (the
+	 * loaded file, mapped, goes on as text, its table made again) */
+	const char *late = "ffffffff81000000 T late\n";
+	pl_symbols_add_chunk(s, 3, 0, 0, 4096, (const guint8 *)late, strlen(late));
+	pl_symbols_resolve(s, PID, 0xffffffff81001010ull, FALSE, f, 2);
+	PL_CHECK(f[0].function && !strcmp(f[0].function, "second"));
 	const char *chunk = "ffffffff81000000 T other\n";
 	pl_symbols_add_chunk(s, 3, 0, 0, 0, (const guint8 *)chunk, strlen(chunk));
 	pl_symbols_resolve(s, PID, 0xffffffff81001010ull, FALSE, f, 2);
@@ -280,5 +289,75 @@ static void markers_yield(void)
 	}
 }
 
+/* The table of a kallsyms file is kept on disk (pl-text-syms-cache.c):
+ * a second load reads it from there and answers as a parse does; a
+ * damaged entry, or a file changed since, is parsed again. */
+static void cached_table(void)
+{
+	const char *text = "ffffffff81000000 T _stext\n"
+			   "ffffffff81000000 T start\n"
+			   "ffffffff81001000 t helper\n"
+			   "ffffffff81001800 d data_not_code\n"
+			   "ffffffffc0000000 t modfn\t[ext4]\n"
+			   "ffffffffc0001000 t other\t[xfs]\n"
+			   "ffffffff81002000 T later\n";
+	GArray *want = oracle(text);
+	PL_CHECK(want->len == 5);
+	g_autofree char *cache = g_build_filename(t_tmp(), "ks-cache", NULL);
+	g_autofree char *old = g_strdup(g_getenv("XDG_CACHE_HOME"));
+	g_setenv("XDG_CACHE_HOME", cache, TRUE);
+	g_autofree char *path = g_build_filename(t_tmp(), "kallsyms", NULL);
+	t_write(path, text);
+	PlTargetArch arch = t_host_arch();
+	g_autofree char *dir = g_build_filename(cache, "perflens", "kallsyms", NULL);
+	for (guint round = 0; round < 4; round++) {
+		g_autoptr(PlSymbols) s = pl_symbols_new(NULL, &arch);
+		PL_CHECK(pl_symbols_load_kallsyms_file(s, path));
+		check_all(s, want, round == 0 ? "parsed" : "cached");
+		g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+		const char *n = d ? g_dir_read_name(d) : NULL;
+		PL_CHECKF(n && g_str_has_suffix(n, ".idx"), "no table in %s", dir);
+		g_autofree char *entry = g_build_filename(dir, n, NULL);
+		struct stat st;
+		/* a header, the six code symbols (_stext too), "[kernel]", "[ext4]", "[xfs]" */
+		PL_CHECK(stat(entry, &st) == 0 && st.st_size == 80 + 6 * 24 + 9 + 7 + 6);
+		if (round == 1) { /* cut short: ignored, written again */
+			PL_CHECK(truncate(entry, st.st_size - 3) == 0);
+		} else if (round == 2) { /* a module index out of range */
+			g_autofree char *b = NULL;
+			gsize len = 0;
+			PL_CHECK(g_file_get_contents(entry, &b, &len, NULL));
+			b[80 + 22] = 9;
+			PL_CHECK(g_file_set_contents(entry, b, (gssize)len, NULL));
+		}
+	}
+	/* the file changed (same size, new time): its new symbols */
+	GArray *want2 = oracle("ffffffff81000000 T _stext\n"
+			       "ffffffff81000000 T begin\n"
+			       "ffffffff81001000 t helper\n"
+			       "ffffffff81001800 d data_not_code\n"
+			       "ffffffffc0000000 t modfn\t[ext4]\n"
+			       "ffffffffc0001000 t other\t[xfs]\n"
+			       "ffffffff81002000 T later\n");
+	t_write(path, "ffffffff81000000 T _stext\n"
+		      "ffffffff81000000 T begin\n"
+		      "ffffffff81001000 t helper\n"
+		      "ffffffff81001800 d data_not_code\n"
+		      "ffffffffc0000000 t modfn\t[ext4]\n"
+		      "ffffffffc0001000 t other\t[xfs]\n"
+		      "ffffffff81002000 T later\n");
+	struct timespec later[2] = { { 0, UTIME_OMIT }, { time(NULL) + 10, 0 } };
+	PL_CHECK(utimensat(AT_FDCWD, path, later, 0) == 0);
+	g_autoptr(PlSymbols) s = pl_symbols_new(NULL, &arch);
+	PL_CHECK(pl_symbols_load_kallsyms_file(s, path));
+	check_all(s, want2, "changed");
+	oracle_free(want);
+	oracle_free(want2);
+	if (old)
+		g_setenv("XDG_CACHE_HOME", old, TRUE);
+	else
+		g_unsetenv("XDG_CACHE_HOME");
+}
+
 PL_TEST_MAIN(PL_CASE(host_every_symbol), PL_CASE(load_file_refuses), PL_CASE(edge_lines),
-	     PL_CASE(markers_yield))
+	     PL_CASE(markers_yield), PL_CASE(cached_table))

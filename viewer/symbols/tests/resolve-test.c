@@ -328,6 +328,113 @@ static void garbage_text_is_safe(void)
 	g_rand_free(r);
 }
 
+/* A GCC nested function is a child of its parent's DIE whose code lies
+ * outside the parent: the scope table reads a CU's functions lazily and
+ * must walk the whole CU for it (pl-inline-table.c).  Every byte of both
+ * functions, the first lookup in one or in the other, against addr2line
+ * -i (inline frames) and nm (the function). */
+static void nested_function_scopes(void)
+{
+	g_autofree char *src = g_build_filename(t_tmp(), "nested.c", NULL);
+	g_autofree char *bin = g_build_filename(t_tmp(), "nested", NULL);
+	t_write(src, "static inline __attribute__((always_inline)) int helper(int x)\n"
+		     "{\n"
+		     "\treturn x * 3 + (x >> 2);\n"
+		     "}\n"
+		     "__attribute__((noinline)) int outer(int n)\n"
+		     "{\n"
+		     "\t__attribute__((noinline)) int inner(int k)\n"
+		     "\t{\n"
+		     "\t\tint s = 0;\n"
+		     "\t\tfor (int i = 0; i < k; i++)\n"
+		     "\t\t\ts += helper(i ^ n);\n"
+		     "\t\treturn s;\n"
+		     "\t}\n"
+		     "\tint (*volatile fp)(int) = inner;\n"
+		     "\treturn fp(n) + helper(n);\n"
+		     "}\n"
+		     "int main(int argc, char **argv)\n"
+		     "{\n"
+		     "\treturn outer(argc) & 1;\n"
+		     "}\n");
+	t_cc(src, bin, "-O2 -g");
+	guint64 oa, osz, ia, isz;
+	PL_CHECK(t_nm(bin, "outer", &oa, &osz));
+	PL_CHECKF(t_nm(bin, "inner.0", &ia, &isz), "gcc named the nested function otherwise");
+	struct {
+		guint64 a, sz;
+		const char *sym;
+	} fns[2] = { { ia, isz, "inner.0" }, { oa, osz, "outer" } };
+	for (guint first = 0; first < 2; first++) {
+		PlSymOptions o = t_opts();
+		g_ptr_array_add(o.binaries, g_strdup(bin));
+		PlTargetArch arch = t_host_arch();
+		g_autoptr(PlSymbols) s = pl_symbols_new(&o, &arch);
+		t_opts_clear(&o);
+		guint64 bias = t_map_elf(s, PID, bin, "/usr/bin/nested", BASE, NULL, 0);
+		guint inlined = 0;
+		for (guint k = 0; k < 2; k++) {
+			guint which = (first + k) % 2;
+			g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
+			g_ptr_array_add(argv, g_strdup("addr2line"));
+			g_ptr_array_add(argv, g_strdup("-i"));
+			g_ptr_array_add(argv, g_strdup("-f"));
+			g_ptr_array_add(argv, g_strdup("-e"));
+			g_ptr_array_add(argv, g_strdup(bin));
+			GPtrArray *got = g_ptr_array_new_with_free_func(g_free);
+			for (guint64 off = 0; off < fns[which].sz; off++) {
+				PlFrameInfo f[8];
+				guint64 a = fns[which].a + off;
+				guint n = pl_symbols_resolve(s, PID, bias + a, FALSE, f, 8);
+				PL_CHECK(n >= 1 && f[n - 1].function &&
+					 !strcmp(f[n - 1].function, fns[which].sym));
+				GString *g = g_string_new(NULL);
+				for (guint i = 0; i + 1 < n; i++) {
+					PL_CHECK(f[i].inlined);
+					g_string_append_printf(g, "%s;", f[i].function);
+					inlined++;
+				}
+				g_ptr_array_add(got, g_string_free(g, FALSE));
+				g_ptr_array_add(argv, g_strdup_printf("0x%llx", (unsigned long long)a));
+			}
+			g_ptr_array_add(argv, NULL);
+			char *why = NULL;
+			g_autofree char *out = t_run((char **)argv->pdata, &why);
+			PL_CHECKF(out, "%s", why);
+			/* addr2line: per address, function and file:line per frame,
+			 * innermost first; the last frame is the function */
+			g_auto(GStrv) l = g_strsplit(out, "\n", -1);
+			guint li = 0;
+			for (guint i = 0; i < got->len; i++) {
+				/* the frames of address i: lines up to the next
+				 * address's first, which addr2line -i does not
+				 * mark, so count them by our answer's depth */
+				const char *want = g_ptr_array_index(got, i);
+				guint depth = 0;
+				for (const char *c = want; *c; c++)
+					depth += *c == ';';
+				GString *has = g_string_new(NULL);
+				for (guint d = 0; d < depth; d++) {
+					PL_CHECK(l[li] && l[li + 1]);
+					g_string_append_printf(has, "%s;", l[li]);
+					li += 2;
+				}
+				PL_CHECKF(l[li] && l[li + 1], "addr2line ended early: %s", out);
+				/* the function itself: addr2line names it from DWARF */
+				PL_CHECKF(!strcmp(l[li], which == 0 ? "inner" : "outer"),
+					  "%s+%u: addr2line says %s", fns[which].sym, i, l[li]);
+				li += 2;
+				PL_CHECKF(!strcmp(has->str, want), "%s+%u: %s, addr2line %s",
+					  fns[which].sym, i, want, has->str);
+				g_string_free(has, TRUE);
+			}
+			g_ptr_array_unref(got);
+		}
+		PL_CHECKF(inlined > 4, "only %u inline frames in %s", inlined, bin);
+	}
+}
+
 PL_TEST_MAIN(PL_CASE(known_functions), PL_CASE(inline_frames_match_addr2line),
+	     PL_CASE(nested_function_scopes),
 	     PL_CASE(cache_and_unknown), PL_CASE(cxx_demangled), PL_CASE(vdso_from_image),
 	     PL_CASE(kallsyms_chunks), PL_CASE(perf_map_chunks), PL_CASE(garbage_text_is_safe))
