@@ -37,9 +37,12 @@ int pla_send_event_descs(struct pla_collector *c, struct pla_stream *out, uint32
 
 /* ─── proc-snapshot.c ──────────────────────────────────────────────────── */
 
+/* What a long send lets run between its chunks (collect.c's drain). */
+typedef int pla_between_fn(struct pla_collector *c, struct pla_stream *out);
+
 /* tids: scratch room for MAX_THREADS. */
 void pla_snapshot_before(struct pla_collector *c, const struct pla_collect_config *cfg,
-			 struct pla_stream *out, pid_t *tids);
+			 struct pla_stream *out, pid_t *tids, pla_between_fn *between);
 int pla_send_vdso(struct pla_collector *c, struct pla_stream *out, pid_t pid, uint64_t addr);
 /* /tmp/perf-PID.map of the target, when there is one. */
 int pla_send_perf_map(struct pla_collector *c, struct pla_stream *out);

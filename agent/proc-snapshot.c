@@ -129,11 +129,13 @@ int pla_send_vdso(struct pla_collector *c, struct pla_stream *out, pid_t pid, ui
 }
 
 /* Sends a text file in chunks that fit a block (PLA_CHUNK_MAX), keeping
- * only the lines keep() accepts; the last chunk carries the total (the
- * viewer uses the file only when it is whole).  A file that cannot be
- * read is not sent (0); returns the stream's -errno. */
+ * only the lines keep() accepts, calling between() (if any) after each
+ * chunk; the last chunk carries the total (the viewer uses the file only
+ * when it is whole).  A file that cannot be read is not sent (0); returns
+ * the stream's -errno. */
 static int send_text_file(struct pla_collector *c, struct pla_stream *out, uint8_t kind,
-			  pid_t pid, uint64_t addr, const char *path, int (*keep)(const char *line))
+			  pid_t pid, uint64_t addr, const char *path, int (*keep)(const char *line),
+			  pla_between_fn *between)
 {
 	struct pla_lines f;
 	if (pla_lines_open(&f, path) < 0)
@@ -153,12 +155,8 @@ static int send_text_file(struct pla_collector *c, struct pla_stream *out, uint8
 					eof ? off + n : 0);
 			off += n;
 			n = 0;
-			/* reading kallsyms takes a slow board's CPU seconds while the
-			 * events are on: the rings are drained between its chunks, or
-			 * they fill (an emulated arm64 board's --all lost 2,676 samples
-			 * in one stretch).  The processes' records are out by then. */
-			if (kind == PL_CHUNK_KALLSYMS)
-				pla_collect_drain(c, out);
+			if (between)
+				between(c, out);
 		}
 		memcpy(buf + n, line, l);
 		n += l;
@@ -181,7 +179,7 @@ int pla_send_perf_map(struct pla_collector *c, struct pla_stream *out)
 	if (pid <= 0)
 		return 0;
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
-	return send_text_file(c, out, PL_CHUNK_PERF_MAP, pid, 0, path, NULL);
+	return send_text_file(c, out, PL_CHUNK_PERF_MAP, pid, 0, path, NULL, NULL);
 }
 
 /* The kernel's interrupt counts, when the session records the irq
@@ -194,18 +192,19 @@ int pla_send_irq_counts(struct pla_collector *c, struct pla_stream *out)
 	for (uint32_t e = 0; e < c->nevents; e++)
 		if (!memcmp(c->names[e], "irq:", 4)) {
 			rc = send_text_file(c, out, PL_CHUNK_INTERRUPTS, 0, pla_now_ns(),
-					    "/proc/interrupts", NULL);
+					    "/proc/interrupts", NULL, NULL);
 			return rc ? rc : send_text_file(c, out, PL_CHUNK_SOFTIRQS, 0, pla_now_ns(),
-							"/proc/softirqs", NULL);
+							"/proc/softirqs", NULL, NULL);
 		}
 	return rc;
 }
 
 /* What existed before the events (a process's threads and mappings, or
  * every process's), the vDSO image, and kallsyms when kernel stacks are
- * wanted.  A failed write is left in out->dead, for the caller's flush. */
+ * wanted, calling between() after each of kallsyms's chunks.  A failed
+ * write is left in out->dead, for the caller's flush. */
 void pla_snapshot_before(struct pla_collector *c, const struct pla_collect_config *cfg,
-			 struct pla_stream *out, pid_t *tids)
+			 struct pla_stream *out, pid_t *tids, pla_between_fn *between)
 {
 	uint64_t vdso_addr = 0;
 	if (cfg->target == PL_TARGET_PID) {
@@ -235,8 +234,8 @@ void pla_snapshot_before(struct pla_collector *c, const struct pla_collect_confi
 		long kptr = 0;
 		pla_read_int_file("/proc/sys/kernel/kptr_restrict", &kptr);
 		if (send_text_file(c, out, PL_CHUNK_KALLSYMS, 0, 0, "/proc/kallsyms",
-				   kallsyms_keep) == 0)
-			send_text_file(c, out, PL_CHUNK_MODULES, 0, 0, "/proc/modules", NULL);
+				   kallsyms_keep, between) == 0)
+			send_text_file(c, out, PL_CHUNK_MODULES, 0, 0, "/proc/modules", NULL, NULL);
 		/* the kernel's build-id note: the viewer refuses a --vmlinux of
 		 * another build (a few hundred bytes; binary, so not a text file) */
 		static uint8_t notes[1024];
