@@ -71,7 +71,8 @@ static const struct {
 	{ "PERFLENS_DEBUG_CHAINS", "=1: print the bytes the distinct call chains of a load took" },
 	{ "PERFLENS_THEME", "dark or light: the desktop app's colours, overriding the desktop's" },
 	{ "PERFLENS_TIMING",
-	  "=1: the desktop app prints each frame's time and each recompute's (bench/scale-app.sh)" },
+	  "=1: the desktop app prints each frame's time, with the views it answers, and each "
+	  "recompute's on stderr (bench/scale-app.sh, bench/scale-app-interact.sh)" },
 	{ "DISPLAY, WAYLAND_DISPLAY", "the display of the desktop app" },
 	{ "GSK_RENDERER",
 	  "GTK's renderer for the desktop app; unset, the app takes cairo on a machine without "

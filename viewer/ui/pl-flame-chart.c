@@ -7,6 +7,7 @@
 
 #include "pl-flame-layout.h"
 #include "pl-lazy-page.h"
+#include "pl-ui-timing.h"
 #include "pl-ui-util.h"
 
 #define ROW_H 18.0
@@ -273,6 +274,7 @@ static void pl_flame_chart_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 {
 	PlFlameChart *self = PL_FLAME_CHART(widget);
 	int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
+	pl_ui_timing_drew("flame-chart");
 	if (w <= 0 || h <= 0)
 		return;
 	gboolean dark = pl_ui_is_dark(widget);
@@ -415,6 +417,7 @@ static void pl_flame_chart_init(PlFlameChart *self)
 	g_signal_connect(click, "pressed", G_CALLBACK(on_press), self);
 	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(click));
 	gtk_widget_set_hexpand(GTK_WIDGET(self), TRUE);
+	pl_ui_timing_watch_view(GTK_WIDGET(self), "flame-chart");
 }
 
 /* ─── the session (pl-profile-session.h) ─────────────────────────────── */

@@ -371,6 +371,7 @@ static void pl_flame_graph_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 {
 	PlFlameGraph *self = PL_FLAME_GRAPH(widget);
 	int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
+	pl_ui_timing_drew("flame-graph");
 	if (!self->layout || w <= 0 || h <= 0)
 		return;
 	gboolean dark = pl_ui_is_dark(widget);
@@ -725,6 +726,7 @@ static void pl_flame_graph_init(PlFlameGraph *self)
 	g_signal_connect(self, "query-tooltip", G_CALLBACK(on_query_tooltip), NULL);
 	gtk_widget_set_hexpand(GTK_WIDGET(self), TRUE);
 	gtk_widget_set_vexpand(GTK_WIDGET(self), TRUE);
+	pl_ui_timing_watch_view(GTK_WIDGET(self), "flame-graph");
 }
 
 /* ─── the session (pl-profile-session.h) ─────────────────────────────── */

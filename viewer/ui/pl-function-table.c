@@ -2,6 +2,7 @@
 #include "pl-function-table.h"
 
 #include "pl-lazy-page.h"
+#include "pl-ui-timing.h"
 
 #include <string.h>
 
@@ -415,6 +416,18 @@ static void pl_function_table_class_init(PlFunctionTableClass *klass)
 					      1, G_TYPE_UINT);
 }
 
+static void on_sort_begin(GtkSorter *s, GtkSorterChange change, PlFunctionTable *self)
+{
+	if (gtk_widget_get_mapped(GTK_WIDGET(self)))
+		pl_ui_timing_begin("functions");
+}
+
+static void on_sort_done(GtkSorter *s, GtkSorterChange change, PlFunctionTable *self)
+{
+	if (gtk_widget_get_mapped(GTK_WIDGET(self)))
+		pl_ui_timing_ready();
+}
+
 static void pl_function_table_init(PlFunctionTable *self)
 {
 	self->selected = PL_NO_ID;
@@ -435,6 +448,12 @@ static void pl_function_table_init(PlFunctionTable *self)
 	gtk_column_view_column_set_fixed_width(name, 320);
 
 	GtkSorter *sorter = gtk_column_view_get_sorter(self->view);
+	if (pl_ui_timing_enabled()) {
+		/* a header clicked: timed from before the model sorts again (its
+		 * handler comes later) to the frame after it did (after them all) */
+		g_signal_connect(sorter, "changed", G_CALLBACK(on_sort_begin), self);
+		g_signal_connect_after(sorter, "changed", G_CALLBACK(on_sort_done), self);
+	}
 	self->sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(self->store)),
 					       g_object_ref(sorter));
 	self->selection = gtk_single_selection_new(G_LIST_MODEL(self->sorted));

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "pl-lazy-page.h"
+#include "pl-ui-timing.h"
 #include "pl-ui-util.h"
 
 #define LEFT_W 54.0  /* row labels */
@@ -81,6 +82,7 @@ static void draw(GtkDrawingArea *a, cairo_t *cr, int width, int height, gpointer
 {
 	PlHeatmapView *self = data;
 	const PlHeatmap *m = self->map;
+	pl_ui_timing_drew("heatmap");
 	if (!m || !m->total)
 		return;
 	gboolean dark = pl_ui_is_dark(GTK_WIDGET(a));
@@ -313,6 +315,7 @@ static void pl_heatmap_view_init(PlHeatmapView *self)
 {
 	gtk_widget_init_template(GTK_WIDGET(self));
 	gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(self->area), draw, self, NULL);
+	pl_ui_timing_watch_view(self->area, "heatmap"); /* in its scrolled window */
 }
 
 /* ─── the session (pl-profile-session.h) ─────────────────────────────── */

@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "pl-ui-timing.h"
 #include "pl-ui-util.h"
 
 void pl_timeline_draw_text(cairo_t *cr, PangoLayout *pl, const char *text, double x, double y,
@@ -194,6 +195,7 @@ void pl_thread_timeline_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 	PlThreadTimeline *self = (PlThreadTimeline *)widget;
 	int iw = gtk_widget_get_width(widget), ih = gtk_widget_get_height(widget);
 	double w = iw, h = ih;
+	pl_ui_timing_drew("timeline");
 	if (iw <= 0 || ih <= 0)
 		return;
 	gboolean dark = pl_ui_is_dark(widget);

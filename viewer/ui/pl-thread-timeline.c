@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pl-ui-timing.h"
 #include "pl-ui-util.h"
 
 G_DEFINE_FINAL_TYPE(PlThreadTimeline, pl_thread_timeline, GTK_TYPE_WIDGET)
@@ -360,6 +361,7 @@ static void pl_thread_timeline_init(PlThreadTimeline *self)
 	g_signal_connect(rc, "pressed", G_CALLBACK(pl_thread_timeline_on_right_click), self);
 	gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(rc));
 	gtk_widget_set_hexpand(GTK_WIDGET(self), TRUE);
+	pl_ui_timing_watch_view(GTK_WIDGET(self), "timeline");
 }
 
 /* ─── the session (pl-profile-session.h) ─────────────────────────────── */

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "pl-ui-timing.h"
+
 struct _PlTransformBar {
 	GtkWidget parent_instance;
 	PlViewState *state;
@@ -43,11 +45,13 @@ static char *crumb_text(const PlTransforms *t, guint i)
 static void on_remove(GtkButton *b, PlTransformBar *self)
 {
 	guint i = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(b), "pl-crumb"));
+	pl_ui_timing_begin("transform");
 	pl_view_state_remove(self->state, i);
 }
 
 static void on_reset(GtkButton *b, PlTransformBar *self)
 {
+	pl_ui_timing_begin("transform");
 	pl_view_state_reset(self->state);
 }
 

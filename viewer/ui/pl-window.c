@@ -129,13 +129,15 @@ void pl_window_set_filter(PlWindow *self, guint32 tid, guint64 t0, guint64 t1)
 static void on_view_range(GtkWidget *view, guint64 t0, guint64 t1, PlWindow *self)
 {
 	PlFilter f = pl_profile_session_get_filter(self->session);
-	pl_window_set_filter(self, f.tid, t0, t1);
+	pl_ui_timing_begin("range");
+	pl_profile_session_set_range(self->session, f.tid, t0, t1);
 }
 
 static void on_thread(PlThreadTimeline *t, guint tid, PlWindow *self)
 {
 	PlFilter f = pl_profile_session_get_filter(self->session);
-	pl_window_set_filter(self, tid, f.t0, f.t1);
+	pl_ui_timing_begin("thread");
+	pl_profile_session_set_range(self->session, tid, f.t0, f.t1);
 }
 
 /* a finding's or an activation's button: its view, thread and time */
@@ -387,9 +389,14 @@ gboolean pl_window_open_source(PlWindow *self, guint32 func, GError **error)
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED, "No session open");
 		return FALSE;
 	}
+	pl_ui_timing_begin("source");
 	pl_function_table_select(self->table, func);
 	pl_window_show_view(self, "source");
-	return pl_source_view_show_function(self->source, profile_of(self), pl_profile_session_get_aggregate(self->session), func, error);
+	gboolean ok = pl_source_view_show_function(self->source, profile_of(self),
+						   pl_profile_session_get_aggregate(self->session),
+						   func, error);
+	pl_ui_timing_ready(); /* shown, or its message */
+	return ok;
 }
 
 static void on_function_activated(PlFunctionTable *t, guint func, PlWindow *self)

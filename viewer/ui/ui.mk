@@ -78,7 +78,7 @@ $(UI_SCRIPT_MODULE): viewer/ui/tests/pl-ui-script.c viewer/ui/tests/pl-ui-script
 		viewer/ui/tests/pl-ui-script-fleet.c viewer/ui/tests/pl-ui-script-flight.c \
 		viewer/ui/tests/pl-ui-script-locks.c viewer/ui/tests/pl-ui-script-tracks.c \
 		viewer/ui/tests/pl-ui-script-findings.c viewer/ui/tests/pl-ui-script-irq.c \
-		viewer/ui/tests/pl-ui-script-block.c \
+		viewer/ui/tests/pl-ui-script-block.c viewer/ui/tests/pl-ui-script-timing.c \
 		$(BUILD)/perflens-ui.so viewer/ui/ui.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(UI_CFLAGS) -fPIC -shared -MF $@.d $(LDFLAGS) -o $@ \

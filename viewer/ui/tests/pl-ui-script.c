@@ -858,6 +858,8 @@ static StepResult run_step(Script *s)
 		t = pl_ui_script_irq_step(w, s->argv, s->ticks, timed_out(s));
 	if (t == PL_UI_STEP_UNKNOWN) /* the Block I/O page (pl-ui-script-block.c) */
 		t = pl_ui_script_block_step(w, s->argv, s->ticks, timed_out(s));
+	if (t == PL_UI_STEP_UNKNOWN) /* timed actions (pl-ui-script-timing.c) */
+		t = pl_ui_script_timing_step(w, s->argv, s->ticks, timed_out(s));
 	if (t != PL_UI_STEP_UNKNOWN)
 		return t == PL_UI_STEP_WAIT ? STEP_WAIT : STEP_DONE;
 	report(s, "script", FALSE, "unknown command '%s'", cmd);

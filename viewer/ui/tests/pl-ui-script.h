@@ -200,6 +200,11 @@
  *                                  columns line up as drawn ("# findings-columns")
  *   periods-click-worst TASK NAME  task TASK's worst activation's Select: the flame
  *                                  graph, with that thread and a time range
+ * What PERFLENS_TIMING=1 times, reached as input does (pl-ui-script-timing.c):
+ *   pick-thread PREFIX|all         the timeline's thread-selected signal, as a click on
+ *                                  the thread's name emits it
+ *   sort-functions COL asc|desc    the Functions table sorted by column COL, as a click
+ *                                  on its title does
  */
 #ifndef PL_UI_SCRIPT_H
 #define PL_UI_SCRIPT_H
@@ -237,6 +242,7 @@ PlUiStep pl_ui_script_tracks_step(PlWindow *w, char **argv, guint ticks, gboolea
 PlUiStep pl_ui_script_irq_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_block_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 PlUiStep pl_ui_script_findings_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
+PlUiStep pl_ui_script_timing_step(PlWindow *w, char **argv, guint ticks, gboolean timed_out);
 /* "NAME" or "NAME@FILE" (defined in a file whose path ends with /FILE):
  * the first function so named, PL_NO_ID when none. */
 guint32 pl_ui_script_find_function(PlWindow *w, const char *spec);
