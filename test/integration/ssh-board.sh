@@ -9,7 +9,8 @@
 # the riscv64 one instead: the kernel kernel.sh builds from Debian's
 # source under qemu-system-riscv64, and busybox and dropbear built from
 # Debian's source packages by test/boards/userland.sh (bookworm has no
-# riscv64 port to take them from); its cases are named ssh_riscv64_*.  The board makes its host key at boot (dropbearkey) and prints the
+# riscv64 port to take them from); its cases are named ssh_riscv64_*.
+# The board makes its host key at boot (dropbearkey) and prints the
 # public half on the console, which becomes this test's known_hosts; the
 # test's own key is root's (and the user pl's) authorized_keys.  The viewer
 # runs the real ssh client with a private config (PERFLENS_SSH), finds the
@@ -308,7 +309,6 @@ else
 	cat >"$T/app.script" <<SCRIPT
 connect $PURL
 expect-facts kernel stacks no, user stacks yes app_facts
-
 screenshot $SHOTS/$shot-user-only.png
 command /burn 2 2
 start
@@ -359,19 +359,27 @@ advice_case() { # case target-args needed
 		ok "$c"
 	fi
 }
+# pl records `/burn 3 2` for 5 s into $T/NAME.plens (log $T/NAME.log) and
+# hot_leaf is named as in the symbols case: $hot, its share of the worker
+# threads' user-space samples (pl_threads_share: the top function of all
+# the samples of a short run is the loader's on a starved emulated CPU)
+record_as_pl() { # NAME
+	hot=
+	timeout 60 "$PERFLENS" record "$PURL" -e cpu-clock -F 1000 --command "/burn 3 2" --duration 5 \
+		-o "$T/$1.plens" >"$T/$1.log" 2>&1 &&
+		"$PERFLENS" report "$T/$1.plens" --top 30 --binary "$out/root/burn" --sysroot /usr/$triple \
+			>"$T/$1-report.txt" 2>/dev/null &&
+		hot=$(pl_threads_share "$B/tools/pl-dump" "$PERFLENS" "$T/$1.plens" "$T/$1-report.txt" hot_leaf burn \
+			0.60 burn-1,burn-2 --binary "$out/root/burn" --sysroot /usr/$triple)
+}
 if [ $own = 3 ]; then
 	advice_case ${pre}nonroot_advice "--command /burn" 1
 else
 	# level 2: pl records its own program, user space only, told why and
 	# what would give kernel stacks
 	c=${pre}nonroot_user_only
-	if timeout 60 "$PERFLENS" record "$PURL" -e cpu-clock -F 1000 --command "/burn 3 2" --duration 5 \
-		-o "$T/$c.plens" >"$T/$c.log" 2>&1 &&
-		grep -q 'sampling user space only (run as root or set kernel.perf_event_paranoid=1 for kernel stacks)' "$T/$c.log" &&
-		"$PERFLENS" report "$T/$c.plens" --top 30 --binary "$out/root/burn" --sysroot /usr/$triple \
-			>"$T/$c-report.txt" 2>/dev/null &&
-		hot=$(pl_threads_share "$B/tools/pl-dump" "$PERFLENS" "$T/$c.plens" "$T/$c-report.txt" hot_leaf burn 0.60 \
-			burn-1,burn-2 --binary "$out/root/burn" --sysroot /usr/$triple); then
+	if record_as_pl "$c" &&
+		grep -q 'sampling user space only (run as root or set kernel.perf_event_paranoid=1 for kernel stacks)' "$T/$c.log"; then
 		ok "$c"
 		echo "# as pl at level 2: hot_leaf in burn: $hot; $(grep -o 'Kernel sampling is not allowed[^)]*)' "$T/$c.log")"
 	else
@@ -380,22 +388,13 @@ else
 fi
 advice_case ${pre}nonroot_advice_all --all 0
 # the advice applied (the board is this test's: its sysctl is ours to
-# change): pl records, hot_leaf named as in the symbols case (its share of
-# the worker threads' user-space samples, pl_threads_share: the top
-# function of all the samples of a short run is the loader's on a starved
-# emulated CPU)
+# change): pl records, hot_leaf named
 hot=
-if board sysctl -w kernel.perf_event_paranoid=1 >/dev/null &&
-	timeout 60 "$PERFLENS" record "$PURL" -e cpu-clock -F 1000 --command "/burn 3 2" --duration 5 \
-		-o "$T/pl.plens" >"$T/rec-pl.log" 2>&1 &&
-	"$PERFLENS" report "$T/pl.plens" --top 30 --binary "$out/root/burn" --sysroot /usr/$triple \
-		>"$T/pl-report.txt" 2>/dev/null &&
-	hot=$(pl_threads_share "$B/tools/pl-dump" "$PERFLENS" "$T/pl.plens" "$T/pl-report.txt" hot_leaf burn 0.60 \
-		burn-1,burn-2 --binary "$out/root/burn" --sysroot /usr/$triple); then
+if board sysctl -w kernel.perf_event_paranoid=1 >/dev/null && record_as_pl pl; then
 	ok ${pre}nonroot_advice_works
 	echo "# as pl: hot_leaf in burn: $hot"
 else
-	fail ${pre}nonroot_advice_works "after sysctl kernel.perf_event_paranoid=1 pl still cannot record, or hot_leaf not named (${hot:-no share}): $(tail -n 3 "$T/rec-pl.log" | tr '\n' '|')"
+	fail ${pre}nonroot_advice_works "after sysctl kernel.perf_event_paranoid=1 pl still cannot record, or hot_leaf not named (${hot:-no share}): $(tail -n 3 "$T/pl.log" | tr '\n' '|')"
 fi
 
 board poweroff -f >/dev/null 2>&1 # dropbear dies with the board: no status
