@@ -93,6 +93,23 @@ static void add_node(Builder *b, Dwarf_Die *die, gboolean inlined, guint32 paren
 	*node_out = node;
 }
 
+/* A DIE that is no scope node itself but whose children may be (blocks,
+ * namespaces); types, variables and parameters have no code scopes inside. */
+static gboolean holds_scopes(Dwarf_Die *die)
+{
+	switch (dwarf_tag(die)) {
+	case DW_TAG_lexical_block:
+	case DW_TAG_try_block:
+	case DW_TAG_catch_block:
+	case DW_TAG_with_stmt:
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+		return TRUE;
+	default:
+		return FALSE;
+	}
+}
+
 /* Walks the children of die; parent is the enclosing node (or none). */
 static void walk(Builder *b, Dwarf_Die *die, guint32 parent, guint32 depth)
 {
@@ -111,16 +128,10 @@ static void walk(Builder *b, Dwarf_Die *die, guint32 parent, guint32 depth)
 			if (node != G_MAXUINT32)
 				walk(b, &child, node, depth + 1);
 			break;
-		case DW_TAG_lexical_block:
-		case DW_TAG_try_block:
-		case DW_TAG_catch_block:
-		case DW_TAG_with_stmt:
-		case DW_TAG_namespace:
-		case DW_TAG_module:
-			walk(b, &child, parent, depth + 1);
-			break;
 		default:
-			break; /* types, variables, parameters: no code scopes inside */
+			if (holds_scopes(&child))
+				walk(b, &child, parent, depth + 1);
+			break;
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
@@ -249,15 +260,9 @@ static void walk_tops(PlInlineTable *t, Dwarf_Die *die, guint32 depth)
 				g_array_append_val(t->fns, fn);
 			break;
 		}
-		case DW_TAG_lexical_block:
-		case DW_TAG_try_block:
-		case DW_TAG_catch_block:
-		case DW_TAG_with_stmt:
-		case DW_TAG_namespace:
-		case DW_TAG_module:
-			walk_tops(t, &child, depth + 1);
-			break;
 		default:
+			if (holds_scopes(&child))
+				walk_tops(t, &child, depth + 1);
 			break;
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);

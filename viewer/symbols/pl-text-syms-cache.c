@@ -14,6 +14,7 @@
 
 #include <glib/gstdio.h>
 
+#include "io.h"
 #include "pl-text-syms-cache.h"
 
 #define MAGIC "PLKSYM1"
@@ -74,20 +75,6 @@ static gboolean read_at(int fd, void *buf, gsize n, gsize at)
 		if (k <= 0)
 			return FALSE;
 		got += (gsize)k;
-	}
-	return TRUE;
-}
-
-static gboolean write_all(int fd, const void *buf, gsize n)
-{
-	gsize done = 0;
-	while (done < n) {
-		ssize_t k = write(fd, (const char *)buf + done, n - done);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return FALSE;
-		done += (gsize)k;
 	}
 	return TRUE;
 }
@@ -181,10 +168,10 @@ void pl_text_syms_cache_store(const struct stat *st, const char *text, gsize len
 	if (g_mkdir_with_parents(dir, 0700) == 0)
 		fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0600);
 	if (fd >= 0) {
-		gboolean ok = write_all(fd, &h, sizeof h) &&
-			      write_all(fd, t->syms->data, t->syms->len * sizeof(PlTextSym)) &&
-			      write_all(fd, mods->str, mods->len);
-		close(fd);
+		gboolean ok = pl_write_all(fd, &h, sizeof h) == 0 &&
+			      pl_write_all(fd, t->syms->data, t->syms->len * sizeof(PlTextSym)) == 0 &&
+			      pl_write_all(fd, mods->str, mods->len) == 0;
+		ok = close(fd) == 0 && ok;
 		if (!ok || rename(tmp, path) != 0)
 			unlink(tmp);
 	}
